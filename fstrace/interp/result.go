@@ -1,0 +1,88 @@
+// Package interp interprets FStrace programs over the model of the paper
+// (§3.3): inode table, per-process fd and cwd tables shared or copied by clone
+// flags, process table, symlink table. It turns path-level statements into
+// Accesses: which block did what to which absolute path.
+package interp
+
+import "github.com/fsmove/fsmove/fstrace"
+
+// BlockID indexes Result.Blocks. NoBlock is work done outside every block
+// (a program's start-up): it belongs to no resource.
+type BlockID int32
+
+const NoBlock BlockID = -1
+
+// Evidence is the statement that caused an effect.
+type Evidence struct {
+	Syscall string
+	Line    int64
+}
+
+// Access is what one block did to one path: the union of its effects, with
+// the first evidence of each. Temporaries (created then removed within the
+// block) leave no Access.
+type Access struct {
+	Block    BlockID
+	Produced bool
+	Consumed bool
+	Expunged bool
+	// Evidence per effect, valid when the matching flag is set.
+	ProducedBy Evidence
+	ConsumedBy Evidence
+	ExpungedBy Evidence
+}
+
+// Has reports whether the access includes effect e.
+func (a *Access) Has(e fstrace.Effect) bool {
+	switch e {
+	case fstrace.Produced:
+		return a.Produced
+	case fstrace.Consumed:
+		return a.Consumed
+	case fstrace.Expunged:
+		return a.Expunged
+	}
+	return false
+}
+
+// By returns the evidence of effect e.
+func (a *Access) By(e fstrace.Effect) Evidence {
+	switch e {
+	case fstrace.Produced:
+		return a.ProducedBy
+	case fstrace.Consumed:
+		return a.ConsumedBy
+	}
+	return a.ExpungedBy
+}
+
+// PathAccesses is every block's access to one absolute path, in block order.
+type PathAccesses struct {
+	Path     string
+	Accesses []Access
+}
+
+// Stats counts what the interpreter saw and what it could not resolve.
+type Stats struct {
+	Statements       int64
+	Processes        int64
+	UnknownPids      int64 // statements from processes never created in the trace
+	UnknownFds       int64 // fds used but never opened in the trace
+	UnresolvedPaths  int64 // paths that could not be resolved (unknown dirfd, loops)
+	SymlinkLoops     int64
+	Blocks           int64
+	UnmatchedEnds    int64 // end without a begin
+	UnclosedBlocks   int64 // begin never ended (truncated trace)
+	DistinctPaths    int64
+}
+
+// Result is the outcome of interpreting one program.
+type Result struct {
+	// Blocks holds block names by BlockID. A name that begins and ends twice
+	// (Puppet's class whits) has one BlockID.
+	Blocks []string
+	// Paths holds, in byte order of Path, every path that some block
+	// accessed. Paths touched only outside blocks are left out.
+	Paths []PathAccesses
+	Stats Stats
+}

@@ -1,0 +1,96 @@
+// Package fstrace owns the FStrace language of the paper (ICSE 2020, Fig. 5):
+// its statements, grouped in begin … end blocks, its textual syntax (Fig. 6),
+// and the lowering of tracer events to statements.
+//
+// FStrace knows nothing about Puppet: blocks are named by whatever recognises
+// the markers (see BlockMarker), so the model could serve Make or Gradle too.
+// The interpreter lives in fstrace/interp.
+package fstrace
+
+// Effect is what a statement does to a path.
+type Effect uint8
+
+const (
+	NoEffect Effect = iota
+	Consumed        // read, stat-ed, executed, listed
+	Produced        // created, written, truncated, renamed onto, metadata changed
+	Expunged        // unlinked, removed, renamed away
+)
+
+func (e Effect) String() string {
+	switch e {
+	case Consumed:
+		return "consumed"
+	case Produced:
+		return "produced"
+	case Expunged:
+		return "expunged"
+	}
+	return "none"
+}
+
+// Op is a statement kind.
+type Op uint8
+
+const (
+	OpNop      Op = iota
+	OpNewFd       // Fd = open(Dir, Path); Flags: FdCloexec
+	OpDelFd       // close(Fd)
+	OpDupFd       // Fd2 = dup(Fd); Flags: FdCloexec
+	OpHpath       // access Dir/Path with Effect, following a final symlink
+	OpHpathSym    // access Dir/Path with Effect, not following a final symlink
+	OpLink        // hard link Dir/Path -> Dir2/Path2 (Path2 is the new name)
+	OpSymlink     // symlink at Dir2/Path2 whose target text is Path
+	OpRename      // rename Dir/Path -> Dir2/Path2; Flags: RenameExchange
+	OpNewProc     // Pid creates Child; Flags: ShareFiles, ShareFS, ShareThread
+	OpSetCwd      // chdir(Dir/Path); fchdir(fd) is SetCwd with Dir=fd, Path="."
+	OpExec        // Pid executes a program: close its FdCloexec fds
+	OpExit        // Pid is gone
+	OpBegin       // block Block starts (Pid wrote the marker)
+	OpEnd         // block Block ends
+)
+
+// AtFdcwd is the dirfd meaning "relative to the process's cwd" (Linux value).
+const AtFdcwd int32 = -100
+
+// Flags for statements.
+const (
+	FdCloexec      uint32 = 1 << iota // NewFd/DupFd: the fd closes at exec
+	ShareFiles                        // NewProc: CLONE_FILES, child shares the fd table
+	ShareFS                           // NewProc: CLONE_FS, child shares the cwd
+	ShareThread                       // NewProc: CLONE_THREAD, a thread of the same process
+	RenameExchange                    // Rename: RENAME_EXCHANGE, both names swap
+)
+
+// Statement is one FStrace statement executed by process Pid.
+//
+// It is a flat value so that lowered programs travel in slices without an
+// allocation per statement. Which fields are meaningful depends on Op (see
+// the comments on the Op constants).
+type Statement struct {
+	Op     Op
+	Effect Effect
+	Pid    int32
+	Dir    int32 // dirfd for Path, AtFdcwd for the cwd
+	Dir2   int32 // dirfd for Path2
+	Fd     int32
+	Fd2    int32
+	Child  int32
+	Flags  uint32
+	Path   string
+	Path2  string
+	Block  string // OpBegin/OpEnd: the block's name
+	// Evidence: the system call that caused the statement and its source position.
+	Syscall string
+	Line    int64
+}
+
+// BlockMarker recognises the lines a traced program writes to mark the start
+// and end of a block (Puppet's evaltrace lines, in package puppet).
+//
+// Mark is called with the bytes written to fd 1 or 2. It returns OpBegin or
+// OpEnd and the block name, or OpNop when data is not a marker. It must not
+// keep data.
+type BlockMarker interface {
+	Mark(data string) (Op, string)
+}
