@@ -64,16 +64,16 @@ type PathAccesses struct {
 
 // Stats counts what the interpreter saw and what it could not resolve.
 type Stats struct {
-	Statements       int64
-	Processes        int64
-	UnknownPids      int64 // statements from processes never created in the trace
-	UnknownFds       int64 // fds used but never opened in the trace
-	UnresolvedPaths  int64 // paths that could not be resolved (unknown dirfd, loops)
-	SymlinkLoops     int64
-	Blocks           int64
-	UnmatchedEnds    int64 // end without a begin
-	UnclosedBlocks   int64 // begin never ended (truncated trace)
-	DistinctPaths    int64
+	Statements      int64
+	Processes       int64
+	UnknownPids     int64 // statements from processes never created in the trace
+	UnknownFds      int64 // fds used but never opened in the trace
+	UnresolvedPaths int64 // paths that could not be resolved (unknown dirfd, loops)
+	SymlinkLoops    int64
+	Blocks          int64
+	UnmatchedEnds   int64 // end without a begin
+	UnclosedBlocks  int64 // begin never ended (truncated trace)
+	DistinctPaths   int64
 }
 
 // Result is the outcome of interpreting one program.
