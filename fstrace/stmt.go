@@ -34,10 +34,10 @@ type Op uint8
 
 const (
 	OpNop      Op = iota
-	OpNewFd       // Fd = open(Dir, Path); Flags: FdCloexec
-	OpDelFd       // close(Fd)
+	OpNewFd       // Fd = open(Dir, Path); Flags: FdCloexec, FdAnon (pipe, socket: no path)
+	OpDelFd       // close fds Fd..Fd2 (Fd2 == Fd for close); with FdCloexec: mark them close-on-exec instead
 	OpDupFd       // Fd2 = dup(Fd); Flags: FdCloexec
-	OpHpath       // access Dir/Path with Effect, following a final symlink
+	OpHpath       // access Dir/Path with Effect, following a final symlink; Path "" means the fd Dir itself (AT_EMPTY_PATH, fchmod, fchdir)
 	OpHpathSym    // access Dir/Path with Effect, not following a final symlink
 	OpLink        // hard link Dir/Path -> Dir2/Path2 (Path2 is the new name)
 	OpSymlink     // symlink at Dir2/Path2 whose target text is Path
@@ -60,6 +60,8 @@ const (
 	ShareFS                           // NewProc: CLONE_FS, child shares the cwd
 	ShareThread                       // NewProc: CLONE_THREAD, a thread of the same process
 	RenameExchange                    // Rename: RENAME_EXCHANGE, both names swap
+	FdAnon                            // NewFd: an fd that is not a file (pipe, socket, eventfd): Path is empty
+	MakeDir                           // Hpath/HpathSym with Produced: the path is created as a directory (mkdir)
 )
 
 // Statement is one FStrace statement executed by process Pid.

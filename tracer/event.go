@@ -29,6 +29,9 @@ type Arg struct {
 	Name string
 	Int  int64
 	Str  string
+	// Ints holds the integer elements of an array argument ([3, 4] from pipe2,
+	// socketpair). Backends may reuse it between events.
+	Ints []int64
 	// Truncated is true when a string was cut by the tracer (strace -s N "..."...).
 	Truncated bool
 }

@@ -59,6 +59,7 @@ func (a *Access) By(e fstrace.Effect) Evidence {
 // PathAccesses is every block's access to one absolute path, in block order.
 type PathAccesses struct {
 	Path     string
+	IsDir    bool // the path was a directory when last seen (mkdir, opened O_DIRECTORY, chdir)
 	Accesses []Access
 }
 
