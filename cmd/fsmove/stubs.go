@@ -1,21 +1,12 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 )
 
 // Subcommands still being written land here first so that the tree builds.
-
-func runRun(stdout, stderr io.Writer, args []string) int {
-	fmt.Fprintln(stderr, "fsmove run: not built yet")
-	return exitUsage
-}
-
-func runImage(stdout, stderr io.Writer, args []string) int {
-	fmt.Fprintln(stderr, "fsmove image: not built yet")
-	return exitUsage
-}
 
 func runAnalyze(stdout, stderr io.Writer, args []string) int {
 	fmt.Fprintln(stderr, "fsmove analyze: not built yet")
@@ -24,5 +15,25 @@ func runAnalyze(stdout, stderr io.Writer, args []string) int {
 
 func runLower(stdout, stderr io.Writer, args []string) int {
 	fmt.Fprintln(stderr, "fsmove lower: not built yet")
+	return exitUsage
+}
+
+// reportFlags are the analysis and report flags shared by analyze and run.
+type reportFlags struct {
+	format string
+}
+
+// addReportFlags registers the shared analysis/report flags on fs.
+func addReportFlags(fs *flag.FlagSet) *reportFlags {
+	rf := &reportFlags{}
+	fs.StringVar(&rf.format, "format", "text", "report format: text, json or sarif")
+	return rf
+}
+
+// analyzeArtifacts analyzes a saved trace against a saved catalog and writes
+// the report; it returns the exit status (0 no findings, 1 findings, 2 input
+// error). fsmove run calls it on the artifacts of its run.
+func analyzeArtifacts(stdout, stderr io.Writer, tracePath, catalogPath string, rf *reportFlags) int {
+	fmt.Fprintln(stderr, "fsmove: analysis not built yet")
 	return exitUsage
 }
