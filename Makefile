@@ -1,0 +1,46 @@
+# fsmove — see README.md. Targets:
+#   make demo           set up Docker and the image, then run fsmove on a bundled example module
+#   make test           set up, then vet and run every test (end-to-end included) and short fuzz runs
+#   make build          build bin/fsmove
+#   make bench-analyze  generate a 1 GB trace and print analysis MB/s and peak RSS
+export PATH := /usr/local/go/bin:$(PATH)
+GO ?= go
+FUZZTIME ?= 15s
+BENCH_SIZE ?= 1G
+BENCH_DIR ?= /tmp/fsmove-bench
+
+.PHONY: build setup demo test unit fuzz bench bench-analyze clean
+
+build:
+	$(GO) build -o bin/fsmove ./cmd/fsmove
+
+setup:
+	bash .ci/setup
+
+demo: setup
+	bin/fsmove run testdata/modules/mor_exec_reads_file; test $$? -le 1
+
+test: setup unit fuzz
+
+unit:
+	test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 25m ./...
+
+# Short, bounded fuzz runs of the parsers (go test -fuzz takes one target at a time).
+fuzz:
+	$(GO) test -run='^$$' -fuzz='^FuzzReader$$' -fuzztime=$(FUZZTIME) ./tracer/strace
+	$(GO) test -run='^$$' -fuzz='^FuzzRead$$' -fuzztime=$(FUZZTIME) ./catalog
+	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./fstrace
+	$(GO) test -run='^$$' -fuzz='^FuzzMark$$' -fuzztime=$(FUZZTIME) ./puppet
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+bench-analyze: build
+	mkdir -p $(BENCH_DIR)
+	test -s $(BENCH_DIR)/trace-$(BENCH_SIZE).log || $(GO) run ./cmd/tracegen -size $(BENCH_SIZE) -o $(BENCH_DIR)/trace-$(BENCH_SIZE).log -catalog $(BENCH_DIR)/catalog-$(BENCH_SIZE).json
+	bin/fsmove analyze --stats --format json -o /dev/null $(BENCH_DIR)/trace-$(BENCH_SIZE).log $(BENCH_DIR)/catalog-$(BENCH_SIZE).json; test $$? -le 1
+
+clean:
+	rm -rf bin
