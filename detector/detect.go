@@ -1,0 +1,451 @@
+package detector
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/fstrace"
+	"github.com/fsmove/fsmove/fstrace/interp"
+)
+
+// Options tune the detector.
+type Options struct {
+	// PackageNotify reports Package → Service missing notifiers too (off
+	// by default, as in the original: a package upgrade usually restarts
+	// its own service through the maintainer scripts).
+	PackageNotify bool
+	// Filters are path prefixes ignored in addition to the defaults.
+	Filters []string
+	// NoDefaultFilters drops DefaultFilterPrefixes.
+	NoDefaultFilters bool
+	// Waivers suppress findings (see LoadWaivers).
+	Waivers []Waiver
+}
+
+// NewFilterFor builds the filter Detect uses for opts.
+func NewFilterFor(opts Options) *Filter {
+	f := NewFilter(opts.Filters...)
+	if !opts.NoDefaultFilters {
+		for _, p := range DefaultFilterPrefixes {
+			f.AddPrefix(p)
+		}
+	}
+	return f
+}
+
+// side is one block's effective access to a path, after the Puppet rules.
+type side struct {
+	role               *blockRole
+	produced, consumed bool
+	expunged           bool
+	producedBy         interp.Evidence
+	consumedBy         interp.Evidence
+	expungedBy         interp.Evidence
+}
+
+// relation is one path's contribution to a resource pair.
+type relation struct {
+	conflict PathConflict
+	before   bool // producer < consumer on this path
+	notify   bool // producer ⇝ consumer (a Service) on this path
+}
+
+// pairKey identifies an unordered resource pair; a is the resource whose
+// reference sorts first.
+type pairKey struct{ a, b *catalog.Resource }
+
+type pair struct {
+	a, b      *blockRole
+	relations []relation
+}
+
+// Detect infers the relations between the resources of res, checks them
+// against g and returns the findings, in a deterministic order. It never
+// panics on odd input: blocks out of range or not in the catalog are
+// counted in Stats and listed in Report.UnresolvedBlocks.
+func Detect(res *interp.Result, g Graph, opts Options) *Report {
+	start := time.Now()
+	rep := &Report{}
+	if res == nil {
+		res = &interp.Result{}
+	}
+	st := &rep.Stats
+	st.Interp = res.Stats
+	st.Blocks = len(res.Blocks)
+	st.Paths = len(res.Paths)
+	st.Waivers = len(opts.Waivers)
+	filter := NewFilterFor(opts)
+
+	// Resolve each block once.
+	roles := make([]blockRole, len(res.Blocks))
+	for i, name := range res.Blocks {
+		r, ok := g.Lookup(name)
+		if !ok || r == nil {
+			rep.UnresolvedBlocks = append(rep.UnresolvedBlocks, name)
+			continue
+		}
+		roles[i] = roleOf(r)
+	}
+	slices.Sort(rep.UnresolvedBlocks)
+	st.UnresolvedBlocks = len(rep.UnresolvedBlocks)
+
+	pairs := make(map[pairKey]*pair)
+	var sides []side
+	for pi := range res.Paths {
+		pa := &res.Paths[pi]
+		if filter.Match(pa.Path) {
+			st.FilteredPaths++
+			continue
+		}
+		sides = sides[:0]
+		for ai := range pa.Accesses {
+			a := &pa.Accesses[ai]
+			if a.Block < 0 || int(a.Block) >= len(roles) || roles[a.Block].res == nil {
+				if a.Block != interp.NoBlock {
+					st.UnresolvedAccesses++
+				}
+				continue
+			}
+			sides = append(sides, effectiveSide(&roles[a.Block], a, pa.Path))
+		}
+		if len(sides) < 2 {
+			continue
+		}
+		for i := range sides {
+			p := &sides[i]
+			if !p.produced {
+				continue
+			}
+			for j := range sides {
+				c := &sides[j]
+				if i == j || c.role.res == p.role.res {
+					continue
+				}
+				// b1 < b2: b2 consumes or expunges p and does not produce it.
+				before := !c.produced && (c.consumed || c.expunged)
+				// b1 ⇝ b2: b2 is a Service that consumes p. Creating a
+				// directory is not configuration.
+				notify := c.role.isService && c.consumed && !pa.IsDir
+				if !before && !notify {
+					continue
+				}
+				pc := PathConflict{
+					Path:             pa.Path,
+					Producer:         p.role.res,
+					Consumer:         c.role.res,
+					ProducerEffect:   fstrace.Produced,
+					ProducerEvidence: p.producedBy,
+				}
+				if c.consumed {
+					pc.ConsumerEffect, pc.ConsumerEvidence = fstrace.Consumed, c.consumedBy
+				} else {
+					pc.ConsumerEffect, pc.ConsumerEvidence = fstrace.Expunged, c.expungedBy
+				}
+				pr := pairOf(pairs, p.role, c.role)
+				pr.relations = append(pr.relations, relation{pc, before, notify})
+			}
+		}
+	}
+	st.RelatedPairs = len(pairs)
+
+	for _, pr := range pairs {
+		if f, ok := judge(pr, g, opts); ok {
+			rep.Findings = append(rep.Findings, f)
+		}
+	}
+	applyWaivers(rep, g, opts.Waivers)
+	slices.SortFunc(rep.Findings, compareFindings)
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		if f.Kind == MN {
+			st.MN++
+		} else {
+			st.MOR++
+		}
+		if f.Waived {
+			st.Waived++
+		}
+	}
+	st.UnusedWaivers = len(rep.UnusedWaivers)
+	st.AddPhase("detect", time.Since(start))
+	return rep
+}
+
+// effectiveSide applies the Puppet rules to one block's access: a File
+// resource that reads or stats its own path is producing it (Puppet's File
+// inspects its target, then replaces it).
+func effectiveSide(role *blockRole, a *interp.Access, path string) side {
+	s := side{
+		role:       role,
+		produced:   a.Produced,
+		consumed:   a.Consumed,
+		expunged:   a.Expunged,
+		producedBy: a.ProducedBy,
+		consumedBy: a.ConsumedBy,
+		expungedBy: a.ExpungedBy,
+	}
+	if s.consumed && role.ownsPath(path) {
+		if !s.produced {
+			s.produced, s.producedBy = true, s.consumedBy
+		}
+		s.consumed = false
+	}
+	return s
+}
+
+// pairOf returns the accumulator of the unordered pair {x, y}.
+func pairOf(pairs map[pairKey]*pair, x, y *blockRole) *pair {
+	if compareResources(x.res, y.res) > 0 {
+		x, y = y, x
+	}
+	k := pairKey{x.res, y.res}
+	pr := pairs[k]
+	if pr == nil {
+		pr = &pair{a: x, b: y}
+		pairs[k] = pr
+	}
+	return pr
+}
+
+// judge decides whether a related pair is a fault, and which.
+func judge(pr *pair, g Graph, opts Options) (Finding, bool) {
+	slices.SortStableFunc(pr.relations, func(x, y relation) int {
+		if c := strings.Compare(x.conflict.Path, y.conflict.Path); c != 0 {
+			return c
+		}
+		return compareResources(x.conflict.Producer, y.conflict.Producer)
+	})
+	ordered := g.Ordered(pr.a.res, pr.b.res) || g.Ordered(pr.b.res, pr.a.res)
+
+	// MN first: adding ~> fixes a missing order too, so a pair that is
+	// both is reported once, as MN. Notifies is asked once per direction.
+	var notified [2]int8 // by direction: 0 unknown, 1 yes, -1 no
+	mnDir := -1
+	for _, rel := range pr.relations {
+		if !rel.notify {
+			continue
+		}
+		prod := roleFor(pr, rel.conflict.Producer)
+		if prod.isPackage && !opts.PackageNotify {
+			continue
+		}
+		d := direction(pr, rel.conflict.Producer)
+		if notified[d] == 0 {
+			notified[d] = -1
+			if g.Notifies(rel.conflict.Producer, rel.conflict.Consumer) {
+				notified[d] = 1
+			}
+		}
+		if notified[d] < 0 && mnDir < 0 {
+			mnDir = d
+		}
+	}
+
+	var f Finding
+	switch {
+	case mnDir >= 0:
+		f.Kind = MN
+		for _, rel := range pr.relations {
+			mnPath := rel.notify && direction(pr, rel.conflict.Producer) == mnDir
+			if mnPath || (!ordered && rel.before) {
+				f.Paths = append(f.Paths, rel.conflict)
+			}
+		}
+		if mnDir == 0 {
+			f.Producer, f.Consumer = pr.a.res, pr.b.res
+		} else {
+			f.Producer, f.Consumer = pr.b.res, pr.a.res
+		}
+	case !ordered:
+		f.Kind = MOR
+		for _, rel := range pr.relations {
+			if rel.before {
+				f.Paths = append(f.Paths, rel.conflict)
+			}
+		}
+		if len(f.Paths) == 0 {
+			return f, false
+		}
+		f.Producer, f.Consumer = f.Paths[0].Producer, f.Paths[0].Consumer
+	default:
+		return f, false
+	}
+	f.Fix = suggestFix(f.Kind, f.Producer, f.Consumer)
+	return f, true
+}
+
+// direction is 0 when r (a producer) is the pair's a side, 1 otherwise.
+func direction(pr *pair, r *catalog.Resource) int {
+	if r == pr.a.res {
+		return 0
+	}
+	return 1
+}
+
+func roleFor(pr *pair, r *catalog.Resource) *blockRole {
+	if r == pr.a.res {
+		return pr.a
+	}
+	return pr.b
+}
+
+// suggestFix writes the change that removes the fault, in manifest syntax,
+// placed on the resource that needs it (with its file:line).
+func suggestFix(k Kind, producer, consumer *catalog.Resource) string {
+	p, c := PuppetRef(producer), PuppetRef(consumer)
+	if k == MN {
+		return c + " must be notified by " + p + ": add notify => " + c + " to " + p +
+			location(producer, " (", ")") + ", or " + p + " ~> " + c
+	}
+	return c + " requires " + p + ": add require => " + p + " to " + c +
+		location(consumer, " (", ")") + ", or " + p + " -> " + c
+}
+
+// location is "file:line" between before and after, or "" when unknown.
+func location(r *catalog.Resource, before, after string) string {
+	l := fileLine(r)
+	if l == "" {
+		return ""
+	}
+	return before + l + after
+}
+
+// fileLine is the manifest position of r: "file:line", "file", or "".
+func fileLine(r *catalog.Resource) string {
+	if r == nil || r.File == "" {
+		return ""
+	}
+	if r.Line <= 0 {
+		return r.File
+	}
+	return r.File + ":" + itoa(r.Line)
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var buf [20]byte
+	i := len(buf)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for n > 0 {
+		i--
+		buf[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		buf[i] = '-'
+	}
+	return string(buf[i:])
+}
+
+// compareResources orders resources by manifest file, line, then reference.
+func compareResources(x, y *catalog.Resource) int {
+	if x == y {
+		return 0
+	}
+	return cmp.Or(
+		strings.Compare(x.File, y.File),
+		cmp.Compare(x.Line, y.Line),
+		strings.Compare(x.Ref(), y.Ref()),
+		cmp.Compare(x.ID, y.ID),
+	)
+}
+
+// compareFindings: MOR before MN, then by the producer's and the
+// consumer's file:line and reference.
+func compareFindings(x, y Finding) int {
+	return cmp.Or(
+		cmp.Compare(x.Kind, y.Kind),
+		compareResources(x.Producer, y.Producer),
+		compareResources(x.Consumer, y.Consumer),
+	)
+}
+
+// applyWaivers marks waived findings and paths, and lists unused waivers.
+func applyWaivers(rep *Report, g Graph, waivers []Waiver) {
+	for _, w := range waivers {
+		used := false
+		for i := range rep.Findings {
+			f := &rep.Findings[i]
+			if !waiverPair(g, w, f.Producer, f.Consumer) {
+				continue
+			}
+			if w.Path == "" {
+				used = true
+				if !f.Waived {
+					f.Waived, f.WaiverReason = true, w.Reason
+				}
+				continue
+			}
+			for j := range f.Paths {
+				pc := &f.Paths[j]
+				if pc.Path == w.Path {
+					used = true
+					if !pc.Waived {
+						pc.Waived, pc.WaiverReason = true, w.Reason
+					}
+				}
+			}
+		}
+		if !used {
+			rep.UnusedWaivers = append(rep.UnusedWaivers, w)
+		}
+	}
+	// A finding whose every path is waived is waived.
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		if f.Waived || len(f.Paths) == 0 {
+			continue
+		}
+		var reasons []string
+		all := true
+		for _, pc := range f.Paths {
+			if !pc.Waived {
+				all = false
+				break
+			}
+			if !slices.Contains(reasons, pc.WaiverReason) {
+				reasons = append(reasons, pc.WaiverReason)
+			}
+		}
+		if all {
+			f.Waived, f.WaiverReason = true, strings.Join(reasons, "; ")
+		}
+	}
+}
+
+// waiverPair reports whether w names the pair {x, y}, in either order.
+func waiverPair(g Graph, w Waiver, x, y *catalog.Resource) bool {
+	return (refIs(g, w.Ref1, x) && refIs(g, w.Ref2, y)) ||
+		(refIs(g, w.Ref1, y) && refIs(g, w.Ref2, x))
+}
+
+// refIs reports whether a reference written by a user denotes r: through
+// the catalog (titles, namevars, aliases) or, failing that, by comparing
+// type case-insensitively and the title exactly (class titles
+// case-insensitively, as Puppet does).
+func refIs(g Graph, ref string, r *catalog.Resource) bool {
+	if res, ok := g.Lookup(ref); ok && res != nil {
+		return res == r
+	}
+	open := strings.IndexByte(ref, '[')
+	if open < 0 || !strings.HasSuffix(ref, "]") {
+		return false
+	}
+	typ, title := ref[:open], ref[open+1:len(ref)-1]
+	if !strings.EqualFold(typ, r.Type) {
+		return false
+	}
+	if strings.EqualFold(typ, "Class") {
+		return strings.EqualFold(title, r.Title)
+	}
+	return title == r.Title
+}

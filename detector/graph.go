@@ -1,0 +1,132 @@
+package detector
+
+import (
+	"strings"
+
+	"github.com/fsmove/fsmove/catalog"
+)
+
+// Graph is what the detector needs from the catalog: resolving the block
+// names Puppet logs to catalog resources, and the two reachability queries.
+// *catalog.Catalog and *catalog.Graph together provide it, e.g.
+//
+//	struct{ *catalog.Catalog; *catalog.Graph }{cat, g}
+type Graph interface {
+	// Lookup resolves a reference such as "File[/etc/x]" or "Class[Main]".
+	Lookup(ref string) (*catalog.Resource, bool)
+	// Ordered reports whether an ordering path a → b exists.
+	Ordered(a, b *catalog.Resource) bool
+	// Notifies reports whether a path a → b of notify/containment hops exists.
+	Notifies(a, b *catalog.Resource) bool
+}
+
+// blockRole is what the detector knows about the resource behind one block.
+type blockRole struct {
+	res       *catalog.Resource // nil: the block is not in the catalog
+	isService bool
+	isPackage bool
+	// ownPath is a File resource's managed path ("" for other types);
+	// with recurse, its descendants are its own too.
+	ownPath string
+	recurse bool
+}
+
+// roleOf classifies a catalog resource. Type names compare exactly as
+// Puppet capitalises them, but case-insensitively to be safe; never by
+// prefix (the original's "File" also matched "Filebucket", bug 10).
+func roleOf(r *catalog.Resource) blockRole {
+	role := blockRole{res: r}
+	switch {
+	case strings.EqualFold(r.Type, "Service"):
+		role.isService = true
+	case strings.EqualFold(r.Type, "Package"):
+		role.isPackage = true
+	case strings.EqualFold(r.Type, "File"):
+		role.ownPath = filePath(r)
+		role.recurse = truthy(r.Params["recurse"])
+	}
+	return role
+}
+
+// filePath is a File resource's path: the path parameter (its namevar) or
+// the title, without trailing slashes as Puppet normalises it.
+func filePath(r *catalog.Resource) string {
+	p := r.Title
+	if s, ok := r.Params["path"].(string); ok && s != "" {
+		p = s
+	}
+	for len(p) > 1 && p[len(p)-1] == '/' {
+		p = p[:len(p)-1]
+	}
+	return p
+}
+
+// truthy interprets a Puppet boolean-ish parameter: recurse accepts true,
+// "true", "remote" and "inf"; false, "false", "no" and absence mean off.
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case string:
+		switch strings.ToLower(x) {
+		case "", "false", "no":
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+// ownsPath reports whether path is the File resource's own path (or a
+// descendant of it when recurse is set). Exact component match, never a
+// substring (the original's bug 11: /etc/foo must not own /etc/foobar).
+func (b *blockRole) ownsPath(path string) bool {
+	if b.ownPath == "" {
+		return false
+	}
+	if path == b.ownPath {
+		return true
+	}
+	if !b.recurse {
+		return false
+	}
+	if b.ownPath == "/" {
+		return strings.HasPrefix(path, "/")
+	}
+	return len(path) > len(b.ownPath) && path[len(b.ownPath)] == '/' && strings.HasPrefix(path, b.ownPath)
+}
+
+// PuppetRef writes a resource reference in manifest syntax, as a user would
+// type it in a fix: File['/etc/x'], Apt::Source['main'], Class['foo::bar'].
+// Titles are single-quoted with ' and \ escaped; class titles are written
+// lowercase, the way class names are spelled in code (Puppet compares them
+// case-insensitively, and the catalog capitalises them: Class[Foo::Bar]).
+func PuppetRef(r *catalog.Resource) string {
+	title := r.Title
+	if strings.EqualFold(r.Type, "Class") {
+		title = strings.ToLower(title)
+	}
+	var b strings.Builder
+	b.WriteString(capitalizeType(r.Type))
+	b.WriteString("['")
+	for i := 0; i < len(title); i++ {
+		if title[i] == '\'' || title[i] == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(title[i])
+	}
+	b.WriteString("']")
+	return b.String()
+}
+
+// capitalizeType capitalises each segment of a type name: apt::source →
+// Apt::Source, as references require.
+func capitalizeType(t string) string {
+	segs := strings.Split(t, "::")
+	for i, s := range segs {
+		if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+			segs[i] = string(s[0]-'a'+'A') + s[1:]
+		}
+	}
+	return strings.Join(segs, "::")
+}

@@ -1,0 +1,165 @@
+package detector
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/fstrace/interp"
+)
+
+// JSONSchemaVersion is the version of the JSON report (SCHEMA.md). It grows
+// only when a field changes meaning or disappears.
+const JSONSchemaVersion = 1
+
+// The json* types are the JSON report; SCHEMA.md documents every field.
+// Field names are stable: add, never rename.
+type jsonReport struct {
+	SchemaVersion    int           `json:"schema_version"`
+	Findings         []jsonFinding `json:"findings"`
+	UnresolvedBlocks []string      `json:"unresolved_blocks"`
+	UnusedWaivers    []jsonWaiver  `json:"unused_waivers"`
+	Stats            jsonStats     `json:"stats"`
+}
+
+type jsonFinding struct {
+	Kind         string         `json:"kind"`
+	Producer     jsonResource   `json:"producer"`
+	Consumer     jsonResource   `json:"consumer"`
+	Paths        []jsonConflict `json:"paths"`
+	Fix          string         `json:"fix"`
+	Waived       bool           `json:"waived"`
+	WaiverReason string         `json:"waiver_reason"`
+}
+
+type jsonResource struct {
+	Ref   string `json:"ref"`
+	Type  string `json:"type"`
+	Title string `json:"title"`
+	File  string `json:"file"`
+	Line  int    `json:"line"`
+}
+
+type jsonConflict struct {
+	Path             string       `json:"path"`
+	Producer         string       `json:"producer"`
+	Consumer         string       `json:"consumer"`
+	ProducerEffect   string       `json:"producer_effect"`
+	ConsumerEffect   string       `json:"consumer_effect"`
+	ProducerEvidence jsonEvidence `json:"producer_evidence"`
+	ConsumerEvidence jsonEvidence `json:"consumer_evidence"`
+	Waived           bool         `json:"waived"`
+	WaiverReason     string       `json:"waiver_reason"`
+}
+
+type jsonEvidence struct {
+	Syscall string `json:"syscall"`
+	Line    int64  `json:"line"`
+}
+
+type jsonWaiver struct {
+	Line   int    `json:"line"`
+	Ref1   string `json:"ref1"`
+	Ref2   string `json:"ref2"`
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+type jsonPhase struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+}
+
+type jsonStats struct {
+	TraceBytes         int64       `json:"trace_bytes"`
+	TraceLines         int64       `json:"trace_lines"`
+	MalformedLines     int64       `json:"malformed_lines"`
+	Events             int64       `json:"events"`
+	Statements         int64       `json:"statements"`
+	Processes          int64       `json:"processes"`
+	UnknownPids        int64       `json:"unknown_pids"`
+	UnknownFds         int64       `json:"unknown_fds"`
+	UnresolvedPaths    int64       `json:"unresolved_paths"`
+	SymlinkLoops       int64       `json:"symlink_loops"`
+	UnmatchedEnds      int64       `json:"unmatched_ends"`
+	UnclosedBlocks     int64       `json:"unclosed_blocks"`
+	Blocks             int         `json:"blocks"`
+	UnresolvedBlocks   int         `json:"unresolved_blocks"`
+	UnresolvedAccesses int         `json:"unresolved_accesses"`
+	Paths              int         `json:"paths"`
+	FilteredPaths      int         `json:"filtered_paths"`
+	RelatedPairs       int         `json:"related_pairs"`
+	MOR                int         `json:"mor"`
+	MN                 int         `json:"mn"`
+	Waived             int         `json:"waived"`
+	Waivers            int         `json:"waivers"`
+	UnusedWaivers      int         `json:"unused_waivers"`
+	Phases             []jsonPhase `json:"phases"`
+}
+
+func toJSONResource(r *catalog.Resource) jsonResource {
+	return jsonResource{Ref: r.Ref(), Type: r.Type, Title: r.Title, File: r.File, Line: r.Line}
+}
+
+func toJSONEvidence(e interp.Evidence) jsonEvidence {
+	return jsonEvidence{Syscall: e.Syscall, Line: e.Line}
+}
+
+// WriteJSON writes the report as one indented JSON object (SCHEMA.md),
+// waived findings included with "waived": true and the reason.
+func (r *Report) WriteJSON(w io.Writer) error {
+	out := jsonReport{
+		SchemaVersion:    JSONSchemaVersion,
+		Findings:         []jsonFinding{},
+		UnresolvedBlocks: append([]string{}, r.UnresolvedBlocks...),
+		UnusedWaivers:    []jsonWaiver{},
+	}
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		jf := jsonFinding{
+			Kind:         f.Kind.String(),
+			Producer:     toJSONResource(f.Producer),
+			Consumer:     toJSONResource(f.Consumer),
+			Paths:        []jsonConflict{},
+			Fix:          f.Fix,
+			Waived:       f.Waived,
+			WaiverReason: f.WaiverReason,
+		}
+		for _, pc := range f.Paths {
+			jf.Paths = append(jf.Paths, jsonConflict{
+				Path:             pc.Path,
+				Producer:         pc.Producer.Ref(),
+				Consumer:         pc.Consumer.Ref(),
+				ProducerEffect:   pc.ProducerEffect.String(),
+				ConsumerEffect:   pc.ConsumerEffect.String(),
+				ProducerEvidence: toJSONEvidence(pc.ProducerEvidence),
+				ConsumerEvidence: toJSONEvidence(pc.ConsumerEvidence),
+				Waived:           pc.Waived,
+				WaiverReason:     pc.WaiverReason,
+			})
+		}
+		out.Findings = append(out.Findings, jf)
+	}
+	for _, wv := range r.UnusedWaivers {
+		out.UnusedWaivers = append(out.UnusedWaivers, jsonWaiver{wv.Line, wv.Ref1, wv.Ref2, wv.Path, wv.Reason})
+	}
+	s := &r.Stats
+	out.Stats = jsonStats{
+		TraceBytes: s.TraceBytes, TraceLines: s.TraceLines, MalformedLines: s.MalformedLines,
+		Events: s.Events, Statements: s.Interp.Statements, Processes: s.Interp.Processes,
+		UnknownPids: s.Interp.UnknownPids, UnknownFds: s.Interp.UnknownFds,
+		UnresolvedPaths: s.Interp.UnresolvedPaths, SymlinkLoops: s.Interp.SymlinkLoops,
+		UnmatchedEnds: s.Interp.UnmatchedEnds, UnclosedBlocks: s.Interp.UnclosedBlocks,
+		Blocks: s.Blocks, UnresolvedBlocks: s.UnresolvedBlocks, UnresolvedAccesses: s.UnresolvedAccesses,
+		Paths: s.Paths, FilteredPaths: s.FilteredPaths, RelatedPairs: s.RelatedPairs,
+		MOR: s.MOR, MN: s.MN, Waived: s.Waived, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,
+		Phases: []jsonPhase{},
+	}
+	for _, p := range s.Phases {
+		out.Stats.Phases = append(out.Stats.Phases, jsonPhase{p.Name, p.Duration.Seconds()})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}

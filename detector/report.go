@@ -1,0 +1,122 @@
+package detector
+
+import (
+	"time"
+
+	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/fstrace"
+	"github.com/fsmove/fsmove/fstrace/interp"
+)
+
+// Kind is the kind of a fault.
+type Kind uint8
+
+const (
+	// MOR: a resource produces a path that another consumes or expunges,
+	// and the catalog orders them in neither direction.
+	MOR Kind = iota
+	// MN: a resource produces a path that a Service consumes, and no
+	// notify path leads from the producer to the service.
+	MN
+)
+
+func (k Kind) String() string {
+	if k == MN {
+		return "MN"
+	}
+	return "MOR"
+}
+
+// Finding is one fault between two resources: one finding per unordered
+// resource pair, with every path that makes it.
+type Finding struct {
+	Kind Kind
+	// Producer wrote what Consumer read or removed. For MN the consumer is
+	// the Service. If paths go both ways, Producer is the producer of the
+	// first path; each PathConflict names its own producer.
+	Producer *catalog.Resource
+	Consumer *catalog.Resource
+	Paths    []PathConflict // sorted by path
+	Fix      string         // a suggested change, in manifest syntax
+	// Waived: a waiver covers the pair, or every one of its paths.
+	Waived       bool
+	WaiverReason string
+}
+
+// PathConflict is one path that relates the two resources of a finding.
+type PathConflict struct {
+	Path             string
+	Producer         *catalog.Resource // the resource with ProducerEffect
+	Consumer         *catalog.Resource
+	ProducerEffect   fstrace.Effect // always Produced
+	ConsumerEffect   fstrace.Effect // Consumed or Expunged
+	ProducerEvidence interp.Evidence
+	ConsumerEvidence interp.Evidence
+	Waived           bool // a pair+path waiver covers this path
+	WaiverReason     string
+}
+
+// Report is the detector's outcome. Findings holds waived findings too
+// (see Faults for what counts).
+type Report struct {
+	Findings []Finding
+	// UnresolvedBlocks names the blocks that the catalog does not know
+	// (sorted); their accesses were not checked.
+	UnresolvedBlocks []string
+	// UnusedWaivers are waivers that matched no finding: probably stale.
+	UnusedWaivers []Waiver
+	// ToolVersion, when set by the caller, goes into SARIF's driver.version.
+	ToolVersion string
+	Stats       Stats
+}
+
+// Faults is the number of findings that are not waived: the exit status is
+// 1 when it is positive.
+func (r *Report) Faults() int {
+	n := 0
+	for i := range r.Findings {
+		if !r.Findings[i].Waived {
+			n++
+		}
+	}
+	return n
+}
+
+// Phase is the wall time of one step of the pipeline.
+type Phase struct {
+	Name     string
+	Duration time.Duration
+}
+
+// Stats are the counts printed by WriteStats (--stats) and written in
+// JSON. The caller fills the trace counts and its phases; Detect fills the
+// rest and appends its own "detect" phase.
+type Stats struct {
+	// Filled by the caller.
+	TraceBytes     int64
+	TraceLines     int64
+	Events         int64
+	MalformedLines int64
+	Phases         []Phase
+
+	// Copied from the interpreter's result by Detect.
+	Interp interp.Stats
+
+	// Filled by Detect.
+	Blocks             int // blocks in the result
+	UnresolvedBlocks   int // blocks the catalog does not know
+	UnresolvedAccesses int // accesses of those blocks, not checked
+	Paths              int // distinct paths in the result
+	FilteredPaths      int // paths skipped by the filters
+	RelatedPairs       int // resource pairs with a < or ⇝ relation
+	MOR                int // findings by kind, waived ones included
+	MN                 int
+	Waived             int
+	Waivers            int // waivers given
+	UnusedWaivers      int
+}
+
+// AddPhase records the duration of a step.
+func (s *Stats) AddPhase(name string, d time.Duration) {
+	s.Phases = append(s.Phases, Phase{name, d})
+}

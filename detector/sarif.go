@@ -1,0 +1,184 @@
+package detector
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+
+	"github.com/fsmove/fsmove/catalog"
+)
+
+// SARIF 2.1.0 (OASIS). Only the properties fsmove fills are declared; the
+// required ones are: sarifLog.version and .runs, run.tool, tool.driver,
+// toolComponent.name, reportingDescriptor.id, result.message,
+// message.text (or id), physicalLocation.artifactLocation (or address),
+// region.startLine ≥ 1 when present.
+const (
+	sarifVersion = "2.1.0"
+	sarifSchema  = "https://json.schemastore.org/sarif-2.1.0.json"
+)
+
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool    sarifTool     `json:"tool"`
+	Results []sarifResult `json:"results"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	Version        string      `json:"version,omitempty"`
+	InformationURI string      `json:"informationUri,omitempty"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifRule struct {
+	ID                   string       `json:"id"`
+	Name                 string       `json:"name"`
+	ShortDescription     sarifMessage `json:"shortDescription"`
+	FullDescription      sarifMessage `json:"fullDescription"`
+	DefaultConfiguration struct {
+		Level string `json:"level"`
+	} `json:"defaultConfiguration"`
+}
+
+type sarifMessage struct {
+	Text string `json:"text"`
+}
+
+type sarifResult struct {
+	RuleID              string            `json:"ruleId"`
+	RuleIndex           int               `json:"ruleIndex"`
+	Level               string            `json:"level"`
+	Message             sarifMessage      `json:"message"`
+	Locations           []sarifLocation   `json:"locations,omitempty"`
+	RelatedLocations    []sarifLocation   `json:"relatedLocations,omitempty"`
+	PartialFingerprints map[string]string `json:"partialFingerprints"`
+}
+
+type sarifLocation struct {
+	ID               *int                  `json:"id,omitempty"`
+	PhysicalLocation sarifPhysicalLocation `json:"physicalLocation"`
+	Message          *sarifMessage         `json:"message,omitempty"`
+}
+
+type sarifPhysicalLocation struct {
+	ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
+	Region           *sarifRegion          `json:"region,omitempty"`
+}
+
+type sarifArtifactLocation struct {
+	URI string `json:"uri"`
+}
+
+type sarifRegion struct {
+	StartLine int `json:"startLine"`
+}
+
+// sarifRules is one row per fault kind, indexed by Kind.
+var sarifRules = [...]struct {
+	id, name, short, full string
+}{
+	MOR: {"MOR", "MissingOrderingRelationship",
+		"Missing ordering relationship between two resources",
+		"One resource produces a file that another consumes or removes, and the catalog orders them in neither direction: Puppet may apply them in either order, and one order breaks. Add require/before or a -> chain."},
+	MN: {"MN", "MissingNotifier",
+		"Missing notifier to a service",
+		"A resource produces a file that a Service reads, and no notify/subscribe path leads from it to the service: the service keeps running with stale configuration. Add notify/subscribe or a ~> chain."},
+}
+
+// WriteSARIF writes a SARIF 2.1.0 log: one run of the fsmove driver with
+// the rules MOR and MN, and one result per finding that is not waived,
+// located at the consumer's manifest line (the service's, for MN), with the
+// producer as a related location.
+func (r *Report) WriteSARIF(w io.Writer) error {
+	driver := sarifDriver{
+		Name:           "fsmove",
+		Version:        r.ToolVersion,
+		InformationURI: "https://github.com/fsmove/fsmove",
+	}
+	for _, row := range sarifRules {
+		rule := sarifRule{ID: row.id, Name: row.name,
+			ShortDescription: sarifMessage{row.short}, FullDescription: sarifMessage{row.full}}
+		rule.DefaultConfiguration.Level = "error"
+		driver.Rules = append(driver.Rules, rule)
+	}
+	run := sarifRun{Tool: sarifTool{Driver: driver}, Results: []sarifResult{}}
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		if f.Waived {
+			continue
+		}
+		res := sarifResult{
+			RuleID:    sarifRules[f.Kind].id,
+			RuleIndex: int(f.Kind),
+			Level:     "error",
+			Message:   sarifMessage{sarifText(f)},
+			PartialFingerprints: map[string]string{
+				"fsmovePair/v1": f.Kind.String() + ":" + f.Producer.Ref() + "|" + f.Consumer.Ref(),
+			},
+		}
+		if loc, ok := sarifLocationOf(f.Consumer); ok {
+			res.Locations = append(res.Locations, loc)
+		}
+		if loc, ok := sarifLocationOf(f.Producer); ok {
+			id := 1
+			loc.ID = &id
+			loc.Message = &sarifMessage{"producer " + f.Producer.Ref()}
+			res.RelatedLocations = append(res.RelatedLocations, loc)
+		}
+		run.Results = append(run.Results, res)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}})
+}
+
+// sarifText is the result message: what conflicts, on which paths, with
+// the evidence, and the fix.
+func sarifText(f *Finding) string {
+	var b strings.Builder
+	if f.Kind == MN {
+		fmt.Fprintf(&b, "%s changes files that %s reads, but does not notify it.", f.Producer.Ref(), f.Consumer.Ref())
+	} else {
+		fmt.Fprintf(&b, "%s and %s are not ordered, but one uses files the other writes.", f.Producer.Ref(), f.Consumer.Ref())
+	}
+	for _, pc := range f.Paths {
+		if pc.Waived {
+			continue
+		}
+		fmt.Fprintf(&b, " %s: %s by %s %s, %s by %s %s.", pc.Path,
+			pc.ProducerEffect, pc.Producer.Ref(), evidenceText(pc.ProducerEvidence),
+			pc.ConsumerEffect, pc.Consumer.Ref(), evidenceText(pc.ConsumerEvidence))
+	}
+	b.WriteString(" Fix: ")
+	b.WriteString(f.Fix)
+	return b.String()
+}
+
+// sarifLocationOf is the manifest position of r, if known. The file path
+// becomes a URI reference (escaped; absolute paths stay absolute).
+func sarifLocationOf(r *catalog.Resource) (sarifLocation, bool) {
+	if r == nil || r.File == "" {
+		return sarifLocation{}, false
+	}
+	u := &url.URL{Path: r.File}
+	loc := sarifLocation{PhysicalLocation: sarifPhysicalLocation{
+		ArtifactLocation: sarifArtifactLocation{URI: u.EscapedPath()},
+	}}
+	if r.Line > 0 {
+		loc.PhysicalLocation.Region = &sarifRegion{StartLine: r.Line}
+	}
+	return loc, true
+}

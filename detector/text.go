@@ -1,0 +1,188 @@
+package detector
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/fstrace/interp"
+)
+
+// ANSI styles, used only when WriteText is asked for colour.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[1;31m"
+	ansiYellow = "\x1b[1;33m"
+	ansiGreen  = "\x1b[32m"
+	ansiDim    = "\x1b[2m"
+)
+
+// textWriter writes styled text; with colour off the styles are empty.
+type textWriter struct {
+	w     *bufio.Writer
+	color bool
+}
+
+func (t *textWriter) style(s, text string) string {
+	if !t.color {
+		return text
+	}
+	return s + text + ansiReset
+}
+
+// WriteText writes the report for people: findings grouped MOR then MN,
+// each with both resources and their manifest positions, the conflicting
+// paths with effects and evidence, and the fix; then warnings and the
+// summary counts. Waived findings and paths are left out (JSON keeps them).
+func (r *Report) WriteText(w io.Writer, color bool) error {
+	t := &textWriter{w: bufio.NewWriter(w), color: color}
+	sections := []struct {
+		kind  Kind
+		title string
+	}{
+		{MOR, "Missing ordering relationships (MOR)"},
+		{MN, "Missing notifiers (MN)"},
+	}
+	for _, sec := range sections {
+		var list []*Finding
+		for i := range r.Findings {
+			if f := &r.Findings[i]; f.Kind == sec.kind && !f.Waived {
+				list = append(list, f)
+			}
+		}
+		if len(list) == 0 {
+			continue
+		}
+		head := fmt.Sprintf("%s: %d", sec.title, len(list))
+		st := ansiRed
+		if sec.kind == MN {
+			st = ansiYellow
+		}
+		fmt.Fprintf(t.w, "%s\n%s\n\n", t.style(st, head), strings.Repeat("=", len(head)))
+		for n, f := range list {
+			t.finding(n+1, f)
+		}
+	}
+	if len(r.UnresolvedBlocks) > 0 {
+		fmt.Fprintf(t.w, "%s %d block(s) not in the catalog, not checked: %s\n",
+			t.style(ansiYellow, "warning:"), len(r.UnresolvedBlocks), strings.Join(r.UnresolvedBlocks, ", "))
+	}
+	for _, wv := range r.UnusedWaivers {
+		fmt.Fprintf(t.w, "%s waiver on line %d (%s %s) matched no finding\n",
+			t.style(ansiYellow, "warning:"), wv.Line, wv.Ref1, wv.Ref2)
+	}
+	mor, mn, waived := 0, 0, 0
+	for i := range r.Findings {
+		switch f := &r.Findings[i]; {
+		case f.Waived:
+			waived++
+		case f.Kind == MN:
+			mn++
+		default:
+			mor++
+		}
+	}
+	summary := fmt.Sprintf("%d MOR, %d MN", mor, mn)
+	if waived > 0 {
+		summary += fmt.Sprintf(" (%d waived)", waived)
+	}
+	if mor+mn == 0 {
+		summary = "No faults found: " + summary
+	} else {
+		summary = "Faults found: " + summary
+	}
+	fmt.Fprintln(t.w, t.style(ansiBold, summary))
+	return t.w.Flush()
+}
+
+func (t *textWriter) finding(n int, f *Finding) {
+	arrow := "->"
+	if f.Kind == MN {
+		arrow = "~>"
+	}
+	fmt.Fprintf(t.w, "%s %d. %s %s %s\n", f.Kind, n,
+		t.style(ansiBold, f.Producer.Ref()), arrow, t.style(ansiBold, f.Consumer.Ref()))
+	fmt.Fprintf(t.w, "  producer: %s%s\n", f.Producer.Ref(), location(f.Producer, " at ", ""))
+	fmt.Fprintf(t.w, "  consumer: %s%s\n", f.Consumer.Ref(), location(f.Consumer, " at ", ""))
+	shown := 0
+	for _, pc := range f.Paths {
+		if !pc.Waived {
+			shown++
+		}
+	}
+	fmt.Fprintf(t.w, "  conflicts on %d path(s):\n", shown)
+	for _, pc := range f.Paths {
+		if pc.Waived {
+			continue
+		}
+		fmt.Fprintf(t.w, "    %s\n", pc.Path)
+		t.effect(pc.ProducerEffect.String(), pc.Producer, pc.ProducerEvidence)
+		t.effect(pc.ConsumerEffect.String(), pc.Consumer, pc.ConsumerEvidence)
+	}
+	fmt.Fprintf(t.w, "  fix: %s\n\n", t.style(ansiGreen, f.Fix))
+}
+
+func (t *textWriter) effect(eff string, r *catalog.Resource, ev interp.Evidence) {
+	fmt.Fprintf(t.w, "      %s by %s %s\n", eff, r.Ref(), t.style(ansiDim, evidenceText(ev)))
+}
+
+// evidenceText is "(openat, trace line 42)".
+func evidenceText(ev interp.Evidence) string {
+	switch {
+	case ev.Syscall != "" && ev.Line > 0:
+		return fmt.Sprintf("(%s, trace line %d)", ev.Syscall, ev.Line)
+	case ev.Syscall != "":
+		return "(" + ev.Syscall + ")"
+	case ev.Line > 0:
+		return fmt.Sprintf("(trace line %d)", ev.Line)
+	}
+	return ""
+}
+
+// WriteStats writes the counts and phase times for --stats.
+func (r *Report) WriteStats(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	s := &r.Stats
+	rows := []struct {
+		name  string
+		value int64
+	}{
+		{"trace bytes", s.TraceBytes},
+		{"trace lines", s.TraceLines},
+		{"malformed lines", s.MalformedLines},
+		{"events", s.Events},
+		{"statements", s.Interp.Statements},
+		{"processes", s.Interp.Processes},
+		{"unknown pids", s.Interp.UnknownPids},
+		{"unknown fds", s.Interp.UnknownFds},
+		{"unresolved paths", s.Interp.UnresolvedPaths},
+		{"symlink loops", s.Interp.SymlinkLoops},
+		{"unmatched block ends", s.Interp.UnmatchedEnds},
+		{"unclosed blocks", s.Interp.UnclosedBlocks},
+		{"blocks", int64(s.Blocks)},
+		{"blocks not in catalog", int64(s.UnresolvedBlocks)},
+		{"accesses not checked", int64(s.UnresolvedAccesses)},
+		{"distinct paths", int64(s.Paths)},
+		{"filtered paths", int64(s.FilteredPaths)},
+		{"related resource pairs", int64(s.RelatedPairs)},
+		{"MOR", int64(s.MOR)},
+		{"MN", int64(s.MN)},
+		{"waived", int64(s.Waived)},
+		{"waivers", int64(s.Waivers)},
+		{"unused waivers", int64(s.UnusedWaivers)},
+	}
+	fmt.Fprintln(bw, "Stats:")
+	for _, row := range rows {
+		fmt.Fprintf(bw, "  %-24s %d\n", row.name, row.value)
+	}
+	if len(s.Phases) > 0 {
+		fmt.Fprintln(bw, "Phases:")
+		for _, p := range s.Phases {
+			fmt.Fprintf(bw, "  %-24s %.3fs\n", p.Name, p.Duration.Seconds())
+		}
+	}
+	return bw.Flush()
+}
