@@ -1,0 +1,385 @@
+package interp
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/fsmove/fsmove/fstrace"
+)
+
+// Options are the interpreter's knobs. The zero value is usable.
+type Options struct {
+	// MaxSymlinkDepth bounds the symlinks followed in one resolution, like
+	// Linux's ELOOP limit. Zero means 40.
+	MaxSymlinkDepth int
+}
+
+// Interp runs FStrace statements over the model. It is not safe for
+// concurrent use; feed it statements in trace order.
+type Interp struct {
+	m     fsModel
+	procs map[int32]*process
+	// lastPid/lastProc cache the last process looked up: statements come in
+	// runs from one pid.
+	lastPid  int32
+	lastProc *process
+	sawRoot  bool
+
+	blocks   []string
+	blockIDs map[string]BlockID
+	open     BlockID // the open block, NoBlock between blocks
+
+	cur BlockID // the block the current statement acts for
+
+	stats    Stats
+	warnings Warnings
+}
+
+// New returns an interpreter with an empty model: only "/" is known.
+func New(opts Options) *Interp {
+	if opts.MaxSymlinkDepth <= 0 {
+		opts.MaxSymlinkDepth = 40
+	}
+	return &Interp{
+		m:        newFSModel(opts.MaxSymlinkDepth),
+		procs:    make(map[int32]*process),
+		blockIDs: make(map[string]BlockID),
+		open:     NoBlock,
+	}
+}
+
+// Run interprets a batch of statements.
+func (in *Interp) Run(stmts []fstrace.Statement) {
+	for i := range stmts {
+		in.Step(&stmts[i])
+	}
+}
+
+// Step interprets one statement.
+func (in *Interp) Step(st *fstrace.Statement) {
+	in.stats.Statements++
+	if st.Op == fstrace.OpNop {
+		return
+	}
+	p := in.lookupProc(st.Pid)
+	in.cur = in.block(p)
+	switch st.Op {
+	case fstrace.OpNewFd:
+		in.newFd(p, st)
+	case fstrace.OpDelFd:
+		in.delFd(p, st)
+	case fstrace.OpDupFd:
+		in.dupFd(p, st)
+	case fstrace.OpHpath:
+		in.hpath(p, st, true)
+	case fstrace.OpHpathSym:
+		in.hpath(p, st, false)
+	case fstrace.OpLink:
+		in.link(p, st)
+	case fstrace.OpSymlink:
+		in.symlink(p, st)
+	case fstrace.OpRename:
+		in.rename(p, st)
+	case fstrace.OpNewProc:
+		in.newProc(p, st)
+	case fstrace.OpSetCwd:
+		in.setCwd(p, st)
+	case fstrace.OpExec:
+		in.exec(p)
+	case fstrace.OpExit:
+		in.forgetProc(st.Pid)
+	case fstrace.OpBegin:
+		in.begin(p, st.Block)
+	case fstrace.OpEnd:
+		in.end(st.Block)
+	}
+}
+
+// resolve resolves dir/path for process p. Path "" names dir's own inode
+// (AT_EMPTY_PATH, fchmod). Failures are counted and reported as !ok.
+func (in *Interp) resolve(p *process, dir int32, path string, follow bool) (location, bool) {
+	start := rootInode
+	if len(path) == 0 || path[0] != '/' {
+		if dir == fstrace.AtFdcwd {
+			start = p.fs.cwd
+		} else {
+			start = in.fd(p.files, dir)
+			switch start {
+			case noInode, unknownInode:
+				in.stats.UnknownFds++
+				in.stats.UnresolvedPaths++
+				return location{}, false
+			case anonInode:
+				in.stats.UnresolvedPaths++
+				return location{}, false
+			}
+		}
+	}
+	if len(path) == 0 {
+		return in.m.locOf(start), true
+	}
+	links := 0
+	loc, status := in.m.resolve(start, path, follow, &links)
+	switch status {
+	case resolveOK:
+		return loc, true
+	case resolveLoop:
+		in.stats.SymlinkLoops++
+	}
+	in.stats.UnresolvedPaths++
+	return location{}, false
+}
+
+// ensure adds a missing final name to the model as a file that existed
+// before the trace started.
+func (in *Interp) ensure(l location) location {
+	if !l.exists() {
+		l.entry = in.m.addEntry(l.dir, l.name, in.m.newInode(false))
+		l.ino = in.m.entries[l.entry].ino
+	}
+	return l
+}
+
+// record charges effect eff on l to the current block.
+func (in *Interp) record(l location, isDir bool, eff fstrace.Effect, st *fstrace.Statement) {
+	if in.cur == NoBlock {
+		return
+	}
+	in.m.paths.record(in.m.locPath(l), isDir, in.cur, eff, st)
+}
+
+// recordParent charges Consumed on the directory holding l: creating a
+// name reads (and depends on) its directory.
+func (in *Interp) recordParent(l location, st *fstrace.Statement) {
+	if in.cur == NoBlock {
+		return
+	}
+	in.m.paths.record(in.m.dirPath(l.dir), true, in.cur, fstrace.Consumed, st)
+}
+
+func (in *Interp) isDir(l location) bool {
+	return l.exists() && in.m.inodes[l.ino].isDir
+}
+
+func (in *Interp) newFd(p *process, st *fstrace.Statement) {
+	cloexec := st.Flags&fstrace.FdCloexec != 0
+	if st.Flags&fstrace.FdAnon != 0 {
+		in.setFd(p.files, st.Fd, anonInode, cloexec)
+		return
+	}
+	l, ok := in.resolve(p, st.Dir, st.Path, true)
+	if !ok {
+		// Keep the fd table honest: the fd is open, to something unknown.
+		in.setFd(p.files, st.Fd, unknownInode, cloexec)
+		return
+	}
+	l = in.ensure(l)
+	in.setFd(p.files, st.Fd, l.ino, cloexec)
+}
+
+func (in *Interp) delFd(p *process, st *fstrace.Statement) {
+	last := max(st.Fd2, st.Fd)
+	if last >= int32(len(p.files.fds)) {
+		last = int32(len(p.files.fds)) - 1
+	}
+	for fd := max(st.Fd, 0); fd <= last; fd++ {
+		if st.Flags&fstrace.FdCloexec != 0 {
+			p.files.fds[fd].cloexec = p.files.fds[fd].ino != noInode
+		} else {
+			in.closeFd(p.files, fd)
+		}
+	}
+}
+
+func (in *Interp) dupFd(p *process, st *fstrace.Statement) {
+	if st.Fd == st.Fd2 {
+		return
+	}
+	ino := in.fd(p.files, st.Fd)
+	if ino == noInode || ino == unknownInode {
+		in.stats.UnknownFds++
+		ino = unknownInode
+	}
+	in.setFd(p.files, st.Fd2, ino, st.Flags&fstrace.FdCloexec != 0)
+}
+
+func (in *Interp) hpath(p *process, st *fstrace.Statement, follow bool) {
+	l, ok := in.resolve(p, st.Dir, st.Path, follow)
+	if !ok {
+		return
+	}
+	switch st.Effect {
+	case fstrace.Consumed:
+		l = in.ensure(l)
+		in.record(l, in.isDir(l), fstrace.Consumed, st)
+	case fstrace.Produced:
+		makeDir := st.Flags&fstrace.MakeDir != 0
+		if !l.exists() {
+			l.entry = in.m.addEntry(l.dir, l.name, in.m.newInode(makeDir))
+			l.ino = in.m.entries[l.entry].ino
+			in.recordParent(l, st)
+		} else if makeDir {
+			in.m.inodes[l.ino].isDir = true
+		}
+		in.record(l, in.isDir(l), fstrace.Produced, st)
+	case fstrace.Expunged:
+		in.record(l, in.isDir(l), fstrace.Expunged, st)
+		if l.exists() {
+			in.m.unlinkEntry(l.entry)
+		}
+	}
+}
+
+func (in *Interp) link(p *process, st *fstrace.Statement) {
+	old, ok := in.resolve(p, st.Dir, st.Path, false)
+	if !ok {
+		return
+	}
+	old = in.ensure(old)
+	nu, ok := in.resolve(p, st.Dir2, st.Path2, false)
+	if !ok {
+		return
+	}
+	if nu.exists() && nu.ino == old.ino {
+		return
+	}
+	in.record(old, in.isDir(old), fstrace.Consumed, st)
+	in.recordParent(nu, st)
+	in.record(nu, in.isDir(old), fstrace.Produced, st)
+	if nu.exists() {
+		in.m.unlinkEntry(nu.entry)
+	}
+	in.m.addEntry(nu.dir, nu.name, old.ino)
+}
+
+func (in *Interp) symlink(p *process, st *fstrace.Statement) {
+	l, ok := in.resolve(p, st.Dir2, st.Path2, false)
+	if !ok {
+		return
+	}
+	in.recordParent(l, st)
+	in.record(l, false, fstrace.Produced, st)
+	if l.exists() {
+		in.m.unlinkEntry(l.entry)
+	}
+	ino := in.m.newInode(false)
+	in.m.inodes[ino].isLink = true
+	in.m.inodes[ino].target = strings.Clone(st.Path)
+	in.m.addEntry(l.dir, l.name, ino)
+}
+
+func (in *Interp) rename(p *process, st *fstrace.Statement) {
+	old, ok := in.resolve(p, st.Dir, st.Path, false)
+	if !ok {
+		return
+	}
+	old = in.ensure(old)
+	nu, ok := in.resolve(p, st.Dir2, st.Path2, false)
+	if !ok {
+		return
+	}
+	if old.entry == rootEntry || nu.entry == rootEntry {
+		in.stats.UnresolvedPaths++
+		return
+	}
+	if nu.exists() && nu.ino == old.ino {
+		return // two names of one inode: rename does nothing
+	}
+	movesDir := in.isDir(old)
+	if movesDir && in.m.isAncestor(old.ino, nu.dir) {
+		// A directory moved into itself: the kernel refuses (EINVAL).
+		in.stats.UnresolvedPaths++
+		return
+	}
+
+	if st.Flags&fstrace.RenameExchange != 0 {
+		nu = in.ensure(nu)
+		in.record(old, in.isDir(nu), fstrace.Produced, st)
+		in.recordParent(nu, st)
+		in.record(nu, movesDir, fstrace.Produced, st)
+		a, b := &in.m.entries[old.entry], &in.m.entries[nu.entry]
+		a.ino, b.ino = b.ino, a.ino
+		in.m.setPrimary(a.ino, old.entry)
+		in.m.setPrimary(b.ino, nu.entry)
+		if movesDir || in.isDir(nu) {
+			in.m.pathGen++
+		}
+		return
+	}
+
+	in.record(old, movesDir, fstrace.Expunged, st)
+	in.recordParent(nu, st)
+	in.record(nu, movesDir, fstrace.Produced, st)
+	if nu.exists() {
+		in.m.unlinkEntry(nu.entry)
+	}
+	e := in.m.addEntry(nu.dir, nu.name, old.ino)
+	in.m.setPrimary(old.ino, e)
+	in.m.unlinkEntry(old.entry)
+	if movesDir {
+		in.m.pathGen++
+	}
+}
+
+func (in *Interp) setCwd(p *process, st *fstrace.Statement) {
+	l, ok := in.resolve(p, st.Dir, st.Path, true)
+	if !ok {
+		return
+	}
+	if !l.exists() {
+		l.entry = in.m.addEntry(l.dir, l.name, in.m.newInode(true))
+		l.ino = in.m.entries[l.entry].ino
+	}
+	in.m.inodes[l.ino].isDir = true
+	p.fs.cwd = l.ino
+	p.fs.cwdSet = true
+}
+
+// begin opens block name; p wrote the marker, so p (and its threads) act
+// for whatever block is open from now on.
+func (in *Interp) begin(p *process, name string) {
+	p.attr.dynamic = true
+	if in.open != NoBlock {
+		in.warnings.ImplicitEnds++
+	}
+	id, ok := in.blockIDs[name]
+	if !ok {
+		id = BlockID(len(in.blocks))
+		name = strings.Clone(name)
+		in.blocks = append(in.blocks, name)
+		in.blockIDs[name] = id
+	}
+	in.open = id
+}
+
+func (in *Interp) end(name string) {
+	if in.open == NoBlock || in.blocks[in.open] != name {
+		in.stats.UnmatchedEnds++
+		return
+	}
+	in.open = NoBlock
+}
+
+// Result returns every path some block accessed, sorted by path, with the
+// accesses in block order. Call it once, after the last statement.
+func (in *Interp) Result() *Result {
+	res := &Result{Blocks: in.blocks}
+	strs := in.m.paths.pathStrings()
+	for id := range in.m.paths.nodes {
+		n := &in.m.paths.nodes[id]
+		if len(n.accesses) == 0 {
+			continue
+		}
+		acc := slices.Clone(n.accesses)
+		slices.SortStableFunc(acc, func(a, b Access) int { return int(a.Block) - int(b.Block) })
+		res.Paths = append(res.Paths, PathAccesses{Path: strs[id], IsDir: n.isDir, Accesses: acc})
+	}
+	slices.SortFunc(res.Paths, func(a, b PathAccesses) int { return strings.Compare(a.Path, b.Path) })
+	res.Stats = in.stats
+	res.Stats.Blocks = int64(len(in.blocks))
+	if in.open != NoBlock {
+		res.Stats.UnclosedBlocks = 1
+	}
+	res.Stats.DistinctPaths = int64(len(res.Paths))
+	return res
+}

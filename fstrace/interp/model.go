@@ -1,0 +1,358 @@
+package interp
+
+import "strings"
+
+// The file-system model: inodes, the directory entries that name them, and
+// path resolution over them. Paths are never stored whole in the model; a
+// directory entry is (parent directory inode, name) → inode, so renaming a
+// directory moves its whole subtree by changing one entry.
+
+// inodeID indexes fsModel.inodes.
+type inodeID int32
+
+const (
+	noInode      inodeID = 0 // a closed fd slot, or a name missing from the model
+	anonInode    inodeID = 1 // pipes, sockets, eventfds: open, but no path
+	unknownInode inodeID = 2 // an fd copied from an fd the trace never opened
+	rootInode    inodeID = 3 // "/"
+)
+
+// hasPath reports whether ino is a real inode that can have a path.
+func (ino inodeID) hasPath() bool { return ino >= rootInode }
+
+type inode struct {
+	// entry is the name used when the inode itself must be named: a
+	// directory's only name, or the last name a file was created or renamed
+	// under. It may be unlinked (an open file that was removed).
+	entry    entryID
+	nlink    int32 // linked entries naming the inode
+	opens    int32 // fd slots pointing at the inode
+	children int32 // linked entries inside this directory
+	isDir    bool
+	isLink   bool
+	free     bool
+	target   string // symlink target text, when isLink
+}
+
+// entryID indexes fsModel.entries.
+type entryID int32
+
+const (
+	noEntry   entryID = -1
+	rootEntry entryID = 0 // names "/" itself; its dir is the root (so "/.." is "/")
+)
+
+type entry struct {
+	dir    inodeID // the directory holding the name
+	name   string
+	ino    inodeID
+	linked bool // present in fsModel.dirents
+	// pathID caches the path string of the entry; valid while pathGen equals
+	// fsModel.pathGen (renaming a directory changes every path below it).
+	pathID  pathID
+	pathGen uint32
+}
+
+type dirKey struct {
+	dir  inodeID
+	name string
+}
+
+// location is the outcome of resolving a path: the directory holding the
+// final name and the name in it, and what the name refers to (ino ==
+// noInode when the model has no such entry yet).
+type location struct {
+	dir   inodeID
+	name  string
+	entry entryID
+	ino   inodeID
+}
+
+func (l location) exists() bool { return l.ino != noInode }
+
+// resolveStatus says why a resolution failed.
+type resolveStatus uint8
+
+const (
+	resolveOK resolveStatus = iota
+	resolveLoop
+	resolveTooDeep
+)
+
+// maxPathDepth bounds walks up the entry chain (a corrupt trace could make
+// a directory its own ancestor; the model must not loop forever).
+const maxPathDepth = 4096
+
+type fsModel struct {
+	inodes      []inode
+	freeInodes  []inodeID
+	entries     []entry
+	freeEntries []entryID
+	dirents     map[dirKey]entryID
+	pathGen     uint32
+	paths       pathTable
+	maxLinks    int
+}
+
+func newFSModel(maxLinks int) fsModel {
+	m := fsModel{
+		inodes:   make([]inode, rootInode+1, 1024),
+		entries:  make([]entry, 1, 1024),
+		dirents:  make(map[dirKey]entryID, 1024),
+		pathGen:  1,
+		paths:    newPathTable(),
+		maxLinks: maxLinks,
+	}
+	m.inodes[rootInode] = inode{entry: rootEntry, nlink: 1, isDir: true}
+	m.entries[rootEntry] = entry{dir: rootInode, ino: rootInode, linked: true, pathID: rootPath, pathGen: m.pathGen}
+	return m
+}
+
+func (m *fsModel) newInode(isDir bool) inodeID {
+	var ino inodeID
+	if n := len(m.freeInodes); n > 0 {
+		ino = m.freeInodes[n-1]
+		m.freeInodes = m.freeInodes[:n-1]
+	} else {
+		m.inodes = append(m.inodes, inode{})
+		ino = inodeID(len(m.inodes) - 1)
+	}
+	m.inodes[ino] = inode{entry: noEntry, isDir: isDir}
+	return ino
+}
+
+// addEntry links name in dir to ino. The name is copied: statement strings
+// may alias a large input buffer.
+func (m *fsModel) addEntry(dir inodeID, name string, ino inodeID) entryID {
+	var e entryID
+	if n := len(m.freeEntries); n > 0 {
+		e = m.freeEntries[n-1]
+		m.freeEntries = m.freeEntries[:n-1]
+	} else {
+		m.entries = append(m.entries, entry{})
+		e = entryID(len(m.entries) - 1)
+	}
+	name = strings.Clone(name)
+	m.entries[e] = entry{dir: dir, name: name, ino: ino, linked: true}
+	m.dirents[dirKey{dir, name}] = e
+	m.inodes[ino].nlink++
+	if cur := m.inodes[ino].entry; cur == noEntry || !m.entries[cur].linked || m.inodes[ino].isDir {
+		m.setPrimary(ino, e)
+	}
+	d := &m.inodes[dir]
+	d.children++
+	d.isDir = true
+	return e
+}
+
+// unlinkEntry removes e from its directory. The inode stays while fds point
+// at it (unlink of an open file).
+func (m *fsModel) unlinkEntry(e entryID) {
+	if e <= rootEntry || !m.entries[e].linked {
+		return
+	}
+	en := &m.entries[e]
+	delete(m.dirents, dirKey{en.dir, en.name})
+	en.linked = false
+	m.inodes[en.dir].children--
+	ino := en.ino
+	m.inodes[ino].nlink--
+	if m.inodes[ino].entry != e {
+		m.freeEntry(e)
+	}
+	m.maybeFree(ino)
+}
+
+// setPrimary makes e the name of ino, releasing an unlinked previous name.
+func (m *fsModel) setPrimary(ino inodeID, e entryID) {
+	old := m.inodes[ino].entry
+	m.inodes[ino].entry = e
+	if old > rootEntry && old != e && !m.entries[old].linked {
+		m.freeEntry(old)
+	}
+}
+
+func (m *fsModel) freeEntry(e entryID) {
+	m.entries[e] = entry{ino: noInode}
+	m.freeEntries = append(m.freeEntries, e)
+}
+
+// maybeFree recycles a file inode nothing refers to any more. Directories
+// are kept: a cwd may still point at them and children may hang off them.
+func (m *fsModel) maybeFree(ino inodeID) {
+	if !ino.hasPath() || ino == rootInode {
+		return
+	}
+	in := &m.inodes[ino]
+	if in.free || in.nlink > 0 || in.opens > 0 || in.isDir || in.children > 0 {
+		return
+	}
+	if e := in.entry; e > rootEntry && !m.entries[e].linked {
+		m.freeEntry(e)
+	}
+	*in = inode{free: true, entry: noEntry}
+	m.freeInodes = append(m.freeInodes, ino)
+}
+
+// parentOf is the directory holding ino's name: the model's "..".
+func (m *fsModel) parentOf(ino inodeID) inodeID {
+	if ino == rootInode {
+		return rootInode
+	}
+	e := m.inodes[ino].entry
+	if e == noEntry {
+		return rootInode
+	}
+	return m.entries[e].dir
+}
+
+// locOf names an existing inode (Path "" with a dirfd; a path ending in
+// "." or "..").
+func (m *fsModel) locOf(ino inodeID) location {
+	e := m.inodes[ino].entry
+	if ino == rootInode || e == noEntry {
+		return location{dir: rootInode, entry: rootEntry, ino: rootInode}
+	}
+	en := &m.entries[e]
+	return location{dir: en.dir, name: en.name, entry: e, ino: ino}
+}
+
+// resolve walks path from the directory start (ignored for absolute paths)
+// component by component. Symlinks are followed for intermediate
+// components, and for the final one when followFinal is set or the path
+// ends in "/". Missing intermediate directories existed before the trace
+// started and are added to the model; a missing final name is returned
+// with ino == noInode for the caller to create or not. links counts the
+// symlinks followed so far (Linux's ELOOP bound is on the total).
+func (m *fsModel) resolve(start inodeID, path string, followFinal bool, links *int) (location, resolveStatus) {
+	cur := start
+	if len(path) > 0 && path[0] == '/' {
+		cur = rootInode
+	}
+	i := 0
+	for {
+		for i < len(path) && path[i] == '/' {
+			i++
+		}
+		if i == len(path) {
+			return m.locOf(cur), resolveOK
+		}
+		j := i
+		for j < len(path) && path[j] != '/' {
+			j++
+		}
+		comp := path[i:j]
+		k := j
+		for k < len(path) && path[k] == '/' {
+			k++
+		}
+		last := k == len(path)
+		trailingSlash := last && j < len(path)
+		i = k
+		switch comp {
+		case ".":
+			if last {
+				return m.locOf(cur), resolveOK
+			}
+			continue
+		case "..":
+			cur = m.parentOf(cur)
+			if last {
+				return m.locOf(cur), resolveOK
+			}
+			continue
+		}
+		e, ok := m.dirents[dirKey{cur, comp}]
+		if !ok {
+			if last {
+				return location{dir: cur, name: comp, entry: noEntry}, resolveOK
+			}
+			// An intermediate directory the trace never showed: it existed
+			// before tracing started.
+			e = m.addEntry(cur, comp, m.newInode(true))
+		}
+		ino := m.entries[e].ino
+		if m.inodes[ino].isLink && (!last || followFinal || trailingSlash) {
+			*links++
+			if *links > m.maxLinks {
+				return location{}, resolveLoop
+			}
+			// Relative targets resolve against the link's directory.
+			target := m.inodes[ino].target
+			tl, st := m.resolve(cur, target, true, links)
+			if st != resolveOK {
+				return location{}, st
+			}
+			if last {
+				return tl, resolveOK
+			}
+			if !tl.exists() {
+				tl.entry = m.addEntry(tl.dir, tl.name, m.newInode(true))
+				tl.ino = m.entries[tl.entry].ino
+			}
+			cur = tl.ino
+			m.inodes[cur].isDir = true
+			continue
+		}
+		if last {
+			return location{dir: cur, name: comp, entry: e, ino: ino}, resolveOK
+		}
+		m.inodes[ino].isDir = true
+		cur = ino
+	}
+}
+
+// entryPath is the path of entry e as it is named now.
+func (m *fsModel) entryPath(e entryID) pathID {
+	return m.entryPathDepth(e, 0)
+}
+
+func (m *fsModel) entryPathDepth(e entryID, depth int) pathID {
+	if e <= rootEntry {
+		return rootPath
+	}
+	en := &m.entries[e]
+	if en.pathGen == m.pathGen {
+		return en.pathID
+	}
+	if depth > maxPathDepth {
+		return rootPath
+	}
+	dir, name := en.dir, en.name
+	parent := m.entryPathDepth(m.inodes[dir].entry, depth+1)
+	id := m.paths.child(parent, name)
+	en = &m.entries[e] // paths.child does not touch entries, but stay safe
+	en.pathID = id
+	en.pathGen = m.pathGen
+	return id
+}
+
+// dirPath is the path of directory inode dir.
+func (m *fsModel) dirPath(dir inodeID) pathID {
+	if dir == rootInode {
+		return rootPath
+	}
+	return m.entryPath(m.inodes[dir].entry)
+}
+
+// locPath is the path of a resolved location, existing or not.
+func (m *fsModel) locPath(l location) pathID {
+	if l.entry != noEntry {
+		return m.entryPath(l.entry)
+	}
+	return m.paths.child(m.dirPath(l.dir), l.name)
+}
+
+// isAncestor reports whether directory a is dir or one of its ancestors.
+func (m *fsModel) isAncestor(a, dir inodeID) bool {
+	for depth := 0; depth < maxPathDepth; depth++ {
+		if dir == a {
+			return true
+		}
+		if dir == rootInode {
+			return false
+		}
+		dir = m.parentOf(dir)
+	}
+	return true
+}

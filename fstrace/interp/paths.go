@@ -1,0 +1,108 @@
+package interp
+
+import (
+	"strings"
+
+	"github.com/fsmove/fsmove/fstrace"
+)
+
+// The path table interns absolute path strings as a tree of (parent path,
+// name) nodes. It is lexical, independent of the model: a path keeps its
+// id (and its accesses) after the inode it named is renamed away. Strings
+// are built only once, in Result.
+
+// pathID indexes pathTable.nodes.
+type pathID int32
+
+const rootPath pathID = 0
+
+type pathNode struct {
+	parent   pathID
+	name     string
+	isDir    bool
+	accesses []Access // in order of first access; sorted by block in Result
+}
+
+type pathKey struct {
+	parent pathID
+	name   string
+}
+
+type pathTable struct {
+	nodes []pathNode
+	kids  map[pathKey]pathID
+}
+
+func newPathTable() pathTable {
+	t := pathTable{
+		nodes: make([]pathNode, 1, 1024),
+		kids:  make(map[pathKey]pathID, 1024),
+	}
+	t.nodes[rootPath] = pathNode{parent: rootPath, isDir: true}
+	return t
+}
+
+// child interns parent/name. name is copied only when the path is new.
+func (t *pathTable) child(parent pathID, name string) pathID {
+	if id, ok := t.kids[pathKey{parent, name}]; ok {
+		return id
+	}
+	n := pathNode{parent: parent, name: strings.Clone(name)}
+	t.nodes = append(t.nodes, n)
+	id := pathID(len(t.nodes) - 1)
+	t.kids[pathKey{parent, n.name}] = id
+	return id
+}
+
+// record adds effect eff of block b to path id, keeping the first evidence
+// of each effect. A path produced and then expunged by the same block is a
+// temporary: the block's access to it is dropped.
+func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect, st *fstrace.Statement) {
+	n := &t.nodes[id]
+	n.isDir = isDir
+	i := len(n.accesses) - 1
+	for i >= 0 && n.accesses[i].Block != b {
+		i--
+	}
+	if i < 0 {
+		n.accesses = append(n.accesses, Access{Block: b})
+		i = len(n.accesses) - 1
+	}
+	a := &n.accesses[i]
+	ev := Evidence{Syscall: st.Syscall, Line: st.Line}
+	switch eff {
+	case fstrace.Consumed:
+		if !a.Consumed {
+			a.Consumed, a.ConsumedBy = true, ev
+		}
+	case fstrace.Produced:
+		if !a.Produced {
+			a.Produced, a.ProducedBy = true, ev
+		}
+	case fstrace.Expunged:
+		if a.Produced && !a.Expunged {
+			// Created (or written) and removed within the block.
+			n.accesses = append(n.accesses[:i], n.accesses[i+1:]...)
+			return
+		}
+		if !a.Expunged {
+			a.Expunged, a.ExpungedBy = true, ev
+		}
+	}
+}
+
+// pathStrings builds every path string once, parents before children (a
+// child's id is always greater than its parent's).
+func (t *pathTable) pathStrings() []string {
+	out := make([]string, len(t.nodes))
+	out[rootPath] = "/"
+	for id := 1; id < len(t.nodes); id++ {
+		n := &t.nodes[id]
+		if n.parent == rootPath {
+			out[id] = "/" + n.name
+		} else {
+			out[id] = out[n.parent] + "/" + n.name
+		}
+	}
+	return out
+}

@@ -1,0 +1,227 @@
+package interp
+
+import "github.com/fsmove/fsmove/fstrace"
+
+// Processes: fd tables and cwds that clone flags share or copy, and the
+// block a process acts for.
+
+// fdSlot is one fd of an fd table.
+type fdSlot struct {
+	ino     inodeID // noInode when the fd is closed
+	cloexec bool
+}
+
+// fdTable is shared by the processes created with CLONE_FILES.
+type fdTable struct {
+	fds   []fdSlot
+	users int32
+}
+
+// fsInfo is shared by the processes created with CLONE_FS.
+type fsInfo struct {
+	cwd    inodeID
+	cwdSet bool // the process changed its cwd itself (used when a provisional process is adopted)
+}
+
+// attribution says which block a process acts for. A dynamic process (the
+// one writing block markers, its threads, its start-up children) acts for
+// the block open at the time; a process started inside a block is pinned
+// to that block for life, and so are its descendants.
+type attribution struct {
+	dynamic bool
+	block   BlockID
+}
+
+// process is one pid. Threads (CLONE_THREAD) share their creator's
+// attribution pointer.
+type process struct {
+	files *fdTable
+	fs    *fsInfo
+	attr  *attribution
+	// provisional: created on first sight, not (yet) by a NewProc.
+	provisional bool
+}
+
+func (in *Interp) block(p *process) BlockID {
+	if p.attr.dynamic {
+		return in.open
+	}
+	return p.attr.block
+}
+
+// lookupProc returns the process pid, creating it on first sight: a trace
+// started mid-run, or a child whose first statement precedes its parent's
+// clone. The first pid of the trace is the root process.
+func (in *Interp) lookupProc(pid int32) *process {
+	if in.lastProc != nil && in.lastPid == pid {
+		return in.lastProc
+	}
+	p, ok := in.procs[pid]
+	if !ok {
+		p = &process{
+			files: &fdTable{users: 1},
+			fs:    &fsInfo{cwd: rootInode},
+			attr:  &attribution{dynamic: true, block: NoBlock},
+		}
+		if in.sawRoot {
+			p.provisional = true
+			in.stats.UnknownPids++
+		}
+		in.sawRoot = true
+		in.procs[pid] = p
+		in.stats.Processes++
+	}
+	in.lastPid, in.lastProc = pid, p
+	return p
+}
+
+func (in *Interp) forgetProc(pid int32) {
+	p, ok := in.procs[pid]
+	if !ok {
+		return
+	}
+	in.releaseFiles(p.files)
+	delete(in.procs, pid)
+	if in.lastPid == pid {
+		in.lastProc = nil
+	}
+}
+
+// releaseFiles drops one user of t, closing its fds after the last.
+func (in *Interp) releaseFiles(t *fdTable) {
+	t.users--
+	if t.users > 0 {
+		return
+	}
+	for fd := range t.fds {
+		in.closeFd(t, int32(fd))
+	}
+}
+
+func (in *Interp) copyFiles(t *fdTable) *fdTable {
+	c := &fdTable{fds: make([]fdSlot, len(t.fds)), users: 1}
+	copy(c.fds, t.fds)
+	for _, s := range c.fds {
+		if s.ino.hasPath() {
+			in.m.inodes[s.ino].opens++
+		}
+	}
+	return c
+}
+
+func (in *Interp) fd(t *fdTable, fd int32) inodeID {
+	if fd < 0 || int(fd) >= len(t.fds) {
+		return noInode
+	}
+	return t.fds[fd].ino
+}
+
+// setFd binds fd to ino, closing what it held before (dup2 onto an open fd).
+func (in *Interp) setFd(t *fdTable, fd int32, ino inodeID, cloexec bool) {
+	if fd < 0 {
+		return
+	}
+	if int(fd) >= len(t.fds) {
+		if fd > maxFd {
+			return
+		}
+		n := max(2*len(t.fds), int(fd)+1, 16)
+		grown := make([]fdSlot, n)
+		copy(grown, t.fds)
+		t.fds = grown
+	}
+	in.closeFd(t, fd)
+	t.fds[fd] = fdSlot{ino: ino, cloexec: cloexec}
+	if ino.hasPath() {
+		in.m.inodes[ino].opens++
+	}
+}
+
+// maxFd bounds fd tables against absurd fd numbers in a corrupt trace.
+const maxFd = 1 << 20
+
+func (in *Interp) closeFd(t *fdTable, fd int32) {
+	if fd < 0 || int(fd) >= len(t.fds) {
+		return
+	}
+	ino := t.fds[fd].ino
+	t.fds[fd] = fdSlot{}
+	if ino.hasPath() {
+		in.m.inodes[ino].opens--
+		in.m.maybeFree(ino)
+	}
+}
+
+// newProc runs NewProc: st.Pid creates st.Child.
+func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
+	child, exists := in.procs[st.Child]
+	adopt := exists && child.provisional
+	if exists && !adopt {
+		// pid reuse without an exit in the trace: the old process is gone.
+		in.forgetProc(st.Child)
+	}
+
+	c := &process{}
+	if st.Flags&fstrace.ShareFiles != 0 {
+		c.files = parent.files
+		c.files.users++
+	} else {
+		c.files = in.copyFiles(parent.files)
+	}
+	if st.Flags&fstrace.ShareFS != 0 {
+		c.fs = parent.fs
+	} else {
+		c.fs = &fsInfo{cwd: parent.fs.cwd}
+	}
+	switch {
+	case st.Flags&fstrace.ShareThread != 0:
+		c.attr = parent.attr
+	case !parent.attr.dynamic:
+		c.attr = &attribution{block: parent.attr.block}
+	case in.open != NoBlock:
+		c.attr = &attribution{block: in.open}
+	default:
+		c.attr = &attribution{dynamic: true, block: NoBlock}
+	}
+
+	if adopt {
+		// The child ran before its parent's clone returned in the trace:
+		// keep what it did itself on top of what it inherited.
+		for fd, s := range child.files.fds {
+			if s.ino != noInode {
+				in.setFd(c.files, int32(fd), s.ino, s.cloexec)
+			}
+		}
+		if child.fs.cwdSet {
+			if st.Flags&fstrace.ShareFS != 0 {
+				c.fs.cwd = child.fs.cwd
+			} else {
+				c.fs = child.fs
+			}
+		}
+		in.releaseFiles(child.files)
+		in.stats.UnknownPids--
+	} else {
+		in.stats.Processes++
+	}
+	in.procs[st.Child] = c
+	if in.lastPid == st.Child {
+		in.lastProc = nil
+	}
+}
+
+// exec closes the close-on-exec fds. A table shared with other processes
+// is copied first: the exec'ing process gets its own.
+func (in *Interp) exec(p *process) {
+	if p.files.users > 1 {
+		own := in.copyFiles(p.files)
+		in.releaseFiles(p.files)
+		p.files = own
+	}
+	t := p.files
+	for fd := range t.fds {
+		if t.fds[fd].cloexec {
+			in.closeFd(t, int32(fd))
+		}
+	}
+}
