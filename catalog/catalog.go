@@ -1,7 +1,23 @@
 // Package catalog reads Puppet catalogs (JSON, Puppet 5 to 8) and builds the
 // dependency graph the way Puppet builds its relationship graph, with a
 // reachability index for the detector's queries.
+//
+// API:
+//
+//	func Read(r io.Reader) (*Catalog, error)       // JSON, with or without a leading "Notice:" line
+//	func ReadFile(path string) (*Catalog, error)
+//	func ParseRef(s string) (typ, title string, err error)
+//	func (c *Catalog) Lookup(ref string) (*Resource, bool)  // title, namevar, alias; case-insensitive type/class
+//	func (c *Catalog) Graph() (*Graph, error)               // built once
+//	func (g *Graph) Ordered(a, b *Resource) bool           // some ordering path a -> b
+//	func (g *Graph) Notifies(a, b *Resource) bool          // a path a -> b of notify and containment hops only
+//	func (g *Graph) WriteDOT(w io.Writer, highlight [][2]*Resource) error
 package catalog
+
+import (
+	"strings"
+	"sync"
+)
 
 // Resource is one resource of the catalog.
 type Resource struct {
@@ -18,13 +34,77 @@ type Resource struct {
 // Ref is the reference as Puppet writes it: Type[title], e.g. File[/etc/x].
 func (r *Resource) Ref() string { return r.Type + "[" + r.Title + "]" }
 
-// API (implemented in this package):
-//
-//	func Read(r io.Reader) (*Catalog, error)       // JSON, with or without a leading "Notice:" line
-//	func ReadFile(path string) (*Catalog, error)
-//	type Catalog struct { Resources []*Resource; ... }
-//	func (c *Catalog) Lookup(ref string) (*Resource, bool)  // title, namevar, alias; case-insensitive type/class
-//	func (c *Catalog) Graph() (*Graph, error)               // built once
-//	func (g *Graph) Ordered(a, b *Resource) bool           // some ordering path a -> b
-//	func (g *Graph) Notifies(a, b *Resource) bool          // a path a -> b of notify and containment hops only
-//	func (g *Graph) WriteDOT(w io.Writer, highlight [][2]*Resource) error
+// Is reports whether the resource's type is exactly typ, ignoring case
+// ("file" and "File" match, "Filebucket" does not: the original compared
+// prefixes, bug 10 of the notes).
+func (r *Resource) Is(typ string) bool { return strings.EqualFold(r.Type, typ) }
+
+// IsFile reports whether r is a File resource.
+func (r *Resource) IsFile() bool { return r.Is("File") }
+
+// IsService reports whether r is a Service resource.
+func (r *Resource) IsService() bool { return r.Is("Service") }
+
+// IsPackage reports whether r is a Package resource.
+func (r *Resource) IsPackage() bool { return r.Is("Package") }
+
+// IsExec reports whether r is an Exec resource.
+func (r *Resource) IsExec() bool { return r.Is("Exec") }
+
+// StringParam returns the parameter name when it is a string.
+func (r *Resource) StringParam(name string) (string, bool) {
+	s, ok := r.Params[name].(string)
+	return s, ok
+}
+
+// Namevar returns the value of the resource's namevar (File path, Package
+// name, ...) and falls back to the title, as Puppet does when the namevar
+// parameter is not set.
+func (r *Resource) Namevar() string {
+	if p := namevarParam(strings.ToLower(r.Type)); p != "" {
+		if s, ok := r.StringParam(p); ok && s != "" {
+			return s
+		}
+	}
+	return r.Title
+}
+
+// Edge is one containment edge of the catalog: Source (a stage, class or
+// defined-type instance) contains Target.
+type Edge struct {
+	Source, Target *Resource
+}
+
+// Catalog is a decoded Puppet catalog.
+type Catalog struct {
+	Name        string // certname
+	Environment string
+	Version     string // config version, as text
+	UUID        string // catalog_uuid, "" before Puppet 5
+	Classes     []string
+
+	Resources []*Resource
+	Edges     []Edge // containment, in file order
+
+	// Warnings lists what was skipped or could not be resolved while
+	// reading (a resource without type or title, an edge to an unknown
+	// resource, an ambiguous alias). Graph warnings are in Graph.Warnings.
+	Warnings []string
+	// Skipped counts the resources skipped for a missing type or title.
+	Skipped int
+
+	index map[string]indexEntry // lookup key -> resource, see lookup.go
+
+	graphOnce sync.Once
+	graph     *Graph
+	graphErr  error
+}
+
+// Graph returns the dependency graph, building it on the first call. When the
+// graph has a dependency cycle the error is a *CycleError and the graph is
+// still returned: queries then see the resources of the cycle as mutually
+// ordered.
+func (c *Catalog) Graph() (*Graph, error) {
+	c.graphOnce.Do(func() { c.graph, c.graphErr = buildGraph(c) })
+	return c.graph, c.graphErr
+}

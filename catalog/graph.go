@@ -1,0 +1,400 @@
+package catalog
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/dominikbraun/graph"
+)
+
+// Label says why an edge exists. An edge may carry several labels: a
+// resource that both requires and subscribes to another has one edge
+// labelled Before|Notify.
+type Label uint8
+
+const (
+	Before  Label = 1 << iota // before/require: ordering only
+	Notify                    // notify/subscribe: ordering and refresh events
+	Contain                   // containment (stage, class, defined type)
+	Auto                      // an autorequire/autobefore rule of the type
+)
+
+func (l Label) String() string {
+	var parts []string
+	for _, n := range []struct {
+		l    Label
+		name string
+	}{{Before, "before"}, {Notify, "notify"}, {Contain, "contain"}, {Auto, "auto"}} {
+		if l&n.l != 0 {
+			parts = append(parts, n.name)
+		}
+	}
+	return strings.Join(parts, "|")
+}
+
+// Relation is one resource-level edge: what the catalog says (before,
+// notify, contain) or what Puppet adds at apply time (auto).
+type Relation struct {
+	Source, Target *Resource
+	Label          Label
+}
+
+// Graph is the dependency graph of a catalog, modelled on Puppet's
+// relationship graph after it replaces containers by whits.
+//
+// Node i < len(Resources) is resource i; for a container (a resource that
+// contains others: stage, class, defined type) it stands for Puppet's
+// "admissible" whit, and a second node, completed[i], stands for its
+// "completed" whit. Edges into a container enter at admissible, edges out of
+// it leave from completed; admissible reaches every child, every child
+// reaches completed, and admissible reaches completed.
+type Graph struct {
+	cat *Catalog
+
+	// Relations holds the resource-level edges, sorted by source then
+	// target ID; WriteDOT draws them.
+	Relations []Relation
+	// Warnings lists references that did not resolve and malformed
+	// relationship values.
+	Warnings []string
+
+	nodes     int
+	completed []int32 // per resource: its "out" node
+	owner     []int32 // per node: the resource it belongs to
+
+	// Adjacency in compressed rows: the edges of node u are
+	// dst[off[u]:off[u+1]] with labels lab[off[u]:off[u+1]].
+	off []int32
+	dst []int32
+	lab []Label
+
+	// Reachability, one bitset per source node, computed on first use.
+	mu          sync.Mutex
+	orderReach  [][]uint64
+	notifyReach [][]uint64
+}
+
+// CycleError reports a dependency cycle; Cycle lists its resources in order,
+// the first repeated at the end.
+type CycleError struct {
+	Cycle []*Resource
+}
+
+func (e *CycleError) Error() string {
+	refs := make([]string, len(e.Cycle))
+	for i, r := range e.Cycle {
+		refs[i] = r.Ref()
+	}
+	return "catalog: dependency cycle: " + strings.Join(refs, " => ")
+}
+
+// relationParams are the metaparameters that make explicit edges. One row
+// per parameter: reverse means the parameter's value is the edge's source.
+var relationParams = []struct {
+	name    string
+	label   Label
+	reverse bool
+}{
+	{"before", Before, false},
+	{"require", Before, true},
+	{"notify", Notify, false},
+	{"subscribe", Notify, true},
+}
+
+// builder collects resource-level relations before they become node edges.
+type builder struct {
+	c        *Catalog
+	g        *Graph
+	relation map[[2]int32]Label
+	gids     map[string][]*Resource // Group resources by gid, see autoUser
+}
+
+func buildGraph(c *Catalog) (*Graph, error) {
+	if c.index == nil {
+		c.buildIndex()
+	}
+	n := len(c.Resources)
+	g := &Graph{cat: c, completed: make([]int32, n)}
+	b := &builder{c: c, g: g, relation: make(map[[2]int32]Label)}
+
+	// Containers get a second node, in resource order.
+	isContainer := make([]bool, n)
+	for _, e := range c.Edges {
+		isContainer[e.Source.ID] = true
+	}
+	g.nodes = n
+	g.owner = make([]int32, n, n+n/8)
+	for i := range c.Resources {
+		g.owner[i] = int32(i)
+		g.completed[i] = int32(i)
+		if isContainer[i] {
+			g.completed[i] = int32(g.nodes)
+			g.owner = append(g.owner, int32(i))
+			g.nodes++
+		}
+	}
+
+	for _, r := range c.Resources {
+		b.explicit(r)
+	}
+	for _, e := range c.Edges {
+		b.relation[[2]int32{int32(e.Source.ID), int32(e.Target.ID)}] |= Contain
+	}
+	for _, r := range c.Resources {
+		b.auto(r)
+	}
+
+	// Node edges from the relations.
+	edges := make(map[[2]int32]Label, len(b.relation)*2)
+	for k, l := range b.relation {
+		s, t := k[0], k[1]
+		if l&Contain != 0 {
+			// admissible(s) -> admissible(t), completed(t) -> completed(s)
+			edges[[2]int32{s, t}] |= Contain
+			edges[[2]int32{g.completed[t], g.completed[s]}] |= Contain
+		}
+		if rest := l &^ Contain; rest != 0 {
+			edges[[2]int32{g.completed[s], t}] |= rest
+		}
+		g.Relations = append(g.Relations, Relation{c.Resources[s], c.Resources[t], l})
+	}
+	for i, r := range c.Resources {
+		if isContainer[i] {
+			edges[[2]int32{int32(r.ID), g.completed[i]}] |= Contain
+		}
+	}
+	sort.Slice(g.Relations, func(i, j int) bool {
+		a, b := g.Relations[i], g.Relations[j]
+		if a.Source.ID != b.Source.ID {
+			return a.Source.ID < b.Source.ID
+		}
+		return a.Target.ID < b.Target.ID
+	})
+	g.compress(edges)
+	sort.Strings(g.Warnings)
+	g.orderReach = make([][]uint64, g.nodes)
+	g.notifyReach = make([][]uint64, g.nodes)
+	return g, g.checkCycles()
+}
+
+// explicit adds the before/require/notify/subscribe relations of r.
+func (b *builder) explicit(r *Resource) {
+	for _, p := range relationParams {
+		v, ok := r.Params[p.name]
+		if !ok || v == nil {
+			continue
+		}
+		b.refs(r, p.name, v, func(t *Resource) {
+			s, d := r, t
+			if p.reverse {
+				s, d = t, r
+			}
+			b.relation[[2]int32{int32(s.ID), int32(d.ID)}] |= p.label
+		})
+	}
+}
+
+// refs resolves a relationship value: a reference string, an array, or
+// nested arrays of them. Anything else, and unknown references, are warnings.
+func (b *builder) refs(r *Resource, param string, v any, each func(*Resource)) {
+	switch v := v.(type) {
+	case string:
+		t, ok := b.c.Lookup(v)
+		if !ok {
+			b.g.Warnings = append(b.g.Warnings, fmt.Sprintf("%s: %s %q: unknown resource", r.Ref(), param, v))
+			return
+		}
+		each(t)
+	case []any:
+		for _, e := range v {
+			b.refs(r, param, e, each)
+		}
+	default:
+		b.g.Warnings = append(b.g.Warnings, fmt.Sprintf("%s: %s: %T value is not a reference", r.Ref(), param, v))
+	}
+}
+
+// compress turns the edge set into sorted compressed rows, so that the
+// adjacency does not depend on map order.
+func (g *Graph) compress(edges map[[2]int32]Label) {
+	keys := make([][2]int32, 0, len(edges))
+	for k := range edges {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i][0] != keys[j][0] {
+			return keys[i][0] < keys[j][0]
+		}
+		return keys[i][1] < keys[j][1]
+	})
+	g.off = make([]int32, g.nodes+1)
+	g.dst = make([]int32, len(keys))
+	g.lab = make([]Label, len(keys))
+	for i, k := range keys {
+		g.off[k[0]+1]++
+		g.dst[i] = k[1]
+		g.lab[i] = edges[k]
+	}
+	for u := 0; u < g.nodes; u++ {
+		g.off[u+1] += g.off[u]
+	}
+}
+
+// checkCycles builds the node graph with dominikbraun/graph and reports its
+// first strongly connected component with more than one node (or a node
+// with an edge to itself) as a *CycleError.
+func (g *Graph) checkCycles() error {
+	dg := graph.New(graph.IntHash, graph.Directed())
+	for u := 0; u < g.nodes; u++ {
+		if err := dg.AddVertex(u); err != nil {
+			return fmt.Errorf("catalog: graph: %w", err)
+		}
+	}
+	var selfLoop = -1
+	for u := 0; u < g.nodes; u++ {
+		for _, v := range g.dst[g.off[u]:g.off[u+1]] {
+			if int(v) == u {
+				if selfLoop < 0 {
+					selfLoop = u
+				}
+				continue
+			}
+			if err := dg.AddEdge(u, int(v)); err != nil {
+				return fmt.Errorf("catalog: graph: %w", err)
+			}
+		}
+	}
+	sccs, err := graph.StronglyConnectedComponents(dg)
+	if err != nil {
+		return fmt.Errorf("catalog: graph: %w", err)
+	}
+	// Choose the component with the smallest node so that the error is the
+	// same on every run.
+	var cycle []int
+	for _, comp := range sccs {
+		if len(comp) < 2 {
+			continue
+		}
+		sort.Ints(comp)
+		if cycle == nil || comp[0] < cycle[0] {
+			cycle = comp
+		}
+	}
+	switch {
+	case cycle != nil:
+		return &CycleError{Cycle: g.cycleThrough(cycle)}
+	case selfLoop >= 0:
+		r := g.cat.Resources[g.owner[selfLoop]]
+		return &CycleError{Cycle: []*Resource{r, r}}
+	}
+	return nil
+}
+
+// cycleThrough finds one cycle inside a strongly connected component by a
+// breadth-first search from its smallest node back to itself, and returns
+// its resources (whits shown as their container, repeats collapsed).
+func (g *Graph) cycleThrough(comp []int) []*Resource {
+	in := make(map[int32]bool, len(comp))
+	for _, u := range comp {
+		in[int32(u)] = true
+	}
+	start := int32(comp[0])
+	parent := map[int32]int32{}
+	queue := []int32{start}
+	last := int32(-1)
+search:
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		for _, v := range g.dst[g.off[u]:g.off[u+1]] {
+			if v == start {
+				last = u
+				break search
+			}
+			if _, seen := parent[v]; !seen && in[v] {
+				parent[v] = u
+				queue = append(queue, v)
+			}
+		}
+	}
+	var nodes []int32
+	for u := last; u >= 0 && u != start; u = parent[u] {
+		nodes = append(nodes, u)
+	}
+	nodes = append(nodes, start)
+	var out []*Resource
+	for i := len(nodes) - 1; i >= 0; i-- {
+		r := g.cat.Resources[g.owner[nodes[i]]]
+		if len(out) == 0 || out[len(out)-1] != r {
+			out = append(out, r)
+		}
+	}
+	if len(out) > 1 && out[len(out)-1] == out[0] {
+		out = out[:len(out)-1]
+	}
+	return append(out, out[0])
+}
+
+// owns reports whether r is a resource of this graph's catalog.
+func (g *Graph) owns(r *Resource) bool {
+	return r != nil && r.ID >= 0 && r.ID < len(g.cat.Resources) && g.cat.Resources[r.ID] == r
+}
+
+// Ordered reports whether some path leads from a to b through edges of any
+// kind: Puppet finishes a before it starts b. For a container, a path
+// leaves from its completed whit and enters at its admissible whit.
+func (g *Graph) Ordered(a, b *Resource) bool {
+	if !g.owns(a) || !g.owns(b) || a == b {
+		return false
+	}
+	return g.reaches(g.completed[a.ID], int32(b.ID), false)
+}
+
+// Notifies reports whether a path leads from a to b whose every hop is a
+// notify edge or a containment hop: a change of a sends a refresh event to b
+// (through the whits of the containers between them).
+func (g *Graph) Notifies(a, b *Resource) bool {
+	if !g.owns(a) || !g.owns(b) || a == b {
+		return false
+	}
+	return g.reaches(g.completed[a.ID], int32(b.ID), true)
+}
+
+func (g *Graph) reaches(s, t int32, notifyOnly bool) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	memo := g.orderReach
+	if notifyOnly {
+		memo = g.notifyReach
+	}
+	set := memo[s]
+	if set == nil {
+		set = g.search(s, notifyOnly)
+		memo[s] = set
+	}
+	return set[t>>6]&(1<<(uint(t)&63)) != 0
+}
+
+// search is a breadth-first search from s; it returns the set of nodes
+// reachable by at least one edge.
+func (g *Graph) search(s int32, notifyOnly bool) []uint64 {
+	set := make([]uint64, (g.nodes+63)/64)
+	queue := []int32{s}
+	for len(queue) > 0 {
+		u := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for i := g.off[u]; i < g.off[u+1]; i++ {
+			if notifyOnly && g.lab[i]&(Notify|Contain) == 0 {
+				continue
+			}
+			v := g.dst[i]
+			if set[v>>6]&(1<<(uint(v)&63)) == 0 {
+				set[v>>6] |= 1 << (uint(v) & 63)
+				queue = append(queue, v)
+			}
+		}
+	}
+	return set
+}
