@@ -1,0 +1,441 @@
+package detector
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/fsmove/fsmove/fstrace"
+	"github.com/fsmove/fsmove/fstrace/interp"
+)
+
+// summary renders findings compactly: "MOR File[/etc/x]->Exec[use] /etc/x".
+func summary(rep *Report) []string {
+	var out []string
+	for _, f := range rep.Findings {
+		var paths []string
+		for _, pc := range f.Paths {
+			paths = append(paths, pc.Path)
+		}
+		s := fmt.Sprintf("%s %s->%s %s", f.Kind, f.Producer.Ref(), f.Consumer.Ref(), strings.Join(paths, ","))
+		if f.Waived {
+			s += " waived(" + f.WaiverReason + ")"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func expect(t *testing.T, rep *Report, want ...string) {
+	t.Helper()
+	got := summary(rep)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n got  %q\n want %q", got, want)
+	}
+}
+
+// confExec is the paper's running example: a File producing a file that an
+// Exec reads.
+func confExec() *fakeGraph {
+	g := newFake()
+	g.add("File[/etc/x]", "site.pp", 1)
+	g.add("Exec[use-conf]", "site.pp", 5)
+	return g
+}
+
+func TestMORWhenUnordered(t *testing.T) {
+	g := confExec()
+	res := result(p("/etc/x", a("File[/etc/x]", "p", 10), a("Exec[use-conf]", "c", 20)))
+	rep := Detect(res, g, Options{})
+	expect(t, rep, "MOR File[/etc/x]->Exec[use-conf] /etc/x")
+	f := rep.Findings[0]
+	pc := f.Paths[0]
+	if pc.ProducerEffect != fstrace.Produced || pc.ConsumerEffect != fstrace.Consumed {
+		t.Errorf("effects %v %v", pc.ProducerEffect, pc.ConsumerEffect)
+	}
+	if pc.ProducerEvidence != (interp.Evidence{Syscall: "openat", Line: 10}) || pc.ConsumerEvidence.Line != 20 {
+		t.Errorf("evidence %+v %+v", pc.ProducerEvidence, pc.ConsumerEvidence)
+	}
+	wantFix := "Exec['use-conf'] requires File['/etc/x']: add require => File['/etc/x'] to Exec['use-conf'] (site.pp:5), or File['/etc/x'] -> Exec['use-conf']"
+	if f.Fix != wantFix {
+		t.Errorf("fix:\n got  %s\n want %s", f.Fix, wantFix)
+	}
+	if rep.Faults() != 1 || rep.Stats.MOR != 1 || rep.Stats.MN != 0 || rep.Stats.RelatedPairs != 1 {
+		t.Errorf("counts: faults %d stats %+v", rep.Faults(), rep.Stats)
+	}
+}
+
+func TestNoMORWhenOrderedEitherWay(t *testing.T) {
+	res := result(p("/etc/x", a("File[/etc/x]", "p", 10), a("Exec[use-conf]", "c", 20)))
+	for _, dir := range [][2]string{{"File[/etc/x]", "Exec[use-conf]"}, {"Exec[use-conf]", "File[/etc/x]"}} {
+		g := confExec()
+		g.edge(dir[0], dir[1], before)
+		expect(t, Detect(res, g, Options{}))
+	}
+	// Ordered through a third resource.
+	g := confExec()
+	g.add("Class[Foo]", "foo.pp", 1)
+	g.edge("File[/etc/x]", "Class[Foo]", before)
+	g.edge("Class[Foo]", "Exec[use-conf]", contain)
+	expect(t, Detect(res, g, Options{}))
+}
+
+func TestRelationRules(t *testing.T) {
+	cases := []struct {
+		name string
+		p    pathSpec
+		want []string
+	}{
+		{"produced then expunged", p("/tmp/x", a("File[/etc/x]", "p", 1), a("Exec[use-conf]", "e", 2)),
+			[]string{"MOR File[/etc/x]->Exec[use-conf] /tmp/x"}},
+		{"consumer also produces", p("/tmp/x", a("File[/etc/x]", "p", 1), a("Exec[use-conf]", "cp", 2)), nil},
+		{"both only consume", p("/tmp/x", a("File[/etc/x]", "c", 1), a("Exec[use-conf]", "c", 2)), nil},
+		{"both only expunge", p("/tmp/x", a("File[/etc/x]", "e", 1), a("Exec[use-conf]", "e", 2)), nil},
+		{"expunged then consumed is no relation", p("/tmp/x", a("File[/etc/x]", "e", 1), a("Exec[use-conf]", "c", 2)), nil},
+		{"producer listed second", p("/tmp/x", a("Exec[use-conf]", "c", 1), a("File[/etc/x]", "p", 2)),
+			[]string{"MOR File[/etc/x]->Exec[use-conf] /tmp/x"}},
+		{"one access only", p("/tmp/x", a("File[/etc/x]", "p", 1)), nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			expect(t, Detect(result(c.p), confExec(), Options{}), c.want...)
+		})
+	}
+}
+
+func TestConsumerEffectExpungedWhenNotConsumed(t *testing.T) {
+	rep := Detect(result(p("/tmp/x", a("File[/etc/x]", "p", 1), a("Exec[use-conf]", "e", 2))), confExec(), Options{})
+	if len(rep.Findings) != 1 || rep.Findings[0].Paths[0].ConsumerEffect != fstrace.Expunged {
+		t.Fatalf("got %v", summary(rep))
+	}
+}
+
+func serviceGraph() *fakeGraph {
+	g := newFake()
+	g.add("File[/etc/x.conf]", "x.pp", 3)
+	g.add("Service[x]", "x.pp", 9)
+	g.add("Package[x]", "x.pp", 1)
+	g.add("Class[X]", "x.pp", 1)
+	return g
+}
+
+func TestMissingNotifier(t *testing.T) {
+	res := result(p("/etc/x.conf", a("File[/etc/x.conf]", "p", 10), a("Service[x]", "c", 20)))
+	const mn = "MN File[/etc/x.conf]->Service[x] /etc/x.conf"
+
+	// Unordered and a service consumer: reported once, as MN.
+	rep := Detect(res, serviceGraph(), Options{})
+	expect(t, rep, mn)
+	if rep.Stats.MOR != 0 {
+		t.Errorf("MOR counted too: %+v", rep.Stats)
+	}
+	wantFix := "Service['x'] must be notified by File['/etc/x.conf']: add notify => Service['x'] to File['/etc/x.conf'] (x.pp:3), or File['/etc/x.conf'] ~> Service['x']"
+	if rep.Findings[0].Fix != wantFix {
+		t.Errorf("fix:\n got  %s\n want %s", rep.Findings[0].Fix, wantFix)
+	}
+
+	// Ordered without notify: still MN.
+	g := serviceGraph()
+	g.edge("File[/etc/x.conf]", "Service[x]", before)
+	expect(t, Detect(res, g, Options{}), mn)
+
+	// Notified directly.
+	g = serviceGraph()
+	g.edge("File[/etc/x.conf]", "Service[x]", notify)
+	expect(t, Detect(res, g, Options{}))
+
+	// Notified through containment: File ~> Class[X], which contains the service.
+	g = serviceGraph()
+	g.edge("File[/etc/x.conf]", "Class[X]", notify)
+	g.edge("Class[X]", "Service[x]", contain)
+	expect(t, Detect(res, g, Options{}))
+
+	// A before hop breaks the notify path: File -> Class[X] ~> … is not a notification.
+	g = serviceGraph()
+	g.edge("File[/etc/x.conf]", "Class[X]", before)
+	g.edge("Class[X]", "Service[x]", contain)
+	expect(t, Detect(res, g, Options{}), mn)
+
+	// The notification goes the wrong way: ordered, but the service is not notified.
+	g = serviceGraph()
+	g.add("Service[y]", "x.pp", 12)
+	res2 := result(p("/etc/x.conf", a("File[/etc/x.conf]", "p", 10), a("Service[x]", "c", 20)))
+	g.edge("Service[x]", "File[/etc/x.conf]", notify)
+	expect(t, Detect(res2, g, Options{}), mn)
+}
+
+func TestServiceThatAlsoProducesIsNotified(t *testing.T) {
+	// A service that writes its log after the File created it still
+	// consumes it (paper: orphaned log inode), so ⇝ holds.
+	res := result(p("/var/log/x.log", a("File[/etc/x.conf]", "p", 10), a("Service[x]", "cp", 20)))
+	expect(t, Detect(res, serviceGraph(), Options{}), "MN File[/etc/x.conf]->Service[x] /var/log/x.log")
+}
+
+func TestPackageNotify(t *testing.T) {
+	res := result(p("/usr/sbin/xd", a("Package[x]", "p", 10), a("Service[x]", "c", 20)))
+	// Off: an unordered pair is still a missing order.
+	expect(t, Detect(res, serviceGraph(), Options{}), "MOR Package[x]->Service[x] /usr/sbin/xd")
+	// Off and ordered: nothing.
+	g := serviceGraph()
+	g.edge("Package[x]", "Service[x]", before)
+	expect(t, Detect(res, g, Options{}))
+	// On: a missing notifier, ordered or not.
+	expect(t, Detect(res, g, Options{PackageNotify: true}), "MN Package[x]->Service[x] /usr/sbin/xd")
+	expect(t, Detect(res, serviceGraph(), Options{PackageNotify: true}), "MN Package[x]->Service[x] /usr/sbin/xd")
+}
+
+func TestDirectoryMakesNoMN(t *testing.T) {
+	res := result(dir("/etc/x.d", a("File[/etc/x.conf]", "p", 10), a("Service[x]", "c", 20)))
+	// Unordered: still a missing order (MOR), not MN.
+	expect(t, Detect(res, serviceGraph(), Options{}), "MOR File[/etc/x.conf]->Service[x] /etc/x.d")
+	g := serviceGraph()
+	g.edge("File[/etc/x.conf]", "Service[x]", before)
+	expect(t, Detect(res, g, Options{}))
+}
+
+func TestMNPairCollectsAllPaths(t *testing.T) {
+	// Unordered: the MN finding carries the directory path too (~> fixes both).
+	res := result(
+		dir("/etc/x", a("File[/etc/x.conf]", "p", 1), a("Service[x]", "c", 2)),
+		p("/etc/x/a.conf", a("File[/etc/x.conf]", "p", 3), a("Service[x]", "c", 4)),
+	)
+	expect(t, Detect(res, serviceGraph(), Options{}), "MN File[/etc/x.conf]->Service[x] /etc/x,/etc/x/a.conf")
+	// Ordered: only the path that needs the notification.
+	g := serviceGraph()
+	g.edge("File[/etc/x.conf]", "Service[x]", before)
+	expect(t, Detect(res, g, Options{}), "MN File[/etc/x.conf]->Service[x] /etc/x/a.conf")
+}
+
+func TestFileOwnPath(t *testing.T) {
+	g := newFake()
+	g.add("File[/etc/foo]", "f.pp", 1)
+	g.add("File[conf]", "f.pp", 2, "path", "/etc/conf")
+	g.add("File[/srv/tree]", "f.pp", 3, "recurse", true)
+	g.add("File[/srv/flat]", "f.pp", 4)
+	g.add("Exec[gen]", "f.pp", 5)
+	g.add("Exec[use]", "f.pp", 6)
+	cases := []struct {
+		name string
+		p    pathSpec
+		want []string
+	}{
+		{"stat of own path makes the File the producer",
+			p("/etc/foo", a("File[/etc/foo]", "c", 1), a("Exec[use]", "c", 2)),
+			[]string{"MOR File[/etc/foo]->Exec[use] /etc/foo"}},
+		{"two producers of one path are no relation",
+			p("/etc/foo", a("Exec[gen]", "p", 1), a("File[/etc/foo]", "c", 2)), nil},
+		{"a sibling with a longer name is not own path",
+			p("/etc/foobar", a("Exec[gen]", "p", 1), a("File[/etc/foo]", "c", 2)),
+			[]string{"MOR Exec[gen]->File[/etc/foo] /etc/foobar"}},
+		{"path parameter, not title",
+			p("/etc/conf", a("File[conf]", "c", 1), a("Exec[use]", "c", 2)),
+			[]string{"MOR File[conf]->Exec[use] /etc/conf"}},
+		{"recurse owns descendants",
+			p("/srv/tree/a/b", a("File[/srv/tree]", "c", 1), a("Exec[use]", "c", 2)),
+			[]string{"MOR File[/srv/tree]->Exec[use] /srv/tree/a/b"}},
+		{"recurse does not own siblings",
+			p("/srv/treehouse", a("File[/srv/tree]", "c", 1), a("Exec[use]", "c", 2)), nil},
+		{"without recurse descendants are consumed",
+			p("/srv/flat/a", a("Exec[gen]", "p", 1), a("File[/srv/flat]", "c", 2)),
+			[]string{"MOR Exec[gen]->File[/srv/flat] /srv/flat/a"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			expect(t, Detect(result(c.p), g, Options{}), c.want...)
+		})
+	}
+	// The producer evidence of an own-path read is the read itself.
+	rep := Detect(result(p("/etc/foo", a("File[/etc/foo]", "c", 7), a("Exec[use]", "c", 8))), g, Options{})
+	if ev := rep.Findings[0].Paths[0].ProducerEvidence; ev.Line != 7 {
+		t.Errorf("producer evidence %+v", ev)
+	}
+}
+
+func TestFilebucketIsNotAFile(t *testing.T) {
+	g := newFake()
+	g.add("Filebucket[puppet]", "", 0, "path", false)
+	g.add("Exec[use]", "f.pp", 6)
+	// Filebucket reading "its path" must not count as producing it.
+	expect(t, Detect(result(p("/puppet", a("Filebucket[puppet]", "c", 1), a("Exec[use]", "c", 2))), g, Options{}))
+}
+
+func TestUnresolvedBlocksAreCounted(t *testing.T) {
+	g := confExec()
+	res := result(
+		p("/etc/x", a("File[/etc/x]", "p", 10), a("Schedule[daily]", "c", 11), a("Exec[use-conf]", "c", 20)),
+		p("/etc/y", a("Schedule[daily]", "p", 12), a("Whatever[z]", "c", 13)),
+	)
+	// A NoBlock access (outside any block) is neither a resource nor an error.
+	res.Paths[0].Accesses = append(res.Paths[0].Accesses, interp.Access{Block: interp.NoBlock, Produced: true})
+	rep := Detect(res, g, Options{})
+	expect(t, rep, "MOR File[/etc/x]->Exec[use-conf] /etc/x")
+	if got := strings.Join(rep.UnresolvedBlocks, ","); got != "Schedule[daily],Whatever[z]" {
+		t.Errorf("unresolved blocks %q", got)
+	}
+	if rep.Stats.UnresolvedBlocks != 2 || rep.Stats.UnresolvedAccesses != 3 {
+		t.Errorf("stats %+v", rep.Stats)
+	}
+	// Each block is looked up once (the waiver-free run), not once per path.
+	if g.lookups != 4 {
+		t.Errorf("%d lookups, want 4", g.lookups)
+	}
+}
+
+func TestClassWhitResolvesCaseInsensitively(t *testing.T) {
+	g := newFake()
+	g.add("Class[main]", "", 0)
+	g.add("File[/etc/x]", "site.pp", 1)
+	res := result(p("/etc/x", a("File[/etc/x]", "p", 1), a("Class[Main]", "c", 2)))
+	g.edge("Class[main]", "File[/etc/x]", contain)
+	rep := Detect(res, g, Options{})
+	expect(t, rep)
+	if len(rep.UnresolvedBlocks) != 0 {
+		t.Errorf("unresolved %v", rep.UnresolvedBlocks)
+	}
+}
+
+func TestSameResourceTwoBlocksIsNoPair(t *testing.T) {
+	g := newFake()
+	g.add("Class[main]", "", 0)
+	res := result(p("/x", a("Class[Main]", "p", 1), a("Class[main]", "c", 2)))
+	rep := Detect(res, g, Options{})
+	expect(t, rep)
+	if rep.Stats.RelatedPairs != 0 {
+		t.Errorf("related pairs %d", rep.Stats.RelatedPairs)
+	}
+}
+
+func TestFiltersInDetect(t *testing.T) {
+	res := result(
+		p("/proc/1/status", a("File[/etc/x]", "p", 1), a("Exec[use-conf]", "c", 2)),
+		p("/procx", a("File[/etc/x]", "p", 3), a("Exec[use-conf]", "c", 4)),
+		p("/srv/data/a", a("File[/etc/x]", "p", 5), a("Exec[use-conf]", "c", 6)),
+	)
+	rep := Detect(res, confExec(), Options{})
+	expect(t, rep, "MOR File[/etc/x]->Exec[use-conf] /procx,/srv/data/a")
+	if rep.Stats.FilteredPaths != 1 {
+		t.Errorf("filtered %d", rep.Stats.FilteredPaths)
+	}
+	expect(t, Detect(res, confExec(), Options{Filters: []string{"/srv/data/"}}),
+		"MOR File[/etc/x]->Exec[use-conf] /procx")
+	expect(t, Detect(res, confExec(), Options{NoDefaultFilters: true}),
+		"MOR File[/etc/x]->Exec[use-conf] /proc/1/status,/procx,/srv/data/a")
+}
+
+func TestPathsGoingBothWays(t *testing.T) {
+	// A cycle of uses is one pair, one finding; each path keeps its own direction.
+	res := result(
+		p("/a", a("Exec[use-conf]", "p", 1), a("File[/etc/x]", "c", 2)),
+		p("/b", a("File[/etc/x]", "p", 3), a("Exec[use-conf]", "c", 4)),
+	)
+	rep := Detect(res, confExec(), Options{})
+	expect(t, rep, "MOR Exec[use-conf]->File[/etc/x] /a,/b")
+	if pc := rep.Findings[0].Paths[1]; pc.Producer.Ref() != "File[/etc/x]" || pc.Consumer.Ref() != "Exec[use-conf]" {
+		t.Errorf("second path direction %s -> %s", pc.Producer.Ref(), pc.Consumer.Ref())
+	}
+}
+
+// orderGraph has resources at distinct positions for ordering tests.
+func orderGraph() (*fakeGraph, *interp.Result) {
+	g := newFake()
+	g.add("File[/etc/a.conf]", "b.pp", 2)
+	g.add("File[/etc/b.conf]", "a.pp", 7)
+	g.add("Exec[one]", "a.pp", 9)
+	g.add("Exec[two]", "b.pp", 1)
+	g.add("Service[svc]", "a.pp", 1)
+	res := result(
+		p("/etc/a.conf", a("File[/etc/a.conf]", "p", 1), a("Exec[one]", "c", 2), a("Exec[two]", "c", 3), a("Service[svc]", "c", 4)),
+		p("/etc/b.conf", a("File[/etc/b.conf]", "p", 5), a("Exec[two]", "c", 6), a("Service[svc]", "c", 7)),
+		p("/var/z", a("Exec[two]", "p", 8), a("Exec[one]", "c", 9)),
+		p("/var/y", a("Exec[two]", "p", 10), a("Exec[one]", "e", 11)),
+	)
+	return g, res
+}
+
+func TestDeterministicOrder(t *testing.T) {
+	g, res := orderGraph()
+	want := []string{
+		"MOR File[/etc/b.conf]->Exec[two] /etc/b.conf",
+		"MOR Exec[two]->Exec[one] /var/y,/var/z",
+		"MOR File[/etc/a.conf]->Exec[one] /etc/a.conf",
+		"MOR File[/etc/a.conf]->Exec[two] /etc/a.conf",
+		"MN File[/etc/b.conf]->Service[svc] /etc/b.conf",
+		"MN File[/etc/a.conf]->Service[svc] /etc/a.conf",
+	}
+	var first bytes.Buffer
+	rep := Detect(res, g, Options{})
+	expect(t, rep, want...)
+	if err := rep.WriteJSON(&first); err != nil {
+		t.Fatal(err)
+	}
+	// Shuffle the block numbering and the access order: same report.
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 20; round++ {
+		shuffled := shuffleResult(res, rng)
+		rep := Detect(shuffled, g, Options{})
+		rep.Stats.Phases = nil
+		var buf bytes.Buffer
+		if err := rep.WriteJSON(&buf); err != nil {
+			t.Fatal(err)
+		}
+		rep0 := Detect(res, g, Options{})
+		rep0.Stats.Phases = nil
+		var buf0 bytes.Buffer
+		rep0.WriteJSON(&buf0)
+		if buf.String() != buf0.String() {
+			t.Fatalf("round %d: report depends on block order:\n%s\nvs\n%s", round, buf.String(), buf0.String())
+		}
+	}
+}
+
+// shuffleResult renumbers the blocks and permutes each path's accesses.
+func shuffleResult(res *interp.Result, rng *rand.Rand) *interp.Result {
+	perm := rng.Perm(len(res.Blocks))
+	out := &interp.Result{Blocks: make([]string, len(res.Blocks))}
+	for old, nu := range perm {
+		out.Blocks[nu] = res.Blocks[old]
+	}
+	for _, pa := range res.Paths {
+		np := interp.PathAccesses{Path: pa.Path, IsDir: pa.IsDir}
+		for _, i := range rng.Perm(len(pa.Accesses)) {
+			x := pa.Accesses[i]
+			x.Block = interp.BlockID(perm[x.Block])
+			np.Accesses = append(np.Accesses, x)
+		}
+		out.Paths = append(out.Paths, np)
+	}
+	return out
+}
+
+func TestNilAndEmptyInput(t *testing.T) {
+	rep := Detect(nil, newFake(), Options{})
+	if len(rep.Findings) != 0 || rep.Faults() != 0 {
+		t.Fatal("findings from nothing")
+	}
+	// Out-of-range block IDs are counted, not a crash.
+	res := &interp.Result{Blocks: []string{"File[/etc/x]"}, Paths: []interp.PathAccesses{
+		{Path: "/x", Accesses: []interp.Access{{Block: 0, Produced: true}, {Block: 7, Consumed: true}}},
+	}}
+	rep = Detect(res, confExec(), Options{})
+	if rep.Stats.UnresolvedAccesses != 1 {
+		t.Errorf("stats %+v", rep.Stats)
+	}
+}
+
+func TestPuppetRef(t *testing.T) {
+	g := newFake()
+	cases := map[string]string{
+		"File[/etc/x]":         "File['/etc/x']",
+		"Class[Foo::Bar]":      "Class['foo::bar']",
+		"apt::source[main]":    "Apt::Source['main']",
+		"Exec[echo 'hi' \\ x]": `Exec['echo \'hi\' \\ x']`,
+		"Notify[a [b] c]":      "Notify['a [b] c']",
+	}
+	for in, want := range cases {
+		if got := PuppetRef(g.add(in, "", 0)); got != want {
+			t.Errorf("PuppetRef(%s) = %s, want %s", in, got, want)
+		}
+	}
+}

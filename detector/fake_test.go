@@ -1,0 +1,157 @@
+package detector
+
+import (
+	"strings"
+
+	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/fstrace/interp"
+)
+
+// fakeGraph is a tiny catalog: resources by reference and three edge kinds.
+// Ordered follows every edge; Notifies follows notify and contain edges,
+// as the real graph's queries are specified.
+type fakeGraph struct {
+	res     map[string]*catalog.Resource // by normalised reference
+	edges   map[*catalog.Resource][]fakeEdge
+	lookups int
+}
+
+type edgeKind int
+
+const (
+	before edgeKind = iota
+	notify
+	contain
+)
+
+type fakeEdge struct {
+	to   *catalog.Resource
+	kind edgeKind
+}
+
+func newFake() *fakeGraph {
+	return &fakeGraph{res: map[string]*catalog.Resource{}, edges: map[*catalog.Resource][]fakeEdge{}}
+}
+
+// add declares a resource "Type[title]" at file:line with parameters.
+func (g *fakeGraph) add(ref, file string, line int, params ...any) *catalog.Resource {
+	open := strings.IndexByte(ref, '[')
+	r := &catalog.Resource{ID: len(g.res), Type: ref[:open], Title: ref[open+1 : len(ref)-1],
+		File: file, Line: line, Params: map[string]any{}}
+	for i := 0; i+1 < len(params); i += 2 {
+		r.Params[params[i].(string)] = params[i+1]
+	}
+	g.res[normRef(ref)] = r
+	return r
+}
+
+func (g *fakeGraph) edge(from, to string, k edgeKind) {
+	a, b := g.res[normRef(from)], g.res[normRef(to)]
+	if a == nil || b == nil {
+		panic("fake edge to unknown resource " + from + " " + to)
+	}
+	g.edges[a] = append(g.edges[a], fakeEdge{b, k})
+}
+
+// normRef folds the type, and a class title, as Puppet compares them.
+func normRef(ref string) string {
+	open := strings.IndexByte(ref, '[')
+	if open < 0 {
+		return ref
+	}
+	t := strings.ToLower(ref[:open])
+	if t == "class" {
+		return strings.ToLower(ref)
+	}
+	return t + ref[open:]
+}
+
+func (g *fakeGraph) Lookup(ref string) (*catalog.Resource, bool) {
+	g.lookups++
+	r, ok := g.res[normRef(ref)]
+	return r, ok
+}
+
+func (g *fakeGraph) reach(a, b *catalog.Resource, ok func(edgeKind) bool) bool {
+	seen := map[*catalog.Resource]bool{a: true}
+	stack := []*catalog.Resource{a}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, e := range g.edges[n] {
+			if !ok(e.kind) || seen[e.to] {
+				continue
+			}
+			if e.to == b {
+				return true
+			}
+			seen[e.to] = true
+			stack = append(stack, e.to)
+		}
+	}
+	return false
+}
+
+func (g *fakeGraph) Ordered(a, b *catalog.Resource) bool {
+	return g.reach(a, b, func(edgeKind) bool { return true })
+}
+
+func (g *fakeGraph) Notifies(a, b *catalog.Resource) bool {
+	return g.reach(a, b, func(k edgeKind) bool { return k != before })
+}
+
+// acc is one block's access in a hand-built result: effects is a string of
+// p (produced), c (consumed), e (expunged); the evidence line is line, and
+// the syscall is given or "openat".
+type acc struct {
+	block   string
+	effects string
+	line    int64
+	syscall string
+}
+
+type pathSpec struct {
+	path  string
+	isDir bool
+	accs  []acc
+}
+
+func p(path string, accs ...acc) pathSpec     { return pathSpec{path: path, accs: accs} }
+func dir(path string, accs ...acc) pathSpec   { return pathSpec{path: path, isDir: true, accs: accs} }
+func a(block, effects string, line int64) acc { return acc{block: block, effects: effects, line: line} }
+
+// result builds an interp.Result; blocks get IDs in order of first use.
+func result(paths ...pathSpec) *interp.Result {
+	res := &interp.Result{}
+	ids := map[string]interp.BlockID{}
+	for _, ps := range paths {
+		pa := interp.PathAccesses{Path: ps.path, IsDir: ps.isDir}
+		for _, ac := range ps.accs {
+			id, ok := ids[ac.block]
+			if !ok {
+				id = interp.BlockID(len(res.Blocks))
+				ids[ac.block] = id
+				res.Blocks = append(res.Blocks, ac.block)
+			}
+			sc := ac.syscall
+			if sc == "" {
+				sc = "openat"
+			}
+			ev := interp.Evidence{Syscall: sc, Line: ac.line}
+			x := interp.Access{Block: id}
+			for _, e := range ac.effects {
+				switch e {
+				case 'p':
+					x.Produced, x.ProducedBy = true, ev
+				case 'c':
+					x.Consumed, x.ConsumedBy = true, ev
+				case 'e':
+					x.Expunged, x.ExpungedBy = true, ev
+				}
+			}
+			pa.Accesses = append(pa.Accesses, x)
+		}
+		res.Paths = append(res.Paths, pa)
+	}
+	return res
+}
