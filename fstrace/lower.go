@@ -1,0 +1,615 @@
+package fstrace
+
+// Lowering: tracer events → FStrace statements.
+//
+// The table in syscalls.go says, for each system call, which arguments are
+// the dirfd, the path, the flags …, and which form of statements it lowers
+// to. The forms are below (lowerForm). Every statement carries the pid, the
+// syscall name and the event's source line as evidence.
+//
+// Contract between the lowering and the interpreter (fstrace/interp). For
+// each Op: which fields the lowering fills, and which effects the
+// interpreter records. "Records E on p" means the access (E, current block)
+// is added to the absolute path p. Dir/Dir2 are dirfds (AtFdcwd: the cwd);
+// a Path "" means the fd Dir itself (AT_EMPTY_PATH, fchmod, getdents64).
+//
+//   - OpHpath, OpHpathSym (Dir, Path, Effect, Flags MakeDir): record Effect
+//     on the resolved path. Hpath follows a final symlink, HpathSym does
+//     not. Expunged also removes the name from the model. When the statement
+//     creates an entry (Produced on a name that did not exist, or MakeDir),
+//     the interpreter also records Consumed on the parent directory, and
+//     with MakeDir it marks the path a directory.
+//     For open the lowering emits the Hpath first, then the NewFd, so that
+//     the Hpath creates the inode that the NewFd then points to.
+//   - OpNewFd (Dir, Path, Fd, Flags FdCloexec|FdAnon): records nothing
+//     itself; Fd now refers to the inode at Dir/Path (resolved the same way
+//     as the Hpath just before it: following a final symlink unless that
+//     Hpath was a HpathSym). With FdAnon, Fd refers to an object with no path
+//     (pipe, socket): Dir and Path are unused. An existing Fd is replaced.
+//   - OpDelFd (Fd, Fd2, Flags FdCloexec): closes every fd in Fd..Fd2
+//     (Fd2 == Fd for close); with FdCloexec marks them close-on-exec
+//     instead. Records nothing.
+//   - OpDupFd (Fd, Fd2, Flags FdCloexec): Fd2 refers to what Fd refers to
+//     (an open Fd2 is closed first). Records nothing.
+//   - OpLink (Dir, Path, Dir2, Path2): hard link; the interpreter records
+//     Consumed on the old path and Produced on the new one (and Consumed on
+//     the new one's parent). The old path is not followed (link(2)).
+//   - OpSymlink (Path = target text, Dir2, Path2): creates the symlink
+//     Dir2/Path2; the interpreter records Produced on it (and Consumed on its
+//     parent). Dir is unused (zero); the target is not resolved here.
+//   - OpRename (Dir, Path, Dir2, Path2, Flags RenameExchange): the lowering
+//     emits Rename only. The interpreter records Expunged on the old path and
+//     Produced on the new one (and Consumed on the new one's parent), and
+//     moves the inode (a directory keeps its children). With RenameExchange
+//     both names stay and swap inodes: Produced on both.
+//   - OpNewProc (Child, Flags ShareFiles|ShareFS|ShareThread): Pid creates
+//     Child; fd table and cwd are shared when the flag says so, else copied.
+//     Records nothing.
+//   - OpSetCwd (Dir, Path): the cwd of Pid becomes Dir/Path (chdir), or the
+//     fd Dir (fchdir: Path "."), or the absolute Path learned from getcwd.
+//     Records nothing.
+//   - OpExec: Pid runs a new program: its FdCloexec fds close. The lowering
+//     emits a Hpath(program, Consumed) just before it. Records nothing.
+//   - OpExit: Pid is gone (its pid may be reused). Records nothing.
+//   - OpBegin, OpEnd (Block): the block named Block starts or ends; Pid
+//     wrote the marker. Records nothing.
+//   - OpNop: nothing (never emitted by the lowering).
+//
+// Fields an Op does not use are left zero (Effect is set on Hpath and
+// HpathSym only), so that the textual syntax (syntax.go) round-trips every
+// lowered statement.
+
+import (
+	"math"
+	"strings"
+
+	"github.com/fsmove/fsmove/tracer"
+)
+
+// form is a shape of lowering shared by several rows of the table.
+type form uint8
+
+const (
+	formNone form = iota
+	// formPath: Hpath (HpathSym when the row never follows or the
+	// noFollowBit is set) of dir/path with the row's effect and stmtFlags.
+	// Without a path argument it is the fd dir itself (fchmod, getdents64).
+	formPath
+	// formOpen: Hpath/HpathSym(dir, path, openEffect(flags)) then
+	// NewFd(dir, path, ret). O_NOFOLLOW and O_CREAT|O_EXCL do not follow a
+	// final symlink; O_CLOEXEC sets FdCloexec. O_TMPFILE consumes the
+	// directory and makes an anonymous fd (the file has no name yet).
+	formOpen
+	// formExec: Hpath(dir, path, Consumed) of the program, then Exec.
+	formExec
+	// formRename: Rename(dir, path, dir2, path2) with the row's flagBits.
+	formRename
+	// formLink: Link(dir, path, dir2, path2).
+	formLink
+	// formSymlink: Symlink(target = path, dir2, path2).
+	formSymlink
+	// formNewProc: NewProc(child = ret) with the flagBits of the flags.
+	formNewProc
+	// formDup: DupFd(fd, ret) with the flagBits of the flags.
+	formDup
+	// formFcntl: F_DUPFD and F_DUPFD_CLOEXEC → DupFd(fd, ret); F_SETFD with
+	// FD_CLOEXEC → DelFd(fd) with FdCloexec; other commands nothing.
+	formFcntl
+	// formClose: DelFd(fd, fd).
+	formClose
+	// formCloseRange: DelFd(fd, fd2) with the flagBits of the flags.
+	formCloseRange
+	// formAnonFd: NewFd(ret) with FdAnon. When the row has an fd argument
+	// (signalfd) and it is not -1, the call updated that fd: nothing.
+	formAnonFd
+	// formAnonFdPair: NewFd with FdAnon for each fd of the fds array.
+	formAnonFdPair
+	// formSetCwd: SetCwd(dir, path); without a path (fchdir) SetCwd(fd, ".").
+	formSetCwd
+	// formGetcwd: SetCwd(AtFdcwd, returned absolute path). A result that is
+	// not absolute ("(unreachable)/…") teaches nothing.
+	formGetcwd
+	// formMarker: a write to fd 1 or 2 whose data the BlockMarker
+	// recognises → Begin or End; anything else → nothing.
+	formMarker
+)
+
+// Stats counts what the lowering saw.
+type Stats struct {
+	Events     int64 // events lowered (system calls, exits, signals)
+	Exits      int64 // process exits
+	Failed     int64 // failed calls (Errno set): they lower to nothing
+	Unknown    int64 // system calls with no row in the table
+	Statements int64 // statements appended
+	// BadArgs counts calls whose arguments did not have the expected kind
+	// (a path that is a pointer or was truncated by the tracer, a missing
+	// fd). Their path statements are left out; a new fd is still recorded,
+	// as anonymous, so that fd numbers stay right.
+	BadArgs int64
+	// UnknownBySyscall counts the calls with no row, by name.
+	UnknownBySyscall map[string]int64
+}
+
+// Lowerer turns events into statements. It is not safe for concurrent use.
+type Lowerer struct {
+	// Marker recognises block markers in writes to fds 1 and 2; nil means
+	// no blocks.
+	Marker BlockMarker
+	Stats  Stats
+}
+
+// NewLowerer returns a Lowerer that asks m about writes to fds 1 and 2.
+func NewLowerer(m BlockMarker) *Lowerer {
+	return &Lowerer{Marker: m}
+}
+
+// rowsByName indexes syscallTable, built once.
+var rowsByName = indexRows(syscallTable)
+
+func indexRows(rows []syscallRow) map[string]*syscallRow {
+	m := make(map[string]*syscallRow, len(rows))
+	for i := range rows {
+		m[rows[i].name] = &rows[i]
+	}
+	return m
+}
+
+// Wanted reports whether the table lowers the system call named syscall.
+// Readers use it to skip decoding the arguments of every other call.
+func Wanted(syscall string) bool {
+	_, ok := rowsByName[syscall]
+	return ok
+}
+
+// Lower appends the statements of ev to out and returns the extended slice.
+// It allocates nothing besides the growth of out. Strings in the statements
+// are the event's own strings (never reused by the tracers) or the table's.
+func (l *Lowerer) Lower(ev *tracer.Event, out []Statement) []Statement {
+	l.Stats.Events++
+	n := len(out)
+	switch ev.Kind {
+	case tracer.KindExit:
+		l.Stats.Exits++
+		out = append(out, Statement{Op: OpExit, Pid: int32(ev.Pid), Line: ev.Line})
+	case tracer.KindSyscall:
+		row := rowsByName[ev.Syscall]
+		switch {
+		case row == nil:
+			l.countUnknown(ev.Syscall)
+		case ev.Failed():
+			l.Stats.Failed++
+		default:
+			out = l.lowerRow(row, ev, out)
+		}
+	}
+	l.Stats.Statements += int64(len(out) - n)
+	return out
+}
+
+func (l *Lowerer) countUnknown(name string) {
+	l.Stats.Unknown++
+	if l.Stats.UnknownBySyscall == nil {
+		l.Stats.UnknownBySyscall = make(map[string]int64)
+	}
+	if _, ok := l.Stats.UnknownBySyscall[name]; !ok {
+		// The name becomes a map key for good: copy it, in case a
+		// tracer built it over a buffer it reuses.
+		name = strings.Clone(name)
+	}
+	l.Stats.UnknownBySyscall[name]++
+}
+
+// lowering holds what one event's arguments say, decoded by the row.
+type lowering struct {
+	l   *Lowerer
+	row *syscallRow
+	ev  *tracer.Event
+	bad bool // some argument had the wrong kind
+}
+
+// stmt starts a statement of op with the event's evidence.
+func (c *lowering) stmt(op Op) Statement {
+	return Statement{Op: op, Pid: int32(c.ev.Pid), Syscall: c.row.name, Line: c.ev.Line}
+}
+
+// arg returns the argument at p, or ok=false when the row has no such
+// argument or the event printed too few.
+func (c *lowering) arg(p argPos) (tracer.Arg, bool) {
+	if p == noArg || p.index() >= len(c.ev.Args) {
+		return tracer.Arg{}, false
+	}
+	return c.ev.Args[p.index()], true
+}
+
+// fdArg returns an fd or dirfd argument; def when the row has none.
+func (c *lowering) fdArg(p argPos, def int32) int32 {
+	if p == noArg {
+		return def
+	}
+	a, ok := c.arg(p)
+	if !ok || a.Kind != tracer.ArgInt {
+		c.bad = true
+		return def
+	}
+	return clampInt32(a.Int)
+}
+
+// pathArg returns a path argument. A row without the argument yields ""
+// (the fd itself), and so does NULL (utimensat). ok is false when the path
+// cannot be used: a pointer, a truncated string, a missing argument.
+func (c *lowering) pathArg(p argPos) (string, bool) {
+	if p == noArg {
+		return "", true
+	}
+	a, ok := c.arg(p)
+	switch {
+	case !ok:
+	case a.Kind == tracer.ArgStr && !a.Truncated:
+		return a.Str, true
+	case a.Kind == tracer.ArgNull:
+		return "", true
+	}
+	c.bad = true
+	return "", false
+}
+
+// flagsArg returns the flags of the call: the named argument if the row has
+// one and the event printed it, else the positional one, else the row's
+// implied flags. Struct arguments (openat2, clone3) carry their flags= member
+// in Int too.
+func (c *lowering) flagsArg() int64 {
+	if c.row.flagsName != "" {
+		if a, ok := c.ev.NamedArg(c.row.flagsName); ok {
+			return a.Int
+		}
+	}
+	if a, ok := c.arg(c.row.flags); ok && (a.Kind == tracer.ArgInt || a.Kind == tracer.ArgStruct) {
+		return a.Int
+	}
+	return c.row.openFlags
+}
+
+// stmtFlags returns the row's statement flags plus those set by bits of the
+// call's flags.
+func (c *lowering) stmtFlags(flags int64) uint32 {
+	set := c.row.stmtFlags
+	for _, fb := range c.row.flagBits {
+		if flags&fb.bit != 0 {
+			set |= fb.set
+		}
+	}
+	return set
+}
+
+// pathOp is Hpath, or HpathSym when the row or the flags say not to follow.
+func (c *lowering) pathOp(flags int64) Op {
+	if c.row.noFollow || (c.row.noFollowBit != 0 && flags&c.row.noFollowBit != 0) {
+		return OpHpathSym
+	}
+	return OpHpath
+}
+
+func clampInt32(v int64) int32 {
+	switch {
+	case v > math.MaxInt32:
+		return math.MaxInt32
+	case v < math.MinInt32:
+		return math.MinInt32
+	}
+	return int32(v)
+}
+
+// retFd returns the call's result as an fd; ok is false when it is not one.
+func (c *lowering) retFd() (int32, bool) {
+	if c.ev.Ret < 0 || c.ev.Ret > math.MaxInt32 {
+		c.bad = true
+		return 0, false
+	}
+	return int32(c.ev.Ret), true
+}
+
+func (l *Lowerer) lowerRow(row *syscallRow, ev *tracer.Event, out []Statement) []Statement {
+	c := lowering{l: l, row: row, ev: ev}
+	switch row.form {
+	case formPath:
+		out = c.lowerPath(out)
+	case formOpen:
+		out = c.lowerOpen(out)
+	case formExec:
+		out = c.lowerExec(out)
+	case formRename:
+		out = c.lowerTwoNames(out, OpRename)
+	case formLink:
+		out = c.lowerTwoNames(out, OpLink)
+	case formSymlink:
+		out = c.lowerSymlink(out)
+	case formNewProc:
+		out = c.lowerNewProc(out)
+	case formDup:
+		out = c.lowerDup(out)
+	case formFcntl:
+		out = c.lowerFcntl(out)
+	case formClose:
+		out = c.lowerClose(out)
+	case formCloseRange:
+		out = c.lowerCloseRange(out)
+	case formAnonFd:
+		out = c.lowerAnonFd(out)
+	case formAnonFdPair:
+		out = c.lowerAnonFdPair(out)
+	case formSetCwd:
+		out = c.lowerSetCwd(out)
+	case formGetcwd:
+		out = c.lowerGetcwd(out)
+	case formMarker:
+		out = c.lowerMarker(out)
+	}
+	if c.bad {
+		l.Stats.BadArgs++
+	}
+	return out
+}
+
+func (c *lowering) lowerPath(out []Statement) []Statement {
+	dir := c.fdArg(c.row.dir, AtFdcwd)
+	path, ok := c.pathArg(c.row.path)
+	if !ok || c.bad {
+		return out
+	}
+	flags := c.flagsArg()
+	s := c.stmt(c.pathOp(flags))
+	s.Dir, s.Path, s.Effect, s.Flags = dir, path, c.row.effect, c.row.stmtFlags
+	return append(out, s)
+}
+
+// openEffect decides what an open does to its path (SPEC "Effects"):
+// O_PATH and read-only opens consume; O_WRONLY produces (it can only
+// write); O_RDWR produces with O_CREAT or O_TRUNC and consumes without.
+// A read-only open with O_CREAT consumes: the trace cannot tell whether it
+// created the file, and it wrote nothing.
+func openEffect(flags int64) Effect {
+	if flags&oPath != 0 {
+		return Consumed
+	}
+	switch flags & oAccMode {
+	case oWronly:
+		return Produced
+	case oRdwr:
+		if flags&(oCreat|oTrunc) != 0 {
+			return Produced
+		}
+	}
+	return Consumed
+}
+
+func (c *lowering) lowerOpen(out []Statement) []Statement {
+	flags := c.flagsArg()
+	fd, fdOK := c.retFd()
+	dir := c.fdArg(c.row.dir, AtFdcwd)
+	path, pathOK := c.pathArg(c.row.path)
+	newFd := c.stmt(OpNewFd)
+	newFd.Fd = fd
+	newFd.Flags = c.stmtFlags(flags)
+	if flags&oCloexec != 0 {
+		newFd.Flags |= FdCloexec
+	}
+	if !pathOK || c.bad || flags&oTmpfile != 0 {
+		// No usable name: the fd still exists, as an anonymous one.
+		if pathOK && !c.bad {
+			// O_TMPFILE: an unnamed file inside the directory.
+			h := c.stmt(OpHpath)
+			h.Dir, h.Path, h.Effect = dir, path, Consumed
+			out = append(out, h)
+		}
+		if fdOK {
+			newFd.Flags |= FdAnon
+			out = append(out, newFd)
+		}
+		return out
+	}
+	op := OpHpath
+	if flags&oNofollow != 0 || (flags&(oCreat|oExcl)) == (oCreat|oExcl) {
+		// O_CREAT|O_EXCL fails on an existing symlink, so a successful one
+		// did not follow one either.
+		op = OpHpathSym
+	}
+	h := c.stmt(op)
+	h.Dir, h.Path, h.Effect = dir, path, openEffect(flags)
+	out = append(out, h)
+	if fdOK {
+		newFd.Dir, newFd.Path = dir, path
+		out = append(out, newFd)
+	}
+	return out
+}
+
+func (c *lowering) lowerExec(out []Statement) []Statement {
+	dir := c.fdArg(c.row.dir, AtFdcwd)
+	path, ok := c.pathArg(c.row.path)
+	if ok && !c.bad {
+		h := c.stmt(c.pathOp(c.flagsArg()))
+		h.Dir, h.Path, h.Effect = dir, path, Consumed
+		out = append(out, h)
+	}
+	// The exec happened even if its path was unreadable: cloexec fds close.
+	return append(out, c.stmt(OpExec))
+}
+
+func (c *lowering) lowerTwoNames(out []Statement, op Op) []Statement {
+	dir := c.fdArg(c.row.dir, AtFdcwd)
+	dir2 := c.fdArg(c.row.dir2, AtFdcwd)
+	path, ok := c.pathArg(c.row.path)
+	path2, ok2 := c.pathArg(c.row.path2)
+	if !ok || !ok2 || c.bad {
+		return out
+	}
+	s := c.stmt(op)
+	s.Dir, s.Path, s.Dir2, s.Path2 = dir, path, dir2, path2
+	s.Flags = c.stmtFlags(c.flagsArg())
+	return append(out, s)
+}
+
+func (c *lowering) lowerSymlink(out []Statement) []Statement {
+	target, ok := c.pathArg(c.row.path)
+	dir2 := c.fdArg(c.row.dir2, AtFdcwd)
+	path2, ok2 := c.pathArg(c.row.path2)
+	if !ok || !ok2 || c.bad {
+		return out
+	}
+	s := c.stmt(OpSymlink)
+	s.Path, s.Dir2, s.Path2 = target, dir2, path2
+	return append(out, s)
+}
+
+func (c *lowering) lowerNewProc(out []Statement) []Statement {
+	// The parent sees the child's pid; the child's own return (0) and an
+	// unknown result ("?") teach nothing.
+	if c.ev.Ret <= 0 || c.ev.Ret > math.MaxInt32 {
+		return out
+	}
+	s := c.stmt(OpNewProc)
+	s.Child = int32(c.ev.Ret)
+	s.Flags = c.stmtFlags(c.flagsArg())
+	return append(out, s)
+}
+
+func (c *lowering) lowerDup(out []Statement) []Statement {
+	old := c.fdArg(c.row.fd, 0)
+	fd2, ok := c.retFd()
+	if !ok || c.bad {
+		return out
+	}
+	s := c.stmt(OpDupFd)
+	s.Fd, s.Fd2 = old, fd2
+	s.Flags = c.stmtFlags(c.flagsArg())
+	return append(out, s)
+}
+
+func (c *lowering) lowerFcntl(out []Statement) []Statement {
+	fd := c.fdArg(c.row.fd, 0)
+	if c.bad {
+		return out
+	}
+	switch c.flagsArg() {
+	case fDupfd, fDupfdCloexec:
+		fd2, ok := c.retFd()
+		if !ok {
+			return out
+		}
+		s := c.stmt(OpDupFd)
+		s.Fd, s.Fd2 = fd, fd2
+		if c.flagsArg() == fDupfdCloexec {
+			s.Flags = FdCloexec
+		}
+		return append(out, s)
+	case fSetfd:
+		// F_SETFD's argument is the third one. Clearing FD_CLOEXEC cannot
+		// be expressed (no statement for it) and is rare: nothing.
+		if a, ok := c.arg(A2); ok && a.Int&fdCloexecBit != 0 {
+			s := c.stmt(OpDelFd)
+			s.Fd, s.Fd2, s.Flags = fd, fd, FdCloexec
+			return append(out, s)
+		}
+	}
+	return out
+}
+
+func (c *lowering) lowerClose(out []Statement) []Statement {
+	fd := c.fdArg(c.row.fd, 0)
+	if c.bad {
+		return out
+	}
+	s := c.stmt(OpDelFd)
+	s.Fd, s.Fd2 = fd, fd
+	return append(out, s)
+}
+
+func (c *lowering) lowerCloseRange(out []Statement) []Statement {
+	first := c.fdArg(c.row.fd, 0)
+	// ~0U (every fd up) is 4294967295: it clamps to MaxInt32.
+	last := c.fdArg(c.row.fd2, math.MaxInt32)
+	if c.bad || last < first {
+		return out
+	}
+	s := c.stmt(OpDelFd)
+	s.Fd, s.Fd2 = first, last
+	s.Flags = c.stmtFlags(c.flagsArg())
+	return append(out, s)
+}
+
+func (c *lowering) lowerAnonFd(out []Statement) []Statement {
+	if c.row.fd != noArg {
+		if a, ok := c.arg(c.row.fd); ok && a.Int != -1 {
+			return out // signalfd on an existing fd: it only changed the mask
+		}
+	}
+	fd, ok := c.retFd()
+	if !ok {
+		return out
+	}
+	s := c.stmt(OpNewFd)
+	s.Fd = fd
+	s.Flags = c.stmtFlags(c.flagsArg()) | FdAnon
+	return append(out, s)
+}
+
+func (c *lowering) lowerAnonFdPair(out []Statement) []Statement {
+	a, ok := c.arg(c.row.fds)
+	if !ok || a.Kind != tracer.ArgArray || len(a.Ints) == 0 {
+		c.bad = true
+		return out
+	}
+	flags := c.stmtFlags(c.flagsArg()) | FdAnon
+	for _, fd := range a.Ints {
+		s := c.stmt(OpNewFd)
+		s.Fd = clampInt32(fd)
+		s.Flags = flags
+		out = append(out, s)
+	}
+	return out
+}
+
+func (c *lowering) lowerSetCwd(out []Statement) []Statement {
+	dir := c.fdArg(c.row.dir, AtFdcwd)
+	path, ok := c.pathArg(c.row.path)
+	if !ok || c.bad {
+		return out
+	}
+	if c.row.path == noArg {
+		path = "." // fchdir: the directory open on the fd
+	}
+	s := c.stmt(OpSetCwd)
+	s.Dir, s.Path = dir, path
+	return append(out, s)
+}
+
+func (c *lowering) lowerGetcwd(out []Statement) []Statement {
+	path, ok := c.pathArg(c.row.path)
+	if !ok || !strings.HasPrefix(path, "/") {
+		return out
+	}
+	s := c.stmt(OpSetCwd)
+	s.Dir, s.Path = AtFdcwd, path
+	return append(out, s)
+}
+
+func (c *lowering) lowerMarker(out []Statement) []Statement {
+	if c.l.Marker == nil {
+		return out
+	}
+	fd, ok := c.arg(c.row.fd)
+	if !ok || (fd.Int != 1 && fd.Int != 2) {
+		return out
+	}
+	data, ok := c.arg(c.row.data)
+	if !ok || data.Str == "" {
+		return out
+	}
+	op, name := c.l.Marker.Mark(data.Str)
+	if op != OpBegin && op != OpEnd {
+		return out
+	}
+	s := c.stmt(op)
+	s.Block = name
+	return append(out, s)
+}
