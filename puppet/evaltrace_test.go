@@ -1,0 +1,280 @@
+package puppet
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fsmove/fsmove/fstrace"
+)
+
+const (
+	green = "\x1b[0;32m"
+	reset = "\x1b[0m"
+)
+
+func TestMark(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+		op   fstrace.Op
+		ref  string
+	}{
+		// The real lines of fsmove-notes §1.4 and puppet-notes (strace 6.1,
+		// Puppet 7.23, Ruby 3.1), as the strace parser decodes them: the
+		// iov_base strings concatenated, \33 turned into ESC.
+		{"notes begin", green + "Info: /Stage[main]/Main/Exec[use-conf]: Starting to evaluate the resource (6 of 15)" + reset + "\n",
+			fstrace.OpBegin, "Exec[use-conf]"},
+		{"notes end", green + "Info: /Stage[main]/Main/Exec[use-conf]: Evaluated in 0.04 seconds" + reset + "\n",
+			fstrace.OpEnd, "Exec[use-conf]"},
+		{"notes class whit", green + "Info: Class[Main]: Starting to evaluate the resource (4 of 15)" + reset + "\n",
+			fstrace.OpBegin, "Class[Main]"},
+		{"notes stage whit", green + "Info: Stage[main]: Evaluated in 0.00 seconds" + reset + "\n",
+			fstrace.OpEnd, "Stage[main]"},
+		{"settings whit", green + "Info: Class[Settings]: Starting to evaluate the resource (1 of 15)" + reset + "\n",
+			fstrace.OpBegin, "Class[Settings]"},
+		{"schedule", green + "Info: /Schedule[puppet]: Starting to evaluate the resource (8 of 15)" + reset + "\n",
+			fstrace.OpBegin, "Schedule[puppet]"},
+		{"filebucket", green + "Info: /Filebucket[puppet]: Evaluated in 0.00 seconds" + reset + "\n",
+			fstrace.OpEnd, "Filebucket[puppet]"},
+		{"notes applied", "\x1b[mNotice: Applied catalog in 0.07 seconds" + reset + "\n", fstrace.OpNop, ""},
+		// The short reset Puppet's console destination may write.
+		{"short reset", green + "Info: /Stage[main]/Main/File[/a]: Evaluated in 1.20 seconds\x1b[m\n", fstrace.OpEnd, "File[/a]"},
+		// write(1, "…\n", N) of older Rubies is the same bytes in one string.
+		{"no newline", green + "Info: /Stage[main]/Main/File[/a]: Starting to evaluate the resource (1 of 2)" + reset,
+			fstrace.OpBegin, "File[/a]"},
+		{"crlf", "Info: /Stage[main]/Main/File[/a]: Starting to evaluate the resource (1 of 2)\r\n", fstrace.OpBegin, "File[/a]"},
+
+		// Without colour, without the counter (Puppet < 5).
+		{"plain begin", "Info: /Stage[main]/Main/File[/etc/x]: Starting to evaluate the resource (3 of 9)\n", fstrace.OpBegin, "File[/etc/x]"},
+		{"plain end", "Info: /Stage[main]/Main/File[/etc/x]: Evaluated in 12 seconds\n", fstrace.OpEnd, "File[/etc/x]"},
+		{"old puppet", green + "Info: /Stage[main]/Main/File[/etc/x]: Starting to evaluate the resource" + reset + "\n", fstrace.OpBegin, "File[/etc/x]"},
+		{"still escaped", `\33[0;32mInfo: /Stage[main]/Main/File[/etc/x]: Evaluated in 0.01 seconds\33[0m`, fstrace.OpEnd, "File[/etc/x]"},
+
+		// The last Type[title] segment of the containment path.
+		{"defined type", "Info: /Stage[main]/Foo::Bar/Foo::Baz[x y]/File[/etc/x]: Starting to evaluate the resource (1 of 2)\n", fstrace.OpBegin, "File[/etc/x]"},
+		{"nested types", "Info: /Stage[main]/Apache/Apache::Vhost[default]/Concat[/etc/apache2/sites-available/15-default.conf]/File[/etc/apache2/sites-available/15-default.conf]: Evaluated in 0.02 seconds\n",
+			fstrace.OpEnd, "File[/etc/apache2/sites-available/15-default.conf]"},
+		{"brackets in title", "Info: /Stage[main]/Main/Notify[a [b]]: Starting to evaluate the resource (1 of 2)\n", fstrace.OpBegin, "Notify[a [b]]"},
+		{"unbalanced title", "Info: /Stage[main]/Main/Notify[a [b]: Starting to evaluate the resource (1 of 2)\n", fstrace.OpBegin, "Notify[a [b]"},
+		{"braces colons", "Info: /Stage[main]/Main/Exec[echo {a: b} > /tmp/x]: Evaluated in 0.10 seconds\n", fstrace.OpEnd, "Exec[echo {a: b} > /tmp/x]"},
+		{"title with type-like part", "Info: /Stage[main]/Main/File[/a/Foo[b]]: Evaluated in 0.10 seconds\n", fstrace.OpEnd, "File[/a/Foo[b]]"},
+		{"title with slash-bracket", "Info: /Stage[main]/Main/Exec[x]/y]: Evaluated in 0.10 seconds\n", fstrace.OpEnd, "Exec[x]/y]"},
+		{"title holds begin phrase", "Info: /Stage[main]/Main/Notify[x: Starting to evaluate the resource]: Evaluated in 0.10 seconds\n",
+			fstrace.OpEnd, "Notify[x: Starting to evaluate the resource]"},
+		{"title holds end phrase", "Info: /Stage[main]/Main/Notify[x: Evaluated in 1 seconds]: Starting to evaluate the resource (2 of 3)\n",
+			fstrace.OpBegin, "Notify[x: Evaluated in 1 seconds]"},
+		{"lower-case class segment", "Info: /Stage[main]/Main/Foo::bar_baz2/File[/x]: Evaluated in 0.10 seconds\n", fstrace.OpEnd, "File[/x]"},
+		{"digit after colons", "Info: /Stage[main]/Foo::2x/Foo::2x::Bar[q]: Evaluated in 0.10 seconds\n", fstrace.OpEnd, "Foo::2x::Bar[q]"},
+
+		// Several lines in one write: the last marker wins.
+		{"end then begin", green + "Info: /Stage[main]/Main/File[/a]: Evaluated in 0.01 seconds" + reset + "\n" +
+			green + "Info: /Stage[main]/Main/File[/b]: Starting to evaluate the resource (2 of 3)" + reset + "\n", fstrace.OpBegin, "File[/b]"},
+		{"begin then end", "Info: /Stage[main]/Main/File[/a]: Starting to evaluate the resource (1 of 3)\nInfo: /Stage[main]/Main/File[/a]: Evaluated in 0.01 seconds\n",
+			fstrace.OpEnd, "File[/a]"},
+		{"marker then debug", "Info: /Stage[main]/Main/File[/a]: Starting to evaluate the resource (1 of 3)\n\x1b[0;36mDebug: /Stage[main]/Main/File[/a]: Autorequiring File[/]\x1b[0m\n",
+			fstrace.OpBegin, "File[/a]"},
+
+		// Cut by strace -s: the counter, the phrase, or the source.
+		{"cut in counter", green + "Info: /Stage[main]/Main/File[/a]: Starting to evaluate the resource (12 of 1", fstrace.OpBegin, "File[/a]"},
+		{"cut after phrase", green + "Info: /Stage[main]/Main/File[/a]: Starting to evaluate the resource (", fstrace.OpBegin, "File[/a]"},
+		{"cut in phrase", green + "Info: /Stage[main]/Main/File[/a]: Starting to evaluate the re", fstrace.OpBegin, "File[/a]"},
+		{"cut in phrase, writev newline", green + "Info: /Stage[main]/Main/File[/a]: Starting to ev\n", fstrace.OpBegin, "File[/a]"},
+		{"cut too early", green + "Info: /Stage[main]/Main/File[/a]: Starting t", fstrace.OpNop, ""},
+		{"cut in seconds", "Info: /Stage[main]/Main/File[/a]: Evaluated in 0.0", fstrace.OpEnd, "File[/a]"},
+		{"cut in unit", "Info: /Stage[main]/Main/File[/a]: Evaluated in 0.04 sec", fstrace.OpEnd, "File[/a]"},
+		{"cut in source", green + "Info: /Stage[main]/Main/File[/very/long/pa", fstrace.OpNop, ""},
+		{"cut in end phrase", "Info: /Stage[main]/Main/File[/a]: Evaluated i", fstrace.OpNop, ""},
+
+		// Not markers.
+		{"empty", "", fstrace.OpNop, ""},
+		{"newline", "\n", fstrace.OpNop, ""},
+		{"debug", "\x1b[0;36mDebug: /Stage[main]/Main/File[/a]: Starting to evaluate the resource (1 of 2)\x1b[0m\n", fstrace.OpNop, ""},
+		{"notice", "\x1b[mNotice: /Stage[main]/Main/File[/a]/ensure: defined content as '{sha256}ab'\x1b[0m\n", fstrace.OpNop, ""},
+		{"info other", green + "Info: Applying configuration version '1700000000'" + reset + "\n", fstrace.OpNop, ""},
+		{"info refresh", green + "Info: /Stage[main]/Main/File[/a]: Scheduling refresh of Service[x]" + reset + "\n", fstrace.OpNop, ""},
+		{"class as last segment", "Info: /Stage[main]/Main: Starting to evaluate the resource (1 of 2)\n", fstrace.OpNop, ""},
+		{"lower-case type", "Info: /Main/file[/a]: Starting to evaluate the resource (1 of 2)\n", fstrace.OpNop, ""},
+		{"no source", "Info: : Starting to evaluate the resource (1 of 2)\n", fstrace.OpNop, ""},
+		{"bad counter", "Info: /Stage[main]/Main/File[/a]: Starting to evaluate the resource now\n", fstrace.OpNop, ""},
+		{"bad counter 2", "Info: /Stage[main]/Main/File[/a]: Starting to evaluate the resource (1 of 2))\n", fstrace.OpNop, ""},
+		{"bad counter 3", "Info: /Stage[main]/Main/File[/a]: Starting to evaluate the resource (1 on 2)\n", fstrace.OpNop, ""},
+		{"bad seconds", "Info: /Stage[main]/Main/File[/a]: Evaluated in no time\n", fstrace.OpNop, ""},
+		{"seconds then junk", "Info: /Stage[main]/Main/File[/a]: Evaluated in 0.1 seconds!\n", fstrace.OpNop, ""},
+		{"not at line start", "x Info: /Stage[main]/Main/File[/a]: Evaluated in 0.1 seconds\n", fstrace.OpNop, ""},
+		{"program output", "Starting to evaluate the resource\n", fstrace.OpNop, ""},
+	}
+	var m Marker
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			op, ref := m.Mark(tt.data)
+			if op != tt.op || ref != tt.ref {
+				t.Errorf("Mark(%q) = %v, %q; want %v, %q", tt.data, op, ref, tt.op, tt.ref)
+			}
+		})
+	}
+}
+
+func TestMarks(t *testing.T) {
+	data := "Info: /Stage[main]/Main/File[/a]: Evaluated in 0.01 seconds\n" +
+		"\x1b[0;36mDebug: noise\x1b[0m\n" +
+		"Info: Class[Main]: Starting to evaluate the resource (2 of 3)\n" +
+		"Info: Class[Main]: Evaluated in 0.00 seconds"
+	type mark struct {
+		op  fstrace.Op
+		ref string
+	}
+	want := []mark{{fstrace.OpEnd, "File[/a]"}, {fstrace.OpBegin, "Class[Main]"}, {fstrace.OpEnd, "Class[Main]"}}
+	var got []mark
+	for op, ref := range (Marker{}).Marks(data) {
+		got = append(got, mark{op, ref})
+	}
+	if len(got) != len(want) {
+		t.Fatalf("Marks = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("mark %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+	// Stopping early must be honoured.
+	n := 0
+	for range (Marker{}).Marks(data) {
+		n++
+		break
+	}
+	if n != 1 {
+		t.Errorf("break after the first mark ran %d iterations", n)
+	}
+}
+
+func TestMarkDoesNotKeepData(t *testing.T) {
+	buf := []byte("Info: /Stage[main]/Main/File[/etc/x]: Evaluated in 0.01 seconds\n")
+	_, ref := Marker{}.Mark(string(buf))
+	for i := range buf {
+		buf[i] = 'Z'
+	}
+	if ref != "File[/etc/x]" {
+		t.Errorf("ref changed with the caller's buffer: %q", ref)
+	}
+}
+
+func TestSourceRef(t *testing.T) {
+	tests := []struct {
+		source, ref string
+		ok          bool
+	}{
+		{"/Stage[main]/Foo::Bar/Foo::Baz[x y]/File[/etc/x]", "File[/etc/x]", true},
+		{"Stage[main]", "Stage[main]", true},
+		{"Class[Main]", "Class[Main]", true},
+		{"/Stage[main]/Main/Notify[a [b]]", "Notify[a [b]]", true},
+		{"/Stage[main]/Main/File[/a/b]", "File[/a/b]", true},
+		{"/Stage[main]/Main/File[/a/Foo[b]]", "File[/a/Foo[b]]", true},
+		// Both readings are grammatical; the shorter last segment wins.
+		{"/Stage[main]/Main/Foo[a]/Bar[b]", "Bar[b]", true},
+		{"/Stage[main]/Main/Notify[]]", "Notify[]]", true},
+		{"/Stage[main]/Main/Notify[]", "Notify[]", true},
+		{"/Stage[main]/Main/Notify[{x: [1, 2]}]", "Notify[{x: [1, 2]}]", true},
+		{"/Stage[main]/Main/Exec[a/B[c]", "Exec[a/B[c]", true},
+		{"/Stage[main]/A::B::C/A::B::D[/x/]/File[/x/]", "File[/x/]", true},
+		{"/Schedule[daily]", "Schedule[daily]", true},
+		{"", "", false},
+		{"/", "", false},
+		{"/Stage[main]/Main", "", false},
+		{"/Stage[main]/Main/", "", false},
+		{"/Stage[main]/Main/File[/a", "", false},
+		{"/Stage[main]/Main/file[/a]", "Stage[main]/Main/file[/a]", true}, // one long Stage title is the only reading
+		{"/stage[main]/Main/file[/a]", "", false},
+		{"/Main/Foo::[a]", "", false},
+		{"/Main/::Foo[a]", "", false},
+		{"/Stage[main]/Main/Foo::[a]", "Stage[main]/Main/Foo::[a]", true}, // the Stage title reading
+		{"File[x]]", "File[x]]", true},
+		{strings.Repeat("/Stage[main]", 200) + "/File[x]", "File[x]", true}, // longer than the stack bit set
+	}
+	for _, tt := range tests {
+		ref, ok := SourceRef(tt.source)
+		if ref != tt.ref || ok != tt.ok {
+			t.Errorf("SourceRef(%q) = %q, %v; want %q, %v", tt.source, ref, ok, tt.ref, tt.ok)
+		}
+	}
+}
+
+func TestSplitRef(t *testing.T) {
+	tests := []struct {
+		ref, typ, title string
+		ok              bool
+	}{
+		{"File[/etc/x]", "File", "/etc/x", true},
+		{"Apache::Vhost[default]", "Apache::Vhost", "default", true},
+		{"Notify[a [b]]", "Notify", "a [b]", true},
+		{"Class[Main]", "Class", "Main", true},
+		{"Exec[]", "Exec", "", true},
+		{"Exec[", "", "", false},
+		{"Exec", "", "", false},
+		{"exec[x]", "", "", false},
+		{"[x]", "", "", false},
+		{"Exec]x[", "", "", false},
+		{"Exec[x]y", "", "", false},
+		{"A::[x]", "", "", false},
+		{"", "", "", false},
+	}
+	for _, tt := range tests {
+		typ, title, ok := SplitRef(tt.ref)
+		if typ != tt.typ || title != tt.title || ok != tt.ok {
+			t.Errorf("SplitRef(%q) = %q, %q, %v; want %q, %q, %v", tt.ref, typ, title, ok, tt.typ, tt.title, tt.ok)
+		}
+	}
+}
+
+// FuzzMark checks that no input panics and that every marker found is a
+// well-formed reference taken from the data.
+func FuzzMark(f *testing.F) {
+	f.Add(green + "Info: /Stage[main]/Main/Exec[use-conf]: Starting to evaluate the resource (6 of 15)" + reset + "\n")
+	f.Add("Info: /Stage[main]/Main/Notify[a [b]]: Evaluated in 0.04 seconds\n")
+	f.Add("Info: Class[Main]: Starting to evaluate the resource (4 of 15)")
+	f.Add("Info: /Stage[main]/Main/File[/a]: Starting to ev")
+	f.Add(`\33[0;32mInfo: /A[b]/C[/d/E[f]]: Evaluated in 1 seconds\33[0m`)
+	f.Fuzz(func(t *testing.T, data string) {
+		var m Marker
+		op, ref := m.Mark(data)
+		switch op {
+		case fstrace.OpNop:
+			if ref != "" {
+				t.Fatalf("OpNop with name %q", ref)
+			}
+		case fstrace.OpBegin, fstrace.OpEnd:
+			if _, _, ok := SplitRef(ref); !ok {
+				t.Fatalf("name %q is not a reference", ref)
+			}
+			if !strings.Contains(data, ref) {
+				t.Fatalf("name %q is not in the data", ref)
+			}
+		default:
+			t.Fatalf("unexpected op %v", op)
+		}
+		// Mark returns the last of Marks.
+		lastOp, lastRef := fstrace.OpNop, ""
+		for o, r := range m.Marks(data) {
+			lastOp, lastRef = o, r
+		}
+		if lastOp != op || lastRef != ref {
+			t.Fatalf("Mark = %v %q, last of Marks = %v %q", op, ref, lastOp, lastRef)
+		}
+	})
+}
+
+func BenchmarkMark(b *testing.B) {
+	inputs := []struct{ name, data string }{
+		{"begin", green + "Info: /Stage[main]/Apache/Apache::Vhost[default]/Concat[/etc/apache2/sites-available/15-default.conf]/File[/etc/apache2/sites-available/15-default.conf]: Starting to evaluate the resource (6 of 15)" + reset + "\n"},
+		{"debug", "\x1b[0;36mDebug: /Stage[main]/Main/File[/etc/x]: Autorequiring File[/etc]\x1b[0m\n"},
+	}
+	for _, in := range inputs {
+		b.Run(in.name, func(b *testing.B) {
+			var m Marker
+			b.SetBytes(int64(len(in.data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				m.Mark(in.data)
+			}
+		})
+	}
+}
