@@ -1,6 +1,7 @@
 package detector
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
@@ -154,4 +155,12 @@ func result(paths ...pathSpec) *interp.Result {
 		res.Paths = append(res.Paths, pa)
 	}
 	return res
+}
+
+// Aliases so that helpers read naturally in golden_test.go.
+type interp_Result = interp.Result
+type interp_BlockID = interp.BlockID
+
+func sortPaths(r *interp.Result) {
+	slices.SortStableFunc(r.Paths, func(x, y interp.PathAccesses) int { return strings.Compare(x.Path, y.Path) })
 }

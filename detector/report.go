@@ -67,7 +67,13 @@ type Report struct {
 	UnusedWaivers []Waiver
 	// ToolVersion, when set by the caller, goes into SARIF's driver.version.
 	ToolVersion string
-	Stats       Stats
+	// SourceRoot, when set, is the directory SARIF locations are relative
+	// to (uriBaseId %SRCROOT%): manifests of the module under test, e.g.
+	// /etc/puppet/code/environments/production/modules/mymod, so that code
+	// scanning finds manifests/init.pp in the repository. Other manifests
+	// stay absolute file:// URIs.
+	SourceRoot string
+	Stats      Stats
 }
 
 // Faults is the number of findings that are not waived: the exit status is

@@ -78,7 +78,8 @@ type sarifPhysicalLocation struct {
 }
 
 type sarifArtifactLocation struct {
-	URI string `json:"uri"`
+	URI       string `json:"uri"`
+	URIBaseID string `json:"uriBaseId,omitempty"`
 }
 
 type sarifRegion struct {
@@ -128,10 +129,10 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 				"fsmovePair/v1": f.Kind.String() + ":" + f.Producer.Ref() + "|" + f.Consumer.Ref(),
 			},
 		}
-		if loc, ok := sarifLocationOf(f.Consumer); ok {
+		if loc, ok := sarifLocationOf(f.Consumer, r.SourceRoot); ok {
 			res.Locations = append(res.Locations, loc)
 		}
-		if loc, ok := sarifLocationOf(f.Producer); ok {
+		if loc, ok := sarifLocationOf(f.Producer, r.SourceRoot); ok {
 			id := 1
 			loc.ID = &id
 			loc.Message = &sarifMessage{"producer " + f.Producer.Ref()}
@@ -167,16 +168,25 @@ func sarifText(f *Finding) string {
 	return b.String()
 }
 
-// sarifLocationOf is the manifest position of r, if known. The file path
-// becomes a URI reference (escaped; absolute paths stay absolute).
-func sarifLocationOf(r *catalog.Resource) (sarifLocation, bool) {
+// sarifLocationOf is the manifest position of r, if known. A file under
+// root becomes a relative URI against %SRCROOT%; another absolute path a
+// file:// URI; a relative path stays relative. Paths are percent-escaped.
+func sarifLocationOf(r *catalog.Resource, root string) (sarifLocation, bool) {
 	if r == nil || r.File == "" {
 		return sarifLocation{}, false
 	}
-	u := &url.URL{Path: r.File}
-	loc := sarifLocation{PhysicalLocation: sarifPhysicalLocation{
-		ArtifactLocation: sarifArtifactLocation{URI: u.EscapedPath()},
-	}}
+	var al sarifArtifactLocation
+	root = strings.TrimSuffix(root, "/")
+	switch {
+	case root != "" && strings.HasPrefix(r.File, root+"/"):
+		al.URI = (&url.URL{Path: strings.TrimPrefix(r.File, root+"/")}).EscapedPath()
+		al.URIBaseID = "%SRCROOT%"
+	case strings.HasPrefix(r.File, "/"):
+		al.URI = (&url.URL{Scheme: "file", Path: r.File}).String()
+	default:
+		al.URI = (&url.URL{Path: r.File}).EscapedPath()
+	}
+	loc := sarifLocation{PhysicalLocation: sarifPhysicalLocation{ArtifactLocation: al}}
 	if r.Line > 0 {
 		loc.PhysicalLocation.Region = &sarifRegion{StartLine: r.Line}
 	}

@@ -113,7 +113,11 @@ func (t *textWriter) finding(n int, f *Finding) {
 			shown++
 		}
 	}
-	fmt.Fprintf(t.w, "  conflicts on %d path(s):\n", shown)
+	if waived := len(f.Paths) - shown; waived > 0 {
+		fmt.Fprintf(t.w, "  conflicts on %d path(s), %d more waived:\n", shown, waived)
+	} else {
+		fmt.Fprintf(t.w, "  conflicts on %d path(s):\n", shown)
+	}
 	for _, pc := range f.Paths {
 		if pc.Waived {
 			continue

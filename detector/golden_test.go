@@ -1,0 +1,127 @@
+package detector
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// goldenReport is a report with every feature the writers show: MOR and MN,
+// a pair with paths both ways, a waived finding, a partly waived one, an
+// unknown block, an unused waiver, a resource without a manifest position,
+// and fixed stats.
+func goldenReport(t *testing.T) *Report {
+	g, res := orderGraph()
+	g.add("Service[nginx]", "/etc/puppet/code/environments/production/modules/nginx/manifests/service.pp", 4)
+	g.add("File[/etc/nginx/sites-enabled/my site]", "/etc/puppet/code/environments/production/modules/nginx/manifests/site.pp", 17)
+	g.add("Exec[apt-get update]", "", 0)
+	g.add("Class[Nginx::Config]", "/etc/puppet/code/environments/production/modules/nginx/manifests/config.pp", 1)
+	more := result(
+		p("/etc/apt/sources.list", a("Exec[two]", "p", 30), a("Exec[apt-get update]", "c", 31)),
+		p("/etc/nginx/sites-enabled/my site", a("File[/etc/nginx/sites-enabled/my site]", "c", 40), a("Service[nginx]", "c", 41)),
+		p("/etc/nginx/sites-enabled/my site.bak", a("File[/etc/nginx/sites-enabled/my site]", "p", 42), a("Class[Nginx::Config]", "c", 43)),
+		p("/run/lock/x", a("Schedule[daily]", "p", 50), a("Exec[one]", "c", 51)),
+	)
+	res = merge(res, more)
+	waivers, err := LoadWaivers(bytes.NewBufferString(
+		"Exec[two] Exec[one] /var/y -- /var/y is a lock file, order does not matter\n" +
+			"Exec['apt-get update'] Exec[two] -- apt-get update tolerates a half-written list\n" +
+			"File[/nowhere] Exec[one] -- stale\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Detect(res, g, Options{Waivers: waivers})
+	rep.ToolVersion = "0.1.0-test"
+	rep.Stats.TraceBytes, rep.Stats.TraceLines, rep.Stats.Events, rep.Stats.MalformedLines = 35_000_000, 352_803, 300_000, 2
+	rep.Stats.Interp.Statements = 410_000
+	rep.Stats.Phases = []Phase{{"parse", 80 * time.Millisecond}, {"interpret", 120 * time.Millisecond}, {"detect", 3 * time.Millisecond}}
+	return rep
+}
+
+// merge appends b's paths to a, renumbering b's blocks; paths stay sorted.
+func merge(a, b *interp_Result) *interp_Result {
+	ids := map[string]int{}
+	for i, n := range a.Blocks {
+		ids[n] = i
+	}
+	for _, pa := range b.Paths {
+		for i := range pa.Accesses {
+			name := b.Blocks[pa.Accesses[i].Block]
+			id, ok := ids[name]
+			if !ok {
+				id = len(a.Blocks)
+				ids[name] = id
+				a.Blocks = append(a.Blocks, name)
+			}
+			pa.Accesses[i].Block = interp_BlockID(id)
+		}
+		a.Paths = append(a.Paths, pa)
+	}
+	sortPaths(a)
+	return a
+}
+
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./detector -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test ./detector -update rewrites it):\n--- got\n%s", name, got)
+	}
+}
+
+func TestGoldenText(t *testing.T) {
+	rep := goldenReport(t)
+	var plain, color bytes.Buffer
+	if err := rep.WriteText(&plain, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteText(&color, true); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "report.txt", plain.Bytes())
+	checkGolden(t, "report.color.txt", color.Bytes())
+	if bytes.Contains(plain.Bytes(), []byte("\x1b[")) {
+		t.Error("colour codes without colour")
+	}
+	var stats bytes.Buffer
+	if err := rep.WriteStats(&stats); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "stats.txt", stats.Bytes())
+}
+
+func TestGoldenJSON(t *testing.T) {
+	var buf bytes.Buffer
+	if err := goldenReport(t).WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "report.json", buf.Bytes())
+	var back map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+		t.Fatalf("JSON does not parse: %v", err)
+	}
+}
+
+func TestGoldenSARIF(t *testing.T) {
+	var buf bytes.Buffer
+	if err := goldenReport(t).WriteSARIF(&buf); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "report.sarif", buf.Bytes())
+}
