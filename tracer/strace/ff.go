@@ -1,0 +1,298 @@
+package strace
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// perPidFile is one file PREFIX.PID of an `strace -ff -o PREFIX` directory.
+type perPidFile struct {
+	name   string
+	pid    int
+	file   *os.File
+	src    *streamSource
+	lineNo int64 // line number inside this file
+
+	// The current (read but not yet handed out) line, for the merge.
+	line  []byte
+	err   error
+	at    int64 // its timestamp in microseconds
+	timed bool  // whether the line carried a -tt/-ttt timestamp
+	day   int64 // microseconds added for -tt timestamps that passed midnight
+	last  int64 // previous -tt time of day, to see midnight go by
+}
+
+// perPidSource hands out the lines of several per-pid files: merged by their
+// -tt/-ttt timestamps when every file has them, else file after file in pid
+// order (and the Reader warns that the order across processes is lost).
+type perPidSource struct {
+	files   []*perPidFile
+	merge   bool
+	heap    []*perPidFile // merge mode: files with a current line, earliest first
+	seq     int           // sequential mode: index of the file being read
+	current *perPidFile   // file of the line handed out last
+	read    int64         // bytes of files already finished or read
+}
+
+// openPerPidDir opens every PREFIX.PID file in dir. The returned warning is
+// non-empty when the files cannot be merged by time.
+func openPerPidDir(dir string) (*perPidSource, string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	s := &perPidSource{}
+	for _, e := range entries {
+		dot := strings.LastIndexByte(e.Name(), '.')
+		if e.IsDir() || dot < 0 {
+			continue
+		}
+		pid, err := strconv.Atoi(e.Name()[dot+1:])
+		if err != nil || pid <= 0 {
+			continue
+		}
+		s.files = append(s.files, &perPidFile{name: e.Name(), pid: pid})
+	}
+	if len(s.files) == 0 {
+		return nil, "", fmt.Errorf("%s: no strace -ff files (PREFIX.PID) in this directory", dir)
+	}
+	sort.Slice(s.files, func(i, j int) bool { return s.files[i].pid < s.files[j].pid })
+	for _, f := range s.files {
+		fh, err := os.Open(filepath.Join(dir, f.name))
+		if err != nil {
+			s.close()
+			return nil, "", err
+		}
+		f.file = fh
+		if f.src, err = newStreamSource(fh, fh); err != nil {
+			s.close()
+			return nil, "", fmt.Errorf("%s: %w", f.name, err)
+		}
+	}
+	// Merge by time only if every file's first line has a precise timestamp.
+	s.merge = true
+	for _, f := range s.files {
+		s.advance(f)
+		if f.err == nil && !f.timed {
+			s.merge = false
+		}
+	}
+	if s.merge {
+		for _, f := range s.files {
+			if f.err == nil {
+				s.push(f)
+			}
+		}
+		return s, "", nil
+	}
+	return s, "-ff files have no -tt/-ttt timestamps: read one after the other in pid order, so the order of calls across processes is lost", nil
+}
+
+// advance reads f's next line and its timestamp. A line without one (a
+// corrupt line) keeps the previous line's time, so it stays in place.
+func (s *perPidSource) advance(f *perPidFile) {
+	f.line, f.err = f.src.lines.next()
+	if f.err != nil && f.err != errLineTooLong {
+		return
+	}
+	f.lineNo++
+	t := lineTime(f.line)
+	f.timed = t >= 0
+	if !f.timed {
+		f.at = f.last
+		return
+	}
+	if isTimeOfDay(f.line) {
+		// -tt: a time of day. Midnight passed if the clock went back by more
+		// than half a day.
+		if t+f.day < f.last-12*3600*1e6 {
+			f.day += secondsPerDay * 1e6
+		}
+		t += f.day
+	}
+	f.at, f.last = t, t
+}
+
+const secondsPerDay = 24 * 3600
+
+func (s *perPidSource) next() ([]byte, int, error) {
+	if s.current != nil && s.merge {
+		// The file whose line was handed out last moves to its next line.
+		s.advance(s.current)
+		if s.current.err == nil || s.current.err == errLineTooLong {
+			s.push(s.current)
+		}
+		s.current = nil
+	}
+	if s.merge {
+		if len(s.heap) == 0 {
+			return nil, 0, io.EOF
+		}
+		f := s.pop()
+		s.current = f
+		return f.line, f.pid, f.err
+	}
+	for s.seq < len(s.files) {
+		f := s.files[s.seq]
+		if s.current == f {
+			s.advance(f)
+		}
+		s.current = f
+		if f.err == nil || f.err == errLineTooLong {
+			return f.line, f.pid, f.err
+		}
+		if f.err != io.EOF {
+			return nil, 0, fmt.Errorf("%s: %w", f.name, f.err)
+		}
+		s.seq++
+	}
+	return nil, 0, io.EOF
+}
+
+func (s *perPidSource) where() string {
+	if s.current == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s line %d", s.current.name, s.current.lineNo)
+}
+
+func (s *perPidSource) bytesRead() int64 {
+	var n int64
+	for _, f := range s.files {
+		if f.src != nil {
+			n += f.src.bytesRead()
+		}
+	}
+	return n
+}
+
+func (s *perPidSource) close() error {
+	var first error
+	for _, f := range s.files {
+		if f.src != nil {
+			if err := f.src.close(); err != nil && first == nil {
+				first = err
+			}
+			f.src = nil
+		}
+	}
+	return first
+}
+
+// The merge heap: a binary min-heap on (timestamp, pid). Hand-written rather
+// than container/heap so that pushing does not box into an interface.
+func (s *perPidSource) less(a, b *perPidFile) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return a.pid < b.pid
+}
+
+func (s *perPidSource) push(f *perPidFile) {
+	s.heap = append(s.heap, f)
+	i := len(s.heap) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !s.less(s.heap[i], s.heap[parent]) {
+			break
+		}
+		s.heap[i], s.heap[parent] = s.heap[parent], s.heap[i]
+		i = parent
+	}
+}
+
+func (s *perPidSource) pop() *perPidFile {
+	h := s.heap
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	i := 0
+	for {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && s.less(h[l], h[m]) {
+			m = l
+		}
+		if r < n && s.less(h[r], h[m]) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	s.heap = h
+	return top
+}
+
+// lineTime reads the -tt (12:34:56.123456) or -ttt (1700000000.123456)
+// timestamp at the start of a line without pid, in microseconds; -1 when the
+// line has none or only a -t/-r one (seconds only, or relative times, which
+// cannot order lines of different files).
+func lineTime(line []byte) int64 {
+	i := 0
+	var fields [3]int64
+	nf := 0
+	for {
+		n, k := 0, i
+		for k < len(line) && isDigit(line[k]) && k-i < 12 {
+			n = n*10 + int(line[k]-'0')
+			k++
+		}
+		if k == i || nf == 3 {
+			return -1
+		}
+		fields[nf] = int64(n)
+		nf++
+		i = k
+		if i < len(line) && line[i] == ':' {
+			i++
+			continue
+		}
+		break
+	}
+	if i >= len(line) || line[i] != '.' {
+		return -1 // -t, or no timestamp
+	}
+	var secs int64
+	switch nf {
+	case 3:
+		secs = fields[0]*3600 + fields[1]*60 + fields[2]
+	case 1:
+		if i < 9 {
+			return -1 // -r relative time (a few digits), not -ttt epoch seconds
+		}
+		secs = fields[0]
+	default:
+		return -1
+	}
+	i++
+	var micros int64
+	digits := 0
+	for i < len(line) && isDigit(line[i]) && digits < 9 {
+		micros = micros*10 + int64(line[i]-'0')
+		digits++
+		i++
+	}
+	if digits == 0 {
+		return -1
+	}
+	for ; digits < 6; digits++ {
+		micros *= 10
+	}
+	for ; digits > 6; digits-- {
+		micros /= 10
+	}
+	return secs*1e6 + micros
+}
+
+// isTimeOfDay tells a -tt timestamp (with ':') from a -ttt one.
+func isTimeOfDay(line []byte) bool {
+	return len(line) > 2 && line[2] == ':'
+}

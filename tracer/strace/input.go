@@ -1,0 +1,132 @@
+package strace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Magic numbers of the compressed formats we accept (see RFC 1952 and RFC 8878).
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// decompress looks at the first bytes of r and, when they are a gzip or zstd
+// magic number, returns a reader of the decompressed text. The returned closer
+// releases the decoder (it does not close r).
+func decompress(r io.Reader) (io.Reader, func(), error) {
+	var head [4]byte
+	n, err := io.ReadFull(r, head[:])
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, nil, err
+	}
+	// Put the bytes we peeked back in front of the stream.
+	whole := io.MultiReader(bytes.NewReader(head[:n]), r)
+	switch {
+	case bytes.HasPrefix(head[:n], zstdMagic):
+		d, err := zstd.NewReader(whole)
+		if err != nil {
+			return nil, nil, fmt.Errorf("zstd: %w", err)
+		}
+		return d, d.Close, nil
+	case bytes.HasPrefix(head[:n], gzipMagic):
+		g, err := gzip.NewReader(whole)
+		if err != nil {
+			return nil, nil, fmt.Errorf("gzip: %w", err)
+		}
+		return g, func() { g.Close() }, nil
+	}
+	return whole, func() {}, nil
+}
+
+// Buffer sizes of the line splitter. Lines are normally a few hundred bytes
+// (strace -s 300), but a writev of many buffers can be long; a line longer
+// than maxLineSize is reported as malformed and skipped.
+const (
+	readBufferSize = 1 << 20
+	maxLineSize    = 64 << 20
+)
+
+// errLineTooLong marks a line cut because it exceeded maxLineSize.
+var errLineTooLong = errors.New("line too long")
+
+// lineSplitter cuts a byte stream into lines with one large buffer and
+// bytes.IndexByte, so that a line costs no allocation.
+type lineSplitter struct {
+	r          io.Reader
+	buf        []byte
+	start, end int   // unread bytes are buf[start:end]
+	err        error // sticky read error (io.EOF at the end)
+	consumed   int64 // bytes handed out as lines, newlines included
+	skipping   bool  // inside an over-long line: drop bytes up to the next newline
+}
+
+func newLineSplitter(r io.Reader) *lineSplitter {
+	return &lineSplitter{r: r, buf: make([]byte, readBufferSize)}
+}
+
+// next returns the next line without its newline (and without a trailing
+// carriage return). The slice is valid until the next call. At the end it
+// returns io.EOF; a last line without a newline is still returned.
+// An over-long line is returned cut, with errLineTooLong.
+func (s *lineSplitter) next() ([]byte, error) {
+	for {
+		if k := bytes.IndexByte(s.buf[s.start:s.end], '\n'); k >= 0 {
+			line := s.buf[s.start : s.start+k]
+			s.start += k + 1
+			s.consumed += int64(k + 1)
+			if s.skipping {
+				s.skipping = false
+				continue
+			}
+			return trimCR(line), nil
+		}
+		if s.err != nil {
+			if s.start < s.end && !s.skipping {
+				line := s.buf[s.start:s.end]
+				s.consumed += int64(s.end - s.start)
+				s.start = s.end
+				return trimCR(line), nil
+			}
+			return nil, s.err
+		}
+		if s.start > 0 {
+			copy(s.buf, s.buf[s.start:s.end])
+			s.end -= s.start
+			s.start = 0
+		}
+		if s.end == len(s.buf) {
+			if s.skipping {
+				s.consumed += int64(s.end)
+				s.end = 0
+			} else if len(s.buf) >= maxLineSize {
+				line := s.buf[:s.end]
+				s.consumed += int64(s.end)
+				s.start = s.end
+				s.skipping = true
+				return line, errLineTooLong
+			} else {
+				bigger := make([]byte, 2*len(s.buf))
+				copy(bigger, s.buf[:s.end])
+				s.buf = bigger
+			}
+		}
+		n, err := s.r.Read(s.buf[s.end:])
+		s.end += n
+		if err != nil {
+			s.err = err
+		}
+	}
+}
+
+func trimCR(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		return line[:n-1]
+	}
+	return line
+}

@@ -1,0 +1,339 @@
+// Package strace reads the text output of the strace(1) binary and turns it
+// into tracer.Events.
+//
+// The scanner is hand-written: each line is split with bytes.IndexByte and
+// walked once, left to right, without regular expressions and without
+// allocating, except for the decoded strings of the events the caller wants
+// (see Options.Want).
+//
+// Accepted shapes (strace 4.x to 6.x):
+//   - the pid prefix of `strace -f -o FILE` ("123 openat(…)"), the "[pid 123] "
+//     prefix of `strace -f` writing to stderr, or no pid at all (pid 0, or the
+//     pid of the file for an -ff directory);
+//   - timestamps -t, -tt, -ttt and -r before the call, -T durations (<0.000012>)
+//     after it, -y/-yy fd annotations (3</etc/x>, = 3</etc/x>), -X raw, abbrev
+//     or verbose (0x80000 /* O_CLOEXEC */), any -s;
+//   - "<unfinished ...>" and "<... NAME resumed>" halves, paired per pid;
+//   - "+++ exited with N +++" and "+++ killed by SIG… +++" (KindExit events),
+//     "--- SIGCHLD {…} ---" (KindSignal events), "strace: …" diagnostics
+//     (skipped silently).
+//
+// How values are decoded is described on parseValue.
+package strace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/fsmove/fsmove/tracer"
+)
+
+// Options tune a Reader.
+type Options struct {
+	// Want, when set, says which system calls the caller cares about. Calls
+	// it rejects are skipped without decoding their arguments; their lines
+	// still count, unfinished/resumed halves still pair, and process exits
+	// and signals are always delivered. Want is asked once per distinct name.
+	Want func(syscall string) bool
+	// Strict makes the first malformed line a fatal error (naming the line)
+	// instead of a counted warning.
+	Strict bool
+}
+
+// maxKeptWarnings is how many warnings are kept in full; later ones are only
+// counted (see WarningCount).
+const maxKeptWarnings = 100
+
+// warnTextLimit cuts the offending line kept in a Warning to a readable length.
+const warnTextLimit = 200
+
+// lineSource hands the Reader one trace line at a time: a single stream, or
+// the merge of an -ff directory's per-pid files.
+type lineSource interface {
+	// next returns the next line, the pid to use when the line has no pid
+	// prefix, and io.EOF at the end. The line is valid until the next call.
+	next() (line []byte, pid int, err error)
+	// where names the current line's origin for warnings ("" for one stream).
+	where() string
+	// bytesRead is the number of text bytes handed out so far.
+	bytesRead() int64
+	close() error
+}
+
+// Reader turns strace text into events. It implements tracer.Source.
+// A Reader is not safe for concurrent use.
+type Reader struct {
+	opts Options
+	src  lineSource
+	err  error // sticky: io.EOF or the fatal error
+
+	ev      tracer.Event // reused between calls to Next
+	lineNo  int64
+	p       lineParser
+	pending map[int]*pendingCall
+	free    []*pendingCall
+	wants   map[string]bool // Want's answer per interned syscall name
+	carry   []byte          // first part of a call cut by "strace: Process N attached"
+
+	warnings  []tracer.Warning
+	warnCount int64
+	malformed int64
+}
+
+// pendingCall is the first half of a call printed as "<unfinished ...>".
+type pendingCall struct {
+	name   string
+	wanted bool
+	args   []byte // the text between "(" and " <unfinished ...>" (kept only if wanted)
+}
+
+// Open reads a trace from path: a text file, a gzip or zstd compressed file
+// (recognised by their magic bytes), "-" for standard input, or a directory
+// of `strace -ff -o PREFIX` files (PREFIX.PID).
+func Open(path string, opts Options) (*Reader, error) {
+	if path == "-" {
+		return NewReader(os.Stdin, opts), nil
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if info.IsDir() {
+		src, warn, err := openPerPidDir(path)
+		if err != nil {
+			return nil, err
+		}
+		r := newReader(src, opts)
+		if warn != "" {
+			r.warn(0, warn, "")
+		}
+		return r, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	src, err := newStreamSource(f, f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return newReader(src, opts), nil
+}
+
+// NewReader reads a trace from r (plain, gzip or zstd text). Lines without a
+// pid prefix get pid 0. Close releases the decompressor, not r.
+func NewReader(r io.Reader, opts Options) *Reader {
+	src, err := newStreamSource(r, nil)
+	rd := newReader(src, opts)
+	if err != nil {
+		rd.err = err
+	}
+	return rd
+}
+
+func newReader(src lineSource, opts Options) *Reader {
+	r := &Reader{
+		opts:    opts,
+		src:     src,
+		pending: make(map[int]*pendingCall),
+		wants:   make(map[string]bool),
+	}
+	r.p.r = r
+	return r
+}
+
+// Next returns the next event, or (nil, io.EOF) at the end of the trace.
+// The event and its Args slice are reused by the following call; the strings
+// inside are not.
+func (r *Reader) Next() (*tracer.Event, error) {
+	for r.err == nil {
+		line, pid, err := r.src.next()
+		if err == errLineTooLong {
+			r.lineNo++
+			if ferr := r.malformedLine(line, "line longer than 64 MiB"); ferr != nil {
+				return nil, ferr
+			}
+			continue
+		}
+		if err != nil {
+			r.err = err
+			break
+		}
+		r.lineNo++
+		if len(r.carry) > 0 {
+			r.carry = append(r.carry, line...)
+			line = r.carry
+		}
+		if bytes.HasSuffix(line, []byte(" attached")) {
+			// strace -f writing to stderr prints "strace: Process N attached"
+			// in the middle of the line of the call that created N; the call
+			// goes on at the start of the next line. Keep the first part.
+			if k := bytes.Index(line, []byte("strace: Process ")); k > 0 {
+				r.carry = append(r.carry[:0], line[:k]...)
+				continue
+			}
+		}
+		r.carry = r.carry[:0]
+		ok, err := r.p.parseLine(line, pid)
+		if err != nil {
+			r.err = err
+			return nil, err
+		}
+		if ok {
+			r.ev.Line = r.lineNo
+			return &r.ev, nil
+		}
+	}
+	return nil, r.err
+}
+
+// Warnings returns the first 100 warnings (malformed lines, resumed calls
+// without their start, lost ordering of -ff files).
+func (r *Reader) Warnings() []tracer.Warning { return r.warnings }
+
+// WarningCount is the number of warnings, including those not kept.
+func (r *Reader) WarningCount() int64 { return r.warnCount }
+
+// Malformed is the number of lines skipped because their syntax could not be
+// read. (A resumed call whose start was never seen is a warning, not counted
+// here.)
+func (r *Reader) Malformed() int64 { return r.malformed }
+
+// Lines is the number of lines read so far.
+func (r *Reader) Lines() int64 { return r.lineNo }
+
+// Bytes is the number of (decompressed) text bytes read so far.
+func (r *Reader) Bytes() int64 {
+	if r.src == nil {
+		return 0
+	}
+	return r.src.bytesRead()
+}
+
+// Close releases the input. Next returns io.EOF afterwards.
+func (r *Reader) Close() error {
+	if r.src == nil {
+		return nil
+	}
+	err := r.src.close()
+	r.src = nil
+	if r.err == nil {
+		r.err = io.EOF
+	}
+	return err
+}
+
+// ErrMalformed is wrapped by the error Next returns in strict mode.
+var ErrMalformed = errors.New("malformed strace line")
+
+// malformedLine counts a line that could not be read. In strict mode it
+// returns the fatal error naming the line.
+func (r *Reader) malformedLine(line []byte, why string) error {
+	r.malformed++
+	if r.opts.Strict {
+		where := r.src.where()
+		if where != "" {
+			where = " (" + where + ")"
+		}
+		return fmt.Errorf("line %d%s: %w: %s: %q", r.lineNo, where, ErrMalformed, why, cut(line))
+	}
+	r.warn(r.lineNo, why, string(cut(line)))
+	return nil
+}
+
+// warn records a warning; only the first maxKeptWarnings are kept in full.
+func (r *Reader) warn(line int64, msg, text string) {
+	r.warnCount++
+	if len(r.warnings) >= maxKeptWarnings {
+		return
+	}
+	if where := r.src.where(); where != "" && line > 0 {
+		msg += " (" + where + ")"
+	}
+	r.warnings = append(r.warnings, tracer.Warning{Line: line, Message: msg, Text: text})
+}
+
+func cut(line []byte) []byte {
+	if len(line) > warnTextLimit {
+		return line[:warnTextLimit]
+	}
+	return line
+}
+
+// wanted asks Options.Want once per distinct (interned) syscall name.
+func (r *Reader) wanted(name string) bool {
+	if r.opts.Want == nil {
+		return true
+	}
+	w, ok := r.wants[name]
+	if !ok {
+		w = r.opts.Want(name)
+		r.wants[name] = w
+	}
+	return w
+}
+
+// streamSource is one trace stream (a file, stdin, a decompressed stream).
+type streamSource struct {
+	lines      *lineSplitter
+	release    func()
+	underlying io.Closer // the file Open opened, nil for NewReader's reader
+}
+
+func newStreamSource(r io.Reader, c io.Closer) (*streamSource, error) {
+	text, release, err := decompress(r)
+	if err != nil {
+		return &streamSource{lines: newLineSplitter(eofReader{}), release: func() {}, underlying: c}, err
+	}
+	return &streamSource{lines: newLineSplitter(text), release: release, underlying: c}, nil
+}
+
+func (s *streamSource) next() ([]byte, int, error) {
+	line, err := s.lines.next()
+	return line, 0, err
+}
+
+func (s *streamSource) where() string    { return "" }
+func (s *streamSource) bytesRead() int64 { return s.lines.consumed }
+
+func (s *streamSource) close() error {
+	s.release()
+	if s.underlying != nil {
+		return s.underlying.Close()
+	}
+	return nil
+}
+
+// eofReader is an empty stream.
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+// startPending returns the pending-call record of pid, reusing records so
+// that "<unfinished ...>" lines do not allocate. A pid has at most one call
+// in flight, so a second first half replaces the first.
+func (r *Reader) startPending(pid int) *pendingCall {
+	if pc := r.pending[pid]; pc != nil {
+		return pc
+	}
+	var pc *pendingCall
+	if n := len(r.free); n > 0 {
+		pc, r.free = r.free[n-1], r.free[:n-1]
+	} else {
+		pc = new(pendingCall)
+	}
+	r.pending[pid] = pc
+	return pc
+}
+
+// endPending forgets pid's pending call, if any.
+func (r *Reader) endPending(pid int) {
+	if pc := r.pending[pid]; pc != nil {
+		delete(r.pending, pid)
+		r.free = append(r.free, pc)
+	}
+}
