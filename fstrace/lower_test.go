@@ -1,0 +1,702 @@
+package fstrace
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/fsmove/fsmove/tracer"
+)
+
+// Builders for the arguments of realistic events, as the strace reader
+// decodes them (symbolic constants become numbers).
+func str(s string) tracer.Arg { return tracer.Arg{Kind: tracer.ArgStr, Str: s} }
+func num(v int64) tracer.Arg  { return tracer.Arg{Kind: tracer.ArgInt, Int: v} }
+func null() tracer.Arg        { return tracer.Arg{Kind: tracer.ArgNull} }
+func ptr() tracer.Arg         { return tracer.Arg{Kind: tracer.ArgPtr, Int: 0x7ffd1234} }
+func strct(flags int64) tracer.Arg {
+	return tracer.Arg{Kind: tracer.ArgStruct, Int: flags}
+}
+func named(name string, v int64) tracer.Arg {
+	return tracer.Arg{Kind: tracer.ArgInt, Name: name, Int: v}
+}
+func ints(v ...int64) tracer.Arg { return tracer.Arg{Kind: tracer.ArgArray, Ints: v} }
+func iov(s string) tracer.Arg    { return tracer.Arg{Kind: tracer.ArgArray, Str: s} }
+func truncated(s string) tracer.Arg {
+	return tracer.Arg{Kind: tracer.ArgStr, Str: s, Truncated: true}
+}
+
+var atFdcwd = num(int64(AtFdcwd))
+
+// call is a successful system call by pid 100 on trace line 7.
+func call(name string, ret int64, args ...tracer.Arg) tracer.Event {
+	return tracer.Event{Kind: tracer.KindSyscall, Pid: 100, Syscall: name, Args: args, Ret: ret, Line: 7}
+}
+
+// testMarker recognises "BEGIN name\n" and "END name\n".
+type testMarker struct{}
+
+func (testMarker) Mark(data string) (Op, string) {
+	data = strings.TrimSuffix(data, "\n")
+	if name, ok := strings.CutPrefix(data, "BEGIN "); ok {
+		return OpBegin, name
+	}
+	if name, ok := strings.CutPrefix(data, "END "); ok {
+		return OpEnd, name
+	}
+	return OpNop, ""
+}
+
+// lowerCase is one realistic event of a table row and the statements it
+// must lower to, in the textual syntax without the pid and the evidence
+// (both are added: "100 " before, "@7 <syscall>" after; block lines get
+// "pid 100 @7 <syscall>").
+type lowerCase struct {
+	strace string // the strace line the event stands for
+	ev     tracer.Event
+	want   string
+}
+
+const (
+	cloneThreadFlags = 0x100 | cloneFS | cloneFiles | 0x800 | cloneThread | 0x40000 | 0x80000 | 0x100000 | 0x200000
+	sockStream       = 1
+	sockNonblock     = 0x800
+	atEaccess        = 0x200
+	fGetfl           = 3
+	tildeZeroU       = 4294967295
+)
+
+var lowerCases = []lowerCase{
+	{`open("/etc/ld.so.cache", O_RDONLY|O_CLOEXEC) = 3`,
+		call("open", 3, str("/etc/ld.so.cache"), num(oRdonly|oCloexec)),
+		`hpath AT_FDCWD "/etc/ld.so.cache" consumed
+		 newfd 3 = AT_FDCWD "/etc/ld.so.cache" cloexec`},
+	{`openat(AT_FDCWD, "/etc/app.conf", O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC, 0644) = 5`,
+		call("openat", 5, atFdcwd, str("/etc/app.conf"), num(oWronly|oCreat|oTrunc|oCloexec), num(0o644)),
+		`hpath AT_FDCWD "/etc/app.conf" produced
+		 newfd 5 = AT_FDCWD "/etc/app.conf" cloexec`},
+	{`openat(AT_FDCWD, "/var/lib/dpkg/lock", O_RDWR) = 4`,
+		call("openat", 4, atFdcwd, str("/var/lib/dpkg/lock"), num(oRdwr)),
+		`hpath AT_FDCWD "/var/lib/dpkg/lock" consumed
+		 newfd 4 = AT_FDCWD "/var/lib/dpkg/lock"`},
+	{`openat(AT_FDCWD, "/var/lib/dpkg/status-new", O_RDWR|O_CREAT, 0644) = 4`,
+		call("openat", 4, atFdcwd, str("/var/lib/dpkg/status-new"), num(oRdwr|oCreat), num(0o644)),
+		`hpath AT_FDCWD "/var/lib/dpkg/status-new" produced
+		 newfd 4 = AT_FDCWD "/var/lib/dpkg/status-new"`},
+	{`openat(AT_FDCWD, "/var/log/app.log", O_WRONLY|O_APPEND) = 6`,
+		call("openat", 6, atFdcwd, str("/var/log/app.log"), num(oWronly|0x400)),
+		`hpath AT_FDCWD "/var/log/app.log" produced
+		 newfd 6 = AT_FDCWD "/var/log/app.log"`},
+	{`openat(3, "sub", O_RDONLY|O_NOFOLLOW|O_DIRECTORY|O_CLOEXEC) = 4`,
+		call("openat", 4, num(3), str("sub"), num(oRdonly|oNofollow|oDirectory|oCloexec)),
+		`hpathsym 3 "sub" consumed
+		 newfd 4 = 3 "sub" cloexec`},
+	{`openat(AT_FDCWD, "/usr", O_WRONLY|O_PATH) = 3`,
+		call("openat", 3, atFdcwd, str("/usr"), num(oWronly|oPath)),
+		`hpath AT_FDCWD "/usr" consumed
+		 newfd 3 = AT_FDCWD "/usr"`},
+	{`openat(AT_FDCWD, "/etc/.lock", O_WRONLY|O_CREAT|O_EXCL, 0600) = 3`,
+		call("openat", 3, atFdcwd, str("/etc/.lock"), num(oWronly|oCreat|oExcl), num(0o600)),
+		`hpathsym AT_FDCWD "/etc/.lock" produced
+		 newfd 3 = AT_FDCWD "/etc/.lock"`},
+	{`openat(AT_FDCWD, "/tmp", O_RDWR|O_TMPFILE, 0600) = 3`,
+		call("openat", 3, atFdcwd, str("/tmp"), num(oRdwr|oTmpfile|oDirectory), num(0o600)),
+		`hpath AT_FDCWD "/tmp" consumed
+		 newfd 3 = anon`},
+	{`openat(AT_FDCWD, "/a/very/long/pa"..., O_RDONLY) = 3 (cut by strace -s)`,
+		call("openat", 3, atFdcwd, truncated("/a/very/long/pa"), num(oRdonly)),
+		`newfd 3 = anon`},
+	{`openat2(AT_FDCWD, "/etc/hosts", {flags=O_RDONLY|O_CLOEXEC, resolve=RESOLVE_NO_SYMLINKS}, 24) = 3`,
+		call("openat2", 3, atFdcwd, str("/etc/hosts"), strct(oRdonly|oCloexec), num(24)),
+		`hpath AT_FDCWD "/etc/hosts" consumed
+		 newfd 3 = AT_FDCWD "/etc/hosts" cloexec`},
+	{`openat2(AT_FDCWD, "/etc/motd", {flags=O_WRONLY|O_CREAT|O_TRUNC, mode=0644}, 24) = 3`,
+		call("openat2", 3, atFdcwd, str("/etc/motd"), strct(oWronly|oCreat|oTrunc), num(24)),
+		`hpath AT_FDCWD "/etc/motd" produced
+		 newfd 3 = AT_FDCWD "/etc/motd"`},
+	{`creat("/tmp/out", 0644) = 3`,
+		call("creat", 3, str("/tmp/out"), num(0o644)),
+		`hpath AT_FDCWD "/tmp/out" produced
+		 newfd 3 = AT_FDCWD "/tmp/out"`},
+
+	{`stat("/etc/passwd", {st_mode=S_IFREG|0644, st_size=1234, ...}) = 0`,
+		call("stat", 0, str("/etc/passwd"), strct(0)),
+		`hpath AT_FDCWD "/etc/passwd" consumed`},
+	{`lstat("/etc/alternatives/awk", {st_mode=S_IFLNK|0777, ...}) = 0`,
+		call("lstat", 0, str("/etc/alternatives/awk"), strct(0)),
+		`hpathsym AT_FDCWD "/etc/alternatives/awk" consumed`},
+	{`newfstatat(AT_FDCWD, "/etc/localtime", {...}, AT_SYMLINK_NOFOLLOW) = 0`,
+		call("newfstatat", 0, atFdcwd, str("/etc/localtime"), strct(0), num(atSymlinkNofollow)),
+		`hpathsym AT_FDCWD "/etc/localtime" consumed`},
+	{`newfstatat(3, "", {st_mode=S_IFREG|0644, ...}, AT_EMPTY_PATH) = 0`,
+		call("newfstatat", 0, num(3), str(""), strct(0), num(atEmptyPath)),
+		`hpath 3 "" consumed`},
+	{`statx(AT_FDCWD, "/usr/bin/ruby", AT_STATX_SYNC_AS_STAT, STATX_ALL, {...}) = 0`,
+		call("statx", 0, atFdcwd, str("/usr/bin/ruby"), num(0), num(0xfff), strct(0)),
+		`hpath AT_FDCWD "/usr/bin/ruby" consumed`},
+	{`statx(4, "lib", AT_STATX_SYNC_AS_STAT|AT_SYMLINK_NOFOLLOW, STATX_MODE, {...}) = 0`,
+		call("statx", 0, num(4), str("lib"), num(atSymlinkNofollow), num(2), strct(0)),
+		`hpathsym 4 "lib" consumed`},
+	{`statfs("/sys/fs/selinux", 0x7ffd1234) = 0`,
+		call("statfs", 0, str("/sys/fs/selinux"), ptr()),
+		`hpath AT_FDCWD "/sys/fs/selinux" consumed`},
+	{`access("/etc/ld.so.preload", R_OK) = 0`,
+		call("access", 0, str("/etc/ld.so.preload"), num(4)),
+		`hpath AT_FDCWD "/etc/ld.so.preload" consumed`},
+	{`faccessat(AT_FDCWD, "/usr/bin/apt-get", X_OK) = 0`,
+		call("faccessat", 0, atFdcwd, str("/usr/bin/apt-get"), num(1)),
+		`hpath AT_FDCWD "/usr/bin/apt-get" consumed`},
+	{`faccessat2(AT_FDCWD, "/bin/sh", X_OK, AT_EACCESS|AT_SYMLINK_NOFOLLOW) = 0`,
+		call("faccessat2", 0, atFdcwd, str("/bin/sh"), num(1), num(atEaccess|atSymlinkNofollow)),
+		`hpathsym AT_FDCWD "/bin/sh" consumed`},
+	{`faccessat2(AT_FDCWD, "/bin/sh", X_OK, AT_EACCESS) = 0`,
+		call("faccessat2", 0, atFdcwd, str("/bin/sh"), num(1), num(atEaccess)),
+		`hpath AT_FDCWD "/bin/sh" consumed`},
+	{`readlink("/proc/self/exe", "/usr/bin/ruby3.1", 4096) = 16`,
+		call("readlink", 16, str("/proc/self/exe"), str("/usr/bin/ruby3.1"), num(4096)),
+		`hpathsym AT_FDCWD "/proc/self/exe" consumed`},
+	{`readlinkat(AT_FDCWD, "/etc/alternatives/awk", "/usr/bin/mawk", 4096) = 13`,
+		call("readlinkat", 13, atFdcwd, str("/etc/alternatives/awk"), str("/usr/bin/mawk"), num(4096)),
+		`hpathsym AT_FDCWD "/etc/alternatives/awk" consumed`},
+	{`getdents(3, 0x55d0 /* 4 entries */, 32768) = 112`,
+		call("getdents", 112, num(3), ptr(), num(32768)),
+		`hpath 3 "" consumed`},
+	{`getdents64(3, 0x55d0 /* 12 entries */, 32768) = 400`,
+		call("getdents64", 400, num(3), ptr(), num(32768)),
+		`hpath 3 "" consumed`},
+	{`chroot("/srv/jail") = 0`,
+		call("chroot", 0, str("/srv/jail")),
+		`hpath AT_FDCWD "/srv/jail" consumed`},
+
+	{`execve("/usr/bin/apt-get", ["apt-get", "install", "-y", "nginx"], 0x7ffd /* 20 vars */) = 0`,
+		call("execve", 0, str("/usr/bin/apt-get"), tracer.Arg{Kind: tracer.ArgArray, Str: "apt-getinstall-ynginx"}, ptr()),
+		`hpath AT_FDCWD "/usr/bin/apt-get" consumed
+		 exec`},
+	{`execveat(3, "", ["script"], 0x7ffd /* 3 vars */, AT_EMPTY_PATH) = 0`,
+		call("execveat", 0, num(3), str(""), tracer.Arg{Kind: tracer.ArgArray, Str: "script"}, ptr(), num(atEmptyPath)),
+		`hpath 3 "" consumed
+		 exec`},
+
+	{`mkdir("/srv/app", 0755) = 0`,
+		call("mkdir", 0, str("/srv/app"), num(0o755)),
+		`hpathsym AT_FDCWD "/srv/app" produced makedir`},
+	{`mkdirat(AT_FDCWD, "/srv/app/data", 0700) = 0`,
+		call("mkdirat", 0, atFdcwd, str("/srv/app/data"), num(0o700)),
+		`hpathsym AT_FDCWD "/srv/app/data" produced makedir`},
+	{`mknod("/run/app.fifo", S_IFIFO|0644) = 0`,
+		call("mknod", 0, str("/run/app.fifo"), num(0o10644), num(0)),
+		`hpathsym AT_FDCWD "/run/app.fifo" produced`},
+	{`mknodat(3, "fifo", S_IFIFO|0600) = 0`,
+		call("mknodat", 0, num(3), str("fifo"), num(0o10600), num(0)),
+		`hpathsym 3 "fifo" produced`},
+	{`unlink("/etc/app.conf.bak") = 0`,
+		call("unlink", 0, str("/etc/app.conf.bak")),
+		`hpathsym AT_FDCWD "/etc/app.conf.bak" expunged`},
+	{`unlinkat(AT_FDCWD, "/tmp/puppet-dir", AT_REMOVEDIR) = 0`,
+		call("unlinkat", 0, atFdcwd, str("/tmp/puppet-dir"), num(atRemovedir)),
+		`hpathsym AT_FDCWD "/tmp/puppet-dir" expunged`},
+	{`unlinkat(5, "old.conf", 0) = 0`,
+		call("unlinkat", 0, num(5), str("old.conf"), num(0)),
+		`hpathsym 5 "old.conf" expunged`},
+	{`rmdir("/srv/old") = 0`,
+		call("rmdir", 0, str("/srv/old")),
+		`hpathsym AT_FDCWD "/srv/old" expunged`},
+	{`rename("/etc/.app.conf20261122-1-x", "/etc/app.conf") = 0`,
+		call("rename", 0, str("/etc/.app.conf20261122-1-x"), str("/etc/app.conf")),
+		`rename AT_FDCWD "/etc/.app.conf20261122-1-x" AT_FDCWD "/etc/app.conf"`},
+	{`renameat(AT_FDCWD, "new.d", 3, "conf.d") = 0`,
+		call("renameat", 0, atFdcwd, str("new.d"), num(3), str("conf.d")),
+		`rename AT_FDCWD "new.d" 3 "conf.d"`},
+	{`renameat2(AT_FDCWD, "/srv/a", AT_FDCWD, "/srv/b", RENAME_EXCHANGE) = 0`,
+		call("renameat2", 0, atFdcwd, str("/srv/a"), atFdcwd, str("/srv/b"), num(renameExchange)),
+		`rename AT_FDCWD "/srv/a" AT_FDCWD "/srv/b" exchange`},
+	{`renameat2(AT_FDCWD, "/srv/a", AT_FDCWD, "/srv/c", RENAME_NOREPLACE) = 0`,
+		call("renameat2", 0, atFdcwd, str("/srv/a"), atFdcwd, str("/srv/c"), num(renameNoreplace)),
+		`rename AT_FDCWD "/srv/a" AT_FDCWD "/srv/c"`},
+	{`link("/etc/a", "/etc/b") = 0`,
+		call("link", 0, str("/etc/a"), str("/etc/b")),
+		`link AT_FDCWD "/etc/a" AT_FDCWD "/etc/b"`},
+	{`linkat(AT_FDCWD, "/etc/a", AT_FDCWD, "/etc/b", AT_SYMLINK_FOLLOW) = 0`,
+		call("linkat", 0, atFdcwd, str("/etc/a"), atFdcwd, str("/etc/b"), num(atSymlinkFollow)),
+		`link AT_FDCWD "/etc/a" AT_FDCWD "/etc/b"`},
+	{`linkat(3, "", AT_FDCWD, "/var/lib/app/state", AT_EMPTY_PATH) = 0`,
+		call("linkat", 0, num(3), str(""), atFdcwd, str("/var/lib/app/state"), num(atEmptyPath)),
+		`link 3 "" AT_FDCWD "/var/lib/app/state"`},
+	{`symlink("/usr/bin/mawk", "/etc/alternatives/awk") = 0`,
+		call("symlink", 0, str("/usr/bin/mawk"), str("/etc/alternatives/awk")),
+		`symlink "/usr/bin/mawk" AT_FDCWD "/etc/alternatives/awk"`},
+	{`symlinkat("../lib", 3, "lib64") = 0`,
+		call("symlinkat", 0, str("../lib"), num(3), str("lib64")),
+		`symlink "../lib" 3 "lib64"`},
+
+	{`truncate("/var/log/app.log", 0) = 0`,
+		call("truncate", 0, str("/var/log/app.log"), num(0)),
+		`hpath AT_FDCWD "/var/log/app.log" produced`},
+	{`ftruncate(5, 0) = 0`,
+		call("ftruncate", 0, num(5), num(0)),
+		`hpath 5 "" produced`},
+	{`chmod("/etc/app.conf", 0640) = 0`,
+		call("chmod", 0, str("/etc/app.conf"), num(0o640)),
+		`hpath AT_FDCWD "/etc/app.conf" produced`},
+	{`fchmod(5, 0640) = 0`,
+		call("fchmod", 0, num(5), num(0o640)),
+		`hpath 5 "" produced`},
+	{`fchmodat(AT_FDCWD, "/etc/app.conf", 0640) = 0`,
+		call("fchmodat", 0, atFdcwd, str("/etc/app.conf"), num(0o640)),
+		`hpath AT_FDCWD "/etc/app.conf" produced`},
+	{`fchmodat2(AT_FDCWD, "/etc/app.link", 0640, AT_SYMLINK_NOFOLLOW) = 0`,
+		call("fchmodat2", 0, atFdcwd, str("/etc/app.link"), num(0o640), num(atSymlinkNofollow)),
+		`hpathsym AT_FDCWD "/etc/app.link" produced`},
+	{`chown("/etc/app.conf", 0, 33) = 0`,
+		call("chown", 0, str("/etc/app.conf"), num(0), num(33)),
+		`hpath AT_FDCWD "/etc/app.conf" produced`},
+	{`lchown("/etc/app.link", 0, 0) = 0`,
+		call("lchown", 0, str("/etc/app.link"), num(0), num(0)),
+		`hpathsym AT_FDCWD "/etc/app.link" produced`},
+	{`fchown(5, 0, 0) = 0`,
+		call("fchown", 0, num(5), num(0), num(0)),
+		`hpath 5 "" produced`},
+	{`fchownat(AT_FDCWD, "/etc/app.conf", 0, 33, AT_SYMLINK_NOFOLLOW) = 0`,
+		call("fchownat", 0, atFdcwd, str("/etc/app.conf"), num(0), num(33), num(atSymlinkNofollow)),
+		`hpathsym AT_FDCWD "/etc/app.conf" produced`},
+	{`fchownat(3, "", 0, 0, AT_EMPTY_PATH) = 0 (fatal in the original, notes §1.2)`,
+		call("fchownat", 0, num(3), str(""), num(0), num(0), num(atEmptyPath)),
+		`hpath 3 "" produced`},
+	{`utime("/etc/app.conf", NULL) = 0`,
+		call("utime", 0, str("/etc/app.conf"), null()),
+		`hpath AT_FDCWD "/etc/app.conf" produced`},
+	{`utimes("/etc/app.conf", [{tv_sec=1, tv_usec=0}, {tv_sec=1, tv_usec=0}]) = 0`,
+		call("utimes", 0, str("/etc/app.conf"), ints()),
+		`hpath AT_FDCWD "/etc/app.conf" produced`},
+	{`futimesat(AT_FDCWD, "/etc/app.conf", NULL) = 0`,
+		call("futimesat", 0, atFdcwd, str("/etc/app.conf"), null()),
+		`hpath AT_FDCWD "/etc/app.conf" produced`},
+	{`utimensat(AT_FDCWD, "/etc/app.link", [UTIME_NOW, UTIME_NOW], AT_SYMLINK_NOFOLLOW) = 0`,
+		call("utimensat", 0, atFdcwd, str("/etc/app.link"), ints(), num(atSymlinkNofollow)),
+		`hpathsym AT_FDCWD "/etc/app.link" produced`},
+	{`utimensat(4, NULL, [{tv_sec=1, tv_nsec=0}, {tv_sec=1, tv_nsec=0}], 0) = 0`,
+		call("utimensat", 0, num(4), null(), ints(), num(0)),
+		`hpath 4 "" produced`},
+
+	{`getxattr("/usr/bin/ping", "security.capability", "\x01\x00\x00\x02", 20) = 20`,
+		call("getxattr", 20, str("/usr/bin/ping"), str("security.capability"), str("\x01\x00\x00\x02"), num(20)),
+		`hpath AT_FDCWD "/usr/bin/ping" consumed`},
+	{`lgetxattr("/etc/app.link", "user.x", "1", 255) = 1`,
+		call("lgetxattr", 1, str("/etc/app.link"), str("user.x"), str("1"), num(255)),
+		`hpathsym AT_FDCWD "/etc/app.link" consumed`},
+	{`fgetxattr(5, "user.x", "1", 255) = 1`,
+		call("fgetxattr", 1, num(5), str("user.x"), str("1"), num(255)),
+		`hpath 5 "" consumed`},
+	{`getxattrat(AT_FDCWD, "/etc/app.link", AT_SYMLINK_NOFOLLOW, "user.x", {value="1", size=255}, 16) = 1`,
+		call("getxattrat", 1, atFdcwd, str("/etc/app.link"), num(atSymlinkNofollow), str("user.x"), strct(0), num(16)),
+		`hpathsym AT_FDCWD "/etc/app.link" consumed`},
+	{`listxattr("/etc/app.conf", NULL, 0) = 0`,
+		call("listxattr", 0, str("/etc/app.conf"), null(), num(0)),
+		`hpath AT_FDCWD "/etc/app.conf" consumed`},
+	{`llistxattr("/etc/app.link", NULL, 0) = 0`,
+		call("llistxattr", 0, str("/etc/app.link"), null(), num(0)),
+		`hpathsym AT_FDCWD "/etc/app.link" consumed`},
+	{`flistxattr(5, NULL, 0) = 0`,
+		call("flistxattr", 0, num(5), null(), num(0)),
+		`hpath 5 "" consumed`},
+	{`listxattrat(AT_FDCWD, "/etc/app.conf", 0, NULL, 0) = 0`,
+		call("listxattrat", 0, atFdcwd, str("/etc/app.conf"), num(0), null(), num(0)),
+		`hpath AT_FDCWD "/etc/app.conf" consumed`},
+	{`setxattr("/usr/bin/ping", "security.capability", "\x01\x00\x00\x02", 20, 0) = 0`,
+		call("setxattr", 0, str("/usr/bin/ping"), str("security.capability"), str("\x01\x00\x00\x02"), num(20), num(0)),
+		`hpath AT_FDCWD "/usr/bin/ping" produced`},
+	{`lsetxattr("/etc/app.link", "user.x", "1", 1, 0) = 0`,
+		call("lsetxattr", 0, str("/etc/app.link"), str("user.x"), str("1"), num(1), num(0)),
+		`hpathsym AT_FDCWD "/etc/app.link" produced`},
+	{`fsetxattr(5, "user.x", "1", 1, 0) = 0`,
+		call("fsetxattr", 0, num(5), str("user.x"), str("1"), num(1), num(0)),
+		`hpath 5 "" produced`},
+	{`setxattrat(AT_FDCWD, "/etc/app.conf", 0, "user.x", {value="1", size=1, flags=0}, 16) = 0`,
+		call("setxattrat", 0, atFdcwd, str("/etc/app.conf"), num(0), str("user.x"), strct(0), num(16)),
+		`hpath AT_FDCWD "/etc/app.conf" produced`},
+	{`removexattr("/etc/app.conf", "user.x") = 0`,
+		call("removexattr", 0, str("/etc/app.conf"), str("user.x")),
+		`hpath AT_FDCWD "/etc/app.conf" produced`},
+	{`lremovexattr("/etc/app.link", "user.x") = 0`,
+		call("lremovexattr", 0, str("/etc/app.link"), str("user.x")),
+		`hpathsym AT_FDCWD "/etc/app.link" produced`},
+	{`fremovexattr(5, "user.x") = 0`,
+		call("fremovexattr", 0, num(5), str("user.x")),
+		`hpath 5 "" produced`},
+	{`removexattrat(3, "conf", AT_SYMLINK_NOFOLLOW, "user.x") = 0`,
+		call("removexattrat", 0, num(3), str("conf"), num(atSymlinkNofollow), str("user.x")),
+		`hpathsym 3 "conf" produced`},
+
+	{`chdir("/srv/app") = 0`,
+		call("chdir", 0, str("/srv/app")),
+		`setcwd AT_FDCWD "/srv/app"`},
+	{`fchdir(3) = 0`,
+		call("fchdir", 0, num(3)),
+		`setcwd 3 "."`},
+	{`getcwd("/root", 4096) = 6`,
+		call("getcwd", 6, str("/root"), num(4096)),
+		`setcwd AT_FDCWD "/root"`},
+	{`getcwd("(unreachable)/", 4096) = 15`,
+		call("getcwd", 15, str("(unreachable)/"), num(4096)),
+		``},
+
+	{`clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f12) = 2345`,
+		call("clone", 2345, named("child_stack", 0), named("flags", 0x01000000|0x00200000|17), named("child_tidptr", 0x7f12)),
+		`newproc 2345`},
+	{`clone(child_stack=0x7f00, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM|CLONE_SETTLS|CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID, parent_tid=[2346], tls=0x7f01, child_tidptr=0x7f02) = 2346`,
+		call("clone", 2346, named("child_stack", 0x7f00), named("flags", cloneThreadFlags), named("parent_tid", 0), named("tls", 0x7f01), named("child_tidptr", 0x7f02)),
+		`newproc 2346 files fs thread`},
+	{`clone(child_stack=NULL, flags=CLONE_VM|CLONE_VFORK|SIGCHLD) = 2350 (vfork via clone)`,
+		call("clone", 2350, named("child_stack", 0), named("flags", 0x100|0x4000|17)),
+		`newproc 2350`},
+	{`clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM|CLONE_SETTLS|CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID, child_tid=0x7f02, parent_tid=0x7f02, exit_signal=0, stack=0x7f00, stack_size=0x7fff00, tls=0x7f01} => {parent_tid=[2347]}, 88) = 2347`,
+		call("clone3", 2347, strct(cloneThreadFlags), num(88)),
+		`newproc 2347 files fs thread`},
+	{`clone3({flags=CLONE_VM|CLONE_VFORK, exit_signal=SIGCHLD, stack=0x7f00, stack_size=0x9000}, 88) = 2351`,
+		call("clone3", 2351, strct(0x100|0x4000), num(88)),
+		`newproc 2351`},
+	{`fork() = 2348`,
+		call("fork", 2348),
+		`newproc 2348`},
+	{`vfork() = 2349`,
+		call("vfork", 2349),
+		`newproc 2349`},
+
+	{`dup(3) = 4`,
+		call("dup", 4, num(3)),
+		`dupfd 4 = 3`},
+	{`dup2(4, 1) = 1`,
+		call("dup2", 1, num(4), num(1)),
+		`dupfd 1 = 4`},
+	{`dup3(4, 1, O_CLOEXEC) = 1`,
+		call("dup3", 1, num(4), num(1), num(oCloexec)),
+		`dupfd 1 = 4 cloexec`},
+	{`fcntl(3, F_DUPFD_CLOEXEC, 10) = 10`,
+		call("fcntl", 10, num(3), num(fDupfdCloexec), num(10)),
+		`dupfd 10 = 3 cloexec`},
+	{`fcntl(3, F_DUPFD, 10) = 11`,
+		call("fcntl", 11, num(3), num(fDupfd), num(10)),
+		`dupfd 11 = 3`},
+	{`fcntl(5, F_SETFD, FD_CLOEXEC) = 0`,
+		call("fcntl", 0, num(5), num(fSetfd), num(fdCloexecBit)),
+		`delfd 5 cloexec`},
+	{`fcntl(5, F_GETFL) = 0x8000 (flags O_RDONLY|O_LARGEFILE)`,
+		call("fcntl", 0x8000, num(5), num(fGetfl)),
+		``},
+	{`close(3) = 0`,
+		call("close", 0, num(3)),
+		`delfd 3`},
+	{`close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) = 0`,
+		call("close_range", 0, num(3), num(tildeZeroU), num(closeRangeCloexec)),
+		`delfd 3..2147483647 cloexec`},
+	{`close_range(3, 10, 0) = 0`,
+		call("close_range", 0, num(3), num(10), num(0)),
+		`delfd 3..10`},
+
+	{`pipe([3, 4]) = 0`,
+		call("pipe", 0, ints(3, 4)),
+		`newfd 3 = anon
+		 newfd 4 = anon`},
+	{`pipe2([5, 6], O_CLOEXEC) = 0`,
+		call("pipe2", 0, ints(5, 6), num(oCloexec)),
+		`newfd 5 = cloexec anon
+		 newfd 6 = cloexec anon`},
+	{`socket(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC|SOCK_NONBLOCK, 0) = 5`,
+		call("socket", 5, num(1), num(sockStream|oCloexec|sockNonblock), num(0)),
+		`newfd 5 = cloexec anon`},
+	{`socketpair(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC, 0, [7, 8]) = 0`,
+		call("socketpair", 0, num(1), num(sockStream|oCloexec), num(0), ints(7, 8)),
+		`newfd 7 = cloexec anon
+		 newfd 8 = cloexec anon`},
+	{`accept(3, {sa_family=AF_UNIX}, [110 => 2]) = 6`,
+		call("accept", 6, num(3), strct(0), ints(110)),
+		`newfd 6 = anon`},
+	{`accept4(3, NULL, NULL, SOCK_CLOEXEC) = 6`,
+		call("accept4", 6, num(3), null(), null(), num(oCloexec)),
+		`newfd 6 = cloexec anon`},
+	{`eventfd(0) = 3`,
+		call("eventfd", 3, num(0)),
+		`newfd 3 = anon`},
+	{`eventfd2(0, EFD_CLOEXEC|EFD_NONBLOCK) = 4`,
+		call("eventfd2", 4, num(0), num(oCloexec|sockNonblock)),
+		`newfd 4 = cloexec anon`},
+	{`memfd_create("ruby-jit", MFD_CLOEXEC) = 5`,
+		call("memfd_create", 5, str("ruby-jit"), num(mfdCloexec)),
+		`newfd 5 = cloexec anon`},
+	{`epoll_create(1) = 3`,
+		call("epoll_create", 3, num(1)),
+		`newfd 3 = anon`},
+	{`epoll_create1(EPOLL_CLOEXEC) = 4`,
+		call("epoll_create1", 4, num(oCloexec)),
+		`newfd 4 = cloexec anon`},
+	{`inotify_init() = 3`,
+		call("inotify_init", 3),
+		`newfd 3 = anon`},
+	{`inotify_init1(IN_NONBLOCK|IN_CLOEXEC) = 4`,
+		call("inotify_init1", 4, num(sockNonblock|oCloexec)),
+		`newfd 4 = cloexec anon`},
+	{`timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC|TFD_NONBLOCK) = 5`,
+		call("timerfd_create", 5, num(1), num(oCloexec|sockNonblock)),
+		`newfd 5 = cloexec anon`},
+	{`signalfd(-1, [CHLD], 8) = 6`,
+		call("signalfd", 6, num(-1), ints(), num(8)),
+		`newfd 6 = anon`},
+	{`signalfd(6, [CHLD INT], 8) = 6 (updates fd 6)`,
+		call("signalfd", 6, num(6), ints(), num(8)),
+		``},
+	{`signalfd4(-1, [CHLD], 8, SFD_CLOEXEC|SFD_NONBLOCK) = 7`,
+		call("signalfd4", 7, num(-1), ints(), num(8), num(oCloexec|sockNonblock)),
+		`newfd 7 = cloexec anon`},
+	{`pidfd_open(1234, 0) = 8`,
+		call("pidfd_open", 8, num(1234), num(0)),
+		`newfd 8 = cloexec anon`},
+	{`pidfd_getfd(8, 3, 0) = 9`,
+		call("pidfd_getfd", 9, num(8), num(3), num(0)),
+		`newfd 9 = cloexec anon`},
+	{`userfaultfd(O_CLOEXEC|O_NONBLOCK) = 3`,
+		call("userfaultfd", 3, num(oCloexec|sockNonblock)),
+		`newfd 3 = cloexec anon`},
+	{`fanotify_init(FAN_CLASS_NOTIF|FAN_CLOEXEC, O_RDONLY) = 3`,
+		call("fanotify_init", 3, num(fanCloexec), num(oRdonly)),
+		`newfd 3 = cloexec anon`},
+	{`perf_event_open({type=PERF_TYPE_HARDWARE, ...}, 0, -1, -1, PERF_FLAG_FD_CLOEXEC) = 3`,
+		call("perf_event_open", 3, strct(0), num(0), num(-1), num(-1), num(perfFlagFdCloexec)),
+		`newfd 3 = cloexec anon`},
+	{`io_uring_setup(32, {flags=0, sq_thread_cpu=0, ...}) = 3`,
+		call("io_uring_setup", 3, num(32), strct(0)),
+		`newfd 3 = cloexec anon`},
+
+	{`write(1, "BEGIN File[/etc/app.conf]\n", 26) = 26`,
+		call("write", 26, num(1), str("BEGIN File[/etc/app.conf]\n"), num(26)),
+		`begin "File[/etc/app.conf]"`},
+	{`write(1, "Notice: hello\n", 14) = 14`,
+		call("write", 14, num(1), str("Notice: hello\n"), num(14)),
+		``},
+	{`write(5, "BEGIN not a marker: fd 5\n", 25) = 25`,
+		call("write", 25, num(5), str("BEGIN not a marker: fd 5\n"), num(25)),
+		``},
+	{`writev(1, [{iov_base="END Exec[use conf: x]", iov_len=21}, {iov_base="\n", iov_len=1}], 2) = 22`,
+		call("writev", 22, num(1), iov("END Exec[use conf: x]\n"), num(2)),
+		`end "Exec[use conf: x]"`},
+	{`pwrite64(2, "BEGIN Service[cron]\n", 20, 0) = 20`,
+		call("pwrite64", 20, num(2), str("BEGIN Service[cron]\n"), num(20), num(0)),
+		`begin "Service[cron]"`},
+}
+
+// expandWant adds the pid and evidence of a test case to its statements.
+func expandWant(syscall, want string) string {
+	var b strings.Builder
+	for line := range strings.Lines(want) {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "begin ") || strings.HasPrefix(line, "end ") {
+			b.WriteString(line + " pid 100 @7 " + syscall + "\n")
+		} else {
+			b.WriteString("100 " + line + " @7 " + syscall + "\n")
+		}
+	}
+	return b.String()
+}
+
+func mustParse(t *testing.T, name, text string) []Statement {
+	t.Helper()
+	stmts, err := Parse(name, strings.NewReader(text))
+	if err != nil {
+		t.Fatalf("parse %s: %v\n%s", name, err, text)
+	}
+	return stmts
+}
+
+func printed(t *testing.T, stmts []Statement) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Print(&b, stmts); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func sameStatements(a, b []Statement) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestLowerRows checks every row of the table on realistic events; the
+// subtests are named after the syscall.
+func TestLowerRows(t *testing.T) {
+	for _, tc := range lowerCases {
+		t.Run(tc.ev.Syscall, func(t *testing.T) {
+			l := NewLowerer(testMarker{})
+			got := l.Lower(&tc.ev, nil)
+			want := mustParse(t, "want", expandWant(tc.ev.Syscall, tc.want))
+			if !sameStatements(got, want) {
+				t.Fatalf("%s\ngot:\n%swant:\n%s", tc.strace, printed(t, got), printed(t, want))
+			}
+			// Every lowered statement survives the textual syntax.
+			back := mustParse(t, "printed", printed(t, got))
+			if !sameStatements(got, back) {
+				t.Fatalf("%s: print/parse changed the statements:\n%s", tc.strace, printed(t, back))
+			}
+			if l.Stats.Statements != int64(len(got)) || l.Stats.Events != 1 {
+				t.Errorf("stats %+v after %d statements", l.Stats, len(got))
+			}
+		})
+	}
+}
+
+// TestEveryRowHasACase keeps the row tests complete: a new row needs a case.
+func TestEveryRowHasACase(t *testing.T) {
+	tested := map[string]bool{}
+	for _, tc := range lowerCases {
+		if !Wanted(tc.ev.Syscall) {
+			t.Errorf("case for %s, which no row lowers", tc.ev.Syscall)
+		}
+		tested[tc.ev.Syscall] = true
+	}
+	for _, row := range syscallTable {
+		if !tested[row.name] {
+			t.Errorf("row %s has no test case", row.name)
+		}
+	}
+}
+
+func TestTableWellFormed(t *testing.T) {
+	seen := map[string]bool{}
+	for _, row := range syscallTable {
+		if seen[row.name] {
+			t.Errorf("duplicate row %s", row.name)
+		}
+		seen[row.name] = true
+		if !Wanted(row.name) {
+			t.Errorf("row %s is not Wanted", row.name)
+		}
+		if row.form == formNone {
+			t.Errorf("row %s has no form", row.name)
+		}
+		if row.form == formPath && row.effect == NoEffect {
+			t.Errorf("row %s accesses a path with no effect", row.name)
+		}
+		if row.form == formPath && row.dir == noArg && row.path == noArg {
+			t.Errorf("row %s has neither a dirfd nor a path", row.name)
+		}
+	}
+	for _, name := range []string{"read", "fstat", "mmap", "", "OPENAT"} {
+		if Wanted(name) {
+			t.Errorf("Wanted(%q) = true", name)
+		}
+	}
+}
+
+func TestLowerExitSignalFailedUnknown(t *testing.T) {
+	l := NewLowerer(nil)
+	exit := tracer.Event{Kind: tracer.KindExit, Pid: 2345, Line: 90}
+	out := l.Lower(&exit, nil)
+	want := []Statement{{Op: OpExit, Pid: 2345, Line: 90}}
+	if !sameStatements(out, want) {
+		t.Fatalf("exit: %+v", out)
+	}
+	signal := tracer.Event{Kind: tracer.KindSignal, Pid: 100, Line: 91}
+	failed := call("openat", -1, atFdcwd, str("/etc/missing"), num(oRdonly))
+	failed.Errno = "ENOENT"
+	read := call("read", 10, num(3), str("0123456789"), num(10))
+	rt := call("rt_sigaction", 0, num(2))
+	for _, ev := range []*tracer.Event{&signal, &failed, &read, &read, &rt} {
+		out = l.Lower(ev, out)
+	}
+	if len(out) != 1 {
+		t.Fatalf("signal, failed and unknown calls lowered to %+v", out[1:])
+	}
+	s := l.Stats
+	if s.Events != 6 || s.Exits != 1 || s.Failed != 1 || s.Unknown != 3 || s.Statements != 1 {
+		t.Errorf("stats %+v", s)
+	}
+	if s.UnknownBySyscall["read"] != 2 || s.UnknownBySyscall["rt_sigaction"] != 1 {
+		t.Errorf("unknown by syscall %v", s.UnknownBySyscall)
+	}
+}
+
+func TestLowerBadArgs(t *testing.T) {
+	l := NewLowerer(nil)
+	events := []tracer.Event{
+		// A path printed as a pointer (strace could not read it).
+		call("stat", 0, ptr(), strct(0)),
+		// Too few arguments (a malformed line).
+		call("renameat", 0, atFdcwd, str("/a")),
+		// A dirfd that is not a number.
+		call("mkdirat", 0, str("3"), str("x"), num(0o755)),
+		// pipe without its array.
+		call("pipe", 0, ptr()),
+	}
+	var out []Statement
+	for i := range events {
+		out = l.Lower(&events[i], out)
+	}
+	if len(out) != 0 {
+		t.Errorf("bad arguments lowered to:\n%s", printed(t, out))
+	}
+	if l.Stats.BadArgs != int64(len(events)) {
+		t.Errorf("BadArgs = %d, want %d", l.Stats.BadArgs, len(events))
+	}
+	// A marker write with no marker set is not an error.
+	w := call("write", 3, num(1), str("BEGIN x\n"), num(8))
+	if out = l.Lower(&w, out); len(out) != 0 || l.Stats.BadArgs != int64(len(events)) {
+		t.Errorf("write without a marker: %+v, stats %+v", out, l.Stats)
+	}
+}
+
+func TestLowerDoesNotAllocate(t *testing.T) {
+	l := NewLowerer(testMarker{})
+	out := make([]Statement, 0, 16)
+	evs := []tracer.Event{
+		call("openat", 5, atFdcwd, str("/etc/app.conf"), num(oWronly|oCreat|oTrunc|oCloexec), num(0o644)),
+		call("clone", 2346, named("child_stack", 0x7f00), named("flags", cloneThreadFlags)),
+		call("writev", 22, num(1), iov("END Exec[x]\n"), num(2)),
+		call("pipe2", 0, ints(5, 6), num(oCloexec)),
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		for i := range evs {
+			out = l.Lower(&evs[i], out[:0])
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("Lower allocates %.1f times per run", allocs)
+	}
+}
+
+// BenchmarkLower lowers a mix shaped like a Puppet trace (mostly opens,
+// stats, closes and writes) and reports events per second.
+func BenchmarkLower(b *testing.B) {
+	evs := []tracer.Event{
+		call("openat", 3, atFdcwd, str("/usr/lib/ruby/3.1.0/set.rb"), num(oRdonly|oCloexec)),
+		call("newfstatat", 0, num(3), str(""), strct(0), num(atEmptyPath)),
+		call("close", 0, num(3)),
+		call("newfstatat", 0, atFdcwd, str("/etc/puppet/puppet.conf"), strct(0), num(0)),
+		call("openat", 5, atFdcwd, str("/etc/app.conf"), num(oWronly|oCreat|oTrunc|oCloexec), num(0o644)),
+		call("rename", 0, str("/etc/.app.conf-x"), str("/etc/app.conf")),
+		call("writev", 22, num(1), iov("\x1b[0;32mInfo: /Stage[main]/Main/File[/etc/app.conf]: Evaluated in 0.01 seconds\x1b[0m\n"), num(2)),
+		call("clone3", 2347, strct(cloneThreadFlags), num(88)),
+		call("read", 10, num(3), str("0123456789"), num(10)),
+	}
+	failed := call("openat", -1, atFdcwd, str("/usr/lib/ruby/vendor_ruby/set.rb"), num(oRdonly|oCloexec))
+	failed.Errno = "ENOENT"
+	evs = append(evs, failed)
+	l := NewLowerer(testMarker{})
+	out := make([]Statement, 0, 64)
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	for b.Loop() {
+		out = l.Lower(&evs[n%len(evs)], out[:0])
+		n++
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+}
