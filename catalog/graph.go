@@ -245,14 +245,18 @@ func (g *Graph) compress(edges map[[2]int32]Label) {
 // checkCycles builds the node graph with dominikbraun/graph and reports its
 // first strongly connected component with more than one node (or a node
 // with an edge to itself) as a *CycleError.
+//
+// Vertices are node+1: the library's Tarjan search (v0.23.0) ends a
+// component when it pops the zero value of the hash type, so a vertex 0
+// would corrupt the components.
 func (g *Graph) checkCycles() error {
 	dg := graph.New(graph.IntHash, graph.Directed())
 	for u := 0; u < g.nodes; u++ {
-		if err := dg.AddVertex(u); err != nil {
+		if err := dg.AddVertex(u + 1); err != nil {
 			return fmt.Errorf("catalog: graph: %w", err)
 		}
 	}
-	var selfLoop = -1
+	selfLoop := -1
 	for u := 0; u < g.nodes; u++ {
 		for _, v := range g.dst[g.off[u]:g.off[u+1]] {
 			if int(v) == u {
@@ -261,7 +265,7 @@ func (g *Graph) checkCycles() error {
 				}
 				continue
 			}
-			if err := dg.AddEdge(u, int(v)); err != nil {
+			if err := dg.AddEdge(u+1, int(v)+1); err != nil {
 				return fmt.Errorf("catalog: graph: %w", err)
 			}
 		}
@@ -277,9 +281,13 @@ func (g *Graph) checkCycles() error {
 		if len(comp) < 2 {
 			continue
 		}
-		sort.Ints(comp)
-		if cycle == nil || comp[0] < cycle[0] {
-			cycle = comp
+		nodes := make([]int, len(comp))
+		for i, v := range comp {
+			nodes[i] = v - 1
+		}
+		sort.Ints(nodes)
+		if cycle == nil || nodes[0] < cycle[0] {
+			cycle = nodes
 		}
 	}
 	switch {

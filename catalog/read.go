@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strconv"
 )
 
@@ -33,7 +34,9 @@ func ReadFile(path string) (*Catalog, error) {
 //
 // Resources are decoded one at a time, so memory holds the resources, not a
 // tree of the whole document. Broken JSON gives an error naming the field
-// and the byte offset in the input.
+// (e.g. "resources[12].line") and the byte offset in the whole input,
+// counted as encoding/json counts it: the bytes read when the fault was seen,
+// so usually one past the offending byte.
 func Read(r io.Reader) (*Catalog, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	skipped, err := skipPreamble(br)
@@ -409,6 +412,29 @@ func errorOffset(err error) int64 {
 	return -1
 }
 
+// jsonKind names the JSON value a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "another value"
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return t.String()
+}
+
 // describe words a decoding error with the field and the input offset.
 func (p *parser) describe(field string, err error, at int64) error {
 	var se *json.SyntaxError
@@ -422,7 +448,7 @@ func (p *parser) describe(field string, err error, at int64) error {
 			name = field + "." + te.Field
 		}
 		return fmt.Errorf("catalog: field %q: %s value where %s was expected, at byte offset %d",
-			name, te.Value, te.Type, at)
+			name, te.Value, jsonKind(te.Type), at)
 	}
 	return fmt.Errorf("catalog: field %q at byte offset %d: %w", field, at, err)
 }
