@@ -390,8 +390,8 @@ func (p *lineParser) value(i int, a *tracer.Arg, depth int) (int, bool) {
 		p.other(b[start:i], a, depth)
 	default:
 		start := i
-		if i, ok = p.skipExpr(i); !ok {
-			return i, false
+		if i, ok = p.skipExpr(i); !ok || i == start {
+			return i, false // no value at all: "f(a=)"
 		}
 		p.expr(b[start:i], a, depth)
 	}

@@ -1,0 +1,430 @@
+package strace
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/fsmove/fsmove/tracer"
+)
+
+// events reads a whole trace given as text.
+func events(t *testing.T, text string, opts Options) ([]tracer.Event, *Reader) {
+	t.Helper()
+	r := NewReader(strings.NewReader(text), opts)
+	return readAll(t, r), r
+}
+
+// one reads a one-line trace that must give exactly one event and no warning.
+func one(t *testing.T, line string) tracer.Event {
+	t.Helper()
+	evs, r := events(t, line+"\n", Options{})
+	if len(r.Warnings()) != 0 {
+		t.Fatalf("%s: warnings %+v", line, r.Warnings())
+	}
+	if len(evs) != 1 {
+		t.Fatalf("%s: %d events, want 1", line, len(evs))
+	}
+	return evs[0]
+}
+
+func TestLinePrefixes(t *testing.T) {
+	const call = `openat(AT_FDCWD, "/etc/x", O_RDONLY) = 3`
+	cases := []struct {
+		line string
+		pid  int
+	}{
+		{"123 " + call, 123},
+		{"123   " + call, 123},
+		{"[pid 77] " + call, 77},
+		{"[pid  7] " + call, 7},
+		{call, 0},
+		{"12:34:56 " + call, 0},
+		{"12:34:56.123456 " + call, 0},
+		{"1700000000.123456 " + call, 0},
+		{"     0.000123 " + call, 0},
+		{"123 12:34:56.123456 " + call, 123},
+		{"123      0.000123 " + call, 123},
+		{"[pid 9] 1700000000.123456 " + call, 9},
+		{"123 " + call + " <0.000012>", 123},
+		{"123 " + call + "\r", 123},
+	}
+	for _, c := range cases {
+		ev := one(t, c.line)
+		if ev.Pid != c.pid || ev.Syscall != "openat" || ev.Ret != 3 || ev.Arg(1).Str != "/etc/x" {
+			t.Errorf("%q: got pid %d %s ret %d path %q", c.line, ev.Pid, ev.Syscall, ev.Ret, ev.Arg(1).Str)
+		}
+	}
+}
+
+func TestReturnValues(t *testing.T) {
+	cases := []struct {
+		line  string
+		ret   int64
+		errno string
+	}{
+		{`1 openat(AT_FDCWD, "/x", O_RDONLY) = -1 ENOENT (No such file or directory)`, -1, "ENOENT"},
+		{`1 exit_group(0)                = ?`, 0, "?"},
+		{`1 execve("/bin/x", ["x"], 0x7ffd /* 3 vars */) = ?`, 0, "?"},
+		{`1 wait4(-1, 0x7ffd, 0, NULL) = ? ERESTARTSYS (To be restarted if SA_RESTART is set)`, 0, "ERESTARTSYS"},
+		{`1 mmap(NULL, 8192, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7f1234560000`, 0x7f1234560000, ""},
+		{`1 brk(NULL) = 0x55e24b956000`, 0x55e24b956000, ""},
+		{`1 select(4, [3], NULL, NULL, {tv_sec=1, tv_usec=0}) = 0 (Timeout)`, 0, ""},
+		{`1 poll([{fd=3, events=POLLIN}], 1, -1) = 1 ([{fd=3, revents=POLLIN}])`, 1, ""},
+		{`1 fcntl(3, F_GETFL) = 0x8000 (flags O_RDONLY|O_LARGEFILE)`, 0x8000, ""},
+		{`1 openat(AT_FDCWD</root>, "/etc/x", O_RDONLY) = 3</etc/x>`, 3, ""},
+		{`1 openat(AT_FDCWD, "/dev/null", O_RDONLY) = 3</dev/null<char 1:3>>`, 3, ""},
+		{`1 socket(AF_INET, SOCK_STREAM, IPPROTO_TCP) = 3<TCP:[12345]>`, 3, ""},
+		{`1 accept(3<TCP:[1.2.3.4:22->5.6.7.8:999]>, NULL, NULL) = 4<TCP:[1.2.3.4:22->5.6.7.8:999]> <0.000100>`, 4, ""},
+		{`1 close(3) = 0 <0.000012>`, 0, ""},
+		{`1 unlink("/x") = -1 EACCES (Permission denied) <0.000012>`, -1, "EACCES"},
+	}
+	for _, c := range cases {
+		ev := one(t, c.line)
+		if ev.Ret != c.ret || ev.Errno != c.errno {
+			t.Errorf("%q: ret %d errno %q, want %d %q", c.line, ev.Ret, ev.Errno, c.ret, c.errno)
+		}
+		if (c.errno != "") != ev.Failed() {
+			t.Errorf("%q: Failed() = %v", c.line, ev.Failed())
+		}
+	}
+}
+
+func TestStrings(t *testing.T) {
+	cases := []struct {
+		arg       string
+		want      string
+		truncated bool
+	}{
+		{`"plain"`, "plain", false},
+		{`""`, "", false},
+		{`"a\nb\tc\"d\\e"`, "a\nb\tc\"d\\e", false},
+		{`"\33[0;32mInfo\33[0m"`, "\x1b[0;32mInfo\x1b[0m", false},
+		{`"\0\1\177\377"`, "\x00\x01\x7f\xff", false},
+		{`"\x1b\x41z"`, "\x1bAz", false},
+		{`"abc"...`, "abc", true},
+		{`"/tmp/d (1)/a b,c\"q[1].txt"`, `/tmp/d (1)/a b,c"q[1].txt`, false},
+		{`"/x{y}/(z), w"`, "/x{y}/(z), w", false},
+		{`"\r\v\f\b\a\'\?"`, "\r\v\f\b\a'?", false},
+	}
+	for _, c := range cases {
+		ev := one(t, `1 write(1, `+c.arg+`, 5) = 5`)
+		a := ev.Arg(1)
+		if a.Kind != tracer.ArgStr || a.Str != c.want || a.Truncated != c.truncated {
+			t.Errorf("%s: got %+v, want %q truncated=%v", c.arg, a, c.want, c.truncated)
+		}
+		if n := ev.Arg(2); n.Kind != tracer.ArgInt || n.Int != 5 {
+			t.Errorf("%s: the argument after the string is %+v", c.arg, n)
+		}
+	}
+}
+
+func TestArguments(t *testing.T) {
+	cases := []struct {
+		arg  string
+		want tracer.Arg
+	}{
+		{`NULL`, tracer.Arg{Kind: tracer.ArgNull}},
+		{`0x7ffd4d3c1a20`, tracer.Arg{Kind: tracer.ArgPtr, Int: 0x7ffd4d3c1a20}},
+		{`42`, tracer.Arg{Kind: tracer.ArgInt, Int: 42}},
+		{`-1`, tracer.Arg{Kind: tracer.ArgInt, Int: -1}},
+		{`0x80000`, tracer.Arg{Kind: tracer.ArgInt, Int: 0x80000}},
+		{`0644`, tracer.Arg{Kind: tracer.ArgInt, Int: 0644}},
+		{`0`, tracer.Arg{Kind: tracer.ArgInt, Int: 0}},
+		{`AT_FDCWD`, tracer.Arg{Kind: tracer.ArgInt, Int: -100}},
+		{`AT_FDCWD</root>`, tracer.Arg{Kind: tracer.ArgInt, Int: -100}},
+		{`3</etc/x, y>`, tracer.Arg{Kind: tracer.ArgInt, Int: 3}},
+		{`3<pipe:[1234]>`, tracer.Arg{Kind: tracer.ArgInt, Int: 3}},
+		{`O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC`, tracer.Arg{Kind: tracer.ArgInt, Int: 01 | 0100 | 01000 | 02000000}},
+		{`AT_SYMLINK_NOFOLLOW|AT_EMPTY_PATH`, tracer.Arg{Kind: tracer.ArgInt, Int: 0x1100}},
+		{`F_DUPFD_CLOEXEC`, tracer.Arg{Kind: tracer.ArgInt, Int: 1030}},
+		{`RENAME_EXCHANGE`, tracer.Arg{Kind: tracer.ArgInt, Int: 2}},
+		{`CLOSE_RANGE_CLOEXEC`, tracer.Arg{Kind: tracer.ArgInt, Int: 4}},
+		{`S_IFREG|0644`, tracer.Arg{Kind: tracer.ArgInt, Int: 0100644}},
+		{`O_RDONLY|O_NOT_A_FLAG|O_CLOEXEC`, tracer.Arg{Kind: tracer.ArgInt, Int: 02000000}},
+		{`0x80000 /* O_RDONLY|O_CLOEXEC */`, tracer.Arg{Kind: tracer.ArgInt, Int: 0x80000}},
+		{`-100 /* AT_FDCWD */</tmp>`, tracer.Arg{Kind: tracer.ArgInt, Int: -100}},
+		{`0x1200000 /* CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID */|17 /* SIGCHLD */`, tracer.Arg{Kind: tracer.ArgInt, Int: 0x1200011}},
+		{`0x7ffd /* 20 vars */`, tracer.Arg{Kind: tracer.ArgInt, Int: 0x7ffd}},
+		{`0x7ffc2a1b3c40 /* 20 vars */`, tracer.Arg{Kind: tracer.ArgPtr, Int: 0x7ffc2a1b3c40}},
+		{`[3, 4]`, tracer.Arg{Kind: tracer.ArgArray, Ints: []int64{3, 4}}},
+		{`[3<pipe:[99]>, 4<pipe:[99]>]`, tracer.Arg{Kind: tracer.ArgArray, Ints: []int64{3, 4}}},
+		{`["sh", "-c", "ls, \"x\""]`, tracer.Arg{Kind: tracer.ArgArray, Str: `sh-cls, "x"`}},
+		{`[{iov_base="\33[0;32mInfo: a\33[0m", iov_len=14}, {iov_base="\n", iov_len=1}]`, tracer.Arg{Kind: tracer.ArgArray, Str: "\x1b[0;32mInfo: a\x1b[0m\n"}},
+		{`[]`, tracer.Arg{Kind: tracer.ArgArray}},
+		{`{flags=O_RDONLY|O_CLOEXEC, resolve=0}`, tracer.Arg{Kind: tracer.ArgStruct, Int: 02000000}},
+		{`{flags=CLONE_VM|CLONE_VFORK, exit_signal=SIGCHLD, stack=0x7f0000000000, stack_size=0x9000} => {parent_tid=[123]}`, tracer.Arg{Kind: tracer.ArgStruct, Int: 0x4100}},
+		{`{st_mode=S_IFREG|0644, st_size=12, ...}`, tracer.Arg{Kind: tracer.ArgStruct}},
+		{`{sa_family=AF_UNIX, sun_path="/run/x.sock"}`, tracer.Arg{Kind: tracer.ArgStruct, Str: "/run/x.sock"}},
+		{`[RTMIN RT_1]`, tracer.Arg{Kind: tracer.ArgOther, Str: "[RTMIN RT_1]"}},
+		{`~[KILL STOP RTMIN RT_1]`, tracer.Arg{Kind: tracer.ArgOther, Str: "~[KILL STOP RTMIN RT_1]"}},
+		{`[CHLD]`, tracer.Arg{Kind: tracer.ArgOther, Str: "[CHLD]"}},
+		{`makedev(0x1, 0x3)`, tracer.Arg{Kind: tracer.ArgOther, Str: "makedev(0x1, 0x3)"}},
+		{`[{WIFEXITED(s) && WEXITSTATUS(s) == 0}]`, tracer.Arg{Kind: tracer.ArgArray}},
+		{`1<<20`, tracer.Arg{Kind: tracer.ArgOther, Str: "1<<20"}},
+		{`1 2`, tracer.Arg{Kind: tracer.ArgOther, Str: "1 2"}}, // unknown syntax is kept, not rejected
+		{`child_stack=NULL`, tracer.Arg{Kind: tracer.ArgNull, Name: "child_stack"}},
+		{`flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM|CLONE_SETTLS|CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID|SIGCHLD`,
+			tracer.Arg{Kind: tracer.ArgInt, Name: "flags", Int: 0x100 | 0x200 | 0x400 | 0x800 | 0x10000 | 0x40000 | 0x80000 | 0x100000 | 0x200000 | 17}},
+	}
+	for _, c := range cases {
+		ev := one(t, `1 anycall(7, `+c.arg+`, 9) = 0`)
+		if len(ev.Args) != 3 {
+			t.Errorf("%s: %d args, want 3: %+v", c.arg, len(ev.Args), ev.Args)
+			continue
+		}
+		if got := ev.Args[1]; !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", c.arg, got, c.want)
+		}
+		if ev.Args[0].Int != 7 || ev.Args[2].Int != 9 {
+			t.Errorf("%s: neighbours %+v %+v", c.arg, ev.Args[0], ev.Args[2])
+		}
+	}
+}
+
+func TestNamedArgs(t *testing.T) {
+	ev := one(t, `5 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f63c6f4fa10) = 6`)
+	flags, ok := ev.NamedArg("flags")
+	if !ok || flags.Int != 0x1200000|17 {
+		t.Errorf("flags = %+v %v", flags, ok)
+	}
+	if a, ok := ev.NamedArg("child_stack"); !ok || a.Kind != tracer.ArgNull {
+		t.Errorf("child_stack = %+v", a)
+	}
+	if a, ok := ev.NamedArg("child_tidptr"); !ok || a.Kind != tracer.ArgPtr {
+		t.Errorf("child_tidptr = %+v", a)
+	}
+	if ev.Ret != 6 {
+		t.Errorf("ret %d", ev.Ret)
+	}
+}
+
+func TestNotices(t *testing.T) {
+	trace := strings.Join([]string{
+		`10 +++ exited with 3 +++`,
+		`11 +++ killed by SIGKILL +++`,
+		`12 +++ killed by SIGSEGV (core dumped) +++`,
+		`13 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=16473, si_uid=0, si_status=0, si_utime=0, si_stime=0} ---`,
+		`14 --- stopped by SIGSTOP ---`,
+		`strace: Process 15 attached`,
+		`15 strace: Process 16 detached`,
+		`[ Process PID=17 runs in 32 bit mode. ]`,
+		``,
+	}, "\n")
+	evs, r := events(t, trace, Options{})
+	if len(r.Warnings()) != 0 || r.Lines() != 8 {
+		t.Fatalf("warnings %+v, lines %d", r.Warnings(), r.Lines())
+	}
+	want := []struct {
+		kind tracer.EventKind
+		pid  int
+		ret  int64
+		sig  string
+	}{
+		{tracer.KindExit, 10, 3, ""},
+		{tracer.KindExit, 11, -9, "SIGKILL"},
+		{tracer.KindExit, 12, -11, "SIGSEGV"},
+		{tracer.KindSignal, 13, 0, "SIGCHLD"},
+	}
+	if len(evs) != len(want) {
+		t.Fatalf("%d events, want %d: %+v", len(evs), len(want), evs)
+	}
+	for i, w := range want {
+		ev := evs[i]
+		if ev.Kind != w.kind || ev.Pid != w.pid || ev.Ret != w.ret || ev.Syscall != "" || ev.Arg(0).Str != w.sig && w.sig != "" {
+			t.Errorf("event %d = %+v, want %+v", i, ev, w)
+		}
+		if ev.Line != int64(i+1) {
+			t.Errorf("event %d line %d", i, ev.Line)
+		}
+	}
+	if evs[3].Arg(0).Int != 17 {
+		t.Errorf("SIGCHLD number %d", evs[3].Arg(0).Int)
+	}
+}
+
+// TestUnfinishedResumed checks the pairing of halves with other pids' lines
+// in between, the line number of the resumed half and orphan warnings.
+func TestUnfinishedResumed(t *testing.T) {
+	trace := strings.Join([]string{
+		/* 1 */ `100 openat(AT_FDCWD, "/etc/a b", O_RDONLY <unfinished ...>`,
+		/* 2 */ `200 read(3,  <unfinished ...>`,
+		/* 3 */ `300 openat(AT_FDCWD, "/etc/c", O_RDONLY) = 4`,
+		/* 4 */ `200 <... read resumed>"data", 10) = 4`,
+		/* 5 */ `100 <... openat resumed>)          = 3`,
+		/* 6 */ `300 <... close resumed>) = 0`,
+		/* 7 */ `400 clone3({flags=CLONE_VM|CLONE_VFORK, exit_signal=SIGCHLD, stack=0x7f0000000000, stack_size=0x9000} <unfinished ...>`,
+		/* 8 */ `401 execve("/bin/true", ["true"], 0x7ffd /* 3 vars */ <unfinished ...>`,
+		/* 9 */ `400 <... clone3 resumed> => {parent_tid=[401]}, 88) = 401`,
+		/* 10 */ `401 <... execve resumed>) = 0`,
+		/* 11 */ `500 wait4(-1,  <unfinished ...>`,
+		/* 12 */ `500 +++ killed by SIGKILL +++`,
+		/* 13 */ `500 <... wait4 resumed>[{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 501`,
+	}, "\n") + "\n"
+	evs, r := events(t, trace, Options{})
+	type want struct {
+		pid  int
+		name string
+		line int64
+		ret  int64
+		arg0 int64
+	}
+	wants := []want{
+		{300, "openat", 3, 4, -100},
+		{200, "read", 4, 4, 3},
+		{100, "openat", 5, 3, -100},
+		{400, "clone3", 9, 401, 0x4100},
+		{401, "execve", 10, 0, 0},
+		{500, "", 12, -9, 9}, // the kill; wait4's first half dies with the process
+	}
+	if len(evs) != len(wants) {
+		t.Fatalf("%d events, want %d: %+v", len(evs), len(wants), evs)
+	}
+	for i, w := range wants {
+		ev := evs[i]
+		if ev.Pid != w.pid || ev.Syscall != w.name || ev.Line != w.line || ev.Ret != w.ret || ev.Arg(0).Int != w.arg0 {
+			t.Errorf("event %d = %+v, want %+v", i, ev, w)
+		}
+	}
+	if p := evs[2].Arg(1); p.Str != "/etc/a b" || evs[2].Arg(2).Kind != tracer.ArgInt {
+		t.Errorf("resumed openat args %+v", evs[2].Args)
+	}
+	if d := evs[1].Arg(1); d.Str != "data" {
+		t.Errorf("resumed read data %+v", d)
+	}
+	if evs[4].Arg(0).Str != "/bin/true" || evs[4].Arg(1).Str != "true" {
+		t.Errorf("resumed execve args %+v", evs[4].Args)
+	}
+	// Lines 6 and 13 are resumed halves without a start.
+	ws := r.Warnings()
+	if len(ws) != 2 || ws[0].Line != 6 || ws[1].Line != 13 || r.Malformed() != 0 || r.WarningCount() != 2 {
+		t.Errorf("warnings %+v (malformed %d)", ws, r.Malformed())
+	}
+}
+
+// TestWantSkipsButPairs checks that rejected calls are skipped while their
+// halves still pair (no orphan warning) and exits still come through.
+func TestWantSkipsButPairs(t *testing.T) {
+	trace := strings.Join([]string{
+		`1 read(3,  <unfinished ...>`,
+		`2 openat(AT_FDCWD, "/x", O_RDONLY <unfinished ...>`,
+		`1 <... read resumed>"abc", 3) = 3`,
+		`2 <... openat resumed>) = 5`,
+		`1 mmap(NULL, 8192, PROT_READ, MAP_PRIVATE, 3, 0) = 0x7f0000000000`,
+		`1 +++ exited with 0 +++`,
+	}, "\n")
+	asked := map[string]int{}
+	want := func(name string) bool { asked[name]++; return name == "openat" }
+	evs, r := events(t, trace, Options{Want: want})
+	if len(r.Warnings()) != 0 {
+		t.Fatalf("warnings %+v", r.Warnings())
+	}
+	if len(evs) != 2 || evs[0].Syscall != "openat" || evs[0].Ret != 5 || evs[0].Line != 4 || evs[1].Kind != tracer.KindExit {
+		t.Fatalf("events %+v", evs)
+	}
+	if asked["read"] != 1 || asked["openat"] != 1 || asked["mmap"] != 1 {
+		t.Errorf("Want asked %v, want once per name", asked)
+	}
+}
+
+func TestMalformedLines(t *testing.T) {
+	bad := []string{
+		`1 close(3`,                      // cut by a killed strace
+		`1 close(3) =`,                   // no value
+		`1 close(3) 0`,                   // no '='
+		`1 open("/x, O_RDONLY) = 3`,      // unterminated string
+		`1 open("/x", O_RDONLY)) = 3`,    // stray ')'
+		`1 <... close resumed`,           // no '>'
+		`1 +++ exploded +++`,             // unknown notice
+		`[pid x] close(3) = 0`,           // bad pid
+		`1 12:34:56.789openat() = 3`,     // timestamp glued to the call
+		`1 close(3) = abc`,               // not a number
+		`hello world`,                    // not a call
+		`1 write(1, "\x", 1) = 1`,        // bad hex escape
+		`1 f(3</x) = 0`,                  // unterminated annotation
+		`1 f(/* never closed) = 0`,       // unterminated comment
+		`1 f({a=1, b=2) = 0`,             // unclosed struct
+		`1 f([1, 2) = 0`,                 // unclosed array
+		`1 f(x) = 3</unclosed`,           // unterminated return annotation
+		`1 write(1, "abc" "def", 6) = 6`, // two strings
+		`1 f(a=) = 0`,                    // name without a value
+		`[pid 3 close(3) = 0`,            // unclosed [pid
+		`--x`,                            // not a notice
+		`1 +++ exited with x +++`,        // no status
+		`1 +++ killed by  +++`,           // no signal
+		`1 +++ superseded by execve +++`, // no pid
+		`1 execve("/x", ["a"], 0x1 /* 3 vars */ => ) = 0`, // dangling out-part
+	}
+	for _, line := range bad {
+		r := NewReader(strings.NewReader("1 close(9) = 0\n"+line+"\n1 close(8) = 0\n"), Options{})
+		evs := readAll(t, r)
+		if len(evs) != 2 || r.Malformed() != 1 || len(r.Warnings()) != 1 || r.Warnings()[0].Line != 2 {
+			t.Errorf("%s: %d events, malformed %d, warnings %+v", line, len(evs), r.Malformed(), r.Warnings())
+			continue
+		}
+		if w := r.Warnings()[0]; w.Text != line || w.Message == "" {
+			t.Errorf("%s: warning %+v", line, w)
+		}
+		if evs[1].Line != 3 {
+			t.Errorf("%s: next event on line %d", line, evs[1].Line)
+		}
+	}
+}
+
+func TestWarningsKeptAndCounted(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 250; i++ {
+		b.WriteString("1 broken(\n")
+	}
+	_, r := events(t, b.String(), Options{})
+	if len(r.Warnings()) != maxKeptWarnings || r.Malformed() != 250 || r.WarningCount() != 250 {
+		t.Fatalf("kept %d, malformed %d, count %d", len(r.Warnings()), r.Malformed(), r.WarningCount())
+	}
+	if r.Warnings()[99].Line != 100 {
+		t.Errorf("100th warning on line %d", r.Warnings()[99].Line)
+	}
+}
+
+// TestStderrAttachNotices reads strace -f output to stderr, where
+// "strace: Process N attached" cuts a line in two and the first process has
+// no "[pid N]" prefix until it has children.
+func TestStderrAttachNotices(t *testing.T) {
+	trace := strings.Join([]string{
+		`close(3)                                = 0`,
+		`vfork(strace: Process 24974 attached`,
+		` <unfinished ...>`,
+		`[pid 24974] execve("/usr/bin/cat", ["cat"], 0x562d /* 35 vars */ <unfinished ...>`,
+		`[pid 24973] <... vfork resumed>)        = 24974`,
+		`[pid 24974] <... execve resumed>)       = 0`,
+		`[pid 24974] +++ exited with 0 +++`,
+		`close(4)                                = 0`,
+	}, "\n")
+	evs, r := events(t, trace, Options{})
+	if len(r.Warnings()) != 0 {
+		t.Fatalf("warnings %+v", r.Warnings())
+	}
+	var got []string
+	for _, ev := range evs {
+		got = append(got, fmt.Sprintf("%s@%d", ev.Syscall, ev.Pid))
+	}
+	want := []string{"close@0", "vfork@24973", "execve@24974", "@24974", "close@24973"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if evs[1].Ret != 24974 || evs[1].Line != 5 {
+		t.Errorf("vfork %+v", evs[1])
+	}
+}
+
+func TestStrict(t *testing.T) {
+	r := NewReader(strings.NewReader("1 close(3) = 0\n2 close(3\n3 close(4) = 0\n"), Options{Strict: true})
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := r.Next()
+	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("err = %v, want a malformed-line error naming line 2", err)
+	}
+}
