@@ -439,3 +439,28 @@ func TestPuppetRef(t *testing.T) {
 		}
 	}
 }
+
+func TestNilGraphAndBadReports(t *testing.T) {
+	res := result(p("/etc/x", a("File[/etc/x]", "p", 10), a("Exec[use-conf]", "c", 20)))
+	rep := Detect(res, nil, Options{})
+	if len(rep.Findings) != 0 || rep.Stats.UnresolvedBlocks != 2 {
+		t.Errorf("nil graph: %v %+v", summary(rep), rep.Stats)
+	}
+	bad := &Report{Findings: []Finding{{Kind: MOR}}}
+	var buf bytes.Buffer
+	if bad.WriteText(&buf, false) == nil || bad.WriteJSON(&buf) == nil || bad.WriteSARIF(&buf) == nil {
+		t.Error("a finding without resources was written")
+	}
+}
+
+func TestPairs(t *testing.T) {
+	res := result(p("/etc/x", a("File[/etc/x]", "p", 10), a("Exec[use-conf]", "c", 20)))
+	rep := Detect(res, confExec(), Options{})
+	if ps := rep.Pairs(); len(ps) != 1 || ps[0][0].Ref() != "File[/etc/x]" || ps[0][1].Ref() != "Exec[use-conf]" {
+		t.Errorf("pairs %v", ps)
+	}
+	rep = Detect(res, confExec(), Options{Waivers: []Waiver{{Ref1: "File[/etc/x]", Ref2: "Exec[use-conf]", Reason: "r"}}})
+	if ps := rep.Pairs(); len(ps) != 0 {
+		t.Errorf("waived pair highlighted: %v", ps)
+	}
+}

@@ -137,8 +137,8 @@ func (f *Filter) Len() int {
 	return n
 }
 
+// trimSlashes drops trailing slashes (not spaces: a path may end in one).
 func trimSlashes(p string) string {
-	p = strings.TrimSpace(p)
 	for len(p) > 1 && p[len(p)-1] == '/' {
 		p = p[:len(p)-1]
 	}

@@ -108,6 +108,9 @@ func toJSONEvidence(e interp.Evidence) jsonEvidence {
 // WriteJSON writes the report as one indented JSON object (SCHEMA.md),
 // waived findings included with "waived": true and the reason.
 func (r *Report) WriteJSON(w io.Writer) error {
+	if err := r.check(); err != nil {
+		return err
+	}
 	out := jsonReport{
 		SchemaVersion:    JSONSchemaVersion,
 		Findings:         []jsonFinding{},

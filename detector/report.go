@@ -1,6 +1,7 @@
 package detector
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/fsmove/fsmove/catalog"
@@ -86,6 +87,35 @@ func (r *Report) Faults() int {
 		}
 	}
 	return n
+}
+
+// Pairs returns the (producer, consumer) pairs of the findings that are
+// not waived, for highlighting in the dependency graph (--graph-out).
+func (r *Report) Pairs() [][2]*catalog.Resource {
+	var out [][2]*catalog.Resource
+	for i := range r.Findings {
+		if f := &r.Findings[i]; !f.Waived {
+			out = append(out, [2]*catalog.Resource{f.Producer, f.Consumer})
+		}
+	}
+	return out
+}
+
+// check rejects a hand-built report that the writers cannot print (a
+// finding or path without its resources) with an error instead of a panic.
+func (r *Report) check() error {
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		if f.Producer == nil || f.Consumer == nil {
+			return fmt.Errorf("detector: finding %d has no producer or consumer", i)
+		}
+		for j := range f.Paths {
+			if f.Paths[j].Producer == nil || f.Paths[j].Consumer == nil {
+				return fmt.Errorf("detector: finding %d path %q has no producer or consumer", i, f.Paths[j].Path)
+			}
+		}
+	}
+	return nil
 }
 
 // Phase is the wall time of one step of the pipeline.

@@ -103,6 +103,9 @@ var sarifRules = [...]struct {
 // located at the consumer's manifest line (the service's, for MN), with the
 // producer as a related location.
 func (r *Report) WriteSARIF(w io.Writer) error {
+	if err := r.check(); err != nil {
+		return err
+	}
 	driver := sarifDriver{
 		Name:           "fsmove",
 		Version:        r.ToolVersion,

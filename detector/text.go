@@ -38,6 +38,9 @@ func (t *textWriter) style(s, text string) string {
 // paths with effects and evidence, and the fix; then warnings and the
 // summary counts. Waived findings and paths are left out (JSON keeps them).
 func (r *Report) WriteText(w io.Writer, color bool) error {
+	if err := r.check(); err != nil {
+		return err
+	}
 	t := &textWriter{w: bufio.NewWriter(w), color: color}
 	sections := []struct {
 		kind  Kind

@@ -107,3 +107,39 @@ func TestWaiversInDetect(t *testing.T) {
 		t.Errorf("SARIF has a result for a waived finding:\n%s", sarif.String())
 	}
 }
+
+// FuzzLoadWaivers: any input gives waivers or an error, never a panic, and
+// every waiver has two references and a reason.
+func FuzzLoadWaivers(f *testing.F) {
+	f.Add("File[/a] Exec[b] -- r\n")
+	f.Add("Exec[echo [a] b] Notify[hi there] /tmp/a b -- r\n# c\n")
+	f.Add("File['/e\\'q'] Service[\"x\"] -- quoted\n")
+	f.Add("File[[[ -- x")
+	f.Fuzz(func(t *testing.T, in string) {
+		ws, err := LoadWaivers(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		for _, w := range ws {
+			if w.Reason == "" || !strings.HasSuffix(w.Ref1, "]") || !strings.HasSuffix(w.Ref2, "]") {
+				t.Errorf("bad waiver %+v from %q", w, in)
+			}
+		}
+	})
+}
+
+func FuzzParseFilters(f *testing.F) {
+	f.Add("/a\n# c\n/b/ # x\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		ps, err := ParseFilters(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		flt := NewFilter(ps...)
+		for _, p := range ps {
+			if !flt.Match(p) || !flt.Match(p+"/x") {
+				t.Errorf("filter %q does not match itself", p)
+			}
+		}
+	})
+}
