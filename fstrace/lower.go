@@ -556,8 +556,12 @@ func (c *lowering) lowerClose(out []Statement) []Statement {
 
 func (c *lowering) lowerCloseRange(out []Statement) []Statement {
 	first := c.fdArg(c.row.fd, 0)
-	// ~0U (every fd up) is 4294967295: it clamps to MaxInt32.
-	last := c.fdArg(c.row.fd2, math.MaxInt32)
+	// "every fd up" is printed ~0U (an expression the reader keeps as
+	// text) or 4294967295 (clamped): both become MaxInt32.
+	last := int32(math.MaxInt32)
+	if a := c.arg(c.row.fd2); a == nil || a.Kind != tracer.ArgOther || a.Str != "~0U" {
+		last = c.fdArg(c.row.fd2, math.MaxInt32)
+	}
 	if c.bad || last < first {
 		return out
 	}
