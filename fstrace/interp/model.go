@@ -46,7 +46,7 @@ type entry struct {
 	dir    inodeID // the directory holding the name
 	name   string
 	ino    inodeID
-	linked bool // present in fsModel.dirents
+	linked bool // indexed in fsModel.dirents
 	// pathID caches the path string of the entry; valid while pathGen equals
 	// fsModel.pathGen (renaming a directory changes every path below it).
 	pathID  pathID
@@ -88,7 +88,7 @@ type fsModel struct {
 	freeInodes  []inodeID
 	entries     []entry
 	freeEntries []entryID
-	dirents     map[dirKey]entryID
+	dirents     direntIndex
 	pathGen     uint32
 	paths       pathTable
 	maxLinks    int
@@ -98,7 +98,7 @@ func newFSModel(maxLinks int) fsModel {
 	m := fsModel{
 		inodes:   make([]inode, rootInode+1, 1024),
 		entries:  make([]entry, 1, 1024),
-		dirents:  make(map[dirKey]entryID, 1024),
+		dirents:  newDirentIndex(),
 		pathGen:  1,
 		paths:    newPathTable(),
 		maxLinks: maxLinks,
@@ -134,7 +134,7 @@ func (m *fsModel) addEntry(dir inodeID, name string, ino inodeID) entryID {
 	}
 	name = strings.Clone(name)
 	m.entries[e] = entry{dir: dir, name: name, ino: ino, linked: true}
-	m.dirents[dirKey{dir, name}] = e
+	m.insertEntry(e)
 	m.inodes[ino].nlink++
 	if cur := m.inodes[ino].entry; cur == noEntry || !m.entries[cur].linked || m.inodes[ino].isDir {
 		m.setPrimary(ino, e)
@@ -152,7 +152,7 @@ func (m *fsModel) unlinkEntry(e entryID) {
 		return
 	}
 	en := &m.entries[e]
-	delete(m.dirents, dirKey{en.dir, en.name})
+	m.removeEntry(e)
 	en.linked = false
 	m.inodes[en.dir].children--
 	ino := en.ino
@@ -262,7 +262,7 @@ func (m *fsModel) resolve(start inodeID, path string, followFinal bool, links *i
 			}
 			continue
 		}
-		e, ok := m.dirents[dirKey{cur, comp}]
+		e, ok := m.lookupEntry(cur, comp)
 		if !ok {
 			if last {
 				return location{dir: cur, name: comp, entry: noEntry}, resolveOK

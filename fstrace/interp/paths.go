@@ -21,6 +21,7 @@ type pathNode struct {
 	name     string
 	isDir    bool
 	accesses []Access // in order of first access; sorted by block in Result
+	hint     int32    // index in accesses of the last block recorded
 }
 
 type pathKey struct {
@@ -60,14 +61,18 @@ func (t *pathTable) child(parent pathID, name string) pathID {
 func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect, st *fstrace.Statement) {
 	n := &t.nodes[id]
 	n.isDir = isDir
-	i := len(n.accesses) - 1
-	for i >= 0 && n.accesses[i].Block != b {
-		i--
+	i := int(n.hint)
+	if i >= len(n.accesses) || n.accesses[i].Block != b {
+		i = len(n.accesses) - 1
+		for i >= 0 && n.accesses[i].Block != b {
+			i--
+		}
 	}
 	if i < 0 {
 		n.accesses = append(n.accesses, Access{Block: b})
 		i = len(n.accesses) - 1
 	}
+	n.hint = int32(i)
 	a := &n.accesses[i]
 	ev := Evidence{Syscall: st.Syscall, Line: st.Line}
 	switch eff {
