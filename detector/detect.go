@@ -84,10 +84,15 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 
 	// Resolve each block once.
 	roles := make([]blockRole, len(res.Blocks))
+	containerBlocks := make([]bool, len(res.Blocks))
 	for i, name := range res.Blocks {
 		r, ok := g.Lookup(name)
 		if !ok || r == nil {
 			rep.UnresolvedBlocks = append(rep.UnresolvedBlocks, name)
+			continue
+		}
+		if isContainer(g, r) {
+			containerBlocks[i] = true
 			continue
 		}
 		roles[i] = roleOf(r)
@@ -107,7 +112,11 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 		for ai := range pa.Accesses {
 			a := &pa.Accesses[ai]
 			if a.Block < 0 || int(a.Block) >= len(roles) || roles[a.Block].res == nil {
-				if a.Block != interp.NoBlock {
+				switch {
+				case a.Block == interp.NoBlock:
+				case int(a.Block) < len(roles) && containerBlocks[a.Block]:
+					st.ContainerAccesses++
+				default:
 					st.UnresolvedAccesses++
 				}
 				continue

@@ -3,6 +3,7 @@ package detector
 import (
 	"bytes"
 	"fmt"
+	"github.com/fsmove/fsmove/catalog"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -462,5 +463,37 @@ func TestPairs(t *testing.T) {
 	rep = Detect(res, confExec(), Options{Waivers: []Waiver{{Ref1: "File[/etc/x]", Ref2: "Exec[use-conf]", Reason: "r"}}})
 	if ps := rep.Pairs(); len(ps) != 0 {
 		t.Errorf("waived pair highlighted: %v", ps)
+	}
+}
+
+// containerGraph adds IsContainer to the fake graph.
+type containerGraph struct {
+	*fakeGraph
+	containers map[string]bool
+}
+
+func (c containerGraph) IsContainer(r *catalog.Resource) bool { return c.containers[r.Ref()] }
+
+func TestContainerBlocksAreNotResources(t *testing.T) {
+	g := confExec()
+	g.add("Class[main]", "", 0)
+	g.add("Stage[main]", "", 0)
+	g.add("Apt::Source[main]", "apt.pp", 3)
+	res := result(
+		p("/etc/x", a("Class[Main]", "c", 1), a("File[/etc/x]", "p", 2), a("Stage[main]", "e", 3)),
+		p("/etc/y", a("Apt::Source[main]", "p", 4), a("Exec[use-conf]", "c", 5)),
+	)
+	// Without containment knowledge, a defined type's block is a resource.
+	rep := Detect(res, g, Options{})
+	expect(t, rep, "MOR Apt::Source[main]->Exec[use-conf] /etc/y")
+	if rep.Stats.ContainerAccesses != 2 || rep.Stats.UnresolvedBlocks != 0 {
+		t.Errorf("stats %+v", rep.Stats)
+	}
+	// With it, the defined type's whits are skipped too.
+	cg := containerGraph{g, map[string]bool{"Apt::Source[main]": true}}
+	rep = Detect(res, cg, Options{})
+	expect(t, rep)
+	if rep.Stats.ContainerAccesses != 3 {
+		t.Errorf("stats %+v", rep.Stats)
 	}
 }

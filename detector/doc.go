@@ -9,5 +9,7 @@
 //     (Puppet's File inspects its target before replacing it);
 //   - a Service is the only resource that can be notified;
 //   - Package → Service notifications are opt-in (Options.PackageNotify);
-//   - which paths are Puppet's own business (DefaultFilterPrefixes).
+//   - which paths are Puppet's own business (DefaultFilterPrefixes);
+//   - container blocks (Class, Stage, defined types: Puppet's whits) do no
+//     file work of their own, so their accesses are not a resource's.
 package detector

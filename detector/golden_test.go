@@ -21,11 +21,11 @@ func goldenReport(t *testing.T) *Report {
 	g.add("Service[nginx]", "/etc/puppet/code/environments/production/modules/nginx/manifests/service.pp", 4)
 	g.add("File[/etc/nginx/sites-enabled/my site]", "/etc/puppet/code/environments/production/modules/nginx/manifests/site.pp", 17)
 	g.add("Exec[apt-get update]", "", 0)
-	g.add("Class[Nginx::Config]", "/etc/puppet/code/environments/production/modules/nginx/manifests/config.pp", 1)
+	g.add("Nginx::Site[my site]", "/etc/puppet/code/environments/production/modules/nginx/manifests/site.pp", 30)
 	more := result(
 		p("/etc/apt/sources.list", a("Exec[two]", "p", 30), a("Exec[apt-get update]", "c", 31)),
 		p("/etc/nginx/sites-enabled/my site", a("File[/etc/nginx/sites-enabled/my site]", "c", 40), a("Service[nginx]", "c", 41)),
-		p("/etc/nginx/sites-enabled/my site.bak", a("File[/etc/nginx/sites-enabled/my site]", "p", 42), a("Class[Nginx::Config]", "c", 43)),
+		p("/etc/nginx/sites-enabled/my site.bak", a("File[/etc/nginx/sites-enabled/my site]", "p", 42), a("Nginx::Site[my site]", "c", 43)),
 		p("/run/lock/x", a("Schedule[daily]", "p", 50), a("Exec[one]", "c", 51)),
 	)
 	res = merge(res, more)

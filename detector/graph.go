@@ -20,6 +20,52 @@ type Graph interface {
 	Notifies(a, b *catalog.Resource) bool
 }
 
+// ContainerGraph is a Graph that also knows which resources contain others
+// (classes, stages, defined-type instances). Detect uses it when g has it;
+// otherwise only Class and Stage resources count as containers.
+type ContainerGraph interface {
+	Graph
+	IsContainer(r *catalog.Resource) bool
+}
+
+// CatalogGraph adapts a catalog and its dependency graph to ContainerGraph:
+// a resource is a container when some catalog edge leaves from it.
+func CatalogGraph(c *catalog.Catalog, g *catalog.Graph) ContainerGraph {
+	cg := &catalogGraph{cat: c, graph: g, containers: map[*catalog.Resource]bool{}}
+	for _, e := range c.Edges {
+		if e.Source != nil {
+			cg.containers[e.Source] = true
+		}
+	}
+	return cg
+}
+
+type catalogGraph struct {
+	cat        *catalog.Catalog
+	graph      *catalog.Graph
+	containers map[*catalog.Resource]bool
+}
+
+func (g *catalogGraph) Lookup(ref string) (*catalog.Resource, bool) { return g.cat.Lookup(ref) }
+func (g *catalogGraph) Ordered(a, b *catalog.Resource) bool         { return g.graph.Ordered(a, b) }
+func (g *catalogGraph) Notifies(a, b *catalog.Resource) bool        { return g.graph.Notifies(a, b) }
+func (g *catalogGraph) IsContainer(r *catalog.Resource) bool        { return g.containers[r] }
+
+// isContainer reports whether r's blocks are container whits. Puppet logs
+// a container's admissible and completed whits under the container's name
+// (Class[Main], Stage[main], Apt::Source[x]); one block holds both, so it
+// runs both before and after the members, and it does no file work of its
+// own: what the trace shows in it is Puppet's own business.
+func isContainer(g Graph, r *catalog.Resource) bool {
+	if strings.EqualFold(r.Type, "Class") || strings.EqualFold(r.Type, "Stage") {
+		return true
+	}
+	if cg, ok := g.(ContainerGraph); ok {
+		return cg.IsContainer(r)
+	}
+	return false
+}
+
 // blockRole is what the detector knows about the resource behind one block.
 type blockRole struct {
 	res       *catalog.Resource // nil: the block is not in the catalog

@@ -86,6 +86,7 @@ type jsonStats struct {
 	Blocks             int         `json:"blocks"`
 	UnresolvedBlocks   int         `json:"unresolved_blocks"`
 	UnresolvedAccesses int         `json:"unresolved_accesses"`
+	ContainerAccesses  int         `json:"container_accesses"`
 	Paths              int         `json:"paths"`
 	FilteredPaths      int         `json:"filtered_paths"`
 	RelatedPairs       int         `json:"related_pairs"`
@@ -154,7 +155,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		UnresolvedPaths: s.Interp.UnresolvedPaths, SymlinkLoops: s.Interp.SymlinkLoops,
 		UnmatchedEnds: s.Interp.UnmatchedEnds, UnclosedBlocks: s.Interp.UnclosedBlocks,
 		Blocks: s.Blocks, UnresolvedBlocks: s.UnresolvedBlocks, UnresolvedAccesses: s.UnresolvedAccesses,
-		Paths: s.Paths, FilteredPaths: s.FilteredPaths, RelatedPairs: s.RelatedPairs,
+		ContainerAccesses: s.ContainerAccesses,
+		Paths:             s.Paths, FilteredPaths: s.FilteredPaths, RelatedPairs: s.RelatedPairs,
 		MOR: s.MOR, MN: s.MN, Waived: s.Waived, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,
 		Phases: []jsonPhase{},
 	}

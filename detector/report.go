@@ -142,6 +142,7 @@ type Stats struct {
 	Blocks             int // blocks in the result
 	UnresolvedBlocks   int // blocks the catalog does not know
 	UnresolvedAccesses int // accesses of those blocks, not checked
+	ContainerAccesses  int // accesses in container whits (Class, Stage…), Puppet's own
 	Paths              int // distinct paths in the result
 	FilteredPaths      int // paths skipped by the filters
 	RelatedPairs       int // resource pairs with a < or ⇝ relation

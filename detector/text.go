@@ -172,6 +172,7 @@ func (r *Report) WriteStats(w io.Writer) error {
 		{"blocks", int64(s.Blocks)},
 		{"blocks not in catalog", int64(s.UnresolvedBlocks)},
 		{"accesses not checked", int64(s.UnresolvedAccesses)},
+		{"container accesses", int64(s.ContainerAccesses)},
 		{"distinct paths", int64(s.Paths)},
 		{"filtered paths", int64(s.FilteredPaths)},
 		{"related resource pairs", int64(s.RelatedPairs)},
