@@ -386,13 +386,26 @@ func compareFindings(x, y Finding) int {
 	)
 }
 
+// resolvedWaiver is a waiver with its references looked up once.
+type resolvedWaiver struct {
+	Waiver
+	r1, r2 *catalog.Resource // nil when the catalog does not know the reference
+}
+
 // applyWaivers marks waived findings and paths, and lists unused waivers.
 func applyWaivers(rep *Report, g Graph, waivers []Waiver) {
 	for _, w := range waivers {
+		rw := resolvedWaiver{Waiver: w}
+		if r, ok := g.Lookup(w.Ref1); ok {
+			rw.r1 = r
+		}
+		if r, ok := g.Lookup(w.Ref2); ok {
+			rw.r2 = r
+		}
 		used := false
 		for i := range rep.Findings {
 			f := &rep.Findings[i]
-			if !waiverPair(g, w, f.Producer, f.Consumer) {
+			if !rw.names(f.Producer, f.Consumer) {
 				continue
 			}
 			if w.Path == "" {
@@ -439,19 +452,19 @@ func applyWaivers(rep *Report, g Graph, waivers []Waiver) {
 	}
 }
 
-// waiverPair reports whether w names the pair {x, y}, in either order.
-func waiverPair(g Graph, w Waiver, x, y *catalog.Resource) bool {
-	return (refIs(g, w.Ref1, x) && refIs(g, w.Ref2, y)) ||
-		(refIs(g, w.Ref1, y) && refIs(g, w.Ref2, x))
+// names reports whether the waiver names the pair {x, y}, in either order.
+func (w *resolvedWaiver) names(x, y *catalog.Resource) bool {
+	return (refIs(w.Ref1, w.r1, x) && refIs(w.Ref2, w.r2, y)) ||
+		(refIs(w.Ref1, w.r1, y) && refIs(w.Ref2, w.r2, x))
 }
 
 // refIs reports whether a reference written by a user denotes r: through
-// the catalog (titles, namevars, aliases) or, failing that, by comparing
+// the catalog (resolved: by title, namevar, alias) or, failing that, by comparing
 // type case-insensitively and the title exactly (class titles
 // case-insensitively, as Puppet does).
-func refIs(g Graph, ref string, r *catalog.Resource) bool {
-	if res, ok := g.Lookup(ref); ok && res != nil {
-		return res == r
+func refIs(ref string, resolved, r *catalog.Resource) bool {
+	if resolved != nil {
+		return resolved == r
 	}
 	open := strings.IndexByte(ref, '[')
 	if open < 0 || !strings.HasSuffix(ref, "]") {
