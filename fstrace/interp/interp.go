@@ -31,6 +31,8 @@ type Interp struct {
 
 	cur BlockID // the block the current statement acts for
 
+	cache pathCache
+
 	stats    Stats
 	warnings Warnings
 }
@@ -42,6 +44,7 @@ func New(opts Options) *Interp {
 	}
 	return &Interp{
 		m:        newFSModel(opts.MaxSymlinkDepth),
+		cache:    newPathCache(),
 		procs:    make(map[int32]*process),
 		blockIDs: make(map[string]BlockID),
 		open:     NoBlock,
@@ -118,10 +121,19 @@ func (in *Interp) resolve(p *process, dir int32, path string, follow bool) (loca
 	if len(path) == 0 {
 		return in.m.locOf(start), true
 	}
+	absolute := path[0] == '/'
+	if absolute {
+		if loc, ok := in.cache.lookup(&in.m, path); ok {
+			return loc, true
+		}
+	}
 	links := 0
 	loc, status := in.m.resolve(start, path, follow, &links)
 	switch status {
 	case resolveOK:
+		if absolute && loc.exists() && !in.m.finalLink {
+			in.cache.store(&in.m, path, loc)
+		}
 		return loc, true
 	case resolveLoop:
 		in.stats.SymlinkLoops++
@@ -301,6 +313,7 @@ func (in *Interp) rename(p *process, st *fstrace.Statement) {
 		a.ino, b.ino = b.ino, a.ino
 		in.m.setPrimary(a.ino, old.entry)
 		in.m.setPrimary(b.ino, nu.entry)
+		in.m.structGen++
 		if movesDir || in.isDir(nu) {
 			in.m.pathGen++
 		}
@@ -318,6 +331,7 @@ func (in *Interp) rename(p *process, st *fstrace.Statement) {
 	in.m.unlinkEntry(old.entry)
 	if movesDir {
 		in.m.pathGen++
+		in.m.structGen++
 	}
 }
 

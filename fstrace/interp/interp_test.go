@@ -646,3 +646,45 @@ func TestModelMemoryBoundedByDistinctPaths(t *testing.T) {
 		t.Errorf("model grew: inodes %d -> %d, entries %d -> %d", inodes, len(in.m.inodes), entries, len(in.m.entries))
 	}
 }
+
+// The absolute-path cache must follow the model: directories renamed,
+// files replaced, symlinks re-pointed.
+func TestPathCacheSeesModelChanges(t *testing.T) {
+	in, res := run(
+		hp(puppet, C, "/d/sub/f"), // first sight: not cached yet
+		open(puppet, "/d/sub/f", 3),
+		rename(puppet, "/d/sub", "/d/moved", 0),
+		open(puppet, "/d/sub/f", 4), // a new, pre-existing /d/sub
+		hp(puppet, C, "/e/f"),
+		open(puppet, "/e/f", 5),
+		hp(puppet, P, "/e/g"),
+		rename(puppet, "/e/g", "/e/f", 0),
+		open(puppet, "/e/f", 6),
+		symlink(puppet, "/t1", "/l"),
+		hp(puppet, C, "/l/x"),
+		hp(puppet, C, "/l/x"),
+		hpsym(puppet, E, "/l"),
+		symlink(puppet, "/t2", "/l"),
+		hp(puppet, C, "/v/b"),
+		hp(puppet, C, "/v/b"),
+		rename(puppet, "/v/b", "/v/c", 0), // frees the entry slot of /v/b…
+		hp(puppet, P, "/v/z"),             // …which the new name reuses
+		begin(puppet, "B"),
+		hp(puppet, C, "/l/x"),
+		hpAt(puppet, 3, "", C),
+		hp(puppet, C, "/v/b"),
+		end(puppet, "B"),
+	)
+	wantEffects(t, res, "/v/b", "B", "consumed")
+	wantEffects(t, res, "/v/z", "B", "")
+	fds := in.procs[puppet].files.fds
+	if fds[3].ino == fds[4].ino {
+		t.Errorf("/d/sub/f after renaming /d/sub resolved to the moved file")
+	}
+	if fds[5].ino == fds[6].ino {
+		t.Errorf("/e/f after rename onto it resolved to the replaced file")
+	}
+	wantEffects(t, res, "/t2/x", "B", "consumed")
+	wantEffects(t, res, "/t1/x", "B", "")
+	wantEffects(t, res, "/d/moved/f", "B", "consumed")
+}

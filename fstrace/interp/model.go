@@ -47,6 +47,9 @@ type entry struct {
 	name   string
 	ino    inodeID
 	linked bool // indexed in fsModel.dirents
+	// version counts the uses of this slot, so that a cached resolution
+	// naming a recycled slot is recognised as stale.
+	version uint32
 	// pathID caches the path string of the entry; valid while pathGen equals
 	// fsModel.pathGen (renaming a directory changes every path below it).
 	pathID  pathID
@@ -90,8 +93,15 @@ type fsModel struct {
 	freeEntries []entryID
 	dirents     direntIndex
 	pathGen     uint32
-	paths       pathTable
-	maxLinks    int
+	// structGen changes whenever an existing resolution may change: a
+	// directory or symlink unlinked, renamed or exchanged. It validates
+	// the path cache (see pathcache.go).
+	structGen uint32
+	// finalLink is set by resolve when the last component was a symlink
+	// (followed or not): such results depend on the follow mode.
+	finalLink bool
+	paths     pathTable
+	maxLinks  int
 }
 
 func newFSModel(maxLinks int) fsModel {
@@ -133,7 +143,7 @@ func (m *fsModel) addEntry(dir inodeID, name string, ino inodeID) entryID {
 		e = entryID(len(m.entries) - 1)
 	}
 	name = strings.Clone(name)
-	m.entries[e] = entry{dir: dir, name: name, ino: ino, linked: true}
+	m.entries[e] = entry{dir: dir, name: name, ino: ino, linked: true, version: m.entries[e].version + 1}
 	m.insertEntry(e)
 	m.inodes[ino].nlink++
 	if cur := m.inodes[ino].entry; cur == noEntry || !m.entries[cur].linked || m.inodes[ino].isDir {
@@ -156,6 +166,9 @@ func (m *fsModel) unlinkEntry(e entryID) {
 	en.linked = false
 	m.inodes[en.dir].children--
 	ino := en.ino
+	if m.inodes[ino].isDir || m.inodes[ino].isLink {
+		m.structGen++
+	}
 	m.inodes[ino].nlink--
 	if m.inodes[ino].entry != e {
 		m.freeEntry(e)
@@ -173,7 +186,7 @@ func (m *fsModel) setPrimary(ino inodeID, e entryID) {
 }
 
 func (m *fsModel) freeEntry(e entryID) {
-	m.entries[e] = entry{ino: noInode}
+	m.entries[e] = entry{ino: noInode, version: m.entries[e].version}
 	m.freeEntries = append(m.freeEntries, e)
 }
 
@@ -235,6 +248,7 @@ func (m *fsModel) resolve(start inodeID, path string, followFinal bool, links *i
 			i++
 		}
 		if i == len(path) {
+			m.finalLink = false
 			return m.locOf(cur), resolveOK
 		}
 		j := i
@@ -252,12 +266,14 @@ func (m *fsModel) resolve(start inodeID, path string, followFinal bool, links *i
 		switch comp {
 		case ".":
 			if last {
+				m.finalLink = false
 				return m.locOf(cur), resolveOK
 			}
 			continue
 		case "..":
 			cur = m.parentOf(cur)
 			if last {
+				m.finalLink = false
 				return m.locOf(cur), resolveOK
 			}
 			continue
@@ -265,6 +281,7 @@ func (m *fsModel) resolve(start inodeID, path string, followFinal bool, links *i
 		e, ok := m.lookupEntry(cur, comp)
 		if !ok {
 			if last {
+				m.finalLink = false
 				return location{dir: cur, name: comp, entry: noEntry}, resolveOK
 			}
 			// An intermediate directory the trace never showed: it existed
@@ -284,6 +301,7 @@ func (m *fsModel) resolve(start inodeID, path string, followFinal bool, links *i
 				return location{}, st
 			}
 			if last {
+				m.finalLink = true
 				return tl, resolveOK
 			}
 			if !tl.exists() {
@@ -295,6 +313,7 @@ func (m *fsModel) resolve(start inodeID, path string, followFinal bool, links *i
 			continue
 		}
 		if last {
+			m.finalLink = m.inodes[ino].isLink
 			return location{dir: cur, name: comp, entry: e, ino: ino}, resolveOK
 		}
 		m.inodes[ino].isDir = true
