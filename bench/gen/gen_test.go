@@ -514,3 +514,34 @@ func TestAppendQuoted(t *testing.T) {
 		}
 	}
 }
+
+func TestPathsAndProcesses(t *testing.T) {
+	for _, p := range []Params{
+		{Size: 16 << 20, Paths: 5000, Blocks: 100, Processes: 400, Seed: 1},
+		{Size: 16 << 20, Paths: 20000, Blocks: 50, Processes: 10, Seed: 2}, // fewer processes than the resources need
+	} {
+		data := generate(t, p)
+		paths, pids := map[string]bool{}, map[string]bool{}
+		for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+			pid, _, _ := strings.Cut(line, " ")
+			pids[pid] = true
+			q := strings.Split(line, `"`)
+			for i := 1; i < len(q); i += 2 {
+				if strings.HasPrefix(q[i], "/") {
+					paths[q[i]] = true
+				}
+			}
+		}
+		if n := len(paths); n < p.Paths*85/100 || n > p.Paths*115/100 {
+			t.Errorf("%+v: %d distinct paths", p, n)
+		}
+		// Puppet, three threads, and each resource's children.
+		need := 4
+		for _, r := range newPlan(mustDefaults(t, p)).resources {
+			need += minChildren[r.kind]
+		}
+		if want := max(need, p.Processes); len(pids) != want {
+			t.Errorf("%+v: %d pids, want %d", p, len(pids), want)
+		}
+	}
+}
