@@ -1,8 +1,9 @@
-// Package stracecheck holds the test that the generated trace is read by
-// fsmove's real strace parser without a single malformed line. It lives
-// apart from package gen so that gen's own tests do not depend on the
-// parser.
-package stracecheck
+// Package crosscheck tests package gen's output with the rest of fsmove:
+// the real strace parser reads the trace without a malformed line, and the
+// real catalog package orders the conflicts as gen.Conflicts says. It lives
+// apart from package gen so that gen's own tests do not depend on packages
+// other engineers are changing.
+package crosscheck
 
 import (
 	"bytes"
