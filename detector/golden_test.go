@@ -27,6 +27,7 @@ func goldenReport(t *testing.T) *Report {
 		p("/etc/nginx/sites-enabled/my site", a("File[/etc/nginx/sites-enabled/my site]", "c", 40), a("Service[nginx]", "c", 41)),
 		p("/etc/nginx/sites-enabled/my site.bak", a("File[/etc/nginx/sites-enabled/my site]", "p", 42), a("Nginx::Site[my site]", "c", 43)),
 		p("/run/lock/x", a("Schedule[daily]", "p", 50), a("Exec[one]", "c", 51)),
+		p("/run/lock/y", a("Custom_type[z]", "p", 52), a("Exec[one]", "c", 53)),
 	)
 	res = merge(res, more)
 	waivers, err := LoadWaivers(bytes.NewBufferString(

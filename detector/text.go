@@ -69,9 +69,21 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 			t.finding(n+1, f)
 		}
 	}
-	if len(r.UnresolvedBlocks) > 0 {
+	var defaults, unknown []string
+	for _, b := range r.UnresolvedBlocks {
+		if isPuppetDefault(b) {
+			defaults = append(defaults, b)
+		} else {
+			unknown = append(unknown, b)
+		}
+	}
+	if len(unknown) > 0 {
 		fmt.Fprintf(t.w, "%s %d block(s) not in the catalog, not checked: %s\n",
-			t.style(ansiYellow, "warning:"), len(r.UnresolvedBlocks), strings.Join(r.UnresolvedBlocks, ", "))
+			t.style(ansiYellow, "warning:"), len(unknown), strings.Join(unknown, ", "))
+	}
+	if len(defaults) > 0 {
+		fmt.Fprintf(t.w, "note: %d block(s) of Puppet's default schedules and filebucket, not in the catalog, not checked\n",
+			len(defaults))
 	}
 	for _, wv := range r.UnusedWaivers {
 		fmt.Fprintf(t.w, "%s waiver on line %d (%s %s) matched no finding\n",
@@ -193,4 +205,11 @@ func (r *Report) WriteStats(w io.Writer) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// isPuppetDefault reports whether a block is one of the resources Puppet
+// adds at apply time, which the compiled catalog never holds: the default
+// Schedule resources and Filebucket[puppet].
+func isPuppetDefault(block string) bool {
+	return strings.HasPrefix(block, "Schedule[") || block == "Filebucket[puppet]"
 }
