@@ -3,6 +3,7 @@ package detector
 import (
 	"cmp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -333,29 +334,7 @@ func fileLine(r *catalog.Resource) string {
 	if r.Line <= 0 {
 		return r.File
 	}
-	return r.File + ":" + itoa(r.Line)
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var buf [20]byte
-	i := len(buf)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for n > 0 {
-		i--
-		buf[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		buf[i] = '-'
-	}
-	return string(buf[i:])
+	return r.File + ":" + strconv.Itoa(r.Line)
 }
 
 // compareResources orders resources by manifest file, line, then reference.

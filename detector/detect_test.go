@@ -497,3 +497,26 @@ func TestContainerBlocksAreNotResources(t *testing.T) {
 		t.Errorf("stats %+v", rep.Stats)
 	}
 }
+
+func TestRecurseValues(t *testing.T) {
+	cases := []struct {
+		v    any
+		want bool
+	}{{true, true}, {false, false}, {"true", true}, {"remote", true}, {"inf", true},
+		{"false", false}, {"no", false}, {"", false}, {nil, false}, {1.0, false}}
+	for _, c := range cases {
+		if got := truthy(c.v); got != c.want {
+			t.Errorf("recurse => %#v: %v, want %v", c.v, got, c.want)
+		}
+	}
+	g := newFake()
+	r := g.add("File[/srv/tree/]", "", 0, "recurse", "remote")
+	role := roleOf(r)
+	if !role.ownsPath("/srv/tree") || !role.ownsPath("/srv/tree/x") || role.ownsPath("/srv/treex") {
+		t.Errorf("trailing slash title / remote recurse: %+v", role)
+	}
+	root := roleOf(g.add("File[/]", "", 0, "recurse", true))
+	if !root.ownsPath("/etc") {
+		t.Error("recursive File[/] does not own /etc")
+	}
+}
