@@ -1,0 +1,282 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/detector"
+	"github.com/fsmove/fsmove/detector/analyze"
+)
+
+const analyzeUsage = `Usage:
+  fsmove analyze [flags] TRACE CATALOG
+  fsmove analyze [flags] --fstrace PROGRAM.fst CATALOG
+
+Analyze a captured trace of "puppet apply" against the catalog Puppet applied,
+and report missing ordering relationships (MOR) and missing notifiers (MN).
+
+TRACE is the output of "strace -f -o FILE" (any of -s N, -y, -yy, -X, -t, -tt,
+-ttt, -r, -T), optionally gzip- or zstd-compressed, a directory of "strace -ff"
+files, or "-" for standard input. CATALOG is the catalog JSON ("puppet catalog
+find" output, or the cache "puppet apply --catalog_cache_terminus json" writes).
+No Docker and no network are needed.
+
+Exit status: 0 no findings, 1 findings, 2 usage or input error.
+
+Flags:
+`
+
+// reportFlags are the analysis and report flags shared by analyze and run.
+type reportFlags struct {
+	format           string
+	output           string
+	graphOut         string
+	packageNotify    bool
+	filters          stringList
+	filterFile       string
+	noDefaultFilters bool
+	waivers          string
+	strict           bool
+	stats            bool
+	color            string
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// addReportFlags registers the shared analysis/report flags on fs.
+func addReportFlags(fs *flag.FlagSet) *reportFlags {
+	rf := &reportFlags{}
+	fs.StringVar(&rf.format, "format", "text", "report `format`: text, json or sarif")
+	fs.StringVar(&rf.output, "o", "", "write the report to `FILE` instead of standard output")
+	fs.StringVar(&rf.graphOut, "graph-out", "", "write the dependency graph with findings highlighted to `FILE` (DOT)")
+	fs.BoolVar(&rf.packageNotify, "package-notify", false, "also report Package -> Service missing notifiers")
+	fs.Var(&rf.filters, "filter", "ignore paths under `PREFIX` (repeatable; added to the defaults)")
+	fs.StringVar(&rf.filterFile, "filter-file", "", "read more path prefixes to ignore from `FILE` (one per line, # comments)")
+	fs.BoolVar(&rf.noDefaultFilters, "no-default-filters", false, "do not ignore /proc, /sys, /dev, Puppet's own state and Ruby's load path")
+	fs.StringVar(&rf.waivers, "waivers", "", "suppress findings listed in `FILE` (lines: REF1 REF2 [PATH] -- reason)")
+	fs.BoolVar(&rf.strict, "strict", false, "make the first malformed trace line fatal")
+	fs.BoolVar(&rf.stats, "stats", false, "print counts and the time of each phase to standard error")
+	fs.StringVar(&rf.color, "color", "auto", "colour the text report: auto, always or never")
+	return rf
+}
+
+// detectorOptions turns the flags into detector options, reading the filter
+// and waiver files.
+func (rf *reportFlags) detectorOptions() (detector.Options, error) {
+	opts := detector.Options{
+		PackageNotify:    rf.packageNotify,
+		Filters:          append([]string(nil), rf.filters...),
+		NoDefaultFilters: rf.noDefaultFilters,
+	}
+	if rf.filterFile != "" {
+		more, err := detector.LoadFilterFile(rf.filterFile)
+		if err != nil {
+			return opts, err
+		}
+		opts.Filters = append(opts.Filters, more...)
+	}
+	if rf.waivers != "" {
+		f, err := os.Open(rf.waivers)
+		if err != nil {
+			return opts, err
+		}
+		defer f.Close()
+		w, err := detector.LoadWaivers(f)
+		if err != nil {
+			return opts, fmt.Errorf("%s: %w", rf.waivers, err)
+		}
+		opts.Waivers = w
+	}
+	return opts, nil
+}
+
+func (rf *reportFlags) check() error {
+	switch rf.format {
+	case "text", "json", "sarif":
+	default:
+		return fmt.Errorf("unknown --format %q (want text, json or sarif)", rf.format)
+	}
+	switch rf.color {
+	case "auto", "always", "never":
+	default:
+		return fmt.Errorf("unknown --color %q (want auto, always or never)", rf.color)
+	}
+	return nil
+}
+
+func runAnalyze(stdout, stderr io.Writer, args []string) int {
+	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	rf := addReportFlags(fs)
+	fstraceProg := fs.String("fstrace", "", "interpret the hand-written FStrace `PROGRAM` instead of a trace")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), analyzeUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return exitOK
+		}
+		return exitUsage
+	}
+	in := analyze.Input{FStrace: *fstraceProg}
+	switch {
+	case *fstraceProg != "" && fs.NArg() == 1:
+		in.Catalog = fs.Arg(0)
+	case *fstraceProg == "" && fs.NArg() == 2:
+		in.Trace, in.Catalog = fs.Arg(0), fs.Arg(1)
+	default:
+		fmt.Fprintln(stderr, "fsmove analyze: want TRACE and CATALOG (or --fstrace PROGRAM and CATALOG); see fsmove analyze --help")
+		return exitUsage
+	}
+	if err := rf.check(); err != nil {
+		fmt.Fprintln(stderr, "fsmove analyze:", err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return analyzeAndReport(ctx, stdout, stderr, in, rf)
+}
+
+// analyzeArtifacts analyzes a saved trace against a saved catalog and writes
+// the report; fsmove run calls it on the artifacts of its run.
+func analyzeArtifacts(stdout, stderr io.Writer, tracePath, catalogPath string, rf *reportFlags) int {
+	return analyzeAndReport(context.Background(), stdout, stderr, analyze.Input{Trace: tracePath, Catalog: catalogPath}, rf)
+}
+
+// analyzeAndReport runs the pipeline, writes the report and returns the exit
+// status: 0 no findings, 1 findings, 2 input error.
+func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.Input, rf *reportFlags) int {
+	dopts, err := rf.detectorOptions()
+	if err != nil {
+		fmt.Fprintln(stderr, "fsmove analyze:", err)
+		return exitUsage
+	}
+	rep, st, err := analyze.Run(ctx, in, analyze.Options{Strict: rf.strict, Detector: dopts})
+	if err != nil {
+		fmt.Fprintln(stderr, "fsmove analyze:", err)
+		return exitUsage
+	}
+	printWarnings(stderr, st, rep.Stats.MalformedLines)
+
+	out := stdout
+	color := rf.color == "always" || (rf.color == "auto" && isTerminal(stdout))
+	if rf.output != "" {
+		f, err := os.Create(rf.output)
+		if err != nil {
+			fmt.Fprintln(stderr, "fsmove analyze:", err)
+			return exitUsage
+		}
+		defer f.Close()
+		out = f
+		color = rf.color == "always"
+	}
+	rep.ToolVersion = version
+	switch rf.format {
+	case "json":
+		err = rep.WriteJSON(out)
+	case "sarif":
+		err = rep.WriteSARIF(out)
+	default:
+		err = rep.WriteText(out, color)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "fsmove analyze: writing the report:", err)
+		return exitUsage
+	}
+	if rf.graphOut != "" {
+		if err := writeGraph(rf.graphOut, in.Catalog, rep); err != nil {
+			fmt.Fprintln(stderr, "fsmove analyze: writing the graph:", err)
+			return exitUsage
+		}
+	}
+	if rf.stats {
+		rep.WriteStats(stderr)
+		printThroughput(stderr, rep, st)
+	}
+	if rep.Faults() > 0 {
+		return exitFindings
+	}
+	return exitOK
+}
+
+// printWarnings summarises malformed lines: the first few with their line
+// numbers, then a count.
+func printWarnings(w io.Writer, st *analyze.Stats, malformed int64) {
+	const show = 5
+	for i, wa := range st.Warnings {
+		if i == show {
+			break
+		}
+		fmt.Fprintf(w, "warning: trace line %d: %s", wa.Line, wa.Message)
+		if wa.Text != "" {
+			fmt.Fprintf(w, ": %q", wa.Text)
+		}
+		fmt.Fprintln(w)
+	}
+	if malformed > 0 {
+		fmt.Fprintf(w, "warning: %d malformed trace line(s) skipped (use --strict to stop at the first)\n", malformed)
+	}
+	if st.TraceTruncated {
+		fmt.Fprintln(w, "warning: the trace ends early; the report covers what it holds")
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// printThroughput adds what --stats says beyond the report's counts: the
+// end-to-end speed and the peak memory of this process.
+func printThroughput(w io.Writer, rep *detector.Report, st *analyze.Stats) {
+	var total float64
+	for _, p := range rep.Stats.Phases {
+		if p.Name == "total" {
+			total = p.Duration.Seconds()
+		}
+	}
+	if total > 0 && rep.Stats.TraceBytes > 0 {
+		fmt.Fprintf(w, "throughput: %.1f MB/s (%d bytes in %.3fs)\n", float64(rep.Stats.TraceBytes)/1e6/total, rep.Stats.TraceBytes, total)
+	}
+	fmt.Fprintf(w, "peak RSS: %.1f MB\n", float64(st.PeakRSSBytes)/(1<<20))
+}
+
+// writeGraph writes the catalog's dependency graph with the findings
+// highlighted, in DOT.
+func writeGraph(path, catalogPath string, rep *detector.Report) error {
+	cat, err := catalog.ReadFile(catalogPath)
+	if err != nil {
+		return err
+	}
+	g, err := cat.Graph()
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := g.WriteDOT(f, rep.Pairs()); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/fsmove/fsmove/fstrace"
+	"github.com/fsmove/fsmove/puppet"
+	"github.com/fsmove/fsmove/tracer/strace"
+)
+
+const lowerUsage = `Usage:
+  fsmove lower [flags] TRACE
+
+Print the FStrace program of a trace: the statements each system call lowers
+to, grouped in the begin/end blocks of Puppet's resources, in the textual form
+"fsmove analyze --fstrace" reads back. TRACE is as for "fsmove analyze".
+
+Flags:
+`
+
+func runLower(stdout, stderr io.Writer, args []string) int {
+	fs := flag.NewFlagSet("lower", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	strict := fs.Bool("strict", false, "make the first malformed trace line fatal")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), lowerUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "fsmove lower: want one TRACE; see fsmove lower --help")
+		return exitUsage
+	}
+	r, err := strace.Open(fs.Arg(0), strace.Options{Strict: *strict, Want: fstrace.Wanted})
+	if err != nil {
+		fmt.Fprintln(stderr, "fsmove lower:", err)
+		return exitUsage
+	}
+	defer r.Close()
+	out := bufio.NewWriterSize(stdout, 1<<16)
+	low := fstrace.NewLowerer(puppet.Marker{})
+	var stmts []fstrace.Statement
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			out.Flush()
+			fmt.Fprintln(stderr, "fsmove lower:", err)
+			return exitUsage
+		}
+		stmts = low.Lower(ev, stmts)
+	}
+	if err := fstrace.Print(out, stmts); err != nil {
+		fmt.Fprintln(stderr, "fsmove lower:", err)
+		return exitUsage
+	}
+	if err := out.Flush(); err != nil {
+		fmt.Fprintln(stderr, "fsmove lower:", err)
+		return exitUsage
+	}
+	if n := r.Malformed(); n > 0 {
+		fmt.Fprintf(stderr, "warning: %d malformed trace line(s) skipped\n", n)
+	}
+	return exitOK
+}
