@@ -1,11 +1,77 @@
 package main
 
 import (
+	"context"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/runner"
 )
 
 func runImage(stdout, stderr io.Writer, args []string) int {
-	fmt.Fprintln(stderr, "fsmove image: not built yet")
-	return exitUsage
+	if len(args) == 0 || args[0] != "build" {
+		fmt.Fprint(stderr, `Usage: fsmove image build [--tag TAG] [--rebuild] [-v] [--quiet]
+
+Builds the Docker image fsmove runs Puppet in (Debian bookworm with Debian's
+puppet-agent and strace), or reuses it when the tag exists. With a reachable
+registry it is built FROM debian:bookworm; without one, from a debootstrap
+rootfs imported through the Docker API (needs root and debootstrap).
+`)
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			return exitOK
+		}
+		return exitUsage
+	}
+	fs := flag.NewFlagSet("fsmove image build", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	tag := fs.String("tag", container.DefaultImage, "image tag")
+	rebuild := fs.Bool("rebuild", false, "build even when the tag exists")
+	verbose := fs.Bool("v", false, "show debootstrap/apt/docker build output")
+	quiet := fs.Bool("quiet", false, "print only errors and the image ID")
+	if err := fs.Parse(args[1:]); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "fsmove image build: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	eng, err := container.Connect(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmove image build: %v\n", err)
+		return exitRun
+	}
+	defer eng.Close()
+
+	progress := runner.NewProgress(stderr, *quiet)
+	step := progress.Start("image", "checking "+*tag)
+	opts := container.ImageOptions{Tag: *tag, Rebuild: *rebuild, Status: step.Update}
+	if *verbose {
+		opts.Log = stderr
+	}
+	info, err := eng.EnsureImage(ctx, opts)
+	if err != nil {
+		step.Fail(firstLineOf(err.Error()))
+		fmt.Fprintf(stderr, "fsmove image build: %v\n", err)
+		return exitRun
+	}
+	step.Done(fmt.Sprintf("%s (%s, %d MB)", info.Tag, info.Method, info.Size>>20))
+	fmt.Fprintf(stdout, "%s %s %s\n", info.Tag, info.ID, info.Method)
+	return exitOK
+}
+
+func firstLineOf(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i]
+		}
+	}
+	return s
 }

@@ -1,0 +1,86 @@
+// Package container drives the Docker Engine for fsmove: it builds (or
+// reuses) the image Puppet runs in, creates one container per run, copies
+// files in and out, runs commands, and removes what it created.
+//
+// It talks to the Engine API through github.com/docker/docker/client with
+// API version negotiation, so it works with Debian bookworm's docker.io
+// (Engine 20.10, API 1.41) as well as newer engines.
+package container
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/client"
+)
+
+// LabelKey and LabelValue mark every container (and image) that fsmove
+// creates, so that leftovers can be found: docker ps -a --filter label=fsmove=1.
+const (
+	LabelKey   = "fsmove"
+	LabelValue = "1"
+)
+
+// Engine is a connection to one Docker Engine.
+type Engine struct {
+	cli *client.Client
+	// APIVersion is the API version agreed with the engine (e.g. "1.41").
+	APIVersion string
+	// ServerVersion is the engine's version (e.g. "20.10.24+dfsg1").
+	ServerVersion string
+}
+
+// HowToStartDocker is the advice printed when the engine cannot be reached.
+const HowToStartDocker = `Docker is not reachable. On Debian, as root:
+    apt-get install -y docker.io      # if it is not installed
+    dockerd >/var/log/dockerd.log 2>&1 &   # or: systemctl start docker
+then check with "docker version". Set DOCKER_HOST to use another engine.`
+
+// ErrUnreachable is returned (wrapped) by Connect when no engine answers.
+var ErrUnreachable = errors.New("docker engine unreachable")
+
+// Connect opens a client from the environment (DOCKER_HOST and friends, else
+// the local socket), negotiates the API version and checks that the engine
+// answers within a few seconds.
+func Connect(ctx context.Context) (*Engine, error) {
+	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	if err != nil {
+		return nil, fmt.Errorf("docker client: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	// Ping negotiates the API version as a side effect.
+	if _, err := cli.Ping(pingCtx); err != nil {
+		cli.Close()
+		return nil, fmt.Errorf("%w at %s: %v\n%s", ErrUnreachable, cli.DaemonHost(), err, HowToStartDocker)
+	}
+	e := &Engine{cli: cli, APIVersion: cli.ClientVersion()}
+	if v, err := cli.ServerVersion(pingCtx); err == nil {
+		e.ServerVersion = v.Version
+	}
+	return e, nil
+}
+
+// Close releases the client's connections.
+func (e *Engine) Close() error { return e.cli.Close() }
+
+// Labelled lists the IDs of all containers, running or not, that carry
+// fsmove's label.
+func (e *Engine) Labelled(ctx context.Context) ([]string, error) {
+	list, err := e.cli.ContainerList(ctx, container.ListOptions{
+		All:     true,
+		Filters: filters.NewArgs(filters.Arg("label", LabelKey+"="+LabelValue)),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list containers: %w", err)
+	}
+	ids := make([]string, 0, len(list))
+	for _, c := range list {
+		ids = append(ids, c.ID)
+	}
+	return ids, nil
+}

@@ -1,0 +1,75 @@
+#!/bin/sh
+# apply.sh — fsmove's traced "puppet apply", run inside the container.
+#
+# Usage: apply.sh STRACE-OPTIONS... -- PUPPET-APPLY-ARGUMENTS...
+#
+# strace -f follows every descendant of Puppet, daemons included: a service
+# that Puppet starts (cron, say) would keep strace, and so the run, alive
+# forever. strace 6.1 has no option to stop when its first tracee exits, so
+# this script watches Puppet's pid itself and ends strace (SIGTERM makes
+# strace detach from the remaining tracees and exit) as soon as Puppet is
+# gone. The daemons are left running; the container's removal ends them.
+# strace blocks fatal signals for its whole life when it writes to a file
+# (-o FILE) and starts the program itself (its -I3 default), so -I2 is given:
+# SIGTERM is then only held back while a system call is being decoded.
+#
+# Files, all under /fsmove:
+#   trace.log    strace's output
+#   puppet.log   Puppet's stdout and stderr
+#   puppet.pid   Puppet's pid (written by the traced process before it execs Puppet)
+#   puppet.exit  Puppet's exit status as strace saw it, or "unknown"
+# The script's own exit status is 0 when it ran Puppet to its end, whatever
+# Puppet's status; 125 when strace could not start Puppet.
+set -u
+cd /fsmove || exit 125
+
+strace_opts=""
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+	strace_opts="$strace_opts $1"
+	shift
+done
+[ $# -gt 0 ] && shift # the "--"
+
+rm -f puppet.pid puppet.exit
+
+# The traced process writes its pid and then execs Puppet, so Puppet keeps
+# that pid and is the first process of the trace.
+# shellcheck disable=SC2086 # strace_opts is a word list on purpose
+strace -I2 $strace_opts -- /bin/sh -c 'echo $$ > /fsmove/puppet.pid && exec puppet apply "$@"' puppet-apply "$@" \
+	>/fsmove/puppet.log 2>&1 </dev/null &
+strace_pid=$!
+
+# Wait for the pid file (or for strace to die before it got there).
+while [ ! -s puppet.pid ]; do
+	if ! kill -0 "$strace_pid" 2>/dev/null; then
+		wait "$strace_pid"
+		echo "fsmove apply.sh: strace exited with status $? before Puppet started" >&2
+		echo unknown >puppet.exit
+		exit 125
+	fi
+	sleep 0.05
+done
+puppet_pid=$(cat puppet.pid)
+
+# strace is Puppet's parent and reaps it at once, so kill -0 fails as soon
+# as Puppet has exited.
+while kill -0 "$puppet_pid" 2>/dev/null; do
+	sleep 0.1
+done
+
+# Puppet is gone: stop tracing whatever it left behind.
+kill -TERM "$strace_pid" 2>/dev/null
+wait "$strace_pid"
+
+# strace wrote "PID +++ exited with N +++" (or "+++ killed by SIG… +++")
+# when it reaped Puppet.
+status=$(sed -n "s/^$puppet_pid  *+++ exited with \([0-9]*\) +++\$/\1/p" trace.log | tail -n 1)
+if [ -z "$status" ]; then
+	if grep -q "^$puppet_pid  *+++ killed by" trace.log; then
+		status=killed
+	else
+		status=unknown
+	fi
+fi
+echo "$status" >puppet.exit
+exit 0

@@ -1,0 +1,125 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Entry says what Puppet applies: by default "include <module>", else a
+// chosen class (with parameters), inline code (-e) or a manifest file.
+type Entry struct {
+	Class    string  `json:"class,omitempty"`
+	Params   []Param `json:"params,omitempty"`
+	Code     string  `json:"code,omitempty"`     // -e
+	Manifest string  `json:"manifest,omitempty"` // --manifest: the file's name, for messages
+	// ManifestText is the content of the --manifest file.
+	ManifestText string `json:"-"`
+}
+
+// Param is one class parameter from --param key=value.
+type Param struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// ParseParam reads "key=value". The value is Puppet code when it is a
+// number, true/false/undef, a quoted string, an array, a hash or a
+// variable; anything else is taken as a string and quoted.
+func ParseParam(s string) (Param, error) {
+	key, value, ok := strings.Cut(s, "=")
+	if !ok {
+		return Param{}, fmt.Errorf("--param %q: expected key=value", s)
+	}
+	key = strings.TrimSpace(key)
+	if err := checkParamName(key); err != nil {
+		return Param{}, fmt.Errorf("--param %q: %w", s, err)
+	}
+	return Param{Key: key, Value: value}, nil
+}
+
+func checkParamName(key string) error {
+	if key == "" || key[0] < 'a' || key[0] > 'z' {
+		return fmt.Errorf("bad parameter name %q: it must start with a lower-case letter", key)
+	}
+	for _, r := range key {
+		if !isNameRune(r) {
+			return fmt.Errorf("bad parameter name %q: only a-z, 0-9 and _ are allowed", key)
+		}
+	}
+	return nil
+}
+
+// puppetValue renders a --param value as Puppet code.
+func puppetValue(v string) string {
+	switch {
+	case v == "true" || v == "false" || v == "undef":
+		return v
+	case v != "" && strings.ContainsRune("'\"[{$", rune(v[0])):
+		return v
+	}
+	if _, err := strconv.ParseFloat(v, 64); err == nil {
+		return v
+	}
+	// A single-quoted Puppet string: only \ and ' are special.
+	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`)
+	return "'" + r.Replace(v) + "'"
+}
+
+// checkClassName accepts Puppet class names: name(::name)*, optionally
+// with a leading "::".
+func checkClassName(class string) error {
+	parts := strings.Split(strings.TrimPrefix(class, "::"), "::")
+	for _, p := range parts {
+		if err := checkModuleName(p); err != nil {
+			return fmt.Errorf("bad class name %q", class)
+		}
+	}
+	return nil
+}
+
+// SitePP returns the entry manifest for module (the default class).
+func (e Entry) SitePP(module string) (string, error) {
+	sources := 0
+	for _, set := range []bool{e.Class != "" || len(e.Params) > 0, e.Code != "", e.Manifest != ""} {
+		if set {
+			sources++
+		}
+	}
+	if sources > 1 {
+		return "", errors.New("choose one entry: --class/--param, -e or --manifest")
+	}
+	switch {
+	case e.Code != "":
+		return e.Code + "\n", nil
+	case e.Manifest != "":
+		if strings.TrimSpace(e.ManifestText) == "" {
+			return "", fmt.Errorf("manifest %s is empty", e.Manifest)
+		}
+		return e.ManifestText, nil
+	}
+	class := e.Class
+	if class == "" {
+		class = module
+	}
+	if err := checkClassName(class); err != nil {
+		return "", err
+	}
+	if len(e.Params) == 0 {
+		return "include " + class + "\n", nil
+	}
+	params := append([]Param(nil), e.Params...)
+	sort.SliceStable(params, func(i, j int) bool { return params[i].Key < params[j].Key })
+	var b strings.Builder
+	fmt.Fprintf(&b, "class { '%s':\n", class)
+	for i, p := range params {
+		if i > 0 && params[i-1].Key == p.Key {
+			return "", fmt.Errorf("--param %s given twice", p.Key)
+		}
+		fmt.Fprintf(&b, "  %s => %s,\n", p.Key, puppetValue(p.Value))
+	}
+	b.WriteString("}\n")
+	return b.String(), nil
+}

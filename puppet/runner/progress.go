@@ -1,0 +1,152 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// Progress shows the steps of a run (image, container, modules, apply,
+// copy, analyze) with their elapsed time. On a terminal the running step's
+// line is redrawn every second; elsewhere (CI logs) each step prints one
+// line when it starts and one when it ends; quiet prints nothing.
+type Progress struct {
+	w     io.Writer
+	tty   bool
+	quiet bool
+
+	mu      sync.Mutex
+	current *Step
+}
+
+// NewProgress writes to w; it redraws lines only when w is a terminal.
+func NewProgress(w io.Writer, quiet bool) *Progress {
+	return &Progress{w: w, tty: isTerminal(w), quiet: quiet}
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// Step is one running step.
+type Step struct {
+	p      *Progress
+	name   string
+	msg    string
+	start  time.Time
+	stop   chan struct{}
+	done   sync.WaitGroup
+	closed bool
+}
+
+// Start begins a step. A step still running is ended first.
+func (p *Progress) Start(name, msg string) *Step {
+	s := &Step{p: p, name: name, msg: msg, start: time.Now(), stop: make(chan struct{})}
+	p.mu.Lock()
+	prev := p.current
+	p.current = s
+	p.mu.Unlock()
+	if prev != nil {
+		prev.Done("")
+	}
+	if p.quiet {
+		return s
+	}
+	if !p.tty {
+		fmt.Fprintf(p.w, "fsmove: %-9s %s\n", name, msg)
+		return s
+	}
+	s.draw()
+	s.done.Add(1)
+	go func() {
+		defer s.done.Done()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.stop:
+				return
+			case <-t.C:
+				s.draw()
+			}
+		}
+	}()
+	return s
+}
+
+// Update changes the step's message.
+func (s *Step) Update(msg string) {
+	s.p.mu.Lock()
+	s.msg = msg
+	s.p.mu.Unlock()
+	if s.p.tty && !s.p.quiet {
+		s.draw()
+	} else if !s.p.quiet {
+		fmt.Fprintf(s.p.w, "fsmove: %-9s %s\n", s.name, msg)
+	}
+}
+
+func (s *Step) draw() {
+	s.p.mu.Lock()
+	defer s.p.mu.Unlock()
+	if s.closed {
+		return
+	}
+	fmt.Fprintf(s.p.w, "\r\033[K  … %-9s %s  %s", s.name, s.msg, formatElapsed(time.Since(s.start)))
+}
+
+// Done ends the step successfully and returns its duration; result, when
+// not empty, replaces the message on the final line.
+func (s *Step) Done(result string) time.Duration { return s.end(true, result) }
+
+// Fail ends the step as failed.
+func (s *Step) Fail(result string) time.Duration { return s.end(false, result) }
+
+func (s *Step) end(ok bool, result string) time.Duration {
+	d := time.Since(s.start)
+	s.p.mu.Lock()
+	if s.closed {
+		s.p.mu.Unlock()
+		return d
+	}
+	s.closed = true
+	if s.p.current == s {
+		s.p.current = nil
+	}
+	s.p.mu.Unlock()
+	close(s.stop)
+	s.done.Wait()
+	if s.p.quiet {
+		return d
+	}
+	if result == "" {
+		result = s.msg
+	}
+	mark, word := "✓", "done"
+	if !ok {
+		mark, word = "✗", "FAILED"
+	}
+	if s.p.tty {
+		fmt.Fprintf(s.p.w, "\r\033[K  %s %-9s %s  %s\n", mark, s.name, result, formatElapsed(d))
+	} else {
+		fmt.Fprintf(s.p.w, "fsmove: %-9s %s in %s: %s\n", s.name, word, formatElapsed(d), result)
+	}
+	return d
+}
+
+// formatElapsed prints 0.4s, 12.3s, 2m05s.
+func formatElapsed(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	d = d.Round(time.Second)
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}

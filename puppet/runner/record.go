@@ -1,0 +1,100 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fsmove/fsmove/puppet/container"
+)
+
+// RunRecord is run.json: what was run, how, and what came of it. Field
+// names are stable; new fields may be added.
+type RunRecord struct {
+	FsmoveVersion string              `json:"fsmove_version"`
+	Module        ModuleSpec          `json:"module"`
+	Entry         Entry               `json:"entry"`
+	Image         container.ImageInfo `json:"image"`
+	Engine        string              `json:"engine_version,omitempty"`
+	ContainerID   string              `json:"container_id,omitempty"`
+	PuppetVersion string              `json:"puppet_version,omitempty"`
+	StraceVersion string              `json:"strace_version,omitempty"`
+	Tracer        string              `json:"tracer"`
+	TraceFilter   string              `json:"trace_filter,omitempty"`
+	Command       []string            `json:"command,omitempty"` // the traced command in the container
+	Started       time.Time           `json:"started"`
+	Finished      time.Time           `json:"finished"`
+	Steps         []StepRecord        `json:"steps"`
+	TraceBytes    int64               `json:"trace_bytes"`
+	// PuppetExit is Puppet's exit status as the tracer saw it (with
+	// --detailed-exitcodes), nil when unknown (killed, timed out).
+	PuppetExit    *int   `json:"puppet_exit"`
+	PuppetOutcome string `json:"puppet_outcome,omitempty"`
+	// ApplyExit is the exit status of the apply wrapper (0: it ran Puppet
+	// to its end; 125: the tracer could not start Puppet).
+	ApplyExit *int `json:"apply_exit"`
+	// AnalyzeExit is the status of the analysis, once it has run.
+	AnalyzeExit *int `json:"analyze_exit"`
+	// Status sums up the run: ok, puppet-failed, compile-failed, timeout,
+	// interrupted, infra-error.
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// Artifacts are the files of the output directory, relative to it.
+	Artifacts []string `json:"artifacts"`
+}
+
+// StepRecord is the timing of one step of the run.
+type StepRecord struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+	OK      bool    `json:"ok"`
+	Detail  string  `json:"detail,omitempty"`
+}
+
+// Run statuses.
+const (
+	StatusOK            = "ok"
+	StatusPuppetFailed  = "puppet-failed"
+	StatusCompileFailed = "compile-failed"
+	StatusTimeout       = "timeout"
+	StatusInterrupted   = "interrupted"
+	StatusInfraError    = "infra-error"
+)
+
+// RunJSON is the record's file name in the output directory.
+const RunJSON = "run.json"
+
+// Write writes the record to dir/run.json.
+func (r *RunRecord) Write(dir string) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, RunJSON), append(data, '\n'), 0o644)
+}
+
+// ReadRecord reads dir/run.json.
+func ReadRecord(dir string) (*RunRecord, error) {
+	data, err := os.ReadFile(filepath.Join(dir, RunJSON))
+	if err != nil {
+		return nil, err
+	}
+	var r RunRecord
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, RunJSON), err)
+	}
+	return &r, nil
+}
+
+// AddStep appends a step's timing.
+func (r *RunRecord) AddStep(name string, d time.Duration, ok bool, detail string) {
+	r.Steps = append(r.Steps, StepRecord{Name: name, Seconds: roundSeconds(d), OK: ok, Detail: detail})
+}
+
+func roundSeconds(d time.Duration) float64 {
+	return float64(d.Round(time.Millisecond)) / float64(time.Second)
+}
+
+func intPtr(v int) *int { return &v }

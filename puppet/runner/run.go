@@ -1,0 +1,538 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fsmove/fsmove/puppet/container"
+)
+
+// Options configure one run.
+type Options struct {
+	Module ModuleSpec
+	Entry  Entry
+	// ModulePath are local directories with the module's dependencies: each
+	// is a directory of modules (Puppet's meaning) or a single module.
+	ModulePath []string
+	Image      container.ImageOptions
+	// Tracer is the capture backend; only "strace" exists so far.
+	Tracer string
+	// SeccompBPF passes --seccomp-bpf to strace.
+	SeccompBPF bool
+	// OutDir receives the artifacts.
+	OutDir string
+	// Keep leaves the container in place (for debugging) instead of
+	// removing it.
+	Keep bool
+	// Verbose shows apt's and Puppet's output as it comes (to Log).
+	Verbose bool
+	// Log receives verbose output and, on failure, the tail of the failing
+	// step's output.
+	Log           io.Writer
+	Progress      *Progress
+	FsmoveVersion string
+	// ForgeCheck reports whether the Forge can be reached; nil means
+	// dialing forgeapi.puppet.com:443 with a short timeout.
+	ForgeCheck func(ctx context.Context) error
+}
+
+// Artifact names in the output directory.
+const (
+	TraceFile     = "trace.log"
+	CatalogFile   = "catalog.json"
+	PuppetLogFile = "puppet.log"
+	GraphsDir     = "graphs"
+	SiteFile      = "site.pp"
+)
+
+// containerHostname is fixed so that Puppet's node name, and with it the
+// paths Puppet writes (reports/<node>/…), are the same in every run.
+const containerHostname = "fsmove-node"
+
+// Run performs one traced apply and writes the artifacts and run.json to
+// opts.OutDir. It returns the record even when it fails (with Status and
+// Error set) unless the output directory itself cannot be written. The
+// container is removed on every path out unless opts.Keep.
+func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, error) {
+	if opts.Tracer == "" {
+		opts.Tracer = "strace"
+	}
+	if opts.Progress == nil {
+		opts.Progress = NewProgress(io.Discard, true)
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	rec := &RunRecord{
+		FsmoveVersion: opts.FsmoveVersion,
+		Module:        opts.Module,
+		Entry:         opts.Entry,
+		Tracer:        opts.Tracer,
+		Engine:        eng.ServerVersion,
+		Started:       time.Now().UTC(),
+		Artifacts:     []string{},
+	}
+	if err := prepareOutDir(opts.OutDir); err != nil {
+		return nil, err
+	}
+	r := &run{opts: opts, eng: eng, rec: rec}
+	err := r.run(ctx)
+	rec.Finished = time.Now().UTC()
+	if err != nil {
+		rec.Error = err.Error()
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			rec.Status = StatusTimeout
+		case errors.Is(err, context.Canceled):
+			rec.Status = StatusInterrupted
+		case rec.Status == "":
+			rec.Status = StatusInfraError
+		}
+	}
+	rec.Artifacts = listArtifacts(opts.OutDir)
+	if werr := rec.Write(opts.OutDir); werr != nil && err == nil {
+		err = werr
+	}
+	return rec, err
+}
+
+// run holds the state of one Run.
+type run struct {
+	opts Options
+	eng  *container.Engine
+	rec  *RunRecord
+	c    *container.Container
+}
+
+// step runs fn as a named progress step and records its timing.
+func (r *run) step(name, msg string, fn func(s *Step) (string, error)) error {
+	s := r.opts.Progress.Start(name, msg)
+	result, err := fn(s)
+	if err != nil {
+		d := s.Fail(firstLine(err.Error()))
+		r.rec.AddStep(name, d, false, firstLine(err.Error()))
+		return err
+	}
+	d := s.Done(result)
+	r.rec.AddStep(name, d, true, result)
+	return nil
+}
+
+func (r *run) run(ctx context.Context) (err error) {
+	if r.opts.Tracer != "strace" {
+		return fmt.Errorf("tracer %q is not available in fsmove run yet: use --tracer strace", r.opts.Tracer)
+	}
+	site, err := r.opts.Entry.SitePP(r.opts.Module.Name)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(r.opts.OutDir, SiteFile), []byte(site), 0o644); err != nil {
+		return err
+	}
+	if r.opts.Module.Kind == SourceForge {
+		// Offline, fail before building anything.
+		if err := r.forgeReachable(ctx); err != nil {
+			return err
+		}
+	}
+
+	if err := r.step("image", "checking "+imageTag(r.opts.Image), func(s *Step) (string, error) {
+		imgOpts := r.opts.Image
+		imgOpts.Status = s.Update
+		if r.opts.Verbose {
+			imgOpts.Log = r.opts.Log
+		}
+		info, err := r.eng.EnsureImage(ctx, imgOpts)
+		if err != nil {
+			return "", err
+		}
+		r.rec.Image = info
+		return fmt.Sprintf("%s %s (%s)", info.Tag, shortImageID(info.ID), info.Method), nil
+	}); err != nil {
+		return err
+	}
+
+	if err := r.step("container", "starting", func(s *Step) (string, error) {
+		c, err := r.eng.Start(ctx, container.Spec{
+			Image:             r.rec.Image.ID,
+			Hostname:          containerHostname,
+			Env:               []string{"LANG=C.UTF-8"},
+			CapAdd:            []string{"SYS_PTRACE"},
+			SeccompUnconfined: true,
+			Labels:            map[string]string{"fsmove.module": r.opts.Module.Raw},
+		})
+		if err != nil {
+			return "", err
+		}
+		r.c = c
+		r.rec.ContainerID = c.ID
+		r.versions(ctx)
+		return fmt.Sprintf("%s (puppet %s, strace %s)", c.ShortID(), r.rec.PuppetVersion, r.rec.StraceVersion), nil
+	}); err != nil {
+		return err
+	}
+	defer func() {
+		if r.opts.Keep {
+			fmt.Fprintf(r.opts.Log, "fsmove: kept container %s (docker rm -f %s removes it)\n", r.c.ShortID(), r.c.ShortID())
+			return
+		}
+		if rmErr := r.c.Remove(ctx); rmErr != nil && err == nil {
+			err = rmErr
+		}
+	}()
+
+	var modulePath []string
+	if err := r.step("modules", "putting "+r.opts.Module.Raw+" in place", func(s *Step) (string, error) {
+		var err error
+		modulePath, err = r.putModules(ctx, s, site)
+		return strings.Join(modulePath, ":"), err
+	}); err != nil {
+		return err
+	}
+
+	cmd := ApplyCommand(r.opts.SeccompBPF, modulePath)
+	r.rec.Command = cmd
+	r.rec.TraceFilter = TraceFilter()
+	applyErr := r.step("apply", "puppet apply under strace", func(s *Step) (string, error) {
+		var out bytes.Buffer
+		status, err := r.c.Exec(ctx, cmd, nil, &out)
+		if err != nil {
+			return "", err
+		}
+		r.rec.ApplyExit = intPtr(status)
+		if status != 0 {
+			return "", fmt.Errorf("the traced apply failed (status %d): %s", status, strings.TrimSpace(out.String()))
+		}
+		return "puppet finished", nil
+	})
+
+	// Copy out whatever there is, also after a failed or timed-out apply: a
+	// partial trace still tells something. Not after Ctrl-C: the user wants
+	// out.
+	if errors.Is(applyErr, context.Canceled) {
+		return applyErr
+	}
+	copyCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	defer cancel()
+	copyErr := r.step("copy", "copying artifacts to "+r.opts.OutDir, func(s *Step) (string, error) {
+		return r.copyOut(copyCtx)
+	})
+	if applyErr != nil {
+		return applyErr
+	}
+	if copyErr != nil {
+		return copyErr
+	}
+	r.setPuppetStatus()
+	return nil
+}
+
+// setPuppetStatus fills Status from Puppet's exit status.
+func (r *run) setPuppetStatus() {
+	switch {
+	case r.rec.PuppetExit == nil:
+		r.rec.Status = StatusPuppetFailed
+		r.rec.Error = "Puppet's exit status is unknown (killed?)"
+	case PuppetSucceeded(*r.rec.PuppetExit):
+		r.rec.Status = StatusOK
+	case !fileExists(filepath.Join(r.opts.OutDir, CatalogFile)):
+		r.rec.Status = StatusCompileFailed
+		r.rec.Error = fmt.Sprintf("Puppet failed (exit %d) before applying a catalog", *r.rec.PuppetExit)
+	default:
+		r.rec.Status = StatusPuppetFailed
+		r.rec.Error = fmt.Sprintf("Puppet exited with %d (%s)", *r.rec.PuppetExit, PuppetOutcome(*r.rec.PuppetExit))
+	}
+}
+
+// versions asks dpkg for Puppet's and strace's versions (no Ruby start-up).
+func (r *run) versions(ctx context.Context) {
+	var out bytes.Buffer
+	status, err := r.c.Exec(ctx, []string{"dpkg-query", "-W", "-f", "${Package} ${Version}\n", "puppet-agent", "strace"}, nil, &out)
+	if err != nil || status != 0 {
+		return
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		pkg, v, _ := strings.Cut(line, " ")
+		switch pkg {
+		case "puppet-agent":
+			r.rec.PuppetVersion = v
+		case "strace":
+			r.rec.StraceVersion = v
+		}
+	}
+}
+
+// putModules copies the module, its dependencies, the entry manifest and
+// the apply script into the container, or installs the module there, and
+// returns Puppet's module path.
+func (r *run) putModules(ctx context.Context, s *Step, site string) ([]string, error) {
+	a := container.NewArchive()
+	a.AddFile(applyScript, applySh, 0o755)
+	a.AddFile(sitePP, []byte(site), 0o644)
+	a.AddFile(graphDir+"/.keep", nil, 0o644)
+	var modulePath []string
+	m := r.opts.Module
+	if m.Kind == SourceDir {
+		a.AddDir(m.Dir, modulesDir+"/"+m.Name)
+		modulePath = append(modulePath, modulesDir)
+	}
+	for i, dir := range r.opts.ModulePath {
+		entry, err := modulePathEntry(dir, fmt.Sprintf("%s/%d", modulePathDir, i))
+		if err != nil {
+			return nil, err
+		}
+		a.AddDir(dir, entry.archiveName)
+		modulePath = append(modulePath, entry.puppetDir)
+	}
+	data, err := a.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	if err := r.c.CopyIn(ctx, "/", bytes.NewReader(data)); err != nil {
+		return nil, err
+	}
+
+	switch m.Kind {
+	case SourceDeb:
+		s.Update("apt-get install " + m.Package)
+		script := "apt-get update -q && apt-get install -y --no-install-recommends " + m.Package
+		if err := r.execLogged(ctx, "apt-get install "+m.Package, []string{"/bin/sh", "-c", script},
+			[]string{"DEBIAN_FRONTEND=noninteractive"}); err != nil {
+			return nil, fmt.Errorf("%w\n(is %s a Debian package? apt-cache search --names-only '^puppet-module-' lists them)", err, m.Package)
+		}
+		var out bytes.Buffer
+		if status, err := r.c.Exec(ctx, []string{"test", "-d", debianModules + "/" + m.Name}, nil, &out); err != nil || status != 0 {
+			return nil, fmt.Errorf("%s installed, but %s/%s does not exist: give the module name with --class", m.Package, debianModules, m.Name)
+		}
+	case SourceForge:
+		s.Update("puppet module install " + m.Raw)
+		cmd := []string{"puppet", "module", "install", m.Author + "-" + m.Name, "--target-dir", forgeDir}
+		if m.Version != "" {
+			cmd = append(cmd, "--version", m.Version)
+		}
+		if err := r.execLogged(ctx, "puppet module install", cmd, nil); err != nil {
+			return nil, err
+		}
+		modulePath = append(modulePath, forgeDir)
+	}
+	// Given explicitly: with --modulepath, Puppet does not add its
+	// basemodulepath, where Debian's packaged modules live.
+	modulePath = append(modulePath, debianModules)
+	return modulePath, nil
+}
+
+// execLogged runs a setup command, showing its output with -v and its tail
+// when it fails.
+func (r *run) execLogged(ctx context.Context, what string, cmd, env []string) error {
+	var out bytes.Buffer
+	w := io.Writer(&out)
+	if r.opts.Verbose {
+		w = io.MultiWriter(&out, r.opts.Log)
+	}
+	status, err := r.c.Exec(ctx, cmd, env, w)
+	if err != nil {
+		return err
+	}
+	if status != 0 {
+		return fmt.Errorf("%s failed (status %d):\n%s", what, status, lastLines(out.String(), 15))
+	}
+	return nil
+}
+
+// modulePathTarget says where one --modulepath directory goes.
+type modulePathTarget struct {
+	archiveName string // where the directory is unpacked
+	puppetDir   string // what goes on Puppet's module path
+}
+
+// modulePathEntry places a --modulepath directory: a directory of modules
+// goes to dest itself; a single module (it has manifests/ or
+// metadata.json) goes to dest/<its name>.
+func modulePathEntry(dir, dest string) (modulePathTarget, error) {
+	info, err := os.Stat(dir)
+	if err != nil || !info.IsDir() {
+		return modulePathTarget{}, fmt.Errorf("--modulepath %s: not a directory", dir)
+	}
+	if !fileExists(filepath.Join(dir, "manifests")) && !fileExists(filepath.Join(dir, "metadata.json")) {
+		return modulePathTarget{archiveName: dest, puppetDir: dest}, nil
+	}
+	spec, err := parseDirSpec(dir)
+	if err != nil {
+		return modulePathTarget{}, fmt.Errorf("--modulepath %s: %w", dir, err)
+	}
+	return modulePathTarget{archiveName: dest + "/" + spec.Name, puppetDir: dest}, nil
+}
+
+// copyOut brings the artifacts to the output directory and reads Puppet's
+// exit status. Missing pieces (no catalog after a compile error) are not
+// errors; a missing trace is.
+func (r *run) copyOut(ctx context.Context) (string, error) {
+	dir := r.opts.OutDir
+	get := func(path string) ([]string, error) {
+		rc, err := r.c.CopyOut(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		return container.Extract(rc, dir)
+	}
+	if _, err := get(tracePath); err != nil {
+		return "", fmt.Errorf("no trace: %w", err)
+	}
+	info, err := os.Stat(filepath.Join(dir, TraceFile))
+	if err != nil {
+		return "", err
+	}
+	r.rec.TraceBytes = info.Size()
+	get(puppetLogPath)
+	get(graphDir)
+	os.Remove(filepath.Join(dir, GraphsDir, ".keep"))
+
+	// The catalog is <certname>.json; keep it as catalog.json.
+	tmp, err := os.MkdirTemp(dir, ".catalog-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	if rc, err := r.c.CopyOut(ctx, catalogDir); err == nil {
+		files, _ := container.Extract(rc, tmp)
+		rc.Close()
+		for _, f := range files {
+			if strings.HasSuffix(f, ".json") {
+				if err := os.Rename(filepath.Join(tmp, f), filepath.Join(dir, CatalogFile)); err != nil {
+					return "", err
+				}
+				break
+			}
+		}
+	}
+
+	if rc, err := r.c.CopyOut(ctx, puppetExitPath); err == nil {
+		exitDir, _ := os.MkdirTemp(tmp, "exit-")
+		container.Extract(rc, exitDir)
+		rc.Close()
+		data, _ := os.ReadFile(filepath.Join(exitDir, filepath.Base(puppetExitPath)))
+		if n, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
+			r.rec.PuppetExit = intPtr(n)
+			r.rec.PuppetOutcome = PuppetOutcome(n)
+		}
+	}
+	return fmt.Sprintf("trace %s, %d artifacts", formatBytes(r.rec.TraceBytes), len(listArtifacts(dir))), nil
+}
+
+func (r *run) forgeReachable(ctx context.Context) error {
+	check := r.opts.ForgeCheck
+	if check == nil {
+		check = dialForge
+	}
+	if err := check(ctx); err != nil {
+		return fmt.Errorf("%s is a Forge module, but the Puppet Forge cannot be reached (%v).\n"+
+			"Offline, use a module directory (fsmove run DIR, dependencies with --modulepath) "+
+			"or a Debian package (fsmove run deb:puppet-module-%s-%s)", r.opts.Module.Raw, err, r.opts.Module.Author, r.opts.Module.Name)
+	}
+	return nil
+}
+
+// dialForge checks that forgeapi.puppet.com answers on 443 within 5 s.
+func dialForge(ctx context.Context) error {
+	d := net.Dialer{Timeout: 5 * time.Second}
+	conn, err := d.DialContext(ctx, "tcp", "forgeapi.puppet.com:443")
+	if err != nil {
+		return err
+	}
+	return conn.Close()
+}
+
+// prepareOutDir creates dir and removes the artifacts of an earlier run
+// there (only fsmove's own file names, never anything else).
+func prepareOutDir(dir string) error {
+	if dir == "" {
+		return errors.New("no output directory")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	for _, name := range []string{TraceFile, CatalogFile, PuppetLogFile, GraphsDir, SiteFile, RunJSON} {
+		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("output directory: %w", err)
+		}
+	}
+	return nil
+}
+
+// listArtifacts lists the regular files under dir, relative and sorted.
+func listArtifacts(dir string) []string {
+	files := []string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".catalog-") {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			if rel, err := filepath.Rel(dir, p); err == nil {
+				files = append(files, filepath.ToSlash(rel))
+			}
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func imageTag(o container.ImageOptions) string {
+	if o.Tag == "" {
+		return container.DefaultImage
+	}
+	return o.Tag
+}
+
+func shortImageID(id string) string {
+	id = strings.TrimPrefix(id, "sha256:")
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f kB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
