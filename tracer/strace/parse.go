@@ -31,6 +31,7 @@ type lineParser struct {
 	solo    int                 // pid of unprefixed lines in "[pid N]" output once known, else 0
 	ints    []int64             // backing store for the Ints of the current event's arrays
 	calls   map[string]callInfo // per syscall name: interned name and Want's answer
+	recent  [256]callInfo       // cache of calls, indexed by a cheap hash of the name
 	names   map[string]string   // interned argument names (name=value) and errno names
 }
 
@@ -39,9 +40,10 @@ type lineParser struct {
 func (p *lineParser) parseLine(line []byte, pid int) (bool, error) {
 	i := skipSpaces(line, 0)
 	unprefixed := pid
-	prefixed := true
+	prefixed, bracketed := true, false
 	switch {
 	case hasPrefixAt(line, i, "[pid"):
+		bracketed = true
 		// "[pid 123] " from strace -f writing to stderr.
 		j := skipSpaces(line, i+4)
 		n, k := parseDigits(line, j)
@@ -89,7 +91,7 @@ func (p *lineParser) parseLine(line []byte, pid int) (bool, error) {
 	case '-':
 		return p.signalLine(line, rest, pid)
 	case '<':
-		if prefixed && p.solo <= 0 && p.r.pending[pid] == nil {
+		if bracketed && p.solo <= 0 && p.r.pending[pid] == nil {
 			p.learnSoloPid(unprefixed, pid)
 		}
 		return p.resumedLine(line, rest, pid)
@@ -835,8 +837,16 @@ func skipString(b []byte, i int) (int, bool) {
 }
 
 // callInfo interns a syscall name and remembers Want's answer for it.
+//
+// A small direct-mapped cache in front of the map saves hashing the name on
+// most lines: a trace uses a few dozen distinct calls.
 func (p *lineParser) callInfo(name []byte) callInfo {
+	slot := &p.recent[(uint(len(name))*7+uint(name[0])*3+uint(name[len(name)-1])+uint(name[len(name)/2])*5)%uint(len(p.recent))]
+	if slot.name == string(name) {
+		return *slot
+	}
 	if c, ok := p.calls[string(name)]; ok {
+		*slot = c
 		return c
 	}
 	if p.calls == nil {

@@ -75,8 +75,7 @@ type Reader struct {
 	p       lineParser
 	pending map[int]*pendingCall
 	free    []*pendingCall
-	wants   map[string]bool // Want's answer per interned syscall name
-	carry   []byte          // first part of a call cut by "strace: Process N attached"
+	carry   []byte // first part of a call cut by "strace: Process N attached"
 
 	warnings  []tracer.Warning
 	warnCount int64
@@ -140,7 +139,6 @@ func newReader(src lineSource, opts Options) *Reader {
 		opts:    opts,
 		src:     src,
 		pending: make(map[int]*pendingCall),
-		wants:   make(map[string]bool),
 	}
 	r.p.r = r
 	return r
@@ -264,17 +262,10 @@ func cut(line []byte) []byte {
 	return line
 }
 
-// wanted asks Options.Want once per distinct (interned) syscall name.
+// wanted asks Options.Want about a syscall name. The parser remembers the
+// answer per name (lineParser.callInfo), so Want is asked once per name.
 func (r *Reader) wanted(name string) bool {
-	if r.opts.Want == nil {
-		return true
-	}
-	w, ok := r.wants[name]
-	if !ok {
-		w = r.opts.Want(name)
-		r.wants[name] = w
-	}
-	return w
+	return r.opts.Want == nil || r.opts.Want(name)
 }
 
 // streamSource is one trace stream (a file, stdin, a decompressed stream).
