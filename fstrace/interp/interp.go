@@ -61,7 +61,11 @@ func (in *Interp) Run(stmts []fstrace.Statement) {
 // Step interprets one statement.
 func (in *Interp) Step(st *fstrace.Statement) {
 	in.stats.Statements++
-	if st.Op == fstrace.OpNop {
+	switch st.Op {
+	case fstrace.OpNop:
+		return
+	case fstrace.OpExit:
+		in.forgetProc(st.Pid) // an unknown pid exiting is not worth creating
 		return
 	}
 	p := in.lookupProc(st.Pid)
@@ -89,8 +93,6 @@ func (in *Interp) Step(st *fstrace.Statement) {
 		in.setCwd(p, st)
 	case fstrace.OpExec:
 		in.exec(p)
-	case fstrace.OpExit:
-		in.forgetProc(st.Pid)
 	case fstrace.OpBegin:
 		in.begin(p, st.Block)
 	case fstrace.OpEnd:
@@ -169,6 +171,13 @@ func (in *Interp) recordParent(l location, st *fstrace.Statement) {
 	in.m.paths.record(in.m.dirPath(l.dir), true, in.cur, fstrace.Consumed, st)
 }
 
+// detached reports whether l names an inode through a name that was
+// removed (an open unlinked file, a deleted cwd): such a location cannot
+// be the target of a new name.
+func (in *Interp) detached(l location) bool {
+	return l.exists() && l.entry != rootEntry && !in.m.entries[l.entry].linked
+}
+
 func (in *Interp) isDir(l location) bool {
 	return l.exists() && in.m.inodes[l.ino].isDir
 }
@@ -231,7 +240,10 @@ func (in *Interp) hpath(p *process, st *fstrace.Statement, follow bool) {
 			l.ino = in.m.entries[l.entry].ino
 			in.recordParent(l, st)
 		} else if makeDir {
+			// mkdir succeeded, so the name was gone in reality even if
+			// the model still had it (removed outside the trace).
 			in.m.inodes[l.ino].isDir = true
+			in.recordParent(l, st)
 		}
 		in.record(l, in.isDir(l), fstrace.Produced, st)
 	case fstrace.Expunged:
@@ -252,6 +264,11 @@ func (in *Interp) link(p *process, st *fstrace.Statement) {
 	if !ok {
 		return
 	}
+	if nu.entry == rootEntry || in.detached(nu) || in.isDir(old) {
+		// Link onto "/" or a removed name, or of a directory: the kernel refuses.
+		in.stats.UnresolvedPaths++
+		return
+	}
 	if nu.exists() && nu.ino == old.ino {
 		return
 	}
@@ -267,6 +284,10 @@ func (in *Interp) link(p *process, st *fstrace.Statement) {
 func (in *Interp) symlink(p *process, st *fstrace.Statement) {
 	l, ok := in.resolve(p, st.Dir2, st.Path2, false)
 	if !ok {
+		return
+	}
+	if l.entry == rootEntry || in.detached(l) {
+		in.stats.UnresolvedPaths++ // symlink at "/" or at a removed name: the kernel refuses
 		return
 	}
 	in.recordParent(l, st)
@@ -290,7 +311,8 @@ func (in *Interp) rename(p *process, st *fstrace.Statement) {
 	if !ok {
 		return
 	}
-	if old.entry == rootEntry || nu.entry == rootEntry {
+	if old.entry == rootEntry || nu.entry == rootEntry || in.detached(old) || in.detached(nu) {
+		// "/" or a removed name (the "." of a deleted cwd): the kernel refuses.
 		in.stats.UnresolvedPaths++
 		return
 	}
@@ -298,13 +320,14 @@ func (in *Interp) rename(p *process, st *fstrace.Statement) {
 		return // two names of one inode: rename does nothing
 	}
 	movesDir := in.isDir(old)
-	if movesDir && in.m.isAncestor(old.ino, nu.dir) {
+	exchange := st.Flags&fstrace.RenameExchange != 0
+	if in.m.isAncestor(old.ino, nu.dir) || (exchange && nu.exists() && in.m.isAncestor(nu.ino, old.dir)) {
 		// A directory moved into itself: the kernel refuses (EINVAL).
 		in.stats.UnresolvedPaths++
 		return
 	}
 
-	if st.Flags&fstrace.RenameExchange != 0 {
+	if exchange {
 		nu = in.ensure(nu)
 		in.record(old, in.isDir(nu), fstrace.Produced, st)
 		in.recordParent(nu, st)
@@ -378,7 +401,7 @@ func (in *Interp) end(name string) {
 // accesses in block order. Call it once, after the last statement.
 func (in *Interp) Result() *Result {
 	res := &Result{Blocks: in.blocks}
-	strs := in.m.paths.pathStrings()
+	strs := make([]string, len(in.m.paths.nodes))
 	for id := range in.m.paths.nodes {
 		n := &in.m.paths.nodes[id]
 		if len(n.accesses) == 0 {
@@ -386,7 +409,7 @@ func (in *Interp) Result() *Result {
 		}
 		acc := slices.Clone(n.accesses)
 		slices.SortStableFunc(acc, func(a, b Access) int { return int(a.Block) - int(b.Block) })
-		res.Paths = append(res.Paths, PathAccesses{Path: strs[id], IsDir: n.isDir, Accesses: acc})
+		res.Paths = append(res.Paths, PathAccesses{Path: in.m.paths.pathString(pathID(id), strs), IsDir: n.isDir, Accesses: acc})
 	}
 	slices.SortFunc(res.Paths, func(a, b PathAccesses) int { return strings.Compare(a.Path, b.Path) })
 	res.Stats = in.stats

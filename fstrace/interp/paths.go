@@ -96,18 +96,27 @@ func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect,
 	}
 }
 
-// pathStrings builds every path string once, parents before children (a
-// child's id is always greater than its parent's).
-func (t *pathTable) pathStrings() []string {
-	out := make([]string, len(t.nodes))
-	out[rootPath] = "/"
-	for id := 1; id < len(t.nodes); id++ {
-		n := &t.nodes[id]
+// pathString builds the string of id, memoising it and its ancestors in
+// strs (built once each, only for the paths asked for).
+func (t *pathTable) pathString(id pathID, strs []string) string {
+	if id == rootPath {
+		return "/"
+	}
+	if strs[id] != "" {
+		return strs[id]
+	}
+	// Walk up to the nearest ancestor already built, then build downward.
+	var chain []pathID
+	for cur := id; cur != rootPath && strs[cur] == ""; cur = t.nodes[cur].parent {
+		chain = append(chain, cur)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		n := &t.nodes[chain[i]]
 		if n.parent == rootPath {
-			out[id] = "/" + n.name
+			strs[chain[i]] = "/" + n.name
 		} else {
-			out[id] = out[n.parent] + "/" + n.name
+			strs[chain[i]] = strs[n.parent] + "/" + n.name
 		}
 	}
-	return out
+	return strs[id]
 }
