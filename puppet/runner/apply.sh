@@ -13,7 +13,8 @@
 # (-o FILE) and starts the program itself (its -I3 default), so -I2 is given:
 # SIGTERM is then only held back while a system call is being decoded.
 #
-# Files, all under /fsmove:
+# Files, all in the work directory ($FSMOVE_WORKDIR, default /fsmove; the
+# strace -o option must name $FSMOVE_WORKDIR/trace.log):
 #   trace.log    strace's output
 #   puppet.log   Puppet's stdout and stderr
 #   puppet.pid   Puppet's pid (written by the traced process before it execs Puppet)
@@ -21,7 +22,8 @@
 # The script's own exit status is 0 when it ran Puppet to its end, whatever
 # Puppet's status; 125 when strace could not start Puppet.
 set -u
-cd /fsmove || exit 125
+workdir=${FSMOVE_WORKDIR:-/fsmove}
+cd "$workdir" || exit 125
 
 strace_opts=""
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
@@ -35,8 +37,8 @@ rm -f puppet.pid puppet.exit
 # The traced process writes its pid and then execs Puppet, so Puppet keeps
 # that pid and is the first process of the trace.
 # shellcheck disable=SC2086 # strace_opts is a word list on purpose
-strace -I2 $strace_opts -- /bin/sh -c 'echo $$ > /fsmove/puppet.pid && exec puppet apply "$@"' puppet-apply "$@" \
-	>/fsmove/puppet.log 2>&1 </dev/null &
+strace -I2 $strace_opts -- /bin/sh -c 'echo $$ > puppet.pid && exec puppet apply "$@"' puppet-apply "$@" \
+	>puppet.log 2>&1 </dev/null &
 strace_pid=$!
 
 # Wait for the pid file (or for strace to die before it got there).
@@ -59,7 +61,9 @@ done
 
 # Puppet is gone: stop tracing whatever it left behind.
 kill -TERM "$strace_pid" 2>/dev/null
-wait "$strace_pid"
+# strace re-raises SIGTERM after detaching; keep the shell's "Terminated"
+# notice out of the output.
+wait "$strace_pid" 2>/dev/null
 
 # strace wrote "PID +++ exited with N +++" (or "+++ killed by SIG… +++")
 # when it reaped Puppet.

@@ -1,0 +1,65 @@
+package container
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDockerfile(t *testing.T) {
+	df := Dockerfile(ImageOptions{})
+	for _, want := range []string{
+		"FROM debian:bookworm\n",
+		"LABEL fsmove=1\n",
+		"COPY policy-rc.d /usr/sbin/policy-rc.d\n",
+		"apt-get install -y --no-install-recommends puppet-agent strace procps ca-certificates",
+	} {
+		if !strings.Contains(df, want) {
+			t.Errorf("Dockerfile lacks %q:\n%s", want, df)
+		}
+	}
+	if strings.Contains(df, "rm -rf /var/lib/apt/lists") {
+		t.Error("Dockerfile drops the package lists that Package resources need")
+	}
+	if !strings.HasPrefix(Dockerfile(ImageOptions{Suite: "trixie"}), "FROM debian:trixie\n") {
+		t.Error("suite not used")
+	}
+}
+
+func TestDebootstrapArgs(t *testing.T) {
+	got := strings.Join(DebootstrapArgs(ImageOptions{}, "/tmp/r"), " ")
+	want := "--variant=minbase --include=puppet-agent,strace,procps,ca-certificates bookworm /tmp/r http://deb.debian.org/debian"
+	if got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+}
+
+func TestReadJSONMessages(t *testing.T) {
+	var log strings.Builder
+	ok := `{"stream":"Step 1/3 : FROM debian:bookworm\n"}{"status":"Downloading"}`
+	if err := readJSONMessages(strings.NewReader(ok), &log); err != nil {
+		t.Fatal(err)
+	}
+	if log.String() != "Step 1/3 : FROM debian:bookworm\nDownloading\n" {
+		t.Errorf("log = %q", log.String())
+	}
+	bad := `{"stream":"x"}{"errorDetail":{"message":"The command returned a non-zero code: 100"},"error":"The command returned a non-zero code: 100"}`
+	err := readJSONMessages(strings.NewReader(bad), nil)
+	if err == nil || !strings.Contains(err.Error(), "non-zero code: 100") {
+		t.Errorf("err = %v", err)
+	}
+	if err := readJSONMessages(strings.NewReader(`{"stream":`), nil); err == nil {
+		t.Error("truncated stream accepted")
+	}
+}
+
+func TestTailBuffer(t *testing.T) {
+	var tb tailBuffer
+	for i := 0; i < 5000; i++ {
+		tb.Write([]byte("line of debootstrap output\n"))
+	}
+	tb.Write([]byte("E: the last error\n"))
+	s := tb.String()
+	if len(s) > tailBytes || !strings.HasSuffix(s, "E: the last error\n") || !strings.HasPrefix(s, "line") {
+		t.Errorf("tail of %d bytes: %q…", len(s), s[:40])
+	}
+}

@@ -1,0 +1,148 @@
+package runner
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestTraceFilterCoversSpecCalls(t *testing.T) {
+	filter := "," + TraceFilter() + ","
+	// The calls the lowering needs most (SPEC "Effects of system calls"),
+	// the fd-table calls, the process calls and the block-marker writes.
+	for _, name := range []string{"openat", "newfstatat", "statx", "execve", "renameat2", "unlinkat",
+		"symlinkat", "readlink", "clone3", "vfork", "exit_group", "dup3", "fcntl", "close_range",
+		"pipe2", "socket", "chdir", "fchdir", "write", "writev"} {
+		if !strings.Contains(filter, ","+name+",") {
+			t.Errorf("trace filter lacks %s", name)
+		}
+	}
+	// Bulk calls that the lowering ignores stay out.
+	for _, name := range []string{"read", "mmap", "poll", "futex", "lseek"} {
+		if strings.Contains(filter, ","+name+",") {
+			t.Errorf("trace filter has %s", name)
+		}
+	}
+	seen := map[string]bool{}
+	for _, c := range tracedCalls {
+		if seen[c.name] {
+			t.Errorf("%s listed twice", c.name)
+		}
+		seen[c.name] = true
+	}
+}
+
+func TestApplyCommand(t *testing.T) {
+	cmd := ApplyCommand(true, []string{"/fsmove/modules", "/usr/share/puppet/modules"})
+	joined := strings.Join(cmd, " ")
+	for _, want := range []string{
+		"/bin/sh /fsmove/apply.sh -f -s 300 -o /fsmove/trace.log --seccomp-bpf -e trace=open,",
+		" -- --debug --evaltrace --detailed-exitcodes --graph --graphdir /fsmove/graphs --catalog_cache_terminus json",
+		"--modulepath /fsmove/modules:/usr/share/puppet/modules /fsmove/site.pp",
+	} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("command %q lacks %q", joined, want)
+		}
+	}
+	if strings.Contains(strings.Join(ApplyCommand(false, nil), " "), "--seccomp-bpf") {
+		t.Error("--seccomp-bpf given although not asked for")
+	}
+}
+
+func TestPuppetOutcome(t *testing.T) {
+	for exit, want := range map[int]string{0: "no-changes", 2: "changes", 4: "failures", 6: "changes-and-failures", 1: "failed", 3: "unknown"} {
+		if got := PuppetOutcome(exit); got != want {
+			t.Errorf("PuppetOutcome(%d) = %s, want %s", exit, got, want)
+		}
+	}
+	if !PuppetSucceeded(2) || PuppetSucceeded(4) || PuppetSucceeded(1) {
+		t.Error("PuppetSucceeded wrong")
+	}
+}
+
+// TestApplyScriptReleasesDaemon runs apply.sh on this machine with a fake
+// "puppet" that starts a daemon and exits 2: the script must return soon
+// after the fake Puppet exits, with its status, while the daemon (followed
+// by strace -f) is still alive.
+func TestApplyScriptReleasesDaemon(t *testing.T) {
+	if _, err := exec.LookPath("strace"); err != nil {
+		t.Skip("strace not installed")
+	}
+	work := t.TempDir()
+	bin := filepath.Join(work, "bin")
+	os.Mkdir(bin, 0o755)
+	fakePuppet := "#!/bin/sh\n" +
+		"sleep 300 </dev/null >/dev/null 2>&1 &\n" +
+		"echo $! > " + filepath.Join(work, "daemon.pid") + "\n" +
+		"printf 'Info: fake puppet %s\\n' \"$*\"\n" +
+		"exit 2\n"
+	if err := os.WriteFile(filepath.Join(bin, "puppet"), []byte(fakePuppet), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(work, "apply.sh")
+	if err := os.WriteFile(script, applySh, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sh", script, "-f", "-o", filepath.Join(work, "trace.log"), "--", "--debug", "site.pp")
+	cmd.Env = append(os.Environ(), "FSMOVE_WORKDIR="+work, "PATH="+bin+":"+os.Getenv("PATH"))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	defer killDaemon(t, filepath.Join(work, "daemon.pid"))
+	select {
+	case err := <-done:
+		if cmd.ProcessState.ExitCode() == 125 {
+			t.Skipf("strace cannot trace here: %s", out.String())
+		}
+		if err != nil {
+			t.Fatalf("apply.sh: %v\n%s", err, out.String())
+		}
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("apply.sh still waits 60 s after the fake Puppet exited: the daemon kept strace alive\n%s", out.String())
+	}
+	exitText, err := os.ReadFile(filepath.Join(work, "puppet.exit"))
+	if err != nil || strings.TrimSpace(string(exitText)) != "2" {
+		t.Errorf("puppet.exit = %q (%v), want 2", exitText, err)
+	}
+	log, _ := os.ReadFile(filepath.Join(work, "puppet.log"))
+	if !strings.Contains(string(log), "Info: fake puppet apply --debug site.pp") {
+		t.Errorf("puppet.log = %q, want the fake Puppet's output with its arguments", log)
+	}
+	trace, _ := os.ReadFile(filepath.Join(work, "trace.log"))
+	if !strings.Contains(string(trace), "execve(\"/bin/sh\"") || !strings.Contains(string(trace), "+++ exited with 2 +++") {
+		t.Errorf("trace lacks the traced shell or Puppet's exit:\n%.2000s", trace)
+	}
+	if strings.Contains(out.String(), "Terminated") {
+		t.Errorf("apply.sh printed the shell's Terminated notice: %q", out.String())
+	}
+	// The daemon must still be running: it was released, not killed.
+	pidText, err := os.ReadFile(filepath.Join(work, "daemon.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(pidText)))
+	if pid <= 0 || syscall.Kill(pid, 0) != nil {
+		t.Errorf("daemon %d is not running after the apply", pid)
+	}
+}
+
+func killDaemon(t *testing.T, pidFile string) {
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		return
+	}
+	if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && pid > 0 {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
