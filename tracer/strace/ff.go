@@ -36,6 +36,7 @@ type perPidSource struct {
 	heap    []*perPidFile // merge mode: files with a current line, earliest first
 	seq     int           // sequential mode: index of the file being read
 	current *perPidFile   // file of the line handed out last
+	latest  int64         // latest timestamp read from any file
 	read    int64         // bytes of files already finished or read
 }
 
@@ -109,13 +110,20 @@ func (s *perPidSource) advance(f *perPidFile) {
 	}
 	if isTimeOfDay(f.line) {
 		// -tt: a time of day. Midnight passed if the clock went back by more
-		// than half a day.
-		if t+f.day < f.last-12*3600*1e6 {
+		// than half a day since this file's previous line (or, for a file's
+		// first line, since the latest time seen in any file: a process
+		// started after midnight).
+		ref := f.last
+		if f.lineNo == 1 {
+			ref = s.latest
+		}
+		for t+f.day < ref-12*3600*1e6 {
 			f.day += secondsPerDay * 1e6
 		}
 		t += f.day
 	}
 	f.at, f.last = t, t
+	s.latest = max(s.latest, t)
 }
 
 const secondsPerDay = 24 * 3600
@@ -123,9 +131,14 @@ const secondsPerDay = 24 * 3600
 func (s *perPidSource) next() ([]byte, int, error) {
 	if s.current != nil && s.merge {
 		// The file whose line was handed out last moves to its next line.
-		s.advance(s.current)
-		if s.current.err == nil || s.current.err == errLineTooLong {
-			s.push(s.current)
+		f := s.current
+		s.advance(f)
+		switch f.err {
+		case nil, errLineTooLong:
+			s.push(f)
+		case io.EOF:
+		default:
+			return nil, 0, fmt.Errorf("%s: %w", f.name, f.err)
 		}
 		s.current = nil
 	}

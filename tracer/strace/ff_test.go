@@ -192,3 +192,25 @@ func TestSupersededExecve(t *testing.T) {
 		t.Errorf("second event %+v, want execve by the leader 100", evs[1])
 	}
 }
+
+// TestPerPidStartedAfterMidnight: a process whose file starts after midnight
+// comes after the lines before midnight of the other processes.
+func TestPerPidStartedAfterMidnight(t *testing.T) {
+	dir := writePerPid(t, map[string][]string{
+		"t.50": {`23:59:58.000000 chdir("/first") = 0`, `00:00:02.000000 chdir("/third") = 0`},
+		"t.60": {`00:00:01.000000 chdir("/second") = 0`},
+		"t.40": {`23:59:57.000000 chdir("/zeroth") = 0`},
+	})
+	r, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got []string
+	for _, ev := range readAll(t, r) {
+		got = append(got, ev.Arg(0).Str)
+	}
+	if want := "/zeroth /first /second /third"; strings.Join(got, " ") != want {
+		t.Fatalf("order %v, want %s", got, want)
+	}
+}

@@ -6,19 +6,38 @@
 // allocating, except for the decoded strings of the events the caller wants
 // (see Options.Want).
 //
-// Accepted shapes (strace 4.x to 6.x):
+// Accepted shapes (checked against strace 6.1):
 //   - the pid prefix of `strace -f -o FILE` ("123 openat(…)"), the "[pid 123] "
-//     prefix of `strace -f` writing to stderr, or no pid at all (pid 0, or the
-//     pid of the file for an -ff directory);
+//     prefix of `strace -f` writing to stderr, or no pid at all;
 //   - timestamps -t, -tt, -ttt and -r before the call, -T durations (<0.000012>)
 //     after it, -y/-yy fd annotations (3</etc/x>, = 3</etc/x>), -X raw, abbrev
 //     or verbose (0x80000 /* O_CLOEXEC */), any -s;
-//   - "<unfinished ...>" and "<... NAME resumed>" halves, paired per pid;
-//   - "+++ exited with N +++" and "+++ killed by SIG… +++" (KindExit events),
-//     "--- SIGCHLD {…} ---" (KindSignal events), "strace: …" diagnostics
-//     (skipped silently).
+//   - "<unfinished ...>" and "<... NAME resumed>" halves, paired per pid, with
+//     any lines in between; the event takes the resumed line's number;
+//   - "+++ exited with N +++", "+++ killed by SIG… +++" and "+++ superseded by
+//     execve in pid N +++" (KindExit events), "--- SIGCHLD {…} ---" (KindSignal
+//     events), "strace: …" diagnostics (skipped silently, also when strace -f
+//     writing to stderr cuts a call line with "strace: Process N attached").
 //
-// How values are decoded is described on parseValue.
+// Decisions a consumer should know:
+//   - Lines without a pid get pid 0; in an -ff directory, the file's pid. With
+//     strace -f writing to stderr, the first process has no "[pid N]" until it
+//     has children; once one of its calls is resumed under "[pid N]", later
+//     unprefixed lines get pid N (earlier events keep pid 0).
+//   - Signals are delivered as KindSignal events (Args[0]: Int the signal
+//     number, Str its name), whatever Want says. Exits too: Ret is the exit
+//     status, or minus the signal number for a kill (Args[0] names it).
+//   - "= ?" (the call never returned) gives Errno "?", so Failed() is true.
+//   - Symbolic names are decoded with one table of Linux x86_64 values
+//     (constants.go); a name missing from it adds nothing to the value and is
+//     not counted as a problem.
+//   - A hex number of more than 8 digits is a pointer (ArgPtr); shorter ones
+//     (flags printed by -X raw) are ArgInt. Both keep the value in Int.
+//   - Arrays and structs keep the concatenation of their strings in Str
+//     (writev's iov_base data; execve's argv without separators).
+//   - Malformed lines are counted (Malformed) and kept as warnings (the first
+//     100); Options.Strict makes the first one fatal. A resumed half without
+//     its start is a warning only, never fatal.
 package strace
 
 import (
@@ -91,7 +110,9 @@ type pendingCall struct {
 
 // Open reads a trace from path: a text file, a gzip or zstd compressed file
 // (recognised by their magic bytes), "-" for standard input, or a directory
-// of `strace -ff -o PREFIX` files (PREFIX.PID).
+// of `strace -ff -o PREFIX` files (PREFIX.PID). For a directory, Event.Line
+// counts the lines in merged order over all files, and warnings name the file
+// and its own line number. All files stay open while reading.
 func Open(path string, opts Options) (*Reader, error) {
 	if path == "-" {
 		return NewReader(os.Stdin, opts), nil
