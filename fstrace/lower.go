@@ -393,21 +393,19 @@ func (c *lowering) lowerPath(out []Statement) []Statement {
 }
 
 // openEffect decides what an open does to its path (SPEC "Effects"):
-// O_PATH and read-only opens consume; O_WRONLY produces (it can only
-// write); O_RDWR produces with O_CREAT or O_TRUNC and consumes without.
-// A read-only open with O_CREAT consumes: the trace cannot tell whether it
-// created the file, and it wrote nothing.
+// O_WRONLY or O_RDWR with O_CREAT or O_TRUNC produce; everything else
+// consumes. An open for writing without O_CREAT or O_TRUNC (a daemon
+// appending to its log with O_WRONLY|O_APPEND) needs the file to exist
+// already: it consumes whatever made it, which is how a log recreated under
+// a running service becomes a missing notifier. A read-only open with
+// O_CREAT consumes too: the trace cannot tell whether it created the file,
+// and it wrote nothing. O_PATH only looks the path up.
 func openEffect(flags int64) Effect {
 	if flags&oPath != 0 {
 		return Consumed
 	}
-	switch flags & oAccMode {
-	case oWronly:
+	if flags&oAccMode != oRdonly && flags&(oCreat|oTrunc) != 0 {
 		return Produced
-	case oRdwr:
-		if flags&(oCreat|oTrunc) != 0 {
-			return Produced
-		}
 	}
 	return Consumed
 }

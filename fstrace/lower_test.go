@@ -85,8 +85,16 @@ var lowerCases = []lowerCase{
 		 newfd 4 = AT_FDCWD "/var/lib/dpkg/status-new"`},
 	{`openat(AT_FDCWD, "/var/log/app.log", O_WRONLY|O_APPEND) = 6`,
 		call("openat", 6, atFdcwd, str("/var/log/app.log"), num(oWronly|0x400)),
+		`hpath AT_FDCWD "/var/log/app.log" consumed
+		 newfd 6 = AT_FDCWD "/var/log/app.log"`},
+	{`openat(AT_FDCWD, "/var/log/app.log", O_WRONLY|O_APPEND|O_CREAT, 0640) = 6`,
+		call("openat", 6, atFdcwd, str("/var/log/app.log"), num(oWronly|0x400|oCreat), num(0o640)),
 		`hpath AT_FDCWD "/var/log/app.log" produced
 		 newfd 6 = AT_FDCWD "/var/log/app.log"`},
+	{`openat(AT_FDCWD, "/srv/db", O_RDWR|O_TRUNC) = 6`,
+		call("openat", 6, atFdcwd, str("/srv/db"), num(oRdwr|oTrunc)),
+		`hpath AT_FDCWD "/srv/db" produced
+		 newfd 6 = AT_FDCWD "/srv/db"`},
 	{`openat(3, "sub", O_RDONLY|O_NOFOLLOW|O_DIRECTORY|O_CLOEXEC) = 4`,
 		call("openat", 4, num(3), str("sub"), num(oRdonly|oNofollow|oDirectory|oCloexec)),
 		`hpathsym 3 "sub" consumed
