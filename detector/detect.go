@@ -286,7 +286,7 @@ func judge(pr *pair, g Graph, opts Options) (Finding, bool) {
 	default:
 		return f, false
 	}
-	f.Fix = suggestFix(f.Kind, f.Producer, f.Consumer)
+	f.Fix = suggestFix(f.Kind, f.Producer, f.Consumer, g.Ordered(f.Consumer, f.Producer))
 	return f, true
 }
 
@@ -306,12 +306,19 @@ func roleFor(pr *pair, r *catalog.Resource) *blockRole {
 }
 
 // suggestFix writes the change that removes the fault, in manifest syntax,
-// placed on the resource that needs it (with its file:line).
-func suggestFix(k Kind, producer, consumer *catalog.Resource) string {
+// placed on the resource that needs it (with its file:line). reversed says
+// the consumer is ordered before the producer today (a service started
+// before its log file is recreated): adding the edge alone would make a
+// dependency cycle, which Puppet rejects, so the fix says to reverse it.
+func suggestFix(k Kind, producer, consumer *catalog.Resource, reversed bool) string {
 	p, c := PuppetRef(producer), PuppetRef(consumer)
 	if k == MN {
-		return c + " must be notified by " + p + ": add notify => " + c + " to " + p +
+		fix := c + " must be notified by " + p + ": add notify => " + c + " to " + p +
 			location(producer, " (", ")") + ", or " + p + " ~> " + c
+		if reversed {
+			fix += "; " + p + " is ordered after " + c + " now: remove that ordering first, or Puppet reports a dependency cycle"
+		}
+		return fix
 	}
 	return c + " requires " + p + ": add require => " + p + " to " + c +
 		location(consumer, " (", ")") + ", or " + p + " -> " + c
