@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
@@ -120,6 +121,7 @@ func runAnalyze(stdout, stderr io.Writer, args []string) int {
 	fs.SetOutput(stderr)
 	rf := addReportFlags(fs)
 	fstraceProg := fs.String("fstrace", "", "interpret the hand-written FStrace `PROGRAM` instead of a trace")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the analysis to `FILE` (for developers)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), analyzeUsage)
 		fs.PrintDefaults()
@@ -145,6 +147,19 @@ func runAnalyze(stdout, stderr io.Writer, args []string) int {
 	if err := rf.check(); err != nil {
 		fmt.Fprintln(stderr, "fsmove analyze:", err)
 		return exitUsage
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(stderr, "fsmove analyze:", err)
+			return exitUsage
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(stderr, "fsmove analyze:", err)
+			return exitUsage
+		}
+		defer pprof.StopCPUProfile()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
