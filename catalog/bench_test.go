@@ -7,6 +7,8 @@ import (
 	"math/rand"
 	"testing"
 	"time"
+
+	"github.com/dominikbraun/graph"
 )
 
 // FuzzRead: Read never panics, and whatever it accepts can be graphed,
@@ -154,6 +156,36 @@ func BenchmarkGraph(b *testing.B) {
 			}
 		}
 		b.ReportMetric(float64(hits)/float64(b.N), "true-ratio")
+	})
+	// For comparison in the same run: one depth-first search of
+	// dominikbraun/graph over the same nodes, what a query would cost if it
+	// searched the library's graph.
+	b.Run("library-dfs", func(b *testing.B) {
+		dg := graph.New(graph.IntHash, graph.Directed())
+		for u := 0; u < g.nodes; u++ {
+			_ = dg.AddVertex(u + 1)
+		}
+		for u := 0; u < g.nodes; u++ {
+			for _, v := range g.dst[g.off[u]:g.off[u+1]] {
+				_ = dg.AddEdge(u+1, int(v)+1)
+			}
+		}
+		root := int(c.Resources[0].ID) + 1 // Stage[main]: reaches everything
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			seen := 0
+			_ = graph.DFS(dg, root, func(int) bool { seen++; return false })
+			if seen < len(c.Resources) {
+				b.Fatalf("DFS saw %d nodes", seen)
+			}
+		}
+	})
+	b.Run("ordered-cold-root", func(b *testing.B) {
+		// The same search with our adjacency: from Stage[main]'s admissible
+		// whit, which reaches every node.
+		for i := 0; i < b.N; i++ {
+			g.search(0, false)
+		}
 	})
 	b.Run("notifies-warm", func(b *testing.B) {
 		for _, p := range pairs {
