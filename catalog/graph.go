@@ -386,6 +386,16 @@ func (g *Graph) owns(r *Resource) bool {
 	return r != nil && r.ID >= 0 && r.ID < len(g.cat.Resources) && g.cat.Resources[r.ID] == r
 }
 
+// IsContainer reports whether r contains other resources (a stage, class or
+// defined-type instance with containment edges): Puppet replaces it by its
+// admissible and completed whits.
+func (g *Graph) IsContainer(r *Resource) bool {
+	return g.owns(r) && g.completed[r.ID] != int32(r.ID)
+}
+
+// Catalog returns the catalog the graph was built from.
+func (g *Graph) Catalog() *Catalog { return g.cat }
+
 // Ordered reports whether some path leads from a to b through edges of any
 // kind: Puppet finishes a before it starts b. For a container, a path
 // leaves from its completed whit and enters at its admissible whit.

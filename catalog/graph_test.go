@@ -327,8 +327,23 @@ func TestGraphIsBuiltOnce(t *testing.T) {
 	c := mustRead(t, readTestdata(t, "app.json"))
 	g1, _ := c.Graph()
 	g2, _ := c.Graph()
-	if g1 != g2 {
+	if g1 != g2 || g1.Catalog() != c {
 		t.Error("Graph built twice")
+	}
+}
+
+func TestIsContainer(t *testing.T) {
+	c := mustRead(t, readTestdata(t, "app.json"))
+	g := mustGraph(t, c)
+	var got []string
+	for _, r := range c.Resources {
+		if g.IsContainer(r) {
+			got = append(got, r.Ref())
+		}
+	}
+	// Class[Settings] contains nothing: it is not a container.
+	if s := strings.Join(got, " "); s != "Stage[main] Stage[pre] Class[main] Class[Repo] Class[Ntp]" {
+		t.Errorf("containers: %s", s)
 	}
 }
 
