@@ -590,7 +590,7 @@ func TestTableWellFormed(t *testing.T) {
 		if !Wanted(row.name) {
 			t.Errorf("row %s is not Wanted", row.name)
 		}
-		if row.form == formNone {
+		if row.form == formNone || row.form >= formCount {
 			t.Errorf("row %s has no form", row.name)
 		}
 		if row.form == formPath && row.effect == NoEffect {
