@@ -72,10 +72,11 @@ func TestBadParams(t *testing.T) {
 	}
 }
 
-// checkLineShape is a tiny checker of strace -f line shapes, independent of
+// shapeChecker is a tiny checker of strace -f line shapes, independent of
 // the real parser: a pid, spaces, then a call "name(…" that ends in
-// " <unfinished ...>" or has ") = ", a "<... name resumed>" with ") = ", or
-// a "+++"/"---" notice. It also checks that each pid's unfinished call is
+// " <unfinished ...>" or has a return part, a "<... name resumed>" with a
+// return part, or a "+++"/"---" notice. A return part is ")", spaces (up to
+// column 40, or one), "= " and a value. It also checks that each pid's unfinished call is
 // resumed before the pid does anything else, and that an exited pid is
 // silent afterwards. It returns the first problem or "".
 type shapeChecker struct {
@@ -129,7 +130,7 @@ func (c *shapeChecker) check(line string) string {
 			return "resumed " + name + " but pending is " + strconv.Quote(c.pending[pid])
 		}
 		delete(c.pending, pid)
-		if !strings.Contains(rest, ") = ") {
+		if returnPart(rest) < 0 {
 			return "resumed without a return"
 		}
 		return ""
@@ -148,15 +149,37 @@ func (c *shapeChecker) check(line string) string {
 		c.pending[pid] = rest[:j]
 		return ""
 	}
-	k := strings.LastIndex(rest, ") = ")
+	k := returnPart(rest)
 	if k < 0 {
 		return "no return value"
 	}
-	ret := rest[k+len(") = "):]
+	ret := rest[k:]
+	// strace pads short calls so that "=" is at column 40.
+	if col := i + k - 2; col < 40 || col > 40 && rest[k-4] == ' ' {
+		return "= at column " + strconv.Itoa(col)
+	}
 	if ret == "" || !(ret[0] == '-' || ret[0] == '?' || ret[0] >= '0' && ret[0] <= '9') {
 		return "bad return value"
 	}
 	return ""
+}
+
+// returnPart returns where the return value starts in a call line: after
+// the last ")" + spaces + "= ", or -1. Short calls are padded so that "="
+// falls at column 40 of the line.
+func returnPart(rest string) int {
+	k := strings.LastIndex(rest, "= ")
+	for k >= 0 {
+		j := k
+		for j > 0 && rest[j-1] == ' ' {
+			j--
+		}
+		if j < k && j > 0 && rest[j-1] == ')' {
+			return k + 2
+		}
+		k = strings.LastIndex(rest[:k], "= ")
+	}
+	return -1
 }
 
 func TestLineShapes(t *testing.T) {
@@ -185,7 +208,7 @@ func TestLineShapes(t *testing.T) {
 		t.Errorf("%d pids, want at least %d", len(c.pids), p.Processes)
 	}
 	// The checker must be able to fail.
-	for _, bad := range []string{"openat(AT_FDCWD, \"/x\", O_RDONLY) = 3", "12 openat(AT_FDCWD", "12 Openat() = 0", "12 close(3) = x"} {
+	for _, bad := range []string{"openat(AT_FDCWD, \"/x\", O_RDONLY) = 3", "12 openat(AT_FDCWD", "12 Openat() = 0", "12 close(3) = x", "12 close(3)= 0", "12    close(3) = 0"} {
 		if newShapeChecker().check(bad) == "" {
 			t.Errorf("checker accepted %q", bad)
 		}

@@ -70,14 +70,39 @@ func (lw *lineWriter) quotedConst(data string) {
 	lw.b = append(lw.b, q...)
 }
 
-// ret ends the call part with " = " and a return value.
+// returnColumn is where strace puts the "=" of short calls: it pads the
+// line with spaces to column 40 (its -a option), pid prefix included.
+const returnColumn = 40
+
+// eq closes the argument list and starts the return part: ")", spaces up to
+// returnColumn (one space when the line is already longer), "= ".
+func (lw *lineWriter) eq() {
+	lw.b = append(lw.b, ')')
+	if pad := returnColumn - len(lw.b); pad > 0 {
+		lw.b = append(lw.b, spaces[:pad]...)
+	} else {
+		lw.b = append(lw.b, ' ')
+	}
+	lw.b = append(lw.b, '=', ' ')
+}
+
+const spaces = "                                        " // returnColumn of them
+
+// ret ends the call with a numeric return value.
 func (lw *lineWriter) ret(v int64) {
-	lw.b = append(lw.b, ") = "...)
+	lw.eq()
 	lw.b = strconv.AppendInt(lw.b, v, 10)
 }
 
+// retText ends the call with a return part written as text ("?",
+// "-1 EINVAL (Invalid argument)"); more may be appended after it.
+func (lw *lineWriter) retText(text string) {
+	lw.eq()
+	lw.b = append(lw.b, text...)
+}
+
 // enoent ends a call that failed with ENOENT.
-func (lw *lineWriter) enoent() { lw.s(") = -1 ENOENT (No such file or directory)") }
+func (lw *lineWriter) enoent() { lw.retText("-1 ENOENT (No such file or directory)") }
 
 // end finishes the line and writes it.
 func (lw *lineWriter) end() {

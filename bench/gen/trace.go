@@ -150,7 +150,7 @@ func (g *traceGen) run() {
 		total += weights[i]
 	}
 	const whitWeight = 0.05 // whits do almost nothing
-	whits := float64(len(schedules)+4+2*g.pl.classes) * whitWeight
+	whits := float64(len(schedules)+6+2*g.pl.classes) * whitWeight
 	total += whits
 	share := func(w float64) int64 {
 		left := size - tail - g.lw.n
@@ -162,12 +162,14 @@ func (g *traceGen) run() {
 		return s
 	}
 
-	for _, ref := range schedules {
-		g.whit("/"+ref, share(whitWeight))
-	}
+	// The order of a real Puppet 7 run (testdata/runs): the admissible and
+	// completed whits of Stage[main], Class[Settings] and Class[Main], each
+	// class's admissible whit, its resources and its completed whit, then
+	// Stage[main] completed, the default schedules and the filebucket.
 	g.whit("Stage[main]", share(whitWeight))
 	g.whit("Class[Settings]", share(whitWeight))
 	g.whit("Class[Settings]", share(whitWeight))
+	g.whit("Class[Main]", share(whitWeight))
 	g.whit("Class[Main]", share(whitWeight))
 	for i := range g.pl.resources {
 		r := &g.pl.resources[i]
@@ -178,6 +180,10 @@ func (g *traceGen) run() {
 		if i == len(g.pl.resources)-1 || g.pl.resources[i+1].class != r.class {
 			g.whit("Class["+className(r.class)+"]", share(whitWeight))
 		}
+	}
+	g.whit("Stage[main]", share(whitWeight))
+	for _, ref := range schedules {
+		g.whit("/"+ref, share(whitWeight))
 	}
 	// The rest of the budget is Puppet's end of run: reports, state files.
 	g.source = ""
@@ -201,8 +207,8 @@ func (g *traceGen) startup(budget int64) {
 	lw.ret(16)
 	lw.end()
 	lw.start(pid)
-	lw.s(`getcwd("/", 4096`)
-	lw.ret(2)
+	lw.s(`getcwd("/root", 1024`)
+	lw.ret(6)
 	lw.end()
 	// Ruby's timer thread and two worker threads (glibc ≥ 2.34 uses clone3).
 	for t := 0; t < 3; t++ {
@@ -241,7 +247,7 @@ func (g *traceGen) shutdown() {
 		g.finishPending(tid)
 		lw.start(tid)
 		lw.s("exit(0")
-		lw.s(") = ?")
+		lw.retText("?")
 		lw.end()
 		lw.start(tid)
 		lw.s("+++ exited with 0 +++")
@@ -249,7 +255,7 @@ func (g *traceGen) shutdown() {
 	}
 	lw.start(g.mainPid)
 	lw.s("exit_group(0")
-	lw.s(") = ?")
+	lw.retText("?")
 	lw.end()
 	lw.start(g.mainPid)
 	lw.s("+++ exited with 0 +++")
@@ -490,7 +496,7 @@ func (g *traceGen) reap(parent, child, status int, output string) {
 	lw.start(child)
 	lw.s("exit_group(")
 	lw.i(int64(status))
-	lw.s(") = ?")
+	lw.retText("?")
 	lw.end()
 	lw.start(child)
 	lw.s("+++ exited with ")
@@ -533,7 +539,7 @@ func (g *traceGen) loadLibs(pid int) {
 	lw := &g.lw
 	lw.start(pid)
 	lw.s("brk(NULL")
-	lw.s(") = 0x55d0c8a1e000")
+	lw.retText("0x55d0c8a1e000")
 	lw.end()
 	lw.start(pid)
 	lw.s(`access("/etc/ld.so.preload", R_OK`)
@@ -563,7 +569,7 @@ func (g *traceGen) loadLibs(pid int) {
 		lw.end()
 		lw.start(pid)
 		lw.s("mmap(NULL, 22843, PROT_READ, MAP_PRIVATE|MAP_DENYWRITE, 3, 0")
-		lw.s(") = 0x7f3c2b600000")
+		lw.retText("0x7f3c2b600000")
 		lw.end()
 		lw.start(pid)
 		lw.s("close(3")
@@ -603,7 +609,8 @@ func (g *traceGen) helpers(parent, n int) {
 		g.loadLibs(h)
 		g.childWork(h, nil)
 		lw.start(h)
-		lw.s("exit_group(0) = ?")
+		lw.s("exit_group(0")
+		lw.retText("?")
 		lw.end()
 		lw.start(h)
 		lw.s("+++ exited with 0 +++")
@@ -709,7 +716,8 @@ func (g *traceGen) packageBody(r *resource) {
 	g.dpkgUnpack(dpkg, "/var/lib/dpkg/info/"+r.title+".list")
 	g.helpers(dpkg, r.extra)
 	lw.start(dpkg)
-	lw.s("exit_group(0) = ?")
+	lw.s("exit_group(0")
+	lw.retText("?")
 	lw.end()
 	lw.start(dpkg)
 	lw.s("+++ exited with 0 +++")
