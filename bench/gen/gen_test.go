@@ -337,6 +337,16 @@ func TestBlocksAndConflicts(t *testing.T) {
 			resources = append(resources, ref)
 		}
 	}
+	// Some Begin lines are cut by -s 300 (long Exec titles) and still count.
+	cut := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, "Starting to evaluate the resource (") && strings.Contains(line, `"...`) {
+			cut++
+		}
+	}
+	if cut == 0 {
+		t.Errorf("no Begin line cut inside its counter")
+	}
 	if len(resources) != p.Blocks {
 		t.Fatalf("%d resource blocks, want %d", len(resources), p.Blocks)
 	}

@@ -111,6 +111,7 @@ func newPlan(p Params) *plan {
 	rng := rand.New(rand.NewPCG(uint64(p.Seed), 0x706c616e)) // "plan"
 	pl := &plan{p: p, classes: max(1, p.Blocks/25)}
 	pl.resources = make([]resource, p.Blocks)
+	nextLong := 7 // the next Exec from this index on gets a long title
 	for i := range pl.resources {
 		r := &pl.resources[i]
 		r.index = i
@@ -156,6 +157,10 @@ func newPlan(p Params) *plan {
 				r.title = "refresh {" + w + ": " + n + "}"
 			default:
 				r.title = "gen-" + w + "-" + n
+			}
+			if i >= nextLong {
+				r.title = longTitle(r.class, n)
+				nextLong = i + 50
 			}
 			r.output = "/var/lib/gen/exec-" + n + ".out"
 		case kindPackage:
@@ -286,4 +291,17 @@ func (pl *plan) planEdges(rng *rand.Rand) {
 			prev.before = append(prev.before, i)
 		}
 	}
+}
+
+// longTitle returns an Exec title so long that, with strace -s 300, the
+// resource's Begin line is cut inside its "(N of M)" counter while its End
+// line stays whole: the case Marker must still recognise.
+func longTitle(class int, n string) string {
+	// The Begin line up to the end of the phrase, without the title.
+	fixed := len("\x1b[0;32mInfo: /Stage[main]/") + len(className(class)) + len("/Exec[") + len("]: Starting to evaluate the resource")
+	title := "run a long command " + n + " "
+	for len(title) < DefaultStringLimit-4-fixed {
+		title += "x"
+	}
+	return title
 }
