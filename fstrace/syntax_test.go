@@ -278,3 +278,36 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkPrint and BenchmarkParse measure the textual syntax (a debugging
+// aid, not on the analysis path) in MB/s of program text.
+func BenchmarkPrint(b *testing.B) {
+	prog := generatedProgram()
+	var buf bytes.Buffer
+	if err := Print(&buf, prog); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(buf.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		buf.Reset()
+		if err := Print(&buf, prog); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkParse(b *testing.B) {
+	var buf bytes.Buffer
+	if err := Print(&buf, generatedProgram()); err != nil {
+		b.Fatal(err)
+	}
+	text := buf.String()
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse("bench", strings.NewReader(text)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
