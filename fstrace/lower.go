@@ -4,7 +4,7 @@ package fstrace
 //
 // The table in syscalls.go says, for each system call, which arguments are
 // the dirfd, the path, the flags …, and which form of statements it lowers
-// to. The forms are below (lowerForm). Every statement carries the pid, the
+// to. The forms are below (type form). Every statement carries the pid, the
 // syscall name and the event's source line as evidence.
 //
 // Contract between the lowering and the interpreter (fstrace/interp). For
@@ -22,10 +22,11 @@ package fstrace
 //     For open the lowering emits the Hpath first, then the NewFd, so that
 //     the Hpath creates the inode that the NewFd then points to.
 //   - OpNewFd (Dir, Path, Fd, Flags FdCloexec|FdAnon): records nothing
-//     itself; Fd now refers to the inode at Dir/Path (resolved the same way
-//     as the Hpath just before it: following a final symlink unless that
-//     Hpath was a HpathSym). With FdAnon, Fd refers to an object with no path
-//     (pipe, socket): Dir and Path are unused. An existing Fd is replaced.
+//     itself; Fd now refers to the inode at Dir/Path, following a final
+//     symlink (a successful O_NOFOLLOW open met no symlink, except with
+//     O_PATH, which opens the link itself: that rare case is not modelled).
+//     With FdAnon, Fd refers to an object with no path (pipe, socket,
+//     O_TMPFILE): Dir and Path are unused. An existing Fd is replaced.
 //   - OpDelFd (Fd, Fd2, Flags FdCloexec): closes every fd in Fd..Fd2
 //     (Fd2 == Fd for close); with FdCloexec marks them close-on-exec
 //     instead. Records nothing.
