@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/fsmove/fsmove/fstrace"
@@ -95,4 +96,32 @@ func BenchmarkInterpCold(b *testing.B) {
 	}
 	stmts := float64(b.N) * float64(len(prog))
 	b.ReportMetric(stmts/b.Elapsed().Seconds(), "stmts/s")
+}
+
+// BenchmarkInterpMemoryPerPath reports the heap the interpreter keeps per
+// distinct path (model, path table, cache, one access each), the figure
+// that bounds memory on a long trace.
+func BenchmarkInterpMemoryPerPath(b *testing.B) {
+	const n = 200_000
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("/var/lib/app%d/dir%d/file-%d.dat", i%50, i%1000, i)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		in := New(Options{})
+		in.Step(&fstrace.Statement{Op: fstrace.OpBegin, Pid: puppet, Block: "B"})
+		for _, p := range paths {
+			st := fstrace.Statement{Op: fstrace.OpHpath, Pid: puppet, Dir: fstrace.AtFdcwd, Path: p, Effect: fstrace.Consumed, Syscall: "stat"}
+			in.Step(&st)
+			in.Step(&st) // the second sight fills the path cache
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "heapB/path")
+		runtime.KeepAlive(in)
+	}
 }
