@@ -578,3 +578,37 @@ func TestPathsAndProcesses(t *testing.T) {
 		}
 	}
 }
+
+func TestSmallParams(t *testing.T) {
+	for _, p := range []Params{
+		{Size: 1, Blocks: 1, Paths: 1, Processes: 1},
+		{Size: 1000, Blocks: 2, Conflicts: 3},
+		{Size: 64 << 10, Blocks: 4, Conflicts: 10, StringLimit: 1},
+		{Size: 64 << 10, Blocks: 9, Conflicts: -1},
+	} {
+		data := generate(t, p)
+		c := newShapeChecker()
+		for n, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+			if why := c.check(line); why != "" {
+				t.Fatalf("%+v: line %d: %s: %q", p, n+1, why, line)
+			}
+		}
+		// With a tiny -s the markers are cut before the resource's name and
+		// no block is recognised; otherwise every resource is a block.
+		bt := readBlocks(t, data)
+		if p.StringLimit == 0 && len(bt.order) < p.Blocks || p.StringLimit == 1 && len(bt.order) != 0 {
+			t.Errorf("%+v: %d blocks", p, len(bt.order))
+		}
+		cs, err := Conflicts(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Conflicts < 0 && len(cs) != 0 || len(cs) > p.Blocks/2 {
+			t.Errorf("%+v: %d conflicts", p, len(cs))
+		}
+		var buf bytes.Buffer
+		if err := GenerateCatalog(&buf, p); err != nil || !json.Valid(buf.Bytes()) {
+			t.Errorf("%+v: catalog: %v", p, err)
+		}
+	}
+}

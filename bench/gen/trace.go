@@ -396,7 +396,7 @@ func (g *traceGen) fileBody(r *resource) {
 	lw.ret(0)
 	lw.end()
 	g.readFile(pid, 9, `"`+r.title+`"`, content)
-	g.notice(g.source + "/ensure: defined content as '{sha256}4f1d92a0331061 7e'")
+	g.notice(g.source + "/ensure: defined content as '{sha256}4f1d92a03310617e'")
 }
 
 // readFile opens, reads and closes a quoted path in pid with fd.
