@@ -1,5 +1,14 @@
 package interp
 
+// How the interpreter is laid out:
+//
+//	interp.go     statements: model changes, accesses, blocks; Result
+//	procs.go      processes: fd tables and cwds shared or copied, attribution to blocks
+//	model.go      inodes, directory entries, path resolution (symlinks, "..")
+//	dirindex.go   the (directory, name) → entry index used by resolution
+//	pathcache.go  resolutions of absolute path strings, for the hot path
+//	paths.go      interned path strings and each path's accesses per block
+
 import (
 	"slices"
 	"strings"
