@@ -278,3 +278,31 @@ func BenchmarkMark(b *testing.B) {
 		})
 	}
 }
+
+// FuzzSourceRef checks that a found reference is a whole last segment of the
+// source: a suffix that starts at the beginning or after a "/", and parses
+// as a reference.
+func FuzzSourceRef(f *testing.F) {
+	f.Add("/Stage[main]/Foo::Bar/Foo::Baz[x y]/File[/etc/x]")
+	f.Add("/Stage[main]/Main/Notify[a [b]]")
+	f.Add("Class[Main]")
+	f.Add("/A[b]/C[/d/E[f]]/G[]")
+	f.Fuzz(func(t *testing.T, source string) {
+		ref, ok := SourceRef(source)
+		if !ok {
+			if ref != "" {
+				t.Fatalf("not ok but ref %q", ref)
+			}
+			return
+		}
+		if !strings.HasSuffix(source, ref) {
+			t.Fatalf("%q is not a suffix of %q", ref, source)
+		}
+		if start := len(source) - len(ref); start > 0 && source[start-1] != '/' {
+			t.Fatalf("%q does not start a segment of %q", ref, source)
+		}
+		if _, _, ok := SplitRef(ref); !ok {
+			t.Fatalf("%q does not parse", ref)
+		}
+	})
+}
