@@ -1,0 +1,128 @@
+package catalog
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// The puppet7-* catalogs were written by Puppet 7.23 (Debian bookworm's
+// puppet-agent) running `puppet apply --noop --graph
+// --catalog_cache_terminus json` on testdata/catalogs/puppet7-apply.pp; the
+// .dot files are the graphs Puppet wrote next to them.
+
+// puppetReach parses the edges of a Puppet graph (`"A" -> "B" [`) and
+// returns a function answering whether a path leads from node a to node b.
+func puppetReach(t *testing.T, dot []byte) (nodes []string, reach func(a, b string) bool) {
+	adj := map[string][]string{}
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(dot))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		from, to, ok := strings.Cut(line, `" -> "`)
+		if !ok || !strings.HasPrefix(from, `"`) {
+			continue
+		}
+		from = from[1:]
+		to = strings.TrimSuffix(strings.TrimSuffix(to, ` [`), `"`)
+		adj[from] = append(adj[from], to)
+		for _, n := range []string{from, to} {
+			if !seen[n] {
+				seen[n] = true
+				nodes = append(nodes, n)
+			}
+		}
+	}
+	if len(nodes) == 0 {
+		t.Fatal("no edges in Puppet's graph")
+	}
+	reach = func(a, b string) bool {
+		visited := map[string]bool{}
+		stack := append([]string{}, adj[a]...)
+		for len(stack) > 0 {
+			n := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if n == b {
+				return true
+			}
+			if !visited[n] {
+				visited[n] = true
+				stack = append(stack, adj[n]...)
+			}
+		}
+		return false
+	}
+	return nodes, reach
+}
+
+// TestMatchesPuppetExpandedGraph compares Ordered with reachability in
+// the expanded relationship graph Puppet itself ordered the run by, for
+// every pair of resources in it (whits are only passed through).
+func TestMatchesPuppetExpandedGraph(t *testing.T) {
+	c := mustRead(t, readTestdata(t, "puppet7-apply.json"))
+	g := mustGraph(t, c)
+	nodes, reach := puppetReach(t, readTestdata(t, "puppet7-apply.expanded.dot"))
+	var resources []string
+	for _, n := range nodes {
+		if !strings.HasPrefix(n, "Whit[") {
+			resources = append(resources, n)
+		}
+	}
+	if len(resources) < 15 {
+		t.Fatalf("only %d resources in Puppet's graph", len(resources))
+	}
+	ordered := 0
+	for _, a := range resources {
+		ra := lookup(t, c, a)
+		for _, b := range resources {
+			if a == b {
+				continue
+			}
+			want := reach(a, b)
+			if want {
+				ordered++
+			}
+			if got := g.Ordered(ra, lookup(t, c, b)); got != want {
+				t.Errorf("Ordered(%s, %s) = %v, Puppet's graph says %v", a, b, got, want)
+			}
+		}
+	}
+	if ordered == 0 {
+		t.Error("Puppet's graph orders no pair")
+	}
+	// And the notify relationships of the manifest.
+	checkPaths(t, c, []pathCheck{
+		{"File[ntp.conf]", "Service[fsmove-svc]", true, true},
+		{"Package[fsmove-nonexistent-pkg]", "Service[fsmove-svc]", true, false},
+		{"File[/tmp/pt/inner]", "Exec[final]", true, true},
+		{"File[ntp.conf]", "Notify[hello [x]]", true, true},
+		{"File[/tmp/pt/outer]", "Notify[hello [x]]", true, false},
+	})
+}
+
+// TestPuppetCycle: Puppet refused this catalog with "Found 1 dependency
+// cycle: (File[/tmp/pt/] => File[/tmp/pt/repo.list] => Class[Repo] =>
+// Stage[pre] => Stage[main] => Class[Main] => File[/tmp/pt/])": a file in
+// stage pre autorequires its parent directory, managed in stage main.
+func TestPuppetCycle(t *testing.T) {
+	c := mustRead(t, readTestdata(t, "puppet7-cycle.json"))
+	_, err := c.Graph()
+	var ce *CycleError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v, want the cycle Puppet found", err)
+	}
+	// Puppet capitalises class titles (Class[Main]); the catalog does not.
+	cycles := strings.ToLower(string(readTestdata(t, "puppet7-cycle.cycles.dot")))
+	for _, r := range ce.Cycle {
+		if !strings.Contains(cycles, `"`+strings.ToLower(r.Ref())+`"`) {
+			t.Errorf("%s is not on Puppet's cycles (%v)", r.Ref(), err)
+		}
+	}
+	for _, want := range []string{"File[/tmp/pt/]", "File[/tmp/pt/repo.list]", "Stage[pre]", "Stage[main]"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not list %s", err, want)
+		}
+	}
+}
