@@ -306,3 +306,68 @@ func FuzzSourceRef(f *testing.F) {
 		}
 	})
 }
+
+// slowSourceRef is the grammar of SourceRef written the obvious way, for
+// comparison: every segment start, every "]" that may end a title.
+func slowSourceRef(source string) (string, bool) {
+	s := strings.TrimPrefix(source, "/")
+	start := make([]bool, len(s)+1)
+	start[0] = true
+	last := -1
+	for p := 0; p < len(s); p++ {
+		if !start[p] {
+			continue
+		}
+		n := typeNameLen(s[p:])
+		if n == 0 || p+n == len(s) {
+			continue
+		}
+		q := p + n
+		switch s[q] {
+		case '/':
+			start[q+1] = true
+		case '[':
+			for r := q + 1; r < len(s); r++ {
+				if s[r] != ']' {
+					continue
+				}
+				if r == len(s)-1 {
+					last = p
+				} else if s[r+1] == '/' {
+					start[r+2] = true
+				}
+			}
+		}
+	}
+	if last < 0 {
+		return "", false
+	}
+	return s[last:], true
+}
+
+func TestSourceRefMatchesGrammar(t *testing.T) {
+	const alphabet = "/[]Ab:x"
+	state := uint64(1)
+	for i := 0; i < 300000; i++ {
+		n := 1 + i%24
+		b := make([]byte, n)
+		for j := range b {
+			state = state*6364136223846793005 + 1442695040888963407
+			b[j] = alphabet[(state>>33)%uint64(len(alphabet))]
+		}
+		src := string(b)
+		got, gok := SourceRef(src)
+		want, wok := slowSourceRef(src)
+		if got != want || gok != wok {
+			t.Fatalf("SourceRef(%q) = %q, %v; the grammar says %q, %v", src, got, gok, want, wok)
+		}
+	}
+}
+
+func BenchmarkSourceRefPathological(b *testing.B) {
+	src := strings.Repeat("/A[]", 20000) + "/B[x]"
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		SourceRef(src)
+	}
+}

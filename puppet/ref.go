@@ -38,8 +38,8 @@ func SplitRef(ref string) (typ, title string, ok bool) {
 // types ("/Apache::Vhost[x]/File[/etc/y]") are common and titles ending in
 // "]/Type[x]" are not.
 //
-// It costs O(len(source) × number of segment starts) and allocates nothing
-// for sources up to 1023 bytes.
+// It runs in time linear in len(source) and allocates nothing for sources
+// up to 1023 bytes.
 func SourceRef(source string) (string, bool) {
 	s := strings.TrimPrefix(source, "/")
 	// starts is a bit set over positions 0..len(s): a segment may start there.
@@ -53,6 +53,7 @@ func SourceRef(source string) (string, bool) {
 
 	set(0)
 	last := -1
+	titlesFrom := -1 // the "[" of the first reference segment reached, or -1
 	for p := 0; p < len(s); p++ {
 		if !isSet(p) {
 			continue
@@ -69,20 +70,26 @@ func SourceRef(source string) (string, bool) {
 		case '/':
 			set(q + 1) // a class segment: the next segment follows the slash
 		case '[':
-			// The title runs to some "]" that ends the segment.
-			for r := q + 1; r < len(s); {
-				k := strings.IndexByte(s[r:], ']')
-				if k < 0 {
-					break
-				}
-				r += k
-				switch {
-				case r == len(s)-1:
-					last = p
-				case s[r+1] == '/':
+			// The title runs to some "]" that ends the segment: the last
+			// byte, or a "]" followed by "/" (then a segment starts after
+			// the slash).
+			if s[len(s)-1] == ']' && len(s)-1 > q {
+				last = p
+			}
+			// Every later reference segment has its "[" further right, so
+			// the segment starts its titles could end at are a subset of
+			// those of the first one: marking them once keeps the walk
+			// linear in len(source).
+			if titlesFrom < 0 {
+				titlesFrom = q
+				for r := q + 1; r+1 < len(s); r++ {
+					k := strings.Index(s[r:], "]/")
+					if k < 0 {
+						break
+					}
+					r += k
 					set(r + 2)
 				}
-				r++
 			}
 		}
 	}
