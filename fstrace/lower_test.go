@@ -550,7 +550,8 @@ func TestLowerRows(t *testing.T) {
 			got := l.Lower(&tc.ev, nil)
 			want := mustParse(t, "want", expandWant(tc.ev.Syscall, tc.want))
 			if !sameStatements(got, want) {
-				t.Fatalf("%s\ngot:\n%swant:\n%s", tc.strace, printed(t, got), printed(t, want))
+				t.Fatalf("%s\n(row note: %q)\ngot:\n%swant:\n%s", tc.strace,
+					rows.lookup(tc.ev.Syscall).note, printed(t, got), printed(t, want))
 			}
 			// Every lowered statement survives the textual syntax.
 			back := mustParse(t, "printed", printed(t, got))
