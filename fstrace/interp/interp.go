@@ -28,6 +28,9 @@ type Options struct {
 type Interp struct {
 	m     fsModel
 	procs map[int32]*process
+	// exitedEarly holds provisional pids that exited before any NewProc
+	// created them.
+	exitedEarly map[int32]bool
 	// lastPid/lastProc cache the last process looked up: statements come in
 	// runs from one pid.
 	lastPid  int32
@@ -52,11 +55,12 @@ func New(opts Options) *Interp {
 		opts.MaxSymlinkDepth = 40
 	}
 	return &Interp{
-		m:        newFSModel(opts.MaxSymlinkDepth),
-		cache:    newPathCache(),
-		procs:    make(map[int32]*process),
-		blockIDs: make(map[string]BlockID),
-		open:     NoBlock,
+		m:           newFSModel(opts.MaxSymlinkDepth),
+		cache:       newPathCache(),
+		procs:       make(map[int32]*process),
+		exitedEarly: make(map[int32]bool),
+		blockIDs:    make(map[string]BlockID),
+		open:        NoBlock,
 	}
 }
 
@@ -124,7 +128,10 @@ func (in *Interp) resolve(p *process, dir int32, path string, follow bool) (loca
 				in.stats.UnresolvedPaths++
 				return location{}, false
 			case anonInode:
-				in.stats.UnresolvedPaths++
+				// fstat on a pipe or socket has no path: not a failure.
+				if path != "" {
+					in.stats.UnresolvedPaths++
+				}
 				return location{}, false
 			}
 		}

@@ -238,6 +238,21 @@ func TestChildSeenBeforeItsCloneIsAdopted(t *testing.T) {
 	}
 }
 
+// strace printed the child's whole life before its parent's clone
+// returned: the child is not an unknown pid.
+func TestChildExitedBeforeItsCloneIsNotUnknown(t *testing.T) {
+	_, res := run(
+		begin(puppet, "Exec[x]"),
+		closeFd(200, 17),
+		exit(200),
+		newProc(puppet, 200, 0),
+		end(puppet, "Exec[x]"),
+	)
+	if res.Stats.UnknownPids != 0 || res.Stats.Processes != 2 {
+		t.Errorf("stats: %+v", res.Stats)
+	}
+}
+
 // A daemon started by Service[cron] keeps acting for Service[cron] after
 // the block ended, and so do its descendants; the Puppet process moves on.
 func TestDaemonPinnedToItsBlock(t *testing.T) {
@@ -514,7 +529,8 @@ func TestAnonymousFdsHaveNoPath(t *testing.T) {
 		ev(fstrace.Statement{Op: fstrace.OpNewFd, Pid: puppet, Fd: 3, Flags: fstrace.FdAnon, Syscall: "pipe2"}),
 		begin(puppet, "B"),
 		dup2(puppet, 3, 1),
-		hpAt(puppet, 1, "", C), // fstat on the pipe
+		hpAt(puppet, 1, "", C),  // fstat on the pipe: no path, no failure
+		hpAt(puppet, 1, "x", C), // a path relative to a pipe: unresolved
 		end(puppet, "B"),
 	)
 	if len(res.Paths) != 0 {

@@ -82,6 +82,11 @@ func (in *Interp) forgetProc(pid int32) {
 	}
 	in.releaseFiles(p.files)
 	delete(in.procs, pid)
+	if p.provisional {
+		// strace may print a short-lived child's whole life before its
+		// parent's clone returns: remember it for that NewProc.
+		in.exitedEarly[pid] = true
+	}
 	if in.lastPid == pid {
 		in.lastProc = nil
 	}
@@ -156,6 +161,14 @@ func (in *Interp) closeFd(t *fdTable, fd int32) {
 func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 	child, exists := in.procs[st.Child]
 	adopt := exists && child.provisional
+	early := !exists && in.exitedEarly[st.Child]
+	if early {
+		// The child already ran and exited: it was created by this
+		// NewProc after all. (Should the pid have been reused instead,
+		// the process made here is the right one anyway.)
+		delete(in.exitedEarly, st.Child)
+		in.stats.UnknownPids--
+	}
 	if exists && !adopt {
 		// pid reuse without an exit in the trace: the old process is gone.
 		in.forgetProc(st.Child)
@@ -201,7 +214,7 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 		}
 		in.releaseFiles(child.files)
 		in.stats.UnknownPids--
-	} else {
+	} else if !early {
 		in.stats.Processes++
 	}
 	in.procs[st.Child] = c
