@@ -82,6 +82,10 @@ func runRun(stdout, stderr io.Writer, args []string) int {
 		}
 		return exitUsage
 	}
+	if err := rf.check(); err != nil {
+		fmt.Fprintf(stderr, "fsmove run: %v\n", err)
+		return exitUsage
+	}
 	if len(positional) != 1 {
 		fmt.Fprintln(stderr, "fsmove run: give exactly one module (a directory, deb:puppet-module-AUTHOR-NAME or AUTHOR-NAME[@VERSION])")
 		return exitUsage

@@ -78,7 +78,6 @@ func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, 
 		Module:        opts.Module,
 		Entry:         opts.Entry,
 		Tracer:        opts.Tracer,
-		Engine:        eng.ServerVersion,
 		Started:       time.Now().UTC(),
 		Artifacts:     []string{},
 	}
@@ -145,6 +144,10 @@ func (r *run) run(ctx context.Context) (err error) {
 			return err
 		}
 	}
+	if r.eng == nil {
+		return errors.New("no Docker engine")
+	}
+	r.rec.Engine = r.eng.ServerVersion
 
 	if err := r.step("image", "checking "+imageTag(r.opts.Image), func(s *Step) (string, error) {
 		imgOpts := r.opts.Image

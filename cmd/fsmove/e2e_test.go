@@ -1,0 +1,214 @@
+package main
+
+// End-to-end tests of "fsmove run" against a real Docker Engine: each
+// fixture module of testdata/modules is applied in a container, traced and
+// analyzed, and must report exactly its expected findings. They run when
+// Docker answers; with FSMOVE_E2E=1 (CI) an unreachable engine fails them.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/runner"
+)
+
+// requireDocker skips (or, with FSMOVE_E2E=1, fails) when Docker is
+// unreachable, and checks after the test that no container is left.
+func requireDocker(t *testing.T) {
+	t.Helper()
+	required := os.Getenv("FSMOVE_E2E") == "1"
+	if testing.Short() && !required {
+		t.Skip("e2e test skipped in -short mode")
+	}
+	eng, err := container.Connect(context.Background())
+	if err != nil {
+		if required {
+			t.Fatalf("FSMOVE_E2E=1 but Docker is unreachable: %v", err)
+		}
+		t.Skipf("Docker unreachable (set FSMOVE_E2E=1 to make this a failure): %v", err)
+	}
+	t.Cleanup(func() {
+		defer eng.Close()
+		left, err := eng.Labelled(context.Background())
+		if err != nil {
+			t.Errorf("list containers: %v", err)
+		} else if len(left) > 0 {
+			t.Errorf("containers of fsmove left behind: %v", left)
+		}
+	})
+}
+
+// e2eFindings reads a JSON report as "KIND producer consumer" lines.
+func e2eFindings(t *testing.T, report []byte) []string {
+	t.Helper()
+	var r struct {
+		Findings []struct {
+			Kind     string `json:"kind"`
+			Producer struct {
+				Ref string `json:"ref"`
+			} `json:"producer"`
+			Consumer struct {
+				Ref string `json:"ref"`
+			} `json:"consumer"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal(report, &r); err != nil {
+		t.Fatalf("JSON report: %v\n%.500s", err, report)
+	}
+	out := []string{}
+	for _, f := range r.Findings {
+		out = append(out, f.Kind+" "+f.Producer.Ref+" "+f.Consumer.Ref)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// fixtureCase is one fixture module and what fsmove must find in it.
+type fixtureCase struct {
+	module string
+	want   []string // default flags
+	// wantPackageNotify is what --package-notify finds.
+	wantPackageNotify []string
+}
+
+var fixtureCases = []fixtureCase{
+	{"mor_exec_reads_file",
+		[]string{"MOR File[/etc/mor_exec_reads_file.conf] Exec[read-conf]"},
+		[]string{"MOR File[/etc/mor_exec_reads_file.conf] Exec[read-conf]"}},
+	{"mn_config_service",
+		[]string{"MN File[/etc/cron.d/mn_config_service] Service[cron]"},
+		[]string{"MN File[/etc/cron.d/mn_config_service] Service[cron]", "MN Package[cron] Service[cron]"}},
+	{"mn_package_service",
+		[]string{},
+		[]string{"MN Package[cron] Service[cron]"}},
+	{"mor_generate_use",
+		[]string{"MOR Exec[generate-script] Exec[run-script]"},
+		[]string{"MOR Exec[generate-script] Exec[run-script]"}},
+	{"clean", []string{}, []string{}},
+}
+
+// TestE2ERunFixtures runs every fixture through "fsmove run" and checks
+// its findings, its artifacts, and that "fsmove analyze" on the saved
+// artifacts gives the very same report.
+func TestE2ERunFixtures(t *testing.T) {
+	requireDocker(t)
+	for _, c := range fixtureCases {
+		t.Run(c.module, func(t *testing.T) {
+			out := t.TempDir()
+			var stdout, stderr bytes.Buffer
+			code := run(&stdout, &stderr, []string{"run", "--quiet", "--out", out, "--format", "json",
+				filepath.Join("..", "..", "testdata", "modules", c.module)})
+			wantCode := exitOK
+			if len(c.want) > 0 {
+				wantCode = exitFindings
+			}
+			if code != wantCode {
+				t.Fatalf("exit %d, want %d\nstderr:\n%s", code, wantCode, stderr.String())
+			}
+			if got := e2eFindings(t, stdout.Bytes()); strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+
+			rec, err := runner.ReadRecord(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Status != runner.StatusOK || rec.AnalyzeExit == nil || *rec.AnalyzeExit != code || rec.TraceBytes == 0 {
+				t.Errorf("run.json: status %s, analyze_exit %v, trace_bytes %d", rec.Status, rec.AnalyzeExit, rec.TraceBytes)
+			}
+
+			trace := filepath.Join(out, runner.TraceFile)
+			catalog := filepath.Join(out, runner.CatalogFile)
+			var again, againErr bytes.Buffer
+			if code := run(&again, &againErr, []string{"analyze", "--format", "json", trace, catalog}); code != wantCode {
+				t.Errorf("analyze of the saved artifacts: exit %d, want %d\n%s", code, wantCode, againErr.String())
+			}
+			if !bytes.Equal(again.Bytes(), stdout.Bytes()) {
+				t.Errorf("analyze of the saved artifacts differs from the run's report")
+			}
+
+			var pn, pnErr bytes.Buffer
+			run(&pn, &pnErr, []string{"analyze", "--format", "json", "--package-notify", trace, catalog})
+			if got := e2eFindings(t, pn.Bytes()); strings.Join(got, "\n") != strings.Join(c.wantPackageNotify, "\n") {
+				t.Errorf("--package-notify findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.wantPackageNotify, "\n"))
+			}
+		})
+	}
+}
+
+// TestE2EDebianModule runs a module packaged by Debian twice: it must
+// apply, and both runs must give the same report and the same catalog.
+func TestE2EDebianModule(t *testing.T) {
+	requireDocker(t)
+	const spec = "deb:puppet-module-saz-memcached"
+	var reports [2][]byte
+	var resources [2]int
+	for i := range reports {
+		out := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		code := run(&stdout, &stderr, []string{"run", "--quiet", "--out", out, "--format", "json", spec})
+		if code != exitOK && code != exitFindings {
+			t.Fatalf("run %d: exit %d\n%s", i+1, code, stderr.String())
+		}
+		reports[i] = stdout.Bytes()
+		data, err := os.ReadFile(filepath.Join(out, runner.CatalogFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cat struct {
+			Resources []struct{ Type, Title string } `json:"resources"`
+		}
+		if err := json.Unmarshal(data, &cat); err != nil {
+			t.Fatal(err)
+		}
+		resources[i] = len(cat.Resources)
+		hasService := false
+		for _, r := range cat.Resources {
+			hasService = hasService || r.Type == "Service" && r.Title == "memcached"
+		}
+		if !hasService {
+			t.Errorf("run %d: catalog of %d resources has no Service[memcached]", i+1, len(cat.Resources))
+		}
+		rec, err := runner.ReadRecord(out)
+		if err != nil || rec.Status != runner.StatusOK || rec.Module.Package != "puppet-module-saz-memcached" {
+			t.Errorf("run %d: run.json %+v %v", i+1, rec, err)
+		}
+	}
+	if resources[0] != resources[1] {
+		t.Errorf("catalogs differ: %d and %d resources", resources[0], resources[1])
+	}
+	a, b := e2eFindings(t, reports[0]), e2eFindings(t, reports[1])
+	if strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Errorf("two runs differ:\n%s\n---\n%s", strings.Join(a, "\n"), strings.Join(b, "\n"))
+	}
+}
+
+// TestRunUsage needs no Docker: bad arguments are usage errors.
+func TestRunUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"run"},
+		{"run", "a", "b"},
+		{"run", "deb:stdlib"},
+		{"run", "--param", "novalue", "../../testdata/modules/clean"},
+		{"run", "-e", "include x", "--class", "y", "../../testdata/modules/clean"},
+		{"run", "./no/such/dir"},
+		{"run", "--format", "yaml", "../../testdata/modules/clean"},
+		{"run", "--manifest", "/no/such/file.pp", "../../testdata/modules/clean"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(&stdout, &stderr, args); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (%s)", args, code, exitUsage, stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, []string{"image"}); code != exitUsage {
+		t.Errorf("image without a subcommand: exit %d", code)
+	}
+}
