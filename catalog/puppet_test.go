@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -57,43 +58,72 @@ func puppetReach(t *testing.T, dot []byte) (nodes []string, reach func(a, b stri
 	return nodes, reach
 }
 
-// TestMatchesPuppetExpandedGraph compares Ordered with reachability in
-// the expanded relationship graph Puppet itself ordered the run by, for
-// every pair of resources in it (whits are only passed through).
+// TestMatchesPuppetExpandedGraph compares our graph with the expanded
+// relationship graph Puppet itself ordered the run by: Ordered against
+// reachability for every pair of resources in it (whits are only passed
+// through), and our explicit and automatic relations between non-container
+// resources against Puppet's direct resource-to-resource edges.
 func TestMatchesPuppetExpandedGraph(t *testing.T) {
-	c := mustRead(t, readTestdata(t, "puppet7-apply.json"))
-	g := mustGraph(t, c)
-	nodes, reach := puppetReach(t, readTestdata(t, "puppet7-apply.expanded.dot"))
-	var resources []string
-	for _, n := range nodes {
-		if !strings.HasPrefix(n, "Whit[") {
-			resources = append(resources, n)
-		}
-	}
-	if len(resources) < 15 {
-		t.Fatalf("only %d resources in Puppet's graph", len(resources))
-	}
-	ordered := 0
-	for _, a := range resources {
-		ra := lookup(t, c, a)
-		for _, b := range resources {
-			if a == b {
-				continue
+	for _, name := range []string{"puppet7-apply", "puppet7-auto"} {
+		t.Run(name, func(t *testing.T) {
+			c := mustRead(t, readTestdata(t, name+".json"))
+			g := mustGraph(t, c)
+			dot := readTestdata(t, name+".expanded.dot")
+			nodes, reach := puppetReach(t, dot)
+			var resources []string
+			for _, n := range nodes {
+				if !strings.HasPrefix(n, "Whit[") {
+					resources = append(resources, n)
+				}
 			}
-			want := reach(a, b)
-			if want {
-				ordered++
+			if len(resources) < 8 {
+				t.Fatalf("only %d resources in Puppet's graph", len(resources))
 			}
-			if got := g.Ordered(ra, lookup(t, c, b)); got != want {
-				t.Errorf("Ordered(%s, %s) = %v, Puppet's graph says %v", a, b, got, want)
+			ordered := 0
+			for _, a := range resources {
+				ra := lookup(t, c, a)
+				for _, b := range resources {
+					if a == b {
+						continue
+					}
+					want := reach(a, b)
+					if want {
+						ordered++
+					}
+					if got := g.Ordered(ra, lookup(t, c, b)); got != want {
+						t.Errorf("Ordered(%s, %s) = %v, Puppet's graph says %v", a, b, got, want)
+					}
+				}
 			}
-		}
+			if ordered == 0 {
+				t.Error("Puppet's graph orders no pair")
+			}
+
+			var ours, puppets []string
+			for _, rel := range g.Relations {
+				if rel.Label&^Contain != 0 && !g.IsContainer(rel.Source) && !g.IsContainer(rel.Target) {
+					ours = append(ours, rel.Source.Ref()+" -> "+rel.Target.Ref())
+				}
+			}
+			for _, line := range strings.Split(string(dot), "\n") {
+				line = strings.TrimSpace(line)
+				if strings.Contains(line, `" -> "`) && !strings.Contains(line, "Whit[") {
+					puppets = append(puppets, strings.ReplaceAll(strings.TrimSuffix(line, " ["), `"`, ""))
+				}
+			}
+			if len(puppets) < 8 {
+				t.Fatalf("only %d direct edges in Puppet's graph", len(puppets))
+			}
+			sort.Strings(ours)
+			sort.Strings(puppets)
+			if strings.Join(ours, "\n") != strings.Join(puppets, "\n") {
+				t.Errorf("direct edges:\n%s\nPuppet's:\n%s", strings.Join(ours, "\n"), strings.Join(puppets, "\n"))
+			}
+		})
 	}
-	if ordered == 0 {
-		t.Error("Puppet's graph orders no pair")
-	}
-	// And the notify relationships of the manifest.
-	checkPaths(t, c, []pathCheck{
+	// The notify relationships of puppet7-apply.pp (Puppet's graph has no
+	// notify labels).
+	checkPaths(t, mustRead(t, readTestdata(t, "puppet7-apply.json")), []pathCheck{
 		{"File[ntp.conf]", "Service[fsmove-svc]", true, true},
 		{"Package[fsmove-nonexistent-pkg]", "Service[fsmove-svc]", true, false},
 		{"File[/tmp/pt/inner]", "Exec[final]", true, true},
