@@ -611,9 +611,10 @@ func TestIsDirMarked(t *testing.T) {
 		hp(puppet, C, "/etc"),
 		mkdir(puppet, "/srv/d"),
 		hp(puppet, C, "/bin/sh"),
+		hp(puppet, C, "/usr/lib/"), // a trailing slash names a directory
 		end(puppet, "B"),
 	)
-	for path, want := range map[string]bool{"/opt/app": true, "/etc": true, "/srv/d": true, "/srv": true, "/bin/sh": false} {
+	for path, want := range map[string]bool{"/usr/lib": true, "/opt/app": true, "/etc": true, "/srv/d": true, "/srv": true, "/bin/sh": false} {
 		if pa := findPath(res, path); pa == nil || pa.IsDir != want {
 			t.Errorf("%s: %+v, want IsDir %v", path, pa, want)
 		}
