@@ -120,10 +120,25 @@ func buildGraph(c *Catalog) (*Graph, error) {
 	n := len(c.Resources)
 	g := &Graph{cat: c, completed: make([]int32, n)}
 	b := &builder{c: c, g: g, relation: make(map[[2]int32]Label)}
+	// A catalog assembled by hand (not by Read) must keep the invariant
+	// the int-indexed adjacency relies on.
+	for i, r := range c.Resources {
+		if r == nil || r.ID != i {
+			return nil, fmt.Errorf("catalog: resource %d has the wrong ID", i)
+		}
+	}
+	var contain []Edge
+	for _, e := range c.Edges {
+		if !g.owns(e.Source) || !g.owns(e.Target) {
+			g.Warnings = append(g.Warnings, "containment edge with a resource not in Resources: skipped")
+			continue
+		}
+		contain = append(contain, e)
+	}
 
 	// Containers get a second node, in resource order.
 	isContainer := make([]bool, n)
-	for _, e := range c.Edges {
+	for _, e := range contain {
 		isContainer[e.Source.ID] = true
 	}
 	g.nodes = n
@@ -141,7 +156,7 @@ func buildGraph(c *Catalog) (*Graph, error) {
 	for _, r := range c.Resources {
 		b.explicit(r)
 	}
-	for _, e := range c.Edges {
+	for _, e := range contain {
 		b.relation[[2]int32{int32(e.Source.ID), int32(e.Target.ID)}] |= Contain
 	}
 	for _, r := range c.Resources {

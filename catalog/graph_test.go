@@ -409,3 +409,21 @@ func ExampleGraph_Notifies() {
 	fmt.Println(g.Notifies(conf, svc), g.Ordered(pkg, svc), g.Notifies(pkg, svc))
 	// Output: true true false
 }
+
+func TestGraphOfHandMadeCatalog(t *testing.T) {
+	a := &Resource{ID: 0, Type: "File", Title: "/a", Params: map[string]any{"before": "File[/b]"}}
+	b := &Resource{ID: 1, Type: "File", Title: "/b"}
+	stray := &Resource{ID: 7, Type: "Class", Title: "x"}
+	c := &Catalog{Resources: []*Resource{a, b}, Edges: []Edge{{stray, a}}}
+	g, err := c.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.Ordered(a, b) || g.Ordered(b, a) || len(g.Warnings) != 1 {
+		t.Errorf("Ordered(a, b) %v, Ordered(b, a) %v, warnings %v", g.Ordered(a, b), g.Ordered(b, a), g.Warnings)
+	}
+	bad := &Catalog{Resources: []*Resource{b}}
+	if _, err := bad.Graph(); err == nil {
+		t.Error("resource with ID 1 at index 0 accepted")
+	}
+}
