@@ -245,15 +245,14 @@ func (in *Interp) hpath(p *process, st *fstrace.Statement, follow bool) {
 	if !ok {
 		return
 	}
+	if st.Effect == fstrace.Consumed {
+		l = in.ensure(l)
+	}
 	if n := len(st.Path); n > 0 && st.Path[n-1] == '/' && l.exists() {
 		in.m.inodes[l.ino].isDir = true // "name/" only resolves to a directory
 	}
 	switch st.Effect {
 	case fstrace.Consumed:
-		l = in.ensure(l)
-		if n := len(st.Path); n > 0 && st.Path[n-1] == '/' {
-			in.m.inodes[l.ino].isDir = true
-		}
 		in.record(l, in.isDir(l), fstrace.Consumed, st)
 	case fstrace.Produced:
 		makeDir := st.Flags&fstrace.MakeDir != 0
