@@ -23,16 +23,18 @@ type callInfo struct {
 // lineParser decodes one line into the Reader's reused Event. Its buffers
 // are reused from line to line.
 type lineParser struct {
-	r       *Reader
-	b       []byte              // the call text being decoded
-	strBuf  []byte              // decoded string bytes of the current argument
-	joined  []byte              // an unfinished call's text joined with its resumed half
-	exprBuf []byte              // an expression without its comments
-	solo    int                 // pid of unprefixed lines in "[pid N]" output once known, else 0
-	ints    []int64             // backing store for the Ints of the current event's arrays
-	calls   map[string]callInfo // per syscall name: interned name and Want's answer
-	recent  [256]callInfo       // cache of calls, indexed by a cheap hash of the name
-	names   map[string]string   // interned argument names (name=value) and errno names
+	r          *Reader
+	b          []byte                   // the call text being decoded
+	strBuf     []byte                   // decoded string bytes of the current argument
+	joined     []byte                   // an unfinished call's text joined with its resumed half
+	exprBuf    []byte                   // an expression without its comments
+	sawComment bool                     // skipExpr passed over a /* comment */
+	elems      [maxDepth + 1]tracer.Arg // scratch Args for nested elements, one per depth
+	solo       int                      // pid of unprefixed lines in "[pid N]" output once known, else 0
+	ints       []int64                  // backing store for the Ints of the current event's arrays
+	calls      map[string]callInfo      // per syscall name: interned name and Want's answer
+	recent     [256]callInfo            // cache of calls, indexed by a cheap hash of the name
+	names      map[string]string        // interned argument names (name=value) and errno names
 }
 
 // parseLine reads one line. It returns true when r.ev holds an event to
@@ -282,12 +284,13 @@ func (p *lineParser) argList(i int) (int, string) {
 		return i + 1, ""
 	}
 	for {
-		var a tracer.Arg
+		// Decode in place: a local Arg would escape to the heap through
+		// the recursive value calls.
+		ev.Args = append(ev.Args, tracer.Arg{})
 		var ok bool
-		if i, ok = p.topArg(i, &a); !ok {
+		if i, ok = p.topArg(i, &ev.Args[len(ev.Args)-1]); !ok {
 			return i, "bad argument"
 		}
-		ev.Args = append(ev.Args, a)
 		i = skipSpaces(b, i)
 		if i >= len(b) {
 			return i, "unterminated argument list"
@@ -362,7 +365,7 @@ func memberName(b []byte, i int) int {
 func (p *lineParser) value(i int, a *tracer.Arg, depth int) (int, bool) {
 	b := p.b
 	i = skipSpaces(b, i)
-	if i >= len(b) || depth > 64 {
+	if i >= len(b) || depth >= maxDepth {
 		return i, false
 	}
 	var ok bool
@@ -395,7 +398,7 @@ func (p *lineParser) value(i int, a *tracer.Arg, depth int) (int, bool) {
 		if i, ok = p.skipExpr(i); !ok || i == start {
 			return i, false // no value at all: "f(a=)"
 		}
-		p.expr(b[start:i], a, depth)
+		p.expr(b[start:i], p.sawComment, a, depth)
 	}
 	// What may follow a value: comments and out-parts.
 	for {
@@ -413,9 +416,8 @@ func (p *lineParser) value(i int, a *tracer.Arg, depth int) (int, bool) {
 				return i, false
 			}
 		case hasPrefixAt(b, j, "=>"):
-			var out tracer.Arg
 			keep := len(p.strBuf)
-			if i, ok = p.value(j+2, &out, depth+1); !ok {
+			if i, ok = p.value(j+2, p.nested(depth+1), depth+1); !ok {
 				return i, false
 			}
 			p.strBuf = p.strBuf[:keep]
@@ -423,6 +425,19 @@ func (p *lineParser) value(i int, a *tracer.Arg, depth int) (int, bool) {
 			return i, true
 		}
 	}
+}
+
+// maxDepth bounds the nesting of structs and arrays (strace prints a few
+// levels; a corrupt line must not recurse without end).
+const maxDepth = 64
+
+// nested returns a cleared scratch Arg for an element at the given depth.
+// Elements are decoded into these rather than into locals, which would escape
+// to the heap through the recursive calls (one allocation per element).
+func (p *lineParser) nested(depth int) *tracer.Arg {
+	a := &p.elems[depth]
+	*a = tracer.Arg{}
+	return a
 }
 
 // array reads "[v, v, …]" at b[i] == '['.
@@ -444,9 +459,9 @@ func (p *lineParser) array(i int, a *tracer.Arg, depth int) (int, bool) {
 		return i + 1, true
 	}
 	for {
-		var el tracer.Arg
+		el := p.nested(depth + 1)
 		var ok bool
-		if i, ok = p.value(i, &el, depth+1); !ok {
+		if i, ok = p.value(i, el, depth+1); !ok {
 			return i, false
 		}
 		if depth == 0 && el.Kind == tracer.ArgInt {
@@ -485,9 +500,9 @@ func (p *lineParser) structure(i int, a *tracer.Arg, depth int) (int, bool) {
 			isFlags = string(b[i:k]) == "flags"
 			i = k + 1
 		}
-		var m tracer.Arg
+		m := p.nested(depth + 1)
 		var ok bool
-		if i, ok = p.value(i, &m, depth+1); !ok {
+		if i, ok = p.value(i, m, depth+1); !ok {
 			return i, false
 		}
 		if isFlags && m.Kind == tracer.ArgInt {
@@ -515,7 +530,16 @@ func (p *lineParser) skipExpr(i int) (int, bool) {
 	b := p.b
 	start := i
 	depth := 0
+	p.sawComment = false
 	for i < len(b) {
+		// Most bytes of an expression need no attention: skip them in a
+		// tight loop.
+		for i < len(b) && plainExprByte[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			break
+		}
 		switch b[i] {
 		case '"':
 			var ok bool
@@ -537,6 +561,7 @@ func (p *lineParser) skipExpr(i int) (int, bool) {
 		case '/':
 			if i+1 < len(b) && b[i+1] == '*' {
 				// -X verbose: "0x1200000 /* CLONE_… */|17 /* SIGCHLD */".
+				p.sawComment = true
 				end := bytes.Index(b[i+2:], []byte("*/"))
 				if end < 0 {
 					return len(b), false
@@ -570,6 +595,18 @@ func (p *lineParser) skipExpr(i int) (int, bool) {
 	}
 	return i, depth == 0
 }
+
+// plainExprByte marks the bytes skipExpr can pass over without a look:
+// letters, digits and the operators of flag sets and numbers.
+var plainExprByte = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isIdentChar(byte(c))
+	}
+	for _, c := range []byte(" |.-:&+*!~@#$%^?;'`\\") {
+		t[c] = true
+	}
+	return t
+}()
 
 // isAnnotationStart tells a -y annotation ("3</x>", "AT_FDCWD</root>") from a
 // shift operator ("1<<20"): it follows a name or number character directly.
@@ -625,31 +662,34 @@ func skipAnnotation(b []byte, i int) (int, bool) {
 }
 
 // expr decodes an expression: NULL, a number, a constant, a flag set, or
-// anything else (ArgOther).
-func (p *lineParser) expr(text []byte, a *tracer.Arg, depth int) {
-	text = bytes.TrimRight(text, " ")
-	if bytes.Contains(text, []byte("/*")) {
+// anything else (ArgOther). hadComment says whether skipExpr saw a /* */.
+func (p *lineParser) expr(text []byte, hadComment bool, a *tracer.Arg, depth int) {
+	if hadComment {
 		text = p.dropComments(text)
 	}
+	text = trimSpaces(text)
 	if string(text) == "NULL" {
 		a.Kind = tracer.ArgNull
 		return
 	}
 	var v int64
-	rest := text
 	terms := 0
-	for len(rest) > 0 {
-		term := rest
-		if k := bytes.IndexByte(rest, '|'); k >= 0 {
-			term, rest = rest[:k], rest[k+1:]
-		} else {
-			rest = nil
+	for i := 0; i < len(text); {
+		// One term of a flag set: up to the next '|'.
+		start := i
+		for i < len(text) && text[i] != '|' {
+			i++
 		}
-		term = bytes.TrimSpace(term)
-		if k := bytes.IndexByte(term, '<'); k > 0 && isAnnotationStart(term, k, 0) {
-			term = term[:k] // 3</etc/x> → 3
-		}
+		term := trimSpaces(text[start:i])
+		last := i >= len(text)
+		i++
 		terms++
+		for k := 1; k < len(term); k++ {
+			if term[k] == '<' && isAnnotationStart(term, k, 0) {
+				term = term[:k] // 3</etc/x> → 3
+				break
+			}
+		}
 		switch {
 		case len(term) == 0:
 			p.other(text, a, depth)
@@ -661,7 +701,7 @@ func (p *lineParser) expr(text []byte, a *tracer.Arg, depth int) {
 				return
 			}
 			v |= n
-			if hexDigits > 8 && terms == 1 && len(rest) == 0 {
+			if hexDigits > 8 && terms == 1 && last {
 				a.Kind, a.Int = tracer.ArgPtr, n
 				return
 			}
@@ -675,6 +715,16 @@ func (p *lineParser) expr(text []byte, a *tracer.Arg, depth int) {
 		}
 	}
 	a.Kind, a.Int = tracer.ArgInt, v
+}
+
+func trimSpaces(t []byte) []byte {
+	for len(t) > 0 && t[0] == ' ' {
+		t = t[1:]
+	}
+	for len(t) > 0 && t[len(t)-1] == ' ' {
+		t = t[:len(t)-1]
+	}
+	return t
 }
 
 // dropComments copies text without its /* … */ comments (and the spaces
