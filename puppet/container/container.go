@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,7 +43,7 @@ type Container struct {
 // Its main process is "sleep infinity" under docker-init (Init), so that
 // processes orphaned by Puppet (daemons, their children) are reaped.
 func (e *Engine) Start(ctx context.Context, spec Spec) (*Container, error) {
-	labels := map[string]string{LabelKey: LabelValue}
+	labels := map[string]string{LabelKey: LabelValue, PidLabel: strconv.Itoa(os.Getpid())}
 	for k, v := range spec.Labels {
 		labels[k] = v
 	}
@@ -98,10 +100,13 @@ func (c *Container) Remove(ctx context.Context) error {
 }
 
 // Exec runs cmd in the container and returns its exit status. Its stdout
-// and stderr both go to out (which may be io.Discard). When ctx ends first,
+// and stderr both go to out (nil discards them). When ctx ends first,
 // Exec returns ctx's error at once; the command keeps running in the
 // container until the container is removed.
 func (c *Container) Exec(ctx context.Context, cmd []string, env []string, out io.Writer) (int, error) {
+	if out == nil {
+		out = io.Discard
+	}
 	cli := c.engine.cli
 	created, err := cli.ContainerExecCreate(ctx, c.ID, container.ExecOptions{
 		Cmd:          cmd,

@@ -11,6 +11,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
@@ -20,9 +22,13 @@ import (
 
 // LabelKey and LabelValue mark every container (and image) that fsmove
 // creates, so that leftovers can be found: docker ps -a --filter label=fsmove=1.
+// PidLabel holds the pid of the fsmove process that created a container, so
+// that one process (a test suite) can check its own leftovers while others
+// run fsmove on the same engine.
 const (
 	LabelKey   = "fsmove"
 	LabelValue = "1"
+	PidLabel   = "fsmove.pid"
 )
 
 // Engine is a connection to one Docker Engine.
@@ -68,13 +74,14 @@ func Connect(ctx context.Context) (*Engine, error) {
 // Close releases the client's connections.
 func (e *Engine) Close() error { return e.cli.Close() }
 
-// Labelled lists the IDs of all containers, running or not, that carry
-// fsmove's label.
-func (e *Engine) Labelled(ctx context.Context) ([]string, error) {
-	list, err := e.cli.ContainerList(ctx, container.ListOptions{
-		All:     true,
-		Filters: filters.NewArgs(filters.Arg("label", LabelKey+"="+LabelValue)),
-	})
+// Labelled lists the IDs of the containers, running or not, that carry
+// fsmove's label: all of them, or (ownOnly) those this process created.
+func (e *Engine) Labelled(ctx context.Context, ownOnly bool) ([]string, error) {
+	args := filters.NewArgs(filters.Arg("label", LabelKey+"="+LabelValue))
+	if ownOnly {
+		args.Add("label", PidLabel+"="+strconv.Itoa(os.Getpid()))
+	}
+	list, err := e.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: args})
 	if err != nil {
 		return nil, fmt.Errorf("list containers: %w", err)
 	}

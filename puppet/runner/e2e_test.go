@@ -40,7 +40,7 @@ func e2eEngine(t *testing.T) *container.Engine {
 	}
 	t.Cleanup(func() {
 		defer eng.Close()
-		left, err := eng.Labelled(context.Background())
+		left, err := eng.Labelled(context.Background(), true)
 		if err != nil {
 			t.Errorf("list containers: %v", err)
 			return
