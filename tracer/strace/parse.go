@@ -83,11 +83,25 @@ func (p *lineParser) parseLine(line []byte, pid int) (bool, error) {
 		}
 		i = skipSpaces(line, k)
 	}
+	if hasPrefixAt(line, i, "[") && i+1 < len(line) && (hexValue(line[i+1]) >= 0 || line[i+1] == '?') {
+		// -i: the instruction pointer, "[00007f2c4d6f6e3b] " ("[????????????????] "
+		// on exit notices).
+		k := i + 1
+		for k < len(line) && (hexValue(line[k]) >= 0 || line[k] == '?') {
+			k++
+		}
+		if k >= len(line) || line[k] != ']' {
+			return false, p.r.malformedLine(line, "bad [instruction pointer]")
+		}
+		i = skipSpaces(line, k+1)
+	}
 	rest := line[i:]
 	if len(rest) == 0 {
 		return false, nil // blank line
 	}
 	switch rest[0] {
+	case '>':
+		return false, nil // -k: a stack frame of the previous call
 	case '+':
 		return p.exitLine(line, rest, pid)
 	case '-':

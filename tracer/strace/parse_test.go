@@ -50,6 +50,8 @@ func TestLinePrefixes(t *testing.T) {
 		{"[pid 9] 1700000000.123456 " + call, 9},
 		{"123 " + call + " <0.000012>", 123},
 		{"123 " + call + "\r", 123},
+		{"123 [00007f2c4d6f6e3b] " + call, 123},
+		{"[pid 5] 12:34:56.123456 [00007f2c4d6f6e3b] " + call, 5},
 	}
 	for _, c := range cases {
 		ev := one(t, c.line)
@@ -211,10 +213,11 @@ func TestNotices(t *testing.T) {
 		`strace: Process 15 attached`,
 		`15 strace: Process 16 detached`,
 		`[ Process PID=17 runs in 32 bit mode. ]`,
+		` > /usr/lib/x86_64-linux-gnu/libc.so.6(__open64+0x5b) [0xf2e3b]`,
 		``,
 	}, "\n")
 	evs, r := events(t, trace, Options{})
-	if len(r.Warnings()) != 0 || r.Lines() != 8 {
+	if len(r.Warnings()) != 0 || r.Lines() != 9 {
 		t.Fatalf("warnings %+v, lines %d", r.Warnings(), r.Lines())
 	}
 	want := []struct {
