@@ -49,6 +49,7 @@ func (p *lineParser) parseLine(line []byte, pid int) (bool, error) {
 		// "[pid 123] " from strace -f writing to stderr.
 		j := skipSpaces(line, i+4)
 		n, k := parseDigits(line, j)
+		k = skipComm(line, k)
 		if k == j || k >= len(line) || line[k] != ']' {
 			return false, p.r.malformedLine(line, "bad [pid N] prefix")
 		}
@@ -58,6 +59,7 @@ func (p *lineParser) parseLine(line []byte, pid int) (bool, error) {
 		// "123 " from strace -f -o FILE. Digits followed by ':' or '.' are a
 		// timestamp of a trace without pids instead.
 		n, k := parseDigits(line, i)
+		k = skipComm(line, k)
 		if k < len(line) && line[k] == ' ' {
 			pid = n
 			i = skipSpaces(line, k)
@@ -116,6 +118,16 @@ func (p *lineParser) parseLine(line []byte, pid int) (bool, error) {
 		return false, nil // strace's own diagnostics ("Process 123 attached", …)
 	}
 	return p.callLine(line, rest, pid)
+}
+
+// skipComm skips the command name strace -Y prints after a pid ("123<sh>").
+func skipComm(line []byte, k int) int {
+	if k < len(line) && line[k] == '<' {
+		if end := bytes.IndexByte(line[k:], '>'); end > 0 {
+			return k + end + 1
+		}
+	}
+	return k
 }
 
 // callLine reads "name(args) = ret" or the first half "name(args <unfinished ...>".

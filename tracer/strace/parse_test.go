@@ -51,6 +51,8 @@ func TestLinePrefixes(t *testing.T) {
 		{"123 " + call + " <0.000012>", 123},
 		{"123 " + call + "\r", 123},
 		{"123 [00007f2c4d6f6e3b] " + call, 123},
+		{"123<sh> " + call, 123},
+		{"[pid 42<cat>] " + call, 42},
 		{"[pid 5] 12:34:56.123456 [00007f2c4d6f6e3b] " + call, 5},
 	}
 	for _, c := range cases {
