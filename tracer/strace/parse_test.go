@@ -432,4 +432,22 @@ func TestStrict(t *testing.T) {
 	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "line 2") {
 		t.Fatalf("err = %v, want a malformed-line error naming line 2", err)
 	}
+	if _, again := r.Next(); again != err {
+		t.Errorf("the error is not sticky: then %v", again)
+	}
+}
+
+func TestOverlongLine(t *testing.T) {
+	saved := maxLineSize
+	maxLineSize = 2 << 20
+	defer func() { maxLineSize = saved }()
+	long := `1 write(1, "` + strings.Repeat("x", 5<<20) + `", 5242880) = 5242880`
+	text := "1 close(3) = 0\n" + long + "\n1 close(4) = 0\n"
+	evs, r := events(t, text, Options{})
+	if len(evs) != 2 || evs[1].Arg(0).Int != 4 || evs[1].Line != 3 {
+		t.Fatalf("events %+v", evs)
+	}
+	if r.Malformed() != 1 || r.Warnings()[0].Line != 2 || r.Bytes() != int64(len(text)) || r.Lines() != 3 {
+		t.Fatalf("malformed %d warnings %+v bytes %d lines %d", r.Malformed(), r.Warnings(), r.Bytes(), r.Lines())
+	}
 }

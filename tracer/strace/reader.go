@@ -174,6 +174,7 @@ func (r *Reader) Next() (*tracer.Event, error) {
 		if err == errLineTooLong {
 			r.lineNo++
 			if ferr := r.malformedLine(line, "line longer than 64 MiB"); ferr != nil {
+				r.err = ferr
 				return nil, ferr
 			}
 			continue
