@@ -285,7 +285,6 @@ func (g *traceGen) block(r *resource, budget int64) {
 	source := "/Stage[main]/" + className(r.class) + "/" + r.ref()
 	g.marker(source, true)
 	g.source = source
-	g.debug("Autorequiring File[" + manifestDir + "]")
 	switch r.kind {
 	case kindFile:
 		g.fileBody(r)
