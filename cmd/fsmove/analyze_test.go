@@ -186,3 +186,72 @@ func TestAnalyzeUsage(t *testing.T) {
 		t.Errorf("analyze --help: exit %d, output %q", code, stdout.String())
 	}
 }
+
+// runCases are real captures: testdata/runs holds the trace and catalog of
+// one traced puppet apply of each fixture module in testdata/modules
+// (Debian 12, Puppet 7.23, strace 6.1). A real trace must parse without one
+// malformed line, and give exactly the fixture's findings.
+var runCases = []struct {
+	dir   string
+	flags []string
+	want  []finding
+}{
+	{"mor_exec_reads_file", nil, []finding{
+		{"MOR", "File[/etc/mor_exec_reads_file.conf]", "Exec[read-conf]", []string{"/etc/mor_exec_reads_file.conf"}}}},
+	{"mor_generate_use", nil, []finding{
+		{"MOR", "Exec[generate-script]", "Exec[run-script]", []string{"/usr/local/bin/mor-generate-use"}}}},
+	{"mn_config_service", nil, []finding{
+		{"MN", "File[/etc/cron.d/mn_config_service]", "Service[cron]", []string{"/etc/cron.d/mn_config_service"}}}},
+	{"mn_package_service", nil, nil},
+	{"clean", nil, nil},
+	{"clean", []string{"--package-notify"}, nil},
+}
+
+func TestAnalyzeRealRuns(t *testing.T) {
+	for _, c := range runCases {
+		t.Run(c.dir+strings.Join(c.flags, ""), func(t *testing.T) {
+			dir := filepath.Join("..", "..", "testdata", "runs", c.dir)
+			var stdout, stderr bytes.Buffer
+			args := append(append([]string{"analyze", "--format", "json"}, c.flags...),
+				filepath.Join(dir, "trace.log.zst"), filepath.Join(dir, "catalog.json"))
+			code := run(&stdout, &stderr, args)
+			want := exitOK
+			if len(c.want) > 0 {
+				want = exitFindings
+			}
+			if code != want {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, want, stderr.String())
+			}
+			if stderr.Len() > 0 {
+				t.Errorf("warnings on a real trace:\n%s", stderr.String())
+			}
+			if got := decodeFindings(t, stdout.Bytes()); !sameFindings(got, c.want) {
+				t.Errorf("findings:\n got %+v\nwant %+v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestAnalyzePackageNotifyRealRun: the cron package installs what the cron
+// daemon then reads, and nothing notifies the service. That is reported only
+// with --package-notify, and then with the package's files as evidence.
+func TestAnalyzePackageNotifyRealRun(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "runs", "mn_package_service")
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"analyze", "--format", "json", "--package-notify",
+		filepath.Join(dir, "trace.log.zst"), filepath.Join(dir, "catalog.json")})
+	if code != exitFindings {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", code, stderr.String())
+	}
+	got := decodeFindings(t, stdout.Bytes())
+	if len(got) != 1 || got[0].Kind != "MN" || got[0].Producer != "Package[cron]" || got[0].Consumer != "Service[cron]" {
+		t.Fatalf("findings: %+v, want one MN Package[cron] ~> Service[cron]", got)
+	}
+	var sawDaemon bool
+	for _, p := range got[0].Paths {
+		sawDaemon = sawDaemon || p == "/usr/sbin/cron"
+	}
+	if !sawDaemon {
+		t.Errorf("the daemon's binary /usr/sbin/cron is not among the paths: %v", got[0].Paths)
+	}
+}
