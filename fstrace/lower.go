@@ -643,11 +643,16 @@ func (c *lowering) lowerMarker(out []Statement) []Statement {
 	if data == nil || data.Str == "" {
 		return out
 	}
-	op, name := c.l.Marker.Mark(data.Str)
-	if op != OpBegin && op != OpEnd {
-		return out
+	for rest := data.Str; rest != ""; {
+		var op Op
+		var name string
+		op, name, rest = c.l.Marker.NextMark(rest)
+		if op != OpBegin && op != OpEnd {
+			break
+		}
+		s := c.stmt(op)
+		s.Block = name
+		out = append(out, s)
 	}
-	s := c.stmt(op)
-	s.Block = name
-	return append(out, s)
+	return out
 }

@@ -36,15 +36,18 @@ func call(name string, ret int64, args ...tracer.Arg) tracer.Event {
 // testMarker recognises "BEGIN name\n" and "END name\n".
 type testMarker struct{}
 
-func (testMarker) Mark(data string) (Op, string) {
-	data = strings.TrimSuffix(data, "\n")
-	if name, ok := strings.CutPrefix(data, "BEGIN "); ok {
-		return OpBegin, name
+func (testMarker) NextMark(data string) (Op, string, string) {
+	for data != "" {
+		line, rest, _ := strings.Cut(data, "\n")
+		if name, ok := strings.CutPrefix(line, "BEGIN "); ok {
+			return OpBegin, name, rest
+		}
+		if name, ok := strings.CutPrefix(line, "END "); ok {
+			return OpEnd, name, rest
+		}
+		data = rest
 	}
-	if name, ok := strings.CutPrefix(data, "END "); ok {
-		return OpEnd, name
-	}
-	return OpNop, ""
+	return OpNop, "", ""
 }
 
 // lowerCase is one realistic event of a table row and the statements it
@@ -765,4 +768,20 @@ func FuzzLower(f *testing.F) {
 			t.Fatalf("lowered statements do not round-trip: %v\n%s", err, printed(t, out))
 		}
 	})
+}
+
+// TestLowerMarkersSharingOneWrite: a buffered write may hold a block's Begin
+// and End together; both must become statements, in order.
+func TestLowerMarkersSharingOneWrite(t *testing.T) {
+	l := NewLowerer(testMarker{})
+	ev := call("write", 30, num(1), str("noise\nBEGIN Exec[a]\nEND Exec[a]\nBEGIN File[/b]\n"), num(30))
+	out := l.Lower(&ev, nil)
+	var got []string
+	for _, s := range out {
+		got = append(got, s.Op.String()+" "+s.Block)
+	}
+	want := []string{"begin Exec[a]", "end Exec[a]", "begin File[/b]"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", got, want)
+	}
 }

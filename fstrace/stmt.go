@@ -90,9 +90,13 @@ type Statement struct {
 // BlockMarker recognises the lines a traced program writes to mark the start
 // and end of a block (Puppet's evaltrace lines, in package puppet).
 //
-// Mark is called with the bytes written to fd 1 or 2. It returns OpBegin or
-// OpEnd and the block name, or OpNop when data is not a marker. It must not
-// keep data.
+// NextMark is called with the bytes written to fd 1 or 2. It returns the
+// first marker in data (OpBegin or OpEnd, and the block name) and the data
+// after it, or OpNop when data holds no marker. A buffered write may hold
+// several markers, even a whole block's Begin and End, so the caller loops
+// on rest. It must not keep data; names must be copies. (A scanner method
+// rather than an iterator: it is called for every write to fd 1 and must not
+// allocate.)
 type BlockMarker interface {
-	Mark(data string) (Op, string)
+	NextMark(data string) (op Op, name, rest string)
 }

@@ -30,9 +30,8 @@ const (
 // it keeps no state, so one Marker may serve several goroutines.
 //
 // A write may hold several lines (Ruby buffers stdout when it is not a
-// terminal). Mark then returns the last marker in the write, because the block
-// that is open after the write is what the calls that follow belong to; Marks
-// yields every marker in order for a caller that wants them all.
+// terminal): NextMark returns them one at a time and Marks yields them all,
+// so a block whose Begin and End share one write still opens and closes.
 //
 // Lines cut by strace's -s limit: a Begin is still recognised when the cut
 // falls after ": Starting to" (the counter or the end of the phrase is lost,
@@ -50,35 +49,29 @@ type Marker struct{}
 
 var _ fstrace.BlockMarker = Marker{}
 
-// Mark returns OpBegin or OpEnd and the resource reference of the last
-// evaltrace line in data, or OpNop and "" when data holds none. The returned
-// name is a copy: it does not keep data.
-func (Marker) Mark(data string) (fstrace.Op, string) {
-	op, name := fstrace.OpNop, ""
+// NextMark returns the first evaltrace marker in data, OpBegin or OpEnd with
+// the resource reference (a copy), and the data after that line; or OpNop
+// when data holds none.
+func (Marker) NextMark(data string) (op fstrace.Op, name, rest string) {
 	for len(data) > 0 {
 		var line string
 		line, data = cutLine(data)
 		if o, n := markLine(line); o != fstrace.OpNop {
-			op, name = o, n
+			return o, strings.Clone(n), data
 		}
 	}
-	if op == fstrace.OpNop {
-		return op, ""
-	}
-	return op, strings.Clone(name)
+	return fstrace.OpNop, "", ""
 }
 
-// Marks yields every evaltrace marker in data, in order, as (op, reference).
-// The references are copies.
-func (Marker) Marks(data string) iter.Seq2[fstrace.Op, string] {
+// Marks yields every evaltrace marker in data, in order.
+func (m Marker) Marks(data string) iter.Seq2[fstrace.Op, string] {
 	return func(yield func(fstrace.Op, string) bool) {
-		for len(data) > 0 {
-			var line string
-			line, data = cutLine(data)
-			if op, name := markLine(line); op != fstrace.OpNop {
-				if !yield(op, strings.Clone(name)) {
-					return
-				}
+		for data != "" {
+			var op fstrace.Op
+			var name string
+			op, name, data = m.NextMark(data)
+			if op == fstrace.OpNop || !yield(op, name) {
+				return
 			}
 		}
 	}

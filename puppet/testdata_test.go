@@ -73,7 +73,7 @@ func TestFixtureLines(t *testing.T) {
 	var m Marker
 	for i, line := range trace {
 		data := stringsOf(t, line)
-		op, ref := m.Mark(data)
+		op, ref := lastMark(m, data)
 		got := "nop"
 		switch op {
 		case fstrace.OpBegin:

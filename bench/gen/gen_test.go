@@ -282,7 +282,7 @@ func readBlocks(t *testing.T, data []byte) *blockTrace {
 	open := ""
 	for _, line := range strings.Split(string(data), "\n") {
 		if text, ok := iovText(t, line); ok {
-			switch op, ref := marker.Mark(text); op {
+			switch op, ref := lastMark(marker, text); op {
 			case fstrace.OpBegin:
 				if open != "" {
 					t.Fatalf("%s begins inside %s", ref, open)
@@ -611,4 +611,13 @@ func TestSmallParams(t *testing.T) {
 			t.Errorf("%+v: catalog: %v", p, err)
 		}
 	}
+}
+
+// lastMark is the last marker of a write (the block open after it), or OpNop.
+func lastMark(m puppet.Marker, data string) (fstrace.Op, string) {
+	op, name := fstrace.OpNop, ""
+	for o, n := range m.Marks(data) {
+		op, name = o, n
+	}
+	return op, name
 }
