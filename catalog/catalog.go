@@ -12,6 +12,8 @@
 //	func (g *Graph) Ordered(a, b *Resource) bool           // some ordering path a -> b
 //	func (g *Graph) Notifies(a, b *Resource) bool          // a path a -> b of notify and containment hops only
 //	func (g *Graph) WriteDOT(w io.Writer, highlight [][2]*Resource) error
+//	func (g *Graph) IsContainer(r *Resource) bool
+//	func (g *Graph) ComparePuppet(expanded io.Reader) (*PuppetComparison, error) // vs Puppet's --graph output
 //
 // The model (graph.go, auto.go):
 //   - before/require give Before edges, notify/subscribe Notify edges (which

@@ -156,3 +156,62 @@ func TestPuppetCycle(t *testing.T) {
 		}
 	}
 }
+
+func TestComparePuppet(t *testing.T) {
+	for _, name := range []string{"puppet7-apply", "puppet7-auto"} {
+		c := mustRead(t, readTestdata(t, name+".json"))
+		g := mustGraph(t, c)
+		pc, err := g.ComparePuppet(bytes.NewReader(readTestdata(t, name+".expanded.dot")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !pc.Agrees() || len(pc.Unknown) != 0 {
+			t.Errorf("%s: missing %q, extra %q, unknown %q", name, pc.Missing, pc.Extra, pc.Unknown)
+		}
+	}
+
+	// Drop Puppet's edge for "require => Package[…]", add one we do not
+	// have, an edge from a container and one to a generated resource.
+	c := mustRead(t, readTestdata(t, "puppet7-apply.json"))
+	g := mustGraph(t, c)
+	dot := string(readTestdata(t, "puppet7-apply.expanded.dot"))
+	dropped := `    "Package[fsmove-nonexistent-pkg]" -> "File[ntp.conf]" [`
+	if !strings.Contains(dot, dropped) {
+		t.Fatal("fixture lacks the edge to drop")
+	}
+	dot = strings.Replace(dot, dropped, `    "Package[fsmove-nonexistent-pkg]" -> "Exec[final]" [`, 1)
+	dot += "\n" + `"Whit[Completed_class[Ntp]]" -> "Whit[Admissible_app::Site[one]]" [` +
+		"\n" + `"File[/tmp/pt/]" -> "File[/tmp/pt/generated]" [` + "\n"
+	pc, err := g.ComparePuppet(strings.NewReader(dot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(pc.Missing, "; "); got != "Class[Ntp] -> App::Site[one]; Package[fsmove-nonexistent-pkg] -> Exec[final]" {
+		t.Errorf("missing: %s", got)
+	}
+	if got := strings.Join(pc.Extra, "; "); got != "Package[fsmove-nonexistent-pkg] -> File[ntp.conf]" {
+		t.Errorf("extra: %s", got)
+	}
+	if got := strings.Join(pc.Unknown, "; "); got != "File[/tmp/pt/generated]" {
+		t.Errorf("unknown: %s", got)
+	}
+}
+
+func TestDotEdge(t *testing.T) {
+	cases := []struct{ line, from, to string }{
+		{`    "File[/a]" -> "Exec[b]" [`, "File[/a]", "Exec[b]"},
+		{`"Notify[say \"hi\"]" -> "Whit[Completed_class[Main]]" [`, `Notify[say "hi"]`, "Whit[Completed_class[Main]]"},
+		{`"A[x -> y]" -> "B[z]"`, "A[x -> y]", "B[z]"},
+	}
+	for _, tc := range cases {
+		from, to, ok := dotEdge(tc.line)
+		if !ok || from != tc.from || to != tc.to {
+			t.Errorf("dotEdge(%q) = %q, %q, %v", tc.line, from, to, ok)
+		}
+	}
+	for _, line := range []string{`label = "x"`, `"File[/a]" [`, `}`} {
+		if _, _, ok := dotEdge(line); ok {
+			t.Errorf("dotEdge(%q) accepted", line)
+		}
+	}
+}

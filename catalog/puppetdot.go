@@ -1,0 +1,139 @@
+package catalog
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// PuppetComparison lists where our graph and the expanded relationship
+// graph Puppet wrote (`puppet apply --graph`: expanded_relationships.dot)
+// disagree. Edges are written "Source -> Target" for ordering edges and
+// "Container -> Child (contain)" for containment.
+type PuppetComparison struct {
+	Missing []string // in Puppet's graph, not in ours
+	Extra   []string // in ours, not in Puppet's graph
+	Unknown []string // Puppet's nodes that are not in the catalog (generated at apply time)
+}
+
+// Agrees reports whether the two graphs have the same edges.
+func (pc *PuppetComparison) Agrees() bool { return len(pc.Missing) == 0 && len(pc.Extra) == 0 }
+
+// ComparePuppet reads Puppet's expanded relationship graph and compares its
+// edges, mapped back from whits to containers, with g's relations. Puppet's
+// DOT carries no labels, so before, notify and auto edges all compare as
+// ordering edges.
+//
+// The whit edges map back as Puppet made them
+// (Puppet::Graph::RelationshipGraph#replace_containers_with_anchors):
+//
+//	admissible(X) -> admissible(Y) or Y      X contains Y
+//	completed(Y) or Y -> completed(X)        X contains Y (the same edge again)
+//	completed(X) or X -> admissible(Y) or Y  X is ordered before Y
+//	admissible(X) -> completed(X)            X is empty: no edge
+func (g *Graph) ComparePuppet(expanded io.Reader) (*PuppetComparison, error) {
+	theirs := map[string]bool{}
+	unknown := map[string]bool{}
+	resolve := func(name string) (ref string, whit byte, ok bool) {
+		whit, name = whitOf(name)
+		r, found := g.cat.Lookup(name)
+		if !found {
+			unknown[name] = true
+			return "", whit, false
+		}
+		return r.Ref(), whit, true
+	}
+	sc := bufio.NewScanner(expanded)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		from, to, ok := dotEdge(sc.Text())
+		if !ok {
+			continue
+		}
+		a, wa, okA := resolve(from)
+		b, wb, okB := resolve(to)
+		if !okA || !okB {
+			continue
+		}
+		switch {
+		case wa == 'A' && wb == 'C':
+			// An empty container's admissible -> completed.
+		case wa == 'A':
+			theirs[a+" -> "+b+" (contain)"] = true
+		case wb == 'C':
+			theirs[b+" -> "+a+" (contain)"] = true
+		default:
+			theirs[a+" -> "+b] = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("catalog: puppet graph: %w", err)
+	}
+
+	ours := map[string]bool{}
+	for _, rel := range g.Relations {
+		edge := rel.Source.Ref() + " -> " + rel.Target.Ref()
+		if rel.Label&Contain != 0 {
+			ours[edge+" (contain)"] = true
+		}
+		if rel.Label&^Contain != 0 {
+			ours[edge] = true
+		}
+	}
+	pc := &PuppetComparison{}
+	for e := range theirs {
+		if !ours[e] {
+			pc.Missing = append(pc.Missing, e)
+		}
+	}
+	for e := range ours {
+		if !theirs[e] {
+			pc.Extra = append(pc.Extra, e)
+		}
+	}
+	for n := range unknown {
+		pc.Unknown = append(pc.Unknown, n)
+	}
+	sort.Strings(pc.Missing)
+	sort.Strings(pc.Extra)
+	sort.Strings(pc.Unknown)
+	return pc, nil
+}
+
+// dotEdge splits a Puppet DOT edge line `"A" -> "B" [` into its two node
+// names (with \" unescaped).
+func dotEdge(line string) (from, to string, ok bool) {
+	line = strings.TrimSpace(line)
+	if !strings.HasPrefix(line, `"`) {
+		return "", "", false
+	}
+	from, rest, ok := strings.Cut(line[1:], `" -> "`)
+	if !ok {
+		return "", "", false
+	}
+	end := strings.LastIndex(rest, `"`)
+	if end < 0 {
+		return "", "", false
+	}
+	unescape := strings.NewReplacer(`\"`, `"`, `\\`, `\`)
+	return unescape.Replace(from), unescape.Replace(rest[:end]), true
+}
+
+// whitOf recognises Puppet's whit names: "Whit[Admissible_class[Ntp]]"
+// is the admissible whit ('A') of Class[Ntp], "Whit[Completed_…]" the
+// completed one ('C'); any other name is a resource (0).
+func whitOf(name string) (byte, string) {
+	if !strings.HasPrefix(name, "Whit[") || !strings.HasSuffix(name, "]") {
+		return 0, name
+	}
+	inner := name[len("Whit[") : len(name)-1]
+	if rest, ok := strings.CutPrefix(inner, "Admissible_"); ok {
+		return 'A', rest
+	}
+	if rest, ok := strings.CutPrefix(inner, "Completed_"); ok {
+		return 'C', rest
+	}
+	return 0, name
+}
