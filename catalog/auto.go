@@ -164,9 +164,12 @@ func autoExec(b *builder, r *Resource) {
 }
 
 // autoUserParam is the rule of Cron and Ssh_authorized_key: the user
-// parameter names a User.
+// parameter names a User (cron_core and sshkeys_core do not skip numeric
+// ids, unlike File and Exec).
 func autoUserParam(b *builder, r *Resource) {
-	b.require(r, "User", byName(r.Params["user"]))
+	if u, ok := r.StringParam("user"); ok {
+		b.require(r, "User", u)
+	}
 }
 
 func autoUser(b *builder, r *Resource) {
