@@ -28,28 +28,20 @@ type ContainerGraph interface {
 	IsContainer(r *catalog.Resource) bool
 }
 
-// CatalogGraph adapts a catalog and its dependency graph to ContainerGraph:
-// a resource is a container when some catalog edge leaves from it.
+// CatalogGraph adapts a catalog and its dependency graph to ContainerGraph.
 func CatalogGraph(c *catalog.Catalog, g *catalog.Graph) ContainerGraph {
-	cg := &catalogGraph{cat: c, graph: g, containers: map[*catalog.Resource]bool{}}
-	for _, e := range c.Edges {
-		if e.Source != nil {
-			cg.containers[e.Source] = true
-		}
-	}
-	return cg
+	return &catalogGraph{cat: c, graph: g}
 }
 
 type catalogGraph struct {
-	cat        *catalog.Catalog
-	graph      *catalog.Graph
-	containers map[*catalog.Resource]bool
+	cat   *catalog.Catalog
+	graph *catalog.Graph
 }
 
 func (g *catalogGraph) Lookup(ref string) (*catalog.Resource, bool) { return g.cat.Lookup(ref) }
 func (g *catalogGraph) Ordered(a, b *catalog.Resource) bool         { return g.graph.Ordered(a, b) }
 func (g *catalogGraph) Notifies(a, b *catalog.Resource) bool        { return g.graph.Notifies(a, b) }
-func (g *catalogGraph) IsContainer(r *catalog.Resource) bool        { return g.containers[r] }
+func (g *catalogGraph) IsContainer(r *catalog.Resource) bool        { return g.graph.IsContainer(r) }
 
 // isContainer reports whether r's blocks are container whits. Puppet logs
 // a container's admissible and completed whits under the container's name
