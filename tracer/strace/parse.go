@@ -173,7 +173,7 @@ func (p *lineParser) resumedLine(line, rest []byte, pid int) (bool, error) {
 	pc := p.r.pending[pid]
 	if pc == nil || pc.name != string(name) {
 		if pc != nil {
-			p.r.endPending(pid)
+			p.r.dropPending(pid, pc)
 		}
 		p.r.warn(p.r.lineNo, "resumed call without its start", string(cut(line)))
 		return false, nil
@@ -184,7 +184,7 @@ func (p *lineParser) resumedLine(line, rest []byte, pid int) (bool, error) {
 		p.joined = append(p.joined[:0], pc.args...)
 		p.joined = append(p.joined, rest[k+len(close):]...)
 	}
-	p.r.endPending(pid)
+	p.r.dropPending(pid, pc)
 	if !wanted {
 		return false, nil
 	}

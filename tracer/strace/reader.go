@@ -101,6 +101,9 @@ type Reader struct {
 	malformed int64
 }
 
+// A Reader is a tracer.Source.
+var _ tracer.Source = (*Reader)(nil)
+
 // pendingCall is the first half of a call printed as "<unfinished ...>".
 type pendingCall struct {
 	name   string
@@ -346,7 +349,12 @@ func (r *Reader) startPending(pid int) *pendingCall {
 // endPending forgets pid's pending call, if any.
 func (r *Reader) endPending(pid int) {
 	if pc := r.pending[pid]; pc != nil {
-		delete(r.pending, pid)
-		r.free = append(r.free, pc)
+		r.dropPending(pid, pc)
 	}
+}
+
+// dropPending forgets pid's pending call pc and keeps the record for reuse.
+func (r *Reader) dropPending(pid int, pc *pendingCall) {
+	delete(r.pending, pid)
+	r.free = append(r.free, pc)
 }
