@@ -154,3 +154,41 @@ func TestCapturesAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestModernCalls reads openat2, close_range, dup3 and renameat2 as strace
+// prints them symbolically and with -X raw: the decoded values must be the
+// kernel's.
+func TestModernCalls(t *testing.T) {
+	for _, name := range []string{"modern.log", "modern-raw.log"} {
+		r, err := Open(filepath.Join("..", "..", "testdata", "strace", name), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		byName := map[string][]tracer.Event{}
+		for _, ev := range readAll(t, r) {
+			byName[ev.Syscall] = append(byName[ev.Syscall], ev)
+		}
+		r.Close()
+		if r.WarningCount() != 0 {
+			t.Fatalf("%s: warnings %+v", name, r.Warnings())
+		}
+		o := byName["openat2"]
+		if len(o) != 1 || o[0].Arg(0).Int != -100 || o[0].Arg(1).Str != "/etc/hostname" ||
+			o[0].Arg(2).Kind != tracer.ArgStruct || o[0].Arg(2).Int != 02000000 || o[0].Ret != 3 {
+			t.Errorf("%s: openat2 %+v", name, o)
+		}
+		c := byName["close_range"]
+		if len(c) != 2 || c[0].Arg(0).Int != 3 || c[0].Arg(1).Int != 4294967295 || c[0].Arg(2).Int != 4 ||
+			c[1].Arg(0).Int != 5 || c[1].Arg(1).Int != 10 || c[1].Arg(2).Int != 0 {
+			t.Errorf("%s: close_range %+v", name, c)
+		}
+		d := byName["dup3"]
+		if len(d) != 1 || d[0].Arg(0).Int != 3 || d[0].Arg(1).Int != 9 || d[0].Arg(2).Int != 02000000 || d[0].Ret != 9 {
+			t.Errorf("%s: dup3 %+v", name, d)
+		}
+		n := byName["renameat2"]
+		if len(n) != 1 || n[0].Arg(4).Int != 2 || n[0].Errno != "ENOENT" || n[0].Ret != -1 || n[0].Arg(3).Str != "/nonexist/b" {
+			t.Errorf("%s: renameat2 %+v", name, n)
+		}
+	}
+}
