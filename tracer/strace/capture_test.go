@@ -192,3 +192,34 @@ func TestModernCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadCapture reads a Python thread start (glibc's clone3 with its
+// "=> {parent_tid=[N]}" out-part) and the thread's own calls.
+func TestThreadCapture(t *testing.T) {
+	r, err := Open(filepath.Join("..", "..", "testdata", "strace", "threads.log"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	evs := readAll(t, r)
+	if r.WarningCount() != 0 {
+		t.Fatalf("warnings %+v", r.Warnings())
+	}
+	const threadFlags = 0x100 | 0x200 | 0x400 | 0x800 | 0x10000 | 0x40000 | 0x80000 | 0x100000 | 0x200000
+	var tid int64
+	for _, ev := range evs {
+		if ev.Syscall == "clone3" {
+			if a := ev.Arg(0); a.Kind != tracer.ArgStruct || a.Int != threadFlags || ev.Ret <= 0 || ev.Arg(1).Int != 88 {
+				t.Fatalf("clone3 %+v", ev)
+			}
+			tid = ev.Ret
+		}
+		if ev.Syscall == "openat" && ev.Arg(1).Str == "/etc/hostname" {
+			if tid == 0 || int64(ev.Pid) != tid || ev.Failed() {
+				t.Fatalf("hostname opened by %d (thread %d): %+v", ev.Pid, tid, ev)
+			}
+			return
+		}
+	}
+	t.Fatalf("no thread opened /etc/hostname (clone3 returned %d)", tid)
+}
