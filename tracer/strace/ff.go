@@ -11,12 +11,16 @@ import (
 )
 
 // perPidFile is one file PREFIX.PID of an `strace -ff -o PREFIX` directory.
+//
+// A run can leave thousands of files, so a file is open only while its
+// process's lines are being merged: from its first line to its end.
 type perPidFile struct {
-	name   string
-	pid    int
-	file   *os.File
-	src    *streamSource
-	lineNo int64 // line number inside this file
+	path     string
+	name     string
+	pid      int
+	src      *streamSource // nil while the file is closed
+	finished bool          // read to the end (and closed)
+	lineNo   int64         // line number inside this file
 
 	// The current (read but not yet handed out) line, for the merge.
 	line  []byte
@@ -37,11 +41,19 @@ type perPidSource struct {
 	seq     int           // sequential mode: index of the file being read
 	current *perPidFile   // file of the line handed out last
 	latest  int64         // latest timestamp read from any file
-	read    int64         // bytes of files already finished or read
+	read    int64         // bytes of the files already finished
 }
 
-// openPerPidDir opens every PREFIX.PID file in dir. The returned warning is
-// non-empty when the files cannot be merged by time.
+// Buffer sizes for per-pid files: a small one to peek at the first line, a
+// larger one while reading (both grow for longer lines).
+const (
+	peekBufferSize   = 4 << 10
+	perPidBufferSize = 64 << 10
+)
+
+// openPerPidDir lists the PREFIX.PID files in dir and peeks at the first line
+// of each. The returned warning is non-empty when the files cannot be merged
+// by time.
 func openPerPidDir(dir string) (*perPidSource, string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -57,41 +69,78 @@ func openPerPidDir(dir string) (*perPidSource, string, error) {
 		if err != nil || pid <= 0 {
 			continue
 		}
-		s.files = append(s.files, &perPidFile{name: e.Name(), pid: pid})
+		s.files = append(s.files, &perPidFile{path: filepath.Join(dir, e.Name()), name: e.Name(), pid: pid})
 	}
 	if len(s.files) == 0 {
 		return nil, "", fmt.Errorf("%s: no strace -ff files (PREFIX.PID) in this directory", dir)
 	}
 	sort.Slice(s.files, func(i, j int) bool { return s.files[i].pid < s.files[j].pid })
-	for _, f := range s.files {
-		fh, err := os.Open(filepath.Join(dir, f.name))
-		if err != nil {
-			s.close()
-			return nil, "", err
-		}
-		f.file = fh
-		if f.src, err = newStreamSource(fh, fh); err != nil {
-			s.close()
-			return nil, "", fmt.Errorf("%s: %w", f.name, err)
-		}
-	}
 	// Merge by time only if every file's first line has a precise timestamp.
 	s.merge = true
 	for _, f := range s.files {
+		if err := s.open(f, peekBufferSize); err != nil {
+			return nil, "", err
+		}
 		s.advance(f)
-		if f.err == nil && !f.timed {
-			s.merge = false
-		}
-	}
-	if s.merge {
-		for _, f := range s.files {
-			if f.err == nil {
-				s.push(f)
+		f.src.close()
+		f.src = nil
+		switch f.err {
+		case nil, errLineTooLong:
+			if !f.timed {
+				s.merge = false
 			}
+		case io.EOF:
+			f.finished = true // an empty file
+		default:
+			return nil, "", fmt.Errorf("%s: %w", f.name, f.err)
 		}
-		return s, "", nil
 	}
-	return s, "-ff files have no -tt/-ttt timestamps: read one after the other in pid order, so the order of calls across processes is lost", nil
+	if !s.merge {
+		return s, "-ff files have no -tt/-ttt timestamps: read one after the other in pid order, so the order of calls across processes is lost", nil
+	}
+	for _, f := range s.files {
+		if !f.finished {
+			s.push(f) // keyed by the first line's time, still closed
+		}
+	}
+	return s, "", nil
+}
+
+// open opens f for reading from its start.
+func (s *perPidSource) open(f *perPidFile, bufferSize int) error {
+	fh, err := os.Open(f.path)
+	if err != nil {
+		return err
+	}
+	src, err := newStreamSource(fh, fh, bufferSize)
+	if err != nil {
+		fh.Close()
+		return fmt.Errorf("%s: %w", f.name, err)
+	}
+	f.src = src
+	return nil
+}
+
+// reopen opens a file whose first line was peeked at, and reads that line
+// again (its time, already known, is kept).
+func (s *perPidSource) reopen(f *perPidFile) error {
+	if err := s.open(f, perPidBufferSize); err != nil {
+		return err
+	}
+	f.line, f.err = f.src.lines.next()
+	f.lineNo = 1
+	if f.err != nil && f.err != errLineTooLong {
+		return fmt.Errorf("%s: first line gone: %w", f.name, f.err)
+	}
+	return nil
+}
+
+// finish closes a file read to its end.
+func (s *perPidSource) finish(f *perPidFile) {
+	s.read += f.src.bytesRead()
+	f.src.close()
+	f.src = nil
+	f.finished = true
 }
 
 // advance reads f's next line and its timestamp. A line without one (a
@@ -129,30 +178,20 @@ func (s *perPidSource) advance(f *perPidFile) {
 const secondsPerDay = 24 * 3600
 
 func (s *perPidSource) next() ([]byte, int, error) {
-	if s.current != nil && s.merge {
-		// The file whose line was handed out last moves to its next line.
-		f := s.current
-		s.advance(f)
-		switch f.err {
-		case nil, errLineTooLong:
-			s.push(f)
-		case io.EOF:
-		default:
-			return nil, 0, fmt.Errorf("%s: %w", f.name, f.err)
-		}
-		s.current = nil
-	}
 	if s.merge {
-		if len(s.heap) == 0 {
-			return nil, 0, io.EOF
-		}
-		f := s.pop()
-		s.current = f
-		return f.line, f.pid, f.err
+		return s.nextByTime()
 	}
 	for s.seq < len(s.files) {
 		f := s.files[s.seq]
-		if s.current == f {
+		switch {
+		case f.finished:
+			s.seq++
+			continue
+		case f.src == nil:
+			if err := s.reopen(f); err != nil {
+				return nil, 0, err
+			}
+		case s.current == f:
 			s.advance(f)
 		}
 		s.current = f
@@ -162,9 +201,38 @@ func (s *perPidSource) next() ([]byte, int, error) {
 		if f.err != io.EOF {
 			return nil, 0, fmt.Errorf("%s: %w", f.name, f.err)
 		}
+		s.finish(f)
 		s.seq++
 	}
 	return nil, 0, io.EOF
+}
+
+// nextByTime hands out the earliest current line of all files.
+func (s *perPidSource) nextByTime() ([]byte, int, error) {
+	if f := s.current; f != nil {
+		// The file whose line was handed out last moves to its next line.
+		s.current = nil
+		s.advance(f)
+		switch f.err {
+		case nil, errLineTooLong:
+			s.push(f)
+		case io.EOF:
+			s.finish(f)
+		default:
+			return nil, 0, fmt.Errorf("%s: %w", f.name, f.err)
+		}
+	}
+	if len(s.heap) == 0 {
+		return nil, 0, io.EOF
+	}
+	f := s.pop()
+	if f.src == nil {
+		if err := s.reopen(f); err != nil {
+			return nil, 0, err
+		}
+	}
+	s.current = f
+	return f.line, f.pid, f.err
 }
 
 func (s *perPidSource) where() string {
@@ -175,7 +243,7 @@ func (s *perPidSource) where() string {
 }
 
 func (s *perPidSource) bytesRead() int64 {
-	var n int64
+	n := s.read
 	for _, f := range s.files {
 		if f.src != nil {
 			n += f.src.bytesRead()

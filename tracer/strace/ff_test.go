@@ -62,6 +62,11 @@ func TestPerPidMergeByTime(t *testing.T) {
 	if len(r.Warnings()) != 0 {
 		t.Fatalf("warnings %+v", r.Warnings())
 	}
+	for _, f := range r.src.(*perPidSource).files {
+		if f.src != nil {
+			t.Errorf("%s still open at the end", f.name)
+		}
+	}
 	want := []string{"10:/A", "10:/C", "11:/B", "10:exit"}
 	if got := paths(evs); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("order %v, want %v", got, want)

@@ -66,8 +66,9 @@ type lineSplitter struct {
 	skipping   bool  // inside an over-long line: drop bytes up to the next newline
 }
 
-func newLineSplitter(r io.Reader) *lineSplitter {
-	return &lineSplitter{r: r, buf: make([]byte, readBufferSize)}
+// newLineSplitter reads r with a buffer of size bytes (grown for longer lines).
+func newLineSplitter(r io.Reader, size int) *lineSplitter {
+	return &lineSplitter{r: r, buf: make([]byte, max(size, 64))}
 }
 
 // next returns the next line without its newline (and without a trailing

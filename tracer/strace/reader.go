@@ -115,7 +115,7 @@ type pendingCall struct {
 // (recognised by their magic bytes), "-" for standard input, or a directory
 // of `strace -ff -o PREFIX` files (PREFIX.PID). For a directory, Event.Line
 // counts the lines in merged order over all files, and warnings name the file
-// and its own line number. All files stay open while reading.
+// and its own line number. A file is open only from its first merged line to its end.
 func Open(path string, opts Options) (*Reader, error) {
 	if path == "-" {
 		return NewReader(os.Stdin, opts), nil
@@ -139,7 +139,7 @@ func Open(path string, opts Options) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := newStreamSource(f, f)
+	src, err := newStreamSource(f, f, readBufferSize)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -150,7 +150,7 @@ func Open(path string, opts Options) (*Reader, error) {
 // NewReader reads a trace from r (plain, gzip or zstd text). Lines without a
 // pid prefix get pid 0. Close releases the decompressor, not r.
 func NewReader(r io.Reader, opts Options) *Reader {
-	src, err := newStreamSource(r, nil)
+	src, err := newStreamSource(r, nil, readBufferSize)
 	rd := newReader(src, opts)
 	if err != nil {
 		rd.err = err
@@ -300,12 +300,12 @@ type streamSource struct {
 	underlying io.Closer // the file Open opened, nil for NewReader's reader
 }
 
-func newStreamSource(r io.Reader, c io.Closer) (*streamSource, error) {
+func newStreamSource(r io.Reader, c io.Closer, bufferSize int) (*streamSource, error) {
 	text, release, err := decompress(r)
 	if err != nil {
-		return &streamSource{lines: newLineSplitter(eofReader{}), release: func() {}, underlying: c}, err
+		return &streamSource{lines: newLineSplitter(eofReader{}, 0), release: func() {}, underlying: c}, err
 	}
-	return &streamSource{lines: newLineSplitter(text), release: release, underlying: c}, nil
+	return &streamSource{lines: newLineSplitter(text, bufferSize), release: release, underlying: c}, nil
 }
 
 func (s *streamSource) next() ([]byte, int, error) {
