@@ -96,6 +96,8 @@ type Reader struct {
 	free    []*pendingCall
 	carry   []byte // first part of a call cut by "strace: Process N attached"
 
+	closedBytes int64 // Bytes() once the source is closed
+
 	warnings  []tracer.Warning
 	warnCount int64
 	malformed int64
@@ -232,7 +234,7 @@ func (r *Reader) Lines() int64 { return r.lineNo }
 // Bytes is the number of (decompressed) text bytes read so far.
 func (r *Reader) Bytes() int64 {
 	if r.src == nil {
-		return 0
+		return r.closedBytes
 	}
 	return r.src.bytesRead()
 }
@@ -242,6 +244,7 @@ func (r *Reader) Close() error {
 	if r.src == nil {
 		return nil
 	}
+	r.closedBytes = r.src.bytesRead()
 	err := r.src.close()
 	r.src = nil
 	if r.err == nil {
