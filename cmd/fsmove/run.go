@@ -196,10 +196,10 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 			}
 			log.Close()
 		}
-		if opts.Verbose {
-			if data, err := os.ReadFile(filepath.Join(opts.OutDir, runner.PuppetLogFile)); err == nil {
-				stderr.Write(data)
-			}
+	}
+	if opts.Verbose {
+		if data, err := os.ReadFile(filepath.Join(opts.OutDir, runner.PuppetLogFile)); err == nil {
+			stderr.Write(data)
 		}
 	}
 	tracePath := filepath.Join(opts.OutDir, runner.TraceFile)
