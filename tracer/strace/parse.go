@@ -289,7 +289,13 @@ func (p *lineParser) resetEvent(kind tracer.EventKind, pid int, name string) *tr
 
 // decodeCall decodes "args) = ret …" from b[i:] into the event.
 func (p *lineParser) decodeCall(line []byte, name string, pid int, b []byte, i int) (bool, error) {
-	p.resetEvent(tracer.KindSyscall, pid, name)
+	ev := p.resetEvent(tracer.KindSyscall, pid, name)
+	if p.r.opts.SkipFailedArgs {
+		if ret, errno, ok := failedTail(b[i:]); ok {
+			ev.Ret, ev.Errno = ret, p.intern(errno)
+			return true, nil
+		}
+	}
 	p.b = b
 	i, why := p.argList(i)
 	if why == "" {
@@ -299,6 +305,51 @@ func (p *lineParser) decodeCall(line []byte, name string, pid int, b []byte, i i
 		return false, p.r.malformedLine(line, why)
 	}
 	return true, nil
+}
+
+// failedTail recognises a failed call from the end of its line alone:
+// "…) = -N ENAME", optionally followed by " (text)" and a -T " <0.000012>".
+// Every line ends with its return part and a successful call's never has
+// this shape, so a match can only be the real return part, even when an
+// argument string holds the same words.
+func failedTail(b []byte) (ret int64, errno []byte, ok bool) {
+	end := len(b)
+	for end > 0 && b[end-1] == ' ' {
+		end--
+	}
+	if end > 0 && b[end-1] == '>' { // -T time
+		k := bytes.LastIndexByte(b[:end], '<')
+		if k < 0 {
+			return 0, nil, false
+		}
+		for end = k; end > 0 && b[end-1] == ' '; end-- {
+		}
+	}
+	if end > 0 && b[end-1] == ')' { // strerror text: no quotes, no parentheses
+		k := bytes.LastIndexByte(b[:end], '(')
+		if k < 1 || b[k-1] != ' ' || bytes.IndexByte(b[k:end], '"') >= 0 {
+			return 0, nil, false
+		}
+		end = k - 1
+	}
+	e := end
+	for e > 0 && isIdentChar(b[e-1]) {
+		e--
+	}
+	if e == end || b[e] != 'E' || e < 1 || b[e-1] != ' ' {
+		return 0, nil, false
+	}
+	errno = b[e:end]
+	d := e - 1
+	k := d
+	for k > 0 && isDigit(b[k-1]) {
+		k--
+	}
+	if k == d || k < 4 || b[k-1] != '-' || string(b[k-4:k-1]) != " = " {
+		return 0, nil, false
+	}
+	n, _ := parseDigits(b, k)
+	return -int64(n), errno, true
 }
 
 // argList reads the arguments up to and including the closing ')'.

@@ -451,3 +451,41 @@ func TestOverlongLine(t *testing.T) {
 		t.Fatalf("malformed %d warnings %+v bytes %d lines %d", r.Malformed(), r.Warnings(), r.Bytes(), r.Lines())
 	}
 }
+
+// TestSkipFailedArgs: with SkipFailedArgs a failed call keeps its Ret and
+// Errno but not its arguments; every other line decodes as without it, even
+// when an argument string holds the words of a failed return.
+func TestSkipFailedArgs(t *testing.T) {
+	lines := []struct {
+		line   string
+		failed bool
+		errno  string
+	}{
+		{`7 readlink("/usr/lib/ruby", 0x7ffd, 1023) = -1 EINVAL (Invalid argument)`, true, "EINVAL"},
+		{`7 openat(AT_FDCWD, "/x", O_RDONLY) = -1 ENOENT (No such file or directory) <0.000012>`, true, "ENOENT"},
+		{`7 access("/y", R_OK) = -13 EACCES`, true, "EACCES"},
+		{`7 write(1, "x = -1 ENOENT (No such file or directory)", 41) = 41`, false, ""},
+		{`7 write(1, "= -1 EPERM (Operation not permitted)"..., 300) = 300`, false, ""},
+		{`7 openat(AT_FDCWD, "/a (b)", O_RDONLY) = 3`, false, ""},
+		{`7 fcntl(3, F_GETFL) = 0x8000 (flags O_RDONLY|O_LARGEFILE)`, false, ""},
+	}
+	for _, c := range lines {
+		for _, skip := range []bool{false, true} {
+			r := NewReader(strings.NewReader(c.line+"\n"), Options{SkipFailedArgs: skip})
+			ev, err := r.Next()
+			if err != nil {
+				t.Fatalf("%s: %v", c.line, err)
+			}
+			if ev.Failed() != c.failed || ev.Errno != c.errno {
+				t.Errorf("%s (skip=%v): failed=%v errno=%q, want %v %q", c.line, skip, ev.Failed(), ev.Errno, c.failed, c.errno)
+			}
+			wantArgs := !(skip && c.failed)
+			if (len(ev.Args) > 0) != wantArgs {
+				t.Errorf("%s (skip=%v): %d args decoded, want args=%v", c.line, skip, len(ev.Args), wantArgs)
+			}
+			if c.failed && ev.Ret >= 0 {
+				t.Errorf("%s: Ret %d, want negative", c.line, ev.Ret)
+			}
+		}
+	}
+}
