@@ -191,6 +191,30 @@ func Wanted(syscall string) bool {
 	return rows.lookup(syscall) != nil
 }
 
+// ArgsUsed returns the argument positions (bit i for argument i) that the
+// lowering of syscall reads, or 0 when it may read any (a named flags=
+// argument, whose position varies). Readers skip decoding the rest: a stat
+// buffer or an argv array is never looked at.
+func ArgsUsed(syscall string) uint64 {
+	row := rows.lookup(syscall)
+	if row == nil || row.flagsName != "" {
+		return 0
+	}
+	var mask uint64
+	for _, p := range []argPos{row.dir, row.path, row.dir2, row.path2, row.fd, row.fd2, row.fds, row.data, row.flags} {
+		if p != noArg {
+			mask |= 1 << p.index()
+		}
+	}
+	if row.form == formFcntl {
+		mask |= 1 << A2.index() // F_SETFD's FD_CLOEXEC argument
+	}
+	if mask == 0 {
+		return 1 << A0.index() // calls without arguments (fork) decode nothing anyway
+	}
+	return mask
+}
+
 // Lower appends the statements of ev to out and returns the extended slice.
 // It allocates nothing besides the growth of out. Strings in the statements
 // are the event's own strings (never reused by the tracers) or the table's.

@@ -785,3 +785,34 @@ func TestLowerMarkersSharingOneWrite(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestArgsUsedCoversEveryRow lowers every row's test event twice, once with
+// all arguments and once with only the ArgsUsed positions (the others blanked
+// as a reader that skips them delivers them), and requires the same
+// statements: the mask may never hide an argument the lowering reads.
+func TestArgsUsedCoversEveryRow(t *testing.T) {
+	for _, c := range lowerCases {
+		mask := ArgsUsed(c.ev.Syscall)
+		if mask == 0 {
+			continue
+		}
+		full := NewLowerer(testMarker{}).Lower(&c.ev, nil)
+		ev := c.ev
+		ev.Args = append([]tracer.Arg(nil), c.ev.Args...)
+		for i := range ev.Args {
+			if i >= 64 || mask&(1<<i) == 0 {
+				ev.Args[i] = tracer.Arg{Kind: tracer.ArgOther}
+			}
+		}
+		masked := NewLowerer(testMarker{}).Lower(&ev, nil)
+		if len(full) != len(masked) {
+			t.Errorf("%s: %d statements with all arguments, %d with ArgsUsed %b", c.strace, len(full), len(masked), mask)
+			continue
+		}
+		for i := range full {
+			if full[i] != masked[i] {
+				t.Errorf("%s: statement %d differs with ArgsUsed %b:\n%+v\n%+v", c.strace, i, mask, full[i], masked[i])
+			}
+		}
+	}
+}

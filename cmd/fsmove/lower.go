@@ -42,7 +42,7 @@ func runLower(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintln(stderr, "fsmove lower: want one TRACE; see fsmove lower --help")
 		return exitUsage
 	}
-	r, err := strace.Open(fs.Arg(0), strace.Options{Strict: *strict, Want: fstrace.Wanted, SkipFailedArgs: true})
+	r, err := strace.Open(fs.Arg(0), strace.Options{Strict: *strict, Want: fstrace.Wanted, Args: fstrace.ArgsUsed, SkipFailedArgs: true})
 	if err != nil {
 		fmt.Fprintln(stderr, "fsmove lower:", err)
 		return exitUsage

@@ -141,7 +141,7 @@ func interpretProgram(path string, st *Stats) (*interp.Result, error) {
 
 // interpretTrace reads, lowers and interprets a trace in two goroutines.
 func interpretTrace(ctx context.Context, path string, opts Options, st *Stats, tr *traceCounts) (*interp.Result, error) {
-	r, err := strace.Open(path, strace.Options{Strict: opts.Strict, Want: fstrace.Wanted, SkipFailedArgs: true})
+	r, err := strace.Open(path, strace.Options{Strict: opts.Strict, Want: fstrace.Wanted, Args: fstrace.ArgsUsed, SkipFailedArgs: true})
 	if err != nil {
 		return nil, &InputError{err}
 	}

@@ -18,6 +18,7 @@ const maxUnknownNames = 4096
 type callInfo struct {
 	name   string // interned
 	wanted bool   // Options.Want's answer
+	args   uint64 // Options.Args's answer: argument positions to decode, 0 = all
 }
 
 // lineParser decodes one line into the Reader's reused Event. Its buffers
@@ -142,7 +143,7 @@ func (p *lineParser) callLine(line, rest []byte, pid int) (bool, error) {
 	call := p.callInfo(rest[:j])
 	if bytes.HasSuffix(rest, []byte(unfinishedSuffix)) {
 		pc := p.r.startPending(pid)
-		pc.name, pc.wanted = call.name, call.wanted
+		pc.name, pc.wanted, pc.argMask = call.name, call.wanted, call.args
 		pc.args = pc.args[:0]
 		if call.wanted {
 			pc.args = append(pc.args, rest[j+1:len(rest)-len(unfinishedSuffix)]...)
@@ -152,7 +153,7 @@ func (p *lineParser) callLine(line, rest []byte, pid int) (bool, error) {
 	if !call.wanted {
 		return false, nil
 	}
-	return p.decodeCall(line, call.name, pid, rest, j+1)
+	return p.decodeCall(line, call.name, call.args, pid, rest, j+1)
 }
 
 // resumedLine reads "<... name resumed>rest-of-args) = ret" and joins it with
@@ -179,7 +180,7 @@ func (p *lineParser) resumedLine(line, rest []byte, pid int) (bool, error) {
 		return false, nil
 	}
 	wanted := pc.wanted
-	callName := pc.name
+	callName, argMask := pc.name, pc.argMask
 	if wanted {
 		p.joined = append(p.joined[:0], pc.args...)
 		p.joined = append(p.joined, rest[k+len(close):]...)
@@ -188,7 +189,7 @@ func (p *lineParser) resumedLine(line, rest []byte, pid int) (bool, error) {
 	if !wanted {
 		return false, nil
 	}
-	return p.decodeCall(line, callName, pid, p.joined, 0)
+	return p.decodeCall(line, callName, argMask, pid, p.joined, 0)
 }
 
 // learnSoloPid handles strace -f writing to stderr: it prints no "[pid N]"
@@ -287,8 +288,9 @@ func (p *lineParser) resetEvent(kind tracer.EventKind, pid int, name string) *tr
 	return ev
 }
 
-// decodeCall decodes "args) = ret …" from b[i:] into the event.
-func (p *lineParser) decodeCall(line []byte, name string, pid int, b []byte, i int) (bool, error) {
+// decodeCall decodes "args) = ret …" from b[i:] into the event, the
+// arguments in argMask only (0: all).
+func (p *lineParser) decodeCall(line []byte, name string, argMask uint64, pid int, b []byte, i int) (bool, error) {
 	ev := p.resetEvent(tracer.KindSyscall, pid, name)
 	if p.r.opts.SkipFailedArgs {
 		if ret, errno, ok := failedTail(b[i:]); ok {
@@ -297,7 +299,7 @@ func (p *lineParser) decodeCall(line []byte, name string, pid int, b []byte, i i
 		}
 	}
 	p.b = b
-	i, why := p.argList(i)
+	i, why := p.argList(i, argMask)
 	if why == "" {
 		why = p.result(i)
 	}
@@ -352,8 +354,9 @@ func failedTail(b []byte) (ret int64, errno []byte, ok bool) {
 	return -int64(n), errno, true
 }
 
-// argList reads the arguments up to and including the closing ')'.
-func (p *lineParser) argList(i int) (int, string) {
+// argList reads the arguments up to and including the closing ')',
+// decoding those in argMask (0: all) and skipping the others.
+func (p *lineParser) argList(i int, argMask uint64) (int, string) {
 	b := p.b
 	ev := &p.r.ev
 	i = skipSpaces(b, i)
@@ -363,9 +366,16 @@ func (p *lineParser) argList(i int) (int, string) {
 	for {
 		// Decode in place: a local Arg would escape to the heap through
 		// the recursive value calls.
+		n := len(ev.Args)
 		ev.Args = append(ev.Args, tracer.Arg{})
 		var ok bool
-		if i, ok = p.topArg(i, &ev.Args[len(ev.Args)-1]); !ok {
+		if argMask != 0 && (n >= 64 || argMask&(1<<n) == 0) {
+			ev.Args[n].Kind = tracer.ArgOther
+			i, ok = p.skipExpr(skipSpaces(b, i))
+		} else {
+			i, ok = p.topArg(i, &ev.Args[n])
+		}
+		if !ok {
 			return i, "bad argument"
 		}
 		i = skipSpaces(b, i)
@@ -989,6 +999,9 @@ func (p *lineParser) callInfo(name []byte) callInfo {
 		s = string(name)
 	}
 	c := callInfo{name: s, wanted: p.r.wanted(s)}
+	if c.wanted && p.r.opts.Args != nil {
+		c.args = p.r.opts.Args(s)
+	}
 	if ok || len(p.calls) < maxUnknownNames {
 		p.calls[s] = c
 	}

@@ -67,6 +67,12 @@ type Options struct {
 	// (Ruby's readlink probing of its load path), and decoding them is most
 	// of the reading time.
 	SkipFailedArgs bool
+	// Args, when set, says which argument positions of a wanted call the
+	// caller reads (bit i for argument i; 0 means all). The others are
+	// skipped without decoding and delivered as empty ArgOther values, so
+	// positions stay right: a stat buffer or an argv array costs a scan, not
+	// a decode. It is asked once per distinct name, like Want.
+	Args func(syscall string) uint64
 }
 
 // maxKeptWarnings is how many warnings are kept in full; later ones are only
@@ -115,8 +121,9 @@ var _ tracer.Source = (*Reader)(nil)
 
 // pendingCall is the first half of a call printed as "<unfinished ...>".
 type pendingCall struct {
-	name   string
-	wanted bool
+	name    string
+	wanted  bool
+	argMask uint64 // callInfo.args
 	args   []byte // the text between "(" and " <unfinished ...>" (kept only if wanted)
 }
 
