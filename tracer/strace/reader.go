@@ -124,7 +124,7 @@ type pendingCall struct {
 	name    string
 	wanted  bool
 	argMask uint64 // callInfo.args
-	args   []byte // the text between "(" and " <unfinished ...>" (kept only if wanted)
+	args    []byte // the text between "(" and " <unfinished ...>" (kept only if wanted)
 }
 
 // Open reads a trace from path: a text file, a gzip or zstd compressed file
