@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/fsmove/fsmove/detector/analyze"
 	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/puppet"
 	"github.com/fsmove/fsmove/tracer/strace"
@@ -42,7 +43,7 @@ func runLower(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintln(stderr, "fsmove lower: want one TRACE; see fsmove lower --help")
 		return exitUsage
 	}
-	r, err := strace.Open(fs.Arg(0), strace.Options{Strict: *strict, Want: fstrace.Wanted, Args: fstrace.ArgsUsed, SkipFailedArgs: true})
+	r, err := strace.Open(fs.Arg(0), analyze.ReaderOptions(*strict))
 	if err != nil {
 		fmt.Fprintln(stderr, "fsmove lower:", err)
 		return exitUsage

@@ -87,7 +87,7 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 
 	var res *interp.Result
 	var err error
-	var tr traceCounts
+	var tr TraceCounts
 	if in.FStrace != "" {
 		res, err = interpretProgram(in.FStrace, st)
 	} else {
@@ -102,24 +102,18 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 	}
 
 	rep := detector.Detect(res, detector.CatalogGraph(cr.cat, cr.graph), opts.Detector)
-	rep.Stats.TraceBytes = tr.bytes
-	rep.Stats.TraceLines = tr.lines
-	rep.Stats.Events = tr.events
-	rep.Stats.MalformedLines = tr.malformed
+	rep.Stats.TraceBytes = tr.Bytes
+	rep.Stats.TraceLines = tr.Lines
+	rep.Stats.Events = tr.Events
+	rep.Stats.MalformedLines = tr.Malformed
 	phases := append([]detector.Phase{
 		{Name: "catalog (concurrent)", Duration: cr.took},
-		{Name: "read+lower (concurrent)", Duration: tr.readLower},
-		{Name: "interpret", Duration: tr.interpret},
+		{Name: "read+lower (concurrent)", Duration: tr.ReadLower},
+		{Name: "interpret", Duration: tr.Interpret},
 	}, rep.Stats.Phases...)
 	rep.Stats.Phases = append(phases, detector.Phase{Name: "total", Duration: time.Since(start)})
 	st.PeakRSSBytes = peakRSS()
 	return rep, st, nil
-}
-
-// traceCounts are what reading the trace measured.
-type traceCounts struct {
-	bytes, lines, events, malformed int64
-	readLower, interpret            time.Duration
 }
 
 // interpretProgram runs a hand-written FStrace program (the paper's figures).
@@ -139,66 +133,29 @@ func interpretProgram(path string, st *Stats) (*interp.Result, error) {
 	return in.Result(), nil
 }
 
-// interpretTrace reads, lowers and interprets a trace in two goroutines.
-func interpretTrace(ctx context.Context, path string, opts Options, st *Stats, tr *traceCounts) (*interp.Result, error) {
-	r, err := strace.Open(path, strace.Options{Strict: opts.Strict, Want: fstrace.Wanted, Args: fstrace.ArgsUsed, SkipFailedArgs: true})
+// ReaderOptions are the strace reader's options for an analysis: only the
+// calls the lowering table knows, only the arguments it reads, and no
+// argument decoding for failed calls, which have no effect.
+func ReaderOptions(strict bool) strace.Options {
+	return strace.Options{Strict: strict, Want: fstrace.Wanted, Args: fstrace.ArgsUsed, SkipFailedArgs: true}
+}
+
+// TraceCounts are what interpreting a trace measured.
+type TraceCounts struct {
+	Bytes, Lines, Events, Malformed, Statements int64
+	ReadLower, Interpret                        time.Duration
+}
+
+// interpretTrace opens a trace and interprets it; a trace that ends in a
+// read error is analyzed as far as it goes, with a warning, unless strict.
+func interpretTrace(ctx context.Context, path string, opts Options, st *Stats, tr *TraceCounts) (*interp.Result, error) {
+	r, err := strace.Open(path, ReaderOptions(opts.Strict))
 	if err != nil {
 		return nil, &InputError{err}
 	}
 	defer r.Close()
-
-	full := make(chan []fstrace.Statement, 4)
-	empty := make(chan []fstrace.Statement, 6)
-	for i := 0; i < cap(empty); i++ {
-		empty <- make([]fstrace.Statement, 0, batchSize)
-	}
-
-	// Interpreter goroutine: the model is single-threaded state.
-	in := interp.New(interp.Options{})
-	interpDone := make(chan struct{})
-	t0 := time.Now()
-	go func() {
-		defer close(interpDone)
-		for b := range full {
-			in.Run(b)
-			st.Statements += int64(len(b))
-			empty <- b[:0]
-		}
-	}()
-
-	// This goroutine reads and lowers.
-	low := fstrace.NewLowerer(puppet.Marker{})
-	batch := <-empty
-	var readErr error
-	for {
-		if tr.events&0xffff == 0 && ctx.Err() != nil {
-			readErr = ctx.Err()
-			break
-		}
-		ev, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			readErr = err
-			break
-		}
-		tr.events++
-		batch = low.Lower(ev, batch)
-		if len(batch) >= batchSize-16 {
-			full <- batch
-			batch = <-empty
-		}
-	}
-	full <- batch
-	close(full)
-	tr.readLower = time.Since(t0)
-	<-interpDone
-	tr.interpret = time.Since(t0)
-
-	tr.bytes = r.Bytes()
-	tr.lines = r.Lines()
-	tr.malformed = r.Malformed()
+	res, readErr := Interpret(ctx, r, tr)
+	st.Statements = tr.Statements
 	st.Warnings = r.Warnings()
 	if readErr != nil {
 		if errors.Is(readErr, context.Canceled) {
@@ -210,9 +167,69 @@ func interpretTrace(ctx context.Context, path string, opts Options, st *Stats, t
 		// A trace cut short (a killed tracer, a truncated compressed file):
 		// analyze what is there and say so.
 		st.TraceTruncated = true
-		st.Warnings = append(st.Warnings, tracer.Warning{Line: tr.lines, Message: "trace ends early: " + readErr.Error()})
+		st.Warnings = append(st.Warnings, tracer.Warning{Line: tr.Lines, Message: "trace ends early: " + readErr.Error()})
 	}
-	return in.Result(), nil
+	return res, nil
+}
+
+// Interpret reads, lowers and interprets every event of r: reading and
+// lowering in this goroutine, interpretation in another, batches of
+// statements recycled between them. It returns the model's result for what
+// was read, and the error that stopped reading early, if any.
+func Interpret(ctx context.Context, r *strace.Reader, tr *TraceCounts) (*interp.Result, error) {
+	full := make(chan []fstrace.Statement, 4)
+	empty := make(chan []fstrace.Statement, 6)
+	for i := 0; i < cap(empty); i++ {
+		empty <- make([]fstrace.Statement, 0, batchSize)
+	}
+
+	// Interpreter goroutine: the model is single-threaded state.
+	in := interp.New(interp.Options{})
+	interpDone := make(chan struct{})
+	t0 := time.Now()
+	var statements int64
+	go func() {
+		defer close(interpDone)
+		for b := range full {
+			in.Run(b)
+			statements += int64(len(b))
+			empty <- b[:0]
+		}
+	}()
+
+	// This goroutine reads and lowers.
+	low := fstrace.NewLowerer(puppet.Marker{})
+	batch := <-empty
+	var readErr error
+	var events int64
+	for {
+		if events&0xffff == 0 && ctx.Err() != nil {
+			readErr = ctx.Err()
+			break
+		}
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			readErr = err
+			break
+		}
+		events++
+		batch = low.Lower(ev, batch)
+		if len(batch) >= batchSize-16 {
+			full <- batch
+			batch = <-empty
+		}
+	}
+	full <- batch
+	close(full)
+	tr.ReadLower = time.Since(t0)
+	<-interpDone
+	tr.Interpret = time.Since(t0)
+	tr.Events, tr.Statements = events, statements
+	tr.Bytes, tr.Lines, tr.Malformed = r.Bytes(), r.Lines(), r.Malformed()
+	return in.Result(), readErr
 }
 
 // peakRSS is the process's peak resident set size.

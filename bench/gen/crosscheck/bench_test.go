@@ -2,15 +2,13 @@ package crosscheck
 
 import (
 	"bytes"
-	"io"
+	"context"
+	"github.com/fsmove/fsmove/detector/analyze"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/fsmove/fsmove/bench/gen"
-	"github.com/fsmove/fsmove/fstrace"
-	"github.com/fsmove/fsmove/fstrace/interp"
-	"github.com/fsmove/fsmove/puppet"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
 
@@ -22,8 +20,9 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchmarkPipeline measures strace parsing, lowering (with puppet.Marker)
-// and interpretation of a 64 MB generated trace held in memory: MB/s of
+// BenchmarkPipeline measures the analysis pipeline (analyze.Interpret: strace
+// parsing and lowering on one goroutine, interpretation on another) on a
+// 64 MB generated trace held in memory: MB/s of
 // strace text per wall second, and per CPU second (steadier on a shared
 // machine). SPEC's target for the whole analysis is ≥ 450 MB/s.
 func BenchmarkPipeline(b *testing.B) {
@@ -35,22 +34,12 @@ func BenchmarkPipeline(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	cpu0 := cpuTime()
 	for b.Loop() {
-		r := strace.NewReader(bytes.NewReader(data), strace.Options{Want: fstrace.Wanted})
-		low := fstrace.NewLowerer(puppet.Marker{})
-		in := interp.New(interp.Options{})
-		var stmts []fstrace.Statement
-		for {
-			ev, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			stmts = low.Lower(ev, stmts[:0])
-			in.Run(stmts)
+		var tr analyze.TraceCounts
+		res, err := analyze.Interpret(context.Background(), strace.NewReader(bytes.NewReader(data), analyze.ReaderOptions(true)), &tr)
+		if err != nil {
+			b.Fatal(err)
 		}
-		if res := in.Result(); len(res.Paths) == 0 {
+		if len(res.Paths) == 0 {
 			b.Fatal("no paths")
 		}
 	}

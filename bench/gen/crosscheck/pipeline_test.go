@@ -2,19 +2,17 @@ package crosscheck
 
 import (
 	"bytes"
-	"io"
+	"context"
+	"github.com/fsmove/fsmove/detector/analyze"
 	"sort"
 	"testing"
 
 	"github.com/fsmove/fsmove/bench/gen"
-	"github.com/fsmove/fsmove/fstrace"
-	"github.com/fsmove/fsmove/fstrace/interp"
-	"github.com/fsmove/fsmove/puppet"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
 
-// TestPipelineRelations runs a generated trace through the strace parser,
-// the lowering with puppet.Marker and the interpreter, and checks that the
+// TestPipelineRelations runs a generated trace through the analysis pipeline
+// (strace reader, lowering with puppet.Marker, interpreter), and checks that the
 // must-precede relations between resources (a path produced by one block
 // and consumed or expunged by another that does not produce it) are exactly
 // the planned conflicts.
@@ -24,22 +22,11 @@ func TestPipelineRelations(t *testing.T) {
 	if err := gen.Generate(&buf, p); err != nil {
 		t.Fatal(err)
 	}
-	r := strace.NewReader(&buf, strace.Options{Want: fstrace.Wanted})
-	low := fstrace.NewLowerer(puppet.Marker{})
-	in := interp.New(interp.Options{})
-	var stmts []fstrace.Statement
-	for {
-		ev, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		stmts = low.Lower(ev, stmts[:0])
-		in.Run(stmts)
+	var tr analyze.TraceCounts
+	res, err := analyze.Interpret(context.Background(), strace.NewReader(&buf, analyze.ReaderOptions(true)), &tr)
+	if err != nil {
+		t.Fatal(err)
 	}
-	res := in.Result()
 	t.Logf("stats: %+v", res.Stats)
 
 	type rel struct{ from, to, path string }
