@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"os"
@@ -253,5 +254,40 @@ func TestAnalyzePackageNotifyRealRun(t *testing.T) {
 	}
 	if !sawDaemon {
 		t.Errorf("the daemon's binary /usr/sbin/cron is not among the paths: %v", got[0].Paths)
+	}
+}
+
+// TestAnalyzeTruncatedTrace: a compressed trace cut short (a killed tracer)
+// is analyzed as far as it goes, with a warning, and its findings are kept.
+func TestAnalyzeTruncatedTrace(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "analyze", "fig1_mor_file_exec")
+	data, err := os.ReadFile(filepath.Join(dir, "trace.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(data)
+	zw.Close()
+	cut := filepath.Join(t.TempDir(), "trace.log.gz")
+	if err := os.WriteFile(cut, gz.Bytes()[:gz.Len()-12], 0o644); err != nil { // no gzip trailer
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"analyze", "--format", "json", cut, filepath.Join(dir, "catalog.json")})
+	if code != exitFindings {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "ends early") {
+		t.Errorf("no truncation warning; stderr:\n%s", stderr.String())
+	}
+	if got := decodeFindings(t, stdout.Bytes()); len(got) != 1 || got[0].Consumer != "Exec[use-conf]" {
+		t.Errorf("findings %+v, want the MOR of the whole trace", got)
+	}
+	// With --strict the same input is an input error.
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(&stdout, &stderr, []string{"analyze", "--strict", cut, filepath.Join(dir, "catalog.json")}); code != exitUsage {
+		t.Errorf("--strict on a truncated trace: exit %d, want 2", code)
 	}
 }
