@@ -155,6 +155,7 @@ func interpretTrace(ctx context.Context, path string, opts Options, st *Stats, t
 	}
 	defer r.Close()
 	res, readErr := Interpret(ctx, r, tr)
+	tr.Bytes, tr.Lines, tr.Malformed = r.Bytes(), r.Lines(), r.Malformed()
 	st.Statements = tr.Statements
 	st.Warnings = r.Warnings()
 	if readErr != nil {
@@ -172,11 +173,13 @@ func interpretTrace(ctx context.Context, path string, opts Options, st *Stats, t
 	return res, nil
 }
 
-// Interpret reads, lowers and interprets every event of r: reading and
-// lowering in this goroutine, interpretation in another, batches of
-// statements recycled between them. It returns the model's result for what
-// was read, and the error that stopped reading early, if any.
-func Interpret(ctx context.Context, r *strace.Reader, tr *TraceCounts) (*interp.Result, error) {
+// Interpret reads, lowers and interprets every event of src (the strace
+// reader, or a native tracer's live events): reading and lowering in this
+// goroutine, interpretation in another, batches of statements recycled
+// between them. It returns the model's result for what was read, and the
+// error that stopped reading early, if any. It fills tr's event and
+// statement counts and times; the byte and line counts are the caller's.
+func Interpret(ctx context.Context, src tracer.Source, tr *TraceCounts) (*interp.Result, error) {
 	full := make(chan []fstrace.Statement, 4)
 	empty := make(chan []fstrace.Statement, 6)
 	for i := 0; i < cap(empty); i++ {
@@ -207,7 +210,7 @@ func Interpret(ctx context.Context, r *strace.Reader, tr *TraceCounts) (*interp.
 			readErr = ctx.Err()
 			break
 		}
-		ev, err := r.Next()
+		ev, err := src.Next()
 		if err == io.EOF {
 			break
 		}
@@ -228,7 +231,6 @@ func Interpret(ctx context.Context, r *strace.Reader, tr *TraceCounts) (*interp.
 	<-interpDone
 	tr.Interpret = time.Since(t0)
 	tr.Events, tr.Statements = events, statements
-	tr.Bytes, tr.Lines, tr.Malformed = r.Bytes(), r.Lines(), r.Malformed()
 	return in.Result(), readErr
 }
 
