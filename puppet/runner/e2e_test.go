@@ -84,6 +84,9 @@ func TestE2EArtifacts(t *testing.T) {
 		back.Tracer != "strace" || back.Module.Name != "clean" || back.FsmoveVersion != "e2e" {
 		t.Errorf("run.json: %+v", back)
 	}
+	if dir := back.PathMap["/fsmove/modules/clean"]; dir == "" || !fileExists(filepath.Join(dir, "manifests", "init.pp")) {
+		t.Errorf("path_map %v does not lead to the module on this machine", back.PathMap)
+	}
 	var steps []string
 	for _, s := range back.Steps {
 		steps = append(steps, s.Name)

@@ -41,6 +41,10 @@ type RunRecord struct {
 	// interrupted, infra-error.
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
+	// PathMap maps the directories the modules have in the container to
+	// where they are on this machine, so that a report can show the user's
+	// own file:line instead of /fsmove/modules/….
+	PathMap map[string]string `json:"path_map,omitempty"`
 	// Artifacts are the files of the output directory, relative to it.
 	Artifacts []string `json:"artifacts"`
 }

@@ -285,9 +285,11 @@ func (r *run) putModules(ctx context.Context, s *Step, site string) ([]string, e
 	a.AddFile(graphDir+"/.keep", nil, 0o644)
 	var modulePath []string
 	m := r.opts.Module
+	r.rec.PathMap = map[string]string{}
 	if m.Kind == SourceDir {
 		a.AddDir(m.Dir, modulesDir+"/"+m.Name)
 		modulePath = append(modulePath, modulesDir)
+		r.rec.PathMap[modulesDir+"/"+m.Name] = m.Dir
 	}
 	for i, dir := range r.opts.ModulePath {
 		entry, err := modulePathEntry(dir, fmt.Sprintf("%s/%d", modulePathDir, i))
@@ -296,6 +298,9 @@ func (r *run) putModules(ctx context.Context, s *Step, site string) ([]string, e
 		}
 		a.AddDir(dir, entry.archiveName)
 		modulePath = append(modulePath, entry.puppetDir)
+		if abs, err := filepath.Abs(dir); err == nil {
+			r.rec.PathMap[entry.archiveName] = abs
+		}
 	}
 	data, err := a.Bytes()
 	if err != nil {
