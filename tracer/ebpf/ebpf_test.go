@@ -1,0 +1,322 @@
+package ebpf
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"github.com/fsmove/fsmove/fstrace"
+	"github.com/fsmove/fsmove/tracer"
+	"github.com/fsmove/fsmove/tracer/strace"
+	"golang.org/x/sys/unix"
+)
+
+// The Go decoder and the C struct must agree on the record layout.
+func TestHeaderMatchesBPFStruct(t *testing.T) {
+	var e fsmoveEvent
+	if off := unsafe.Offsetof(e.Buf); off != headerSize {
+		t.Fatalf("offsetof(struct event, buf) = %d, decoder uses %d", off, headerSize)
+	}
+	if n := len(e.Buf); n != 2*4096+dataMax {
+		t.Fatalf("event buf holds %d bytes, want 2*PATH_MAX+DATA_MAX = %d", n, 2*4096+dataMax)
+	}
+}
+
+// Every call the lowering table lowers has a row here, and only those.
+func TestTableCoversLowering(t *testing.T) {
+	seen := map[string]bool{}
+	for _, row := range syscallTable {
+		if seen[row.name] {
+			t.Errorf("%s: two rows", row.name)
+		}
+		seen[row.name] = true
+		if !fstrace.Wanted(row.name) {
+			t.Errorf("%s: traced but the lowering has no row for it", row.name)
+		}
+		if row.nr <= 0 && row.name != "read" || row.nr >= maxNr {
+			t.Errorf("%s: number %d out of range", row.name, row.nr)
+		}
+		if len(row.args) > 6 {
+			t.Errorf("%s: %d arguments", row.name, len(row.args))
+		}
+		strs := strings.Count(row.args, "s") + strings.Count(row.args, "x")
+		if strs > 2 {
+			t.Errorf("%s: %d strings, the program reads two", row.name, strs)
+		}
+		// Every argument the lowering reads exists in the row.
+		if used := fstrace.ArgsUsed(row.name); used != 0 {
+			for i := 0; i < 6; i++ {
+				if used&(1<<i) != 0 && i >= len(row.args) && row.name != "fork" && row.name != "vfork" && row.name != "inotify_init" {
+					t.Errorf("%s: the lowering reads argument %d, the row has %d", row.name, i, len(row.args))
+				}
+			}
+		}
+	}
+	// The number → row index agrees with the rows.
+	for nr, row := range byNr {
+		if row != nil && row.nr != nr {
+			t.Errorf("byNr[%d] is %s (%d)", nr, row.name, row.nr)
+		}
+	}
+}
+
+// cgroup2Mount finds where the cgroup v2 hierarchy is mounted.
+func cgroup2Mount(t *testing.T) string {
+	for _, dir := range []string{"/sys/fs/cgroup/unified", "/sys/fs/cgroup"} {
+		var fs unix.Statfs_t
+		if unix.Statfs(dir, &fs) == nil && fs.Type == unix.CGROUP2_SUPER_MAGIC {
+			return dir
+		}
+	}
+	t.Skip("no cgroup v2 hierarchy")
+	return ""
+}
+
+// needEBPF skips the test when this process cannot trace with eBPF.
+func needEBPF(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("eBPF tracing needs root")
+	}
+}
+
+// newCgroup creates an empty cgroup v2 directory for one test and returns
+// its path and an open fd on it (for CLONE_INTO_CGROUP).
+func newCgroup(t *testing.T) (string, int) {
+	t.Helper()
+	dir := filepath.Join(cgroup2Mount(t), fmt.Sprintf("fsmove-ebpf-test-%d", os.Getpid()))
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		t.Skipf("cannot create a cgroup: %v", err)
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		unix.Close(fd)
+		os.Remove(dir) // fails while a process is still in it: harmless
+	})
+	return dir, fd
+}
+
+// workload is a small program: it forks and execs (sh runs cat, mv, rm),
+// opens, renames, creates and removes files, and writes to fd 1.
+func workload(dir string) string {
+	return fmt.Sprintf(`mkdir -p %[1]s/sub && cd %[1]s/sub && echo data > a && mv a b && cat b > /dev/null && ln -s b c && rm c b && cd / && rmdir %[1]s/sub %[1]s && echo "fsmove-marker hello"`, dir)
+}
+
+// traceWorkload runs the workload in a fresh cgroup under the eBPF tracer
+// and returns its events (copied).
+func traceWorkload(t *testing.T, work string) []tracer.Event {
+	t.Helper()
+	cg, fd := newCgroup(t)
+	tr, err := Start(Options{CgroupPath: cg})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	defer tr.Close()
+
+	type result struct {
+		evs []tracer.Event
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var evs []tracer.Event
+		for {
+			ev, err := tr.Next()
+			if err != nil {
+				if err == io.EOF {
+					err = nil
+				}
+				done <- result{evs, err}
+				return
+			}
+			c := *ev
+			c.Args = append([]tracer.Arg(nil), ev.Args...)
+			evs = append(evs, c)
+		}
+	}()
+
+	cmd := exec.Command("/bin/sh", "-c", work)
+	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+	out, runErr := cmd.CombinedOutput()
+	stopErr := tr.Stop()
+	res := <-done
+	if runErr != nil {
+		t.Fatalf("workload: %v: %s", runErr, out)
+	}
+	if stopErr != nil {
+		t.Fatalf("Stop: %v", stopErr)
+	}
+	if res.err != nil {
+		t.Fatalf("Next: %v", res.err)
+	}
+	return res.evs
+}
+
+func TestTraceSmallProgram(t *testing.T) {
+	needEBPF(t)
+	dir := t.TempDir()
+	evs := traceWorkload(t, workload(dir))
+	if len(evs) == 0 {
+		t.Fatal("no events")
+	}
+	pids := map[int]bool{}
+	var sawExecMv, sawRename, sawMarker, sawClone, sawSymlink bool
+	exits := 0
+	for i := range evs {
+		ev := &evs[i]
+		pids[ev.Pid] = true
+		if ev.Line != int64(i+1) {
+			t.Errorf("event %d has sequence number %d", i, ev.Line)
+		}
+		switch {
+		case ev.Kind == tracer.KindExit:
+			exits++
+		case ev.Syscall == "execve" && !ev.Failed():
+			if a := ev.Arg(0); a.Kind == tracer.ArgStr && strings.HasSuffix(a.Str, "/mv") {
+				sawExecMv = true
+			}
+		case strings.HasPrefix(ev.Syscall, "rename") && !ev.Failed():
+			// mv a b: renameat2(AT_FDCWD, "a", AT_FDCWD, "b", RENAME_NOREPLACE) on bookworm's coreutils.
+			old, new := ev.Arg(0), ev.Arg(1)
+			if ev.Syscall != "rename" {
+				old, new = ev.Arg(1), ev.Arg(3)
+				if d := ev.Arg(0); d.Kind != tracer.ArgInt || d.Int != -100 {
+					t.Errorf("%s dirfd = %+v, want AT_FDCWD (-100)", ev.Syscall, d)
+				}
+			}
+			if old.Str == "a" && new.Str == "b" {
+				sawRename = true
+			}
+		case (ev.Syscall == "write" || ev.Syscall == "writev") && ev.Arg(0).Int == 1:
+			if strings.Contains(ev.Arg(1).Str, "fsmove-marker hello") {
+				sawMarker = true
+			}
+		case (ev.Syscall == "clone" || ev.Syscall == "clone3" || ev.Syscall == "vfork" || ev.Syscall == "fork") && ev.Ret > 0:
+			sawClone = true
+		case strings.HasPrefix(ev.Syscall, "symlink") && !ev.Failed():
+			if ev.Arg(0).Str == "b" {
+				sawSymlink = true
+			}
+		}
+		if ev.Kind == tracer.KindSyscall && !fstrace.Wanted(ev.Syscall) {
+			t.Errorf("event %d: %s is not a call the lowering wants", i, ev.Syscall)
+		}
+	}
+	if !sawExecMv || !sawRename || !sawMarker || !sawClone || !sawSymlink {
+		t.Errorf("missing events: exec mv %v, rename a→b %v, marker write %v, clone %v, symlink %v",
+			sawExecMv, sawRename, sawMarker, sawClone, sawSymlink)
+	}
+	if len(pids) < 4 {
+		t.Errorf("saw %d tasks, want sh and its children mkdir, cat, mv, ln, rm, rmdir", len(pids))
+	}
+	if exits < len(pids) {
+		t.Errorf("%d exits for %d tasks", exits, len(pids))
+	}
+}
+
+// pathEffect is one path statement, without the pid and line evidence.
+type pathEffect struct {
+	op          fstrace.Op
+	path, path2 string
+	effect      fstrace.Effect
+}
+
+// lowerPaths lowers events and returns the set of their path statements.
+func lowerPaths(t *testing.T, src tracer.Source) map[pathEffect]bool {
+	t.Helper()
+	low := fstrace.NewLowerer(nil)
+	set := map[pathEffect]bool{}
+	var out []fstrace.Statement
+	for {
+		ev, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = low.Lower(ev, out[:0])
+		for _, s := range out {
+			switch s.Op {
+			case fstrace.OpHpath, fstrace.OpHpathSym, fstrace.OpRename, fstrace.OpLink, fstrace.OpSymlink:
+				set[pathEffect{s.Op, s.Path, s.Path2, s.Effect}] = true
+			}
+		}
+	}
+	if low.Stats.BadArgs != 0 {
+		t.Errorf("%d calls with unusable arguments", low.Stats.BadArgs)
+	}
+	return set
+}
+
+// sliceSource replays copied events.
+type sliceSource struct {
+	evs []tracer.Event
+	i   int
+}
+
+func (s *sliceSource) Next() (*tracer.Event, error) {
+	if s.i >= len(s.evs) {
+		return nil, io.EOF
+	}
+	s.i++
+	return &s.evs[s.i-1], nil
+}
+
+// The same program traced by strace -f and by eBPF lowers to the same path
+// statements.
+func TestSameAsStrace(t *testing.T) {
+	needEBPF(t)
+	straceBin, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("no strace")
+	}
+	dir := t.TempDir()
+	work := workload(filepath.Join(dir, "w"))
+
+	tracePath := filepath.Join(dir, "trace.log")
+	cmd := exec.Command(straceBin, "-f", "-s", "300", "-o", tracePath, "/bin/sh", "-c", work)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("strace: %v: %s", err, out)
+	}
+	r, err := strace.Open(tracePath, strace.Options{Want: fstrace.Wanted, Args: fstrace.ArgsUsed, SkipFailedArgs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	fromStrace := lowerPaths(t, r)
+
+	fromEBPF := lowerPaths(t, &sliceSource{evs: traceWorkload(t, work)})
+
+	var onlyStrace, onlyEBPF []string
+	for pe := range fromStrace {
+		if !fromEBPF[pe] {
+			onlyStrace = append(onlyStrace, fmt.Sprint(pe))
+		}
+	}
+	for pe := range fromEBPF {
+		if !fromStrace[pe] {
+			onlyEBPF = append(onlyEBPF, fmt.Sprint(pe))
+		}
+	}
+	sort.Strings(onlyStrace)
+	sort.Strings(onlyEBPF)
+	if len(onlyStrace)+len(onlyEBPF) > 0 {
+		t.Errorf("path statements differ (strace %d, eBPF %d)\nonly strace:\n  %s\nonly eBPF:\n  %s",
+			len(fromStrace), len(fromEBPF), strings.Join(onlyStrace, "\n  "), strings.Join(onlyEBPF, "\n  "))
+	}
+	if len(fromEBPF) < 10 {
+		t.Errorf("only %d path statements", len(fromEBPF))
+	}
+}

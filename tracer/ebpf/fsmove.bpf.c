@@ -1,0 +1,340 @@
+//go:build ignore
+
+// SPDX-License-Identifier: GPL-2.0
+/* fsmove's eBPF tracer: the system calls the lowering table needs, made by
+ * the tasks of one cgroup (a container), as completed calls with their
+ * arguments, sent to user space through one ring buffer.
+ *
+ * What to read for each call is not decided here: user space fills the
+ * plans map from its syscall table (tracer/ebpf/syscalls.go), so that adding
+ * a call is adding a Go row, not C code.
+ *
+ * Paths are read at sys_exit: by then the kernel has copied them itself, so
+ * their pages are resident and bpf_probe_read_user_str (which cannot fault
+ * pages in) succeeds. execve is the exception: at its exit the old memory is
+ * gone, so its program path is read at sys_enter and kept per task. */
+#include "fsmove.h"
+#include <bpf/bpf_helpers.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define PATH_MAX 4096
+#define DATA_MAX 512 /* bytes kept of a write to fd 1 or 2: a marker line */
+#define MAX_NR 512
+#define MAX_IOV 8
+
+enum event_kind { EV_SYSCALL = 1, EV_EXIT = 2 };
+
+/* How a call's arguments are read (struct plan.special). */
+enum special {
+	SP_NONE = 0,
+	SP_WRITE = 1,      /* data: count bytes at args[1], fd 1 or 2 only */
+	SP_WRITEV = 2,     /* data: the iovecs at args[1], fd 1 or 2 only */
+	SP_STRUCT_U64 = 3, /* extra: the first u64 of the struct at args[a] */
+	SP_INT_PAIR = 4,   /* extra: the two ints at args[a] (pipe's fds) */
+};
+
+struct plan {
+	__u8 wanted;
+	__u8 str0, str1; /* 1 + index of a string argument, 0 for none */
+	__u8 str0_at_enter; /* exec: read str0 at sys_enter */
+	__u8 special;
+	__u8 special_arg;
+	__u8 pad[2];
+};
+
+struct inflight {
+	__s64 nr;
+	__u64 args[6];
+};
+
+struct exec_path {
+	__s32 len; /* bpf_probe_read_user_str's result */
+	__u32 pad;
+	char path[PATH_MAX];
+};
+
+/* Event flags. */
+#define F_STR0_FAULT 1 /* str0 could not be read */
+#define F_STR1_FAULT 2
+#define F_DATA_FAULT 4
+#define F_EXTRA_FAULT 8
+
+struct event {
+	__u32 kind;
+	__u32 tid;
+	__s64 nr;
+	__s64 ret;
+	__u64 args[6];
+	__u64 extra;
+	__u16 len0, len1; /* bytes of the strings in buf, NUL included */
+	__u16 data_len;   /* bytes of write data in buf (no strings then) */
+	__u16 flags;
+	__u32 pad;
+	char buf[2 * PATH_MAX + DATA_MAX];
+};
+
+/* Set by user space before attaching. */
+volatile const __u64 target_cgroup = 0;
+volatile const __u32 target_level = 0; /* 0: exact cgroup; else ancestor level */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MAX_NR);
+	__type(key, __u32);
+	__type(value, struct plan);
+} plans SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, struct inflight);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct exec_path);
+} exec_paths SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct event);
+} event_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct exec_path);
+} exec_scratch SEC(".maps");
+
+/* drops[0] counts events lost because the ring buffer was full; drops[1]
+ * calls lost because the inflight or exec_paths map was full. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 << 20);
+} events SEC(".maps");
+
+static __always_inline void count_drop(__u32 which)
+{
+	__u64 *n = bpf_map_lookup_elem(&drops, &which);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
+/* arg_at returns args[i] with a constant index, as the verifier wants for
+ * the tracepoint context. */
+static __always_inline __u64 arg_at(const __u64 *args, __u32 i)
+{
+	switch (i) {
+	case 0: return args[0];
+	case 1: return args[1];
+	case 2: return args[2];
+	case 3: return args[3];
+	case 4: return args[4];
+	case 5: return args[5];
+	}
+	return 0;
+}
+
+static __always_inline int in_target(void)
+{
+	if (target_level == 0)
+		return bpf_get_current_cgroup_id() == target_cgroup;
+	return bpf_get_current_ancestor_cgroup_id(target_level) == target_cgroup;
+}
+
+SEC("tracepoint/raw_syscalls/sys_enter")
+int sys_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	__s64 nr = ctx->id;
+	if (nr < 0 || nr >= MAX_NR)
+		return 0;
+	__u32 key = nr;
+	struct plan *p = bpf_map_lookup_elem(&plans, &key);
+	if (!p || !p->wanted)
+		return 0;
+	if (!in_target())
+		return 0;
+	if ((p->special == SP_WRITE || p->special == SP_WRITEV) && ctx->args[0] != 1 && ctx->args[0] != 2)
+		return 0;
+
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct inflight in = {.nr = nr};
+	for (int i = 0; i < 6; i++)
+		in.args[i] = ctx->args[i];
+	if (bpf_map_update_elem(&inflight, &tid, &in, BPF_ANY) != 0) {
+		count_drop(1);
+		return 0;
+	}
+	if (p->str0_at_enter && p->str0 >= 1 && p->str0 <= 6) {
+		__u32 zero = 0;
+		struct exec_path *ep = bpf_map_lookup_elem(&exec_scratch, &zero);
+		if (!ep)
+			return 0;
+		ep->len = bpf_probe_read_user_str(ep->path, sizeof(ep->path), (void *)arg_at(in.args, p->str0 - 1));
+		if (bpf_map_update_elem(&exec_paths, &tid, ep, BPF_ANY) != 0)
+			count_drop(1);
+	}
+	return 0;
+}
+
+/* read_str reads the string argument at ptr into e->buf at off, and returns
+ * its length (NUL included), or 0 after setting fault in e->flags. */
+static __always_inline __u32 read_str(struct event *e, __u32 off, const void *ptr, __u16 fault)
+{
+	off &= (2 * PATH_MAX - 1);
+	if (off > PATH_MAX)
+		return 0;
+	long n = bpf_probe_read_user_str(&e->buf[off], PATH_MAX, ptr);
+	if (n <= 0) {
+		e->flags |= fault;
+		return 0;
+	}
+	return n;
+}
+
+static __always_inline void read_writev(struct event *e, const struct iovec *iov, __u64 cnt)
+{
+	__u32 off = 0;
+	for (int i = 0; i < MAX_IOV; i++) {
+		if (i >= cnt || off >= DATA_MAX)
+			break;
+		struct iovec v;
+		if (bpf_probe_read_user(&v, sizeof(v), &iov[i]) != 0) {
+			e->flags |= F_DATA_FAULT;
+			break;
+		}
+		__u64 n = v.iov_len;
+		if (n > DATA_MAX - off)
+			n = DATA_MAX - off;
+		off &= (DATA_MAX - 1);
+		n &= (DATA_MAX - 1) | DATA_MAX;
+		if (n == 0)
+			continue;
+		if (off + n > DATA_MAX)
+			break;
+		if (bpf_probe_read_user(&e->buf[off], n, v.iov_base) != 0) {
+			e->flags |= F_DATA_FAULT;
+			break;
+		}
+		off += n;
+	}
+	e->data_len = off;
+}
+
+SEC("tracepoint/raw_syscalls/sys_exit")
+int sys_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct inflight *in = bpf_map_lookup_elem(&inflight, &tid);
+	if (!in)
+		return 0; /* not traced, or a new child returning from clone */
+	__u32 key = in->nr;
+	struct plan *p = bpf_map_lookup_elem(&plans, &key);
+	__u32 zero = 0;
+	struct event *e = bpf_map_lookup_elem(&event_scratch, &zero);
+	if (!p || !e) {
+		bpf_map_delete_elem(&inflight, &tid);
+		return 0;
+	}
+	e->kind = EV_SYSCALL;
+	e->tid = tid;
+	e->nr = in->nr;
+	e->ret = ctx->ret;
+	for (int i = 0; i < 6; i++)
+		e->args[i] = in->args[i];
+	e->extra = 0;
+	e->len0 = e->len1 = e->data_len = e->flags = 0;
+	bpf_map_delete_elem(&inflight, &tid);
+
+	__u32 used = 0;
+	/* A failed call has no effect on the model: its arguments are not read. */
+	if (e->ret >= 0) {
+		if (p->str0_at_enter) {
+			struct exec_path *ep = bpf_map_lookup_elem(&exec_paths, &tid);
+			if (ep && ep->len > 0 && ep->len <= PATH_MAX) {
+				if (bpf_probe_read_kernel(e->buf, PATH_MAX, ep->path) == 0)
+					e->len0 = ep->len;
+			} else {
+				e->flags |= F_STR0_FAULT;
+			}
+		} else if (p->str0 >= 1 && p->str0 <= 6) {
+			e->len0 = read_str(e, 0, (void *)arg_at(e->args, p->str0 - 1), F_STR0_FAULT);
+		}
+		if (p->str1 >= 1 && p->str1 <= 6)
+			e->len1 = read_str(e, e->len0, (void *)arg_at(e->args, p->str1 - 1), F_STR1_FAULT);
+		used = e->len0 + e->len1;
+
+		__u64 extra_ptr = arg_at(e->args, p->special_arg);
+		switch (p->special) {
+		case SP_WRITE: {
+			__u64 n = e->args[2];
+			if (n > DATA_MAX)
+				n = DATA_MAX;
+			n &= (DATA_MAX - 1) | DATA_MAX;
+			if (n > 0 && bpf_probe_read_user(e->buf, n, (void *)e->args[1]) != 0)
+				e->flags |= F_DATA_FAULT;
+			else
+				e->data_len = n;
+			used = e->data_len;
+			break;
+		}
+		case SP_WRITEV:
+			read_writev(e, (const struct iovec *)e->args[1], e->args[2]);
+			used = e->data_len;
+			break;
+		case SP_STRUCT_U64:
+			if (bpf_probe_read_user(&e->extra, 8, (void *)extra_ptr) != 0)
+				e->flags |= F_EXTRA_FAULT;
+			break;
+		case SP_INT_PAIR:
+			if (bpf_probe_read_user(&e->extra, 8, (void *)extra_ptr) != 0)
+				e->flags |= F_EXTRA_FAULT;
+			break;
+		}
+	}
+	if (p->str0_at_enter)
+		bpf_map_delete_elem(&exec_paths, &tid);
+
+	if (used > sizeof(e->buf))
+		used = sizeof(e->buf);
+	__u64 size = __builtin_offsetof(struct event, buf) + used;
+	if (bpf_ringbuf_output(&events, e, size, 0) != 0)
+		count_drop(0);
+	return 0;
+}
+
+SEC("tracepoint/sched/sched_process_exit")
+int sched_process_exit(void *ctx)
+{
+	if (!in_target())
+		return 0;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	bpf_map_delete_elem(&inflight, &tid);
+	bpf_map_delete_elem(&exec_paths, &tid);
+	__u32 zero = 0;
+	struct event *e = bpf_map_lookup_elem(&event_scratch, &zero);
+	if (!e)
+		return 0;
+	e->kind = EV_EXIT;
+	e->tid = tid;
+	e->nr = -1;
+	e->ret = 0;
+	e->len0 = e->len1 = e->data_len = e->flags = 0;
+	if (bpf_ringbuf_output(&events, e, __builtin_offsetof(struct event, buf), 0) != 0)
+		count_drop(0);
+	return 0;
+}

@@ -1,0 +1,54 @@
+/* Minimal kernel types for fsmove.bpf.c, instead of a 3 MB vmlinux.h.
+ * The tracepoint records are laid out as in
+ * /sys/kernel/tracing/events/raw_syscalls/sys_{enter,exit}/format; they are
+ * stable ABI (perf and ftrace users read them). */
+#ifndef FSMOVE_H
+#define FSMOVE_H
+
+typedef unsigned char __u8;
+typedef unsigned short __u16;
+typedef unsigned int __u32;
+typedef unsigned long long __u64;
+typedef signed char __s8;
+typedef short __s16;
+typedef int __s32;
+typedef long long __s64;
+typedef __u16 __be16;
+typedef __u32 __be32;
+typedef __u32 __wsum;
+
+/* bpf_helper_defs.h needs these names to exist. */
+enum bpf_map_type {
+	BPF_MAP_TYPE_HASH = 1,
+	BPF_MAP_TYPE_ARRAY = 2,
+	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
+	BPF_MAP_TYPE_RINGBUF = 27,
+};
+enum { BPF_ANY = 0 };
+
+struct trace_entry {
+	unsigned short type;
+	unsigned char flags;
+	unsigned char preempt_count;
+	int pid;
+};
+
+struct trace_event_raw_sys_enter {
+	struct trace_entry ent;
+	long id;
+	unsigned long args[6];
+};
+
+struct trace_event_raw_sys_exit {
+	struct trace_entry ent;
+	long id;
+	long ret;
+};
+
+/* User-space iovec (writev). */
+struct iovec {
+	void *iov_base;
+	__u64 iov_len;
+};
+
+#endif

@@ -1,0 +1,487 @@
+// Package ebpf is fsmove's eBPF capture backend: BPF programs on the raw
+// system-call tracepoints, running on the host and filtered to one cgroup
+// (a container), deliver the completed calls that fstrace's lowering needs
+// as tracer.Events, through one ring buffer.
+//
+// Use:
+//
+//	t, err := ebpf.Start(ebpf.Options{CgroupPath: "/sys/fs/cgroup/unified/docker/<id>"})
+//	// run the workload; meanwhile a goroutine reads t.Next() until io.EOF
+//	// (for example analyze.Interpret(ctx, t, &counts))
+//	err = t.Stop() // after the workload ended: Next drains what is left, then io.EOF
+//
+// A lost event makes the capture incomplete: the program counts every
+// event the ring buffer could not take, Next returns an *ErrDropped instead
+// of io.EOF at the end, and Stop returns it too.
+//
+// Ordering. Events are written to one ring buffer shared by all CPUs, at
+// the exit of each call, so the stream is in order of completion; calls of
+// one thread are in program order. Between threads on different CPUs, two
+// calls that complete at nearly the same time may appear in either order,
+// and a call appears at its end, not its start (like strace's
+// "<unfinished ...>" calls, which strace prints at their start). This
+// matters to the model only where two threads race on the same path or fd
+// table, which the model cannot order anyway; the one ordering the model
+// relies on across processes, a parent's clone before its child's calls,
+// is often inverted (the child runs before clone returns in the parent),
+// and the interpreter already accepts a child seen before its parent's
+// clone (strace shows the same).
+package ebpf
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	cebpf "github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+	"github.com/cilium/ebpf/ringbuf"
+	"github.com/cilium/ebpf/rlimit"
+	"golang.org/x/sys/unix"
+
+	"github.com/fsmove/fsmove/tracer"
+)
+
+// Options say what to trace.
+type Options struct {
+	// CgroupPath is a cgroup v2 directory (e.g. Docker's
+	// /sys/fs/cgroup/unified/docker/<id> on this host, or
+	// /sys/fs/cgroup/system.slice/docker-<id>.scope with systemd): the
+	// tasks in it and in every cgroup below it are traced.
+	CgroupPath string
+	// CgroupID is a cgroup v2 id (the inode number of its directory), used
+	// when CgroupPath is empty: only the tasks directly in it are traced.
+	CgroupID uint64
+	// RingBytes is the ring buffer size, a power of two multiple of the page
+	// size; 0 means 64 MiB.
+	RingBytes uint32
+}
+
+// ErrDropped says the capture is incomplete: Count events were lost (the
+// ring buffer was full, or the per-task maps were).
+type ErrDropped struct{ Count uint64 }
+
+func (e *ErrDropped) Error() string {
+	return fmt.Sprintf("ebpf: %d events were dropped: the capture is incomplete", e.Count)
+}
+
+// Tracer is a running capture. Next is for one reading goroutine; Stop and
+// Dropped may be called from another.
+type Tracer struct {
+	objs  fsmoveObjects
+	links []link.Link
+	rd    *ringbuf.Reader
+
+	stopOnce sync.Once
+	stopErr  error
+
+	// Reading state, owned by the goroutine calling Next.
+	rec  ringbuf.Record
+	ev   tracer.Event
+	args [6]tracer.Arg
+	seq  int64
+	done bool
+}
+
+// Event kinds, as enum event_kind in fsmove.bpf.c.
+const (
+	evSyscall = 1
+	evExit    = 2
+)
+
+// Event flags, as F_* in fsmove.bpf.c.
+const (
+	fStr0Fault  = 1
+	fStr1Fault  = 2
+	fDataFault  = 4
+	fExtraFault = 8
+)
+
+// headerSize is offsetof(struct event, buf); dataMax is DATA_MAX.
+const (
+	headerSize = 92
+	dataMax    = 512
+)
+
+// Start loads the BPF programs, filtered to the cgroup of opts, and attaches
+// them. Events are captured from then on until Stop.
+func Start(opts Options) (*Tracer, error) {
+	if os.Geteuid() != 0 {
+		return nil, errors.New("ebpf: tracing needs root (CAP_BPF and CAP_PERFMON): run fsmove as root or use --tracer strace")
+	}
+	id, level, err := target(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := ensureTracefs(); err != nil {
+		return nil, err
+	}
+	// Kernels that charge BPF memory to the memory cgroup (5.11+) need no
+	// memlock raise; RemoveMemlock does nothing there. On older kernels a
+	// failure shows again, more clearly, as a load error.
+	_ = rlimit.RemoveMemlock()
+
+	spec, err := loadFsmove()
+	if err != nil {
+		return nil, fmt.Errorf("ebpf: reading the embedded BPF object: %w", err)
+	}
+	if err := spec.Variables["target_cgroup"].Set(id); err != nil {
+		return nil, fmt.Errorf("ebpf: %w", err)
+	}
+	if err := spec.Variables["target_level"].Set(level); err != nil {
+		return nil, fmt.Errorf("ebpf: %w", err)
+	}
+	if opts.RingBytes != 0 {
+		spec.Maps["events"].MaxEntries = opts.RingBytes
+	}
+	t := &Tracer{}
+	if err := spec.LoadAndAssign(&t.objs, nil); err != nil {
+		var ve *cebpf.VerifierError
+		if errors.As(err, &ve) {
+			return nil, fmt.Errorf("ebpf: the kernel refused the programs: %+v", ve)
+		}
+		return nil, fmt.Errorf("ebpf: loading the programs (is eBPF allowed here? kernel.unprivileged_bpf_disabled, lockdown, seccomp of a container): %w", err)
+	}
+	for i := range syscallTable {
+		row := syscallTable[i]
+		if row.nr < 0 || row.nr >= maxNr {
+			continue
+		}
+		if err := t.objs.Plans.Put(uint32(row.nr), planFor(row)); err != nil {
+			t.objs.Close()
+			return nil, fmt.Errorf("ebpf: filling the plans map: %w", err)
+		}
+	}
+	for _, a := range []struct {
+		group, name string
+		prog        *cebpf.Program
+	}{
+		// The exit side first, so that no call is entered but never emitted.
+		{"raw_syscalls", "sys_exit", t.objs.SysExit},
+		{"sched", "sched_process_exit", t.objs.SchedProcessExit},
+		{"raw_syscalls", "sys_enter", t.objs.SysEnter},
+	} {
+		l, err := link.Tracepoint(a.group, a.name, a.prog, nil)
+		if err != nil {
+			t.closeAll()
+			return nil, fmt.Errorf("ebpf: attaching to tracepoint %s/%s: %w", a.group, a.name, err)
+		}
+		t.links = append(t.links, l)
+	}
+	t.rd, err = ringbuf.NewReader(t.objs.Events)
+	if err != nil {
+		t.closeAll()
+		return nil, fmt.Errorf("ebpf: opening the ring buffer: %w", err)
+	}
+	return t, nil
+}
+
+// target finds the cgroup id to filter on, and the level of its directory
+// below the cgroup v2 root (0: compare the task's own cgroup exactly).
+func target(opts Options) (id uint64, level uint32, err error) {
+	if opts.CgroupPath == "" {
+		if opts.CgroupID == 0 {
+			return 0, 0, errors.New("ebpf: no cgroup to trace (Options.CgroupPath or CgroupID)")
+		}
+		return opts.CgroupID, 0, nil
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(opts.CgroupPath, &st); err != nil {
+		return 0, 0, fmt.Errorf("ebpf: cgroup: %w", err)
+	}
+	var fs unix.Statfs_t
+	if err := unix.Statfs(opts.CgroupPath, &fs); err != nil {
+		return 0, 0, fmt.Errorf("ebpf: cgroup: %w", err)
+	}
+	if fs.Type != unix.CGROUP2_SUPER_MAGIC {
+		return 0, 0, fmt.Errorf("ebpf: %s is not in a cgroup v2 hierarchy (the BPF cgroup id is the v2 one; Docker's v1 containers also have a directory under the cgroup2 mount, e.g. /sys/fs/cgroup/unified/docker/<id>)", opts.CgroupPath)
+	}
+	root, err := cgroup2Root(opts.CgroupPath)
+	if err != nil {
+		return 0, 0, err
+	}
+	rel, err := filepath.Rel(root, filepath.Clean(opts.CgroupPath))
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return 0, 0, fmt.Errorf("ebpf: %s is the cgroup v2 root: that would trace the whole machine", opts.CgroupPath)
+	}
+	return st.Ino, uint32(strings.Count(rel, "/") + 1), nil
+}
+
+// cgroup2Root returns the mount point of the cgroup2 hierarchy holding path.
+func cgroup2Root(path string) (string, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return "", fmt.Errorf("ebpf: %w", err)
+	}
+	defer f.Close()
+	path = filepath.Clean(path)
+	best := ""
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// 36 35 0:30 / /sys/fs/cgroup/unified rw,… - cgroup2 cgroup2 rw
+		fields := strings.Fields(sc.Text())
+		sep := -1
+		for i, f := range fields {
+			if f == "-" {
+				sep = i
+				break
+			}
+		}
+		if sep < 0 || sep+1 >= len(fields) || len(fields) < 5 || fields[sep+1] != "cgroup2" {
+			continue
+		}
+		mp := fields[4]
+		if (path == mp || strings.HasPrefix(path, mp+"/")) && len(mp) > len(best) {
+			best = mp
+		}
+	}
+	if best == "" {
+		return "", fmt.Errorf("ebpf: no cgroup2 mount holds %s", path)
+	}
+	return best, nil
+}
+
+// ensureTracefs mounts tracefs when it is not mounted: attaching to a
+// tracepoint reads its id there.
+func ensureTracefs() error {
+	for _, dir := range []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"} {
+		if _, err := os.Stat(filepath.Join(dir, "events")); err == nil {
+			return nil
+		}
+	}
+	if err := unix.Mount("nodev", "/sys/kernel/tracing", "tracefs", 0, ""); err != nil {
+		return fmt.Errorf("ebpf: tracefs is not mounted and mounting it failed (mount -t tracefs nodev /sys/kernel/tracing): %w", err)
+	}
+	return nil
+}
+
+func (t *Tracer) closeAll() {
+	for _, l := range t.links {
+		l.Close()
+	}
+	t.links = nil
+	t.objs.Close()
+}
+
+// Dropped returns the number of events lost so far (ring buffer full, or
+// per-task maps full).
+func (t *Tracer) Dropped() uint64 {
+	var total uint64
+	for key := uint32(0); key < 2; key++ {
+		var perCPU []uint64
+		if err := t.objs.Drops.Lookup(key, &perCPU); err != nil {
+			continue
+		}
+		for _, n := range perCPU {
+			total += n
+		}
+	}
+	return total
+}
+
+// Stop detaches the programs: no event is captured after it. Next then
+// returns the events still in the ring buffer, and io.EOF (or *ErrDropped).
+// Stop returns *ErrDropped too when events were lost.
+func (t *Tracer) Stop() error {
+	t.stopOnce.Do(func() {
+		var errs []error
+		for _, l := range t.links {
+			if err := l.Close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		t.links = nil
+		if err := t.rd.Flush(); err != nil {
+			errs = append(errs, err)
+		}
+		if n := t.Dropped(); n > 0 {
+			errs = append(errs, &ErrDropped{Count: n})
+		}
+		t.stopErr = errors.Join(errs...)
+	})
+	return t.stopErr
+}
+
+// Close stops the capture if needed and frees the programs and maps. Next
+// must not be running.
+func (t *Tracer) Close() error {
+	err := t.Stop()
+	t.rd.Close()
+	t.objs.Close()
+	return err
+}
+
+// Next returns the next event. The Event and its Args are reused by the
+// next call; strings are not.
+func (t *Tracer) Next() (*tracer.Event, error) {
+	for {
+		if t.done {
+			return nil, t.endErr()
+		}
+		if err := t.rd.ReadInto(&t.rec); err != nil {
+			if errors.Is(err, ringbuf.ErrFlushed) || errors.Is(err, os.ErrClosed) || errors.Is(err, ringbuf.ErrClosed) {
+				t.done = true
+				continue
+			}
+			return nil, fmt.Errorf("ebpf: reading the ring buffer: %w", err)
+		}
+		ok, err := t.decode(t.rec.RawSample)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return &t.ev, nil
+		}
+	}
+}
+
+func (t *Tracer) endErr() error {
+	if n := t.Dropped(); n > 0 {
+		return &ErrDropped{Count: n}
+	}
+	return io.EOF
+}
+
+// decode fills t.ev from one ring buffer record; ok is false for a call the
+// table does not know (cannot happen unless the plans map and the table
+// disagree).
+func (t *Tracer) decode(raw []byte) (ok bool, err error) {
+	if len(raw) < headerSize {
+		return false, fmt.Errorf("ebpf: short record (%d bytes)", len(raw))
+	}
+	le := binary.LittleEndian
+	kind := le.Uint32(raw[0:])
+	tid := le.Uint32(raw[4:])
+	nr := int64(le.Uint64(raw[8:]))
+	ret := int64(le.Uint64(raw[16:]))
+	var regs [6]uint64
+	for i := range regs {
+		regs[i] = le.Uint64(raw[24+8*i:])
+	}
+	extra := le.Uint64(raw[72:])
+	len0, len1 := int(le.Uint16(raw[80:])), int(le.Uint16(raw[82:]))
+	dataLen := int(le.Uint16(raw[84:]))
+	flags := le.Uint16(raw[86:])
+	buf := raw[headerSize:]
+
+	t.seq++
+	t.ev = tracer.Event{Pid: int(tid), Line: t.seq, Args: t.ev.Args[:0]}
+	if kind == evExit {
+		t.ev.Kind = tracer.KindExit
+		return true, nil
+	}
+	if kind != evSyscall {
+		return false, fmt.Errorf("ebpf: record of unknown kind %d", kind)
+	}
+	if nr < 0 || nr >= maxNr || byNr[nr] == nil {
+		return false, nil
+	}
+	row := byNr[nr]
+	t.ev.Kind = tracer.KindSyscall
+	t.ev.Syscall = row.name
+	if ret < 0 && ret > -4096 {
+		t.ev.Ret = -1
+		t.ev.Errno = errnoName(syscall.Errno(-ret))
+	} else {
+		t.ev.Ret = ret
+	}
+	failed := t.ev.Errno != ""
+
+	// Strings lie one after the other in buf: str0 then str1.
+	if len0+len1 > len(buf) || dataLen > len(buf) {
+		return false, fmt.Errorf("ebpf: record of %s shorter than its strings", row.name)
+	}
+	strs := [2][]byte{buf[:len0], buf[len0 : len0+len1]}
+	faults := [2]bool{flags&fStr0Fault != 0, flags&fStr1Fault != 0}
+	nstr := 0
+	for i := 0; i < len(row.args); i++ {
+		v := regs[i]
+		a := tracer.Arg{Kind: tracer.ArgInt}
+		switch row.args[i] {
+		case 'i':
+			a.Int = int64(int32(v))
+		case 'u':
+			a.Int = int64(uint32(v))
+		case 'l':
+			a.Int = int64(v)
+		case 's', 'x':
+			k := nstr
+			nstr++
+			switch {
+			case v == 0:
+				a.Kind = tracer.ArgNull
+			case failed || faults[k] || len(strs[k]) == 0:
+				// Not read (a failed call) or unreadable: the lowering
+				// counts it as a bad argument.
+				a = tracer.Arg{Kind: tracer.ArgPtr, Int: int64(v)}
+			default:
+				a.Kind = tracer.ArgStr
+				a.Str = string(trimNUL(strs[k]))
+			}
+		case 'p':
+			a = pointerArg(v)
+		case 'S':
+			if failed || flags&fExtraFault != 0 {
+				a = pointerArg(v)
+			} else {
+				a = tracer.Arg{Kind: tracer.ArgStruct, Int: int64(extra)}
+			}
+		case 'P':
+			if failed || flags&fExtraFault != 0 {
+				a = pointerArg(v)
+			} else {
+				a = tracer.Arg{Kind: tracer.ArgArray, Ints: []int64{int64(int32(extra)), int64(int32(extra >> 32))}}
+			}
+		case 'd', 'v':
+			if failed || flags&fDataFault != 0 {
+				a = pointerArg(v)
+				break
+			}
+			a.Kind = tracer.ArgStr
+			if row.args[i] == 'v' {
+				a.Kind = tracer.ArgArray
+			}
+			a.Str = string(buf[:dataLen])
+			// The next argument is the length (write) or iovec count
+			// (writev): strace marks a cut string with "..." the same way.
+			a.Truncated = row.args[i] == 'd' && i+1 < len(regs) && regs[i+1] > uint64(dataLen)
+		case 'F':
+			a.Name = "flags"
+			a.Int = int64(v)
+		}
+		t.ev.Args = append(t.ev.Args, a)
+	}
+	return true, nil
+}
+
+func pointerArg(v uint64) tracer.Arg {
+	if v == 0 {
+		return tracer.Arg{Kind: tracer.ArgNull}
+	}
+	return tracer.Arg{Kind: tracer.ArgPtr, Int: int64(v)}
+}
+
+func trimNUL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == 0 {
+		return b[:n-1]
+	}
+	return b
+}
+
+// errnoName is the errno's symbolic name, as strace prints it.
+func errnoName(e syscall.Errno) string {
+	if name := unix.ErrnoName(e); name != "" {
+		return name
+	}
+	return fmt.Sprintf("E%d", int(e))
+}
+
+// Compile-time check that a Tracer is a tracer.Source.
+var _ tracer.Source = (*Tracer)(nil)
