@@ -8,12 +8,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/detector/analyze"
+	"github.com/fsmove/fsmove/puppet/runner"
 )
 
 const analyzeUsage = `Usage:
@@ -172,6 +174,27 @@ func analyzeArtifacts(stdout, stderr io.Writer, tracePath, catalogPath string, r
 	return analyzeAndReport(context.Background(), stdout, stderr, analyze.Input{Trace: tracePath, Catalog: catalogPath}, rf)
 }
 
+// withRunRecord completes in from the run.json that fsmove run leaves beside
+// the trace, if any: the module directories as the user has them, so that a
+// run's report and a later analyze of its artifacts both point at the
+// user's files, and are the same.
+func withRunRecord(in analyze.Input) analyze.Input {
+	if in.Trace == "" || in.Trace == "-" {
+		return in
+	}
+	rec, err := runner.ReadRecord(filepath.Dir(in.Trace))
+	if err != nil {
+		return in
+	}
+	if in.PathMap == nil {
+		in.PathMap = rec.PathMap
+	}
+	if in.SourceRoot == "" && rec.Module.Kind == runner.SourceDir {
+		in.SourceRoot = rec.Module.Dir
+	}
+	return in
+}
+
 // analyzeAndReport runs the pipeline, writes the report and returns the exit
 // status: 0 no findings, 1 findings, 2 input error.
 func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.Input, rf *reportFlags) int {
@@ -180,7 +203,7 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 		fmt.Fprintln(stderr, "fsmove analyze:", err)
 		return exitUsage
 	}
-	rep, st, err := analyze.Run(ctx, in, analyze.Options{Strict: rf.strict, Detector: dopts})
+	rep, st, err := analyze.Run(ctx, withRunRecord(in), analyze.Options{Strict: rf.strict, Detector: dopts})
 	if err != nil {
 		fmt.Fprintln(stderr, "fsmove analyze:", err)
 		return exitUsage

@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -33,6 +35,14 @@ type Input struct {
 	Trace   string
 	FStrace string
 	Catalog string
+	// PathMap maps manifest directories as Puppet saw them (in the
+	// container: /fsmove/modules/foo) to where the user has them
+	// (./foo): resources' files are rewritten before detection, so that
+	// reports point at the user's own file:line.
+	PathMap map[string]string
+	// SourceRoot is the module under test's directory on this machine:
+	// SARIF locations under it are relative, for code scanning.
+	SourceRoot string
 }
 
 // Options tune the pipeline.
@@ -101,7 +111,9 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 		return nil, st, &InputError{fmt.Errorf("catalog %s: %w", in.Catalog, cr.err)}
 	}
 
+	mapManifestPaths(cr.cat, in.PathMap)
 	rep := detector.Detect(res, detector.CatalogGraph(cr.cat, cr.graph), opts.Detector)
+	rep.SourceRoot = in.SourceRoot
 	rep.Stats.TraceBytes = tr.Bytes
 	rep.Stats.TraceLines = tr.Lines
 	rep.Stats.Events = tr.Events
@@ -232,6 +244,25 @@ func Interpret(ctx context.Context, src tracer.Source, tr *TraceCounts) (*interp
 	tr.Interpret = time.Since(t0)
 	tr.Events, tr.Statements = events, statements
 	return in.Result(), readErr
+}
+
+// mapManifestPaths rewrites each resource's manifest file from the
+// directory Puppet saw to the user's (the longest matching prefix wins).
+func mapManifestPaths(cat *catalog.Catalog, pathMap map[string]string) {
+	if len(pathMap) == 0 {
+		return
+	}
+	for _, r := range cat.Resources {
+		best := ""
+		for from := range pathMap {
+			if len(from) > len(best) && strings.HasPrefix(r.File, from+"/") {
+				best = from
+			}
+		}
+		if best != "" {
+			r.File = filepath.Join(pathMap[best], r.File[len(best)+1:])
+		}
+	}
 }
 
 // peakRSS is the process's peak resident set size.
