@@ -1,0 +1,116 @@
+package ptrace
+
+import (
+	"github.com/fsmove/fsmove/tracer"
+	"golang.org/x/sys/unix"
+)
+
+// regArg returns argument i of the call from the registers of its entry
+// (x86_64: rdi, rsi, rdx, r10, r8, r9).
+func regArg(r *unix.PtraceRegs, i int) uint64 {
+	switch i {
+	case 0:
+		return r.Rdi
+	case 1:
+		return r.Rsi
+	case 2:
+		return r.Rdx
+	case 3:
+		return r.R10
+	case 4:
+		return r.R8
+	case 5:
+		return r.R9
+	}
+	return 0
+}
+
+// decodeArgs appends the call's arguments to tk.ev, one per row entry.
+// Buffers the call fills (getcwd's path, pipe's fds) are read only when
+// filled is set (a successful call at its exit).
+func (l *loop) decodeArgs(tk *task, filled bool) {
+	ev := &tk.ev
+	pid := tk.tid
+	for i, kind := range tk.row.args {
+		v := regArg(&tk.regs, i)
+		var a tracer.Arg
+		if tk.row.names != nil {
+			a.Name = tk.row.names[i]
+		}
+		switch kind {
+		case kInt:
+			a.Kind, a.Int = tracer.ArgInt, int64(int32(uint32(v)))
+		case kUint:
+			a.Kind, a.Int = tracer.ArgInt, int64(uint32(v))
+		case kLong:
+			a.Kind, a.Int = tracer.ArgInt, int64(v)
+		case kPtr:
+			a = pointerArg(a, v)
+		case kPath:
+			if v == 0 {
+				a.Kind = tracer.ArgNull
+				break
+			}
+			s, truncated, ok := l.mem.str(pid, v, pathMax)
+			if !ok {
+				a.Kind, a.Int = tracer.ArgPtr, int64(v)
+				break
+			}
+			a.Kind, a.Str, a.Truncated = tracer.ArgStr, s, truncated
+		case kBuf:
+			n := int64(regArg(&tk.regs, i+1))
+			if filled && ev.Ret >= 0 && ev.Ret < n {
+				n = ev.Ret // what was written
+			}
+			if n < 0 {
+				n = 0
+			}
+			a.Kind = tracer.ArgStr
+			if n > int64(l.opts.DataBytes) {
+				n, a.Truncated = int64(l.opts.DataBytes), true
+			}
+			a.Str = l.mem.bytes(pid, v, int(n))
+		case kIovec:
+			a.Kind = tracer.ArgArray
+			a.Str, _ = l.mem.iovecData(pid, v, int(int32(uint32(regArg(&tk.regs, i+1)))), l.opts.DataBytes)
+		case kOutPath:
+			if !filled || v == 0 || ev.Ret <= 0 {
+				a = pointerArg(a, v)
+				break
+			}
+			s, _, ok := l.mem.str(pid, v, int(min(ev.Ret, pathMax)))
+			if !ok {
+				a = pointerArg(a, v)
+				break
+			}
+			a.Kind, a.Str = tracer.ArgStr, s
+		case kOutFds:
+			w, ok := l.mem.u64(pid, v)
+			if !filled || !ok {
+				a = pointerArg(a, v)
+				break
+			}
+			a.Kind = tracer.ArgArray
+			a.Ints = []int64{int64(int32(uint32(w))), int64(int32(uint32(w >> 32)))}
+		case kOpenHow, kCloneArgs:
+			// Both structs start with their u64 flags member.
+			flags, ok := l.mem.u64(pid, v)
+			if !ok {
+				a = pointerArg(a, v)
+				break
+			}
+			a.Kind, a.Int = tracer.ArgStruct, int64(flags)
+		}
+		ev.Args = append(ev.Args, a)
+	}
+}
+
+// pointerArg is an opaque pointer argument: NULL or its value.
+func pointerArg(a tracer.Arg, v uint64) tracer.Arg {
+	if v == 0 {
+		a.Kind = tracer.ArgNull
+	} else {
+		a.Kind, a.Int = tracer.ArgPtr, int64(v)
+	}
+	return a
+}

@@ -1,0 +1,179 @@
+// Package ptrace is a native capture backend: a Go tracer that runs a
+// command under ptrace with a seccomp-bpf filter, so that only the system
+// calls the lowering needs stop the traced processes (SECCOMP_RET_TRACE);
+// everything else runs at full speed.
+//
+// It delivers the same tracer.Events as the strace reader gives for
+// `strace -f` text (same argument positions and kinds, clone's flags= by
+// name, failed calls as Ret -1 with Errno), so fstrace lowers them
+// unchanged, and strace.Writer can save them as a trace that fsmove analyze
+// reads again.
+//
+// How it works (see tracer.go and child.go):
+//   - The command is started through a re-execution of the current binary
+//     that loads the filter and executes the command (child.go).
+//   - At a seccomp stop the tracer notes the call and resumes with
+//     PTRACE_SYSCALL; at the syscall-exit stop it reads the result and the
+//     arguments (registers with PTRACE_GETREGS, strings with
+//     process_vm_readv) and emits one event. Arguments are read at the exit,
+//     and only for successful calls unless Options.FailedArgs; execve's at
+//     its entry.
+//   - fork, vfork, clone and clone3 are followed (PTRACE_O_TRACE{FORK,VFORK,
+//     CLONE}); their event is emitted at the PTRACE_EVENT stop with the new
+//     pid, before the child runs, so a child's calls never precede its
+//     creation in the stream.
+//   - When the root process exits, every other process is detached (sent
+//     SIGSTOP, detached at that stop with the signal suppressed) and left
+//     running: daemons the command started are released, not waited for.
+//     PTRACE_O_EXITKILL is deliberately not set. Next returns io.EOF once
+//     all are detached or gone.
+//
+// Known limits: job-control stops (SIGSTOP, SIGTSTP from a terminal) are
+// not honoured: a stopped tracee is resumed, as strace does without
+// PTRACE_SEIZE. Only x86_64 system calls are decoded; 32-bit (int 0x80)
+// calls pass the filter untraced.
+package ptrace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+
+	"github.com/fsmove/fsmove/tracer"
+)
+
+// Options tune a trace.
+type Options struct {
+	// Dir is the command's working directory ("" for the tracer's).
+	Dir string
+	// Env is the command's environment (nil for the tracer's).
+	Env []string
+	// Stdin, Stdout and Stderr are the command's standard files (nil: /dev/null
+	// for Stdin, the tracer's own for the others).
+	Stdin, Stdout, Stderr *os.File
+	// NoNewPrivs always sets no-new-privs before loading the filter. Without
+	// it the child tries without first (it needs CAP_SYS_ADMIN) so that
+	// setuid programs keep working, and sets it when that is refused.
+	NoNewPrivs bool
+	// DataBytes is how much of a write to fd 1 or 2 is read (block markers);
+	// 0 means 512.
+	DataBytes int
+	// FailedArgs decodes the arguments of failed calls too (for a readable
+	// saved trace); by default a failed call has its name, Ret and Errno
+	// only, which is all the analysis uses.
+	FailedArgs bool
+}
+
+// Tracer is one traced command. It implements tracer.Source: Next returns
+// the events in the order the tracer saw them (per process, the order of
+// its calls). It is not safe for concurrent use, except Close.
+type Tracer struct {
+	batches chan []tracer.Event
+	cur     []tracer.Event
+	pos     int
+	done    chan struct{} // closed when the loop has ended
+	stop    context.CancelFunc
+
+	// Set by the loop before done is closed.
+	exitCode int
+	err      error
+
+	closeOnce sync.Once
+}
+
+var _ tracer.Source = (*Tracer)(nil)
+
+// ErrNoTracee is returned when the command could not be started.
+var ErrNoTracee = errors.New("ptrace: command not started")
+
+// Start runs argv under the tracer. The command's own exit status comes from
+// Wait. Cancelling ctx kills the root process (SIGKILL); the others are
+// detached as when it exits.
+func Start(ctx context.Context, argv []string, opts Options) (*Tracer, error) {
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("%w: empty command", ErrNoTracee)
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoTracee, err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("%w: finding this binary: %v", ErrNoTracee, err)
+	}
+	if opts.DataBytes <= 0 {
+		opts.DataBytes = 512
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	t := &Tracer{
+		batches: make(chan []tracer.Event, 64),
+		done:    make(chan struct{}),
+		stop:    cancel,
+	}
+	started := make(chan error, 1)
+	go t.run(ctx, self, path, argv, opts, started)
+	if err := <-started; err != nil {
+		cancel()
+		<-t.done
+		return nil, err
+	}
+	return t, nil
+}
+
+// Next returns the next event, or io.EOF once the root process has exited
+// and every other process is detached. The event is valid until the next
+// call. After a failure of the tracer itself, Next returns that error.
+func (t *Tracer) Next() (*tracer.Event, error) {
+	for t.pos >= len(t.cur) {
+		b, ok := <-t.batches
+		if !ok {
+			<-t.done
+			if t.err != nil {
+				return nil, t.err
+			}
+			return nil, io.EOF
+		}
+		t.cur, t.pos = b, 0
+	}
+	ev := &t.cur[t.pos]
+	t.pos++
+	return ev, nil
+}
+
+// Wait waits for the end of the trace (reading and dropping the events
+// Next has not returned) and returns the root process's exit status (128+N
+// when killed by signal N).
+func (t *Tracer) Wait() (exitCode int, err error) {
+	for range t.batches {
+	}
+	<-t.done
+	return t.exitCode, t.err
+}
+
+// Close kills the root process if it is still running, detaches the
+// others, and waits for the end of the trace. It is safe to call more than
+// once and concurrently with Next.
+func (t *Tracer) Close() error {
+	t.closeOnce.Do(func() {
+		t.stop()
+		go func() {
+			for range t.batches {
+			}
+		}()
+	})
+	<-t.done
+	return nil
+}
+
+// exitStatus turns a wait status into a shell-style exit code.
+func exitStatus(ws syscall.WaitStatus) int {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}

@@ -1,0 +1,418 @@
+package ptrace
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	seccomp "github.com/elastic/go-seccomp-bpf"
+	"github.com/elastic/go-seccomp-bpf/arch"
+
+	"github.com/fsmove/fsmove/fstrace"
+	"github.com/fsmove/fsmove/fstrace/interp"
+	"github.com/fsmove/fsmove/tracer"
+	"github.com/fsmove/fsmove/tracer/strace"
+)
+
+// TestTableMatchesLowering: the filter stops exactly what fstrace lowers
+// (plus exit_group), and every argument the lowering reads is decoded.
+func TestTableMatchesLowering(t *testing.T) {
+	inTable := map[string]*callRow{}
+	for i := range callTable {
+		row := &callTable[i]
+		if inTable[row.name] != nil {
+			t.Errorf("%s: two rows", row.name)
+		}
+		inTable[row.name] = row
+		if !fstrace.Wanted(row.name) && row.name != "exit_group" {
+			t.Errorf("%s: in the table but not lowered by fstrace", row.name)
+		}
+		if row.names != nil && len(row.names) != len(row.args) {
+			t.Errorf("%s: %d names for %d args", row.name, len(row.names), len(row.args))
+		}
+		used := fstrace.ArgsUsed(row.name)
+		if row.names == nil && len(row.args) > 0 {
+			for i := 0; i < 64; i++ {
+				if used&(1<<i) != 0 && i >= len(row.args) {
+					t.Errorf("%s: fstrace reads argument %d, the row has %d", row.name, i, len(row.args))
+				}
+			}
+		}
+		if _, ok := arch.X86_64.SyscallNames[row.name]; ok && lookupCall(uint64(arch.X86_64.SyscallNames[row.name])) != row {
+			t.Errorf("%s: not indexed by number", row.name)
+		}
+	}
+	for name := range arch.X86_64.SyscallNames {
+		if fstrace.Wanted(name) && inTable[name] == nil {
+			t.Errorf("%s: lowered by fstrace but not stopped by the filter", name)
+		}
+	}
+	p := filterPolicy()
+	if _, err := p.Assemble(); err != nil {
+		t.Fatalf("filter: %v", err)
+	}
+}
+
+// TestFilterStopsOnlyMarkerFds: write is stopped for fds 1 and 2 only.
+func TestFilterStopsOnlyMarkerFds(t *testing.T) {
+	p := filterPolicy()
+	var n int
+	for _, g := range p.Syscalls {
+		for _, nc := range g.NamesWithCondtions {
+			if nc.Name == "write" {
+				n++
+				if len(nc.Conditions) != 1 || nc.Conditions[0].Argument != 0 || nc.Conditions[0].Operation != seccomp.Equal ||
+					(nc.Conditions[0].Value != 1 && nc.Conditions[0].Value != 2) {
+					t.Errorf("write condition %+v", nc.Conditions)
+				}
+			}
+		}
+		for _, name := range g.Names {
+			if name == "write" {
+				t.Error("write is stopped unconditionally")
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d conditions on write, want 2 (fd 1, fd 2)", n)
+	}
+}
+
+// collect reads all events of a source, copied.
+func collect(t *testing.T, src tracer.Source) []tracer.Event {
+	t.Helper()
+	var out []tracer.Event
+	for {
+		ev, err := src.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		c := *ev
+		c.Args = append([]tracer.Arg(nil), ev.Args...)
+		out = append(out, c)
+	}
+}
+
+func traceNative(t *testing.T, argv []string) ([]tracer.Event, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tr, err := Start(ctx, argv, Options{Stdout: devNull(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := collect(t, tr)
+	code, err := tr.Wait()
+	if err != nil {
+		t.Fatalf("Wait: %v", err)
+	}
+	return evs, code
+}
+
+func traceStrace(t *testing.T, argv []string) []tracer.Event {
+	t.Helper()
+	if _, err := exec.LookPath("strace"); err != nil {
+		t.Skip("strace not installed")
+	}
+	out := filepath.Join(t.TempDir(), "trace")
+	cmd := exec.Command("strace", append([]string{"-f", "-s", "512", "-o", out, "--"}, argv...)...)
+	cmd.Stdout = io.Discard
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("strace: %v", err)
+	}
+	r, err := strace.Open(out, strace.Options{Want: fstrace.Wanted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	return collect(t, r)
+}
+
+func devNull(t *testing.T) *os.File {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// accesses lowers and interprets events inside one block opened by the
+// first process, and returns "path effects" lines with dir replaced by $D.
+func accesses(t *testing.T, evs []tracer.Event, dir string) ([]string, interp.Stats) {
+	t.Helper()
+	if len(evs) == 0 {
+		t.Fatal("no events")
+	}
+	low := fstrace.NewLowerer(nil)
+	in := interp.New(interp.Options{})
+	in.Step(&fstrace.Statement{Op: fstrace.OpBegin, Pid: int32(evs[0].Pid), Block: "all"})
+	var stmts []fstrace.Statement
+	for i := range evs {
+		stmts = low.Lower(&evs[i], stmts[:0])
+		in.Run(stmts)
+	}
+	res := in.Result()
+	var lines []string
+	for _, pa := range res.Paths {
+		for _, a := range pa.Accesses {
+			eff := ""
+			for _, e := range []struct {
+				on bool
+				s  string
+			}{{a.Produced, "P"}, {a.Consumed, "C"}, {a.Expunged, "E"}} {
+				if e.on {
+					eff += e.s
+				}
+			}
+			lines = append(lines, strings.ReplaceAll(pa.Path, dir, "$D")+" "+eff)
+		}
+	}
+	sort.Strings(lines)
+	return lines, res.Stats
+}
+
+// compareWithStrace runs argv (with {} replaced by a fresh directory)
+// under both tracers and requires the same (path, effects) set.
+func compareWithStrace(t *testing.T, argv []string, mustSee ...string) {
+	subst := func(dir string) []string {
+		out := make([]string, len(argv))
+		for i, a := range argv {
+			out[i] = strings.ReplaceAll(a, "{}", dir)
+		}
+		return out
+	}
+	d1, d2 := t.TempDir(), t.TempDir()
+	native, _ := traceNative(t, subst(d1))
+	viaStrace := traceStrace(t, subst(d2))
+	got, st := accesses(t, native, d1)
+	want, _ := accesses(t, viaStrace, d2)
+	if st.UnknownPids != 0 {
+		t.Errorf("%d statements from processes not created before them", st.UnknownPids)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("ptrace and strace differ:\n%s", diffLines(got, want))
+	}
+	all := "\n" + strings.Join(got, "\n") + "\n"
+	for _, s := range mustSee {
+		if !strings.Contains(all, "\n"+s+"\n") {
+			t.Errorf("missing access %q in\n%s", s, strings.Join(got, "\n"))
+		}
+	}
+}
+
+func diffLines(got, want []string) string {
+	g, w := map[string]bool{}, map[string]bool{}
+	for _, s := range got {
+		g[s] = true
+	}
+	for _, s := range want {
+		w[s] = true
+	}
+	var b bytes.Buffer
+	for _, s := range got {
+		if !w[s] {
+			fmt.Fprintf(&b, "only ptrace: %s\n", s)
+		}
+	}
+	for _, s := range want {
+		if !g[s] {
+			fmt.Fprintf(&b, "only strace: %s\n", s)
+		}
+	}
+	return b.String()
+}
+
+func TestShellMatchesStrace(t *testing.T) {
+	compareWithStrace(t, []string{"sh", "-c",
+		// The background sleep starts well before the root exits: what runs
+		// after the root's exit is not traced by design (TestDaemonIsReleased).
+		"cat /etc/hostname > {}/x; mv {}/x {}/y; mkdir {}/d; ln -s ../y {}/d/l; cat {}/d/l >/dev/null; " +
+			"echo t > {}/tmp; rm {}/tmp; (sleep 0.2 &) ; sleep 0.4; exit 0"},
+		"$D/y PC", "$D/d PC", "$D/d/l P", "/etc/hostname C", "/usr/bin/sleep C")
+}
+
+// buildProcs compiles testdata/procs.c (skips without a C compiler).
+func buildProcs(t *testing.T) string {
+	t.Helper()
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler")
+	}
+	bin := filepath.Join(t.TempDir(), "procs")
+	out, err := exec.Command(cc, "-O1", "-pthread", "-o", bin, "testdata/procs.c").CombinedOutput()
+	if err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestProcessesMatchStrace(t *testing.T) {
+	bin := buildProcs(t)
+	compareWithStrace(t, []string{bin, "{}"},
+		"$D/thread-made P", "$D/dir/moved P", "$D/exec-read PC", "$D/link P", "$D/dir/via-link P", "$D/cloexec P")
+}
+
+// TestProcessEvents checks the shape of the events fstrace relies on.
+func TestProcessEvents(t *testing.T) {
+	bin := buildProcs(t)
+	evs, code := traceNative(t, []string{bin, t.TempDir()})
+	if code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	seen := map[string]int{}
+	created := map[int]bool{evs[0].Pid: true}
+	for _, ev := range evs {
+		if ev.Kind == tracer.KindSyscall {
+			seen[ev.Syscall]++
+		}
+		if ev.Kind != tracer.KindExit && !created[ev.Pid] {
+			t.Errorf("event of pid %d before its creation: %+v", ev.Pid, ev)
+		}
+		switch ev.Syscall {
+		case "clone3":
+			if ev.Failed() {
+				continue
+			}
+			if a := ev.Arg(0); a.Kind != tracer.ArgStruct || a.Int&0x10000 == 0 {
+				t.Errorf("clone3 of a thread: flags %+v lack CLONE_THREAD", a)
+			}
+			created[int(ev.Ret)] = true
+		case "clone", "fork", "vfork":
+			if !ev.Failed() {
+				created[int(ev.Ret)] = true
+			}
+			if ev.Syscall == "clone" {
+				if _, ok := ev.NamedArg("flags"); !ok {
+					t.Errorf("clone without flags=: %+v", ev)
+				}
+			}
+		case "pipe2":
+			if a := ev.Arg(0); a.Kind != tracer.ArgArray || len(a.Ints) != 2 {
+				t.Errorf("pipe2 fds %+v", a)
+			}
+		case "getcwd":
+			if a := ev.Arg(0); a.Kind != tracer.ArgStr || !strings.HasPrefix(a.Str, "/") {
+				t.Errorf("getcwd path %+v", a)
+			}
+		case "write":
+			if a := ev.Arg(1); ev.Arg(0).Int == 1 && !strings.HasPrefix(a.Str, "done in /") {
+				t.Errorf("write data %+v", a)
+			}
+			if fd := ev.Arg(0).Int; fd != 1 && fd != 2 {
+				t.Errorf("write to fd %d was stopped", fd)
+			}
+		}
+	}
+	for _, name := range []string{"execve", "clone3", "dup2", "pipe2", "getcwd", "write", "rename", "symlink", "mkdir"} {
+		if seen[name] == 0 {
+			t.Errorf("no %s event (seen %v)", name, seen)
+		}
+	}
+	if seen["vfork"]+seen["clone"]+seen["fork"] < 2 {
+		t.Errorf("fork and vfork not both seen: %v", seen)
+	}
+}
+
+// TestDaemonIsReleased: a process left running by the root does not keep
+// the trace open, and is left running, untraced and not stopped.
+func TestDaemonIsReleased(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	start := time.Now()
+	_, code := traceNative(t, []string{"sh", "-c", "sleep 30 & echo $! > " + pidFile + "; exit 4"})
+	if code != 4 {
+		t.Errorf("exit code %d, want 4", code)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	defer syscallKill(pid)
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("trace ended after %v: it waited for the daemon", d)
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatalf("daemon %d is gone: %v", pid, err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		switch {
+		case strings.HasPrefix(line, "TracerPid:") && strings.TrimSpace(line[len("TracerPid:"):]) != "0":
+			t.Errorf("daemon still traced: %s", line)
+		case strings.HasPrefix(line, "State:") && (strings.Contains(line, "stopped") || strings.Contains(line, "tracing stop")):
+			t.Errorf("daemon left stopped: %s", line)
+		}
+	}
+}
+
+func TestCancelKillsRoot(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	tr, err := Start(ctx, []string{"sleep", "30"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(200*time.Millisecond, cancel)
+	for {
+		if _, err := tr.Next(); err != nil {
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("Next after cancel: %v, want context.Canceled", err)
+			}
+			break
+		}
+	}
+	code, _ := tr.Wait()
+	if code != 128+9 {
+		t.Errorf("exit code %d, want 137", code)
+	}
+}
+
+func TestMissingCommand(t *testing.T) {
+	_, err := Start(context.Background(), []string{"/nonexistent/cmd"}, Options{})
+	if !errors.Is(err, ErrNoTracee) {
+		t.Errorf("err = %v, want ErrNoTracee", err)
+	}
+}
+
+// TestSavedTraceReadsBack: the native events written by strace.Writer and
+// read again give the same accesses.
+func TestSavedTraceReadsBack(t *testing.T) {
+	dir := t.TempDir()
+	evs, _ := traceNative(t, []string{"sh", "-c", "echo a > " + dir + "/f; mv " + dir + "/f " + dir + "/g; cat " + dir + "/g"})
+	var buf bytes.Buffer
+	w := strace.NewWriter(&buf)
+	for i := range evs {
+		if err := w.Write(&evs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Flush()
+	back := collect(t, strace.NewReader(&buf, strace.Options{Strict: true}))
+	a, _ := accesses(t, evs, dir)
+	b, _ := accesses(t, back, dir)
+	if strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Errorf("saved trace differs:\n%s", diffLines(a, b))
+	}
+	if len(a) == 0 {
+		t.Error("no accesses")
+	}
+}
+
+func syscallKill(pid int) {
+	if p, err := os.FindProcess(pid); err == nil {
+		p.Kill()
+	}
+}

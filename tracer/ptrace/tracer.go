@@ -1,0 +1,498 @@
+package ptrace
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fsmove/fsmove/tracer"
+	"github.com/fsmove/fsmove/tracer/strace"
+)
+
+// Options of the root process before its first filtered call: the child's
+// own Go runtime threads must not be followed.
+const firstOptions = unix.PTRACE_O_TRACESYSGOOD | unix.PTRACE_O_TRACESECCOMP | unix.PTRACE_O_TRACEEXEC
+
+// Options from the command's first filtered call (its execve) on; children
+// inherit them.
+const fullOptions = firstOptions | unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK | unix.PTRACE_O_TRACECLONE
+
+// batchSize is how many events the loop gathers before handing them over.
+const batchSize = 256
+
+// task is one traced thread.
+type task struct {
+	tid int
+	// inCall: the thread is between a seccomp stop and its syscall-exit
+	// stop; it is resumed with PTRACE_SYSCALL until that exit.
+	inCall bool
+	row    *callRow
+	regs   unix.PtraceRegs // at the seccomp stop
+	ev     tracer.Event    // built at entry for atEntry and newProc rows
+	// emitted: the call's event went out already (at the PTRACE_EVENT stop
+	// of a fork/clone); the exit only ends the call.
+	emitted bool
+	// held: a new child whose first stop came before its parent's
+	// PTRACE_EVENT stop; it stays stopped until the event is emitted.
+	held bool
+	// announced: the parent's event is emitted; the child's first SIGSTOP
+	// is still to come and must be swallowed.
+	awaitStop bool
+	// detaching: SIGSTOP was sent; the thread is detached at that stop.
+	detaching bool
+}
+
+// loop is the tracer's state. All of it lives on one locked OS thread:
+// ptrace requests are accepted only from the thread that is the tracer.
+type loop struct {
+	opts    Options
+	root    int
+	started bool // the root's first filtered call was seen
+	rootWS  *syscall.WaitStatus
+	tasks   map[int]*task
+	mem     memReader
+	seq     int64
+	batch   []tracer.Event
+	out     chan<- []tracer.Event
+}
+
+// run starts the command and traces it until the root exits and all others
+// are detached.
+func (t *Tracer) run(ctx context.Context, self, path string, argv []string, opts Options, started chan<- error) {
+	defer close(t.done)
+	defer close(t.batches)
+	runtime.LockOSThread()
+	// The thread stays locked: it is (was) a tracer and must not run other
+	// goroutines; it ends with this goroutine.
+
+	mode := "1"
+	if opts.NoNewPrivs {
+		mode = "nnp"
+	}
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = append(env[:len(env):len(env)], childEnv+"="+mode)
+	stdin := opts.Stdin
+	if stdin == nil {
+		devnull, err := os.Open(os.DevNull)
+		if err != nil {
+			started <- fmt.Errorf("%w: %v", ErrNoTracee, err)
+			return
+		}
+		defer devnull.Close()
+		stdin = devnull
+	}
+	stdout, stderr := opts.Stdout, opts.Stderr
+	if stdout == nil {
+		stdout = os.Stdout
+	}
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	childArgv := append([]string{"fsmove-ptrace-child", path}, argv...)
+	pid, err := syscall.ForkExec(self, childArgv, &syscall.ProcAttr{
+		Dir:   opts.Dir,
+		Env:   env,
+		Files: []uintptr{stdin.Fd(), stdout.Fd(), stderr.Fd()},
+		Sys:   &syscall.SysProcAttr{Ptrace: true},
+	})
+	if err != nil {
+		started <- fmt.Errorf("%w: %v", ErrNoTracee, err)
+		return
+	}
+	// The child stops with SIGTRAP at its exec of this binary.
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(pid, &ws, unix.WALL, nil); err != nil || !ws.Stopped() {
+		started <- fmt.Errorf("%w: child did not stop at exec (%v)", ErrNoTracee, err)
+		return
+	}
+	if err := unix.PtraceSetOptions(pid, firstOptions); err != nil {
+		syscall.Kill(pid, syscall.SIGKILL)
+		started <- fmt.Errorf("%w: PTRACE_SETOPTIONS: %v", ErrNoTracee, err)
+		return
+	}
+	started <- nil
+
+	// Cancelling kills the root; the loop then detaches the others.
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	go func() {
+		select {
+		case <-ctx.Done():
+			syscall.Kill(pid, syscall.SIGKILL)
+		case <-stopWatch:
+		}
+	}()
+
+	l := &loop{
+		opts:  opts,
+		root:  pid,
+		tasks: map[int]*task{pid: {tid: pid}},
+		out:   t.batches,
+	}
+	unix.PtraceCont(pid, 0)
+	err = l.wait()
+	l.flush()
+	if l.rootWS != nil {
+		t.exitCode = exitStatus(*l.rootWS)
+		if l.rootWS.Exited() && l.rootWS.ExitStatus() == childExitCode && !l.started {
+			err = fmt.Errorf("%w: the command could not be started (see its stderr)", ErrNoTracee)
+		}
+	}
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	t.err = err
+}
+
+// wait is the main loop: one wait4 per stop.
+func (l *loop) wait() error {
+	for len(l.tasks) > 0 {
+		var ws syscall.WaitStatus
+		tid, err := syscall.Wait4(-1, &ws, unix.WALL|unix.WNOHANG, nil)
+		if err == nil && tid == 0 {
+			// Nothing pending: hand over what we have, then block.
+			l.flush()
+			tid, err = syscall.Wait4(-1, &ws, unix.WALL, nil)
+		}
+		if err == syscall.EINTR {
+			continue
+		}
+		if err == syscall.ECHILD {
+			return nil // nothing left to wait for (all gone)
+		}
+		if err != nil {
+			return fmt.Errorf("ptrace: wait4: %w", err)
+		}
+		l.stop(tid, ws)
+	}
+	return nil
+}
+
+// flush hands the gathered events to Next.
+func (l *loop) flush() {
+	if len(l.batch) > 0 {
+		l.out <- l.batch
+		l.batch = nil
+	}
+}
+
+// emit appends a copy of ev (with a sequence number) to the batch.
+func (l *loop) emit(ev *tracer.Event) {
+	if l.rootWS != nil {
+		return // after the root's exit nothing is reported
+	}
+	if l.batch == nil {
+		l.batch = make([]tracer.Event, 0, batchSize)
+	}
+	l.seq++
+	ev.Line = l.seq
+	l.batch = append(l.batch, *ev)
+	if len(l.batch) >= batchSize {
+		l.flush()
+	}
+}
+
+// stop handles one wait status of thread tid.
+func (l *loop) stop(tid int, ws syscall.WaitStatus) {
+	tk := l.tasks[tid]
+	switch {
+	case ws.Exited() || ws.Signaled():
+		l.exited(tid, ws)
+		return
+	case !ws.Stopped():
+		return // continued: nothing to do
+	}
+	if tk == nil {
+		// A new child whose parent's PTRACE_EVENT stop has not been seen:
+		// keep it stopped until the parent's event is emitted.
+		tk = &task{tid: tid, held: true}
+		l.tasks[tid] = tk
+		if l.rootWS != nil {
+			l.detach(tk)
+		}
+		return
+	}
+	sig := ws.StopSignal()
+	event := ws.TrapCause()
+	switch {
+	case sig == syscall.SIGTRAP && event == unix.PTRACE_EVENT_SECCOMP:
+		l.seccompStop(tk)
+	case sig == syscall.SIGTRAP|0x80:
+		l.syscallExit(tk)
+	case sig == syscall.SIGTRAP && (event == unix.PTRACE_EVENT_FORK || event == unix.PTRACE_EVENT_VFORK || event == unix.PTRACE_EVENT_CLONE):
+		l.newChild(tk, event)
+	case sig == syscall.SIGTRAP && event == unix.PTRACE_EVENT_EXEC:
+		l.execStop(tk)
+	case event != 0 && event != -1:
+		l.resume(tk, 0) // other events (PTRACE_EVENT_STOP…): just go on
+	default:
+		l.signalStop(tk, sig)
+	}
+}
+
+// resume restarts a stopped thread: with PTRACE_SYSCALL while it is inside
+// a traced call (to see its exit), else with PTRACE_CONT. A thread that is
+// being detached is detached instead when sig is its SIGSTOP.
+func (l *loop) resume(tk *task, sig syscall.Signal) {
+	if tk.inCall && l.rootWS == nil {
+		unix.PtraceSyscall(tk.tid, int(sig))
+		return
+	}
+	unix.PtraceCont(tk.tid, int(sig))
+}
+
+// seccompStop is the entry of a filtered call.
+func (l *loop) seccompStop(tk *task) {
+	if !l.started && tk.tid == l.root {
+		l.started = true
+		unix.PtraceSetOptions(tk.tid, fullOptions)
+	}
+	if l.rootWS != nil {
+		l.resume(tk, 0)
+		return
+	}
+	if err := unix.PtraceGetRegs(tk.tid, &tk.regs); err != nil {
+		l.resume(tk, 0)
+		return
+	}
+	row := lookupCall(tk.regs.Orig_rax)
+	if row == nil {
+		l.resume(tk, 0)
+		return
+	}
+	tk.row, tk.emitted = row, false
+	if row.noReturn {
+		l.startEvent(tk)
+		l.decodeArgs(tk, false)
+		tk.ev.Errno = "?"
+		l.emit(&tk.ev)
+		l.resume(tk, 0)
+		return
+	}
+	if row.atEntry || row.newProc {
+		l.startEvent(tk)
+		l.decodeArgs(tk, false)
+	}
+	tk.inCall = true
+	l.resume(tk, 0)
+}
+
+// startEvent starts the event of tk's current call.
+func (l *loop) startEvent(tk *task) {
+	ev := &tk.ev
+	*ev = tracer.Event{Kind: tracer.KindSyscall, Pid: tk.tid, Syscall: tk.row.name,
+		Args: make([]tracer.Arg, 0, len(tk.row.args))}
+}
+
+// syscallExit ends a call: the result, then (for a successful call) its
+// arguments, then the event.
+func (l *loop) syscallExit(tk *task) {
+	if !tk.inCall {
+		l.resume(tk, 0)
+		return
+	}
+	tk.inCall = false
+	var regs unix.PtraceRegs
+	if err := unix.PtraceGetRegs(tk.tid, &regs); err != nil {
+		l.resume(tk, 0)
+		return
+	}
+	if tk.emitted {
+		l.resume(tk, 0)
+		return
+	}
+	ret := int64(regs.Rax)
+	if !tk.row.atEntry && !tk.row.newProc {
+		l.startEvent(tk)
+	}
+	ev := &tk.ev
+	if ret < 0 && ret >= -4095 {
+		ev.Ret, ev.Errno = -1, errnoName(syscall.Errno(-ret))
+	} else {
+		ev.Ret = ret
+	}
+	if !tk.row.atEntry && !tk.row.newProc && (ev.Errno == "" || l.opts.FailedArgs) {
+		l.decodeArgs(tk, ev.Errno == "")
+	}
+	l.emit(ev)
+	l.resume(tk, 0)
+}
+
+// newChild is the PTRACE_EVENT_{FORK,VFORK,CLONE} stop of the parent: the
+// child exists and has not run. Its creation is emitted now.
+func (l *loop) newChild(tk *task, event int) {
+	msg, err := unix.PtraceGetEventMsg(tk.tid)
+	child := int(msg)
+	if err == nil && child > 0 {
+		if !tk.inCall || tk.row == nil || !tk.row.newProc {
+			// A creation the filter did not stop (should not happen): name it
+			// by the event.
+			tk.row = &callRow{name: map[int]string{unix.PTRACE_EVENT_FORK: "fork", unix.PTRACE_EVENT_VFORK: "vfork", unix.PTRACE_EVENT_CLONE: "clone"}[event], newProc: true}
+			l.startEvent(tk)
+		}
+		tk.ev.Ret = int64(child)
+		l.emit(&tk.ev)
+		tk.emitted = true
+		if c := l.tasks[child]; c != nil && c.held {
+			c.held = false
+			if l.rootWS != nil {
+				l.detach(c)
+			} else {
+				unix.PtraceCont(child, 0)
+			}
+		} else if c == nil {
+			l.tasks[child] = &task{tid: child, awaitStop: true}
+		}
+	}
+	l.resume(tk, 0)
+}
+
+// execStop is PTRACE_EVENT_EXEC. When a thread other than the leader
+// executed, it now has the leader's id: its call state moves there and the
+// old thread id ends (strace: "+++ superseded by execve in pid N +++").
+func (l *loop) execStop(tk *task) {
+	msg, err := unix.PtraceGetEventMsg(tk.tid)
+	former := int(msg)
+	if err == nil && former != tk.tid && former > 0 {
+		if old := l.tasks[former]; old != nil {
+			old.tid = tk.tid
+			old.ev.Pid = tk.tid
+			delete(l.tasks, former)
+			l.tasks[tk.tid] = old
+			tk = old
+		}
+		l.emit(&tracer.Event{Kind: tracer.KindExit, Pid: former})
+	}
+	l.resume(tk, 0)
+}
+
+// signalStop is a signal about to be delivered (or a group-stop).
+func (l *loop) signalStop(tk *task, sig syscall.Signal) {
+	if sig == syscall.SIGSTOP {
+		switch {
+		case tk.detaching:
+			unix.PtraceDetach(tk.tid)
+			delete(l.tasks, tk.tid)
+			return
+		case tk.awaitStop:
+			tk.awaitStop = false
+			if l.rootWS != nil {
+				unix.PtraceDetach(tk.tid)
+				delete(l.tasks, tk.tid)
+				return
+			}
+			l.resume(tk, 0)
+			return
+		}
+	}
+	if sig == syscall.SIGSTOP || sig == syscall.SIGTSTP || sig == syscall.SIGTTIN || sig == syscall.SIGTTOU {
+		if !hasSiginfo(tk.tid) {
+			// A group-stop (no siginfo): resume without honouring it.
+			l.resume(tk, 0)
+			return
+		}
+	}
+	l.resume(tk, sig)
+}
+
+// exited is a thread's end.
+func (l *loop) exited(tid int, ws syscall.WaitStatus) {
+	if _, ok := l.tasks[tid]; !ok && tid != l.root {
+		return
+	}
+	delete(l.tasks, tid)
+	ev := tracer.Event{Kind: tracer.KindExit, Pid: tid}
+	if ws.Signaled() {
+		sig := ws.Signal()
+		ev.Ret = -int64(sig)
+		ev.Args = []tracer.Arg{{Kind: tracer.ArgInt, Int: int64(sig), Str: strace.SignalName(int(sig))}}
+	} else {
+		ev.Ret = int64(ws.ExitStatus())
+	}
+	l.emit(&ev)
+	if tid == l.root {
+		w := ws
+		l.rootWS = &w
+		for _, tk := range l.tasks {
+			l.detach(tk)
+		}
+	}
+}
+
+// detach lets a thread go. A thread stopped by us (held) is detached now;
+// a running one is sent SIGSTOP and detached at that stop (PTRACE_DETACH
+// needs a stopped tracee; the SIGSTOP is then suppressed). A new child
+// whose first SIGSTOP is still to come is detached at that stop.
+func (l *loop) detach(tk *task) {
+	switch {
+	case tk.held:
+		unix.PtraceDetach(tk.tid)
+		delete(l.tasks, tk.tid)
+	case tk.awaitStop:
+		tk.detaching = true
+	case !tk.detaching:
+		tk.detaching = true
+		if err := unix.Tgkill(tgidOf(tk.tid), tk.tid, unix.SIGSTOP); err != nil {
+			delete(l.tasks, tk.tid) // gone already
+		}
+	}
+}
+
+// tgidOf returns the thread group (process) id of a thread, from /proc.
+func tgidOf(tid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tid))
+	if err != nil {
+		return tid
+	}
+	const key = "\nTgid:"
+	for i := 0; i+len(key) < len(b); i++ {
+		if string(b[i:i+len(key)]) == key {
+			n := 0
+			for j := i + len(key); j < len(b) && b[j] != '\n'; j++ {
+				if b[j] >= '0' && b[j] <= '9' {
+					n = n*10 + int(b[j]-'0')
+				}
+			}
+			if n > 0 {
+				return n
+			}
+			break
+		}
+	}
+	return tid
+}
+
+// errnoName names an errno as strace does ("ENOENT"); the kernel's
+// restart codes, which only a tracer sees, get their kernel names.
+func errnoName(e syscall.Errno) string {
+	switch e {
+	case 512:
+		return "ERESTARTSYS"
+	case 513:
+		return "ERESTARTNOINTR"
+	case 514:
+		return "ERESTARTNOHAND"
+	case 516:
+		return "ERESTART_RESTARTBLOCK"
+	}
+	if n := unix.ErrnoName(e); n != "" {
+		return n
+	}
+	return fmt.Sprintf("E%d", int(e))
+}
+
+// hasSiginfo tells a signal-delivery-stop (PTRACE_GETSIGINFO works) from a
+// group-stop (it fails with EINVAL).
+func hasSiginfo(tid int) bool {
+	var info [128]byte
+	_, _, e := syscall.RawSyscall6(syscall.SYS_PTRACE, unix.PTRACE_GETSIGINFO, uintptr(tid), 0, uintptr(unsafe.Pointer(&info[0])), 0, 0)
+	return e == 0
+}
