@@ -10,17 +10,17 @@ import (
 type argKind uint8
 
 const (
-	kInt      argKind = iota // an int (fd, flags, mode): the low 32 bits, sign-extended (AT_FDCWD is -100)
-	kUint                    // an unsigned int: the low 32 bits (close_range's ~0U stays 4294967295)
-	kLong                    // a long or size_t: all 64 bits
-	kPtr                     // an opaque pointer (a stat buffer, argv)
-	kPath                    // a NUL-terminated string (path, xattr name), read up to PATH_MAX
-	kBuf                     // bytes written (write, pwrite64): the first Options.DataBytes; the length is the next argument
-	kIovec                   // an iovec array written (writev): the first Options.DataBytes of its data; the count is the next argument
-	kOutPath                 // a buffer the call fills with a string of Ret bytes (getcwd)
-	kOutFds                  // an int[2] the call fills (pipe, pipe2, socketpair)
-	kOpenHow                 // struct open_how: its flags member (openat2)
-	kCloneArgs               // struct clone_args: its flags member (clone3)
+	kInt       argKind = iota // an int (fd, flags, mode): the low 32 bits, sign-extended (AT_FDCWD is -100)
+	kUint                     // an unsigned int: the low 32 bits (close_range's ~0U stays 4294967295)
+	kLong                     // a long or size_t: all 64 bits
+	kPtr                      // an opaque pointer (a stat buffer, argv)
+	kPath                     // a NUL-terminated string (path, xattr name), read up to PATH_MAX
+	kBuf                      // bytes written (write, pwrite64): the first Options.DataBytes; the length is the next argument
+	kIovec                    // an iovec array written (writev): the first Options.DataBytes of its data; the count is the next argument
+	kOutPath                  // a buffer the call fills with a string of Ret bytes (getcwd)
+	kOutFds                   // an int[2] the call fills (pipe, pipe2, socketpair)
+	kOpenHow                  // struct open_how: its flags member (openat2)
+	kCloneArgs                // struct clone_args: its flags member (clone3)
 )
 
 // callRow is one row of the decoding table: the arguments of a traced call
