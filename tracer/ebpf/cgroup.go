@@ -4,7 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // dockerCgroupLayouts are where Docker puts a container's cgroup v2
@@ -38,4 +42,57 @@ func DockerCgroup(containerID string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("ebpf: no cgroup v2 directory for container %.12s under %v (is the container running?)", containerID, cgroup2Mounts)
+}
+
+// TempCgroup is a cgroup v2 directory made for tracing one command: the
+// command is started in it (CLONE_INTO_CGROUP), so that it and all its
+// children are traced and nothing else is.
+type TempCgroup struct {
+	Path string
+	fd   int
+}
+
+// NewTempCgroup creates an empty cgroup named name (plus this process's
+// pid) under the cgroup2 mount.
+func NewTempCgroup(name string) (*TempCgroup, error) {
+	mount := ""
+	for _, m := range cgroup2Mounts {
+		var fs unix.Statfs_t
+		if unix.Statfs(m, &fs) == nil && fs.Type == unix.CGROUP2_SUPER_MAGIC {
+			mount = m
+			break
+		}
+	}
+	if mount == "" {
+		return nil, fmt.Errorf("ebpf: no cgroup2 hierarchy mounted at %v", cgroup2Mounts)
+	}
+	dir := filepath.Join(mount, fmt.Sprintf("%s-%d", name, os.Getpid()))
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("ebpf: creating a cgroup: %w", err)
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		os.Remove(dir)
+		return nil, fmt.Errorf("ebpf: %w", err)
+	}
+	return &TempCgroup{Path: dir, fd: fd}, nil
+}
+
+// Place makes cmd start inside the cgroup.
+func (c *TempCgroup) Place(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.UseCgroupFD = true
+	cmd.SysProcAttr.CgroupFD = c.fd
+}
+
+// Close removes the cgroup; it fails while processes are still in it
+// (a daemon the command left running).
+func (c *TempCgroup) Close() error {
+	unix.Close(c.fd)
+	if err := os.Remove(c.Path); err != nil {
+		return fmt.Errorf("ebpf: removing cgroup %s: %w", c.Path, err)
+	}
+	return nil
 }

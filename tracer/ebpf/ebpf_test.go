@@ -9,14 +9,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"unsafe"
 
 	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/strace"
-	"golang.org/x/sys/unix"
 )
 
 // The Go decoder and the C struct must agree on the record layout.
@@ -68,18 +66,6 @@ func TestTableCoversLowering(t *testing.T) {
 	}
 }
 
-// cgroup2Mount finds where the cgroup v2 hierarchy is mounted.
-func cgroup2Mount(t *testing.T) string {
-	for _, dir := range []string{"/sys/fs/cgroup/unified", "/sys/fs/cgroup"} {
-		var fs unix.Statfs_t
-		if unix.Statfs(dir, &fs) == nil && fs.Type == unix.CGROUP2_SUPER_MAGIC {
-			return dir
-		}
-	}
-	t.Skip("no cgroup v2 hierarchy")
-	return ""
-}
-
 // needEBPF skips the test when this process cannot trace with eBPF.
 func needEBPF(t *testing.T) {
 	t.Helper()
@@ -88,23 +74,15 @@ func needEBPF(t *testing.T) {
 	}
 }
 
-// newCgroup creates an empty cgroup v2 directory for one test and returns
-// its path and an open fd on it (for CLONE_INTO_CGROUP).
-func newCgroup(t *testing.T) (string, int) {
+// newCgroup creates an empty cgroup for one test.
+func newCgroup(t *testing.T) *TempCgroup {
 	t.Helper()
-	dir := filepath.Join(cgroup2Mount(t), fmt.Sprintf("fsmove-ebpf-test-%d", os.Getpid()))
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-		t.Skipf("cannot create a cgroup: %v", err)
-	}
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	cg, err := NewTempCgroup("fsmove-ebpf-test")
 	if err != nil {
-		t.Fatal(err)
+		t.Skip(err)
 	}
-	t.Cleanup(func() {
-		unix.Close(fd)
-		os.Remove(dir) // fails while a process is still in it: harmless
-	})
-	return dir, fd
+	t.Cleanup(func() { cg.Close() })
+	return cg
 }
 
 // workload is a small program: it forks and execs (sh runs cat, mv, rm),
@@ -117,8 +95,8 @@ func workload(dir string) string {
 // and returns its events (copied).
 func traceWorkload(t *testing.T, work string) []tracer.Event {
 	t.Helper()
-	cg, fd := newCgroup(t)
-	tr, err := Start(Options{CgroupPath: cg})
+	cg := newCgroup(t)
+	tr, err := Start(Options{CgroupPath: cg.Path})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -147,7 +125,7 @@ func traceWorkload(t *testing.T, work string) []tracer.Event {
 	}()
 
 	cmd := exec.Command("/bin/sh", "-c", work)
-	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+	cg.Place(cmd)
 	out, runErr := cmd.CombinedOutput()
 	stopErr := tr.Stop()
 	res := <-done
@@ -319,4 +297,46 @@ func TestSameAsStrace(t *testing.T) {
 	if len(fromEBPF) < 10 {
 		t.Errorf("only %d path statements", len(fromEBPF))
 	}
+}
+
+// A ring buffer too small for the workload, read only at the end, loses
+// events: Stop and the last Next say so with the count.
+func TestDropsAreReported(t *testing.T) {
+	needEBPF(t)
+	cg := newCgroup(t)
+	tr, err := Start(Options{CgroupPath: cg.Path, RingBytes: uint32(os.Getpagesize())})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	defer tr.Close()
+	// Thousands of stat calls, none read while they happen.
+	cmd := exec.Command("/bin/ls", "-lR", "/usr/share")
+	cmd.Stdout = io.Discard
+	cg.Place(cmd)
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var dropped *ErrDropped
+	if err := tr.Stop(); !errors.As(err, &dropped) || dropped.Count == 0 {
+		t.Fatalf("Stop = %v, want an ErrDropped", err)
+	}
+	if tr.Dropped() != dropped.Count {
+		t.Errorf("Dropped() = %d, Stop said %d", tr.Dropped(), dropped.Count)
+	}
+	n := 0
+	for {
+		_, err := tr.Next()
+		if err == nil {
+			n++
+			continue
+		}
+		if !errors.As(err, &dropped) {
+			t.Fatalf("Next ended with %v, want an ErrDropped", err)
+		}
+		break
+	}
+	if n == 0 {
+		t.Error("no event was kept: the ring buffer should hold the first ones")
+	}
+	t.Logf("%d events kept, %d dropped", n, dropped.Count)
 }
