@@ -34,6 +34,7 @@ func init() {
 		{"run", "apply a module in a fresh Docker container, traced, and analyze it", runRun},
 		{"analyze", "analyze a captured trace against a catalog", runAnalyze},
 		{"lower", "print the FStrace program of a trace", runLower},
+		{"trace", "run a command under the native ptrace tracer, saving an strace-form trace", runTrace},
 		{"image", "build or inspect the Docker image fsmove runs Puppet in", runImage},
 		{"version", "print fsmove's version", runVersion},
 	}

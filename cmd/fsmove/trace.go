@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/fsmove/fsmove/tracer/ptrace"
+	"github.com/fsmove/fsmove/tracer/strace"
+)
+
+const traceUsage = `Usage:
+  fsmove trace [flags] -- CMD [ARG...]
+
+Run CMD under fsmove's native tracer (ptrace with a seccomp-bpf filter: only
+the system calls the analysis needs stop the command) and save the trace in
+strace's text form, which "fsmove analyze" and "fsmove lower" read.
+
+Tracing ends when CMD exits: processes it left running (daemons) are
+detached and keep running. The exit status is CMD's (128+N if killed by
+signal N), or 125 when the tracer itself failed, so that a script can run
+"fsmove trace -- puppet apply ..." in place of "puppet apply ...".
+
+Needs ptrace and seccomp (in Docker: --cap-add SYS_PTRACE --security-opt
+seccomp=unconfined). Without CAP_SYS_ADMIN the filter is loaded with
+no-new-privs, so setuid programs (sudo, su) run without their privileges.
+
+Flags:
+`
+
+// traceFailed is the exit status of fsmove trace when the tracer failed.
+const traceFailed = 125
+
+func runTrace(stdout, stderr io.Writer, args []string) int {
+	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "trace.log", "write the trace to `FILE`")
+	failedArgs := fs.Bool("failed-args", false, "decode the arguments of failed calls too (slower; the analysis ignores them)")
+	nnp := fs.Bool("no-new-privs", false, "always set no-new-privs (otherwise only when loading the filter needs it)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), traceUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "fsmove trace: want a command; see fsmove trace --help")
+		return exitUsage
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		fmt.Fprintln(stderr, "fsmove trace:", err)
+		return traceFailed
+	}
+	defer f.Close()
+
+	// Ctrl-C and SIGTERM reach the command (same process group) and end
+	// the trace with it; cancelling also kills the command if it ignores
+	// them.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	tr, err := ptrace.Start(ctx, fs.Args(), ptrace.Options{FailedArgs: *failedArgs, NoNewPrivs: *nnp, Stdin: os.Stdin})
+	if err != nil {
+		fmt.Fprintln(stderr, "fsmove trace:", err)
+		return traceFailed
+	}
+	w := strace.NewWriter(f)
+	var writeErr error
+	for {
+		ev, err := tr.Next()
+		if err != nil {
+			if err != io.EOF {
+				writeErr = err
+			}
+			break
+		}
+		if writeErr == nil {
+			writeErr = w.Write(ev)
+		}
+	}
+	code, err := tr.Wait()
+	if writeErr == nil {
+		writeErr = w.Flush()
+	}
+	if writeErr == nil {
+		writeErr = f.Close()
+	}
+	if err == nil {
+		err = writeErr
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "fsmove trace:", err)
+		return traceFailed
+	}
+	return code
+}
