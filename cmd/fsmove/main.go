@@ -36,6 +36,8 @@ func init() {
 		{"lower", "print the FStrace program of a trace", runLower},
 		{"trace", "run a command under the native ptrace tracer, saving an strace-form trace", runTrace},
 		{"image", "build or inspect the Docker image fsmove runs Puppet in", runImage},
+		{"bench", "run a corpus of modules and tabulate and plot the results", runBench},
+		{"ebpf", "trace a command or a container with eBPF, printing strace's text form (debugging)", runEBPF},
 		{"version", "print fsmove's version", runVersion},
 	}
 }

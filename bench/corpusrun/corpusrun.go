@@ -1,0 +1,287 @@
+// Package corpusrun runs a corpus of modules (SPEC "fsmove bench"): each
+// module in its own fresh container through puppet/runner, N at a time,
+// each with a timeout; then the analysis of each trace, and optionally an
+// untraced apply for the tracer's slowdown. Every module has its run
+// directory OUT/runs/KEY holding run.json (the runner's), analysis.json and
+// untraced.json (this package's); the results table is made from those
+// files only, so a resumed run and a fresh one give the same table.
+package corpusrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsmove/fsmove/bench/corpus"
+	"github.com/fsmove/fsmove/bench/results"
+	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/runner"
+)
+
+// Backend does the three pieces of work for one module. DockerBackend is
+// the real one; tests use a fake.
+type Backend interface {
+	// Traced is runner.Run on engine number engine (round-robin over the
+	// engines): the traced apply, writing run.json and the artifacts to
+	// opts.OutDir.
+	Traced(ctx context.Context, engine int, opts runner.Options) (*runner.RunRecord, error)
+	// Untraced times the same puppet apply without a tracer, in its own
+	// fresh container.
+	Untraced(ctx context.Context, engine int, opts runner.Options) (results.Untraced, error)
+	// Analyze analyzes dir's trace.log against its catalog.json.
+	Analyze(ctx context.Context, dir string) (results.Analysis, error)
+}
+
+// Options configure a corpus run.
+type Options struct {
+	OutDir string
+	// Workers is the number of modules run at once (default 1).
+	Workers int
+	// Engines is the number of Docker engines; module i goes to engine
+	// i mod Engines (default 1).
+	Engines int
+	// Timeout bounds each module's traced run, its analysis and its
+	// untraced run, each on its own (default 10 minutes).
+	Timeout    time.Duration
+	Tracer     string
+	SeccompBPF bool
+	// Untraced also times each module that applied cleanly without the
+	// tracer, in a second fresh container: it doubles the Puppet time.
+	Untraced bool
+	// Resume skips what a run directory already has: a finished run.json,
+	// analysis.json, untraced.json. Without it every module runs again.
+	Resume bool
+	Image  container.ImageOptions
+	// Progress receives a live progress line (with \r); nil is quiet.
+	Progress      io.Writer
+	FsmoveVersion string
+}
+
+// RunsDir is the directory of the per-module run directories under OutDir.
+const RunsDir = "runs"
+
+// RunDir is entry's run directory.
+func RunDir(outDir string, e corpus.Entry) string {
+	return filepath.Join(outDir, RunsDir, e.Key)
+}
+
+// Work counts what a corpus run did, for "a resumed run does nothing new".
+type Work struct {
+	Traced, Analyzed, Untraced int
+}
+
+// Run runs every entry and returns one row per entry, in corpus order, and
+// the work done. It stops early, returning ctx's error, when ctx is
+// cancelled; rows of finished modules are then still returned. A module's
+// failure (Puppet, Docker, timeout) is its row's status, not an error.
+func Run(ctx context.Context, entries []corpus.Entry, b Backend, opts Options) ([]results.Row, Work, error) {
+	if opts.Workers <= 0 {
+		opts.Workers = 1
+	}
+	if opts.Engines <= 0 {
+		opts.Engines = 1
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Minute
+	}
+	if err := os.MkdirAll(filepath.Join(opts.OutDir, RunsDir), 0o755); err != nil {
+		return nil, Work{}, err
+	}
+	prog := newProgress(opts.Progress, len(entries))
+	defer prog.finish()
+
+	type outcome struct {
+		row  results.Row
+		ok   bool
+		work Work
+	}
+	out := make([]outcome, len(entries))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < opts.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				e := entries[i]
+				prog.start(e.Key)
+				row, work, err := runOne(ctx, i%opts.Engines, e, b, opts)
+				out[i] = outcome{row, err == nil, work}
+				prog.done(e.Key, row.Status, err)
+			}
+		}()
+	}
+feed:
+	for i := range entries {
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+
+	var rows []results.Row
+	var work Work
+	for _, o := range out {
+		if o.ok {
+			rows = append(rows, o.row)
+		}
+		work.Traced += o.work.Traced
+		work.Analyzed += o.work.Analyzed
+		work.Untraced += o.work.Untraced
+	}
+	return rows, work, ctx.Err()
+}
+
+// runOne does what entry e still needs and returns its row. An error means
+// the module has no result (interrupted, or its directory is unusable).
+func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Options) (results.Row, Work, error) {
+	var work Work
+	dir := RunDir(opts.OutDir, e)
+	ropts := runner.Options{
+		Module:        e.Module,
+		Entry:         e.RunnerEntry(),
+		Image:         opts.Image,
+		Tracer:        opts.Tracer,
+		SeccompBPF:    opts.SeccompBPF,
+		OutDir:        dir,
+		FsmoveVersion: opts.FsmoveVersion,
+	}
+
+	rec, err := runner.ReadRecord(dir)
+	if !opts.Resume || err != nil || results.Status(rec.Status) == "" {
+		// A fresh run: drop what the bench added to an earlier one.
+		os.Remove(filepath.Join(dir, results.AnalysisJSON))
+		os.Remove(filepath.Join(dir, results.UntracedJSON))
+		os.Remove(filepath.Join(dir, results.ReportJSON))
+		tctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+		rec, err = b.Traced(tctx, engine, ropts)
+		cancel()
+		work.Traced++
+		if rec == nil {
+			return results.Row{}, work, fmt.Errorf("%s: %w", e.Key, err)
+		}
+		if ctx.Err() != nil {
+			return results.Row{}, work, ctx.Err()
+		}
+	}
+
+	if fileExists(filepath.Join(dir, runner.CatalogFile)) && fileExists(filepath.Join(dir, runner.TraceFile)) &&
+		!fileExists(filepath.Join(dir, results.AnalysisJSON)) {
+		actx, cancel := context.WithTimeout(ctx, opts.Timeout)
+		a, err := b.Analyze(actx, dir)
+		cancel()
+		if ctx.Err() != nil {
+			return results.Row{}, work, ctx.Err()
+		}
+		if err != nil {
+			a = results.Analysis{Exit: 3, Error: err.Error(), Seconds: -1, PeakRSSBytes: -1, Resources: -1}
+		}
+		if err := results.WriteJSONFile(dir, results.AnalysisJSON, a); err != nil {
+			return results.Row{}, work, err
+		}
+		work.Analyzed++
+	}
+
+	if opts.Untraced && rec.Status == runner.StatusOK && !fileExists(filepath.Join(dir, results.UntracedJSON)) {
+		uctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+		u, err := b.Untraced(uctx, engine, ropts)
+		cancel()
+		if ctx.Err() != nil {
+			return results.Row{}, work, ctx.Err()
+		}
+		if err != nil {
+			u = results.Untraced{Seconds: -1, Error: err.Error()}
+		}
+		if err := results.WriteJSONFile(dir, results.UntracedJSON, u); err != nil {
+			return results.Row{}, work, err
+		}
+		work.Untraced++
+	}
+
+	row, err := results.FromRunDir(e.Key, e.Version, dir)
+	return row, work, err
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// progress draws one live line: counts per status and the modules running.
+type progress struct {
+	mu       sync.Mutex
+	w        io.Writer
+	total    int
+	finished int
+	counts   map[string]int
+	running  map[string]time.Time
+	started  time.Time
+}
+
+func newProgress(w io.Writer, total int) *progress {
+	return &progress{w: w, total: total, counts: map[string]int{}, running: map[string]time.Time{}, started: time.Now()}
+}
+
+func (p *progress) start(key string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.running[key] = time.Now()
+	p.draw()
+}
+
+func (p *progress) done(key, status string, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.running, key)
+	p.finished++
+	if err != nil {
+		status = "no result"
+	}
+	p.counts[status]++
+	p.draw()
+}
+
+func (p *progress) draw() {
+	if p.w == nil {
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\r\033[K[%d/%d %s]", p.finished, p.total, time.Since(p.started).Round(time.Second))
+	for _, s := range append(append([]string{}, results.Statuses...), "no result") {
+		if n := p.counts[s]; n > 0 {
+			fmt.Fprintf(&b, " %s %d", s, n)
+		}
+	}
+	if len(p.running) > 0 {
+		keys := make([]string, 0, len(p.running))
+		for k := range p.running {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		fmt.Fprintf(&b, " · running %s", strings.Join(keys, ", "))
+	}
+	line := b.String()
+	if len(line) > 160 {
+		line = line[:157] + "..."
+	}
+	io.WriteString(p.w, line)
+}
+
+func (p *progress) finish() {
+	if p.w != nil {
+		io.WriteString(p.w, "\r\033[K")
+	}
+}
+
+// ErrNoEngine is returned by DockerBackend methods given no engine.
+var ErrNoEngine = errors.New("no Docker engine")

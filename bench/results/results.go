@@ -1,0 +1,418 @@
+// Package results holds the outcome of a corpus run: one Row per module,
+// made from the module's run directory (run.json from puppet/runner, plus
+// analysis.json and untraced.json written by the bench), and the tables
+// written from the rows (results.csv, results.json).
+package results
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/fsmove/fsmove/puppet/runner"
+)
+
+// Statuses of a module in the results (SPEC "fsmove bench"). They differ
+// from run.json's: "apply-failed" is run.json's "puppet-failed" (Puppet
+// compiled the catalog but failed while applying it).
+const (
+	StatusOK            = "ok"
+	StatusCompileFailed = "compile-failed"
+	StatusApplyFailed   = "apply-failed"
+	StatusTimeout       = "timeout"
+	StatusInfraError    = "infra-error"
+)
+
+// Statuses lists the valid statuses in the order summaries show them.
+var Statuses = []string{StatusOK, StatusCompileFailed, StatusApplyFailed, StatusTimeout, StatusInfraError}
+
+// ValidStatus reports whether s is one of Statuses.
+func ValidStatus(s string) bool {
+	for _, v := range Statuses {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Row is one module's line of results.csv (and object of results.json).
+// Numbers that are unknown (no analysis after a compile error, no untraced
+// run) are -1 in the CSV and null in the JSON; in the struct they are -1.
+type Row struct {
+	Module          string  `json:"module"`
+	Version         string  `json:"version"`
+	Status          string  `json:"status"`
+	FirstError      string  `json:"first_error"`
+	PuppetUntracedS float64 `json:"puppet_untraced_s"`
+	PuppetTracedS   float64 `json:"puppet_traced_s"`
+	TraceBytes      int64   `json:"trace_bytes"`
+	Events          int64   `json:"events"`
+	Resources       int64   `json:"resources"`
+	AnalysisS       float64 `json:"analysis_s"`
+	PeakMemBytes    int64   `json:"peak_mem_bytes"`
+	MOR             int64   `json:"mor"`
+	MN              int64   `json:"mn"`
+}
+
+// Columns are the CSV header, in order; each is a JSON field name of Row.
+var Columns = []string{
+	"module", "version", "status", "first_error", "puppet_untraced_s", "puppet_traced_s",
+	"trace_bytes", "events", "resources", "analysis_s", "peak_mem_bytes", "mor", "mn",
+}
+
+// Findings is MOR+MN, 0 when the module was not analyzed.
+func (r Row) Findings() int64 {
+	return max(r.MOR, 0) + max(r.MN, 0)
+}
+
+// Slowdown is traced over untraced Puppet time, 0 when either is unknown.
+func (r Row) Slowdown() float64 {
+	if r.PuppetUntracedS <= 0 || r.PuppetTracedS <= 0 {
+		return 0
+	}
+	return r.PuppetTracedS / r.PuppetUntracedS
+}
+
+// Analyzed reports whether the analysis ran and gave figures.
+func (r Row) Analyzed() bool { return r.AnalysisS >= 0 && r.MOR >= 0 }
+
+// Analysis is analysis.json in a run directory: what the bench's analysis of
+// the run's trace gave.
+type Analysis struct {
+	// Exit is the status of "fsmove analyze": 0 no findings, 1 findings,
+	// 2 input error.
+	Exit         int     `json:"exit"`
+	Error        string  `json:"error,omitempty"`
+	Seconds      float64 `json:"seconds"`
+	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	Events       int64   `json:"events"`
+	Resources    int64   `json:"resources"`
+	MOR          int64   `json:"mor"`
+	MN           int64   `json:"mn"`
+}
+
+// Untraced is untraced.json: the time of the same puppet apply without a
+// tracer, in its own fresh container.
+type Untraced struct {
+	Seconds    float64 `json:"seconds"`
+	PuppetExit int     `json:"puppet_exit"`
+	Error      string  `json:"error,omitempty"`
+}
+
+// File names the bench adds to a run directory.
+const (
+	AnalysisJSON = "analysis.json"
+	UntracedJSON = "untraced.json"
+	ReportJSON   = "report.json" // fsmove analyze's JSON report
+)
+
+// WriteJSONFile writes v indented to dir/name.
+func WriteJSONFile(dir, name string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, name), append(data, '\n'), 0o644)
+}
+
+// ReadJSONFile reads dir/name into v; a missing file gives an error for
+// which errors.Is(err, os.ErrNotExist).
+func ReadJSONFile(dir, name string, v any) error {
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, name), err)
+	}
+	return nil
+}
+
+// Status maps run.json's status to a results status; "" for a run that did
+// not finish (interrupted), which a resumed bench runs again.
+func Status(runStatus string) string {
+	switch runStatus {
+	case runner.StatusOK:
+		return StatusOK
+	case runner.StatusCompileFailed:
+		return StatusCompileFailed
+	case runner.StatusPuppetFailed:
+		return StatusApplyFailed
+	case runner.StatusTimeout:
+		return StatusTimeout
+	case runner.StatusInfraError:
+		return StatusInfraError
+	}
+	return ""
+}
+
+// FromRunDir makes a module's row from its run directory. module names the
+// row (the corpus entry's key); version is the module's version when the
+// corpus knows it ("" to read the module directory's metadata.json). It
+// fails when run.json is missing or the run did not finish.
+func FromRunDir(module, version, dir string) (Row, error) {
+	rec, err := runner.ReadRecord(dir)
+	if err != nil {
+		return Row{}, err
+	}
+	status := Status(rec.Status)
+	if status == "" {
+		return Row{}, fmt.Errorf("%s: the run did not finish (status %q)", dir, rec.Status)
+	}
+	row := Row{
+		Module: module, Version: version, Status: status,
+		FirstError:      firstErrorLine(dir, rec),
+		PuppetUntracedS: -1, PuppetTracedS: -1,
+		TraceBytes: rec.TraceBytes, Events: -1, Resources: -1,
+		AnalysisS: -1, PeakMemBytes: -1, MOR: -1, MN: -1,
+	}
+	if row.Version == "" {
+		row.Version = moduleVersion(rec)
+	}
+	for _, s := range rec.Steps {
+		if s.Name == "apply" && s.OK {
+			row.PuppetTracedS = s.Seconds
+		}
+	}
+	var u Untraced
+	if err := ReadJSONFile(dir, UntracedJSON, &u); err == nil && u.Error == "" && u.Seconds > 0 {
+		row.PuppetUntracedS = u.Seconds
+	}
+	var a Analysis
+	if err := ReadJSONFile(dir, AnalysisJSON, &a); err == nil {
+		row.AnalysisS = a.Seconds
+		row.PeakMemBytes = a.PeakRSSBytes
+		row.Resources = a.Resources
+		if a.Exit == 0 || a.Exit == 1 {
+			row.Events, row.MOR, row.MN = a.Events, a.MOR, a.MN
+		} else if row.Status == StatusOK {
+			// Puppet was fine but the analysis was not: say why.
+			row.FirstError = "analysis failed: " + firstLine(a.Error)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return Row{}, err
+	}
+	return row, nil
+}
+
+// moduleVersion is the version in a module directory's metadata.json, or
+// the Forge version asked for ("" when unknown).
+func moduleVersion(rec *runner.RunRecord) string {
+	var v struct {
+		Version string `json:"version"`
+	}
+	if rec.Module.Kind == runner.SourceDir && rec.Module.Dir != "" {
+		if err := ReadJSONFile(rec.Module.Dir, "metadata.json", &v); err == nil {
+			return v.Version
+		}
+	}
+	return rec.Module.Version
+}
+
+// firstErrorLine is the first line saying why a run failed: Puppet's first
+// "Error:" line when there is one, else the record's error.
+func firstErrorLine(dir string, rec *runner.RunRecord) string {
+	if rec.Status == runner.StatusOK {
+		return ""
+	}
+	if f, err := os.Open(filepath.Join(dir, runner.PuppetLogFile)); err == nil {
+		lines := runner.PuppetErrors(f, 1)
+		f.Close()
+		if len(lines) > 0 {
+			return firstLine(lines[0])
+		}
+	}
+	return firstLine(rec.Error)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(line)
+}
+
+// WriteCSV writes the header and one line per row; unknown numbers are -1.
+func WriteCSV(w io.Writer, rows []Row) error {
+	cw := csv.NewWriter(w)
+	cw.Write(Columns)
+	for _, r := range rows {
+		cw.Write([]string{
+			r.Module, r.Version, r.Status, r.FirstError,
+			formatSeconds(r.PuppetUntracedS), formatSeconds(r.PuppetTracedS),
+			strconv.FormatInt(r.TraceBytes, 10), strconv.FormatInt(r.Events, 10),
+			strconv.FormatInt(r.Resources, 10), formatSeconds(r.AnalysisS),
+			strconv.FormatInt(r.PeakMemBytes, 10), strconv.FormatInt(r.MOR, 10), strconv.FormatInt(r.MN, 10),
+		})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func formatSeconds(s float64) string {
+	if s < 0 {
+		return "-1"
+	}
+	return strconv.FormatFloat(s, 'f', 3, 64)
+}
+
+// ReadCSV reads a table written by WriteCSV. The header must have every
+// column of Columns (in any order; extra columns are ignored).
+func ReadCSV(r io.Reader) ([]Row, error) {
+	cr := csv.NewReader(r)
+	header, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("results CSV: %w", err)
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		col[h] = i
+	}
+	for _, c := range Columns {
+		if _, ok := col[c]; !ok {
+			return nil, fmt.Errorf("results CSV: no column %q", c)
+		}
+	}
+	var rows []Row
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("results CSV: %w", err)
+		}
+		p := fieldParser{rec: rec, col: col}
+		row := Row{
+			Module: p.str("module"), Version: p.str("version"), Status: p.str("status"),
+			FirstError:      p.str("first_error"),
+			PuppetUntracedS: p.float("puppet_untraced_s"), PuppetTracedS: p.float("puppet_traced_s"),
+			TraceBytes: p.int("trace_bytes"), Events: p.int("events"), Resources: p.int("resources"),
+			AnalysisS: p.float("analysis_s"), PeakMemBytes: p.int("peak_mem_bytes"),
+			MOR: p.int("mor"), MN: p.int("mn"),
+		}
+		if p.err != nil {
+			line, _ := cr.FieldPos(0)
+			return nil, fmt.Errorf("results CSV line %d: %w", line, p.err)
+		}
+		if !ValidStatus(row.Status) {
+			line, _ := cr.FieldPos(0)
+			return nil, fmt.Errorf("results CSV line %d: unknown status %q", line, row.Status)
+		}
+		rows = append(rows, row)
+	}
+}
+
+// fieldParser reads typed fields of one CSV record, keeping the first error.
+type fieldParser struct {
+	rec []string
+	col map[string]int
+	err error
+}
+
+func (p *fieldParser) str(name string) string { return p.rec[p.col[name]] }
+
+func (p *fieldParser) int(name string) int64 {
+	v, err := strconv.ParseInt(p.str(name), 10, 64)
+	if err != nil && p.err == nil {
+		p.err = fmt.Errorf("%s: %w", name, err)
+	}
+	return v
+}
+
+func (p *fieldParser) float(name string) float64 {
+	v, err := strconv.ParseFloat(p.str(name), 64)
+	if err != nil && p.err == nil {
+		p.err = fmt.Errorf("%s: %w", name, err)
+	}
+	return v
+}
+
+// jsonRow is Row with unknown numbers as null.
+type jsonRow struct {
+	Module          string   `json:"module"`
+	Version         string   `json:"version"`
+	Status          string   `json:"status"`
+	FirstError      string   `json:"first_error"`
+	PuppetUntracedS *float64 `json:"puppet_untraced_s"`
+	PuppetTracedS   *float64 `json:"puppet_traced_s"`
+	TraceBytes      *int64   `json:"trace_bytes"`
+	Events          *int64   `json:"events"`
+	Resources       *int64   `json:"resources"`
+	AnalysisS       *float64 `json:"analysis_s"`
+	PeakMemBytes    *int64   `json:"peak_mem_bytes"`
+	MOR             *int64   `json:"mor"`
+	MN              *int64   `json:"mn"`
+}
+
+func optFloat(v float64) *float64 {
+	if v < 0 {
+		return nil
+	}
+	v, _ = strconv.ParseFloat(formatSeconds(v), 64) // the CSV's precision, so both agree
+	return &v
+}
+
+func optInt(v int64) *int64 {
+	if v < 0 {
+		return nil
+	}
+	return &v
+}
+
+// WriteJSON writes {"modules": [...]} with unknown numbers as null.
+func WriteJSON(w io.Writer, rows []Row) error {
+	out := struct {
+		Columns []string  `json:"columns"`
+		Modules []jsonRow `json:"modules"`
+	}{Columns: Columns, Modules: []jsonRow{}}
+	for _, r := range rows {
+		out.Modules = append(out.Modules, jsonRow{
+			Module: r.Module, Version: r.Version, Status: r.Status, FirstError: r.FirstError,
+			PuppetUntracedS: optFloat(r.PuppetUntracedS), PuppetTracedS: optFloat(r.PuppetTracedS),
+			TraceBytes: optInt(r.TraceBytes), Events: optInt(r.Events), Resources: optInt(r.Resources),
+			AnalysisS: optFloat(r.AnalysisS), PeakMemBytes: optInt(r.PeakMemBytes),
+			MOR: optInt(r.MOR), MN: optInt(r.MN),
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// ReadJSON reads what WriteJSON wrote.
+func ReadJSON(r io.Reader) ([]Row, error) {
+	var in struct {
+		Modules []jsonRow `json:"modules"`
+	}
+	if err := json.NewDecoder(r).Decode(&in); err != nil {
+		return nil, fmt.Errorf("results JSON: %w", err)
+	}
+	f := func(p *float64) float64 {
+		if p == nil {
+			return -1
+		}
+		return *p
+	}
+	n := func(p *int64) int64 {
+		if p == nil {
+			return -1
+		}
+		return *p
+	}
+	rows := []Row{}
+	for _, m := range in.Modules {
+		rows = append(rows, Row{
+			Module: m.Module, Version: m.Version, Status: m.Status, FirstError: m.FirstError,
+			PuppetUntracedS: f(m.PuppetUntracedS), PuppetTracedS: f(m.PuppetTracedS),
+			TraceBytes: n(m.TraceBytes), Events: n(m.Events), Resources: n(m.Resources),
+			AnalysisS: f(m.AnalysisS), PeakMemBytes: n(m.PeakMemBytes), MOR: n(m.MOR), MN: n(m.MN),
+		})
+	}
+	return rows, nil
+}
