@@ -1,0 +1,141 @@
+package ptrace_test
+
+// End-to-end check of the native tracer on a real Puppet run: a static
+// fsmove is copied into the fsmove/puppet:bookworm image and runs
+// "fsmove trace -- puppet apply" on a fixture; fsmove analyze must find in
+// that trace what it finds in the committed strace capture of the same
+// fixture (testdata/runs). Like the runner's e2e tests it runs when Docker
+// answers, is skipped in -short mode, and with FSMOVE_E2E=1 an unreachable
+// engine is a failure.
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fsmove/fsmove/detector/analyze"
+	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/tracer/ptrace"
+)
+
+func TestE2EPuppetApplyMatchesStrace(t *testing.T) {
+	required := os.Getenv("FSMOVE_E2E") == "1"
+	if testing.Short() && !required {
+		t.Skip("e2e test skipped in -short mode")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	eng, err := container.Connect(ctx)
+	if err != nil {
+		if required {
+			t.Fatalf("FSMOVE_E2E=1 but Docker is unreachable: %v", err)
+		}
+		t.Skipf("Docker unreachable (set FSMOVE_E2E=1 to make this a failure): %v", err)
+	}
+	defer eng.Close()
+	if _, err := eng.EnsureImage(ctx, container.ImageOptions{}); err != nil {
+		t.Fatalf("image: %v", err)
+	}
+
+	const fixture = "mor_exec_reads_file"
+	root := filepath.Join("..", "..")
+	work := t.TempDir()
+	bin := filepath.Join(work, "fsmove")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/fsmove")
+	build.Dir = root
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("static build of fsmove: %v\n%s", err, out)
+	}
+	binData, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	c, err := eng.Start(ctx, container.Spec{
+		Image:             "fsmove/puppet:bookworm",
+		Hostname:          "fsmove-ptrace-e2e",
+		CapAdd:            []string{"SYS_PTRACE"},
+		SeccompUnconfined: true,
+		Labels:            map[string]string{"fsmove.test": "ptrace-e2e"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Remove(context.Background())
+
+	a := container.NewArchive()
+	a.AddFile("fsmove-ptrace/fsmove", binData, 0o755)
+	a.AddFile("fsmove-ptrace/site.pp", []byte("include "+fixture+"\n"), 0o644)
+	a.AddDir(filepath.Join(root, "testdata", "modules", fixture), "fsmove-ptrace/modules/"+fixture)
+	tarData, err := a.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CopyIn(ctx, "/", bytes.NewReader(tarData)); err != nil {
+		t.Fatal(err)
+	}
+	cmd := ptrace.TraceCommand("/fsmove-ptrace/fsmove", "/fsmove-ptrace/trace.log", []string{
+		"puppet", "apply", "--debug", "--evaltrace", "--detailed-exitcodes",
+		"--catalog_cache_terminus", "json", "--modulepath", "/fsmove-ptrace/modules", "/fsmove-ptrace/site.pp"})
+	var log bytes.Buffer
+	status, err := c.Exec(ctx, []string{"sh", "-c", shellQuote(cmd) + " >/fsmove-ptrace/puppet.log 2>&1; s=$?; " +
+		"cp /var/cache/puppet/client_data/catalog/*.json /fsmove-ptrace/catalog.json; exit $s"}, nil, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status != 0 && status != 2 { // --detailed-exitcodes: 2 = changes applied
+		t.Fatalf("traced puppet apply exited %d: %s", status, log.String())
+	}
+	for _, name := range []string{"trace.log", "catalog.json"} {
+		rc, err := c.CopyOut(ctx, "/fsmove-ptrace/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = container.Extract(rc, work)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	got := findings(t, filepath.Join(work, "trace.log"), filepath.Join(work, "catalog.json"))
+	runDir := filepath.Join(root, "testdata", "runs", fixture)
+	want := findings(t, filepath.Join(runDir, "trace.log.zst"), filepath.Join(runDir, "catalog.json"))
+	if got != want {
+		t.Errorf("findings under ptrace:\n%s\nunder strace:\n%s", got, want)
+	}
+	if !strings.Contains(got, "MOR File[/etc/mor_exec_reads_file.conf] Exec[read-conf]") {
+		t.Errorf("the fixture's MOR is missing:\n%s", got)
+	}
+}
+
+// findings analyzes a trace and lists its findings, one "KIND producer
+// consumer" line each, sorted.
+func findings(t *testing.T, trace, catalog string) string {
+	t.Helper()
+	rep, _, err := analyze.Run(context.Background(), analyze.Input{Trace: trace, Catalog: catalog}, analyze.Options{})
+	if err != nil {
+		t.Fatalf("analyze %s: %v", trace, err)
+	}
+	var lines []string
+	for _, f := range rep.Findings {
+		lines = append(lines, f.Kind.String()+" "+f.Producer.Ref()+" "+f.Consumer.Ref())
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+func shellQuote(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
