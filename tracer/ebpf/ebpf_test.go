@@ -340,3 +340,33 @@ func TestDropsAreReported(t *testing.T) {
 	}
 	t.Logf("%d events kept, %d dropped", n, dropped.Count)
 }
+
+// A thread other than the leader that execs returns from execve with the
+// leader's pid: the event still comes, under that pid, as strace shows it.
+func TestExecFromThread(t *testing.T) {
+	needEBPF(t)
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3 to start a thread that execs")
+	}
+	script := `import os, threading
+t = threading.Thread(target=lambda: os.execv("/bin/true", ["true"]))
+t.start(); t.join()`
+	evs := traceWorkload(t, python+" -c '"+script+"'")
+	leaders := map[int]bool{}
+	found := false
+	for _, ev := range evs {
+		if ev.Syscall == "execve" && !ev.Failed() {
+			if ev.Arg(0).Str == "/bin/true" {
+				found = true
+				if !leaders[ev.Pid] {
+					t.Errorf("execve of /bin/true under pid %d, which is no process seen exec'ing python", ev.Pid)
+				}
+			}
+			leaders[ev.Pid] = true
+		}
+	}
+	if !found {
+		t.Error("no execve of /bin/true: the exec from a thread was lost")
+	}
+}

@@ -338,3 +338,28 @@ int sched_process_exit(void *ctx)
 		count_drop(0);
 	return 0;
 }
+
+/* A thread other than the leader that calls execve returns from it with
+ * the leader's pid: move what sys_enter kept under its own tid, so that
+ * sys_exit finds it. */
+SEC("tracepoint/sched/sched_process_exec")
+int sched_process_exec(struct trace_event_raw_sched_process_exec *ctx)
+{
+	__u32 old = ctx->old_pid, now = ctx->pid;
+	if (old == now || !in_target())
+		return 0;
+	struct inflight *in = bpf_map_lookup_elem(&inflight, &old);
+	if (in) {
+		struct inflight copy = *in;
+		if (bpf_map_update_elem(&inflight, &now, &copy, BPF_ANY) != 0)
+			count_drop(1);
+		bpf_map_delete_elem(&inflight, &old);
+	}
+	struct exec_path *ep = bpf_map_lookup_elem(&exec_paths, &old);
+	if (ep) {
+		if (bpf_map_update_elem(&exec_paths, &now, ep, BPF_ANY) != 0)
+			count_drop(1);
+		bpf_map_delete_elem(&exec_paths, &old);
+	}
+	return 0;
+}

@@ -45,6 +45,16 @@ struct trace_event_raw_sys_exit {
 	long ret;
 };
 
+/* sched/sched_process_exec: pid is the pid after exec, old_pid the thread
+ * that called execve (they differ when a thread other than the leader
+ * execs: the caller takes the leader's pid). */
+struct trace_event_raw_sched_process_exec {
+	struct trace_entry ent;
+	__u32 __data_loc_filename;
+	int pid;
+	int old_pid;
+};
+
 /* User-space iovec (writev). */
 struct iovec {
 	void *iov_base;

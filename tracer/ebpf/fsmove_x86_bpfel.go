@@ -65,6 +65,7 @@ const (
 	fsmoveMapExecScratch       = "exec_scratch"
 	fsmoveMapInflight          = "inflight"
 	fsmoveMapPlans             = "plans"
+	fsmoveProgSchedProcessExec = "sched_process_exec"
 	fsmoveProgSchedProcessExit = "sched_process_exit"
 	fsmoveProgSysEnter         = "sys_enter"
 	fsmoveProgSysExit          = "sys_exit"
@@ -114,6 +115,7 @@ type fsmoveSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type fsmoveProgramSpecs struct {
+	SchedProcessExec *ebpf.ProgramSpec `ebpf:"sched_process_exec"`
 	SchedProcessExit *ebpf.ProgramSpec `ebpf:"sched_process_exit"`
 	SysEnter         *ebpf.ProgramSpec `ebpf:"sys_enter"`
 	SysExit          *ebpf.ProgramSpec `ebpf:"sys_exit"`
@@ -193,6 +195,7 @@ type fsmoveVariables struct {
 //
 // It can be passed to loadFsmoveObjects or ebpf.CollectionSpec.LoadAndAssign.
 type fsmovePrograms struct {
+	SchedProcessExec *ebpf.Program `ebpf:"sched_process_exec"`
 	SchedProcessExit *ebpf.Program `ebpf:"sched_process_exit"`
 	SysEnter         *ebpf.Program `ebpf:"sys_enter"`
 	SysExit          *ebpf.Program `ebpf:"sys_exit"`
@@ -200,6 +203,7 @@ type fsmovePrograms struct {
 
 func (p *fsmovePrograms) Close() error {
 	return _FsmoveClose(
+		p.SchedProcessExec,
 		p.SchedProcessExit,
 		p.SysEnter,
 		p.SysExit,

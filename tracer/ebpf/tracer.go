@@ -166,6 +166,7 @@ func Start(opts Options) (*Tracer, error) {
 		// The exit side first, so that no call is entered but never emitted.
 		{"raw_syscalls", "sys_exit", t.objs.SysExit},
 		{"sched", "sched_process_exit", t.objs.SchedProcessExit},
+		{"sched", "sched_process_exec", t.objs.SchedProcessExec},
 		{"raw_syscalls", "sys_enter", t.objs.SysEnter},
 	} {
 		l, err := link.Tracepoint(a.group, a.name, a.prog, nil)
