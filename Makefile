@@ -3,13 +3,14 @@
 #   make test           set up, then vet and run every test (end-to-end included) and short fuzz runs
 #   make build          build bin/fsmove
 #   make bench-analyze  generate a 1 GB trace and print analysis MB/s and peak RSS
+#   make bench-debian   run every Debian puppet-module-* package (resumable) and refresh bench/results/
 export PATH := /usr/local/go/bin:$(PATH)
 GO ?= go
 FUZZTIME ?= 15s
 BENCH_SIZE ?= 1G
 BENCH_DIR ?= /tmp/fsmove-bench
 
-.PHONY: build setup demo test unit fuzz bench bench-analyze clean
+.PHONY: build setup demo test unit fuzz bench bench-analyze bench-debian clean
 
 build:
 	$(GO) build -o bin/fsmove ./cmd/fsmove
@@ -41,6 +42,16 @@ bench-analyze: build
 	mkdir -p $(BENCH_DIR)
 	test -s $(BENCH_DIR)/trace-$(BENCH_SIZE).log || $(GO) run ./cmd/tracegen -size $(BENCH_SIZE) -o $(BENCH_DIR)/trace-$(BENCH_SIZE).log -catalog $(BENCH_DIR)/catalog-$(BENCH_SIZE).json
 	bin/fsmove analyze --stats --format json -o /dev/null $(BENCH_DIR)/trace-$(BENCH_SIZE).log $(BENCH_DIR)/catalog-$(BENCH_SIZE).json; test $$? -le 1
+
+# The Debian corpus: resumable (a second run only redoes what is missing), so
+# an interrupted run is continued by running the target again. Add
+# BENCH_DEBIAN_FLAGS=--untraced for the tracer's slowdown (doubles the time).
+BENCH_DEBIAN_OUT ?= /tmp/fsmove-bench-debian
+BENCH_DEBIAN_FLAGS ?=
+bench-debian: setup
+	bin/fsmove bench --debian --resume --quiet --out $(BENCH_DEBIAN_OUT) $(BENCH_DEBIAN_FLAGS)
+	cp $(BENCH_DEBIAN_OUT)/results.csv bench/results/debian-bookworm.csv
+	for f in $(BENCH_DEBIAN_OUT)/fig-*.svg; do cp $$f bench/results/debian-bookworm-$$(basename $$f); done
 
 clean:
 	rm -rf bin

@@ -26,6 +26,7 @@ type Skipped struct {
 //
 //	P <tab> PACKAGE <tab> VERSION
 //	M <tab> DIRECTORY <tab> NAME-ON-PUPPET'S-PATH (empty if none)
+//	I                      (the module has a manifests/init.pp)
 //	C <tab> a line of init.pp starting with "class"
 const debianListScript = `
 export DEBIAN_FRONTEND=noninteractive
@@ -42,7 +43,7 @@ for p in $pkgs; do
 			[ "$(readlink -f "$l")" = "$real" ] && link=$(basename "$l")
 		done
 		printf 'M\t%s\t%s\n' "$d" "$link"
-		[ -f "$real/manifests/init.pp" ] && grep -E '^[[:space:]]*class[[:space:]]' "$real/manifests/init.pp" | sed 's/^/C\t/'
+		[ -f "$real/manifests/init.pp" ] && printf 'I\n' && grep -E '^[[:space:]]*class[[:space:]]' "$real/manifests/init.pp" | sed 's/^/C\t/'
 	done
 done
 `
@@ -85,7 +86,7 @@ type debianPackage struct {
 type debianModule struct {
 	dir, name string
 	classes   []string // class lines of init.pp
-	hasInit   bool
+	hasInit   bool     // an I line came
 }
 
 // ParseDebianListing turns the output of the listing script into corpus
@@ -108,13 +109,18 @@ func ParseDebianListing(r io.Reader) ([]Entry, []Skipped, error) {
 			}
 			p := pkgs[len(pkgs)-1]
 			p.modules = append(p.modules, debianModule{dir: fields[1], name: fields[2]})
+		case "I":
+			if len(pkgs) == 0 || len(pkgs[len(pkgs)-1].modules) == 0 {
+				return nil, nil, fmt.Errorf("Debian listing line %d: init.pp line before any module", lineNo)
+			}
+			p := pkgs[len(pkgs)-1]
+			p.modules[len(p.modules)-1].hasInit = true
 		case "C":
 			if len(pkgs) == 0 || len(pkgs[len(pkgs)-1].modules) == 0 {
 				return nil, nil, fmt.Errorf("Debian listing line %d: class line before any module", lineNo)
 			}
 			p := pkgs[len(pkgs)-1]
 			m := &p.modules[len(p.modules)-1]
-			m.hasInit = true
 			m.classes = append(m.classes, strings.Join(fields[1:], "\t"))
 		default:
 			// apt's or the shell's chatter: not part of the listing.
@@ -151,6 +157,8 @@ func debianEntry(p *debianPackage) (Entry, string) {
 			reason = fmt.Sprintf("%s is not on Puppet's module path (update-alternatives chose another package)", m.dir)
 		case !validModuleName(m.name):
 			reason = fmt.Sprintf("installs module %q, which is not a valid module name", m.name)
+		case !m.hasInit:
+			reason = fmt.Sprintf("library-only: %s has no manifests/init.pp", m.name)
 		case !definesClass(m.classes, m.name):
 			reason = fmt.Sprintf("library-only: manifests/init.pp of %s defines no class %s", m.name, m.name)
 		default:

@@ -1,0 +1,199 @@
+package corpusrun
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fsmove/fsmove/bench/corpus"
+	"github.com/fsmove/fsmove/bench/results"
+	"github.com/fsmove/fsmove/puppet/runner"
+)
+
+// fakeBackend plays the runner: each module's outcome is set by its name,
+// and every call is counted.
+type fakeBackend struct {
+	mu       sync.Mutex
+	traced   map[string]int
+	analyzed map[string]int
+	untraced map[string]int
+	engines  map[int]int
+	// cancel, when set, is called when the module of that name starts.
+	cancelOn string
+	cancel   context.CancelFunc
+}
+
+func newFake() *fakeBackend {
+	return &fakeBackend{traced: map[string]int{}, analyzed: map[string]int{}, untraced: map[string]int{}, engines: map[int]int{}}
+}
+
+func (f *fakeBackend) Traced(ctx context.Context, engine int, opts runner.Options) (*runner.RunRecord, error) {
+	name := opts.Module.Name
+	f.mu.Lock()
+	f.traced[name]++
+	f.engines[engine]++
+	cancel := f.cancelOn == name
+	f.mu.Unlock()
+	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+		return nil, err
+	}
+	rec := &runner.RunRecord{Module: opts.Module}
+	write := func(file, text string) {
+		os.WriteFile(filepath.Join(opts.OutDir, file), []byte(text), 0o644)
+	}
+	var err error
+	switch {
+	case cancel:
+		f.cancel()
+		<-ctx.Done()
+		rec.Status, err = runner.StatusInterrupted, ctx.Err()
+	case strings.HasPrefix(name, "ok"):
+		rec.Status = runner.StatusOK
+		rec.TraceBytes = int64(1000 * len(name))
+		rec.AddStep("apply", time.Duration(len(name))*time.Second, true, "")
+		write(runner.TraceFile, "trace")
+		write(runner.CatalogFile, "{}")
+	case strings.HasPrefix(name, "applyfail"):
+		rec.Status, rec.Error = runner.StatusPuppetFailed, "Puppet exited with 4 (failures)"
+		write(runner.TraceFile, "trace")
+		write(runner.CatalogFile, "{}")
+	case strings.HasPrefix(name, "compilefail"):
+		rec.Status, rec.Error = runner.StatusCompileFailed, "Puppet failed (exit 1) before applying a catalog"
+		write(runner.TraceFile, "trace")
+	case strings.HasPrefix(name, "slow"):
+		<-ctx.Done()
+		rec.Status, err = runner.StatusTimeout, ctx.Err()
+		rec.Error = err.Error()
+	default:
+		rec.Status, rec.Error = runner.StatusInfraError, "no Docker"
+		err = errors.New(rec.Error)
+	}
+	if werr := rec.Write(opts.OutDir); werr != nil {
+		return nil, werr
+	}
+	return rec, err
+}
+
+func (f *fakeBackend) Untraced(ctx context.Context, engine int, opts runner.Options) (results.Untraced, error) {
+	f.mu.Lock()
+	f.untraced[opts.Module.Name]++
+	f.mu.Unlock()
+	return results.Untraced{Seconds: 1.5, PuppetExit: 2}, nil
+}
+
+func (f *fakeBackend) Analyze(ctx context.Context, dir string) (results.Analysis, error) {
+	f.mu.Lock()
+	f.analyzed[filepath.Base(dir)]++
+	f.mu.Unlock()
+	return results.Analysis{Exit: 1, Seconds: 0.5, PeakRSSBytes: 1 << 20, Events: 10, Resources: 3, MOR: 1, MN: 2}, nil
+}
+
+func testCorpus(t *testing.T, text string) []corpus.Entry {
+	t.Helper()
+	entries, err := corpus.Parse(strings.NewReader(text), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return entries
+}
+
+const fiveModules = `deb:puppet-module-a-ok1
+deb:puppet-module-a-applyfail
+deb:puppet-module-a-compilefail
+deb:puppet-module-a-slow
+deb:puppet-module-a-infra
+deb:puppet-module-a-okay2
+`
+
+func TestRunAndResume(t *testing.T) {
+	entries := testCorpus(t, fiveModules)
+	out := t.TempDir()
+	opts := Options{OutDir: out, Workers: 3, Engines: 2, Timeout: 50 * time.Millisecond, Untraced: true}
+	f := newFake()
+	rows, work, err := Run(context.Background(), entries, f, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.Module+" "+r.Status)
+	}
+	want := []string{
+		"puppet-module-a-ok1 ok", "puppet-module-a-applyfail apply-failed", "puppet-module-a-compilefail compile-failed",
+		"puppet-module-a-slow timeout", "puppet-module-a-infra infra-error", "puppet-module-a-okay2 ok",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("rows in corpus order:\n%v\nwant\n%v", got, want)
+	}
+	// Analysis where there is a catalog; untraced only for clean applies.
+	if work != (Work{Traced: 6, Analyzed: 3, Untraced: 2}) {
+		t.Errorf("work = %+v, want 6 traced, 3 analyzed, 2 untraced", work)
+	}
+	if f.untraced["applyfail"] != 0 || f.untraced["ok1"] != 1 || f.analyzed["puppet-module-a-compilefail"] != 0 {
+		t.Errorf("untraced %v, analyzed %v", f.untraced, f.analyzed)
+	}
+	if f.engines[0] != 3 || f.engines[1] != 3 {
+		t.Errorf("engine use %v, want round-robin 3 and 3", f.engines)
+	}
+	if r := rows[0]; r.MOR != 1 || r.MN != 2 || r.PuppetUntracedS != 1.5 || r.PuppetTracedS != 3 || r.TraceBytes != 3000 {
+		t.Errorf("ok row = %+v", r)
+	}
+
+	// Resumed: nothing new, the same rows.
+	f2 := newFake()
+	opts.Resume = true
+	rows2, work, err := Run(context.Background(), entries, f2, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if work != (Work{}) || len(f2.traced)+len(f2.analyzed)+len(f2.untraced) != 0 {
+		t.Errorf("resume did work: %+v (%v %v %v)", work, f2.traced, f2.analyzed, f2.untraced)
+	}
+	if !reflect.DeepEqual(rows2, rows) {
+		t.Errorf("resumed rows differ:\n%+v\n%+v", rows2, rows)
+	}
+
+	// A lost analysis.json is redone alone; without --resume all is redone.
+	os.Remove(filepath.Join(RunDir(out, entries[0]), results.AnalysisJSON))
+	_, work, _ = Run(context.Background(), entries, newFake(), opts)
+	if work != (Work{Analyzed: 1}) {
+		t.Errorf("work after losing one analysis = %+v, want 1 analysis", work)
+	}
+	opts.Resume = false
+	_, work, _ = Run(context.Background(), entries, newFake(), opts)
+	if work.Traced != 6 {
+		t.Errorf("without resume, %d traced runs, want 6", work.Traced)
+	}
+}
+
+// An interrupted bench leaves the interrupted module without a result; a
+// resumed one runs it (and only what is missing) again.
+func TestInterruptedThenResumed(t *testing.T) {
+	entries := testCorpus(t, "deb:puppet-module-a-ok1\ndeb:puppet-module-a-okcut\ndeb:puppet-module-a-okay3\n")
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	f := newFake()
+	f.cancelOn, f.cancel = "okcut", cancel
+	opts := Options{OutDir: out, Workers: 1, Timeout: time.Second, Resume: true}
+	rows, _, err := Run(ctx, entries, f, opts)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if len(rows) != 1 || rows[0].Module != "puppet-module-a-ok1" {
+		t.Errorf("rows after the interruption = %+v, want only ok1", rows)
+	}
+	f2 := newFake()
+	rows, work, err := Run(context.Background(), entries, f2, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 || work.Traced != 2 || f2.traced["ok1"] != 0 || f2.traced["okcut"] != 1 {
+		t.Errorf("resumed: %d rows, work %+v, traced %v; want 3 rows, okcut and okay3 traced", len(rows), work, f2.traced)
+	}
+}

@@ -1,0 +1,162 @@
+package results
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fsmove/fsmove/puppet/runner"
+)
+
+// writeRun makes a run directory with run.json and, when given, the bench's
+// files and a Puppet log.
+func writeRun(t *testing.T, rec *runner.RunRecord, a *Analysis, u *Untraced, puppetLog string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := rec.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if a != nil {
+		if err := WriteJSONFile(dir, AnalysisJSON, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if u != nil {
+		if err := WriteJSONFile(dir, UntracedJSON, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if puppetLog != "" {
+		if err := os.WriteFile(filepath.Join(dir, runner.PuppetLogFile), []byte(puppetLog), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func okRecord() *runner.RunRecord {
+	rec := &runner.RunRecord{Status: runner.StatusOK, TraceBytes: 12345678}
+	rec.AddStep("container", 2*time.Second, true, "")
+	rec.AddStep("apply", 21500*time.Millisecond, true, "")
+	return rec
+}
+
+func TestFromRunDir(t *testing.T) {
+	dir := writeRun(t, okRecord(),
+		&Analysis{Exit: 1, Seconds: 0.25, PeakRSSBytes: 30 << 20, Events: 400000, Resources: 7, MOR: 2, MN: 1},
+		&Untraced{Seconds: 4.3, PuppetExit: 2}, "")
+	row, err := FromRunDir("mymod", "1.2.3", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Row{Module: "mymod", Version: "1.2.3", Status: StatusOK, PuppetUntracedS: 4.3, PuppetTracedS: 21.5,
+		TraceBytes: 12345678, Events: 400000, Resources: 7, AnalysisS: 0.25, PeakMemBytes: 30 << 20, MOR: 2, MN: 1}
+	if row != want {
+		t.Errorf("row = %+v\nwant  %+v", row, want)
+	}
+	if s := row.Slowdown(); s < 4.99 || s > 5.01 {
+		t.Errorf("slowdown = %v, want 21.5/4.3 = 5", s)
+	}
+}
+
+func TestFromRunDirFailures(t *testing.T) {
+	exit1 := 1
+	compile := &runner.RunRecord{Status: runner.StatusCompileFailed, PuppetExit: &exit1, Error: "Puppet failed (exit 1) before applying a catalog"}
+	log := "Notice: Compiled\n\x1b[1;31mError: Evaluation Error: Unknown variable: '::osfamily' at init.pp:3\x1b[0m\nError: second\n"
+	row, err := FromRunDir("m", "", writeRun(t, compile, nil, nil, log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row.Status != StatusCompileFailed || !strings.Contains(row.FirstError, "Unknown variable") || strings.Contains(row.FirstError, "second") {
+		t.Errorf("compile failure row = %+v; want compile-failed with Puppet's first error line", row)
+	}
+	if row.Analyzed() || row.Events != -1 || row.AnalysisS != -1 || row.PuppetTracedS != -1 {
+		t.Errorf("a compile failure has analysis figures: %+v", row)
+	}
+
+	failed := okRecord()
+	failed.Status, failed.Error = runner.StatusPuppetFailed, "Puppet exited with 4 (failures)"
+	row, err = FromRunDir("m", "", writeRun(t, failed, &Analysis{Exit: 0, Seconds: 0.1, Events: 5, Resources: 3}, nil, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row.Status != StatusApplyFailed || row.FirstError != "Puppet exited with 4 (failures)" || !row.Analyzed() {
+		t.Errorf("apply failure row = %+v; want apply-failed, analyzed, with the record's error", row)
+	}
+
+	badAnalysis := okRecord()
+	row, err = FromRunDir("m", "", writeRun(t, badAnalysis, &Analysis{Exit: 2, Error: "catalog: bad JSON\nmore", Seconds: 0.1, Resources: -1}, nil, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row.Analyzed() || row.FirstError != "analysis failed: catalog: bad JSON" {
+		t.Errorf("failed analysis row = %+v", row)
+	}
+
+	if _, err := FromRunDir("m", "", writeRun(t, &runner.RunRecord{Status: runner.StatusInterrupted}, nil, nil, "")); err == nil {
+		t.Error("an interrupted run gives a row")
+	}
+	if _, err := FromRunDir("m", "", t.TempDir()); err == nil {
+		t.Error("a directory without run.json gives a row")
+	}
+}
+
+func sampleRows() []Row {
+	return []Row{
+		{Module: "a", Version: "1.0", Status: StatusOK, PuppetUntracedS: 3.5, PuppetTracedS: 20.125, TraceBytes: 4500000,
+			Events: 41000, Resources: 6, AnalysisS: 0.2, PeakMemBytes: 22 << 20, MOR: 1, MN: 0},
+		{Module: "b, with \"quotes\"", Version: "", Status: StatusCompileFailed, FirstError: "Error: a, b \"c\"",
+			PuppetUntracedS: -1, PuppetTracedS: -1, TraceBytes: 100, Events: -1, Resources: -1, AnalysisS: -1, PeakMemBytes: -1, MOR: -1, MN: -1},
+		{Module: "c", Version: "2:21.0.0-1", Status: StatusTimeout, FirstError: "context deadline exceeded",
+			PuppetUntracedS: -1, PuppetTracedS: -1, TraceBytes: 0, Events: -1, Resources: -1, AnalysisS: -1, PeakMemBytes: -1, MOR: -1, MN: -1},
+	}
+}
+
+// The CSV and the JSON hold the same rows: each reads back to the input.
+func TestCSVAndJSONAgree(t *testing.T) {
+	rows := sampleRows()
+	var c, j bytes.Buffer
+	if err := WriteCSV(&c, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&j, rows); err != nil {
+		t.Fatal(err)
+	}
+	if header, _, _ := strings.Cut(c.String(), "\n"); header != strings.Join(Columns, ",") {
+		t.Errorf("CSV header %q", header)
+	}
+	jsonText := j.String()
+	fromCSV, err := ReadCSV(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromJSON, err := ReadJSON(&j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromCSV, rows) {
+		t.Errorf("CSV read back:\n%+v\nwant\n%+v", fromCSV, rows)
+	}
+	if !reflect.DeepEqual(fromJSON, fromCSV) {
+		t.Errorf("JSON and CSV disagree:\n%+v\n%+v", fromJSON, fromCSV)
+	}
+	if !strings.Contains(jsonText, `"analysis_s": null`) {
+		t.Error("unknown numbers are not null in the JSON")
+	}
+}
+
+func TestReadCSVRejects(t *testing.T) {
+	for _, text := range []string{
+		"module,version\nx,1\n",
+		strings.Join(Columns, ",") + "\nx,1,weird,,-1,-1,0,-1,-1,-1,-1,-1,-1\n",
+		strings.Join(Columns, ",") + "\nx,1,ok,,-1,-1,zero,-1,-1,-1,-1,-1,-1\n",
+	} {
+		if _, err := ReadCSV(strings.NewReader(text)); err == nil {
+			t.Errorf("ReadCSV accepted %q", text)
+		}
+	}
+}
