@@ -37,6 +37,7 @@ func runEBPF(stdout, stderr io.Writer, args []string) int {
 	outPath := fs.String("o", "", "write the trace to this file instead of standard output")
 	containerID := fs.String("container", "", "trace this running Docker container (full id)")
 	cgroupPath := fs.String("cgroup", "", "trace this cgroup v2 directory and the cgroups below it")
+	keepFailed := fs.Bool("failed", false, "print failed calls too (the analysis ignores them; the kernel drops them by default)")
 	allowDrops := fs.Bool("allow-drops", false, "exit 0 even when events were lost (the trace is then incomplete)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), ebpfUsage)
@@ -92,7 +93,7 @@ func runEBPF(stdout, stderr io.Writer, args []string) int {
 		out = f
 	}
 
-	tr, err := ebpf.Start(ebpf.Options{CgroupPath: *cgroupPath})
+	tr, err := ebpf.Start(ebpf.Options{CgroupPath: *cgroupPath, KeepFailed: *keepFailed})
 	if err != nil {
 		fmt.Fprintln(stderr, "fsmove ebpf:", err)
 		return exitRun

@@ -19,7 +19,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -61,7 +63,9 @@ var errNoEBPF = errors.New("eBPF is not usable")
 
 // applyRun is one apply of a fixture module in a fresh container.
 type applyRun struct {
-	took    time.Duration // puppet apply alone
+	took    time.Duration // puppet apply alone, wall clock
+	cpu     time.Duration // CPU time of the container's processes during the apply (user+system, BPF programs included)
+	hostCPU time.Duration // CPU time of this process during the apply (the event reader and writer)
 	trace   string        // the saved eBPF capture ("" untraced)
 	catalog string        // the catalog Puppet applied
 	events  int64
@@ -102,13 +106,13 @@ func applyModule(ctx context.Context, eng *container.Engine, module, dir string,
 	}
 
 	run := &applyRun{}
+	cg, err := DockerCgroup(c.ID)
+	if err != nil {
+		return nil, err
+	}
 	var tr *Tracer
 	saved := make(chan error, 1)
 	if traced {
-		cg, err := DockerCgroup(c.ID)
-		if err != nil {
-			return nil, err
-		}
 		if tr, err = Start(Options{CgroupPath: cg}); err != nil {
 			return nil, fmt.Errorf("%w: %v", errNoEBPF, err)
 		}
@@ -142,9 +146,11 @@ func applyModule(ctx context.Context, eng *container.Engine, module, dir string,
 
 	cmd := append([]string{"puppet", "apply"}, runner.PuppetApplyArgs([]string{"/fsmove/modules"})...)
 	var out bytes.Buffer
+	cpu0, host0 := cgroupCPU(cg), selfCPU()
 	t0 := time.Now()
 	status, err := c.Exec(ctx, cmd, nil, &out)
 	run.took = time.Since(t0)
+	run.cpu, run.hostCPU = cgroupCPU(cg)-cpu0, selfCPU()-host0
 	run.output = out.String()
 	if traced {
 		stopErr := tr.Stop()
@@ -234,4 +240,29 @@ func TestE2EFixturesSameFindingsAsStrace(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cgroupCPU is the CPU time used by the processes of a cgroup v2 so far
+// (cpu.stat usage_usec), or 0 when unreadable.
+func cgroupCPU(dir string) time.Duration {
+	data, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "usage_usec "); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return time.Duration(n) * time.Microsecond
+		}
+	}
+	return 0
+}
+
+// selfCPU is this process's CPU time so far (user+system).
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -95,8 +95,15 @@ func workload(dir string) string {
 // and returns its events (copied).
 func traceWorkload(t *testing.T, work string) []tracer.Event {
 	t.Helper()
+	return traceWith(t, Options{}, work)
+}
+
+// traceWith is traceWorkload with options (the cgroup is set here).
+func traceWith(t *testing.T, opts Options, work string) []tracer.Event {
+	t.Helper()
 	cg := newCgroup(t)
-	tr, err := Start(Options{CgroupPath: cg.Path})
+	opts.CgroupPath = cg.Path
+	tr, err := Start(opts)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -368,5 +375,30 @@ t.start(); t.join()`
 	}
 	if !found {
 		t.Error("no execve of /bin/true: the exec from a thread was lost")
+	}
+}
+
+// Failed calls are dropped in the kernel unless KeepFailed; kept, they have
+// their errno.
+func TestKeepFailed(t *testing.T) {
+	needEBPF(t)
+	const missing = "/nonexistent-fsmove-ebpf-test"
+	work := "cat " + missing + " 2>/dev/null; true"
+	count := func(evs []tracer.Event) (failed, enoent int) {
+		for _, ev := range evs {
+			if ev.Failed() {
+				failed++
+				if ev.Syscall == "openat" && ev.Errno == "ENOENT" {
+					enoent++
+				}
+			}
+		}
+		return
+	}
+	if failed, _ := count(traceWith(t, Options{}, work)); failed != 0 {
+		t.Errorf("%d failed calls delivered without KeepFailed", failed)
+	}
+	if _, enoent := count(traceWith(t, Options{KeepFailed: true}, work)); enoent == 0 {
+		t.Errorf("no failed openat (ENOENT) of %s with KeepFailed", missing)
 	}
 }

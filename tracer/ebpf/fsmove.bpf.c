@@ -76,6 +76,9 @@ struct event {
 
 /* Set by user space before attaching. */
 volatile const __u64 target_cgroup = 0;
+/* Failed calls have no effect on the model; unless keep_failed, they are
+ * not sent at all (in a Puppet run four calls in five are failed lookups). */
+volatile const __u8 keep_failed = 0;
 volatile const __u32 target_level = 0; /* 0: exact cgroup; else ancestor level */
 
 struct {
@@ -147,6 +150,17 @@ static __always_inline __u64 arg_at(const __u64 *args, __u32 i)
 	case 5: return args[5];
 	}
 	return 0;
+}
+
+/* Waking the reader for every event costs a context switch per call: the
+ * reader is woken only when this much is waiting, and otherwise polls
+ * (Tracer.Next, pollInterval). */
+#define WAKEUP_BYTES (256 << 10)
+
+static __always_inline long output(void *data, __u64 size)
+{
+	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	return bpf_ringbuf_output(&events, data, size, flags);
 }
 
 static __always_inline int in_target(void)
@@ -250,6 +264,12 @@ int sys_exit(struct trace_event_raw_sys_exit *ctx)
 		bpf_map_delete_elem(&inflight, &tid);
 		return 0;
 	}
+	if (ctx->ret < 0 && ctx->ret > -4096 && !keep_failed) {
+		bpf_map_delete_elem(&inflight, &tid);
+		if (p->str0_at_enter)
+			bpf_map_delete_elem(&exec_paths, &tid);
+		return 0;
+	}
 	e->kind = EV_SYSCALL;
 	e->tid = tid;
 	e->nr = in->nr;
@@ -312,7 +332,7 @@ int sys_exit(struct trace_event_raw_sys_exit *ctx)
 	if (used > sizeof(e->buf))
 		used = sizeof(e->buf);
 	__u64 size = __builtin_offsetof(struct event, buf) + used;
-	if (bpf_ringbuf_output(&events, e, size, 0) != 0)
+	if (output(e, size) != 0)
 		count_drop(0);
 	return 0;
 }
@@ -334,7 +354,7 @@ int sched_process_exit(void *ctx)
 	e->nr = -1;
 	e->ret = 0;
 	e->len0 = e->len1 = e->data_len = e->flags = 0;
-	if (bpf_ringbuf_output(&events, e, __builtin_offsetof(struct event, buf), 0) != 0)
+	if (output(e, __builtin_offsetof(struct event, buf)) != 0)
 		count_drop(0);
 	return 0;
 }

@@ -25,6 +25,9 @@ enum bpf_map_type {
 	BPF_MAP_TYPE_RINGBUF = 27,
 };
 enum { BPF_ANY = 0 };
+/* bpf_ringbuf_output flags and bpf_ringbuf_query's question. */
+enum { BPF_RB_NO_WAKEUP = 1, BPF_RB_FORCE_WAKEUP = 2 };
+enum { BPF_RB_AVAIL_DATA = 0 };
 
 struct trace_entry {
 	unsigned short type;

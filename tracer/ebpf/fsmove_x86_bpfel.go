@@ -69,6 +69,7 @@ const (
 	fsmoveProgSchedProcessExit = "sched_process_exit"
 	fsmoveProgSysEnter         = "sys_enter"
 	fsmoveProgSysExit          = "sys_exit"
+	fsmoveVarKeepFailed        = "keep_failed"
 	fsmoveVarTargetCgroup      = "target_cgroup"
 	fsmoveVarTargetLevel       = "target_level"
 )
@@ -138,6 +139,7 @@ type fsmoveMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type fsmoveVariableSpecs struct {
+	KeepFailed   *ebpf.VariableSpec `ebpf:"keep_failed"`
 	TargetCgroup *ebpf.VariableSpec `ebpf:"target_cgroup"`
 	TargetLevel  *ebpf.VariableSpec `ebpf:"target_level"`
 }
@@ -187,6 +189,7 @@ func (m *fsmoveMaps) Close() error {
 //
 // It can be passed to loadFsmoveObjects or ebpf.CollectionSpec.LoadAndAssign.
 type fsmoveVariables struct {
+	KeepFailed   *ebpf.Variable `ebpf:"keep_failed"`
 	TargetCgroup *ebpf.Variable `ebpf:"target_cgroup"`
 	TargetLevel  *ebpf.Variable `ebpf:"target_level"`
 }

@@ -39,6 +39,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	cebpf "github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
@@ -62,7 +63,16 @@ type Options struct {
 	// RingBytes is the ring buffer size, a power of two multiple of the page
 	// size; 0 means 64 MiB.
 	RingBytes uint32
+	// KeepFailed sends failed calls too (with their errno, without their
+	// string arguments). By default the program drops them: they have no
+	// effect on the model, and they are most of a Puppet run's calls.
+	KeepFailed bool
 }
+
+// pollInterval is how often Next looks at the ring buffer when the program
+// has not woken it: the program wakes the reader only when WAKEUP_BYTES are
+// waiting, since a wake-up per event costs a context switch per call.
+const pollInterval = 10 * time.Millisecond
 
 // ErrDropped says the capture is incomplete: Count events were lost (the
 // ring buffer was full, or the per-task maps were).
@@ -138,6 +148,11 @@ func Start(opts Options) (*Tracer, error) {
 	if err := spec.Variables["target_level"].Set(level); err != nil {
 		return nil, fmt.Errorf("ebpf: %w", err)
 	}
+	if opts.KeepFailed {
+		if err := spec.Variables["keep_failed"].Set(uint8(1)); err != nil {
+			return nil, fmt.Errorf("ebpf: %w", err)
+		}
+	}
 	if opts.RingBytes != 0 {
 		spec.Maps["events"].MaxEntries = opts.RingBytes
 	}
@@ -181,6 +196,7 @@ func Start(opts Options) (*Tracer, error) {
 		t.closeAll()
 		return nil, fmt.Errorf("ebpf: opening the ring buffer: %w", err)
 	}
+	t.rd.SetDeadline(time.Now().Add(pollInterval))
 	return t, nil
 }
 
@@ -327,6 +343,11 @@ func (t *Tracer) Next() (*tracer.Event, error) {
 			return nil, t.endErr()
 		}
 		if err := t.rd.ReadInto(&t.rec); err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				// Nothing is waiting: look again in a while.
+				t.rd.SetDeadline(time.Now().Add(pollInterval))
+				continue
+			}
 			if errors.Is(err, ringbuf.ErrFlushed) || errors.Is(err, os.ErrClosed) || errors.Is(err, ringbuf.ErrClosed) {
 				t.done = true
 				continue
