@@ -1,0 +1,139 @@
+package main
+
+// End-to-end test of "fsmove bench": a 3-module corpus (two fixture modules
+// and one Debian package) through real Docker, with the fsmove binary as a
+// user runs it (the bench analyzes in a child fsmove process). Like the
+// other e2e tests it skips without Docker, and fails with FSMOVE_E2E=1.
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fsmove/fsmove/bench/results"
+	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/puppet/runner"
+)
+
+func TestBenchE2E(t *testing.T) {
+	requireDocker(t)
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "fsmove")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	modules, err := filepath.Abs("../../testdata/modules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpusFile := filepath.Join(tmp, "corpus.txt")
+	corpusText := "# e2e corpus\n" +
+		modules + "/mor_exec_reads_file\n" +
+		modules + "/clean   # no findings\n" +
+		"deb:puppet-module-puppetlabs-stdlib version=test\n"
+	if err := os.WriteFile(corpusFile, []byte(corpusText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "out")
+	bench := func(extra ...string) string {
+		args := append([]string{"bench", "--out", out, "--workers", "2", "--untraced", "--timeout", "8m"}, extra...)
+		cmd := exec.Command(bin, append(args, corpusFile)...)
+		stdout, err := cmd.Output()
+		if err != nil {
+			stderr := ""
+			if ee, ok := err.(*exec.ExitError); ok {
+				stderr = string(ee.Stderr)
+			}
+			t.Fatalf("fsmove %v: %v\n%s\n%s", args, err, stdout, stderr)
+		}
+		return string(stdout)
+	}
+	first := bench()
+
+	csvFile, err := os.Open(filepath.Join(out, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := results.ReadCSV(csvFile) // checks the columns and the statuses
+	csvFile.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"mor_exec_reads_file": 1, "clean": 0, "puppet-module-puppetlabs-stdlib": 0}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d:\n%s", len(rows), len(want), first)
+	}
+	for _, r := range rows {
+		mor, known := want[r.Module]
+		if !known {
+			t.Errorf("unexpected module %q", r.Module)
+			continue
+		}
+		if r.Status != results.StatusOK {
+			t.Errorf("%s: status %s (%s), want ok", r.Module, r.Status, r.FirstError)
+			continue
+		}
+		if r.MOR != mor || r.MN != 0 {
+			t.Errorf("%s: %d MOR %d MN, want %d MOR 0 MN", r.Module, r.MOR, r.MN, mor)
+		}
+		checkRowAgainstRunDir(t, r, filepath.Join(out, "runs", r.Module))
+	}
+
+	// Resumed: nothing new, the same table.
+	before, _ := os.ReadFile(filepath.Join(out, "results.csv"))
+	second := bench("--resume")
+	if !strings.Contains(second, "work done: 0 traced runs, 0 analyses, 0 untraced runs") {
+		t.Errorf("resumed bench did work:\n%s", second)
+	}
+	after, _ := os.ReadFile(filepath.Join(out, "results.csv"))
+	if string(before) != string(after) {
+		t.Errorf("results.csv changed on resume:\n%s\n---\n%s", before, after)
+	}
+}
+
+// checkRowAgainstRunDir compares a CSV row's numbers with the files of its
+// run directory.
+func checkRowAgainstRunDir(t *testing.T, r results.Row, dir string) {
+	t.Helper()
+	info, err := os.Stat(filepath.Join(dir, runner.TraceFile))
+	if err != nil || info.Size() != r.TraceBytes || r.TraceBytes == 0 {
+		t.Errorf("%s: trace_bytes %d, trace.log %v (%v)", r.Module, r.TraceBytes, info, err)
+	}
+	cat, err := catalog.ReadFile(filepath.Join(dir, runner.CatalogFile))
+	if err != nil || int64(len(cat.Resources)) != r.Resources {
+		t.Errorf("%s: resources %d, catalog %v", r.Module, r.Resources, err)
+	}
+	rec, err := runner.ReadRecord(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	traced := -1.0
+	for _, s := range rec.Steps {
+		if s.Name == "apply" {
+			traced = s.Seconds
+		}
+	}
+	if traced <= 0 || traced != r.PuppetTracedS {
+		t.Errorf("%s: puppet_traced_s %v, run.json's apply step %v", r.Module, r.PuppetTracedS, traced)
+	}
+	var rep struct {
+		Stats struct {
+			Events int64 `json:"events"`
+			MOR    int64 `json:"mor"`
+			MN     int64 `json:"mn"`
+		} `json:"stats"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, results.ReportJSON))
+	if err != nil || json.Unmarshal(data, &rep) != nil {
+		t.Fatalf("%s: report.json: %v", r.Module, err)
+	}
+	if rep.Stats.Events != r.Events || r.Events <= 0 || rep.Stats.MOR != r.MOR || rep.Stats.MN != r.MN {
+		t.Errorf("%s: row events/mor/mn %d/%d/%d, report %+v", r.Module, r.Events, r.MOR, r.MN, rep.Stats)
+	}
+	if r.AnalysisS <= 0 || r.PeakMemBytes <= 1<<20 || r.PuppetUntracedS <= 0 {
+		t.Errorf("%s: analysis_s %v, peak_mem_bytes %d, puppet_untraced_s %v: want positive figures", r.Module, r.AnalysisS, r.PeakMemBytes, r.PuppetUntracedS)
+	}
+}
