@@ -5,6 +5,12 @@
 // directory OUT/runs/KEY holding run.json (the runner's), analysis.json and
 // untraced.json (this package's); the results table is made from those
 // files only, so a resumed run and a fresh one give the same table.
+//
+// The untraced apply is off by default (Options.Untraced, fsmove bench
+// --untraced): it is a second fresh container, package installation and
+// Puppet run per module, which nearly doubles a corpus's time. Because runs
+// resume, it can be added later: a second "fsmove bench --resume --untraced"
+// only does the untraced runs.
 package corpusrun
 
 import (

@@ -197,3 +197,7 @@ func TestInterruptedThenResumed(t *testing.T) {
 		t.Errorf("resumed: %d rows, work %+v, traced %v; want 3 rows, okcut and okay3 traced", len(rows), work, f2.traced)
 	}
 }
+
+func runnerOptionsForTest() runner.Options {
+	return runner.Options{OutDir: os.TempDir()}
+}
