@@ -187,3 +187,18 @@ func TestPlans(t *testing.T) {
 		t.Errorf("socketpair plan %+v", p)
 	}
 }
+
+// BenchmarkDecode measures the Go side's cost per event: one openat record
+// with a path, decoded into a tracer.Event.
+func BenchmarkDecode(b *testing.B) {
+	raw := record{kind: evSyscall, tid: 42, nr: unix.SYS_OPENAT, ret: 3,
+		args: [6]uint64{atFdcwd, 0x1000, 0x80000}, str0: "/usr/lib/ruby/vendor_ruby/puppet/type/file.rb"}.bytes()
+	var tr Tracer
+	b.ReportAllocs()
+	b.SetBytes(int64(len(raw)))
+	for i := 0; i < b.N; i++ {
+		if ok, err := tr.decode(raw); !ok || err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -5,14 +5,25 @@
 //
 // Use:
 //
-//	t, err := ebpf.Start(ebpf.Options{CgroupPath: "/sys/fs/cgroup/unified/docker/<id>"})
+//	cg, err := ebpf.DockerCgroup(containerID) // or a TempCgroup for a command
+//	t, err := ebpf.Start(ebpf.Options{CgroupPath: cg})
+//	defer t.Close()
 //	// run the workload; meanwhile a goroutine reads t.Next() until io.EOF
-//	// (for example analyze.Interpret(ctx, t, &counts))
+//	// (for example analyze.Interpret(ctx, t, &counts), or
+//	// strace.NewWriter(f).Write(ev) for --save-trace)
 //	err = t.Stop() // after the workload ended: Next drains what is left, then io.EOF
 //
 // A lost event makes the capture incomplete: the program counts every
 // event the ring buffer could not take, Next returns an *ErrDropped instead
 // of io.EOF at the end, and Stop returns it too.
+//
+// What differs from strace's capture (none of it changes the analysis):
+// failed calls are dropped in the kernel unless Options.KeepFailed; writes
+// are kept for fds 1 and 2 only (the block markers); pids are the host's
+// thread ids, not the container's; exits carry no status ("exited with 0");
+// a call in progress when Start attaches or Stop detaches is not seen
+// (stop after the workload has ended); 32-bit (compat) system calls of a
+// 32-bit program would be misnamed, since their numbers differ.
 //
 // Ordering. Events are written to one ring buffer shared by all CPUs, at
 // the exit of each call, so the stream is in order of completion; calls of
