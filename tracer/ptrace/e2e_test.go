@@ -25,65 +25,16 @@ import (
 )
 
 func TestE2EPuppetApplyMatchesStrace(t *testing.T) {
-	required := os.Getenv("FSMOVE_E2E") == "1"
-	if testing.Short() && !required {
+	if testing.Short() && os.Getenv("FSMOVE_E2E") != "1" {
 		t.Skip("e2e test skipped in -short mode")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	eng, err := container.Connect(ctx)
-	if err != nil {
-		if required {
-			t.Fatalf("FSMOVE_E2E=1 but Docker is unreachable: %v", err)
-		}
-		t.Skipf("Docker unreachable (set FSMOVE_E2E=1 to make this a failure): %v", err)
-	}
-	defer eng.Close()
-	if _, err := eng.EnsureImage(ctx, container.ImageOptions{}); err != nil {
-		t.Fatalf("image: %v", err)
-	}
-
 	const fixture = "mor_exec_reads_file"
-	root := filepath.Join("..", "..")
-	work := t.TempDir()
-	bin := filepath.Join(work, "fsmove")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/fsmove")
-	build.Dir = root
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("static build of fsmove: %v\n%s", err, out)
-	}
-	binData, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	c, err := eng.Start(ctx, container.Spec{
-		Image:             "fsmove/puppet:bookworm",
-		Hostname:          "fsmove-ptrace-e2e",
-		CapAdd:            []string{"SYS_PTRACE"},
-		SeccompUnconfined: true,
-		Labels:            map[string]string{"fsmove.test": "ptrace-e2e"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, work := puppetContainer(ctx, t, fixture)
 	defer c.Remove(context.Background())
 
-	a := container.NewArchive()
-	a.AddFile("fsmove-ptrace/fsmove", binData, 0o755)
-	a.AddFile("fsmove-ptrace/site.pp", []byte("include "+fixture+"\n"), 0o644)
-	a.AddDir(filepath.Join(root, "testdata", "modules", fixture), "fsmove-ptrace/modules/"+fixture)
-	tarData, err := a.Bytes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.CopyIn(ctx, "/", bytes.NewReader(tarData)); err != nil {
-		t.Fatal(err)
-	}
-	cmd := ptrace.TraceCommand("/fsmove-ptrace/fsmove", "/fsmove-ptrace/trace.log", []string{
-		"puppet", "apply", "--debug", "--evaltrace", "--detailed-exitcodes",
-		"--catalog_cache_terminus", "json", "--modulepath", "/fsmove-ptrace/modules", "/fsmove-ptrace/site.pp"})
+	cmd := ptrace.TraceCommand("/fsmove-ptrace/fsmove", "/fsmove-ptrace/trace.log", puppetApply)
 	var log bytes.Buffer
 	status, err := c.Exec(ctx, []string{"sh", "-c", shellQuote(cmd) + " >/fsmove-ptrace/puppet.log 2>&1; s=$?; " +
 		"cp /var/cache/puppet/client_data/catalog/*.json /fsmove-ptrace/catalog.json; exit $s"}, nil, &log)
@@ -106,7 +57,7 @@ func TestE2EPuppetApplyMatchesStrace(t *testing.T) {
 	}
 
 	got := findings(t, filepath.Join(work, "trace.log"), filepath.Join(work, "catalog.json"))
-	runDir := filepath.Join(root, "testdata", "runs", fixture)
+	runDir := filepath.Join("..", "..", "testdata", "runs", fixture)
 	want := findings(t, filepath.Join(runDir, "trace.log.zst"), filepath.Join(runDir, "catalog.json"))
 	if got != want {
 		t.Errorf("findings under ptrace:\n%s\nunder strace:\n%s", got, want)
@@ -115,6 +66,65 @@ func TestE2EPuppetApplyMatchesStrace(t *testing.T) {
 		t.Errorf("the fixture's MOR is missing:\n%s", got)
 	}
 }
+
+// puppetContainer starts a container of the Puppet image with a static
+// fsmove, the fixture module and its site.pp under /fsmove-ptrace, and
+// returns it with a local work directory.
+func puppetContainer(ctx context.Context, t testing.TB, fixture string) (*container.Container, string) {
+	t.Helper()
+	required := os.Getenv("FSMOVE_E2E") == "1"
+	eng, err := container.Connect(ctx)
+	if err != nil {
+		if required {
+			t.Fatalf("FSMOVE_E2E=1 but Docker is unreachable: %v", err)
+		}
+		t.Skipf("Docker unreachable (set FSMOVE_E2E=1 to make this a failure): %v", err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	if _, err := eng.EnsureImage(ctx, container.ImageOptions{}); err != nil {
+		t.Fatalf("image: %v", err)
+	}
+	root := filepath.Join("..", "..")
+	work := t.TempDir()
+	bin := filepath.Join(work, "fsmove")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/fsmove")
+	build.Dir = root
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("static build of fsmove: %v\n%s", err, out)
+	}
+	binData, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := eng.Start(ctx, container.Spec{
+		Image:             "fsmove/puppet:bookworm",
+		Hostname:          "fsmove-ptrace-e2e",
+		CapAdd:            []string{"SYS_PTRACE"},
+		SeccompUnconfined: true,
+		Labels:            map[string]string{"fsmove.test": "ptrace"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := container.NewArchive()
+	a.AddFile("fsmove-ptrace/fsmove", binData, 0o755)
+	a.AddFile("fsmove-ptrace/site.pp", []byte("include "+fixture+"\n"), 0o644)
+	a.AddDir(filepath.Join(root, "testdata", "modules", fixture), "fsmove-ptrace/modules/"+fixture)
+	tarData, err := a.Bytes()
+	if err == nil {
+		err = c.CopyIn(ctx, "/", bytes.NewReader(tarData))
+	}
+	if err != nil {
+		c.Remove(context.Background())
+		t.Fatal(err)
+	}
+	return c, work
+}
+
+// puppetApply is the traced or untraced command's puppet apply part.
+var puppetApply = []string{"puppet", "apply", "--debug", "--evaltrace", "--detailed-exitcodes",
+	"--catalog_cache_terminus", "json", "--modulepath", "/fsmove-ptrace/modules", "/fsmove-ptrace/site.pp"}
 
 // findings analyzes a trace and lists its findings, one "KIND producer
 // consumer" line each, sorted.

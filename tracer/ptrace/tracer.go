@@ -156,12 +156,11 @@ func (t *Tracer) run(ctx context.Context, self, path string, argv []string, opts
 func (l *loop) wait() error {
 	for len(l.tasks) > 0 {
 		var ws syscall.WaitStatus
-		tid, err := syscall.Wait4(-1, &ws, unix.WALL|unix.WNOHANG, nil)
-		if err == nil && tid == 0 {
-			// Nothing pending: hand over what we have, then block.
-			l.flush()
-			tid, err = syscall.Wait4(-1, &ws, unix.WALL, nil)
-		}
+		// One blocking wait per stop: a WNOHANG probe first (to hand the
+		// events over whenever the tracees are all running) cost a system
+		// call per stop, and stops are what tracing costs. Events are handed
+		// over by batch (emit) and at the end instead.
+		tid, err := syscall.Wait4(-1, &ws, unix.WALL, nil)
 		if err == syscall.EINTR {
 			continue
 		}

@@ -1,0 +1,91 @@
+package ptrace_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/fsmove/fsmove/puppet/runner"
+)
+
+// BenchmarkTracerOverhead applies one fixture in one container N times
+// untraced, under strace (--seccomp-bpf, the runner's filter) and under
+// fsmove trace, the three in rotated order each round so that drift of
+// the machine spreads evenly, and reports the median time of each and the
+// median slowdown ratios against untraced. Before each apply the fixture's
+// file is removed, so every apply does the same work (write the file, run
+// the exec). N is FSMOVE_BENCH_RUNS (default 5). Run it with
+//
+//	make bench-tracers
+//
+// (go test -run '^$' -bench TracerOverhead -benchtime 1x ./tracer/ptrace).
+func BenchmarkTracerOverhead(b *testing.B) {
+	runs := 5
+	if s := os.Getenv("FSMOVE_BENCH_RUNS"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n > 0 {
+			runs = n
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Hour)
+	defer cancel()
+	c, _ := puppetContainer(ctx, b, "mor_exec_reads_file")
+	defer c.Remove(context.Background())
+
+	apply := shellQuote(puppetApply) + " >/dev/null 2>&1"
+	variants := []struct {
+		name string
+		cmd  string
+	}{
+		{"untraced", apply},
+		{"strace", "strace -f -s 300 -o /tmp/strace.log --seccomp-bpf -e trace=" + runner.TraceFilter() + " -- " + apply},
+		{"ptrace", "/fsmove-ptrace/fsmove trace --out /tmp/ptrace.log -- " + apply},
+	}
+	times := make([][]float64, len(variants))
+	// One warm-up apply: the first one fills caches (and Puppet's vardir).
+	c.Exec(ctx, []string{"sh", "-c", apply}, nil, io.Discard)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for round := 0; round < runs; round++ {
+			for k := range variants {
+				v := (round + k) % len(variants)
+				cmd := "rm -f /etc/mor_exec_reads_file.conf; " + variants[v].cmd
+				start := time.Now()
+				status, err := c.Exec(ctx, []string{"sh", "-c", cmd}, nil, io.Discard)
+				d := time.Since(start)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if status != 0 && status != 2 {
+					b.Fatalf("%s: puppet apply exited %d", variants[v].name, status)
+				}
+				times[v] = append(times[v], d.Seconds())
+			}
+		}
+	}
+	b.StopTimer()
+	base := median(times[0])
+	b.ReportMetric(base, "untraced-s")
+	for v := 1; v < len(variants); v++ {
+		ratio := median(times[v]) / base
+		b.ReportMetric(ratio, variants[v].name+"-x")
+		fmt.Fprintf(os.Stderr, "%-8s median %.2fs over %d runs: %.3fx untraced (%.2fs)\n",
+			variants[v].name, median(times[v]), len(times[v]), ratio, base)
+	}
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
