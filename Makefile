@@ -4,13 +4,14 @@
 #   make build          build bin/fsmove
 #   make bench-analyze  generate a 1 GB trace and print analysis MB/s and peak RSS
 #   make bench-debian   run every Debian puppet-module-* package (resumable) and refresh bench/results/
+#   make bench-tracers  apply a fixture untraced and under each tracer, alternating; print median slowdowns
 export PATH := /usr/local/go/bin:$(PATH)
 GO ?= go
 FUZZTIME ?= 15s
 BENCH_SIZE ?= 1G
 BENCH_DIR ?= /tmp/fsmove-bench
 
-.PHONY: build setup demo test unit fuzz bench bench-analyze bench-debian clean
+.PHONY: build setup demo test unit fuzz bench bench-analyze bench-debian bench-tracers clean
 
 build:
 	$(GO) build -o bin/fsmove ./cmd/fsmove
@@ -52,6 +53,13 @@ bench-debian: setup
 	bin/fsmove bench --debian --resume --quiet --out $(BENCH_DEBIAN_OUT) $(BENCH_DEBIAN_FLAGS)
 	cp $(BENCH_DEBIAN_OUT)/results.csv bench/results/debian-bookworm.csv
 	for f in $(BENCH_DEBIAN_OUT)/fig-*.svg; do cp $$f bench/results/debian-bookworm-$$(basename $$f); done
+
+# Tracer overhead on a real puppet apply in the image: BENCH_RUNS applies of
+# each variant (untraced, strace --seccomp-bpf, fsmove trace), rotated per
+# round; prints each tracer's median slowdown against untraced.
+BENCH_RUNS ?= 5
+bench-tracers: setup
+	FSMOVE_BENCH_RUNS=$(BENCH_RUNS) $(GO) test -run='^$$' -bench='^BenchmarkTracerOverhead$$' -benchtime=1x -timeout 2h ./tracer/ptrace
 
 clean:
 	rm -rf bin
