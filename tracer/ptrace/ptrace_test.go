@@ -416,3 +416,64 @@ func syscallKill(pid int) {
 		p.Kill()
 	}
 }
+
+// TestNoNewPrivs: the filter is loaded without no-new-privs when the
+// tracer may (root with CAP_SYS_ADMIN, as here), so setuid programs keep
+// working; Options.NoNewPrivs forces it.
+func TestNoNewPrivs(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (CAP_SYS_ADMIN) to load a filter without no-new-privs")
+	}
+	for _, force := range []bool{false, true} {
+		out := filepath.Join(t.TempDir(), "status")
+		tr, err := Start(context.Background(), []string{"sh", "-c", "grep NoNewPrivs /proc/self/status > " + out}, Options{NoNewPrivs: force})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code, err := tr.Wait(); code != 0 || err != nil {
+			t.Fatalf("exit %d, %v", code, err)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "0"
+		if force {
+			want = "1"
+		}
+		if got := strings.TrimSpace(strings.TrimPrefix(string(b), "NoNewPrivs:")); got != want {
+			t.Errorf("NoNewPrivs=%v: the command saw NoNewPrivs %q, want %s", force, got, want)
+		}
+	}
+}
+
+// TestThreadExec: a non-leader thread's execve continues under the
+// leader's pid; the new program's calls are attributed to it.
+func TestThreadExec(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler")
+	}
+	bin := filepath.Join(t.TempDir(), "threadexec")
+	if out, err := exec.Command(cc, "-O1", "-pthread", "-o", bin, "testdata/threadexec.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	compareWithStrace(t, []string{bin, "/etc/hostname"}, "/etc/hostname C", "/bin/cat C")
+	evs, code := traceNative(t, []string{bin, "/etc/hostname"})
+	if code != 0 {
+		t.Errorf("exit code %d, want cat's 0", code)
+	}
+	root := evs[0].Pid
+	var execBy, readBy int
+	for _, ev := range evs {
+		if ev.Syscall == "execve" && !ev.Failed() && strings.HasSuffix(ev.Arg(0).Str, "/cat") {
+			execBy = ev.Pid
+		}
+		if ev.Syscall == "openat" && ev.Arg(1).Str == "/etc/hostname" {
+			readBy = ev.Pid
+		}
+	}
+	if execBy != root || readBy != root {
+		t.Errorf("execve by %d, open by %d: want both under the leader %d", execBy, readBy, root)
+	}
+}
