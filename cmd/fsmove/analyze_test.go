@@ -291,3 +291,33 @@ func TestAnalyzeTruncatedTrace(t *testing.T) {
 		t.Errorf("--strict on a truncated trace: exit %d, want 2", code)
 	}
 }
+
+// TestRealTracesReadCleanly: real Puppet 7 traces taken with the original
+// tool's -e trace= list and with no filter at all read without a malformed
+// line, and every resource's block is opened and closed.
+func TestRealTracesReadCleanly(t *testing.T) {
+	for _, name := range []string{"original-trace-list.log.zst", "unfiltered.log.zst"} {
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			path := filepath.Join("..", "..", "testdata", "strace", "puppet7", name)
+			if code := run(&stdout, &stderr, []string{"lower", "--strict", path}); code != exitOK {
+				t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+			}
+			if stderr.Len() > 0 {
+				t.Errorf("warnings:\n%s", stderr.String())
+			}
+			begins := strings.Count(stdout.String(), "\nbegin ")
+			ends := strings.Count(stdout.String(), "\nend ")
+			// site.pp has 3 resources; Puppet 7 adds Stage, Settings and
+			// Main whits (twice for the classes), schedules and a filebucket.
+			if begins < 3+3 || begins != ends {
+				t.Errorf("%d blocks begun, %d ended", begins, ends)
+			}
+			for _, ref := range []string{`"File[/etc/demo.conf]"`, `"Exec[use]"`, `"Package[cowsay]"`} {
+				if !strings.Contains(stdout.String(), "begin "+ref) {
+					t.Errorf("no block for %s", ref)
+				}
+			}
+		})
+	}
+}
