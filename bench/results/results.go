@@ -222,6 +222,20 @@ func firstErrorLine(dir string, rec *runner.RunRecord) string {
 	if rec.Status == runner.StatusOK {
 		return ""
 	}
+	if rec.Status == runner.StatusTimeout {
+		// "context deadline exceeded" says nothing: say where it was.
+		step := "the run"
+		if n := len(rec.Steps); n > 0 {
+			step = "step " + rec.Steps[n-1].Name
+			for _, s := range rec.Steps {
+				if !s.OK {
+					step = "step " + s.Name
+					break
+				}
+			}
+		}
+		return "timed out in " + step
+	}
 	if f, err := os.Open(filepath.Join(dir, runner.PuppetLogFile)); err == nil {
 		lines := runner.PuppetErrors(f, 1)
 		f.Close()

@@ -97,6 +97,15 @@ func TestFromRunDirFailures(t *testing.T) {
 		t.Errorf("failed analysis row = %+v", row)
 	}
 
+	timeout := &runner.RunRecord{Status: runner.StatusTimeout, Error: "context deadline exceeded"}
+	timeout.AddStep("modules", time.Second, true, "")
+	timeout.AddStep("apply", time.Minute, false, "context deadline exceeded")
+	timeout.AddStep("copy", time.Second, true, "")
+	row, err = FromRunDir("m", "", writeRun(t, timeout, nil, nil, ""))
+	if err != nil || row.Status != StatusTimeout || row.FirstError != "timed out in step apply" {
+		t.Errorf("timeout row = %+v, %v; want the step that timed out", row, err)
+	}
+
 	if _, err := FromRunDir("m", "", writeRun(t, &runner.RunRecord{Status: runner.StatusInterrupted}, nil, nil, "")); err == nil {
 		t.Error("an interrupted run gives a row")
 	}
