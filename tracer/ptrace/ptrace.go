@@ -94,6 +94,10 @@ var ErrNoTracee = errors.New("ptrace: command not started")
 // Start runs argv under the tracer. The command's own exit status comes from
 // Wait. Cancelling ctx kills the root process (SIGKILL); the others are
 // detached as when it exits.
+//
+// The caller must read Next until it fails, or call Wait or Close: events
+// are handed over through a bounded queue, and when it is full the traced
+// processes wait at their next stop.
 func Start(ctx context.Context, argv []string, opts Options) (*Tracer, error) {
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("%w: empty command", ErrNoTracee)
