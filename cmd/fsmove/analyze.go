@@ -236,7 +236,7 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 		return exitUsage
 	}
 	if rf.graphOut != "" {
-		if err := writeGraph(rf.graphOut, in.Catalog, rep); err != nil {
+		if err := writeGraph(rf.graphOut, st.Graph, rep); err != nil {
 			fmt.Fprintln(stderr, "fsmove analyze: writing the graph:", err)
 			return exitUsage
 		}
@@ -299,15 +299,7 @@ func printThroughput(w io.Writer, rep *detector.Report, st *analyze.Stats) {
 
 // writeGraph writes the catalog's dependency graph with the findings
 // highlighted, in DOT.
-func writeGraph(path, catalogPath string, rep *detector.Report) error {
-	cat, err := catalog.ReadFile(catalogPath)
-	if err != nil {
-		return err
-	}
-	g, err := cat.Graph()
-	if err != nil {
-		return err
-	}
+func writeGraph(path string, g *catalog.Graph, rep *detector.Report) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err

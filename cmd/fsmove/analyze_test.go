@@ -321,3 +321,29 @@ func TestRealTracesReadCleanly(t *testing.T) {
 		})
 	}
 }
+
+// TestAnalyzeGraphOut: --graph-out writes the catalog's graph with each
+// finding drawn as a red dashed edge between its two resources.
+func TestAnalyzeGraphOut(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "analyze", "fig1_mor_file_exec")
+	out := filepath.Join(t.TempDir(), "g.dot")
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"analyze", "--graph-out", out,
+		filepath.Join(dir, "trace.log"), filepath.Join(dir, "catalog.json")})
+	if code != exitFindings {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", code, stderr.String())
+	}
+	dot, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var red []string
+	for _, line := range strings.Split(string(dot), "\n") {
+		if strings.Contains(line, `color="red"`) {
+			red = append(red, strings.TrimSpace(line))
+		}
+	}
+	if len(red) != 1 || !strings.HasPrefix(red[0], `"File[/etc/app.conf]" -> "Exec[use-conf]"`) {
+		t.Errorf("highlighted edges %q, want the one finding File[/etc/app.conf] -> Exec[use-conf]", red)
+	}
+}

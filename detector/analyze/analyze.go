@@ -58,6 +58,9 @@ type Stats struct {
 	Warnings       []tracer.Warning // malformed lines and other trace problems, the first ones in full
 	TraceTruncated bool             // the trace ended early (a killed tracer); the report covers what it holds
 	PeakRSSBytes   int64
+	// Graph is the catalog's dependency graph the report was checked
+	// against (for --graph-out: the findings' resources are its own).
+	Graph *catalog.Graph
 }
 
 // InputError is an error in what the user gave (unreadable file, broken
@@ -111,6 +114,7 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 		return nil, st, &InputError{fmt.Errorf("catalog %s: %w", in.Catalog, cr.err)}
 	}
 
+	st.Graph = cr.graph
 	mapManifestPaths(cr.cat, in.PathMap)
 	rep := detector.Detect(res, detector.CatalogGraph(cr.cat, cr.graph), opts.Detector)
 	rep.SourceRoot = in.SourceRoot
