@@ -42,6 +42,8 @@ func runTrace(stdout, stderr io.Writer, args []string) int {
 	out := fs.String("out", "trace.log", "write the trace to `FILE`")
 	failedArgs := fs.Bool("failed-args", false, "decode the arguments of failed calls too (slower; the analysis ignores them)")
 	nnp := fs.Bool("no-new-privs", false, "always set no-new-privs (otherwise only when loading the filter needs it)")
+	noPredict := fs.Bool("no-predict", false, "stop and record every readlink, also those the tracer sees fail")
+	stats := fs.Bool("stats", false, "print the tracer's counts (stops, events, predicted failures) on stderr")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), traceUsage)
 		fs.PrintDefaults()
@@ -70,7 +72,7 @@ func runTrace(stdout, stderr io.Writer, args []string) int {
 	// them.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	tr, err := ptrace.Start(ctx, fs.Args(), ptrace.Options{FailedArgs: *failedArgs, NoNewPrivs: *nnp, Stdin: os.Stdin})
+	tr, err := ptrace.Start(ctx, fs.Args(), ptrace.Options{FailedArgs: *failedArgs, NoNewPrivs: *nnp, NoPredict: *noPredict, Stdin: os.Stdin})
 	if err != nil {
 		fmt.Fprintln(stderr, "fsmove trace:", err)
 		return traceFailed
@@ -90,6 +92,10 @@ func runTrace(stdout, stderr io.Writer, args []string) int {
 		}
 	}
 	code, err := tr.Wait()
+	if *stats {
+		st := tr.Stats()
+		fmt.Fprintf(stderr, "fsmove trace: %d stops, %d events, %d readlink failures predicted\n", st.Stops, st.Events, st.Predicted)
+	}
 	if writeErr == nil {
 		writeErr = w.Flush()
 	}

@@ -45,11 +45,20 @@ type callRow struct {
 	newProc bool
 	// noReturn marks exit_group: it is emitted at once with Errno "?".
 	noReturn bool
+	// predict marks readlink: see loop.predictFailure.
+	predict bool
+	// changesView marks the calls after which a tracee may see other files
+	// at the same absolute path than the tracer (chroot, a new mount
+	// namespace): once one succeeds, predictions stop (for the rest of the
+	// trace, for every process: simple and safe).
+	changesView bool
+	// notLowered: stopped for the tracer's own sake, never emitted.
+	notLowered bool
 }
 
 // callTable lists every call the seccomp filter stops: those fstrace lowers
 // (fstrace.Wanted; TestTableMatchesLowering checks both ways), plus
-// exit_group. Rows follow the groups of fstrace/syscalls.go.
+// exit_group and the calls that end predictions (changesView). Rows follow the groups of fstrace/syscalls.go.
 var callTable = []callRow{
 	{name: "open", args: []argKind{kPath, kInt, kInt}},
 	{name: "openat", args: []argKind{kInt, kPath, kInt, kInt}},
@@ -64,11 +73,11 @@ var callTable = []callRow{
 	{name: "access", args: []argKind{kPath, kInt}},
 	{name: "faccessat", args: []argKind{kInt, kPath, kInt}},
 	{name: "faccessat2", args: []argKind{kInt, kPath, kInt, kInt}},
-	{name: "readlink", args: []argKind{kPath, kPtr, kLong}},
+	{name: "readlink", args: []argKind{kPath, kPtr, kLong}, predict: true},
 	{name: "readlinkat", args: []argKind{kInt, kPath, kPtr, kLong}},
 	{name: "getdents", args: []argKind{kInt, kPtr, kUint}},
 	{name: "getdents64", args: []argKind{kInt, kPtr, kUint}},
-	{name: "chroot", args: []argKind{kPath}},
+	{name: "chroot", args: []argKind{kPath}, changesView: true},
 
 	{name: "execve", args: []argKind{kPath, kPtr, kPtr}, atEntry: true},
 	{name: "execveat", args: []argKind{kInt, kPath, kPtr, kPtr, kInt}, atEntry: true},
@@ -167,6 +176,11 @@ var callTable = []callRow{
 	{name: "pwrite64", args: []argKind{kInt, kBuf, kLong, kLong}},
 
 	{name: "exit_group", args: []argKind{kInt}, noReturn: true},
+
+	// Not lowered: stopped only so that predictions stop after them.
+	{name: "unshare", args: []argKind{kLong}, changesView: true, notLowered: true},
+	{name: "setns", args: []argKind{kInt, kInt}, changesView: true, notLowered: true},
+	{name: "pivot_root", args: []argKind{kPath, kPath}, changesView: true, notLowered: true},
 }
 
 // markerCalls are the calls stopped only when their first argument (the

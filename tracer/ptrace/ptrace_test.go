@@ -34,7 +34,7 @@ func TestTableMatchesLowering(t *testing.T) {
 			t.Errorf("%s: two rows", row.name)
 		}
 		inTable[row.name] = row
-		if !fstrace.Wanted(row.name) && row.name != "exit_group" {
+		if !fstrace.Wanted(row.name) && row.name != "exit_group" && !row.notLowered {
 			t.Errorf("%s: in the table but not lowered by fstrace", row.name)
 		}
 		if row.names != nil && len(row.names) != len(row.args) {
@@ -475,5 +475,58 @@ func TestThreadExec(t *testing.T) {
 	}
 	if execBy != root || readBy != root {
 		t.Errorf("execve by %d, open by %d: want both under the leader %d", execBy, readBy, root)
+	}
+}
+
+// TestPredictedReadlinks: readlinks the tracer sees fail are not stopped
+// twice nor emitted; successful ones, and those naming the tracee's own
+// /proc entries, are.
+func TestPredictedReadlinks(t *testing.T) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "readlinks")
+	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/readlinks.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink("/etc/hostname", link); err != nil {
+		t.Fatal(err)
+	}
+	for _, noPredict := range []bool{false, true} {
+		tr, err := Start(context.Background(), []string{bin, link}, Options{NoPredict: noPredict})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs := collect(t, tr)
+		if code, err := tr.Wait(); code != 0 || err != nil {
+			t.Fatalf("exit %d, %v", code, err)
+		}
+		ok := map[string]bool{}
+		failed := 0
+		for _, ev := range evs {
+			if ev.Syscall != "readlink" {
+				continue
+			}
+			if ev.Failed() {
+				failed++
+			} else {
+				ok[ev.Arg(0).Str] = true
+			}
+		}
+		for _, p := range []string{link, "/proc/self/exe", "/proc/self/fd/50"} {
+			if !ok[p] {
+				t.Errorf("NoPredict=%v: no successful readlink of %s", noPredict, p)
+			}
+		}
+		st := tr.Stats()
+		switch {
+		case !noPredict && (st.Predicted != 101 || failed != 0):
+			t.Errorf("predicted %d, emitted %d failed readlinks; want 101 predicted, none emitted", st.Predicted, failed)
+		case noPredict && (st.Predicted != 0 || failed != 101):
+			t.Errorf("NoPredict: predicted %d, emitted %d failed readlinks; want 0 and 101", st.Predicted, failed)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"syscall"
 	"unsafe"
 
@@ -57,8 +58,13 @@ type loop struct {
 	tasks   map[int]*task
 	mem     memReader
 	seq     int64
-	batch   []tracer.Event
-	out     chan<- []tracer.Event
+	stats   Stats
+	// viewChanged: some tracee may see other files than the tracer at the
+	// same absolute path (see Stats.Predicted).
+	viewChanged bool
+	linkBuf     [pathMax]byte
+	batch       []tracer.Event
+	out         chan<- []tracer.Event
 }
 
 // run starts the command and traces it until the root exits and all others
@@ -140,6 +146,7 @@ func (t *Tracer) run(ctx context.Context, self, path string, argv []string, opts
 	unix.PtraceCont(pid, 0)
 	err = l.wait()
 	l.flush()
+	t.stats = l.stats
 	if l.rootWS != nil {
 		t.exitCode = exitStatus(*l.rootWS)
 		if l.rootWS.Exited() && l.rootWS.ExitStatus() == childExitCode && !l.started {
@@ -170,6 +177,7 @@ func (l *loop) wait() error {
 		if err != nil {
 			return fmt.Errorf("ptrace: wait4: %w", err)
 		}
+		l.stats.Stops++
 		l.stop(tid, ws)
 	}
 	return nil
@@ -192,6 +200,7 @@ func (l *loop) emit(ev *tracer.Event) {
 		l.batch = make([]tracer.Event, 0, batchSize)
 	}
 	l.seq++
+	l.stats.Events++
 	ev.Line = l.seq
 	l.batch = append(l.batch, *ev)
 	if len(l.batch) >= batchSize {
@@ -268,6 +277,11 @@ func (l *loop) seccompStop(tk *task) {
 		return
 	}
 	tk.row, tk.emitted = row, false
+	if row.predict && l.predictFailure(tk) {
+		l.stats.Predicted++
+		unix.PtraceCont(tk.tid, 0)
+		return
+	}
 	if row.noReturn {
 		l.startEvent(tk)
 		l.decodeArgs(tk, false)
@@ -318,6 +332,13 @@ func (l *loop) syscallExit(tk *task) {
 	} else {
 		ev.Ret = ret
 	}
+	if tk.row.changesView && ev.Errno == "" {
+		l.viewChanged = true
+	}
+	if tk.row.notLowered {
+		l.resume(tk, 0)
+		return
+	}
 	if !tk.row.atEntry && !tk.row.newProc && (ev.Errno == "" || l.opts.FailedArgs) {
 		l.decodeArgs(tk, ev.Errno == "")
 	}
@@ -338,6 +359,9 @@ func (l *loop) newChild(tk *task, event int) {
 			l.startEvent(tk)
 		}
 		tk.ev.Ret = int64(child)
+		if flags, ok := tk.ev.NamedArg("flags"); (ok && flags.Int&cloneNewNS != 0) || (tk.row.name == "clone3" && tk.ev.Arg(0).Int&cloneNewNS != 0) {
+			l.viewChanged = true
+		}
 		l.emit(&tk.ev)
 		tk.emitted = true
 		if c := l.tasks[child]; c != nil && c.held {
@@ -443,6 +467,25 @@ func (l *loop) detach(tk *task) {
 			delete(l.tasks, tk.tid) // gone already
 		}
 	}
+}
+
+// cloneNewNS is CLONE_NEWNS: the child gets its own mount namespace.
+const cloneNewNS = 0x20000
+
+// predictFailure tries a readlink call's path in the tracer (see
+// Stats.Predicted) and reports whether it fails in a way the tracee's call
+// will fail too.
+func (l *loop) predictFailure(tk *task) bool {
+	if l.viewChanged || l.opts.NoPredict || l.opts.FailedArgs {
+		return false
+	}
+	path, truncated, ok := l.mem.str(tk.tid, tk.regs.Rdi, pathMax)
+	if !ok || truncated || !strings.HasPrefix(path, "/") ||
+		path == "/proc" || strings.HasPrefix(path, "/proc/") || strings.HasPrefix(path, "/dev/fd/") {
+		return false
+	}
+	_, err := unix.Readlink(path, l.linkBuf[:])
+	return err == unix.ENOENT || err == unix.EINVAL || err == unix.ENOTDIR
 }
 
 // tgidOf returns the thread group (process) id of a thread, from /proc.
