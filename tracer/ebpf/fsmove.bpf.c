@@ -252,12 +252,26 @@ static __always_inline void read_writev(struct event *e, const struct iovec *iov
 SEC("tracepoint/raw_syscalls/sys_exit")
 int sys_exit(struct trace_event_raw_sys_exit *ctx)
 {
+	/* Every system call of the machine comes here: the plans array (a
+	 * lookup the verifier inlines) rules out the unwanted ones before the
+	 * hash lookup. */
+	__s64 nr = ctx->id;
+	if (nr < 0 || nr >= MAX_NR)
+		return 0;
+	__u32 key = nr;
+	struct plan *p = bpf_map_lookup_elem(&plans, &key);
+	if (!p || !p->wanted)
+		return 0;
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct inflight *in = bpf_map_lookup_elem(&inflight, &tid);
 	if (!in)
 		return 0; /* not traced, or a new child returning from clone */
-	__u32 key = in->nr;
-	struct plan *p = bpf_map_lookup_elem(&plans, &key);
+	if (in->nr != nr) {
+		/* Cannot happen (a task makes one call at a time); keep the
+		 * entered call's plan if it does. */
+		key = in->nr;
+		p = bpf_map_lookup_elem(&plans, &key);
+	}
 	__u32 zero = 0;
 	struct event *e = bpf_map_lookup_elem(&event_scratch, &zero);
 	if (!p || !e) {
