@@ -530,3 +530,29 @@ func TestPredictedReadlinks(t *testing.T) {
 		}
 	}
 }
+
+// TestOtherChildrenNotReaped: a process the program starts during a trace
+// (from another goroutine) is not waited for by the tracer.
+func TestOtherChildrenNotReaped(t *testing.T) {
+	tr, err := Start(context.Background(), []string{"sh", "-c", "sleep 0.5"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	go func() {
+		for i := 0; i < 10; i++ {
+			if err := exec.Command("true").Run(); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	collect(t, tr)
+	if err := <-done; err != nil {
+		t.Errorf("a child of the test process failed: %v", err)
+	}
+	if code, err := tr.Wait(); code != 0 || err != nil {
+		t.Errorf("exit %d, %v", code, err)
+	}
+}

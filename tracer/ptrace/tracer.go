@@ -167,7 +167,10 @@ func (l *loop) wait() error {
 		// events over whenever the tracees are all running) cost a system
 		// call per stop, and stops are what tracing costs. Events are handed
 		// over by batch (emit) and at the end instead.
-		tid, err := syscall.Wait4(-1, &ws, unix.WALL, nil)
+		// __WNOTHREAD: only this thread's children and tracees, so that
+		// processes other goroutines of the program start (os/exec) are
+		// never reaped here.
+		tid, err := syscall.Wait4(-1, &ws, unix.WALL|unix.WNOTHREAD, nil)
 		if err == syscall.EINTR {
 			continue
 		}
