@@ -249,9 +249,9 @@ func (l *loop) stop(tid int, ws syscall.WaitStatus) {
 	}
 }
 
-// resume restarts a stopped thread: with PTRACE_SYSCALL while it is inside
-// a traced call (to see its exit), else with PTRACE_CONT. A thread that is
-// being detached is detached instead when sig is its SIGSTOP.
+// resume restarts a stopped thread, delivering sig (0: none): with
+// PTRACE_SYSCALL while it is inside a traced call (to see its exit), else,
+// and always once the root has exited, with PTRACE_CONT.
 func (l *loop) resume(tk *task, sig syscall.Signal) {
 	if tk.inCall && l.rootWS == nil {
 		unix.PtraceSyscall(tk.tid, int(sig))
