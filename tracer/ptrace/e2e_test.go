@@ -11,11 +11,13 @@ package ptrace_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,9 +30,34 @@ func TestE2EPuppetApplyMatchesStrace(t *testing.T) {
 	if testing.Short() && os.Getenv("FSMOVE_E2E") != "1" {
 		t.Skip("e2e test skipped in -short mode")
 	}
+	// Every fixture with a committed strace capture. The cron ones install
+	// a package and start the cron daemon: the trace must end with Puppet.
+	fixtures := []struct{ name, mustFind string }{
+		{"mor_exec_reads_file", "MOR File[/etc/mor_exec_reads_file.conf] Exec[read-conf]"},
+		{"mor_generate_use", "MOR Exec[generate-script] Exec[run-script]"},
+		{"mn_config_service", "MN File[/etc/cron.d/mn_config_service] Service[cron]"},
+		{"mn_package_service", ""},
+		{"clean", ""},
+	}
+	for _, fx := range fixtures {
+		t.Run(fx.name, func(t *testing.T) {
+			got, want := applyTraced(t, fx.name)
+			if got != want {
+				t.Errorf("findings under ptrace:\n%s\nunder strace:\n%s", got, want)
+			}
+			if !strings.Contains(got, fx.mustFind) {
+				t.Errorf("the fixture's finding %q is missing:\n%s", fx.mustFind, got)
+			}
+		})
+	}
+}
+
+// applyTraced runs "fsmove trace -- puppet apply" of a fixture in a fresh
+// container and returns the findings of its trace and those of the
+// committed strace capture of the same fixture.
+func applyTraced(t *testing.T, fixture string) (got, want string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	const fixture = "mor_exec_reads_file"
 	c, work := puppetContainer(ctx, t, fixture)
 	defer c.Remove(context.Background())
 
@@ -55,16 +82,10 @@ func TestE2EPuppetApplyMatchesStrace(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-
-	got := findings(t, filepath.Join(work, "trace.log"), filepath.Join(work, "catalog.json"))
+	got = findings(t, filepath.Join(work, "trace.log"), filepath.Join(work, "catalog.json"))
 	runDir := filepath.Join("..", "..", "testdata", "runs", fixture)
-	want := findings(t, filepath.Join(runDir, "trace.log.zst"), filepath.Join(runDir, "catalog.json"))
-	if got != want {
-		t.Errorf("findings under ptrace:\n%s\nunder strace:\n%s", got, want)
-	}
-	if !strings.Contains(got, "MOR File[/etc/mor_exec_reads_file.conf] Exec[read-conf]") {
-		t.Errorf("the fixture's MOR is missing:\n%s", got)
-	}
+	want = findings(t, filepath.Join(runDir, "trace.log.zst"), filepath.Join(runDir, "catalog.json"))
+	return got, want
 }
 
 // puppetContainer starts a container of the Puppet image with a static
@@ -86,14 +107,7 @@ func puppetContainer(ctx context.Context, t testing.TB, fixture string) (*contai
 	}
 	root := filepath.Join("..", "..")
 	work := t.TempDir()
-	bin := filepath.Join(work, "fsmove")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/fsmove")
-	build.Dir = root
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("static build of fsmove: %v\n%s", err, out)
-	}
-	binData, err := os.ReadFile(bin)
+	binData, err := staticFsmove()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,6 +134,34 @@ func puppetContainer(ctx context.Context, t testing.TB, fixture string) (*contai
 		t.Fatal(err)
 	}
 	return c, work
+}
+
+var static struct {
+	once sync.Once
+	bin  []byte
+	err  error
+}
+
+// staticFsmove builds fsmove with CGO_ENABLED=0 once per test binary.
+func staticFsmove() ([]byte, error) {
+	static.once.Do(func() {
+		dir, err := os.MkdirTemp("", "fsmove-static")
+		if err != nil {
+			static.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		bin := filepath.Join(dir, "fsmove")
+		build := exec.Command("go", "build", "-o", bin, "./cmd/fsmove")
+		build.Dir = filepath.Join("..", "..")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			static.err = fmt.Errorf("static build of fsmove: %v\n%s", err, out)
+			return
+		}
+		static.bin, static.err = os.ReadFile(bin)
+	})
+	return static.bin, static.err
 }
 
 // puppetApply is the traced or untraced command's puppet apply part.
