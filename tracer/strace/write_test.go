@@ -174,3 +174,30 @@ func randomEvent(rng *rand.Rand) tracer.Event {
 	}
 	return ev
 }
+
+// BenchmarkWriter prints typical events (an openat, a failed readlink, a
+// marker write); MB/s is the text produced.
+func BenchmarkWriter(b *testing.B) {
+	evs := []tracer.Event{
+		{Pid: 1234, Syscall: "openat", Args: []tracer.Arg{{Kind: tracer.ArgInt, Int: -100},
+			{Kind: tracer.ArgStr, Str: "/usr/lib/ruby/vendor_ruby/puppet/type/file.rb"}, {Kind: tracer.ArgInt, Int: 0x80000}, {Kind: tracer.ArgInt}}, Ret: 7},
+		{Pid: 1234, Syscall: "readlink", Ret: -1, Errno: "EINVAL"},
+		{Pid: 1234, Syscall: "write", Args: []tracer.Arg{{Kind: tracer.ArgInt, Int: 1},
+			{Kind: tracer.ArgStr, Str: "\x1b[0;36mDebug: /Stage[main]/Foo/File[/etc/foo.conf]: Starting to evaluate the resource (1 of 7)\x1b[0m\n"}, {Kind: tracer.ArgInt, Int: 97}}, Ret: 97},
+	}
+	var cw countingWriter
+	w := NewWriter(&cw)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		w.Write(&evs[i%len(evs)])
+	}
+	w.Flush()
+	b.SetBytes(cw.n / int64(max(b.N, 1)))
+}
+
+type countingWriter struct{ n int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
+}

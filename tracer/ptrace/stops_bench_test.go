@@ -1,0 +1,41 @@
+package ptrace
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// BenchmarkStopCost traces a program making 20000 failing readlink calls
+// and reports the tracing cost per call: with prediction (one stop each)
+// and without (two stops each, and an event). ns/op is one traced run.
+func BenchmarkStopCost(b *testing.B) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		b.Skip("no C compiler")
+	}
+	bin := filepath.Join(b.TempDir(), "readlink_loop")
+	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/readlink_loop.c").CombinedOutput(); err != nil {
+		b.Fatalf("cc: %v\n%s", err, out)
+	}
+	const calls = 20000
+	for _, mode := range []struct {
+		name      string
+		noPredict bool
+	}{{"predicted", false}, {"stopped-twice", true}} {
+		b.Run(mode.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				tr, err := Start(context.Background(), []string{bin, strconv.Itoa(calls)}, Options{NoPredict: mode.noPredict})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if code, err := tr.Wait(); code != 0 || err != nil {
+					b.Fatalf("exit %d, %v", code, err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*calls), "ns/call")
+		})
+	}
+}
