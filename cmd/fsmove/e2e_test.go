@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -106,53 +107,71 @@ var fixtureCases = []fixtureCase{
 	{"clean", []string{}, []string{}},
 }
 
-// TestE2ERunFixtures runs every fixture through "fsmove run" and checks
-// its findings, its artifacts, and that "fsmove analyze" on the saved
-// artifacts gives the very same report.
+// TestE2ERunFixtures runs every fixture through "fsmove run" with each
+// tracer (strace, ptrace, ebpf) and checks its findings — the same for every
+// tracer —, its artifacts, and that "fsmove analyze" on the saved artifacts
+// gives the very same report.
 func TestE2ERunFixtures(t *testing.T) {
 	requireDocker(t)
-	for _, c := range fixtureCases {
-		t.Run(c.module, func(t *testing.T) {
-			out := t.TempDir()
-			var stdout, stderr bytes.Buffer
-			code := run(&stdout, &stderr, []string{"run", "--quiet", "--out", out, "--format", "json",
-				filepath.Join("..", "..", "testdata", "modules", c.module)})
-			wantCode := exitOK
-			if len(c.want) > 0 {
-				wantCode = exitFindings
-			}
-			if code != wantCode {
-				t.Fatalf("exit %d, want %d\nstderr:\n%s", code, wantCode, stderr.String())
-			}
-			if got := e2eFindings(t, stdout.Bytes()); strings.Join(got, "\n") != strings.Join(c.want, "\n") {
-				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
-			}
+	useBuiltBinary(t)
+	for _, tracer := range runner.Tracers() {
+		for _, c := range fixtureCases {
+			t.Run(tracer+"/"+c.module, func(t *testing.T) { testFixture(t, tracer, c) })
+		}
+	}
+}
 
-			rec, err := runner.ReadRecord(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rec.Status != runner.StatusOK || rec.AnalyzeExit == nil || *rec.AnalyzeExit != code || rec.TraceBytes == 0 {
-				t.Errorf("run.json: status %s, analyze_exit %v, trace_bytes %d", rec.Status, rec.AnalyzeExit, rec.TraceBytes)
-			}
+// useBuiltBinary builds fsmove for the ptrace backend, which copies the
+// fsmove executable into the container: a test binary is not one.
+func useBuiltBinary(t *testing.T) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "fsmove")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	t.Setenv("FSMOVE_BINARY", bin)
+}
 
-			trace := filepath.Join(out, runner.TraceFile)
-			catalog := filepath.Join(out, runner.CatalogFile)
-			var again, againErr bytes.Buffer
-			if code := run(&again, &againErr, []string{"analyze", "--format", "json", trace, catalog}); code != wantCode {
-				t.Errorf("analyze of the saved artifacts: exit %d, want %d\n%s", code, wantCode, againErr.String())
-			}
-			// The reports carry timings; everything about the findings must match.
-			if a, b := rawFindings(t, again.Bytes()), rawFindings(t, stdout.Bytes()); !bytes.Equal(a, b) {
-				t.Errorf("analyze of the saved artifacts differs from the run's report:\n%s\n---\n%s", a, b)
-			}
+func testFixture(t *testing.T, tracer string, c fixtureCase) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"run", "--quiet", "--tracer", tracer, "--out", out, "--format", "json",
+		filepath.Join("..", "..", "testdata", "modules", c.module)})
+	wantCode := exitOK
+	if len(c.want) > 0 {
+		wantCode = exitFindings
+	}
+	if code != wantCode {
+		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, wantCode, stderr.String())
+	}
+	if got := e2eFindings(t, stdout.Bytes()); strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+	}
 
-			var pn, pnErr bytes.Buffer
-			run(&pn, &pnErr, []string{"analyze", "--format", "json", "--package-notify", trace, catalog})
-			if got := e2eFindings(t, pn.Bytes()); strings.Join(got, "\n") != strings.Join(c.wantPackageNotify, "\n") {
-				t.Errorf("--package-notify findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.wantPackageNotify, "\n"))
-			}
-		})
+	rec, err := runner.ReadRecord(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Status != runner.StatusOK || rec.AnalyzeExit == nil || *rec.AnalyzeExit != code || rec.TraceBytes == 0 {
+		t.Errorf("run.json: status %s, analyze_exit %v, trace_bytes %d", rec.Status, rec.AnalyzeExit, rec.TraceBytes)
+	}
+
+	trace := filepath.Join(out, runner.TraceFile)
+	catalog := filepath.Join(out, runner.CatalogFile)
+	var again, againErr bytes.Buffer
+	if code := run(&again, &againErr, []string{"analyze", "--format", "json", trace, catalog}); code != wantCode {
+		t.Errorf("analyze of the saved artifacts: exit %d, want %d\n%s", code, wantCode, againErr.String())
+	}
+	// The reports carry timings; everything about the findings must match.
+	if a, b := rawFindings(t, again.Bytes()), rawFindings(t, stdout.Bytes()); !bytes.Equal(a, b) {
+		t.Errorf("analyze of the saved artifacts differs from the run's report:\n%s\n---\n%s", a, b)
+	}
+
+	var pn, pnErr bytes.Buffer
+	run(&pn, &pnErr, []string{"analyze", "--format", "json", "--package-notify", trace, catalog})
+	if got := e2eFindings(t, pn.Bytes()); strings.Join(got, "\n") != strings.Join(c.wantPackageNotify, "\n") {
+		t.Errorf("--package-notify findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.wantPackageNotify, "\n"))
 	}
 }
 

@@ -44,6 +44,7 @@ type runFlags struct {
 	image         string
 	tracer        string
 	seccompBPF    bool
+	allowDrops    bool
 	timeout       time.Duration
 	keep          bool
 	keepArtifacts bool
@@ -66,7 +67,8 @@ func runRun(stdout, stderr io.Writer, args []string) int {
 	fs.StringVar(&f.manifest, "manifest", "", "manifest file to apply instead of including a class")
 	fs.Var(&f.params, "param", "class parameter key=value (repeatable)")
 	fs.StringVar(&f.image, "image", container.DefaultImage, "Docker image (built by \"fsmove image build\" when missing)")
-	fs.StringVar(&f.tracer, "tracer", "strace", "capture backend: strace")
+	fs.StringVar(&f.tracer, "tracer", "strace", "capture `backend`: "+strings.Join(runner.Tracers(), ", ")+" (ptrace and strace trace inside the container, ebpf from the host)")
+	fs.BoolVar(&f.allowDrops, "allow-drops", false, "accept an ebpf capture that lost events (otherwise the run is incomplete: exit 3)")
 	fs.BoolVar(&f.seccompBPF, "seccomp-bpf", true, "let strace filter in the kernel (--seccomp-bpf); breaks setuid programs in the traced tree")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "limit for the whole run")
 	fs.BoolVar(&f.keep, "keep", false, "keep the container (docker rm -f it yourself)")
@@ -159,6 +161,8 @@ func runOptions(stderr io.Writer, f *runFlags, moduleArg string) (runner.Options
 		ModulePath:    f.modulePath,
 		Image:         container.ImageOptions{Tag: f.image},
 		Tracer:        f.tracer,
+		TracerBinary:  fsmoveBinary(),
+		AllowDrops:    f.allowDrops,
 		SeccompBPF:    f.seccompBPF,
 		OutDir:        out,
 		Keep:          f.keep,
@@ -166,6 +170,17 @@ func runOptions(stderr io.Writer, f *runFlags, moduleArg string) (runner.Options
 		Log:           stderr,
 		FsmoveVersion: version,
 	}, exitOK
+}
+
+// fsmoveBinary is the fsmove executable the ptrace backend copies into the
+// container: $FSMOVE_BINARY when set (tests, which run as a test binary),
+// else this executable.
+func fsmoveBinary() string {
+	if p := os.Getenv("FSMOVE_BINARY"); p != "" {
+		return p
+	}
+	p, _ := os.Executable()
+	return p
 }
 
 // runAndAnalyze runs the traced apply, then analyzes its artifacts.
@@ -188,7 +203,9 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 	}
 
 	puppetFailed := rec.Status != runner.StatusOK
-	if puppetFailed {
+	if rec.Status == runner.StatusIncomplete {
+		fmt.Fprintf(stderr, "fsmove run: %s\n", rec.Error)
+	} else if puppetFailed {
 		fmt.Fprintf(stderr, "fsmove run: %s; Puppet's log is %s\n", rec.Error, filepath.Join(opts.OutDir, runner.PuppetLogFile))
 		if log, err := os.Open(filepath.Join(opts.OutDir, runner.PuppetLogFile)); err == nil {
 			for _, line := range runner.PuppetErrors(log, 5) {

@@ -41,6 +41,9 @@ type RunRecord struct {
 	// interrupted, infra-error.
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
+	// DroppedEvents counts the events an eBPF capture lost (its ring buffer
+	// was full); a run with drops is incomplete unless --allow-drops.
+	DroppedEvents uint64 `json:"dropped_events"`
 	// PathMap maps the directories the modules have in the container to
 	// where they are on this machine, so that a report can show the user's
 	// own file:line instead of /fsmove/modules/….
@@ -65,6 +68,7 @@ const (
 	StatusTimeout       = "timeout"
 	StatusInterrupted   = "interrupted"
 	StatusInfraError    = "infra-error"
+	StatusIncomplete    = "incomplete" // the tracer lost events
 )
 
 // RunJSON is the record's file name in the output directory.

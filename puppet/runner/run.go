@@ -25,8 +25,15 @@ type Options struct {
 	// is a directory of modules (Puppet's meaning) or a single module.
 	ModulePath []string
 	Image      container.ImageOptions
-	// Tracer is the capture backend; only "strace" exists so far.
+	// Tracer is the capture backend: strace (default), ptrace or ebpf
+	// (see captures).
 	Tracer string
+	// TracerBinary is the fsmove binary the ptrace backend copies into the
+	// container (the running executable, normally).
+	TracerBinary string
+	// AllowDrops accepts an eBPF capture that lost events; otherwise such a
+	// run is incomplete and fails.
+	AllowDrops bool
 	// SeccompBPF passes --seccomp-bpf to strace.
 	SeccompBPF bool
 	// OutDir receives the artifacts.
@@ -111,6 +118,7 @@ type run struct {
 	eng  *container.Engine
 	rec  *RunRecord
 	c    *container.Container
+	capt capture
 }
 
 // step runs fn as a named progress step and records its timing.
@@ -128,9 +136,11 @@ func (r *run) step(name, msg string, fn func(s *Step) (string, error)) error {
 }
 
 func (r *run) run(ctx context.Context) (err error) {
-	if r.opts.Tracer != "strace" {
-		return fmt.Errorf("tracer %q is not available in fsmove run yet: use --tracer strace", r.opts.Tracer)
+	capt, err := captureFor(r.opts.Tracer)
+	if err != nil {
+		return err
 	}
+	r.capt = capt
 	site, err := r.opts.Entry.SitePP(r.opts.Module.Name)
 	if err != nil {
 		return err
@@ -166,14 +176,16 @@ func (r *run) run(ctx context.Context) (err error) {
 	}
 
 	if err := r.step("container", "starting", func(s *Step) (string, error) {
-		c, err := r.eng.Start(ctx, container.Spec{
-			Image:             r.rec.Image.ID,
-			Hostname:          containerHostname,
-			Env:               []string{"LANG=C.UTF-8"},
-			CapAdd:            []string{"SYS_PTRACE"},
-			SeccompUnconfined: true,
-			Labels:            map[string]string{"fsmove.module": r.opts.Module.Raw},
-		})
+		spec := container.Spec{
+			Image:    r.rec.Image.ID,
+			Hostname: containerHostname,
+			Env:      []string{"LANG=C.UTF-8"},
+			Labels:   map[string]string{"fsmove.module": r.opts.Module.Raw},
+		}
+		if capt.ptrace {
+			spec.CapAdd, spec.SeccompUnconfined = []string{"SYS_PTRACE"}, true
+		}
+		c, err := r.eng.Start(ctx, spec)
 		if err != nil {
 			return "", err
 		}
@@ -203,12 +215,28 @@ func (r *run) run(ctx context.Context) (err error) {
 		return err
 	}
 
-	cmd := ApplyCommand(r.opts.SeccompBPF, modulePath)
+	cmd := capt.command(r.opts, modulePath)
 	r.rec.Command = cmd
-	r.rec.TraceFilter = TraceFilter()
-	applyErr := r.step("apply", "puppet apply under strace", func(s *Step) (string, error) {
+	if capt.name == "strace" {
+		r.rec.TraceFilter = TraceFilter()
+	}
+	applyErr := r.step("apply", "puppet apply under "+capt.name, func(s *Step) (string, error) {
+		var host *hostTrace
+		if capt.host {
+			var err error
+			if host, err = startHostTrace(r.c.ID, r.opts.OutDir); err != nil {
+				return "", fmt.Errorf("starting the %s tracer: %w", capt.name, err)
+			}
+		}
 		var out bytes.Buffer
 		status, err := r.c.Exec(ctx, cmd, nil, &out)
+		if host != nil {
+			dropped, stopErr := host.stop()
+			r.rec.DroppedEvents = dropped
+			if err == nil && stopErr != nil {
+				err = fmt.Errorf("the %s tracer: %w", capt.name, stopErr)
+			}
+		}
 		if err != nil {
 			return "", err
 		}
@@ -237,6 +265,12 @@ func (r *run) run(ctx context.Context) (err error) {
 		return copyErr
 	}
 	r.setPuppetStatus()
+	if r.rec.DroppedEvents > 0 && !r.opts.AllowDrops {
+		// The analysis still runs on what was captured, but the run
+		// cannot be trusted to be complete.
+		r.rec.Status = StatusIncomplete
+		r.rec.Error = fmt.Sprintf("the %s tracer lost %d events: the trace is incomplete (rerun, or accept it with --allow-drops)", capt.name, r.rec.DroppedEvents)
+	}
 	return nil
 }
 
@@ -281,6 +315,13 @@ func (r *run) versions(ctx context.Context) {
 func (r *run) putModules(ctx context.Context, s *Step, site string) ([]string, error) {
 	a := container.NewArchive()
 	a.AddFile(applyScript, applySh, 0o755)
+	if r.capt.binary {
+		bin, err := copyBinary(ctx, r.opts.TracerBinary)
+		if err != nil {
+			return nil, err
+		}
+		a.AddFile(fsmoveInContainer, bin, 0o755)
+	}
 	a.AddFile(sitePP, []byte(site), 0o644)
 	a.AddFile(graphDir+"/.keep", nil, 0o644)
 	var modulePath []string
@@ -394,8 +435,10 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 		defer rc.Close()
 		return container.Extract(rc, dir)
 	}
-	if _, err := get(tracePath); err != nil {
-		return "", fmt.Errorf("no trace: %w", err)
+	if !r.capt.host { // a host tracer wrote trace.log here itself
+		if _, err := get(tracePath); err != nil {
+			return "", fmt.Errorf("no trace: %w", err)
+		}
 	}
 	info, err := os.Stat(filepath.Join(dir, TraceFile))
 	if err != nil {

@@ -1,0 +1,176 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fsmove/fsmove/tracer/ebpf"
+	"github.com/fsmove/fsmove/tracer/strace"
+)
+
+// capture is one tracer backend of fsmove run: what the container needs,
+// what is exec'd in it, and whether a tracer runs on the host around it.
+// Every backend leaves the same artifacts: trace.log in strace's text form,
+// puppet.log, puppet.exit.
+type capture struct {
+	name string
+	// ptrace: the tracer runs in the container and needs CAP_SYS_PTRACE and
+	// no seccomp profile (never --privileged).
+	ptrace bool
+	// binary: fsmove itself is copied into the container (its native
+	// tracer is "fsmove trace").
+	binary bool
+	// host: the tracer runs on the host, outside the container, filtered
+	// to the container's cgroup; the container needs nothing.
+	host bool
+	// command is what is exec'd in the container.
+	command func(o Options, modulePath []string) []string
+}
+
+// captures lists the backends; --tracer picks one by name.
+var captures = []capture{
+	{name: "strace", ptrace: true, command: func(o Options, mp []string) []string {
+		return ApplyCommand(o.SeccompBPF, mp)
+	}},
+	{name: "ptrace", ptrace: true, binary: true, command: func(o Options, mp []string) []string {
+		return plainApply([]string{fsmoveInContainer, "trace", "--out", tracePath, "--"}, mp)
+	}},
+	{name: "ebpf", host: true, command: func(o Options, mp []string) []string {
+		return plainApply(nil, mp)
+	}},
+}
+
+// Tracers names the backends fsmove run knows, for --help and errors.
+func Tracers() []string {
+	var names []string
+	for _, c := range captures {
+		names = append(names, c.name)
+	}
+	return names
+}
+
+func captureFor(name string) (capture, error) {
+	for _, c := range captures {
+		if c.name == name {
+			return c, nil
+		}
+	}
+	return capture{}, fmt.Errorf("unknown tracer %q (want one of %s)", name, strings.Join(Tracers(), ", "))
+}
+
+// fsmoveInContainer is where the fsmove binary goes for the ptrace backend.
+const fsmoveInContainer = workDir + "/fsmove"
+
+// plainApply runs puppet apply under prefix (a tracer that ends with its
+// command and exits with its status, or nothing), recording the files
+// apply.sh records for strace: puppet.pid, puppet.log and puppet.exit.
+func plainApply(prefix []string, modulePath []string) []string {
+	script := `cd ` + workDir + ` && rm -f puppet.pid puppet.exit
+"$@" /bin/sh -c 'echo $$ > puppet.pid && exec puppet apply "$@"' puppet-apply ` + shellWords(PuppetApplyArgs(modulePath)) + ` >puppet.log 2>&1 </dev/null
+st=$?
+echo $st >puppet.exit
+[ $st != 125 ] # 125: the tracer could not start Puppet (fsmove trace's status)`
+	return append([]string{"/bin/sh", "-c", script, "fsmove-apply"}, prefix...)
+}
+
+// shellWords quotes words for /bin/sh.
+func shellWords(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+// hostTrace is an eBPF capture running on the host while the apply runs in
+// the container: its events are written to trace.log as they come, so the
+// ring buffer never fills and nothing is held in memory.
+type hostTrace struct {
+	t    *ebpf.Tracer
+	f    *os.File
+	done chan error
+}
+
+// startHostTrace starts tracing the container's cgroup.
+func startHostTrace(containerID, outDir string) (*hostTrace, error) {
+	cg, err := ebpf.DockerCgroup(containerID)
+	if err != nil {
+		return nil, err
+	}
+	t, err := ebpf.Start(ebpf.Options{CgroupPath: cg})
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Create(filepath.Join(outDir, TraceFile))
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	h := &hostTrace{t: t, f: f, done: make(chan error, 1)}
+	go func() { h.done <- h.drain() }()
+	return h, nil
+}
+
+// drain writes events until the tracer is stopped and empty.
+func (h *hostTrace) drain() error {
+	bw := bufio.NewWriterSize(h.f, 1<<20)
+	w := strace.NewWriter(bw)
+	var werr error
+	for {
+		ev, err := h.t.Next()
+		if err == io.EOF {
+			break
+		}
+		var dropped *ebpf.ErrDropped
+		if errors.As(err, &dropped) {
+			break // Stop reports the count
+		}
+		if err != nil {
+			werr = err
+			break
+		}
+		if werr == nil {
+			werr = w.Write(ev)
+		}
+	}
+	if err := bw.Flush(); werr == nil {
+		werr = err
+	}
+	return werr
+}
+
+// stop ends the capture once the apply has returned, and reports how many
+// events were lost (the run is then incomplete).
+func (h *hostTrace) stop() (dropped uint64, err error) {
+	stopErr := h.t.Stop()
+	drainErr := <-h.done
+	dropped = h.t.Dropped()
+	h.t.Close()
+	closeErr := h.f.Close()
+	var de *ebpf.ErrDropped
+	if stopErr != nil && !errors.As(stopErr, &de) {
+		return dropped, stopErr
+	}
+	if drainErr != nil {
+		return dropped, drainErr
+	}
+	return dropped, closeErr
+}
+
+// copyBinary adds the fsmove binary to the archive for the ptrace backend.
+func copyBinary(ctx context.Context, path string) ([]byte, error) {
+	if path == "" {
+		return nil, errors.New("the ptrace tracer needs the fsmove binary (Options.TracerBinary)")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("the ptrace tracer copies fsmove into the container: %w", err)
+	}
+	return data, ctx.Err()
+}
