@@ -11,11 +11,14 @@ import (
 	"time"
 
 	"github.com/fsmove/fsmove/puppet/runner"
+	"github.com/fsmove/fsmove/tracer/ebpf"
 )
 
 // BenchmarkTracerOverhead applies one fixture in one container N times
-// untraced, under strace (--seccomp-bpf, the runner's filter) and under
-// fsmove trace, the three in rotated order each round so that drift of
+// untraced, under strace (--seccomp-bpf, the runner's filter), under fsmove
+// trace, and untraced inside while fsmove's eBPF tracer follows the
+// container's cgroup from the host (its events drained as fsmove run does),
+// the four in rotated order each round so that drift of
 // the machine spreads evenly, and reports the median time of each and the
 // median slowdown ratios against untraced. Before each apply the fixture's
 // file is removed, so every apply does the same work (write the file, run
@@ -39,10 +42,16 @@ func BenchmarkTracerOverhead(b *testing.B) {
 	variants := []struct {
 		name string
 		cmd  string
+		host bool // traced from the host with eBPF
 	}{
-		{"untraced", apply},
-		{"strace", "strace -f -s 300 -o /tmp/strace.log --seccomp-bpf -e trace=" + runner.TraceFilter() + " -- " + apply},
-		{"ptrace", "/fsmove-ptrace/fsmove trace --out /tmp/ptrace.log -- " + apply},
+		{"untraced", apply, false},
+		{"strace", "strace -f -s 300 -o /tmp/strace.log --seccomp-bpf -e trace=" + runner.TraceFilter() + " -- " + apply, false},
+		{"ptrace", "/fsmove-ptrace/fsmove trace --out /tmp/ptrace.log -- " + apply, false},
+		{"ebpf", apply, true},
+	}
+	cgroup, err := ebpf.DockerCgroup(c.ID)
+	if err != nil {
+		b.Fatal(err)
 	}
 	times := make([][]float64, len(variants))
 	// One warm-up apply: the first one fills caches (and Puppet's vardir).
@@ -53,8 +62,30 @@ func BenchmarkTracerOverhead(b *testing.B) {
 			for k := range variants {
 				v := (round + k) % len(variants)
 				cmd := "rm -f /etc/mor_exec_reads_file.conf; " + variants[v].cmd
+				var host *ebpf.Tracer
+				drained := make(chan struct{})
+				if variants[v].host {
+					if host, err = ebpf.Start(ebpf.Options{CgroupPath: cgroup}); err != nil {
+						b.Fatal(err)
+					}
+					go func() {
+						defer close(drained)
+						for {
+							if _, err := host.Next(); err != nil {
+								return
+							}
+						}
+					}()
+				}
 				start := time.Now()
 				status, err := c.Exec(ctx, []string{"sh", "-c", cmd}, nil, io.Discard)
+				if host != nil {
+					if serr := host.Stop(); serr != nil {
+						b.Errorf("ebpf: %v", serr) // lost events make the figure meaningless
+					}
+					<-drained
+					host.Close()
+				}
 				d := time.Since(start)
 				if err != nil {
 					b.Fatal(err)
