@@ -1,0 +1,109 @@
+package ptrace_test
+
+// A container of the fsmove/puppet:bookworm image with a static fsmove in
+// it, for BenchmarkTracerOverhead. (Whether every tracer finds the same
+// faults on every fixture is checked end to end by cmd/fsmove's
+// TestE2ERunFixtures, through fsmove run.) Like the other Docker tests it
+// skips when Docker is unreachable, and with FSMOVE_E2E=1 fails instead.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/fsmove/fsmove/puppet/container"
+)
+
+// puppetContainer starts a container of the Puppet image with a static
+// fsmove, the fixture module and its site.pp under /fsmove-ptrace, and
+// returns it with a local work directory.
+func puppetContainer(ctx context.Context, t testing.TB, fixture string) (*container.Container, string) {
+	t.Helper()
+	required := os.Getenv("FSMOVE_E2E") == "1"
+	eng, err := container.Connect(ctx)
+	if err != nil {
+		if required {
+			t.Fatalf("FSMOVE_E2E=1 but Docker is unreachable: %v", err)
+		}
+		t.Skipf("Docker unreachable (set FSMOVE_E2E=1 to make this a failure): %v", err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	if _, err := eng.EnsureImage(ctx, container.ImageOptions{}); err != nil {
+		t.Fatalf("image: %v", err)
+	}
+	root := filepath.Join("..", "..")
+	work := t.TempDir()
+	binData, err := staticFsmove()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := eng.Start(ctx, container.Spec{
+		Image:             "fsmove/puppet:bookworm",
+		Hostname:          "fsmove-ptrace-e2e",
+		CapAdd:            []string{"SYS_PTRACE"},
+		SeccompUnconfined: true,
+		Labels:            map[string]string{"fsmove.test": "ptrace"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := container.NewArchive()
+	a.AddFile("fsmove-ptrace/fsmove", binData, 0o755)
+	a.AddFile("fsmove-ptrace/site.pp", []byte("include "+fixture+"\n"), 0o644)
+	a.AddDir(filepath.Join(root, "testdata", "modules", fixture), "fsmove-ptrace/modules/"+fixture)
+	tarData, err := a.Bytes()
+	if err == nil {
+		err = c.CopyIn(ctx, "/", bytes.NewReader(tarData))
+	}
+	if err != nil {
+		c.Remove(context.Background())
+		t.Fatal(err)
+	}
+	return c, work
+}
+
+var static struct {
+	once sync.Once
+	bin  []byte
+	err  error
+}
+
+// staticFsmove builds fsmove with CGO_ENABLED=0 once per test binary.
+func staticFsmove() ([]byte, error) {
+	static.once.Do(func() {
+		dir, err := os.MkdirTemp("", "fsmove-static")
+		if err != nil {
+			static.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		bin := filepath.Join(dir, "fsmove")
+		build := exec.Command("go", "build", "-o", bin, "./cmd/fsmove")
+		build.Dir = filepath.Join("..", "..")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			static.err = fmt.Errorf("static build of fsmove: %v\n%s", err, out)
+			return
+		}
+		static.bin, static.err = os.ReadFile(bin)
+	})
+	return static.bin, static.err
+}
+
+// puppetApply is the traced or untraced command's puppet apply part.
+var puppetApply = []string{"puppet", "apply", "--debug", "--evaltrace", "--detailed-exitcodes",
+	"--catalog_cache_terminus", "json", "--modulepath", "/fsmove-ptrace/modules", "/fsmove-ptrace/site.pp"}
+
+func shellQuote(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
