@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -119,29 +118,20 @@ func (rf *reportFlags) check() error {
 }
 
 func runAnalyze(stdout, stderr io.Writer, args []string) int {
-	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("analyze", analyzeUsage, stderr)
 	rf := addReportFlags(fs)
 	fstraceProg := fs.String("fstrace", "", "interpret the hand-written FStrace `PROGRAM` instead of a trace")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the analysis to `FILE` (for developers)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), analyzeUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return exitOK
-		}
-		return exitUsage
+	args, code, ok := parseFlags(fs, args, stdout)
+	if !ok {
+		return code
 	}
 	in := analyze.Input{FStrace: *fstraceProg}
 	switch {
-	case *fstraceProg != "" && fs.NArg() == 1:
-		in.Catalog = fs.Arg(0)
-	case *fstraceProg == "" && fs.NArg() == 2:
-		in.Trace, in.Catalog = fs.Arg(0), fs.Arg(1)
+	case *fstraceProg != "" && len(args) == 1:
+		in.Catalog = args[0]
+	case *fstraceProg == "" && len(args) == 2:
+		in.Trace, in.Catalog = args[0], args[1]
 	default:
 		fmt.Fprintln(stderr, "fsmove analyze: want TRACE and CATALOG (or --fstrace PROGRAM and CATALOG); see fsmove analyze --help")
 		return exitUsage

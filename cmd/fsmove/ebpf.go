@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -32,27 +31,18 @@ Flags:
 `
 
 func runEBPF(stdout, stderr io.Writer, args []string) int {
-	fs := flag.NewFlagSet("ebpf", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("ebpf", ebpfUsage, stderr)
 	outPath := fs.String("o", "", "write the trace to this file instead of standard output")
 	containerID := fs.String("container", "", "trace this running Docker container (full id)")
 	cgroupPath := fs.String("cgroup", "", "trace this cgroup v2 directory and the cgroups below it")
 	keepFailed := fs.Bool("failed", false, "print failed calls too (the analysis ignores them; the kernel drops them by default)")
 	allowDrops := fs.Bool("allow-drops", false, "exit 0 even when events were lost (the trace is then incomplete)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), ebpfUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return exitOK
-		}
-		return exitUsage
+	args, code, ok := parseFlags(fs, args, stdout)
+	if !ok {
+		return code
 	}
 	targets := 0
-	for _, set := range []bool{fs.NArg() > 0, *containerID != "", *cgroupPath != ""} {
+	for _, set := range []bool{len(args) > 0, *containerID != "", *cgroupPath != ""} {
 		if set {
 			targets++
 		}
@@ -71,7 +61,7 @@ func runEBPF(stdout, stderr io.Writer, args []string) int {
 			return exitUsage
 		}
 		*cgroupPath = p
-	case fs.NArg() > 0:
+	case len(args) > 0:
 		var err error
 		cg, err = ebpf.NewTempCgroup("fsmove-ebpf")
 		if err != nil {
@@ -128,7 +118,7 @@ func runEBPF(stdout, stderr io.Writer, args []string) int {
 
 	status := exitOK
 	if cg != nil {
-		cmd := exec.Command(fs.Arg(0), fs.Args()[1:]...)
+		cmd := exec.Command(args[0], args[1:]...)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stderr, os.Stderr
 		cg.Place(cmd)
 		if err := cmd.Run(); err != nil {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -24,26 +22,17 @@ Flags:
 `
 
 func runLower(stdout, stderr io.Writer, args []string) int {
-	fs := flag.NewFlagSet("lower", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("lower", lowerUsage, stderr)
 	strict := fs.Bool("strict", false, "make the first malformed trace line fatal")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), lowerUsage)
-		fs.PrintDefaults()
+	args, code, ok := parseFlags(fs, args, stdout)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() != 1 {
+	if len(args) != 1 {
 		fmt.Fprintln(stderr, "fsmove lower: want one TRACE; see fsmove lower --help")
 		return exitUsage
 	}
-	r, err := strace.Open(fs.Arg(0), analyze.ReaderOptions(*strict))
+	r, err := strace.Open(args[0], analyze.ReaderOptions(*strict))
 	if err != nil {
 		fmt.Fprintln(stderr, "fsmove lower:", err)
 		return exitUsage

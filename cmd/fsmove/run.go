@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -53,12 +52,7 @@ type runFlags struct {
 }
 
 func runRun(stdout, stderr io.Writer, args []string) int {
-	fs := flag.NewFlagSet("fsmove run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), runUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("run", runUsage, stderr)
 	var f runFlags
 	fs.StringVar(&f.out, "out", "", "artifact directory (default ./fsmove-out/<module>)")
 	fs.Var(&f.modulePath, "modulepath", "a directory of dependency modules, or one module (repeatable)")
@@ -77,12 +71,9 @@ func runRun(stdout, stderr io.Writer, args []string) int {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output (for CI)")
 	rf := addReportFlags(fs)
 
-	positional, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	positional, code, ok := parseFlags(fs, args, stdout)
+	if !ok {
+		return code
 	}
 	if err := rf.check(); err != nil {
 		fmt.Fprintf(stderr, "fsmove run: %v\n", err)

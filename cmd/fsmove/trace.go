@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -37,26 +36,17 @@ Flags:
 const traceFailed = 125
 
 func runTrace(stdout, stderr io.Writer, args []string) int {
-	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("trace", traceUsage, stderr)
 	out := fs.String("out", "trace.log", "write the trace to `FILE`")
 	failedArgs := fs.Bool("failed-args", false, "decode the arguments of failed calls too (slower; the analysis ignores them)")
 	nnp := fs.Bool("no-new-privs", false, "always set no-new-privs (otherwise only when loading the filter needs it)")
 	noPredict := fs.Bool("no-predict", false, "stop and record every readlink, also those the tracer sees fail")
 	stats := fs.Bool("stats", false, "print the tracer's counts (stops, events, predicted failures) on stderr")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), traceUsage)
-		fs.PrintDefaults()
+	args, code, ok := parseFlags(fs, args, stdout)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() == 0 {
+	if len(args) == 0 {
 		fmt.Fprintln(stderr, "fsmove trace: want a command; see fsmove trace --help")
 		return exitUsage
 	}
@@ -72,7 +62,7 @@ func runTrace(stdout, stderr io.Writer, args []string) int {
 	// them.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	tr, err := ptrace.Start(ctx, fs.Args(), ptrace.Options{FailedArgs: *failedArgs, NoNewPrivs: *nnp, NoPredict: *noPredict, Stdin: os.Stdin})
+	tr, err := ptrace.Start(ctx, args, ptrace.Options{FailedArgs: *failedArgs, NoNewPrivs: *nnp, NoPredict: *noPredict, Stdin: os.Stdin})
 	if err != nil {
 		fmt.Fprintln(stderr, "fsmove trace:", err)
 		return traceFailed
@@ -91,7 +81,7 @@ func runTrace(stdout, stderr io.Writer, args []string) int {
 			writeErr = w.Write(ev)
 		}
 	}
-	code, err := tr.Wait()
+	code, err = tr.Wait()
 	if *stats {
 		st := tr.Stats()
 		fmt.Fprintf(stderr, "fsmove trace: %d stops, %d events, %d readlink failures predicted\n", st.Stops, st.Events, st.Predicted)
