@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,31 +12,39 @@ import (
 	"github.com/fsmove/fsmove/puppet/runner"
 )
 
-func runImage(stdout, stderr io.Writer, args []string) int {
-	if len(args) == 0 || args[0] != "build" {
-		fmt.Fprint(stderr, `Usage: fsmove image build [--tag TAG] [--rebuild] [-v] [--quiet]
+const imageUsage = `Usage:
+  fsmove image build [--tag TAG] [--rebuild] [-v] [--quiet]
 
 Builds the Docker image fsmove runs Puppet in (Debian bookworm with Debian's
 puppet-agent and strace), or reuses it when the tag exists. With a reachable
 registry it is built FROM debian:bookworm; without one, from a debootstrap
 rootfs imported through the Docker API (needs root and debootstrap).
-`)
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-			return exitOK
-		}
-		return exitUsage
-	}
-	fs := flag.NewFlagSet("fsmove image build", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	tag := fs.String("tag", container.DefaultImage, "image tag")
+"fsmove run" builds it itself when it is missing.
+
+Flags:
+`
+
+func runImage(stdout, stderr io.Writer, args []string) int {
+	fs := newFlagSet("image build", imageUsage, stderr)
+	tag := fs.String("tag", container.DefaultImage, "image `tag`")
 	rebuild := fs.Bool("rebuild", false, "build even when the tag exists")
 	verbose := fs.Bool("v", false, "show debootstrap/apt/docker build output")
 	quiet := fs.Bool("quiet", false, "print only errors and the image ID")
-	if err := fs.Parse(args[1:]); err != nil {
+	if len(args) == 0 || args[0] != "build" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return exitOK
+		}
+		fs.Usage()
 		return exitUsage
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "fsmove image build: unexpected argument %q\n", fs.Arg(0))
+	rest, code, ok := parseFlags(fs, args[1:], stdout)
+	if !ok {
+		return code
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "fsmove image build: unexpected argument %q\n", rest[0])
 		return exitUsage
 	}
 
