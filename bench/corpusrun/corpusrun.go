@@ -58,6 +58,9 @@ type Options struct {
 	Timeout    time.Duration
 	Tracer     string
 	SeccompBPF bool
+	// TracerBinary is the fsmove binary the ptrace tracer copies into the
+	// container (runner.Options.TracerBinary).
+	TracerBinary string
 	// Untraced also times each module that applied cleanly without the
 	// tracer, in a second fresh container: it doubles the Puppet time.
 	Untraced bool
@@ -158,6 +161,7 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 		Entry:         e.RunnerEntry(),
 		Image:         opts.Image,
 		Tracer:        opts.Tracer,
+		TracerBinary:  opts.TracerBinary,
 		SeccompBPF:    opts.SeccompBPF,
 		OutDir:        dir,
 		FsmoveVersion: opts.FsmoveVersion,

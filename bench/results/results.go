@@ -147,8 +147,8 @@ func Status(runStatus string) string {
 		return StatusApplyFailed
 	case runner.StatusTimeout:
 		return StatusTimeout
-	case runner.StatusInfraError:
-		return StatusInfraError
+	case runner.StatusInfraError, runner.StatusIncomplete:
+		return StatusInfraError // incomplete: the eBPF tracer lost events
 	}
 	return ""
 }

@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/fsmove/fsmove/bench/corpusrun"
 	"github.com/fsmove/fsmove/bench/report"
 	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/runner"
 )
 
 const benchUsage = `Usage: fsmove bench [flags] CORPUS
@@ -34,18 +34,13 @@ Flags:
 `
 
 func runBench(stdout, stderr io.Writer, args []string) int {
-	fs := flag.NewFlagSet("fsmove bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), benchUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("bench", benchUsage, stderr)
 	var (
 		out        = fs.String("out", "fsmove-bench", "output directory")
 		debian     = fs.Bool("debian", false, "run Debian's puppet-module-* packages (apt-cache in the image)")
 		workers    = fs.Int("workers", runtime.NumCPU(), "modules run at once")
 		timeout    = fs.Duration("timeout", 10*time.Minute, "limit per module for the traced run, the analysis and the untraced run, each")
-		tracer     = fs.String("tracer", "strace", "capture backend: strace")
+		tracer     = fs.String("tracer", "strace", "capture `backend`: "+strings.Join(runner.Tracers(), ", "))
 		seccompBPF = fs.Bool("seccomp-bpf", true, "let strace filter in the kernel (--seccomp-bpf)")
 		untraced   = fs.Bool("untraced", false, "also time each cleanly applied module without the tracer (a second container: doubles Puppet's time)")
 		resume     = fs.Bool("resume", false, "skip what the run directories already hold (finished runs, analyses, untraced times)")
@@ -54,12 +49,9 @@ func runBench(stdout, stderr io.Writer, args []string) int {
 		hosts      repeatedFlag
 	)
 	fs.Var(&hosts, "docker-host", "Docker engine `URL` (repeatable: modules go round-robin to the engines; default DOCKER_HOST or the local socket)")
-	positional, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	positional, code, ok := parseFlags(fs, args, stdout)
+	if !ok {
+		return code
 	}
 	if *debian == (len(positional) == 1) || len(positional) > 1 {
 		fmt.Fprintln(stderr, "fsmove bench: give one corpus file, or --debian")
@@ -92,6 +84,7 @@ func runBench(stdout, stderr io.Writer, args []string) int {
 	imgOpts := container.ImageOptions{Tag: *image}
 
 	var entries []corpus.Entry
+	var err error
 	corpusPath := filepath.Join(*out, "corpus.txt")
 	switch {
 	case !*debian:
@@ -126,7 +119,7 @@ func runBench(stdout, stderr io.Writer, args []string) int {
 	start := time.Now()
 	rows, work, err := corpusrun.Run(ctx, entries, &corpusrun.DockerBackend{Engines: engines, Fsmove: self}, corpusrun.Options{
 		OutDir: *out, Workers: *workers, Engines: len(engines), Timeout: *timeout,
-		Tracer: *tracer, SeccompBPF: *seccompBPF, Untraced: *untraced, Resume: *resume,
+		Tracer: *tracer, TracerBinary: fsmoveBinary(), SeccompBPF: *seccompBPF, Untraced: *untraced, Resume: *resume,
 		Image: imgOpts, Progress: progress, FsmoveVersion: version,
 	})
 	if werr := report.WriteFiles(*out, "fsmove bench: "+filepath.Base(corpusPath), rows); werr != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -234,24 +233,4 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 		return exitRun
 	}
 	return code
-}
-
-// parseInterspersed parses flags that may come before or after positional
-// arguments ("fsmove run ./mod --class x") and returns the positionals.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return positional, nil
-		}
-		if args[0] == "--" {
-			return append(positional, args[1:]...), nil
-		}
-		positional = append(positional, args[0])
-		args = args[1:]
-	}
 }
