@@ -2,7 +2,6 @@ package runner
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -163,8 +162,9 @@ func (h *hostTrace) stop() (dropped uint64, err error) {
 	return dropped, closeErr
 }
 
-// copyBinary adds the fsmove binary to the archive for the ptrace backend.
-func copyBinary(ctx context.Context, path string) ([]byte, error) {
+// readBinary reads the fsmove binary that the ptrace backend puts in the
+// container.
+func readBinary(path string) ([]byte, error) {
 	if path == "" {
 		return nil, errors.New("the ptrace tracer needs the fsmove binary (Options.TracerBinary)")
 	}
@@ -172,5 +172,5 @@ func copyBinary(ctx context.Context, path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the ptrace tracer copies fsmove into the container: %w", err)
 	}
-	return data, ctx.Err()
+	return data, nil
 }

@@ -316,7 +316,7 @@ func (r *run) putModules(ctx context.Context, s *Step, site string) ([]string, e
 	a := container.NewArchive()
 	a.AddFile(applyScript, applySh, 0o755)
 	if r.capt.binary {
-		bin, err := copyBinary(ctx, r.opts.TracerBinary)
+		bin, err := readBinary(r.opts.TracerBinary)
 		if err != nil {
 			return nil, err
 		}
