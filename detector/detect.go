@@ -137,6 +137,15 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 				if i == j || c.role.res == p.role.res {
 					continue
 				}
+				// Two packages meet in the package manager's state (dpkg's
+				// status, locks, triggers): apt orders its own installs,
+				// and such a pair is not a fault of the manifest (the
+				// original skipped these pairs too). An Exec or a File
+				// against a Package is still checked: apt-get update
+				// before a package install is a real ordering.
+				if p.role.isPackage && c.role.isPackage {
+					continue
+				}
 				// b1 < b2: b2 consumes or expunges p and does not produce it.
 				before := !c.produced && (c.consumed || c.expunged)
 				// b1 ⇝ b2: b2 is a Service that consumes p. Creating a

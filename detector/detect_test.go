@@ -520,3 +520,17 @@ func TestRecurseValues(t *testing.T) {
 		t.Error("recursive File[/] does not own /etc")
 	}
 }
+
+// TestPackagePairsAreNotChecked: two packages meeting in dpkg's state are
+// apt's business; a package against an Exec (apt-get update) is not.
+func TestPackagePairsAreNotChecked(t *testing.T) {
+	g := newFake()
+	g.add("Package[a]", "site.pp", 1)
+	g.add("Package[b]", "site.pp", 2)
+	g.add("Exec[apt-get update]", "site.pp", 3)
+	res := result(
+		p("/var/lib/dpkg/status", a("Package[a]", "p", 10), a("Package[b]", "c", 20)),
+		p("/var/lib/apt/lists/x_Packages", a("Exec[apt-get update]", "p", 5), a("Package[b]", "c", 21)),
+	)
+	expect(t, Detect(res, g, Options{}), "MOR Exec[apt-get update]->Package[b] /var/lib/apt/lists/x_Packages")
+}
