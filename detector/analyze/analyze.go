@@ -54,7 +54,6 @@ type Options struct {
 // Stats holds what the pipeline knows beyond the report's own counts
 // (detector.Stats, which Run fills with the trace counts and phase times).
 type Stats struct {
-	Statements     int64
 	Warnings       []tracer.Warning // malformed lines and other trace problems, the first ones in full
 	TraceTruncated bool             // the trace ended early (a killed tracer); the report covers what it holds
 	PeakRSSBytes   int64
@@ -145,7 +144,6 @@ func interpretProgram(path string, st *Stats) (*interp.Result, error) {
 	}
 	in := interp.New(interp.Options{})
 	in.Run(stmts)
-	st.Statements = int64(len(stmts))
 	return in.Result(), nil
 }
 
@@ -158,8 +156,8 @@ func ReaderOptions(strict bool) strace.Options {
 
 // TraceCounts are what interpreting a trace measured.
 type TraceCounts struct {
-	Bytes, Lines, Events, Malformed, Statements int64
-	ReadLower, Interpret                        time.Duration
+	Bytes, Lines, Events, Malformed int64
+	ReadLower, Interpret            time.Duration
 }
 
 // interpretTrace opens a trace and interprets it; a trace that ends in a
@@ -172,7 +170,6 @@ func interpretTrace(ctx context.Context, path string, opts Options, st *Stats, t
 	defer r.Close()
 	res, readErr := Interpret(ctx, r, tr)
 	tr.Bytes, tr.Lines, tr.Malformed = r.Bytes(), r.Lines(), r.Malformed()
-	st.Statements = tr.Statements
 	st.Warnings = r.Warnings()
 	if readErr != nil {
 		if errors.Is(readErr, context.Canceled) {
@@ -193,8 +190,9 @@ func interpretTrace(ctx context.Context, path string, opts Options, st *Stats, t
 // reader, or a native tracer's live events): reading and lowering in this
 // goroutine, interpretation in another, batches of statements recycled
 // between them. It returns the model's result for what was read, and the
-// error that stopped reading early, if any. It fills tr's event and
-// statement counts and times; the byte and line counts are the caller's.
+// error that stopped reading early, if any. It fills tr's event count and
+// times (the interpreter counts statements); byte and line counts are the
+// caller's.
 func Interpret(ctx context.Context, src tracer.Source, tr *TraceCounts) (*interp.Result, error) {
 	full := make(chan []fstrace.Statement, 4)
 	empty := make(chan []fstrace.Statement, 6)
@@ -206,12 +204,10 @@ func Interpret(ctx context.Context, src tracer.Source, tr *TraceCounts) (*interp
 	in := interp.New(interp.Options{})
 	interpDone := make(chan struct{})
 	t0 := time.Now()
-	var statements int64
 	go func() {
 		defer close(interpDone)
 		for b := range full {
 			in.Run(b)
-			statements += int64(len(b))
 			empty <- b[:0]
 		}
 	}()
@@ -246,7 +242,7 @@ func Interpret(ctx context.Context, src tracer.Source, tr *TraceCounts) (*interp
 	tr.ReadLower = time.Since(t0)
 	<-interpDone
 	tr.Interpret = time.Since(t0)
-	tr.Events, tr.Statements = events, statements
+	tr.Events = events
 	return in.Result(), readErr
 }
 
