@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -184,30 +183,4 @@ func (b *DockerBackend) Analyze(ctx context.Context, dir string) (results.Analys
 	}
 	a.Events, a.MOR, a.MN = rs.Stats.Events, rs.Stats.MOR, rs.Stats.MN
 	return a, nil
-}
-
-// connectMu serializes ConnectHost: container.Connect reads DOCKER_HOST
-// from the environment, which is process-wide.
-var connectMu sync.Mutex
-
-// ConnectHost connects to the Docker engine at host (unix:///…, tcp://…,
-// ssh://…); "" is the default engine. container.Connect only knows the
-// environment, and its Engine cannot be built outside its package, so
-// DOCKER_HOST is set for the duration of the call.
-func ConnectHost(ctx context.Context, host string) (*container.Engine, error) {
-	if host == "" {
-		return container.Connect(ctx)
-	}
-	connectMu.Lock()
-	defer connectMu.Unlock()
-	old, had := os.LookupEnv("DOCKER_HOST")
-	os.Setenv("DOCKER_HOST", host)
-	defer func() {
-		if had {
-			os.Setenv("DOCKER_HOST", old)
-		} else {
-			os.Unsetenv("DOCKER_HOST")
-		}
-	}()
-	return container.Connect(ctx)
 }

@@ -73,7 +73,7 @@ func runBench(stdout, stderr io.Writer, args []string) int {
 	}
 	var engines []*container.Engine
 	for _, h := range hosts {
-		eng, err := corpusrun.ConnectHost(ctx, h)
+		eng, err := container.ConnectHost(ctx, h)
 		if err != nil {
 			fmt.Fprintf(stderr, "fsmove bench: %v\n", err)
 			return exitRun

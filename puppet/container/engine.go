@@ -53,7 +53,18 @@ var ErrUnreachable = errors.New("docker engine unreachable")
 // the local socket), negotiates the API version and checks that the engine
 // answers within a few seconds.
 func Connect(ctx context.Context) (*Engine, error) {
-	cli, err := client.NewClientWithOpts(client.FromEnv, client.WithAPIVersionNegotiation())
+	return ConnectHost(ctx, "")
+}
+
+// ConnectHost is Connect to the engine at host (unix:///…, tcp://…,
+// ssh://…), or to the environment's engine (DOCKER_HOST) when host is "":
+// fsmove bench spreads its runs over several engines.
+func ConnectHost(ctx context.Context, host string) (*Engine, error) {
+	opts := []client.Opt{client.FromEnv, client.WithAPIVersionNegotiation()}
+	if host != "" {
+		opts = append(opts, client.WithHost(host))
+	}
+	cli, err := client.NewClientWithOpts(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("docker client: %w", err)
 	}
