@@ -37,21 +37,16 @@ func NewFilterFor(opts Options) *Filter {
 	return f
 }
 
-// side is one block's effective access to a path, after the Puppet rules.
-type side struct {
-	role               *blockRole
-	produced, consumed bool
-	expunged           bool
-	producedBy         interp.Evidence
-	consumedBy         interp.Evidence
-	expungedBy         interp.Evidence
-}
-
 // relation is one path's contribution to a resource pair.
 type relation struct {
 	conflict PathConflict
 	before   bool // producer < consumer on this path
 	notify   bool // producer ⇝ consumer (a Service) on this path
+	// existence: the consumer needed only that the path exist (a
+	// directory it created names in, or looked into); another producer
+	// ordered before the consumer meets that need too (rule 10).
+	existence bool
+	others    []*catalog.Resource // the path's other producers, for rule 10
 }
 
 // pairKey identifies an unordered resource pair; a is the resource whose
@@ -102,14 +97,14 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	st.UnresolvedBlocks = len(rep.UnresolvedBlocks)
 
 	pairs := make(map[pairKey]*pair)
-	var sides []side
+	var uses []use
 	for pi := range res.Paths {
 		pa := &res.Paths[pi]
-		if filter.Match(pa.Path) {
+		if filter.Match(pa.Path) || isRubyTempfile(pa.Path) {
 			st.FilteredPaths++
 			continue
 		}
-		sides = sides[:0]
+		uses = uses[:0]
 		for ai := range pa.Accesses {
 			a := &pa.Accesses[ai]
 			if a.Block < 0 || int(a.Block) >= len(roles) || roles[a.Block].res == nil {
@@ -122,59 +117,17 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 				}
 				continue
 			}
-			sides = append(sides, effectiveSide(&roles[a.Block], a, pa.Path))
+			uses = append(uses, readUse(&roles[a.Block], a, pa.Path))
 		}
-		if len(sides) < 2 {
+		if len(uses) < 2 {
 			continue
 		}
-		for i := range sides {
-			p := &sides[i]
-			if !p.produced {
-				continue
-			}
-			for j := range sides {
-				c := &sides[j]
-				if i == j || c.role.res == p.role.res {
-					continue
-				}
-				// Two packages meet in the package manager's state (dpkg's
-				// status, locks, triggers): apt orders its own installs,
-				// and such a pair is not a fault of the manifest (the
-				// original skipped these pairs too). An Exec or a File
-				// against a Package is still checked: apt-get update
-				// before a package install is a real ordering.
-				if p.role.isPackage && c.role.isPackage {
-					continue
-				}
-				// b1 < b2: b2 consumes or expunges p and does not produce it.
-				before := !c.produced && (c.consumed || c.expunged)
-				// b1 ⇝ b2: b2 is a Service that consumes p. Creating a
-				// directory is not configuration.
-				notify := c.role.isService && c.consumed && !pa.IsDir
-				if !before && !notify {
-					continue
-				}
-				pc := PathConflict{
-					Path:             pa.Path,
-					Producer:         p.role.res,
-					Consumer:         c.role.res,
-					ProducerEffect:   fstrace.Produced,
-					ProducerEvidence: p.producedBy,
-				}
-				if c.consumed {
-					pc.ConsumerEffect, pc.ConsumerEvidence = fstrace.Consumed, c.consumedBy
-				} else {
-					pc.ConsumerEffect, pc.ConsumerEvidence = fstrace.Expunged, c.expungedBy
-				}
-				pr := pairOf(pairs, p.role, c.role)
-				pr.relations = append(pr.relations, relation{pc, before, notify})
-			}
-		}
+		relatePath(pairs, pa, uses)
 	}
 	st.RelatedPairs = len(pairs)
 
 	for _, pr := range pairs {
-		if f, ok := judge(pr, g, opts); ok {
+		if f, ok := judge(pr, g, opts, st); ok {
 			rep.Findings = append(rep.Findings, f)
 		}
 	}
@@ -182,9 +135,15 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	slices.SortFunc(rep.Findings, compareFindings)
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
-		if f.Kind == MN {
+		switch {
+		case f.HeldBack:
+			st.HeldBack++
+			if f.Commutes {
+				st.Commuting++
+			}
+		case f.Kind == MN:
 			st.MN++
-		} else {
+		default:
 			st.MOR++
 		}
 		if f.Waived {
@@ -196,26 +155,59 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	return rep
 }
 
-// effectiveSide applies the Puppet rules to one block's access: a File
-// resource that reads or stats its own path is producing it (Puppet's File
-// inspects its target, then replaces it).
-func effectiveSide(role *blockRole, a *interp.Access, path string) side {
-	s := side{
-		role:       role,
-		produced:   a.Produced,
-		consumed:   a.Consumed,
-		expunged:   a.Expunged,
-		producedBy: a.ProducedBy,
-		consumedBy: a.ConsumedBy,
-		expungedBy: a.ExpungedBy,
-	}
-	if s.consumed && role.ownsPath(path) {
-		if !s.produced {
-			s.produced, s.producedBy = true, s.consumedBy
+// relatePath adds to pairs the relations that one path makes between the
+// resources of its uses (the rules of rules.go).
+func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use) {
+	for i := range uses {
+		x := &uses[i]
+		if !x.produced {
+			continue
 		}
-		s.consumed = false
+		for j := range uses {
+			y := &uses[j]
+			if i == j || x.role.res == y.role.res {
+				continue
+			}
+			// Two packages meet in the package manager's state (dpkg's
+			// status, locks, triggers): apt orders its own installs, and
+			// such a pair is not a fault of the manifest (the original
+			// skipped these pairs too). An Exec or a File against a
+			// Package is still checked: apt-get update before a package
+			// install is a real ordering.
+			if x.role.isPackage && y.role.isPackage {
+				continue
+			}
+			rel, needBy, eff, before := precedes(x, y, pa.IsDir)
+			notify := notifies(x, y, pa.Path, pa.IsDir)
+			if !before && !notify {
+				continue
+			}
+			pc := PathConflict{
+				Path:             pa.Path,
+				Producer:         x.role.res,
+				Consumer:         y.role.res,
+				Relation:         rel,
+				ProducerEffect:   fstrace.Produced,
+				ProducerEvidence: x.prodBy,
+				ConsumerEffect:   eff,
+				ConsumerEvidence: needBy,
+			}
+			if !before {
+				pc.Relation, pc.ConsumerEffect, pc.ConsumerEvidence = Consumes, fstrace.Consumed, y.consBy
+			}
+			r := relation{conflict: pc, before: before, notify: notify}
+			if before && rel == Consumes && pa.IsDir {
+				r.existence = true
+				for k := range uses {
+					if z := &uses[k]; k != i && k != j && z.produced && z.role.res != y.role.res && z.role.res != x.role.res {
+						r.others = append(r.others, z.role.res)
+					}
+				}
+			}
+			pr := pairOf(pairs, x.role, y.role)
+			pr.relations = append(pr.relations, r)
+		}
 	}
-	return s
 }
 
 // pairOf returns the accumulator of the unordered pair {x, y}.
@@ -232,8 +224,9 @@ func pairOf(pairs map[pairKey]*pair, x, y *blockRole) *pair {
 	return pr
 }
 
-// judge decides whether a related pair is a fault, and which.
-func judge(pr *pair, g Graph, opts Options) (Finding, bool) {
+// judge decides whether a related pair is a fault, and which. Findings that
+// a rule holds back are returned too, marked HeldBack.
+func judge(pr *pair, g Graph, opts Options, st *Stats) (Finding, bool) {
 	slices.SortStableFunc(pr.relations, func(x, y relation) int {
 		if c := strings.Compare(x.conflict.Path, y.conflict.Path); c != 0 {
 			return c
@@ -241,6 +234,20 @@ func judge(pr *pair, g Graph, opts Options) (Finding, bool) {
 		return compareResources(x.conflict.Producer, y.conflict.Producer)
 	})
 	ordered := g.Ordered(pr.a.res, pr.b.res) || g.Ordered(pr.b.res, pr.a.res)
+
+	// Rule 10: a consumer that only needed a directory to exist has its need
+	// met by another producer that is ordered before it.
+	if !ordered {
+		keep := pr.relations[:0]
+		for _, rel := range pr.relations {
+			if rel.existence && !rel.notify && metByOther(rel, g) {
+				st.NeedMet++
+				continue
+			}
+			keep = append(keep, rel)
+		}
+		pr.relations = keep
+	}
 
 	// MN first: adding ~> fixes a missing order too, so a pair that is
 	// both is reported once, as MN. Notifies is asked once per direction.
@@ -291,12 +298,86 @@ func judge(pr *pair, g Graph, opts Options) (Finding, bool) {
 		if len(f.Paths) == 0 {
 			return f, false
 		}
-		f.Producer, f.Consumer = f.Paths[0].Producer, f.Paths[0].Consumer
+		f.Producer, f.Consumer, f.BothWays = traceDirection(f.Paths)
 	default:
 		return f, false
 	}
+	holdBack(&f)
 	f.Fix = suggestFix(f.Kind, f.Producer, f.Consumer, g.Ordered(f.Consumer, f.Producer))
 	return f, true
+}
+
+// metByOther reports whether one of the path's other producers is ordered
+// before the consumer.
+func metByOther(rel relation, g Graph) bool {
+	for _, z := range rel.others {
+		if g.Ordered(z, rel.conflict.Consumer) {
+			return true
+		}
+	}
+	return false
+}
+
+// traceDirection chooses a MOR's producer and consumer from the trace order
+// of its paths (rule 11): every path's producer acted before its consumer.
+// When the paths point both ways, the order the run showed working is the
+// one in which the first relation's producer acted first.
+func traceDirection(paths []PathConflict) (producer, consumer *catalog.Resource, both bool) {
+	first := 0
+	for i := range paths {
+		if paths[i].Producer != paths[0].Producer {
+			both = true
+		}
+		if paths[i].ProducerEvidence.Line < paths[first].ProducerEvidence.Line {
+			first = i
+		}
+	}
+	return paths[first].Producer, paths[first].Consumer, both
+}
+
+// holdBack applies the rules that keep a relation out of the faults while
+// leaving it in the report (--all, JSON): the pair meets only on the
+// account databases (rule 6), or the two resources commute (rule 9).
+func holdBack(f *Finding) {
+	onlyAccounts := true
+	for _, pc := range f.Paths {
+		if !isAccountDatabase(pc.Path) {
+			onlyAccounts = false
+			break
+		}
+	}
+	if onlyAccounts {
+		f.HeldBack, f.HeldReason = true, "meets only on the account databases (/etc/passwd, group, shadow…), which every owner lookup reads; User and Group order is Puppet's autorequire"
+		return
+	}
+	if f.Kind != MOR {
+		return
+	}
+	if why, ok := catalog.Commute(f.Producer, f.Consumer); ok {
+		f.HeldBack, f.Commutes, f.HeldReason = true, true, "commutes: "+why
+		return
+	}
+	if metadataBeforeContent(f) {
+		f.HeldBack, f.Commutes, f.HeldReason = true, true,
+			"commutes: "+PuppetRef(f.Producer)+" only changes metadata (mode, owner), and "+PuppetRef(f.Consumer)+" only reads or edits the content in place"
+	}
+}
+
+// metadataBeforeContent reports whether a MOR's producer is a File that
+// manages only metadata (catalog.MetadataOnly), every path's production is
+// a metadata call, and the consumer only read or edited the content there:
+// mode and owner do not change what is read, and an in-place edit keeps
+// them (rule 9).
+func metadataBeforeContent(f *Finding) bool {
+	if f.BothWays || !catalog.MetadataOnly(f.Producer) {
+		return false
+	}
+	for _, pc := range f.Paths {
+		if !metadataCalls[pc.ProducerEvidence.Syscall] || (pc.Relation != Consumes && pc.Relation != Modifies) {
+			return false
+		}
+	}
+	return true
 }
 
 // direction is 0 when r (a producer) is the pair's a side, 1 otherwise.

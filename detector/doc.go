@@ -4,12 +4,75 @@
 // dependency graph, and reports missing ordering relationships (MOR) and
 // missing notifiers (MN) as text, JSON (SCHEMA.md) or SARIF 2.1.0.
 //
-// Puppet knowledge that the generic file-system model lacks lives here:
-//   - a File resource that stats or reads its own path is its producer
-//     (Puppet's File inspects its target before replacing it);
-//   - a Service is the only resource that can be notified;
-//   - Package → Service notifications are opt-in (Options.PackageNotify);
-//   - which paths are Puppet's own business (DefaultFilterPrefixes);
-//   - container blocks (Class, Stage, defined types: Puppet's whits) do no
-//     file work of their own, so their accesses are not a resource's.
+// # Relations
+//
+// Each rule is a general fact about Puppet, dpkg or Linux, lives in one
+// function (rules.go unless said otherwise), and has a unit test with a
+// case that is reported and a near miss that is not (rules_test.go).
+//
+// A block's access to a path is first read as a use (readUse):
+//   - a File resource that reads or stats its own path (its path or title,
+//     descendants too with recurse) is enforcing it, not needing it: it
+//     produces the path even when the content was already right;
+//   - an Exec's check of its creates path is not a need (rule 8): whoever
+//     made the path, the check is met;
+//   - otherwise a read before the block's own write (or without one), or a
+//     removal, is a need of the path as the block found it; a read after
+//     its own write is a use of its own product.
+//
+// b1 < b2 (must precede) on path p when b1 produced p and then, later in the
+// trace (the direction is the trace's, rule 11), b2 (precedes):
+//  1. overwrote it: b2 replaced the content without reading it first (a
+//     File replacing a package's conffile, two resources writing one
+//     file); metadata calls (chmod, chown, utime, xattr) do not overwrite,
+//     and two resources that only ensure one directory commute;
+//  2. modified it: b2 read it and wrote it back (file_line, ini_setting,
+//     augeas, sed -i);
+//  3. consumed it (generate-use, configure-use), or expunged it.
+//
+// b1 ⇝ b2 (must notify) when b2 is a Service that read p, before or after
+// b1 produced it (notifies). A directory counts when b1 is the File that
+// manages it and really changed it (created it, changed owner or mode,
+// rule 3); a directory some other resource happened to make is not the
+// service's configuration. Package → Service notifications are opt-in
+// (Options.PackageNotify): a package upgrade restarts its own service
+// through the maintainer scripts.
+//
+// Not faults:
+//   - two Packages are never paired: they meet in dpkg's own state, and apt
+//     orders its installs (detect.go, relatePath);
+//   - Puppet's and Ruby's temporary files (Dir::Tmpname names in /tmp and
+//     /var/tmp, unlinked by the garbage collector in whichever block runs
+//     next) are filtered like Puppet's own state (rule 7,
+//     isRubyTempfile, DefaultFilterPrefixes);
+//   - a pair that meets only on the account databases (/etc/passwd, group,
+//     shadow, gshadow, subuid, subgid, their locks and backups,
+//     nsswitch.conf, login.defs) is held back (rule 6, isAccountDatabase):
+//     every owner lookup reads them, and User/Group order is Puppet's
+//     autorequire business;
+//   - a pair of resources that commute is held back (rule 9): key-level
+//     editors of one file with disjoint keys (catalog.Commute: ini_setting
+//     and the *_config types, file_line, shellvar, augeas), a metadata-only
+//     File against a key-level editor or against a resource that only reads
+//     or edits the content in place (metadataBeforeContent);
+//   - a consumer that only needed a directory to exist, when another
+//     producer of it is ordered before the consumer (rule 10, metByOther):
+//     a directory made by both a Package and a File, and a File inside it
+//     that requires the File.
+//
+// Held-back findings stay in the report (Finding.HeldBack, the reason, and
+// Commutes), in JSON always and in the text report with --all; they never
+// count as faults or set the exit status.
+//
+// A finding is one unordered resource pair with every path that relates
+// them; a pair that is both MOR and MN is reported once, as MN (~> fixes
+// both). When the paths relate the pair both ways (interleaved blocks, a
+// daemon), the fix keeps the order in which the run applied them
+// (traceDirection, Finding.BothWays).
+//
+// Other Puppet knowledge that the generic file-system model lacks lives
+// here too: a Service is the only resource that can be notified; which
+// paths are Puppet's own business (DefaultFilterPrefixes); container blocks
+// (Class, Stage, defined types: Puppet's whits) do no file work of their
+// own, so their accesses are not a resource's.
 package detector

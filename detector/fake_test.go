@@ -2,6 +2,7 @@ package detector
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
@@ -109,6 +110,28 @@ type acc struct {
 	effects string
 	line    int64
 	syscall string
+	// per, when set, gives each effect its own evidence (see at).
+	per map[rune]interp.Evidence
+}
+
+// at is an access with evidence per effect: each spec is
+// EFFECT[:SYSCALL]@LINE, e.g. at("Exec[sed]", "c@5", "p:rename@7").
+func at(block string, specs ...string) acc {
+	ac := acc{block: block, per: map[rune]interp.Evidence{}}
+	for _, sp := range specs {
+		eff, rest, _ := strings.Cut(sp, "@")
+		sc := "openat"
+		if e, s, ok := strings.Cut(eff, ":"); ok {
+			eff, sc = e, s
+		}
+		line, err := strconv.ParseInt(rest, 10, 64)
+		if err != nil {
+			panic("bad at spec " + sp)
+		}
+		ac.effects += eff
+		ac.per[rune(eff[0])] = interp.Evidence{Syscall: sc, Line: line}
+	}
+	return ac
 }
 
 type pathSpec struct {
@@ -141,6 +164,9 @@ func result(paths ...pathSpec) *interp.Result {
 			ev := interp.Evidence{Syscall: sc, Line: ac.line}
 			x := interp.Access{Block: id}
 			for _, e := range ac.effects {
+				if pe, ok := ac.per[e]; ok {
+					ev = pe
+				}
 				switch e {
 				case 'p':
 					x.Produced, x.ProducedBy = true, ev

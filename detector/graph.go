@@ -67,6 +67,8 @@ type blockRole struct {
 	// with recurse, its descendants are its own too.
 	ownPath string
 	recurse bool
+	// creates are an Exec's creates paths: its check of them is not a need.
+	creates []string
 }
 
 // roleOf classifies a catalog resource. Type names compare exactly as
@@ -82,8 +84,37 @@ func roleOf(r *catalog.Resource) blockRole {
 	case strings.EqualFold(r.Type, "File"):
 		role.ownPath = filePath(r)
 		role.recurse = truthy(r.Params["recurse"])
+	case strings.EqualFold(r.Type, "Exec"):
+		role.creates = stringList(r.Params["creates"])
 	}
 	return role
+}
+
+// stringList reads a parameter that is a string or an array of strings.
+func stringList(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return []string{x}
+	case []any:
+		var out []string
+		for _, e := range x {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// checks reports whether path is one of an Exec's creates paths.
+func (b *blockRole) checks(path string) bool {
+	for _, c := range b.creates {
+		if c == path || (len(c) > 1 && strings.TrimSuffix(c, "/") == path) {
+			return true
+		}
+	}
+	return false
 }
 
 // filePath is a File resource's path: the path parameter (its namevar) or

@@ -28,6 +28,12 @@ type jsonFinding struct {
 	Consumer     jsonResource   `json:"consumer"`
 	Paths        []jsonConflict `json:"paths"`
 	Fix          string         `json:"fix"`
+	BothWays     bool           `json:"both_ways"`
+	Observed     bool           `json:"observed"`
+	ObservedErr  string         `json:"observed_error"`
+	HeldBack     bool           `json:"held_back"`
+	HeldReason   string         `json:"held_reason"`
+	Commutes     bool           `json:"commutes"`
 	Waived       bool           `json:"waived"`
 	WaiverReason string         `json:"waiver_reason"`
 }
@@ -44,6 +50,7 @@ type jsonConflict struct {
 	Path             string       `json:"path"`
 	Producer         string       `json:"producer"`
 	Consumer         string       `json:"consumer"`
+	Relation         string       `json:"relation"`
 	ProducerEffect   string       `json:"producer_effect"`
 	ConsumerEffect   string       `json:"consumer_effect"`
 	ProducerEvidence jsonEvidence `json:"producer_evidence"`
@@ -92,6 +99,9 @@ type jsonStats struct {
 	RelatedPairs       int         `json:"related_pairs"`
 	MOR                int         `json:"mor"`
 	MN                 int         `json:"mn"`
+	HeldBack           int         `json:"held_back"`
+	Commuting          int         `json:"commuting"`
+	NeedMet            int         `json:"need_met"`
 	Waived             int         `json:"waived"`
 	Waivers            int         `json:"waivers"`
 	UnusedWaivers      int         `json:"unused_waivers"`
@@ -126,6 +136,12 @@ func (r *Report) WriteJSON(w io.Writer) error {
 			Consumer:     toJSONResource(f.Consumer),
 			Paths:        []jsonConflict{},
 			Fix:          f.Fix,
+			BothWays:     f.BothWays,
+			Observed:     f.Observed,
+			ObservedErr:  f.ObservedError,
+			HeldBack:     f.HeldBack,
+			HeldReason:   f.HeldReason,
+			Commutes:     f.Commutes,
 			Waived:       f.Waived,
 			WaiverReason: f.WaiverReason,
 		}
@@ -134,6 +150,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 				Path:             pc.Path,
 				Producer:         pc.Producer.Ref(),
 				Consumer:         pc.Consumer.Ref(),
+				Relation:         pc.Relation.String(),
 				ProducerEffect:   pc.ProducerEffect.String(),
 				ConsumerEffect:   pc.ConsumerEffect.String(),
 				ProducerEvidence: toJSONEvidence(pc.ProducerEvidence),
@@ -157,7 +174,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		Blocks: s.Blocks, UnresolvedBlocks: s.UnresolvedBlocks, UnresolvedAccesses: s.UnresolvedAccesses,
 		ContainerAccesses: s.ContainerAccesses,
 		Paths:             s.Paths, FilteredPaths: s.FilteredPaths, RelatedPairs: s.RelatedPairs,
-		MOR: s.MOR, MN: s.MN, Waived: s.Waived, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,
+		MOR: s.MOR, MN: s.MN, HeldBack: s.HeldBack, Commuting: s.Commuting, NeedMet: s.NeedMet, Waived: s.Waived, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,
 		Phases: []jsonPhase{},
 	}
 	for _, p := range s.Phases {

@@ -39,18 +39,37 @@ type Finding struct {
 	Consumer *catalog.Resource
 	Paths    []PathConflict // sorted by path
 	Fix      string         // a suggested change, in manifest syntax
+	// BothWays: the paths relate the two resources in both directions
+	// (interleaved blocks, a daemon); Producer → Consumer is then the order
+	// the run showed working, the one in which the blocks ran.
+	BothWays bool
+	// Observed: the consumer failed in this run because the producer had
+	// not run yet (Puppet's error is ObservedError).
+	Observed      bool
+	ObservedError string
+	// HeldBack: the pair is not a fault by a rule of the detector (it only
+	// meets on the account databases, or the two resources commute); it is
+	// kept for --all and JSON with the reason, and never counts as a fault.
+	HeldBack   bool
+	HeldReason string
+	Commutes   bool // held back because the two resources commute
 	// Waived: a waiver covers the pair, or every one of its paths.
 	Waived       bool
 	WaiverReason string
 }
+
+// Reported reports whether f counts as a fault: neither waived nor held
+// back.
+func (f *Finding) Reported() bool { return !f.Waived && !f.HeldBack }
 
 // PathConflict is one path that relates the two resources of a finding.
 type PathConflict struct {
 	Path             string
 	Producer         *catalog.Resource // the resource with ProducerEffect
 	Consumer         *catalog.Resource
+	Relation         Relation       // how the consumer depends on the producer here
 	ProducerEffect   fstrace.Effect // always Produced
-	ConsumerEffect   fstrace.Effect // Consumed or Expunged
+	ConsumerEffect   fstrace.Effect // Consumed, Expunged, or Produced (Overwrites)
 	ProducerEvidence interp.Evidence
 	ConsumerEvidence interp.Evidence
 	Waived           bool // a pair+path waiver covers this path
@@ -74,7 +93,10 @@ type Report struct {
 	// scanning finds manifests/init.pp in the repository. Other manifests
 	// stay absolute file:// URIs.
 	SourceRoot string
-	Stats      Stats
+	// ShowHeldBack makes the text report list the findings that a rule
+	// held back, with the reason (--all). JSON always has them.
+	ShowHeldBack bool
+	Stats        Stats
 }
 
 // Faults is the number of findings that are not waived: the exit status is
@@ -82,7 +104,7 @@ type Report struct {
 func (r *Report) Faults() int {
 	n := 0
 	for i := range r.Findings {
-		if !r.Findings[i].Waived {
+		if r.Findings[i].Reported() {
 			n++
 		}
 	}
@@ -94,7 +116,7 @@ func (r *Report) Faults() int {
 func (r *Report) Pairs() [][2]*catalog.Resource {
 	var out [][2]*catalog.Resource
 	for i := range r.Findings {
-		if f := &r.Findings[i]; !f.Waived {
+		if f := &r.Findings[i]; f.Reported() {
 			out = append(out, [2]*catalog.Resource{f.Producer, f.Consumer})
 		}
 	}
@@ -146,8 +168,11 @@ type Stats struct {
 	Paths              int // distinct paths in the result
 	FilteredPaths      int // paths skipped by the filters
 	RelatedPairs       int // resource pairs with a < or ⇝ relation
-	MOR                int // findings by kind, waived ones included
+	MOR                int // findings by kind, waived ones included, held-back ones not
 	MN                 int
+	HeldBack           int // findings held back by a rule (--all shows them)
+	Commuting          int // of those, pairs that commute
+	NeedMet            int // path relations dropped: another, ordered producer met the need
 	Waived             int
 	Waivers            int // waivers given
 	UnusedWaivers      int

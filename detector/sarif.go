@@ -120,7 +120,7 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 	run := sarifRun{Tool: sarifTool{Driver: driver}, Results: []sarifResult{}}
 	for i := range r.Findings {
 		f := &r.Findings[i]
-		if f.Waived {
+		if !f.Reported() {
 			continue
 		}
 		res := sarifResult{
@@ -162,9 +162,12 @@ func sarifText(f *Finding) string {
 		if pc.Waived {
 			continue
 		}
-		fmt.Fprintf(&b, " %s: %s by %s %s, %s by %s %s.", pc.Path,
+		fmt.Fprintf(&b, " %s: %s by %s %s, then %s by %s %s (%s).", pc.Path,
 			pc.ProducerEffect, pc.Producer.Ref(), evidenceText(pc.ProducerEvidence),
-			pc.ConsumerEffect, pc.Consumer.Ref(), evidenceText(pc.ConsumerEvidence))
+			pc.ConsumerEffect, pc.Consumer.Ref(), evidenceText(pc.ConsumerEvidence), pc.Relation)
+	}
+	if f.Observed {
+		fmt.Fprintf(&b, " It failed in this run: %s", f.ObservedError)
 	}
 	b.WriteString(" Fix: ")
 	b.WriteString(f.Fix)

@@ -36,7 +36,8 @@ func (t *textWriter) style(s, text string) string {
 // WriteText writes the report for people: findings grouped MOR then MN,
 // each with both resources and their manifest positions, the conflicting
 // paths with effects and evidence, and the fix; then warnings and the
-// summary counts. Waived findings and paths are left out (JSON keeps them).
+// summary counts. Waived findings and paths are left out (JSON keeps them);
+// findings a rule held back are listed only with ShowHeldBack.
 func (r *Report) WriteText(w io.Writer, color bool) error {
 	if err := r.check(); err != nil {
 		return err
@@ -44,15 +45,21 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	t := &textWriter{w: bufio.NewWriter(w), color: color}
 	sections := []struct {
 		kind  Kind
+		held  bool
 		title string
 	}{
-		{MOR, "Missing ordering relationships (MOR)"},
-		{MN, "Missing notifiers (MN)"},
+		{MOR, false, "Missing ordering relationships (MOR)"},
+		{MN, false, "Missing notifiers (MN)"},
+		{MOR, true, "Held back, not faults (--all)"},
+		{MN, true, "Held back notifiers, not faults (--all)"},
 	}
 	for _, sec := range sections {
+		if sec.held && !r.ShowHeldBack {
+			continue
+		}
 		var list []*Finding
 		for i := range r.Findings {
-			if f := &r.Findings[i]; f.Kind == sec.kind && !f.Waived {
+			if f := &r.Findings[i]; f.Kind == sec.kind && !f.Waived && f.HeldBack == sec.held {
 				list = append(list, f)
 			}
 		}
@@ -61,7 +68,10 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		}
 		head := fmt.Sprintf("%s: %d", sec.title, len(list))
 		st := ansiRed
-		if sec.kind == MN {
+		switch {
+		case sec.held:
+			st = ansiDim
+		case sec.kind == MN:
 			st = ansiYellow
 		}
 		fmt.Fprintf(t.w, "%s\n%s\n\n", t.style(st, head), strings.Repeat("=", len(head)))
@@ -89,11 +99,13 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		fmt.Fprintf(t.w, "%s waiver on line %d (%s %s) matched no finding\n",
 			t.style(ansiYellow, "warning:"), wv.Line, wv.Ref1, wv.Ref2)
 	}
-	mor, mn, waived := 0, 0, 0
+	mor, mn, waived, held := 0, 0, 0, 0
 	for i := range r.Findings {
 		switch f := &r.Findings[i]; {
 		case f.Waived:
 			waived++
+		case f.HeldBack:
+			held++
 		case f.Kind == MN:
 			mn++
 		default:
@@ -103,6 +115,13 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	summary := fmt.Sprintf("%d MOR, %d MN", mor, mn)
 	if waived > 0 {
 		summary += fmt.Sprintf(" (%d waived)", waived)
+	}
+	if held > 0 {
+		how := "--all shows them"
+		if r.ShowHeldBack {
+			how = "listed above"
+		}
+		summary += fmt.Sprintf("; %d held back as not faults (%s)", held, how)
 	}
 	if mor+mn == 0 {
 		summary = "No faults found: " + summary
@@ -122,6 +141,15 @@ func (t *textWriter) finding(n int, f *Finding) {
 		t.style(ansiBold, f.Producer.Ref()), arrow, t.style(ansiBold, f.Consumer.Ref()))
 	fmt.Fprintf(t.w, "  producer: %s%s\n", f.Producer.Ref(), location(f.Producer, " at ", ""))
 	fmt.Fprintf(t.w, "  consumer: %s%s\n", f.Consumer.Ref(), location(f.Consumer, " at ", ""))
+	if f.Observed {
+		fmt.Fprintf(t.w, "  observed: it failed in this run: %s\n", f.ObservedError)
+	}
+	if f.BothWays {
+		fmt.Fprintf(t.w, "  note: the paths relate them both ways; the fix keeps the order this run used\n")
+	}
+	if f.HeldBack {
+		fmt.Fprintf(t.w, "  held back: %s\n", f.HeldReason)
+	}
 	shown := 0
 	for _, pc := range f.Paths {
 		if !pc.Waived {
@@ -137,7 +165,7 @@ func (t *textWriter) finding(n int, f *Finding) {
 		if pc.Waived {
 			continue
 		}
-		fmt.Fprintf(t.w, "    %s\n", pc.Path)
+		fmt.Fprintf(t.w, "    %s (%s)\n", pc.Path, pc.Relation)
 		t.effect(pc.ProducerEffect.String(), pc.Producer, pc.ProducerEvidence)
 		t.effect(pc.ConsumerEffect.String(), pc.Consumer, pc.ConsumerEvidence)
 	}

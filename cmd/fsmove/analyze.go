@@ -48,6 +48,7 @@ type reportFlags struct {
 	strict           bool
 	stats            bool
 	color            string
+	all              bool
 }
 
 // stringList is a repeatable string flag.
@@ -70,6 +71,7 @@ func addReportFlags(fs *flag.FlagSet) *reportFlags {
 	fs.BoolVar(&rf.strict, "strict", false, "make the first malformed trace line fatal")
 	fs.BoolVar(&rf.stats, "stats", false, "print counts and the time of each phase to standard error")
 	fs.StringVar(&rf.color, "color", "auto", "colour the text report: auto, always or never")
+	fs.BoolVar(&rf.all, "all", false, "also list, with the reason, the relations a rule holds back as not faults (account databases only, commuting editors); JSON always has them")
 	return rf
 }
 
@@ -213,6 +215,7 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 		color = rf.color == "always"
 	}
 	rep.ToolVersion = version
+	rep.ShowHeldBack = rf.all
 	switch rf.format {
 	case "json":
 		err = rep.WriteJSON(out)

@@ -149,9 +149,11 @@ func interpretProgram(path string, st *Stats) (*interp.Result, error) {
 
 // ReaderOptions are the strace reader's options for an analysis: only the
 // calls the lowering table knows, only the arguments it reads, and no
-// argument decoding for failed calls, which have no effect.
+// argument decoding for failed calls, which have no effect, except the
+// failed lookups (ENOENT, ENOTDIR), which lower to Missing statements.
 func ReaderOptions(strict bool) strace.Options {
-	return strace.Options{Strict: strict, Want: fstrace.Wanted, Args: fstrace.ArgsUsed, SkipFailedArgs: true}
+	return strace.Options{Strict: strict, Want: fstrace.Wanted, Args: fstrace.ArgsUsed,
+		SkipFailedArgs: true, FailedArgs: fstrace.FailedLookup}
 }
 
 // TraceCounts are what interpreting a trace measured.

@@ -1,0 +1,229 @@
+package catalog
+
+import (
+	"regexp"
+	"strings"
+)
+
+// This file holds what the catalog's parameters say about how a resource
+// edits a file, so that the detector can tell a pair that needs an order
+// from a pair that commutes (the paper's future work, §6). Only facts of
+// Puppet's own types and of the Forge's common key-level editors are here;
+// anything not recognised is "not known to commute".
+
+// Edit is a resource's key-level edit of one file: it reads the file,
+// changes the lines of one key and writes the rest back unchanged (same
+// inode, so mode and owner stay). Two edits of one family with disjoint
+// keys give the same file in either order.
+type Edit struct {
+	Family string   // which editors compare keys: "ini", "file_line", "augeas", "shellvar", or a *_config type
+	Keys   []string // the keys it changes; disjoint means no key equals or contains another
+}
+
+// KeyEdit returns r's key-level edit, or false when r is not a key-level
+// editor or its keys cannot be told from the catalog.
+//
+//   - ini_setting: key "section/setting" of its path (puppetlabs-inifile).
+//   - <anything>_config whose title is "section/setting" (the OpenStack
+//     modules' ini types, built on ini_setting's provider): key is the
+//     name, family the type.
+//   - file_line (puppetlabs-stdlib): key is its line and its match; two
+//     file_lines commute when neither's match matches the other's line
+//     and their lines differ (see Commute).
+//   - shellvar (augeasproviders_shellvar): key is variable.
+//   - augeas: keys are the tree paths its set/rm/clear/touch changes write,
+//     under its context; any other command (ins, mv, defnode, …) makes the
+//     edit unknown.
+func KeyEdit(r *Resource) (Edit, bool) {
+	typ := strings.ToLower(r.Type)
+	switch {
+	case typ == "ini_setting":
+		if ensure, _ := r.StringParam("ensure"); ensure != "" && ensure != "present" && ensure != "absent" {
+			return Edit{}, false
+		}
+		path, _ := r.StringParam("path")
+		sec, _ := r.StringParam("section")
+		set, ok := r.StringParam("setting")
+		if !ok || path == "" {
+			return Edit{}, false
+		}
+		return Edit{Family: "ini:" + path, Keys: []string{sec + "/" + set}}, true
+	case strings.HasSuffix(typ, "_config") && typ != "_config":
+		name := r.Title
+		if n, ok := r.StringParam("name"); ok && n != "" {
+			name = n
+		}
+		if !strings.Contains(name, "/") {
+			return Edit{}, false
+		}
+		return Edit{Family: typ, Keys: []string{name}}, true
+	case typ == "file_line":
+		path, _ := r.StringParam("path")
+		line, ok := r.StringParam("line")
+		if !ok || path == "" {
+			return Edit{}, false
+		}
+		keys := []string{"line:" + line}
+		if m, ok := r.StringParam("match"); ok && m != "" {
+			keys = append(keys, "match:"+m)
+		}
+		return Edit{Family: "file_line:" + path, Keys: keys}, true
+	case typ == "shellvar":
+		target, _ := r.StringParam("target")
+		v, ok := r.StringParam("variable")
+		if !ok {
+			v = r.Title
+		}
+		return Edit{Family: "shellvar:" + target, Keys: []string{v}}, true
+	case typ == "augeas":
+		return augeasEdit(r)
+	}
+	return Edit{}, false
+}
+
+// augeasEdit reads the changes of an augeas resource: a string of commands
+// one a line, or an array of them.
+func augeasEdit(r *Resource) (Edit, bool) {
+	var cmds []string
+	switch v := r.Params["changes"].(type) {
+	case string:
+		cmds = strings.Split(v, "\n")
+	case []any:
+		for _, c := range v {
+			s, ok := c.(string)
+			if !ok {
+				return Edit{}, false
+			}
+			cmds = append(cmds, strings.Split(s, "\n")...)
+		}
+	default:
+		return Edit{}, false
+	}
+	ctx, _ := r.StringParam("context")
+	file, _ := r.StringParam("incl")
+	if file == "" {
+		file = ctx
+	}
+	ctx = strings.TrimSuffix(ctx, "/")
+	var keys []string
+	for _, c := range cmds {
+		f := strings.Fields(c)
+		if len(f) == 0 {
+			continue
+		}
+		switch f[0] {
+		case "set", "rm", "remove", "clear", "touch", "setm", "clearm":
+		default:
+			return Edit{}, false // ins, mv, defvar, …: the tree shape changes
+		}
+		if len(f) < 2 {
+			return Edit{}, false
+		}
+		key := strings.Trim(f[1], `"'`)
+		if !strings.HasPrefix(key, "/") && ctx != "" {
+			key = ctx + "/" + key
+		}
+		keys = append(keys, key)
+	}
+	if len(keys) == 0 {
+		return Edit{}, false
+	}
+	return Edit{Family: "augeas:" + file, Keys: keys}, true
+}
+
+// MetadataOnly reports whether r is a File that manages only metadata
+// (mode, owner, group, seluser…) of an existing file: no content, source,
+// target or ensure other than file/present. Its change keeps the content,
+// and a key-level edit keeps the inode and so the metadata.
+func MetadataOnly(r *Resource) bool {
+	if !r.IsFile() {
+		return false
+	}
+	for _, p := range []string{"content", "source", "target"} {
+		if _, ok := r.Params[p]; ok {
+			return false
+		}
+	}
+	switch ensure, _ := r.StringParam("ensure"); ensure {
+	case "", "file", "present":
+	default:
+		return false
+	}
+	_, mode := r.Params["mode"]
+	_, owner := r.Params["owner"]
+	_, group := r.Params["group"]
+	return mode || owner || group
+}
+
+// Commute reports whether applying a then b leaves the same files as b then
+// a, as far as the catalog's parameters tell, and why.
+func Commute(a, b *Resource) (string, bool) {
+	ea, okA := KeyEdit(a)
+	eb, okB := KeyEdit(b)
+	switch {
+	case okA && okB:
+		if ea.Family != eb.Family {
+			return "", false
+		}
+		if strings.HasPrefix(ea.Family, "file_line:") {
+			if fileLinesCommute(a, b) {
+				return "file_line edits of different lines", true
+			}
+			return "", false
+		}
+		for _, x := range ea.Keys {
+			for _, y := range eb.Keys {
+				if keysOverlap(x, y) {
+					return "", false
+				}
+			}
+		}
+		return "key-level edits of different keys (" + strings.Join(ea.Keys, ",") + " / " + strings.Join(eb.Keys, ",") + ")", true
+	case okA && MetadataOnly(b), okB && MetadataOnly(a):
+		return "a metadata-only File and a key-level edit of the same file", true
+	}
+	return "", false
+}
+
+// keysOverlap: equal, or one is a tree path above the other (augeas: /a/b
+// and /a/b/c touch the same node).
+func keysOverlap(x, y string) bool {
+	if x == y {
+		return true
+	}
+	if len(x) > len(y) {
+		x, y = y, x
+	}
+	return strings.HasPrefix(y, x+"/")
+}
+
+// fileLinesCommute: two file_lines commute when both ensure present, their
+// lines differ, and neither's match (a Ruby regexp; Go's syntax agrees for
+// the common subset, and one that does not compile is not known to commute)
+// matches the other's line.
+func fileLinesCommute(a, b *Resource) bool {
+	la, _ := a.StringParam("line")
+	lb, _ := b.StringParam("line")
+	if la == lb {
+		return false
+	}
+	for _, r := range []*Resource{a, b} {
+		if e, _ := r.StringParam("ensure"); e != "" && e != "present" {
+			return false
+		}
+	}
+	matches := func(r *Resource, line string) (bool, bool) {
+		m, ok := r.StringParam("match")
+		if !ok || m == "" {
+			return false, true
+		}
+		re, err := regexp.Compile(m)
+		if err != nil {
+			return false, false
+		}
+		return re.MatchString(line), true
+	}
+	mab, okA := matches(a, lb)
+	mba, okB := matches(b, la)
+	return okA && okB && !mab && !mba
+}

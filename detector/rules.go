@@ -1,0 +1,243 @@
+package detector
+
+import (
+	"strings"
+
+	"github.com/fsmove/fsmove/fstrace"
+	"github.com/fsmove/fsmove/fstrace/interp"
+)
+
+// This file holds the relation rules: how one block's access to a path is
+// read (a use), and when two uses of one path by two resources make the
+// first one's resource a must-precede (<) or must-notify (⇝) of the
+// second's. Each rule is one function with the reason it exists; doc.go
+// lists them.
+
+// Relation says how a consumer depends on a producer on one path.
+type Relation uint8
+
+const (
+	// Consumes: the consumer read (or looked up) the path after the producer
+	// made it, and had not made it itself: generate-use, configure-use.
+	Consumes Relation = iota
+	// Modifies: the consumer read the path and then wrote it back
+	// (file_line, ini_setting, augeas, sed -i): its edit needs the file,
+	// and is lost when the producer writes later.
+	Modifies
+	// Overwrites: the consumer replaced the content the producer wrote
+	// without reading it first (a File replacing a package's conffile, two
+	// resources writing one file): the other order keeps the other content.
+	Overwrites
+	// Expunges: the consumer removed what the producer made.
+	Expunges
+	// Missing: the consumer looked the path up before the producer made it
+	// and failed (ENOENT), and Puppet reported the consumer failed: the
+	// fault happened in this run.
+	Missing
+)
+
+var relationNames = [...]string{"consumes", "modifies", "overwrites", "expunges", "missing"}
+
+func (r Relation) String() string {
+	if int(r) < len(relationNames) {
+		return relationNames[r]
+	}
+	return "unknown"
+}
+
+// use is one block's access to one path, read with the Puppet rules.
+type use struct {
+	role *blockRole
+	acc  *interp.Access
+	// produced: the block made or changed the path, or (a File on its own
+	// path) inspected it to enforce its state.
+	produced bool
+	prodBy   interp.Evidence
+	// replaces: the production wrote content or made the name (not only
+	// metadata, and not a File finding its own path already right).
+	replaces bool
+	// needs: the block depended on the path as it found it: it read it
+	// before writing it (or without writing it), or removed it.
+	needs   bool
+	needBy  interp.Evidence
+	needEff fstrace.Effect // Consumed or Expunged
+	// modifies: needs, then produced (read-modify-write).
+	modifies bool
+	// consumed: the block read the path at any time (for notifications).
+	consumed bool
+	consBy   interp.Evidence
+}
+
+// metadataCalls change a path's metadata, not its content.
+var metadataCalls = map[string]bool{
+	"chmod": true, "fchmod": true, "fchmodat": true, "fchmodat2": true,
+	"chown": true, "lchown": true, "fchown": true, "fchownat": true,
+	"utime": true, "utimes": true, "futimesat": true, "utimensat": true,
+	"setxattr": true, "lsetxattr": true, "fsetxattr": true, "setxattrat": true,
+	"removexattr": true, "lremovexattr": true, "fremovexattr": true, "removexattrat": true,
+}
+
+// readUse applies the rules that turn a raw access into a use.
+func readUse(role *blockRole, a *interp.Access, path string) use {
+	u := use{role: role, acc: a,
+		produced: a.Produced, prodBy: a.ProducedBy,
+		consumed: a.Consumed, consBy: a.ConsumedBy}
+	u.replaces = a.Produced && !metadataCalls[a.ProducedBy.Syscall]
+
+	switch {
+	case role.ownsPath(path):
+		// A File inspects its own path (stat, checksum) before it replaces
+		// it: that is enforcing, not needing. It counts as producing the
+		// path even when the content was already right.
+		if a.Consumed && !a.Produced {
+			u.produced, u.prodBy = true, a.ConsumedBy
+		}
+	case role.checks(path):
+		// An Exec's creates only checks whether the path exists: whoever
+		// made it, the check is met (rule 8).
+	case a.Consumed && (!a.Produced || a.ConsumedBy.Line < a.ProducedBy.Line):
+		// Read before (or without) writing: the prior state mattered.
+		u.needs, u.needBy, u.needEff = true, a.ConsumedBy, fstrace.Consumed
+		u.modifies = a.Produced
+	}
+	if !u.needs && a.Expunged {
+		u.needs, u.needBy, u.needEff = true, a.ExpungedBy, fstrace.Expunged
+	}
+	return u
+}
+
+// precedes decides x < y on one path: x made the path and then y needed
+// it, or y overwrote it. The direction is the trace's: the producer's
+// effect comes first. ok is false when the two uses are unrelated.
+func precedes(x, y *use, isDir bool) (Relation, interp.Evidence, fstrace.Effect, bool) {
+	if !x.produced {
+		return 0, interp.Evidence{}, 0, false
+	}
+	if y.needs && y.needBy.Line > x.prodBy.Line {
+		switch {
+		case y.needEff == fstrace.Expunged:
+			return Expunges, y.needBy, fstrace.Expunged, true
+		case y.modifies:
+			return Modifies, y.needBy, fstrace.Consumed, true
+		}
+		return Consumes, y.needBy, fstrace.Consumed, true
+	}
+	// Two resources that only ensure one directory commute (rule 9): a
+	// second mkdir finds it made. For files, a later write replaces the
+	// first one's content.
+	if !isDir && x.replaces && y.replaces && y.prodBy.Line > x.prodBy.Line {
+		return Overwrites, y.prodBy, fstrace.Produced, true
+	}
+	return 0, interp.Evidence{}, 0, false
+}
+
+// notifies decides x ⇝ y on one path: y is a Service that read what x
+// made, before or after (a daemon reading its configuration at start keeps
+// it; one that read it before the change runs stale). A directory counts
+// when x is the File that manages it and really changed it (created it,
+// or changed its owner or mode): the daemon keeps the old inode or lacks
+// permission until restarted (paper Table 1). A directory that some other
+// resource happened to create is not the service's configuration.
+func notifies(x, y *use, path string, isDir bool) bool {
+	if !y.role.isService || !y.consumed || !x.produced {
+		return false
+	}
+	if isDir {
+		return x.role.ownsPath(path) && x.acc.Produced
+	}
+	return true
+}
+
+// accountDatabases are the files every owner lookup, apt, adduser and
+// Puppet's User/Group providers read and write. A pair that meets only on
+// them is held back (rule 6): User and Group order is Puppet's
+// autorequire business, and every File with an owner reads them.
+var accountDatabases = map[string]bool{
+	"passwd": true, "group": true, "shadow": true, "gshadow": true,
+	"subuid": true, "subgid": true,
+}
+
+// isAccountDatabase reports whether path is one of /etc's account
+// databases, their backups (passwd-), their shadow-utils temporaries and
+// locks (passwd+, passwd.lock, passwd.1234, .pwd.lock), nsswitch.conf or
+// login.defs.
+func isAccountDatabase(path string) bool {
+	name, ok := strings.CutPrefix(path, "/etc/")
+	if !ok || strings.Contains(name, "/") {
+		return false
+	}
+	switch name {
+	case "nsswitch.conf", "login.defs", ".pwd.lock":
+		return true
+	}
+	base := name
+	if i := strings.IndexAny(name, "-+."); i > 0 {
+		base = name[:i]
+		rest := name[i:]
+		switch {
+		case rest == "-", rest == "+", rest == ".lock", rest == ".edit":
+		case rest[0] == '.' && allDigits(rest[1:]):
+		default:
+			return false
+		}
+	}
+	return accountDatabases[base]
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isRubyTempfile reports whether path is a Ruby Tempfile or Dir.mktmpdir
+// name in a temporary directory: PREFIXYYYYMMDD-PID-RANDOM[SUFFIX]
+// (Ruby's Dir::Tmpname). Puppet makes them for its own work and the garbage
+// collector unlinks them in whichever block runs next, so they relate
+// nothing (rule 7). Everything below such a directory is one too.
+func isRubyTempfile(path string) bool {
+	var rest string
+	switch {
+	case strings.HasPrefix(path, "/tmp/"):
+		rest = path[len("/tmp/"):]
+	case strings.HasPrefix(path, "/var/tmp/"):
+		rest = path[len("/var/tmp/"):]
+	default:
+		return false
+	}
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		rest = rest[:i]
+	}
+	// Find YYYYMMDD-PID-RAND anywhere after the prefix.
+	for i := 0; i+8 < len(rest); i++ {
+		if !allDigits(rest[i:i+8]) || (i > 0 && isDigit(rest[i-1])) || rest[i+8] != '-' {
+			continue
+		}
+		j := i + 9
+		k := j
+		for k < len(rest) && isDigit(rest[k]) {
+			k++
+		}
+		if k == j || k >= len(rest) || rest[k] != '-' {
+			continue
+		}
+		k++
+		n := 0
+		for k < len(rest) && (isDigit(rest[k]) || (rest[k] >= 'a' && rest[k] <= 'z')) {
+			k++
+			n++
+		}
+		if n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -1,0 +1,257 @@
+package detector
+
+import (
+	"strings"
+	"testing"
+)
+
+// Each rule of rules.go: one case that must be reported and a near miss
+// that must not (or only as held back).
+
+func rulesGraph() *fakeGraph {
+	g := newFake()
+	g.add("Package[app]", "app.pp", 1)
+	g.add("File[/etc/app/app.conf]", "app.pp", 5, "content", "x")
+	g.add("Exec[edit-conf]", "app.pp", 9, "command", "sed -i s/a/b/ /etc/app/app.conf")
+	g.add("File[/etc/app]", "app.pp", 12, "ensure", "directory")
+	g.add("File[/var/log/app]", "app.pp", 14, "ensure", "directory", "owner", "app")
+	g.add("Service[app]", "app.pp", 20)
+	g.add("User[app]", "app.pp", 22)
+	g.add("Exec[unpack]", "app.pp", 24, "creates", "/opt/app")
+	g.add("File[/opt/app]", "app.pp", 26, "ensure", "directory")
+	return g
+}
+
+func TestRuleOverwrite(t *testing.T) {
+	// dpkg renames app.conf.dpkg-new over the conffile, then the File
+	// replaces it (Puppet stats it first: its own path, not a need).
+	res := result(p("/etc/app/app.conf",
+		a("Package[app]", "p", 10),
+		at("File[/etc/app/app.conf]", "c:newfstatat@20", "p:rename@21")))
+	rep := Detect(res, rulesGraph(), Options{})
+	expect(t, rep, "MOR Package[app]->File[/etc/app/app.conf] /etc/app/app.conf")
+	if pc := rep.Findings[0].Paths[0]; pc.Relation != Overwrites || pc.ConsumerEvidence.Syscall != "rename" {
+		t.Errorf("relation %v, evidence %+v", pc.Relation, pc.ConsumerEvidence)
+	}
+	// Near miss: ordered.
+	g := rulesGraph()
+	g.edge("Package[app]", "File[/etc/app/app.conf]", before)
+	expect(t, Detect(res, g, Options{}))
+	// Near miss: the second write only changed metadata (chmod): no overwrite.
+	res = result(p("/etc/app/app.conf",
+		a("Package[app]", "p", 10),
+		at("Exec[edit-conf]", "p:chmod@21")))
+	expect(t, Detect(res, rulesGraph(), Options{}))
+}
+
+func TestRuleReadModifyWrite(t *testing.T) {
+	// sed -i reads the file, writes a temporary and renames it over.
+	res := result(p("/etc/app/app.conf",
+		a("File[/etc/app/app.conf]", "p", 10),
+		at("Exec[edit-conf]", "c@20", "p:rename@22")))
+	rep := Detect(res, rulesGraph(), Options{})
+	expect(t, rep, "MOR File[/etc/app/app.conf]->Exec[edit-conf] /etc/app/app.conf")
+	if pc := rep.Findings[0].Paths[0]; pc.Relation != Modifies {
+		t.Errorf("relation %v", pc.Relation)
+	}
+	// Near miss: the editor wrote the file before reading it back.
+	res = result(p("/etc/app/app.conf",
+		a("File[/etc/app/app.conf]", "p", 10),
+		at("Exec[edit-conf]", "p@20", "c@22")))
+	rep = Detect(res, rulesGraph(), Options{})
+	if len(rep.Findings) != 1 || rep.Findings[0].Paths[0].Relation != Overwrites {
+		t.Errorf("a blind write after the producer is an overwrite: %v", summary(rep))
+	}
+}
+
+func TestRuleServiceDirectory(t *testing.T) {
+	// The File creates the log directory, the daemon creates its log in it.
+	res := result(dir("/var/log/app",
+		at("File[/var/log/app]", "p:mkdir@10"),
+		at("Service[app]", "c:openat@30")))
+	g := rulesGraph()
+	g.edge("File[/var/log/app]", "Service[app]", before)
+	rep := Detect(res, g, Options{})
+	expect(t, rep, "MN File[/var/log/app]->Service[app] /var/log/app")
+	// Near miss: notified.
+	g = rulesGraph()
+	g.edge("File[/var/log/app]", "Service[app]", notify)
+	expect(t, Detect(res, g, Options{}))
+	// Near miss: the File found the directory right and changed nothing.
+	res2 := result(dir("/var/log/app",
+		at("File[/var/log/app]", "c:newfstatat@10"),
+		at("Service[app]", "c:openat@30")))
+	g = rulesGraph()
+	g.edge("File[/var/log/app]", "Service[app]", before)
+	expect(t, Detect(res2, g, Options{}))
+	// Near miss: a directory a Package made is not the service's
+	// configuration (ordered, so no MOR either).
+	res3 := result(dir("/var/log/app", a("Package[app]", "p", 10), a("Service[app]", "c", 30)))
+	g = rulesGraph()
+	g.edge("Package[app]", "Service[app]", before)
+	expect(t, Detect(res3, g, Options{}))
+}
+
+func TestRuleAccountDatabases(t *testing.T) {
+	res := result(
+		p("/etc/group", a("User[app]", "p", 10), a("File[/var/log/app]", "c", 20)),
+		p("/etc/passwd", a("User[app]", "p", 11), a("File[/var/log/app]", "c", 21)),
+	)
+	rep := Detect(res, rulesGraph(), Options{})
+	if len(rep.Findings) != 1 || !rep.Findings[0].HeldBack || rep.Faults() != 0 || rep.Stats.HeldBack != 1 || rep.Stats.MOR != 0 {
+		t.Fatalf("want one held-back finding: %v %+v", summary(rep), rep.Stats)
+	}
+	if !strings.Contains(rep.Findings[0].HeldReason, "account databases") {
+		t.Errorf("reason %q", rep.Findings[0].HeldReason)
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(text.String(), "User[app]") || !strings.Contains(text.String(), "1 held back") {
+		t.Errorf("text without --all:\n%s", text.String())
+	}
+	rep.ShowHeldBack = true
+	text.Reset()
+	rep.WriteText(&text, false)
+	if !strings.Contains(text.String(), "User[app] -> File[/var/log/app]") {
+		t.Errorf("text with --all:\n%s", text.String())
+	}
+	// Near miss: one more path that is not an account database is a fault.
+	res = result(
+		p("/etc/passwd", a("User[app]", "p", 11), a("File[/var/log/app]", "c", 21)),
+		p("/home/app", a("User[app]", "p", 12), a("File[/var/log/app]", "c", 22)),
+	)
+	expect(t, Detect(res, rulesGraph(), Options{}), "MOR User[app]->File[/var/log/app] /etc/passwd,/home/app")
+}
+
+func TestAccountDatabaseNames(t *testing.T) {
+	for _, p := range []string{"/etc/passwd", "/etc/passwd-", "/etc/group+", "/etc/shadow.lock", "/etc/gshadow.1234",
+		"/etc/.pwd.lock", "/etc/nsswitch.conf", "/etc/login.defs", "/etc/subuid"} {
+		if !isAccountDatabase(p) {
+			t.Errorf("%s is an account database", p)
+		}
+	}
+	for _, p := range []string{"/etc/passwdx", "/etc/groups", "/etc/app/passwd", "/srv/passwd", "/etc/group.conf", "/etc/shadow.d"} {
+		if isAccountDatabase(p) {
+			t.Errorf("%s is not an account database", p)
+		}
+	}
+}
+
+func TestRuleRubyTempfiles(t *testing.T) {
+	res := result(p("/tmp/puppet20261123-4242-1q2w3e", a("File[/etc/app/app.conf]", "p", 10), a("Exec[edit-conf]", "e", 20)))
+	rep := Detect(res, rulesGraph(), Options{})
+	expect(t, rep)
+	if rep.Stats.FilteredPaths != 1 {
+		t.Errorf("filtered %d", rep.Stats.FilteredPaths)
+	}
+	// Near miss: a temporary-looking name the module chose is checked.
+	expect(t, Detect(result(p("/tmp/app-build", a("File[/etc/app/app.conf]", "p", 10), a("Exec[edit-conf]", "e", 20))), rulesGraph(), Options{}),
+		"MOR File[/etc/app/app.conf]->Exec[edit-conf] /tmp/app-build")
+	for _, p := range []string{"/tmp/puppet20261123-4242-1q2w3e", "/tmp/d20261123-7-abc/file", "/var/tmp/diff20261123-10-z9.tmp"} {
+		if !isRubyTempfile(p) {
+			t.Errorf("%s is a Ruby tempfile", p)
+		}
+	}
+	for _, p := range []string{"/tmp/20261123", "/tmp/backup-20261123-x", "/etc/puppet20261123-1-a", "/tmp/app"} {
+		if isRubyTempfile(p) {
+			t.Errorf("%s is not a Ruby tempfile", p)
+		}
+	}
+}
+
+func TestRuleExecCreatesCheck(t *testing.T) {
+	// The Exec's creates check finds /opt/app that the File made.
+	res := result(dir("/opt/app", at("File[/opt/app]", "p:mkdir@10"), at("Exec[unpack]", "c:newfstatat@20")))
+	expect(t, Detect(res, rulesGraph(), Options{}))
+	// Near miss: the Exec reads a path that is not its creates.
+	res = result(dir("/opt/app", at("File[/opt/app]", "p:mkdir@10"), at("Exec[edit-conf]", "c:newfstatat@20")))
+	expect(t, Detect(res, rulesGraph(), Options{}), "MOR File[/opt/app]->Exec[edit-conf] /opt/app")
+}
+
+func TestRuleCommutingEditors(t *testing.T) {
+	g := newFake()
+	g.add("Ini_setting[a]", "i.pp", 1, "path", "/etc/app.ini", "section", "main", "setting", "a")
+	g.add("Ini_setting[b]", "i.pp", 2, "path", "/etc/app.ini", "section", "main", "setting", "b")
+	g.add("Ini_setting[a2]", "i.pp", 3, "path", "/etc/app.ini", "section", "main", "setting", "a")
+	g.add("App_config[DEFAULT/debug]", "i.pp", 4)
+	g.add("App_config[DEFAULT/verbose]", "i.pp", 5)
+	g.add("File_line[x]", "i.pp", 6, "path", "/etc/app.ini", "line", "x=1", "match", "^x=")
+	g.add("File_line[y]", "i.pp", 7, "path", "/etc/app.ini", "line", "y=1", "match", "^y=")
+	g.add("File_line[x2]", "i.pp", 8, "path", "/etc/app.ini", "line", "x=2", "match", "^x=")
+	g.add("File[/etc/app.ini]", "i.pp", 9, "mode", "0600")
+	g.add("Augeas[a]", "i.pp", 10, "context", "/files/etc/app.ini", "changes", []any{"set main/a 1"})
+	g.add("Augeas[b]", "i.pp", 11, "context", "/files/etc/app.ini", "changes", "set main/b 1\nrm main/c")
+	g.add("Augeas[c]", "i.pp", 12, "context", "/files/etc/app.ini", "changes", "rm main")
+	rmw := func(x, y string) *Report {
+		return Detect(result(p("/etc/app.ini", at(x, "c@1", "p@2"), at(y, "c@3", "p@4"))), g, Options{})
+	}
+	cases := []struct {
+		x, y    string
+		commute bool
+	}{
+		{"Ini_setting[a]", "Ini_setting[b]", true},
+		{"Ini_setting[a]", "Ini_setting[a2]", false},
+		{"App_config[DEFAULT/debug]", "App_config[DEFAULT/verbose]", true},
+		{"File_line[x]", "File_line[y]", true},
+		{"File_line[x]", "File_line[x2]", false},
+		{"Augeas[a]", "Augeas[b]", true},
+		{"Augeas[b]", "Augeas[c]", false},
+		{"Ini_setting[a]", "File_line[y]", false},
+		{"File[/etc/app.ini]", "Ini_setting[b]", true},
+	}
+	for _, c := range cases {
+		rep := rmw(c.x, c.y)
+		if len(rep.Findings) != 1 {
+			t.Errorf("%s %s: %v", c.x, c.y, summary(rep))
+			continue
+		}
+		f := rep.Findings[0]
+		if f.Commutes != c.commute || f.HeldBack != c.commute {
+			t.Errorf("%s %s: commutes %v held %v (%s), want %v", c.x, c.y, f.Commutes, f.HeldBack, f.HeldReason, c.commute)
+		}
+	}
+}
+
+func TestRuleNeedMetByOrderedProducer(t *testing.T) {
+	// Package and File both make /etc/app; the conf File creates a name in
+	// it and is ordered after File[/etc/app] (autorequire), not after the
+	// Package.
+	res := result(
+		dir("/etc/app", at("Package[app]", "p:mkdir@10"), at("File[/etc/app]", "c:newfstatat@20"), at("File[/etc/app/app.conf]", "c:openat@30")),
+	)
+	g := rulesGraph()
+	g.edge("File[/etc/app]", "File[/etc/app/app.conf]", before)
+	rep := Detect(res, g, Options{})
+	expect(t, rep)
+	if rep.Stats.NeedMet != 1 {
+		t.Errorf("need met %d", rep.Stats.NeedMet)
+	}
+	// Near miss: no ordered producer meets the need (both are unordered).
+	expect(t, Detect(res, rulesGraph(), Options{}),
+		"MOR Package[app]->File[/etc/app/app.conf] /etc/app", "MOR File[/etc/app]->File[/etc/app/app.conf] /etc/app")
+}
+
+func TestRuleDirectionFromTrace(t *testing.T) {
+	// The paths point both ways; the run's order (Exec first) is the fix.
+	res := result(
+		p("/a", a("File[/etc/app/app.conf]", "p", 20), a("Exec[edit-conf]", "c", 30)),
+		p("/b", a("Exec[edit-conf]", "p", 10), a("File[/etc/app/app.conf]", "c", 25)),
+	)
+	rep := Detect(res, rulesGraph(), Options{})
+	expect(t, rep, "MOR Exec[edit-conf]->File[/etc/app/app.conf] /a,/b")
+	if !rep.Findings[0].BothWays || !strings.HasPrefix(rep.Findings[0].Fix, "File['/etc/app/app.conf'] requires Exec['edit-conf']") {
+		t.Errorf("both ways %v, fix %s", rep.Findings[0].BothWays, rep.Findings[0].Fix)
+	}
+	// One direction: not both ways, and the alphabetically first path does
+	// not decide.
+	res = result(
+		p("/a", a("Exec[edit-conf]", "p", 10), a("File[/etc/app/app.conf]", "c", 25)),
+		p("/b", a("Exec[edit-conf]", "p", 11), a("File[/etc/app/app.conf]", "c", 26)),
+	)
+	rep = Detect(res, rulesGraph(), Options{})
+	if rep.Findings[0].BothWays || rep.Findings[0].Producer.Ref() != "Exec[edit-conf]" {
+		t.Errorf("one way: %v", summary(rep))
+	}
+}
