@@ -8,6 +8,8 @@
 //	func ReadFile(path string) (*Catalog, error)
 //	func ParseRef(s string) (typ, title string, err error)
 //	func (c *Catalog) Lookup(ref string) (*Resource, bool)  // title, namevar, alias; case-insensitive type/class
+//	func (c *Catalog) Generator(ref string) (*Resource, bool) // the generator of a resource made at apply time
+//	func (c *Catalog) AddPuppetGraph(expanded io.Reader) error // Puppet's expanded_relationships.dot, for Generator
 //	func (c *Catalog) Graph() (*Graph, error)               // built once
 //	func (g *Graph) Ordered(a, b *Resource) bool           // some ordering path a -> b
 //	func (g *Graph) Notifies(a, b *Resource) bool          // a path a -> b of notify and containment hops only
@@ -116,6 +118,13 @@ type Catalog struct {
 	graphOnce sync.Once
 	graph     *Graph
 	graphErr  error
+
+	// Generators of resources made at apply time (generated.go).
+	generated       map[string]*Resource // from Puppet's graph, by folded reference
+	genOnce         sync.Once
+	concatByPath    map[string]*Resource
+	recursiveByPath map[string]*Resource
+	tidyByPath      map[string]*Resource
 }
 
 // Graph returns the dependency graph, building it on the first call. When the

@@ -81,8 +81,16 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	// Resolve each block once.
 	roles := make([]blockRole, len(res.Blocks))
 	containerBlocks := make([]bool, len(res.Blocks))
+	gen, _ := g.(GeneratorGraph)
 	for i, name := range res.Blocks {
 		r, ok := g.Lookup(name)
+		if (!ok || r == nil) && gen != nil {
+			// Made at apply time (a recursive File's child, concat's
+			// File): its accesses are its generator's.
+			if r, ok = gen.Generator(name); ok && r != nil {
+				st.GeneratedBlocks++
+			}
+		}
 		if !ok || r == nil {
 			rep.UnresolvedBlocks = append(rep.UnresolvedBlocks, name)
 			continue

@@ -28,6 +28,14 @@ type ContainerGraph interface {
 	IsContainer(r *catalog.Resource) bool
 }
 
+// GeneratorGraph is a Graph that also knows the generators of resources
+// made at apply time (catalog.Catalog.Generator): a block the catalog does
+// not have is then its generator's doing.
+type GeneratorGraph interface {
+	Graph
+	Generator(ref string) (*catalog.Resource, bool)
+}
+
 // CatalogGraph adapts a catalog and its dependency graph to ContainerGraph.
 func CatalogGraph(c *catalog.Catalog, g *catalog.Graph) ContainerGraph {
 	return &catalogGraph{cat: c, graph: g}
@@ -42,6 +50,9 @@ func (g *catalogGraph) Lookup(ref string) (*catalog.Resource, bool) { return g.c
 func (g *catalogGraph) Ordered(a, b *catalog.Resource) bool         { return g.graph.Ordered(a, b) }
 func (g *catalogGraph) Notifies(a, b *catalog.Resource) bool        { return g.graph.Notifies(a, b) }
 func (g *catalogGraph) IsContainer(r *catalog.Resource) bool        { return g.graph.IsContainer(r) }
+func (g *catalogGraph) Generator(ref string) (*catalog.Resource, bool) {
+	return g.cat.Generator(ref)
+}
 
 // isContainer reports whether r's blocks are container whits. Puppet logs
 // a container's admissible and completed whits under the container's name
@@ -86,6 +97,9 @@ func roleOf(r *catalog.Resource) blockRole {
 		role.recurse = truthy(r.Params["recurse"])
 	case strings.EqualFold(r.Type, "Exec"):
 		role.creates = stringList(r.Params["creates"])
+	case strings.EqualFold(r.Type, "Concat_file"):
+		// Its generated File writes the path: the path is its own.
+		role.ownPath = filePath(r)
 	}
 	return role
 }

@@ -92,6 +92,7 @@ type jsonStats struct {
 	UnclosedBlocks     int64       `json:"unclosed_blocks"`
 	Blocks             int         `json:"blocks"`
 	UnresolvedBlocks   int         `json:"unresolved_blocks"`
+	GeneratedBlocks    int         `json:"generated_blocks"`
 	UnresolvedAccesses int         `json:"unresolved_accesses"`
 	ContainerAccesses  int         `json:"container_accesses"`
 	Paths              int         `json:"paths"`
@@ -171,7 +172,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		UnknownPids: s.Interp.UnknownPids, UnknownFds: s.Interp.UnknownFds,
 		UnresolvedPaths: s.Interp.UnresolvedPaths, SymlinkLoops: s.Interp.SymlinkLoops,
 		UnmatchedEnds: s.Interp.UnmatchedEnds, UnclosedBlocks: s.Interp.UnclosedBlocks,
-		Blocks: s.Blocks, UnresolvedBlocks: s.UnresolvedBlocks, UnresolvedAccesses: s.UnresolvedAccesses,
+		Blocks: s.Blocks, UnresolvedBlocks: s.UnresolvedBlocks, GeneratedBlocks: s.GeneratedBlocks, UnresolvedAccesses: s.UnresolvedAccesses,
 		ContainerAccesses: s.ContainerAccesses,
 		Paths:             s.Paths, FilteredPaths: s.FilteredPaths, RelatedPairs: s.RelatedPairs,
 		MOR: s.MOR, MN: s.MN, HeldBack: s.HeldBack, Commuting: s.Commuting, NeedMet: s.NeedMet, Waived: s.Waived, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,

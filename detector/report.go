@@ -163,6 +163,7 @@ type Stats struct {
 	// Filled by Detect.
 	Blocks             int // blocks in the result
 	UnresolvedBlocks   int // blocks the catalog does not know
+	GeneratedBlocks    int // blocks of resources generated at apply time, attributed to their generator
 	UnresolvedAccesses int // accesses of those blocks, not checked
 	ContainerAccesses  int // accesses in container whits (Class, Stage…), Puppet's own
 	Paths              int // distinct paths in the result

@@ -3,6 +3,8 @@ package detector
 import (
 	"strings"
 	"testing"
+
+	"github.com/fsmove/fsmove/catalog"
 )
 
 // Each rule of rules.go: one case that must be reported and a near miss
@@ -253,5 +255,37 @@ func TestRuleDirectionFromTrace(t *testing.T) {
 	rep = Detect(res, rulesGraph(), Options{})
 	if rep.Findings[0].BothWays || rep.Findings[0].Producer.Ref() != "Exec[edit-conf]" {
 		t.Errorf("one way: %v", summary(rep))
+	}
+}
+
+// genGraph is a fakeGraph that knows generators, as the catalog does.
+type genGraph struct {
+	*fakeGraph
+	gen map[string]string
+}
+
+func (g genGraph) Generator(ref string) (*catalog.Resource, bool) {
+	r, ok := g.res[normRef(g.gen[ref])]
+	return r, ok
+}
+
+func TestRuleGeneratedResources(t *testing.T) {
+	fg := newFake()
+	fg.add("File[/opt/tree]", "t.pp", 1, "recurse", true, "source", "puppet:///modules/t/tree")
+	fg.add("Exec[run]", "t.pp", 5)
+	g := genGraph{fg, map[string]string{"File[/opt/tree/run.sh]": "File[/opt/tree]"}}
+	res := result(p("/opt/tree/run.sh", at("File[/opt/tree/run.sh]", "p:rename@10"), a("Exec[run]", "c", 20)))
+	rep := Detect(res, g, Options{})
+	expect(t, rep, "MOR File[/opt/tree]->Exec[run] /opt/tree/run.sh")
+	if rep.Stats.GeneratedBlocks != 1 || len(rep.UnresolvedBlocks) != 0 {
+		t.Errorf("generated %d, unresolved %v", rep.Stats.GeneratedBlocks, rep.UnresolvedBlocks)
+	}
+	// Near miss: ordered after the generator.
+	fg.edge("File[/opt/tree]", "Exec[run]", before)
+	expect(t, Detect(res, g, Options{}))
+	// Without a generator the block is unresolved and unchecked.
+	rep = Detect(res, fg, Options{})
+	if len(rep.Findings) != 0 || len(rep.UnresolvedBlocks) != 1 {
+		t.Errorf("without generators: %v, unresolved %v", summary(rep), rep.UnresolvedBlocks)
 	}
 }

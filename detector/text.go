@@ -211,6 +211,7 @@ func (r *Report) WriteStats(w io.Writer) error {
 		{"unclosed blocks", s.Interp.UnclosedBlocks},
 		{"blocks", int64(s.Blocks)},
 		{"blocks not in catalog", int64(s.UnresolvedBlocks)},
+		{"blocks generated at apply time", int64(s.GeneratedBlocks)},
 		{"accesses not checked", int64(s.UnresolvedAccesses)},
 		{"container accesses", int64(s.ContainerAccesses)},
 		{"distinct paths", int64(s.Paths)},

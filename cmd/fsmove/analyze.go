@@ -123,12 +123,13 @@ func runAnalyze(stdout, stderr io.Writer, args []string) int {
 	fs := newFlagSet("analyze", analyzeUsage, stderr)
 	rf := addReportFlags(fs)
 	fstraceProg := fs.String("fstrace", "", "interpret the hand-written FStrace `PROGRAM` instead of a trace")
+	puppetGraphs := fs.String("puppet-graphs", "", "`DIR` where puppet apply --graph wrote its graphs: expanded_relationships.dot names the generators of resources made at apply time (default: the graphs/ of an fsmove run beside the trace)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the analysis to `FILE` (for developers)")
 	args, code, ok := parseFlags(fs, args, stdout)
 	if !ok {
 		return code
 	}
-	in := analyze.Input{FStrace: *fstraceProg}
+	in := analyze.Input{FStrace: *fstraceProg, PuppetGraphs: *puppetGraphs}
 	switch {
 	case *fstraceProg != "" && len(args) == 1:
 		in.Catalog = args[0]
@@ -183,6 +184,10 @@ func withRunRecord(in analyze.Input) analyze.Input {
 	}
 	if in.SourceRoot == "" && rec.Module.Kind == runner.SourceDir {
 		in.SourceRoot = rec.Module.Dir
+	}
+	graphs := filepath.Join(filepath.Dir(in.Trace), runner.GraphsDir)
+	if _, err := os.Stat(filepath.Join(graphs, analyze.ExpandedGraph)); in.PuppetGraphs == "" && err == nil {
+		in.PuppetGraphs = graphs
 	}
 	return in
 }

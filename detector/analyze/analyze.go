@@ -43,6 +43,23 @@ type Input struct {
 	// SourceRoot is the module under test's directory on this machine:
 	// SARIF locations under it are relative, for code scanning.
 	SourceRoot string
+	// PuppetGraphs is the directory where `puppet apply --graph` wrote its
+	// graphs ("" for none): expanded_relationships.dot tells which
+	// resource generated the ones that are not in the catalog.
+	PuppetGraphs string
+}
+
+// ExpandedGraph is the file of PuppetGraphs that Run reads.
+const ExpandedGraph = "expanded_relationships.dot"
+
+// readPuppetGraph adds Puppet's expanded relationship graph in dir to cat.
+func readPuppetGraph(cat *catalog.Catalog, dir string) error {
+	f, err := os.Open(filepath.Join(dir, ExpandedGraph))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return cat.AddPuppetGraph(f)
 }
 
 // Options tune the pipeline.
@@ -91,6 +108,9 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 		t0 := time.Now()
 		cat, err := catalog.ReadFile(in.Catalog)
 		var g *catalog.Graph
+		if err == nil && in.PuppetGraphs != "" {
+			err = readPuppetGraph(cat, in.PuppetGraphs)
+		}
 		if err == nil {
 			g, err = cat.Graph()
 		}
@@ -149,11 +169,9 @@ func interpretProgram(path string, st *Stats) (*interp.Result, error) {
 
 // ReaderOptions are the strace reader's options for an analysis: only the
 // calls the lowering table knows, only the arguments it reads, and no
-// argument decoding for failed calls, which have no effect, except the
-// failed lookups (ENOENT, ENOTDIR), which lower to Missing statements.
+// argument decoding for failed calls, which have no effect.
 func ReaderOptions(strict bool) strace.Options {
-	return strace.Options{Strict: strict, Want: fstrace.Wanted, Args: fstrace.ArgsUsed,
-		SkipFailedArgs: true, FailedArgs: fstrace.FailedLookup}
+	return strace.Options{Strict: strict, Want: fstrace.Wanted, Args: fstrace.ArgsUsed, SkipFailedArgs: true}
 }
 
 // TraceCounts are what interpreting a trace measured.

@@ -1,0 +1,155 @@
+package catalog
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Resources generated at apply time are not in the catalog: Puppet's
+// generate and eval_generate add them while the transaction runs (concat's
+// File of a Concat_file, the children of a recursive File, Tidy's Files).
+// Their blocks are in the trace, and what they do is their generator's
+// doing: Generator finds it, from the graph Puppet wrote when it has the
+// resource, else from the namevar.
+
+// AddPuppetGraph reads the expanded relationship graph that `puppet apply
+// --graph` wrote (expanded_relationships.dot) and remembers, for each node
+// that is not in the catalog, the catalog resource with an edge to it:
+// Puppet adds an edge from the generator to each resource that generate
+// made (AdditionalResourceGenerator). eval_generate's children are added
+// after the graph is written; Generator falls back to the namevar for them.
+func (c *Catalog) AddPuppetGraph(expanded io.Reader) error {
+	if c.generated == nil {
+		c.generated = map[string]*Resource{}
+	}
+	sc := bufio.NewScanner(expanded)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		from, to, ok := dotEdge(sc.Text())
+		if !ok {
+			continue
+		}
+		if w, _ := whitOf(from); w != 0 {
+			continue
+		}
+		if w, _ := whitOf(to); w != 0 {
+			continue
+		}
+		src, ok := c.Lookup(from)
+		if !ok {
+			continue
+		}
+		if _, known := c.Lookup(to); known {
+			continue
+		}
+		key := normalRef(to)
+		if prev, ok := c.generated[key]; !ok || src.ID < prev.ID {
+			c.generated[key] = src // the same answer whatever the file's edge order
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("catalog: puppet graph: %w", err)
+	}
+	return nil
+}
+
+// normalRef folds a reference's type name for the generated index.
+func normalRef(ref string) string {
+	typ, title, err := ParseRef(ref)
+	if err != nil {
+		return ref
+	}
+	return strings.ToLower(typ) + "[" + title + "]"
+}
+
+// Generator returns the catalog resource that generated the resource ref
+// (which the catalog does not have), or false:
+//   - the resource Puppet's graph shows generating it (AddPuppetGraph);
+//   - File[p]: the Concat_file whose path (or title) is p; else the nearest
+//     File above p with recurse set; else the nearest Tidy above or at p.
+func (c *Catalog) Generator(ref string) (*Resource, bool) {
+	if r, ok := c.generated[normalRef(ref)]; ok {
+		return r, true
+	}
+	typ, title, err := ParseRef(ref)
+	if err != nil || !strings.EqualFold(typ, "File") {
+		return nil, false
+	}
+	path := strings.TrimRight(title, "/")
+	if path == "" {
+		path = "/"
+	}
+	c.genOnce.Do(c.indexGenerators)
+	if r, ok := c.concatByPath[path]; ok {
+		return r, true
+	}
+	for dir := path; ; {
+		if r, ok := c.tidyByPath[dir]; ok {
+			return r, true
+		}
+		if dir != path {
+			if r, ok := c.recursiveByPath[dir]; ok {
+				return r, true
+			}
+		}
+		if dir == "/" {
+			return nil, false
+		}
+		i := strings.LastIndexByte(dir, '/')
+		if i <= 0 {
+			dir = "/"
+		} else {
+			dir = dir[:i]
+		}
+	}
+}
+
+// indexGenerators indexes the catalog's generators by path, once.
+func (c *Catalog) indexGenerators() {
+	c.concatByPath = map[string]*Resource{}
+	c.recursiveByPath = map[string]*Resource{}
+	c.tidyByPath = map[string]*Resource{}
+	add := func(m map[string]*Resource, p string, r *Resource) {
+		p = strings.TrimRight(p, "/")
+		if p == "" {
+			p = "/"
+		}
+		if _, ok := m[p]; !ok {
+			m[p] = r
+		}
+	}
+	for _, r := range c.Resources {
+		switch strings.ToLower(r.Type) {
+		case "concat_file":
+			p := r.Title
+			if s, ok := r.StringParam("path"); ok && s != "" {
+				p = s
+			}
+			add(c.concatByPath, p, r)
+		case "file":
+			if recursive(r.Params["recurse"]) {
+				add(c.recursiveByPath, r.Namevar(), r)
+			}
+		case "tidy":
+			add(c.tidyByPath, r.Namevar(), r)
+		}
+	}
+}
+
+// recursive interprets File's recurse: true, "true", "remote" and "inf"
+// recurse; false, "false", "no" and absence do not.
+func recursive(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case string:
+		switch strings.ToLower(x) {
+		case "", "false", "no":
+			return false
+		}
+		return true
+	}
+	return false
+}
