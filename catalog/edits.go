@@ -20,6 +20,18 @@ type Edit struct {
 	Keys   []string // the keys it changes; disjoint means no key equals or contains another
 }
 
+// parsedFileDefaults are the record-per-resource types of Puppet's core and
+// split type modules (parsedfile providers) with their default files; a
+// record is keyed by the resource's name. ssh_authorized_key's file depends
+// on the user: its family is its target or user.
+var parsedFileDefaults = map[string]string{
+	"mailalias":          "/etc/aliases",
+	"host":               "/etc/hosts",
+	"sshkey":             "/etc/ssh/ssh_known_hosts",
+	"mount":              "/etc/fstab",
+	"ssh_authorized_key": "~",
+}
+
 // KeyEdit returns r's key-level edit, or false when r is not a key-level
 // editor or its keys cannot be told from the catalog.
 //
@@ -31,6 +43,8 @@ type Edit struct {
 //     file_lines commute when neither's match matches the other's line
 //     and their lines differ (see Commute).
 //   - shellvar (augeasproviders_shellvar): key is variable.
+//   - mailalias, host, sshkey, mount, ssh_authorized_key (parsedfile): key
+//     is the name, one record each;
 //   - augeas: keys are the tree paths its set/rm/clear/touch changes write,
 //     under its context; any other command (ins, mv, defnode, …) makes the
 //     edit unknown.
@@ -77,6 +91,17 @@ func KeyEdit(r *Resource) (Edit, bool) {
 		return Edit{Family: "shellvar:" + target, Keys: []string{v}}, true
 	case typ == "augeas":
 		return augeasEdit(r)
+	case parsedFileDefaults[typ] != "":
+		// Puppet's parsedfile types edit one record, keyed by the name.
+		target, _ := r.StringParam("target")
+		if target == "" {
+			target = parsedFileDefaults[typ]
+			if typ == "ssh_authorized_key" {
+				user, _ := r.StringParam("user")
+				target = "~" + user
+			}
+		}
+		return Edit{Family: typ + ":" + target, Keys: []string{r.Namevar()}}, true
 	}
 	return Edit{}, false
 }

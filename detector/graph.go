@@ -1,6 +1,7 @@
 package detector
 
 import (
+	"path"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
@@ -78,7 +79,8 @@ type blockRole struct {
 	// with recurse, its descendants are its own too.
 	ownPath string
 	recurse bool
-	// creates are an Exec's creates paths: its check of them is not a need.
+	// creates are paths the resource only checks, whoever made them: an
+	// Exec's creates, a symlink File's target. Looking them up is not a need.
 	creates []string
 }
 
@@ -95,6 +97,13 @@ func roleOf(r *catalog.Resource) blockRole {
 	case strings.EqualFold(r.Type, "File"):
 		role.ownPath = filePath(r)
 		role.recurse = truthy(r.Params["recurse"])
+		// A symlink may dangle: looking up its target is not a need.
+		if t, ok := r.StringParam("target"); ok && t != "" {
+			if !strings.HasPrefix(t, "/") {
+				t = path.Join(path.Dir(role.ownPath), t)
+			}
+			role.creates = []string{path.Clean(t)}
+		}
 	case strings.EqualFold(r.Type, "Exec"):
 		role.creates = stringList(r.Params["creates"])
 	case strings.EqualFold(r.Type, "Concat_file"):
@@ -121,7 +130,8 @@ func stringList(v any) []string {
 	return nil
 }
 
-// checks reports whether path is one of an Exec's creates paths.
+// checks reports whether path is one the resource only checks (creates,
+// a link's target).
 func (b *blockRole) checks(path string) bool {
 	for _, c := range b.creates {
 		if c == path || (len(c) > 1 && strings.TrimSuffix(c, "/") == path) {

@@ -94,7 +94,8 @@ func readUse(role *blockRole, a *interp.Access, path string) use {
 		}
 	case role.checks(path):
 		// An Exec's creates only checks whether the path exists: whoever
-		// made it, the check is met (rule 8).
+		// made it, the check is met (rule 8). A symlink File's target may
+		// dangle: the link is right either way.
 	case a.Consumed && (!a.Produced || a.ConsumedBy.Line < a.ProducedBy.Line):
 		// Read before (or without) writing: the prior state mattered.
 		u.needs, u.needBy, u.needEff = true, a.ConsumedBy, fstrace.Consumed

@@ -172,6 +172,17 @@ func TestRuleExecCreatesCheck(t *testing.T) {
 	expect(t, Detect(res, rulesGraph(), Options{}), "MOR File[/opt/app]->Exec[edit-conf] /opt/app")
 }
 
+func TestRuleSymlinkTarget(t *testing.T) {
+	g := rulesGraph()
+	g.add("File[/etc/app/enabled.conf]", "app.pp", 30, "ensure", "link", "target", "../app/app.conf")
+	// The link looks its target up (stat): a dangling link is fine.
+	res := result(p("/etc/app/app.conf", a("File[/etc/app/app.conf]", "p", 10), at("File[/etc/app/enabled.conf]", "c:newfstatat@20")))
+	expect(t, Detect(res, g, Options{}))
+	// Near miss: an Exec that reads the target needs it.
+	res = result(p("/etc/app/app.conf", a("File[/etc/app/app.conf]", "p", 10), at("Exec[edit-conf]", "c@20")))
+	expect(t, Detect(res, g, Options{}), "MOR File[/etc/app/app.conf]->Exec[edit-conf] /etc/app/app.conf")
+}
+
 func TestRuleCommutingEditors(t *testing.T) {
 	g := newFake()
 	g.add("Ini_setting[a]", "i.pp", 1, "path", "/etc/app.ini", "section", "main", "setting", "a")
@@ -186,6 +197,9 @@ func TestRuleCommutingEditors(t *testing.T) {
 	g.add("Augeas[a]", "i.pp", 10, "context", "/files/etc/app.ini", "changes", []any{"set main/a 1"})
 	g.add("Augeas[b]", "i.pp", 11, "context", "/files/etc/app.ini", "changes", "set main/b 1\nrm main/c")
 	g.add("Augeas[c]", "i.pp", 12, "context", "/files/etc/app.ini", "changes", "rm main")
+	g.add("Mailalias[root]", "i.pp", 13, "recipient", "admin")
+	g.add("Mailalias[postmaster]", "i.pp", 14, "recipient", "root")
+	g.add("Host[db]", "i.pp", 15, "ip", "10.0.0.1")
 	rmw := func(x, y string) *Report {
 		return Detect(result(p("/etc/app.ini", at(x, "c@1", "p@2"), at(y, "c@3", "p@4"))), g, Options{})
 	}
@@ -202,6 +216,8 @@ func TestRuleCommutingEditors(t *testing.T) {
 		{"Augeas[b]", "Augeas[c]", false},
 		{"Ini_setting[a]", "File_line[y]", false},
 		{"File[/etc/app.ini]", "Ini_setting[b]", true},
+		{"Mailalias[root]", "Mailalias[postmaster]", true},
+		{"Mailalias[root]", "Host[db]", false},
 	}
 	for _, c := range cases {
 		rep := rmw(c.x, c.y)
