@@ -52,6 +52,7 @@ BENCH_DEBIAN_FLAGS ?=
 bench-debian: setup
 	bin/fsmove bench --debian --resume --quiet --out $(BENCH_DEBIAN_OUT) $(BENCH_DEBIAN_FLAGS)
 	cp $(BENCH_DEBIAN_OUT)/results.csv bench/results/debian-bookworm.csv
+	cp $(BENCH_DEBIAN_OUT)/findings.csv bench/results/debian-bookworm-findings.csv
 	for f in $(BENCH_DEBIAN_OUT)/fig-*.svg; do cp $$f bench/results/debian-bookworm-$$(basename $$f); done
 
 # Tracer overhead on a real puppet apply in the image: BENCH_RUNS applies of

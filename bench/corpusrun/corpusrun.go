@@ -74,7 +74,7 @@ type Options struct {
 }
 
 // RunsDir is the directory of the per-module run directories under OutDir.
-const RunsDir = "runs"
+const RunsDir = results.RunsDir
 
 // RunDir is entry's run directory.
 func RunDir(outDir string, e corpus.Entry) string {

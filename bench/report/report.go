@@ -92,8 +92,8 @@ func Figures(rows []results.Row) map[string]string {
 	}
 }
 
-// WriteFiles writes results.csv, results.json, results.html and the
-// figures to dir.
+// WriteFiles writes results.csv, results.json, findings.csv (every finding
+// of the runs in dir/runs), results.html and the figures to dir.
 func WriteFiles(dir, title string, rows []results.Row) error {
 	write := func(name string, fn func(io.Writer) error) error {
 		f, err := os.Create(filepath.Join(dir, name))
@@ -110,6 +110,14 @@ func WriteFiles(dir, title string, rows []results.Row) error {
 		return err
 	}
 	if err := write("results.json", func(w io.Writer) error { return results.WriteJSON(w, rows) }); err != nil {
+		return err
+	}
+	// findings.csv: every finding, for triage (from the runs' reports).
+	fs, err := results.Findings(filepath.Join(dir, results.RunsDir), rows)
+	if err != nil {
+		return err
+	}
+	if err := write("findings.csv", func(w io.Writer) error { return results.WriteFindingsCSV(w, fs) }); err != nil {
 		return err
 	}
 	figs := Figures(rows)

@@ -111,6 +111,7 @@ const (
 	AnalysisJSON = "analysis.json"
 	UntracedJSON = "untraced.json"
 	ReportJSON   = "report.json" // fsmove analyze's JSON report
+	RunsDir      = "runs"        // OUT/runs/<module>: one run directory per module
 )
 
 // WriteJSONFile writes v indented to dir/name.

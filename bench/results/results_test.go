@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"encoding/csv"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -166,6 +167,68 @@ func TestReadCSVRejects(t *testing.T) {
 	} {
 		if _, err := ReadCSV(strings.NewReader(text)); err == nil {
 			t.Errorf("ReadCSV accepted %q", text)
+		}
+	}
+}
+
+// TestCommittedTriage checks the committed corpus results against their
+// triage: every finding the detector reports has a verdict (real or fp)
+// with a reason, and the per-module counts of the results table are the
+// findings listed.
+func TestCommittedTriage(t *testing.T) {
+	open := func(name string) *os.File {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	rows, err := ReadCSV(open("debian-bookworm.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	findings, err := ReadFindingsCSV(open("debian-bookworm-findings.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	triage, err := csv.NewReader(open("debian-bookworm-triage.csv")).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdicts := map[string]string{}
+	for i, rec := range triage {
+		if i == 0 {
+			continue // header
+		}
+		if len(rec) != 6 || (rec[4] != "real" && rec[4] != "fp") || strings.TrimSpace(rec[5]) == "" {
+			t.Errorf("triage line %d: want module,kind,producer,consumer,real|fp,why: %q", i+1, rec)
+			continue
+		}
+		verdicts[strings.Join(rec[:4], "|")] = rec[4]
+	}
+	counts := map[string][2]int64{}
+	for _, f := range findings {
+		if f.HeldBack {
+			continue
+		}
+		c := counts[f.Module]
+		if f.Kind == "MN" {
+			c[1]++
+		} else {
+			c[0]++
+		}
+		counts[f.Module] = c
+		if _, ok := verdicts[f.Module+"|"+f.Kind+"|"+f.Producer+"|"+f.Consumer]; !ok {
+			t.Errorf("no verdict for %s %s %s -> %s", f.Module, f.Kind, f.Producer, f.Consumer)
+		}
+	}
+	for _, r := range rows {
+		if !r.Analyzed() {
+			continue
+		}
+		if c := counts[r.Module]; c[0] != r.MOR || c[1] != r.MN {
+			t.Errorf("%s: the table says %d MOR %d MN, findings.csv lists %d and %d", r.Module, r.MOR, r.MN, c[0], c[1])
 		}
 	}
 }

@@ -1,0 +1,133 @@
+package results
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// FindingRow is one finding of one module: a line of findings.csv, the list
+// a person triages (every finding the detector reports, and those a rule
+// held back, marked so).
+type FindingRow struct {
+	Module    string
+	Kind      string // MOR or MN
+	Producer  string
+	Consumer  string
+	Relations string // the paths' relations, distinct, sorted, joined by "+"
+	Paths     int
+	Observed  bool
+	HeldBack  bool
+	Commutes  bool
+}
+
+// FindingColumns is findings.csv's header.
+var FindingColumns = []string{"module", "kind", "producer", "consumer", "relations", "paths", "observed", "held_back", "commutes"}
+
+// reportFindings is the part of fsmove's JSON report (detector/SCHEMA.md)
+// that findings.csv lists.
+type reportFindings struct {
+	Findings []struct {
+		Kind     string `json:"kind"`
+		Producer struct {
+			Ref string `json:"ref"`
+		} `json:"producer"`
+		Consumer struct {
+			Ref string `json:"ref"`
+		} `json:"consumer"`
+		Paths []struct {
+			Relation string `json:"relation"`
+		} `json:"paths"`
+		Observed bool `json:"observed"`
+		HeldBack bool `json:"held_back"`
+		Commutes bool `json:"commutes"`
+		Waived   bool `json:"waived"`
+	} `json:"findings"`
+}
+
+// FindingsFromRunDir lists the findings of the report in a module's run
+// directory (none when it has no report: not analyzed). Waived findings are
+// left out: a waiver is a verdict already.
+func FindingsFromRunDir(module, dir string) ([]FindingRow, error) {
+	var rep reportFindings
+	if err := ReadJSONFile(dir, ReportJSON, &rep); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []FindingRow
+	for _, f := range rep.Findings {
+		if f.Waived {
+			continue
+		}
+		var rels []string
+		for _, p := range f.Paths {
+			if !slices.Contains(rels, p.Relation) {
+				rels = append(rels, p.Relation)
+			}
+		}
+		slices.Sort(rels)
+		out = append(out, FindingRow{Module: module, Kind: f.Kind, Producer: f.Producer.Ref, Consumer: f.Consumer.Ref,
+			Relations: strings.Join(rels, "+"), Paths: len(f.Paths), Observed: f.Observed,
+			HeldBack: f.HeldBack, Commutes: f.Commutes})
+	}
+	return out, nil
+}
+
+// Findings lists the findings of every row's run directory (runsDir/<module>).
+func Findings(runsDir string, rows []Row) ([]FindingRow, error) {
+	var out []FindingRow
+	for _, r := range rows {
+		fs, err := FindingsFromRunDir(r.Module, filepath.Join(runsDir, r.Module))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.Module, err)
+		}
+		out = append(out, fs...)
+	}
+	return out, nil
+}
+
+// WriteFindingsCSV writes findings.csv.
+func WriteFindingsCSV(w io.Writer, rows []FindingRow) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(FindingColumns); err != nil {
+		return err
+	}
+	for _, f := range rows {
+		rec := []string{f.Module, f.Kind, f.Producer, f.Consumer, f.Relations, strconv.Itoa(f.Paths),
+			strconv.FormatBool(f.Observed), strconv.FormatBool(f.HeldBack), strconv.FormatBool(f.Commutes)}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// ReadFindingsCSV reads a table written by WriteFindingsCSV.
+func ReadFindingsCSV(r io.Reader) ([]FindingRow, error) {
+	recs, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 || !slices.Equal(recs[0], FindingColumns) {
+		return nil, fmt.Errorf("findings table: header is not %s", strings.Join(FindingColumns, ","))
+	}
+	var out []FindingRow
+	for i, rec := range recs[1:] {
+		n, err := strconv.Atoi(rec[5])
+		if err != nil {
+			return nil, fmt.Errorf("findings table line %d: paths %q", i+2, rec[5])
+		}
+		out = append(out, FindingRow{Module: rec[0], Kind: rec[1], Producer: rec[2], Consumer: rec[3], Relations: rec[4],
+			Paths: n, Observed: rec[6] == "true", HeldBack: rec[7] == "true", Commutes: rec[8] == "true"})
+	}
+	return out, nil
+}
