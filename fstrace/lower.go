@@ -19,6 +19,9 @@ package fstrace
 //     creates an entry (Produced on a name that did not exist, or MakeDir),
 //     the interpreter also records Consumed on the parent directory, and
 //     with MakeDir it marks the path a directory.
+//     With Effect Missing (a failed lookup, see lowerMissing) the interpreter
+//     changes nothing in the model: it records Missing on the path the
+//     lookup named, for the current block, and only inside a block.
 //     For open the lowering emits the Hpath first, then the NewFd, so that
 //     the Hpath creates the inode that the NewFd then points to.
 //   - OpNewFd (Dir, Path, Fd, Flags FdCloexec|FdAnon): records nothing
@@ -54,11 +57,22 @@ package fstrace
 //   - OpExit: Pid is gone (its pid may be reused). Records nothing.
 //   - OpBegin, OpEnd (Block): the block named Block starts or ends; Pid
 //     wrote the marker. Records nothing.
+//   - OpFail (Block, Path = the message): the program reported the block
+//     named Block as failed, whether or not it is open (Puppet logs some
+//     failures after the resource's End). The interpreter keeps the first
+//     message of each block (Result.Failures).
 //   - OpNop: nothing (never emitted by the lowering).
 //
 // Fields an Op does not use are left zero (Effect is set on Hpath and
 // HpathSym only), so that the textual syntax (syntax.go) round-trips every
 // lowered statement.
+//
+// Failed calls lower to nothing (the paper's rule), with one exception: a
+// call of a lookup row (syscalls.go) that failed with ENOENT or ENOTDIR
+// lowers to a Missing statement (lowerMissing), unless the same lookup was
+// lowered since the last statement that could change what it records.
+// FailedLookup and Lowerer.NeedsFailedArgs tell readers which failed calls
+// those are, so that they decode no other failed call's arguments.
 
 import (
 	"math"
@@ -111,7 +125,7 @@ const (
 	// not absolute ("(unreachable)/…") teaches nothing.
 	formGetcwd
 	// formMarker: a write to fd 1 or 2 whose data the BlockMarker
-	// recognises → Begin or End; anything else → nothing.
+	// recognises → Begin, End or Fail; anything else → nothing.
 	formMarker
 
 	formCount // number of forms, for the table test
@@ -119,11 +133,17 @@ const (
 
 // Stats counts what the lowering saw.
 type Stats struct {
-	Events     int64 // events lowered (system calls, exits, signals)
-	Exits      int64 // process exits
-	Failed     int64 // failed calls (Errno set): they lower to nothing
-	Unknown    int64 // system calls with no row in the table
-	Statements int64 // statements appended
+	Events        int64 // events lowered (system calls, exits, signals)
+	Exits         int64 // process exits
+	Failed        int64 // failed calls (Errno set): they lower to nothing, except failed lookups
+	FailedLookups int64 // failed calls that lowered to a Missing statement (lowerMissing)
+	// RepeatedLookups counts the failed lookups left out because the same
+	// one was lowered since the last statement that could change what it
+	// records (lowerMissing): Ruby probes the same missing paths again and
+	// again.
+	RepeatedLookups int64
+	Unknown         int64 // system calls with no row in the table
+	Statements      int64 // statements appended
 	// BadArgs counts calls whose arguments did not have the expected kind
 	// (a path that is a pointer or was truncated by the tracer, a missing
 	// fd). Their path statements are left out; a new fd is still recorded,
@@ -139,7 +159,37 @@ type Lowerer struct {
 	// no blocks.
 	Marker BlockMarker
 	Stats  Stats
+	// KeepRepeatedLookups lowers every failed lookup, also those that
+	// would record nothing new (see lowerMissing): for tests.
+	KeepRepeatedLookups bool
+
+	// What the lowering knows of the interpreter's state from the
+	// statements it produced so far (see follow): the open block, the
+	// processes that may be pinned to a block (created inside one, or by
+	// such a process), and two counters of the statements that may change
+	// what a failed lookup records (epoch: blocks, processes, the model;
+	// fdEpoch: also fds and cwds), with the failed lookups lowered since.
+	blockOpen bool
+	openBlock string
+	pinned    map[int32]bool
+	epoch     uint64
+	fdEpoch   uint64
+	lookups   map[lookupKey]lookupSeen
 }
+
+// lookupKey is a failed lookup as the interpreter sees it.
+type lookupKey struct {
+	pid  int32
+	dir  int32
+	op   Op
+	path string
+}
+
+// lookupSeen is when a failed lookup was last lowered.
+type lookupSeen struct{ epoch, fdEpoch uint64 }
+
+// maxLookups bounds Lowerer.lookups; it is emptied when full.
+const maxLookups = 1 << 14
 
 // NewLowerer returns a Lowerer that asks m about writes to fds 1 and 2.
 func NewLowerer(m BlockMarker) *Lowerer {
@@ -215,6 +265,57 @@ func ArgsUsed(syscall string) uint64 {
 	return mask
 }
 
+// FailedLookup reports whether a call of syscall that failed with errno
+// ("ENOENT") lowers to a statement: a lookup row (syscalls.go) that failed
+// with ENOENT or ENOTDIR. Readers that skip decoding failed calls (they are
+// most of a Puppet trace) decode these, the arguments of ArgsUsed only.
+// The errno is tested first: it is cheap and rules out most failed calls
+// (Ruby's readlink of paths that are not links fails with EINVAL).
+func FailedLookup(syscall, errno string) bool {
+	return lookupErrno(errno) && LookupCall(syscall)
+}
+
+// LookupCall reports whether syscall looks a path up to read, stat or
+// execute it: its ENOENT and ENOTDIR failures lower to Missing. Tracers that
+// filter in the kernel ask it which failed calls to keep (eBPF).
+func LookupCall(syscall string) bool {
+	row := rows.lookup(syscall)
+	return row != nil && row.lookup
+}
+
+// LookupErrnos are the errnos of a failed lookup: the path, or one of its
+// directories, is not there. Readers may test them before FailedLookup or
+// Lowerer.NeedsFailedArgs, more cheaply (strace.Options.FailedErrnos).
+var LookupErrnos = []string{"ENOENT", "ENOTDIR"}
+
+// lookupErrno reports whether errno is one of LookupErrnos.
+func lookupErrno(errno string) bool {
+	return errno == "ENOENT" || errno == "ENOTDIR"
+}
+
+// NeedsFailedArgs reports whether the failed call ev (Pid, Syscall and
+// Errno set; its arguments not decoded yet) needs its arguments: it is a
+// failed lookup (FailedLookup) and its process may act for a block. The
+// interpreter records a failed lookup only for the block the process acts
+// for, and a process acts for none when no block is open and it is not
+// pinned to one (interp: a process created inside a block, and its
+// descendants, act for that block for life). The answer follows the
+// statements Lower has produced so far, so a reader that decodes the
+// events Lower is fed one by one (the analysis) may ask it: start-up's
+// failed lookups (Ruby probing its load path), most of a trace's, are not
+// decoded. It never says no to a lookup the interpreter would record; it
+// may say yes to some it will not (a pinned process that wrote a marker
+// becomes the marker writer, acting for the open block only).
+func (l *Lowerer) NeedsFailedArgs(ev *tracer.Event) bool {
+	// Cheapest first: most failed calls are readlinks failing with EINVAL,
+	// and most failed lookups happen at start-up, outside blocks.
+	if !lookupErrno(ev.Errno) || !(l.blockOpen || l.pinned[int32(ev.Pid)]) {
+		return false
+	}
+	row := rows.lookup(ev.Syscall)
+	return row != nil && row.lookup
+}
+
 // Lower appends the statements of ev to out and returns the extended slice.
 // It allocates nothing besides the growth of out. Strings in the statements
 // are the event's own strings (never reused by the tracers) or the table's.
@@ -232,12 +333,62 @@ func (l *Lowerer) Lower(ev *tracer.Event, out []Statement) []Statement {
 			l.countUnknown(ev.Syscall)
 		case ev.Failed():
 			l.Stats.Failed++
+			if row.lookup && len(ev.Args) > 0 && lookupErrno(ev.Errno) {
+				out = l.lowerMissing(row, ev, out)
+			}
 		default:
 			out = l.lowerRow(row, ev, out)
 		}
 	}
-	l.Stats.Statements += int64(len(out) - n)
+	if len(out) > n {
+		l.follow(out[n:])
+		l.Stats.Statements += int64(len(out) - n)
+	}
 	return out
+}
+
+// follow updates what the lowering knows of the interpreter's state (see
+// the Lowerer's fields) from the statements it just produced. It mirrors
+// the interpreter: a process writing a Begin acts for the open block from
+// then on; a new process shares its creator's attribution when it is a
+// thread, and is otherwise pinned when its creator is or a block is open.
+// A Consumed or Missing path statement changes nothing a failed lookup
+// records (a consumed path missing from the model is added as a plain name,
+// which leaves the lexical path of a lookup through it as it was); every
+// other statement that touches the model, a block or a process moves the
+// epoch, and one that touches fds or a cwd moves fdEpoch.
+func (l *Lowerer) follow(stmts []Statement) {
+	for i := range stmts {
+		s := &stmts[i]
+		switch s.Op {
+		case OpHpath, OpHpathSym:
+			if s.Effect == Consumed || s.Effect == Missing {
+				continue
+			}
+		case OpNewFd, OpDelFd, OpDupFd, OpSetCwd, OpExec:
+			l.fdEpoch++
+			continue
+		case OpFail, OpNop:
+			continue
+		case OpBegin:
+			l.blockOpen, l.openBlock = true, s.Block
+			if l.pinned != nil {
+				delete(l.pinned, s.Pid)
+			}
+		case OpEnd:
+			if l.blockOpen && s.Block == l.openBlock {
+				l.blockOpen = false
+			}
+		case OpNewProc:
+			l.notePinned(s.Pid, s.Child, s.Flags)
+		case OpExit:
+			if l.pinned != nil {
+				delete(l.pinned, s.Pid)
+			}
+		}
+		l.epoch++
+		l.fdEpoch++
+	}
 }
 
 func (l *Lowerer) countUnknown(name string) {
@@ -410,6 +561,54 @@ func (l *Lowerer) lowerRow(row *syscallRow, ev *tracer.Event, out []Statement) [
 	return out
 }
 
+// lowerMissing lowers a failed lookup: a call of a lookup row that failed
+// with ENOENT or ENOTDIR, whatever the row's form. Hpath (HpathSym when the
+// row or its flags do not follow a final symlink, as on success) of
+// dir/path with Effect Missing; an open only when openEffect says it would
+// consume (a failed create says nothing about a lookup); no NewFd, no Exec,
+// no SetCwd. A failed call whose path the tracer did not deliver (an eBPF
+// or ptrace capture that skipped it), or whose path is NULL or empty,
+// lowers to nothing and is not counted as a bad argument: failed calls
+// have no arguments by default.
+func (l *Lowerer) lowerMissing(row *syscallRow, ev *tracer.Event, out []Statement) []Statement {
+	c := lowering{l: l, row: row, ev: ev}
+	dir := c.fdArg(c.row.dir, AtFdcwd)
+	path, ok := c.pathArg(c.row.path)
+	if !ok || c.bad || path == "" {
+		return out
+	}
+	flags := c.flagsArg()
+	op := c.pathOp(flags)
+	if row.form == formOpen {
+		if openEffect(flags) != Consumed {
+			return out
+		}
+		if flags&oNofollow != 0 || (flags&(oCreat|oExcl)) == (oCreat|oExcl) {
+			op = OpHpathSym
+		}
+	}
+	// The same lookup lowered since the last statement that could change
+	// what it records (see follow) would record nothing new: leave it out.
+	// An absolute path does not depend on fds or the cwd.
+	seen := lookupSeen{epoch: l.epoch, fdEpoch: l.fdEpoch}
+	if path[0] == '/' {
+		seen.fdEpoch = 0
+	}
+	key := lookupKey{pid: int32(ev.Pid), dir: dir, op: op, path: path}
+	if last, ok := l.lookups[key]; ok && last == seen && !l.KeepRepeatedLookups {
+		l.Stats.RepeatedLookups++
+		return out
+	}
+	if l.lookups == nil || len(l.lookups) >= maxLookups {
+		l.lookups = make(map[lookupKey]lookupSeen)
+	}
+	l.lookups[key] = seen
+	s := c.stmt(op)
+	s.Dir, s.Path, s.Effect = dir, path, Missing
+	l.Stats.FailedLookups++
+	return append(out, s)
+}
+
 func (c *lowering) lowerPath(out []Statement) []Statement {
 	dir := c.fdArg(c.row.dir, AtFdcwd)
 	path, ok := c.pathArg(c.row.path)
@@ -473,6 +672,9 @@ func (c *lowering) lowerOpen(out []Statement) []Statement {
 	}
 	h := c.stmt(op)
 	h.Dir, h.Path, h.Effect = dir, path, openEffect(flags)
+	if h.Effect == Produced && flags&oAppend != 0 && flags&oTrunc == 0 {
+		h.Flags |= Keeps // appending keeps what was there (a log)
+	}
 	out = append(out, h)
 	if fdOK {
 		newFd.Dir, newFd.Path = dir, path
@@ -529,6 +731,25 @@ func (c *lowering) lowerNewProc(out []Statement) []Statement {
 	s.Child = int32(c.ev.Ret)
 	s.Flags = c.stmtFlags(c.flagsArg())
 	return append(out, s)
+}
+
+// notePinned follows the interpreter's attribution of a new process (see
+// NeedsFailedArgs): a thread shares its creator's, any other child is
+// pinned when its parent is or a block is open.
+func (l *Lowerer) notePinned(parent, child int32, flags uint32) {
+	pinned := l.pinned[parent]
+	if flags&ShareThread == 0 {
+		pinned = pinned || l.blockOpen
+	}
+	switch {
+	case pinned:
+		if l.pinned == nil {
+			l.pinned = make(map[int32]bool)
+		}
+		l.pinned[child] = true
+	case l.pinned != nil:
+		delete(l.pinned, child) // a reused pid
+	}
 }
 
 func (c *lowering) lowerDup(out []Statement) []Statement {
@@ -669,13 +890,16 @@ func (c *lowering) lowerMarker(out []Statement) []Statement {
 	}
 	for rest := data.Str; rest != ""; {
 		var op Op
-		var name string
-		op, name, rest = c.l.Marker.NextMark(rest)
-		if op != OpBegin && op != OpEnd {
+		var name, msg string
+		op, name, msg, rest = c.l.Marker.NextMark(rest)
+		if op != OpBegin && op != OpEnd && op != OpFail {
 			break
 		}
 		s := c.stmt(op)
 		s.Block = name
+		if op == OpFail {
+			s.Path = msg
+		}
 		out = append(out, s)
 	}
 	return out

@@ -33,21 +33,25 @@ func call(name string, ret int64, args ...tracer.Arg) tracer.Event {
 	return tracer.Event{Kind: tracer.KindSyscall, Pid: 100, Syscall: name, Args: args, Ret: ret, Line: 7}
 }
 
-// testMarker recognises "BEGIN name\n" and "END name\n".
+// testMarker recognises "BEGIN name\n", "END name\n" and "FAIL name: message\n".
 type testMarker struct{}
 
-func (testMarker) NextMark(data string) (Op, string, string) {
+func (testMarker) NextMark(data string) (Op, string, string, string) {
 	for data != "" {
 		line, rest, _ := strings.Cut(data, "\n")
 		if name, ok := strings.CutPrefix(line, "BEGIN "); ok {
-			return OpBegin, name, rest
+			return OpBegin, name, "", rest
 		}
 		if name, ok := strings.CutPrefix(line, "END "); ok {
-			return OpEnd, name, rest
+			return OpEnd, name, "", rest
+		}
+		if f, ok := strings.CutPrefix(line, "FAIL "); ok {
+			name, msg, _ := strings.Cut(f, ": ")
+			return OpFail, name, msg, rest
 		}
 		data = rest
 	}
-	return OpNop, "", ""
+	return OpNop, "", "", ""
 }
 
 // lowerCase is one realistic event of a table row and the statements it
@@ -92,7 +96,7 @@ var lowerCases = []lowerCase{
 		 newfd 6 = AT_FDCWD "/var/log/app.log"`},
 	{`openat(AT_FDCWD, "/var/log/app.log", O_WRONLY|O_APPEND|O_CREAT, 0640) = 6`,
 		call("openat", 6, atFdcwd, str("/var/log/app.log"), num(oWronly|0x400|oCreat), num(0o640)),
-		`hpath AT_FDCWD "/var/log/app.log" produced
+		`hpath AT_FDCWD "/var/log/app.log" produced keeps
 		 newfd 6 = AT_FDCWD "/var/log/app.log"`},
 	{`openat(AT_FDCWD, "/srv/db", O_RDWR|O_TRUNC) = 6`,
 		call("openat", 6, atFdcwd, str("/srv/db"), num(oRdwr|oTrunc)),
@@ -248,46 +252,46 @@ var lowerCases = []lowerCase{
 		`hpath 5 "" produced`},
 	{`chmod("/etc/app.conf", 0640) = 0`,
 		call("chmod", 0, str("/etc/app.conf"), num(0o640)),
-		`hpath AT_FDCWD "/etc/app.conf" produced`},
+		`hpath AT_FDCWD "/etc/app.conf" produced keeps`},
 	{`fchmod(5, 0640) = 0`,
 		call("fchmod", 0, num(5), num(0o640)),
-		`hpath 5 "" produced`},
+		`hpath 5 "" produced keeps`},
 	{`fchmodat(AT_FDCWD, "/etc/app.conf", 0640) = 0`,
 		call("fchmodat", 0, atFdcwd, str("/etc/app.conf"), num(0o640)),
-		`hpath AT_FDCWD "/etc/app.conf" produced`},
+		`hpath AT_FDCWD "/etc/app.conf" produced keeps`},
 	{`fchmodat2(AT_FDCWD, "/etc/app.link", 0640, AT_SYMLINK_NOFOLLOW) = 0`,
 		call("fchmodat2", 0, atFdcwd, str("/etc/app.link"), num(0o640), num(atSymlinkNofollow)),
-		`hpathsym AT_FDCWD "/etc/app.link" produced`},
+		`hpathsym AT_FDCWD "/etc/app.link" produced keeps`},
 	{`chown("/etc/app.conf", 0, 33) = 0`,
 		call("chown", 0, str("/etc/app.conf"), num(0), num(33)),
-		`hpath AT_FDCWD "/etc/app.conf" produced`},
+		`hpath AT_FDCWD "/etc/app.conf" produced keeps`},
 	{`lchown("/etc/app.link", 0, 0) = 0`,
 		call("lchown", 0, str("/etc/app.link"), num(0), num(0)),
-		`hpathsym AT_FDCWD "/etc/app.link" produced`},
+		`hpathsym AT_FDCWD "/etc/app.link" produced keeps`},
 	{`fchown(5, 0, 0) = 0`,
 		call("fchown", 0, num(5), num(0), num(0)),
-		`hpath 5 "" produced`},
+		`hpath 5 "" produced keeps`},
 	{`fchownat(AT_FDCWD, "/etc/app.conf", 0, 33, AT_SYMLINK_NOFOLLOW) = 0`,
 		call("fchownat", 0, atFdcwd, str("/etc/app.conf"), num(0), num(33), num(atSymlinkNofollow)),
-		`hpathsym AT_FDCWD "/etc/app.conf" produced`},
+		`hpathsym AT_FDCWD "/etc/app.conf" produced keeps`},
 	{`fchownat(3, "", 0, 0, AT_EMPTY_PATH) = 0 (fatal in the original, notes §1.2)`,
 		call("fchownat", 0, num(3), str(""), num(0), num(0), num(atEmptyPath)),
-		`hpath 3 "" produced`},
+		`hpath 3 "" produced keeps`},
 	{`utime("/etc/app.conf", NULL) = 0`,
 		call("utime", 0, str("/etc/app.conf"), null()),
-		`hpath AT_FDCWD "/etc/app.conf" produced`},
+		`hpath AT_FDCWD "/etc/app.conf" produced keeps`},
 	{`utimes("/etc/app.conf", [{tv_sec=1, tv_usec=0}, {tv_sec=1, tv_usec=0}]) = 0`,
 		call("utimes", 0, str("/etc/app.conf"), ints()),
-		`hpath AT_FDCWD "/etc/app.conf" produced`},
+		`hpath AT_FDCWD "/etc/app.conf" produced keeps`},
 	{`futimesat(AT_FDCWD, "/etc/app.conf", NULL) = 0`,
 		call("futimesat", 0, atFdcwd, str("/etc/app.conf"), null()),
-		`hpath AT_FDCWD "/etc/app.conf" produced`},
+		`hpath AT_FDCWD "/etc/app.conf" produced keeps`},
 	{`utimensat(AT_FDCWD, "/etc/app.link", [UTIME_NOW, UTIME_NOW], AT_SYMLINK_NOFOLLOW) = 0`,
 		call("utimensat", 0, atFdcwd, str("/etc/app.link"), ints(), num(atSymlinkNofollow)),
-		`hpathsym AT_FDCWD "/etc/app.link" produced`},
+		`hpathsym AT_FDCWD "/etc/app.link" produced keeps`},
 	{`utimensat(4, NULL, [{tv_sec=1, tv_nsec=0}, {tv_sec=1, tv_nsec=0}], 0) = 0`,
 		call("utimensat", 0, num(4), null(), ints(), num(0)),
-		`hpath 4 "" produced`},
+		`hpath 4 "" produced keeps`},
 
 	{`getxattr("/usr/bin/ping", "security.capability", "\x01\x00\x00\x02", 20) = 20`,
 		call("getxattr", 20, str("/usr/bin/ping"), str("security.capability"), str("\x01\x00\x00\x02"), num(20)),
@@ -315,28 +319,28 @@ var lowerCases = []lowerCase{
 		`hpath AT_FDCWD "/etc/app.conf" consumed`},
 	{`setxattr("/usr/bin/ping", "security.capability", "\x01\x00\x00\x02", 20, 0) = 0`,
 		call("setxattr", 0, str("/usr/bin/ping"), str("security.capability"), str("\x01\x00\x00\x02"), num(20), num(0)),
-		`hpath AT_FDCWD "/usr/bin/ping" produced`},
+		`hpath AT_FDCWD "/usr/bin/ping" produced keeps`},
 	{`lsetxattr("/etc/app.link", "user.x", "1", 1, 0) = 0`,
 		call("lsetxattr", 0, str("/etc/app.link"), str("user.x"), str("1"), num(1), num(0)),
-		`hpathsym AT_FDCWD "/etc/app.link" produced`},
+		`hpathsym AT_FDCWD "/etc/app.link" produced keeps`},
 	{`fsetxattr(5, "user.x", "1", 1, 0) = 0`,
 		call("fsetxattr", 0, num(5), str("user.x"), str("1"), num(1), num(0)),
-		`hpath 5 "" produced`},
+		`hpath 5 "" produced keeps`},
 	{`setxattrat(AT_FDCWD, "/etc/app.conf", 0, "user.x", {value="1", size=1, flags=0}, 16) = 0`,
 		call("setxattrat", 0, atFdcwd, str("/etc/app.conf"), num(0), str("user.x"), strct(0), num(16)),
-		`hpath AT_FDCWD "/etc/app.conf" produced`},
+		`hpath AT_FDCWD "/etc/app.conf" produced keeps`},
 	{`removexattr("/etc/app.conf", "user.x") = 0`,
 		call("removexattr", 0, str("/etc/app.conf"), str("user.x")),
-		`hpath AT_FDCWD "/etc/app.conf" produced`},
+		`hpath AT_FDCWD "/etc/app.conf" produced keeps`},
 	{`lremovexattr("/etc/app.link", "user.x") = 0`,
 		call("lremovexattr", 0, str("/etc/app.link"), str("user.x")),
-		`hpathsym AT_FDCWD "/etc/app.link" produced`},
+		`hpathsym AT_FDCWD "/etc/app.link" produced keeps`},
 	{`fremovexattr(5, "user.x") = 0`,
 		call("fremovexattr", 0, num(5), str("user.x")),
-		`hpath 5 "" produced`},
+		`hpath 5 "" produced keeps`},
 	{`removexattrat(3, "conf", AT_SYMLINK_NOFOLLOW, "user.x") = 0`,
 		call("removexattrat", 0, num(3), str("conf"), num(atSymlinkNofollow), str("user.x")),
-		`hpathsym 3 "conf" produced`},
+		`hpathsym 3 "conf" produced keeps`},
 
 	{`chdir("/srv/app") = 0`,
 		call("chdir", 0, str("/srv/app")),
@@ -495,6 +499,156 @@ var lowerCases = []lowerCase{
 	{`pwrite64(2, "BEGIN Service[cron]\n", 20, 0) = 20`,
 		call("pwrite64", 20, num(2), str("BEGIN Service[cron]\n"), num(20), num(0)),
 		`begin "Service[cron]"`},
+	{`write(2, "FAIL Exec[use]: Could not find command\n", 39) = 39`,
+		call("write", 39, num(2), str("FAIL Exec[use]: Could not find command\n"), num(39)),
+		`fail "Exec[use]" "Could not find command"`},
+}
+
+// failed is a call by pid 100 on trace line 7 that failed with errno.
+func failed(name, errno string, args ...tracer.Arg) tracer.Event {
+	ev := call(name, -1, args...)
+	ev.Errno = errno
+	return ev
+}
+
+// failedCases are failed calls: a lookup row that failed with ENOENT or
+// ENOTDIR lowers to one Hpath or HpathSym with Effect missing (following a
+// final symlink as the successful call would), every other failed call to
+// nothing. Every lookup row has a case (TestEveryLookupRowHasAFailedCase).
+var failedCases = []lowerCase{
+	// Opens that would consume.
+	{`open("/etc/missing", O_RDONLY) = -1 ENOENT (No such file or directory)`,
+		failed("open", "ENOENT", str("/etc/missing"), num(oRdonly)),
+		`hpath AT_FDCWD "/etc/missing" missing`},
+	{`openat(AT_FDCWD, "/usr/lib/ruby/vendor_ruby/x.rb", O_RDONLY|O_CLOEXEC) = -1 ENOENT (No such file or directory)`,
+		failed("openat", "ENOENT", atFdcwd, str("/usr/lib/ruby/vendor_ruby/x.rb"), num(oRdonly|oCloexec)),
+		`hpath AT_FDCWD "/usr/lib/ruby/vendor_ruby/x.rb" missing`},
+	{`openat(3, "sub/x", O_RDONLY|O_NOFOLLOW) = -1 ENOTDIR (Not a directory)`,
+		failed("openat", "ENOTDIR", num(3), str("sub/x"), num(oRdonly|oNofollow)),
+		`hpathsym 3 "sub/x" missing`},
+	{`openat(AT_FDCWD, "/var/log/app.log", O_WRONLY|O_APPEND) = -1 ENOENT (No such file or directory)`,
+		failed("openat", "ENOENT", atFdcwd, str("/var/log/app.log"), num(oWronly|0x400)),
+		`hpath AT_FDCWD "/var/log/app.log" missing`},
+	{`openat2(AT_FDCWD, "/etc/hosts", {flags=O_RDONLY|O_CLOEXEC, resolve=0}, 24) = -1 ENOENT (No such file or directory)`,
+		failed("openat2", "ENOENT", atFdcwd, str("/etc/hosts"), strct(oRdonly|oCloexec), num(24)),
+		`hpath AT_FDCWD "/etc/hosts" missing`},
+	// Opens that would produce: a failed create is no lookup.
+	{`openat(AT_FDCWD, "/etc/new/app.conf", O_WRONLY|O_CREAT|O_TRUNC, 0644) = -1 ENOENT (No such file or directory)`,
+		failed("openat", "ENOENT", atFdcwd, str("/etc/new/app.conf"), num(oWronly|oCreat|oTrunc), num(0o644)),
+		``},
+	{`creat("/etc/new/app.conf", 0644) = -1 ENOENT (No such file or directory)`,
+		failed("creat", "ENOENT", str("/etc/new/app.conf"), num(0o644)),
+		``},
+	// Looking at a path.
+	{`stat("/etc/puppet/hiera.yaml", 0x7ffd) = -1 ENOENT (No such file or directory)`,
+		failed("stat", "ENOENT", str("/etc/puppet/hiera.yaml"), ptr()),
+		`hpath AT_FDCWD "/etc/puppet/hiera.yaml" missing`},
+	{`lstat("/etc/passwd/x", 0x7ffd) = -1 ENOTDIR (Not a directory)`,
+		failed("lstat", "ENOTDIR", str("/etc/passwd/x"), ptr()),
+		`hpathsym AT_FDCWD "/etc/passwd/x" missing`},
+	{`newfstatat(AT_FDCWD, "/usr/local/bin/x", 0x7ffd, 0) = -1 ENOENT (No such file or directory)`,
+		failed("newfstatat", "ENOENT", atFdcwd, str("/usr/local/bin/x"), ptr(), num(0)),
+		`hpath AT_FDCWD "/usr/local/bin/x" missing`},
+	{`newfstatat(AT_FDCWD, "/etc/alternatives/x", 0x7ffd, AT_SYMLINK_NOFOLLOW) = -1 ENOENT (No such file or directory)`,
+		failed("newfstatat", "ENOENT", atFdcwd, str("/etc/alternatives/x"), ptr(), num(atSymlinkNofollow)),
+		`hpathsym AT_FDCWD "/etc/alternatives/x" missing`},
+	{`newfstatat(3, "", 0x7ffd, AT_EMPTY_PATH) = -1 ENOENT (No such file or directory) (an fd: no path)`,
+		failed("newfstatat", "ENOENT", num(3), str(""), ptr(), num(atEmptyPath)),
+		``},
+	{`statx(AT_FDCWD, "x.conf", AT_STATX_SYNC_AS_STAT|AT_SYMLINK_NOFOLLOW, STATX_ALL, 0x7ffd) = -1 ENOENT (No such file or directory)`,
+		failed("statx", "ENOENT", atFdcwd, str("x.conf"), num(atSymlinkNofollow), num(0xfff), ptr()),
+		`hpathsym AT_FDCWD "x.conf" missing`},
+	{`statfs("/srv/data", 0x7ffd) = -1 ENOENT (No such file or directory)`,
+		failed("statfs", "ENOENT", str("/srv/data"), ptr()),
+		`hpath AT_FDCWD "/srv/data" missing`},
+	{`access("/usr/sbin/nginx", X_OK) = -1 ENOENT (No such file or directory)`,
+		failed("access", "ENOENT", str("/usr/sbin/nginx"), num(1)),
+		`hpath AT_FDCWD "/usr/sbin/nginx" missing`},
+	{`faccessat(AT_FDCWD, "/usr/sbin/nginx", X_OK) = -1 ENOENT (No such file or directory)`,
+		failed("faccessat", "ENOENT", atFdcwd, str("/usr/sbin/nginx"), num(1)),
+		`hpath AT_FDCWD "/usr/sbin/nginx" missing`},
+	{`faccessat2(AT_FDCWD, "/usr/local/bin/x", X_OK, AT_EACCESS) = -1 ENOENT (No such file or directory)`,
+		failed("faccessat2", "ENOENT", atFdcwd, str("/usr/local/bin/x"), num(1), num(atEaccess)),
+		`hpath AT_FDCWD "/usr/local/bin/x" missing`},
+	{`readlink("/etc/alternatives/editor", 0x7ffd, 1023) = -1 ENOENT (No such file or directory)`,
+		failed("readlink", "ENOENT", str("/etc/alternatives/editor"), ptr(), num(1023)),
+		`hpathsym AT_FDCWD "/etc/alternatives/editor" missing`},
+	{`readlinkat(AT_FDCWD, "/etc/localtime", 0x7ffd, 4095) = -1 ENOENT (No such file or directory)`,
+		failed("readlinkat", "ENOENT", atFdcwd, str("/etc/localtime"), ptr(), num(4095)),
+		`hpathsym AT_FDCWD "/etc/localtime" missing`},
+	{`chroot("/srv/jail") = -1 ENOENT (No such file or directory)`,
+		failed("chroot", "ENOENT", str("/srv/jail")),
+		`hpath AT_FDCWD "/srv/jail" missing`},
+	{`getxattr("/etc/x", "security.selinux", 0x7ffd, 255) = -1 ENOENT (No such file or directory)`,
+		failed("getxattr", "ENOENT", str("/etc/x"), str("security.selinux"), ptr(), num(255)),
+		`hpath AT_FDCWD "/etc/x" missing`},
+	{`lgetxattr("/etc/x", "security.selinux", 0x7ffd, 255) = -1 ENOENT (No such file or directory)`,
+		failed("lgetxattr", "ENOENT", str("/etc/x"), str("security.selinux"), ptr(), num(255)),
+		`hpathsym AT_FDCWD "/etc/x" missing`},
+	{`getxattrat(AT_FDCWD, "/etc/x", 0, "user.a", 0x7ffd, 0) = -1 ENOENT (No such file or directory)`,
+		failed("getxattrat", "ENOENT", atFdcwd, str("/etc/x"), num(0), str("user.a"), ptr(), num(0)),
+		`hpath AT_FDCWD "/etc/x" missing`},
+	{`listxattr("/etc/x", 0x7ffd, 255) = -1 ENOENT (No such file or directory)`,
+		failed("listxattr", "ENOENT", str("/etc/x"), ptr(), num(255)),
+		`hpath AT_FDCWD "/etc/x" missing`},
+	{`llistxattr("/etc/x", 0x7ffd, 255) = -1 ENOENT (No such file or directory)`,
+		failed("llistxattr", "ENOENT", str("/etc/x"), ptr(), num(255)),
+		`hpathsym AT_FDCWD "/etc/x" missing`},
+	{`listxattrat(AT_FDCWD, "/etc/x", AT_SYMLINK_NOFOLLOW, 0x7ffd, 0) = -1 ENOENT (No such file or directory)`,
+		failed("listxattrat", "ENOENT", atFdcwd, str("/etc/x"), num(atSymlinkNofollow), ptr(), num(0)),
+		`hpathsym AT_FDCWD "/etc/x" missing`},
+	// Running a program: no exec happened, so no cloexec fd closes.
+	{`execve("/usr/local/bin/fsmove-made-later", ["/usr/local/bin/fsmove-made-later"], 0x7ffd /* 9 vars */) = -1 ENOENT (No such file or directory)`,
+		failed("execve", "ENOENT", str("/usr/local/bin/fsmove-made-later"), tracer.Arg{Kind: tracer.ArgArray}, ptr()),
+		`hpath AT_FDCWD "/usr/local/bin/fsmove-made-later" missing`},
+	{`execveat(3, "run", ["run"], 0x7ffd /* 3 vars */, AT_SYMLINK_NOFOLLOW) = -1 ENOENT (No such file or directory)`,
+		failed("execveat", "ENOENT", num(3), str("run"), tracer.Arg{Kind: tracer.ArgArray}, ptr(), num(atSymlinkNofollow)),
+		`hpathsym 3 "run" missing`},
+	// Changing directory: the cwd stays.
+	{`chdir("/srv/app") = -1 ENOENT (No such file or directory)`,
+		failed("chdir", "ENOENT", str("/srv/app")),
+		`hpath AT_FDCWD "/srv/app" missing`},
+
+	// Other errnos: nothing.
+	{`readlink("/usr/lib/ruby", 0x7ffd, 1023) = -1 EINVAL (Invalid argument)`,
+		failed("readlink", "EINVAL", str("/usr/lib/ruby"), ptr(), num(1023)),
+		``},
+	{`access("/etc/shadow", R_OK) = -1 EACCES (Permission denied)`,
+		failed("access", "EACCES", str("/etc/shadow"), num(4)),
+		``},
+	{`openat(AT_FDCWD, "/root/.x", O_RDONLY) = -1 EACCES (Permission denied)`,
+		failed("openat", "EACCES", atFdcwd, str("/root/.x"), num(oRdonly)),
+		``},
+	{`execve("/usr/bin/x", ["x"], 0x7ffd /* 9 vars */) = -1 ENOEXEC (Exec format error)`,
+		failed("execve", "ENOEXEC", str("/usr/bin/x"), tracer.Arg{Kind: tracer.ArgArray}, ptr()),
+		``},
+	{`stat("/x", ...) = ? (the call never returned: Errno "?")`,
+		failed("stat", "?", str("/x"), ptr()),
+		``},
+	// Calls that are no lookups: nothing, whatever the errno.
+	{`unlink("/run/app.pid") = -1 ENOENT (No such file or directory)`,
+		failed("unlink", "ENOENT", str("/run/app.pid")),
+		``},
+	{`rmdir("/etc/x/y") = -1 ENOTDIR (Not a directory)`,
+		failed("rmdir", "ENOTDIR", str("/etc/x/y")),
+		``},
+	{`mkdir("/a/b", 0755) = -1 ENOENT (No such file or directory)`,
+		failed("mkdir", "ENOENT", str("/a/b"), num(0o755)),
+		``},
+	{`rename("/etc/x.tmp", "/etc/x") = -1 ENOENT (No such file or directory)`,
+		failed("rename", "ENOENT", str("/etc/x.tmp"), str("/etc/x")),
+		``},
+	{`fchdir(3) = -1 ENOENT (No such file or directory)`,
+		failed("fchdir", "ENOENT", num(3)),
+		``},
+	// A failed call delivered without its arguments (the default of the
+	// native tracers for other failed calls): nothing, no bad argument.
+	{`stat(0x7ffd1234, 0x7ffd) = -1 ENOENT (the tracer did not read the path)`,
+		failed("stat", "ENOENT", ptr(), ptr()),
+		``},
+	{`stat() = -1 ENOENT (no arguments at all)`,
+		failed("stat", "ENOENT"),
+		``},
 }
 
 // expandWant adds the pid and evidence of a test case to its statements.
@@ -505,7 +659,7 @@ func expandWant(syscall, want string) string {
 		if line == "" {
 			continue
 		}
-		if strings.HasPrefix(line, "begin ") || strings.HasPrefix(line, "end ") {
+		if strings.HasPrefix(line, "begin ") || strings.HasPrefix(line, "end ") || strings.HasPrefix(line, "fail ") {
 			b.WriteString(line + " pid 100 @7 " + syscall + "\n")
 		} else {
 			b.WriteString("100 " + line + " @7 " + syscall + "\n")
@@ -568,6 +722,71 @@ func TestLowerRows(t *testing.T) {
 	}
 }
 
+// TestLowerFailedCalls checks the failed calls: lookups that found no
+// such path lower to a Missing statement, everything else to nothing.
+func TestLowerFailedCalls(t *testing.T) {
+	for _, tc := range failedCases {
+		t.Run(tc.ev.Syscall+"/"+tc.ev.Errno, func(t *testing.T) {
+			l := NewLowerer(testMarker{})
+			got := l.Lower(&tc.ev, nil)
+			want := mustParse(t, "want", expandWant(tc.ev.Syscall, tc.want))
+			if !sameStatements(got, want) {
+				t.Fatalf("%s\ngot:\n%swant:\n%s", tc.strace, printed(t, got), printed(t, want))
+			}
+			back := mustParse(t, "printed", printed(t, got))
+			if !sameStatements(got, back) {
+				t.Fatalf("%s: print/parse changed the statements:\n%s", tc.strace, printed(t, back))
+			}
+			s := l.Stats
+			if s.Failed != 1 || s.FailedLookups != int64(len(got)) || s.Statements != int64(len(got)) || s.BadArgs != 0 {
+				t.Errorf("stats %+v after %d statements", s, len(got))
+			}
+			if FailedLookup(tc.ev.Syscall, tc.ev.Errno) != (rows.lookup(tc.ev.Syscall).lookup && lookupErrno(tc.ev.Errno)) {
+				t.Errorf("FailedLookup(%s, %s) disagrees with the lowering", tc.ev.Syscall, tc.ev.Errno)
+			}
+			if len(got) > 0 && !FailedLookup(tc.ev.Syscall, tc.ev.Errno) {
+				t.Errorf("%s lowered, but FailedLookup says a reader need not decode it", tc.strace)
+			}
+		})
+	}
+}
+
+// TestLookupRows keeps the lookup flag of the table honest: a row is a
+// lookup exactly when its successful call consumes a path argument (open
+// that reads, the stat family, access, readlink, exec, xattr reads) or
+// changes the cwd to a path (chdir); and every lookup row has a failed case
+// with ENOENT that lowers to a Missing statement.
+func TestLookupRows(t *testing.T) {
+	for _, row := range syscallTable {
+		want := row.path != noArg && (row.form == formOpen && row.openFlags == 0 ||
+			row.form == formPath && row.effect == Consumed ||
+			row.form == formExec || row.form == formSetCwd)
+		if row.lookup != want {
+			t.Errorf("row %s: lookup %v, want %v", row.name, row.lookup, want)
+		}
+	}
+	missing := map[string]bool{}
+	for _, tc := range failedCases {
+		out := NewLowerer(nil).Lower(&tc.ev, nil)
+		if len(out) == 1 && out[0].Effect == Missing {
+			missing[tc.ev.Syscall] = true
+		}
+	}
+	for _, row := range syscallTable {
+		if row.lookup && !missing[row.name] {
+			t.Errorf("lookup row %s has no failed case that lowers to missing", row.name)
+		}
+	}
+	for _, errno := range []string{"", "EINVAL", "EACCES", "ENOENTX", "ENOEN", "?"} {
+		if FailedLookup("stat", errno) {
+			t.Errorf("FailedLookup(stat, %q) = true", errno)
+		}
+	}
+	if FailedLookup("unlink", "ENOENT") || FailedLookup("read", "ENOENT") || !FailedLookup("stat", "ENOTDIR") {
+		t.Error("FailedLookup: wrong rows")
+	}
+}
+
 // TestEveryRowHasACase keeps the row tests complete: a new row needs a case.
 func TestEveryRowHasACase(t *testing.T) {
 	tested := map[string]bool{}
@@ -620,11 +839,10 @@ func TestLowerExitSignalFailedUnknown(t *testing.T) {
 		t.Fatalf("exit: %+v", out)
 	}
 	signal := tracer.Event{Kind: tracer.KindSignal, Pid: 100, Line: 91}
-	failed := call("openat", -1, atFdcwd, str("/etc/missing"), num(oRdonly))
-	failed.Errno = "ENOENT"
+	denied := failed("openat", "EACCES", atFdcwd, str("/etc/shadow"), num(oRdonly))
 	read := call("read", 10, num(3), str("0123456789"), num(10))
 	rt := call("rt_sigaction", 0, num(2))
-	for _, ev := range []*tracer.Event{&signal, &failed, &read, &read, &rt} {
+	for _, ev := range []*tracer.Event{&signal, &denied, &read, &read, &rt} {
 		out = l.Lower(ev, out)
 	}
 	if len(out) != 1 {
@@ -676,6 +894,9 @@ func TestLowerDoesNotAllocate(t *testing.T) {
 		call("clone", 2346, named("child_stack", 0x7f00), named("flags", cloneThreadFlags)),
 		call("writev", 22, num(1), iov("END Exec[x]\n"), num(2)),
 		call("pipe2", 0, ints(5, 6), num(oCloexec)),
+		failed("newfstatat", "ENOENT", atFdcwd, str("/usr/local/bin/x"), ptr(), num(0)),
+		failed("readlink", "EINVAL", str("/usr/lib/ruby"), ptr(), num(1023)),
+		call("writev", 22, num(2), iov("FAIL Exec[x]: boom\n"), num(2)),
 	}
 	allocs := testing.AllocsPerRun(100, func() {
 		for i := range evs {
@@ -791,7 +1012,7 @@ func TestLowerMarkersSharingOneWrite(t *testing.T) {
 // as a reader that skips them delivers them), and requires the same
 // statements: the mask may never hide an argument the lowering reads.
 func TestArgsUsedCoversEveryRow(t *testing.T) {
-	for _, c := range lowerCases {
+	for _, c := range append(append([]lowerCase(nil), lowerCases...), failedCases...) {
 		mask := ArgsUsed(c.ev.Syscall)
 		if mask == 0 {
 			continue
@@ -815,4 +1036,54 @@ func TestArgsUsedCoversEveryRow(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestNeedsFailedArgs follows the interpreter's attribution: failed
+// lookups need their arguments while a block is open, and otherwise only
+// for processes pinned to a block (created inside one, or by a pinned
+// process; a thread shares its creator's attribution).
+func TestNeedsFailedArgs(t *testing.T) {
+	l := NewLowerer(testMarker{})
+	by := func(pid int, ev tracer.Event) *tracer.Event {
+		ev.Pid = pid
+		return &ev
+	}
+	lookup := func(pid int) *tracer.Event {
+		return by(pid, failed("newfstatat", "ENOENT", atFdcwd, str("/x"), ptr(), num(0)))
+	}
+	step := func(pid int, ev tracer.Event) { l.Lower(by(pid, ev), nil) }
+	clone := func(child int64, flags int64) tracer.Event {
+		return call("clone", child, named("child_stack", 0), named("flags", flags))
+	}
+	want := func(what string, pids map[int]bool) {
+		t.Helper()
+		for pid, need := range pids {
+			if got := l.NeedsFailedArgs(lookup(pid)); got != need {
+				t.Errorf("%s: pid %d needs %v, want %v", what, pid, got, need)
+			}
+		}
+	}
+	step(100, clone(200, 0)) // a start-up child: acts for the open block, none now
+	want("start-up", map[int]bool{100: false, 200: false, 999: false})
+	step(100, call("write", 10, num(1), str("BEGIN A\n"), num(8)))
+	want("block A open", map[int]bool{100: true, 200: true, 999: true})
+	if l.NeedsFailedArgs(by(100, failed("access", "EACCES", str("/x"), num(4)))) ||
+		l.NeedsFailedArgs(by(100, failed("unlink", "ENOENT", str("/x")))) {
+		t.Error("a failed call that is no failed lookup needs its arguments")
+	}
+	step(100, clone(300, 0))                // pinned to A
+	step(300, clone(301, cloneThreadFlags)) // its thread
+	step(200, clone(202, 0))                // pinned to A (created while A is open)
+	step(100, clone(101, cloneThreadFlags)) // Puppet's own thread: acts for the open block
+	step(100, call("write", 10, num(1), str("END B\n"), num(6)))
+	want("end of another block", map[int]bool{100: true})
+	step(100, call("write", 10, num(1), str("END A\n"), num(6)))
+	want("between blocks", map[int]bool{100: false, 101: false, 200: false, 202: true, 300: true, 301: true, 999: false})
+	step(300, clone(302, 0))
+	l.Lower(&tracer.Event{Kind: tracer.KindExit, Pid: 300}, nil)
+	want("after an exit", map[int]bool{300: false, 301: true, 302: true})
+	step(301, call("write", 10, num(1), str("BEGIN C\nEND C\n"), num(14))) // 301 writes markers: it acts for the open block now
+	want("marker writer", map[int]bool{301: false, 302: true})
+	step(100, clone(302, 0)) // pid reuse outside blocks
+	want("reused pid", map[int]bool{302: false})
 }

@@ -15,6 +15,12 @@ const (
 	Consumed        // read, stat-ed, executed, listed
 	Produced        // created, written, truncated, renamed onto, metadata changed
 	Expunged        // unlinked, removed, renamed away
+	// Missing is not one of the paper's three effects: a failed lookup. A
+	// call that looks a path up to read or execute it failed with ENOENT or
+	// ENOTDIR: the path (or one of its directories) did not exist. It has no
+	// effect on the model; the interpreter records that the block looked for
+	// the path and did not find it.
+	Missing
 )
 
 func (e Effect) String() string {
@@ -25,6 +31,8 @@ func (e Effect) String() string {
 		return "produced"
 	case Expunged:
 		return "expunged"
+	case Missing:
+		return "missing"
 	}
 	return "none"
 }
@@ -37,7 +45,7 @@ const (
 	OpNewFd       // Fd = open(Dir, Path); Flags: FdCloexec, FdAnon (pipe, socket: no path)
 	OpDelFd       // close fds Fd..Fd2 (Fd2 == Fd for close); with FdCloexec: mark them close-on-exec instead
 	OpDupFd       // Fd2 = dup(Fd); Flags: FdCloexec
-	OpHpath       // access Dir/Path with Effect, following a final symlink; Path "" means the fd Dir itself (AT_EMPTY_PATH, fchmod, fchdir)
+	OpHpath       // access Dir/Path with Effect, following a final symlink; Path "" means the fd Dir itself (AT_EMPTY_PATH, fchmod, fchdir); Effect Missing: a failed lookup
 	OpHpathSym    // access Dir/Path with Effect, not following a final symlink
 	OpLink        // hard link Dir/Path -> Dir2/Path2 (Path2 is the new name)
 	OpSymlink     // symlink at Dir2/Path2 whose target text is Path
@@ -48,6 +56,7 @@ const (
 	OpExit        // Pid is gone
 	OpBegin       // block Block starts (Pid wrote the marker)
 	OpEnd         // block Block ends
+	OpFail        // the program reported block Block as failed; Path holds its message (Pid wrote it)
 )
 
 // AtFdcwd is the dirfd meaning "relative to the process's cwd" (Linux value).
@@ -62,6 +71,7 @@ const (
 	RenameExchange                    // Rename: RENAME_EXCHANGE, both names swap
 	FdAnon                            // NewFd: an fd that is not a file (pipe, socket, eventfd): Path is empty
 	MakeDir                           // Hpath/HpathSym with Produced: the path is created as a directory (mkdir)
+	Keeps                             // Hpath/HpathSym with Produced: the content is kept (a metadata change, an O_APPEND open): not a replacement
 )
 
 // Statement is one FStrace statement executed by process Pid.
@@ -81,22 +91,24 @@ type Statement struct {
 	Flags  uint32
 	Path   string
 	Path2  string
-	Block  string // OpBegin/OpEnd: the block's name
+	Block  string // OpBegin/OpEnd/OpFail: the block's name
 	// Evidence: the system call that caused the statement and its source position.
 	Syscall string
 	Line    int64
 }
 
 // BlockMarker recognises the lines a traced program writes to mark the start
-// and end of a block (Puppet's evaltrace lines, in package puppet).
+// and end of a block (Puppet's evaltrace lines, in package puppet), and the
+// lines that report a block as failed (Puppet's "Error: …" lines).
 //
 // NextMark is called with the bytes written to fd 1 or 2. It returns the
-// first marker in data (OpBegin or OpEnd, and the block name) and the data
-// after it, or OpNop when data holds no marker. A buffered write may hold
-// several markers, even a whole block's Begin and End, so the caller loops
-// on rest. It must not keep data; names must be copies. (A scanner method
-// rather than an iterator: it is called for every write to fd 1 and must not
-// allocate.)
+// first marker in data (OpBegin, OpEnd or OpFail, and the block name; for
+// OpFail also msg, the program's message, bounded to a few hundred bytes)
+// and the data after it, or OpNop when data holds no marker. A buffered write
+// may hold several markers, even a whole block's Begin and End, so the caller
+// loops on rest. It must not keep data; names and messages must be copies. (A
+// scanner method rather than an iterator: it is called for every write to fd
+// 1 and must not allocate.)
 type BlockMarker interface {
-	NextMark(data string) (op Op, name, rest string)
+	NextMark(data string) (op Op, name, msg, rest string)
 }

@@ -24,8 +24,12 @@ package fstrace
 //	newproc CHILD
 //	setcwd DIR "path"
 //
-// DIR is AT_FDCWD or an fd number; EFFECT is consumed, produced, expunged
-// or none; flags are cloexec, files, fs, thread, exchange, anon, makedir
+// and, like begin and end, without a leading pid:
+//
+//	fail "block" "message" [pid N]
+//
+// DIR is AT_FDCWD or an fd number; EFFECT is consumed, produced, expunged,
+// missing (a failed lookup) or none; flags are cloexec, files, fs, thread, exchange, anon, makedir, keeps
 // (bits=N for bits without a name). Strings are Go-quoted, so block names
 // may hold spaces, brackets and colons. In "begin NAME [pid N]" and "end
 // [NAME] [pid N]" the pid defaults to 0, and an end without a name closes
@@ -62,6 +66,7 @@ var opNames = [...]string{
 	OpExit:     "exit",
 	OpBegin:    "begin",
 	OpEnd:      "end",
+	OpFail:     "fail",
 }
 
 // String returns the op's keyword in the textual syntax.
@@ -84,6 +89,7 @@ var flagNames = []struct {
 	{RenameExchange, "exchange"},
 	{FdAnon, "anon"},
 	{MakeDir, "makedir"},
+	{Keeps, "keeps"},
 }
 
 // ---------------------------------------------------------------- printing
@@ -119,10 +125,14 @@ func appendStatement(b []byte, s *Statement, depth int) []byte {
 	for range depth {
 		b = append(b, "  "...)
 	}
-	if s.Op == OpBegin || s.Op == OpEnd {
+	if s.Op == OpBegin || s.Op == OpEnd || s.Op == OpFail {
 		b = append(b, opNames[s.Op]...)
 		b = append(b, ' ')
 		b = strconv.AppendQuote(b, s.Block)
+		if s.Op == OpFail {
+			b = append(b, ' ')
+			b = strconv.AppendQuote(b, s.Path)
+		}
 		if s.Pid != 0 {
 			b = append(b, " pid "...)
 			b = strconv.AppendInt(b, int64(s.Pid), 10)
@@ -249,6 +259,7 @@ var fstLexer = lexer.MustSimple([]lexer.SimpleRule{
 // astLine is one line: a block marker or a statement, then evidence.
 type astLine struct {
 	Block    *astBlock    `parser:"(  @@"`
+	Fail     *astFail     `parser:" | @@"`
 	Stmt     *astStmt     `parser:" | @@ )"`
 	Evidence *astEvidence `parser:"@@?"`
 }
@@ -259,6 +270,13 @@ type astBlock struct {
 	Name  *astToken `parser:"@@?"`
 	Pid   *astToken `parser:"('pid' @@)?"`
 	Flags []astFlag `parser:"@@*"`
+}
+
+type astFail struct {
+	Name    astToken  `parser:"'fail' @@"`
+	Message astToken  `parser:"@@"`
+	Pid     *astToken `parser:"('pid' @@)?"`
+	Flags   []astFlag `parser:"@@*"`
 }
 
 type astStmt struct {
@@ -435,9 +453,12 @@ func (c *converter) fail(pos lexer.Position, format string, args ...any) {
 
 func (c *converter) statement(l *astLine, open []string) Statement {
 	var s Statement
-	if l.Block != nil {
+	switch {
+	case l.Block != nil:
 		s = c.block(l.Block, open)
-	} else {
+	case l.Fail != nil:
+		s = c.failure(l.Fail)
+	default:
 		s = c.stmt(l.Stmt)
 	}
 	if ev := l.Evidence; ev != nil {
@@ -468,6 +489,15 @@ func (c *converter) block(b *astBlock, open []string) Statement {
 		s.Pid = int32(c.int(*b.Pid, 32))
 	}
 	s.Flags = c.flags(b.Flags)
+	return s
+}
+
+func (c *converter) failure(f *astFail) Statement {
+	s := Statement{Op: OpFail, Block: c.str(f.Name), Path: c.str(f.Message)}
+	if f.Pid != nil {
+		s.Pid = int32(c.int(*f.Pid, 32))
+	}
+	s.Flags = c.flags(f.Flags)
 	return s
 }
 
@@ -576,12 +606,12 @@ func (c *converter) dirPath(d astDirPath) (int32, string) {
 }
 
 func (c *converter) effect(t astIdent) Effect {
-	for _, e := range [...]Effect{NoEffect, Consumed, Produced, Expunged} {
+	for _, e := range [...]Effect{NoEffect, Consumed, Produced, Expunged, Missing} {
 		if t.Text == e.String() {
 			return e
 		}
 	}
-	c.fail(t.Pos, "unknown effect %s (want consumed, produced, expunged or none)", t.Text)
+	c.fail(t.Pos, "unknown effect %s (want consumed, produced, expunged, missing or none)", t.Text)
 	return NoEffect
 }
 

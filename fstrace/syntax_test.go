@@ -11,7 +11,7 @@ import (
 )
 
 // allFlags are the statement flags with names, and one bit without.
-var allFlags = []uint32{FdCloexec, ShareFiles, ShareFS, ShareThread, RenameExchange, FdAnon, MakeDir, 1 << 20}
+var allFlags = []uint32{FdCloexec, ShareFiles, ShareFS, ShareThread, RenameExchange, FdAnon, MakeDir, Keeps, 1 << 20}
 
 // generatedProgram builds statements covering every Op with every flag,
 // awkward paths and names, and every evidence shape. Only the fields each
@@ -34,7 +34,7 @@ func generatedProgram() []Statement {
 		all |= f
 	}
 	flagSets = append(flagSets, all, FdCloexec|FdAnon)
-	for op := OpNop; op <= OpEnd; op++ {
+	for op := OpNop; op <= OpFail; op++ {
 		for _, flags := range flagSets {
 			s := Statement{Op: op, Flags: flags, Pid: int32(r.IntN(70000)), Syscall: pick(syscalls)}
 			if r.IntN(4) > 0 {
@@ -56,7 +56,7 @@ func generatedProgram() []Statement {
 				s.Fd, s.Fd2 = fd(), fd()
 			case OpHpath, OpHpathSym:
 				s.Dir, s.Path = pickDir(), pick(paths)
-				s.Effect = Effect(r.IntN(4))
+				s.Effect = Effect(r.IntN(5))
 			case OpLink, OpRename:
 				s.Dir, s.Path, s.Dir2, s.Path2 = pickDir(), pick(paths), pickDir(), pick(paths)
 			case OpSymlink:
@@ -65,10 +65,13 @@ func generatedProgram() []Statement {
 				s.Child = int32(r.IntN(1 << 22))
 			case OpSetCwd:
 				s.Dir, s.Path = pickDir(), pick(paths)
-			case OpBegin, OpEnd:
+			case OpBegin, OpEnd, OpFail:
 				s.Block = pick(blocks)
 				if r.IntN(3) == 0 {
 					s.Pid = 0
+				}
+				if op == OpFail {
+					s.Path = pick(paths)
 				}
 			}
 			prog = append(prog, s)
@@ -94,7 +97,7 @@ func TestPrintParseRoundTrip(t *testing.T) {
 		}
 	}
 	// The program really covers every op keyword and every flag word.
-	for op := OpNop; op <= OpEnd; op++ {
+	for op := OpNop; op <= OpFail; op++ {
 		if !strings.Contains(text, " "+op.String()) && !strings.Contains(text, op.String()+" ") {
 			t.Errorf("op %s never printed", op)
 		}
@@ -118,7 +121,9 @@ func TestPrintLayout(t *testing.T) {
 		{Op: OpNewFd, Pid: 100, Fd: 4, Flags: FdAnon},
 		{Op: OpDelFd, Pid: 100, Fd: 3, Fd2: 3, Line: 6},
 		{Op: OpDupFd, Pid: 100, Fd: 4, Fd2: 1, Syscall: "dup2", Line: 7},
+		{Op: OpHpath, Pid: 100, Dir: AtFdcwd, Path: "/usr/local/bin/x", Effect: Missing, Syscall: "execve", Line: 8},
 		{Op: OpEnd, Block: "File[/etc/a b]"},
+		{Op: OpFail, Pid: 100, Block: "File[/etc/a b]", Path: "Error: /Stage[main]/Main/File[/etc/a b]: Could not evaluate: \"x\"", Syscall: "write", Line: 9},
 	}
 	want := `100 setcwd AT_FDCWD "/root" @3 getcwd
 begin "File[/etc/a b]" pid 100 @4 writev
@@ -127,7 +132,9 @@ begin "File[/etc/a b]" pid 100 @4 writev
   100 newfd 4 = anon
   100 delfd 3 @6
   100 dupfd 1 = 4 @7 dup2
+  100 hpath AT_FDCWD "/usr/local/bin/x" missing @8 execve
 end "File[/etc/a b]"
+fail "File[/etc/a b]" "Error: /Stage[main]/Main/File[/etc/a b]: Could not evaluate: \"x\"" pid 100 @9 write
 `
 	if got := printed(t, prog); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
@@ -156,6 +163,10 @@ func TestParseErrors(t *testing.T) {
 		{"100 delfd 3 bits=99999999999\n", 1, 18, "2^32"},
 		{"100 exec @\n", 1, 11, ""},
 		{"\"100\" exec\n", 1, 1, "expected a number"},
+		{"100 hpath AT_FDCWD \"/x\" gone\n", 1, 25, "missing or none"},
+		{"fail \"Exec[x]\"\n", 1, 15, ""},
+		{"fail \"Exec[x]\" 3\n", 1, 16, "quoted string"},
+		{"fail 3 \"msg\"\n", 1, 6, "quoted string"},
 	}
 	for _, tc := range cases {
 		_, err := Parse("prog.fst", strings.NewReader(tc.text))
@@ -259,6 +270,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add("100 delfd 3..10 cloexec bits=7 @9 close_range\n")
 	f.Add("end\n")
+	f.Add("fail \"Exec[x y]\" \"Error: boom\" pid 7 @3 writev\n100 hpathsym 3 \"a/b\" missing @4 lstat\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		stmts, err := Parse("fuzz", strings.NewReader(text))
 		if err != nil {

@@ -18,6 +18,7 @@ const (
 	oCreat     = 0x40
 	oExcl      = 0x80
 	oTrunc     = 0x200
+	oAppend    = 0x400
 	oDirectory = 0x10000
 	oNofollow  = 0x20000
 	oCloexec   = 0x80000
@@ -109,38 +110,43 @@ type syscallRow struct {
 	noFollow    bool      // never follows a final symlink (lstat, lchown)
 	noFollowBit int64     // a bit of flags that stops following (AT_SYMLINK_NOFOLLOW)
 	openFlags   int64     // creat: the open flags it implies (it has no flags argument)
-	stmtFlags   uint32    // statement flags always set (MakeDir)
+	stmtFlags   uint32    // statement flags always set (MakeDir; Keeps for metadata changes)
 	flagBits    []flagBit // bits of flags that set statement flags (O_CLOEXEC → FdCloexec)
-	note        string    // why the row is as it is, when that is not obvious
+	// lookup marks the calls that look their path up to read or execute it
+	// (their success consumes the path, or changes the cwd to it): when one
+	// fails with ENOENT or ENOTDIR it lowers to a Hpath with Effect Missing
+	// (see lowerMissing in lower.go). An open only when it would consume.
+	lookup bool
+	note   string // why the row is as it is, when that is not obvious
 }
 
 // syscallTable is the lowering table. Rows are grouped as in SPEC
 // "Effects of system calls"; lower.go documents each form.
 var syscallTable = []syscallRow{
 	// Opening files: the effect comes from the open flags (see openEffect).
-	{name: "open", form: formOpen, path: A0, flags: A1},
-	{name: "openat", form: formOpen, dir: A0, path: A1, flags: A2},
-	{name: "openat2", form: formOpen, dir: A0, path: A1, flags: A2, note: "flags are the flags= member of struct open_how; resolve= is not modelled"},
+	{name: "open", form: formOpen, path: A0, flags: A1, lookup: true},
+	{name: "openat", form: formOpen, dir: A0, path: A1, flags: A2, lookup: true},
+	{name: "openat2", form: formOpen, dir: A0, path: A1, flags: A2, lookup: true, note: "flags are the flags= member of struct open_how; resolve= is not modelled"},
 	{name: "creat", form: formOpen, path: A0, openFlags: oCreat | oWronly | oTrunc},
 
 	// Looking at a path: consumed.
-	{name: "stat", form: formPath, path: A0, effect: Consumed},
-	{name: "lstat", form: formPath, path: A0, effect: Consumed, noFollow: true},
-	{name: "newfstatat", form: formPath, dir: A0, path: A1, flags: A3, effect: Consumed, noFollowBit: atSymlinkNofollow},
-	{name: "statx", form: formPath, dir: A0, path: A1, flags: A2, effect: Consumed, noFollowBit: atSymlinkNofollow},
-	{name: "statfs", form: formPath, path: A0, effect: Consumed},
-	{name: "access", form: formPath, path: A0, effect: Consumed},
-	{name: "faccessat", form: formPath, dir: A0, path: A1, effect: Consumed},
-	{name: "faccessat2", form: formPath, dir: A0, path: A1, flags: A3, effect: Consumed, noFollowBit: atSymlinkNofollow},
-	{name: "readlink", form: formPath, path: A0, effect: Consumed, noFollow: true},
-	{name: "readlinkat", form: formPath, dir: A0, path: A1, effect: Consumed, noFollow: true},
+	{name: "stat", form: formPath, path: A0, effect: Consumed, lookup: true},
+	{name: "lstat", form: formPath, path: A0, effect: Consumed, noFollow: true, lookup: true},
+	{name: "newfstatat", form: formPath, dir: A0, path: A1, flags: A3, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
+	{name: "statx", form: formPath, dir: A0, path: A1, flags: A2, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
+	{name: "statfs", form: formPath, path: A0, effect: Consumed, lookup: true},
+	{name: "access", form: formPath, path: A0, effect: Consumed, lookup: true},
+	{name: "faccessat", form: formPath, dir: A0, path: A1, effect: Consumed, lookup: true},
+	{name: "faccessat2", form: formPath, dir: A0, path: A1, flags: A3, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
+	{name: "readlink", form: formPath, path: A0, effect: Consumed, noFollow: true, lookup: true},
+	{name: "readlinkat", form: formPath, dir: A0, path: A1, effect: Consumed, noFollow: true, lookup: true},
 	{name: "getdents", form: formPath, dir: A0, effect: Consumed, note: "listing the directory open on the fd"},
 	{name: "getdents64", form: formPath, dir: A0, effect: Consumed, note: "listing the directory open on the fd"},
-	{name: "chroot", form: formPath, path: A0, effect: Consumed, note: "the root change itself is not modelled: later absolute paths still resolve from /"},
+	{name: "chroot", form: formPath, path: A0, effect: Consumed, lookup: true, note: "the root change itself is not modelled: later absolute paths still resolve from /"},
 
 	// Running a program: the program file is consumed, then cloexec fds close.
-	{name: "execve", form: formExec, path: A0},
-	{name: "execveat", form: formExec, dir: A0, path: A1, flags: A4, noFollowBit: atSymlinkNofollow},
+	{name: "execve", form: formExec, path: A0, lookup: true},
+	{name: "execveat", form: formExec, dir: A0, path: A1, flags: A4, noFollowBit: atSymlinkNofollow, lookup: true},
 
 	// Creating and removing names.
 	{name: "mkdir", form: formPath, path: A0, effect: Produced, noFollow: true, stmtFlags: MakeDir},
@@ -161,39 +167,39 @@ var syscallTable = []syscallRow{
 	// Changing contents or metadata: produced.
 	{name: "truncate", form: formPath, path: A0, effect: Produced},
 	{name: "ftruncate", form: formPath, dir: A0, effect: Produced},
-	{name: "chmod", form: formPath, path: A0, effect: Produced},
-	{name: "fchmod", form: formPath, dir: A0, effect: Produced},
-	{name: "fchmodat", form: formPath, dir: A0, path: A1, effect: Produced},
-	{name: "fchmodat2", form: formPath, dir: A0, path: A1, flags: A3, effect: Produced, noFollowBit: atSymlinkNofollow},
-	{name: "chown", form: formPath, path: A0, effect: Produced},
-	{name: "lchown", form: formPath, path: A0, effect: Produced, noFollow: true},
-	{name: "fchown", form: formPath, dir: A0, effect: Produced},
-	{name: "fchownat", form: formPath, dir: A0, path: A1, flags: A4, effect: Produced, noFollowBit: atSymlinkNofollow},
-	{name: "utime", form: formPath, path: A0, effect: Produced},
-	{name: "utimes", form: formPath, path: A0, effect: Produced},
-	{name: "futimesat", form: formPath, dir: A0, path: A1, effect: Produced},
-	{name: "utimensat", form: formPath, dir: A0, path: A1, flags: A3, effect: Produced, noFollowBit: atSymlinkNofollow, note: "a NULL path means the fd itself"},
+	{name: "chmod", form: formPath, path: A0, effect: Produced, stmtFlags: Keeps},
+	{name: "fchmod", form: formPath, dir: A0, effect: Produced, stmtFlags: Keeps},
+	{name: "fchmodat", form: formPath, dir: A0, path: A1, effect: Produced, stmtFlags: Keeps},
+	{name: "fchmodat2", form: formPath, dir: A0, path: A1, flags: A3, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow},
+	{name: "chown", form: formPath, path: A0, effect: Produced, stmtFlags: Keeps},
+	{name: "lchown", form: formPath, path: A0, effect: Produced, stmtFlags: Keeps, noFollow: true},
+	{name: "fchown", form: formPath, dir: A0, effect: Produced, stmtFlags: Keeps},
+	{name: "fchownat", form: formPath, dir: A0, path: A1, flags: A4, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow},
+	{name: "utime", form: formPath, path: A0, effect: Produced, stmtFlags: Keeps},
+	{name: "utimes", form: formPath, path: A0, effect: Produced, stmtFlags: Keeps},
+	{name: "futimesat", form: formPath, dir: A0, path: A1, effect: Produced, stmtFlags: Keeps},
+	{name: "utimensat", form: formPath, dir: A0, path: A1, flags: A3, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow, note: "a NULL path means the fd itself"},
 
 	// Extended attributes: get/list consume, set/remove produce.
-	{name: "getxattr", form: formPath, path: A0, effect: Consumed},
-	{name: "lgetxattr", form: formPath, path: A0, effect: Consumed, noFollow: true},
+	{name: "getxattr", form: formPath, path: A0, effect: Consumed, lookup: true},
+	{name: "lgetxattr", form: formPath, path: A0, effect: Consumed, noFollow: true, lookup: true},
 	{name: "fgetxattr", form: formPath, dir: A0, effect: Consumed},
-	{name: "getxattrat", form: formPath, dir: A0, path: A1, flags: A2, effect: Consumed, noFollowBit: atSymlinkNofollow},
-	{name: "listxattr", form: formPath, path: A0, effect: Consumed},
-	{name: "llistxattr", form: formPath, path: A0, effect: Consumed, noFollow: true},
+	{name: "getxattrat", form: formPath, dir: A0, path: A1, flags: A2, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
+	{name: "listxattr", form: formPath, path: A0, effect: Consumed, lookup: true},
+	{name: "llistxattr", form: formPath, path: A0, effect: Consumed, noFollow: true, lookup: true},
 	{name: "flistxattr", form: formPath, dir: A0, effect: Consumed},
-	{name: "listxattrat", form: formPath, dir: A0, path: A1, flags: A2, effect: Consumed, noFollowBit: atSymlinkNofollow},
-	{name: "setxattr", form: formPath, path: A0, effect: Produced},
-	{name: "lsetxattr", form: formPath, path: A0, effect: Produced, noFollow: true},
-	{name: "fsetxattr", form: formPath, dir: A0, effect: Produced},
-	{name: "setxattrat", form: formPath, dir: A0, path: A1, flags: A2, effect: Produced, noFollowBit: atSymlinkNofollow},
-	{name: "removexattr", form: formPath, path: A0, effect: Produced},
-	{name: "lremovexattr", form: formPath, path: A0, effect: Produced, noFollow: true},
-	{name: "fremovexattr", form: formPath, dir: A0, effect: Produced},
-	{name: "removexattrat", form: formPath, dir: A0, path: A1, flags: A2, effect: Produced, noFollowBit: atSymlinkNofollow},
+	{name: "listxattrat", form: formPath, dir: A0, path: A1, flags: A2, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
+	{name: "setxattr", form: formPath, path: A0, effect: Produced, stmtFlags: Keeps},
+	{name: "lsetxattr", form: formPath, path: A0, effect: Produced, stmtFlags: Keeps, noFollow: true},
+	{name: "fsetxattr", form: formPath, dir: A0, effect: Produced, stmtFlags: Keeps},
+	{name: "setxattrat", form: formPath, dir: A0, path: A1, flags: A2, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow},
+	{name: "removexattr", form: formPath, path: A0, effect: Produced, stmtFlags: Keeps},
+	{name: "lremovexattr", form: formPath, path: A0, effect: Produced, stmtFlags: Keeps, noFollow: true},
+	{name: "fremovexattr", form: formPath, dir: A0, effect: Produced, stmtFlags: Keeps},
+	{name: "removexattrat", form: formPath, dir: A0, path: A1, flags: A2, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow},
 
 	// Working directory.
-	{name: "chdir", form: formSetCwd, path: A0},
+	{name: "chdir", form: formSetCwd, path: A0, lookup: true},
 	{name: "fchdir", form: formSetCwd, dir: A0},
 	{name: "getcwd", form: formGetcwd, path: A0, note: "the returned string teaches the cwd"},
 

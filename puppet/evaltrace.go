@@ -25,9 +25,40 @@ const (
 	endPhrase   = ": Evaluated in "
 )
 
+// A resource that fails is reported at level err, through the same console
+// destination but on fd 2 (Puppet 7's console destination writes err and
+// warning to $stderr, the other levels to $stdout), in bold red:
+//
+//	\e[1;31mError: /Stage[main]/Main/Exec[use]/returns: change from 'notrun' to ['0'] failed: Could not find command '/usr/local/bin/x'\e[0m
+//	\e[1;31mError: /Stage[main]/Foo/File[/etc/x]: Could not evaluate: …\e[0m
+//	\e[1;31mError: /Stage[main]/Main/Service[x]: Failed to call refresh: …\e[0m
+//
+// The source is the resource's containment path, with a "/property" suffix
+// when a property's change failed (Puppet::Transaction::ResourceHarness);
+// "Could not evaluate" (Puppet::Resource::Status#failed_because and
+// Transaction#apply), "Failed to call refresh" (EventManager) and
+// "Provider x is not functional on this host" (Transaction) come from the
+// resource itself. Error lines without a resource source ("Error: Could not
+// find command …", logged by Puppet.log_exception just before the property's
+// line) name no block. A resource skipped because a dependency failed is
+// not a failure: Puppet 7 logs "Skipping because of failed dependencies" at
+// level warning ("Warning: …"); such a line is rejected even at level err.
+const (
+	errorPrefix = "Error: "
+	skipPhrase  = "Skipping because of failed dependencies"
+	// maxFailMessage bounds the message kept of an error line.
+	maxFailMessage = 300
+	// maxSourceTries bounds the ": " tried as the end of an error line's
+	// source (a title may hold ": " a few times; a line of thousands must
+	// not cost quadratic time).
+	maxSourceTries = 32
+)
+
 // Marker recognises Puppet's evaltrace lines in the data a process writes to
-// fd 1. It implements fstrace.BlockMarker; the zero value is ready to use and
-// it keeps no state, so one Marker may serve several goroutines.
+// fd 1, and the error lines that report a resource as failed (fd 2: OpFail,
+// with the line as message). It implements fstrace.BlockMarker; the zero
+// value is ready to use and it keeps no state, so one Marker may serve
+// several goroutines.
 //
 // A write may hold several lines (Ruby buffers stdout when it is not a
 // terminal): NextMark returns them one at a time and Marks yields them all,
@@ -49,27 +80,36 @@ type Marker struct{}
 
 var _ fstrace.BlockMarker = Marker{}
 
-// NextMark returns the first evaltrace marker in data, OpBegin or OpEnd with
-// the resource reference (a copy), and the data after that line; or OpNop
-// when data holds none.
-func (Marker) NextMark(data string) (op fstrace.Op, name, rest string) {
+// NextMark returns the first marker in data: OpBegin or OpEnd with the
+// resource reference (a copy), or OpFail with the reference and the error
+// line (a copy without colour, cut to 300 bytes at a character boundary);
+// and the data after that line. It returns OpNop when data holds none.
+func (Marker) NextMark(data string) (op fstrace.Op, name, msg, rest string) {
 	for len(data) > 0 {
 		var line string
 		line, data = cutLine(data)
-		if o, n := markLine(line); o != fstrace.OpNop {
-			return o, strings.Clone(n), data
+		if o, n, m := markLine(line); o != fstrace.OpNop {
+			if m != "" {
+				m = strings.Clone(m)
+			}
+			return o, strings.Clone(n), m, data
 		}
 	}
-	return fstrace.OpNop, "", ""
+	return fstrace.OpNop, "", "", ""
 }
 
-// Marks yields every evaltrace marker in data, in order.
+// Marks yields every evaltrace marker in data (OpBegin and OpEnd, not the
+// failure reports), in order: after the last one, the block it names is
+// open or closed.
 func (m Marker) Marks(data string) iter.Seq2[fstrace.Op, string] {
 	return func(yield func(fstrace.Op, string) bool) {
 		for data != "" {
 			var op fstrace.Op
 			var name string
-			op, name, data = m.NextMark(data)
+			op, name, _, data = m.NextMark(data)
+			if op == fstrace.OpFail {
+				continue
+			}
 			if op == fstrace.OpNop || !yield(op, name) {
 				return
 			}
@@ -91,14 +131,85 @@ func cutLine(data string) (line, rest string) {
 	return line, rest
 }
 
-// markLine recognises one line. The returned name points into line.
-func markLine(line string) (fstrace.Op, string) {
+// markLine recognises one line. The returned name and message point into
+// line.
+func markLine(line string) (fstrace.Op, string, string) {
 	line = trimColourPrefix(line)
 	// Most writes to fd 1 under --debug are "Debug: …" lines: reject them on
 	// their first bytes before any searching.
 	if !strings.HasPrefix(line, infoPrefix) {
-		return fstrace.OpNop, ""
+		if strings.HasPrefix(line, errorPrefix) {
+			return errorLine(line)
+		}
+		return fstrace.OpNop, "", ""
 	}
+	op, ref := evaltraceLine(line)
+	return op, ref, ""
+}
+
+// errorLine recognises an error line that names a resource: OpFail, the
+// resource's reference, and the line without colour, bounded. The source
+// ends at the first ": " before which the text is a containment path
+// (after an optional "/property"): a title may hold ": " and so may the
+// message, but a message rarely holds a whole containment path before a
+// ": ", and the leftmost reading attributes "Could not evaluate: … for
+// Exec[y]: …" right.
+func errorLine(line string) (fstrace.Op, string, string) {
+	line = trimColourSuffix(line)
+	rest := line[len(errorPrefix):]
+	from := 0
+	for try := 0; try < maxSourceTries; try++ {
+		i := strings.Index(rest[from:], ": ")
+		if i < 0 {
+			break
+		}
+		i += from
+		from = i + 1
+		ref, ok := SourceRef(trimProperty(rest[:i]))
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(rest[i+2:], skipPhrase) {
+			break
+		}
+		return fstrace.OpFail, ref, cutMessage(line)
+	}
+	return fstrace.OpNop, "", ""
+}
+
+// trimProperty removes a "/property" suffix (a lower-case Puppet name) from
+// a log source: "/Stage[main]/Main/Exec[x]/returns" → "/Stage[main]/Main/Exec[x]".
+func trimProperty(source string) string {
+	if source == "" || source[len(source)-1] == ']' {
+		return source
+	}
+	j := strings.LastIndexByte(source, '/')
+	if j < 0 || j+1 == len(source) || source[j+1] < 'a' || source[j+1] > 'z' {
+		return source
+	}
+	for k := j + 1; k < len(source); k++ {
+		if c := source[k]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return source
+		}
+	}
+	return source[:j]
+}
+
+// cutMessage bounds s to maxFailMessage bytes, cutting at the start of a
+// UTF-8 character.
+func cutMessage(s string) string {
+	if len(s) <= maxFailMessage {
+		return s
+	}
+	n := maxFailMessage
+	for n > 0 && s[n]&0xc0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// evaltraceLine recognises an "Info: " line, Begin or End.
+func evaltraceLine(line string) (fstrace.Op, string) {
 	rest := trimColourSuffix(line[len(infoPrefix):])
 
 	// The message is at the end of the line, and the source before it may

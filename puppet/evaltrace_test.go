@@ -114,6 +114,90 @@ func TestMark(t *testing.T) {
 	}
 }
 
+const red = "\x1b[1;31m" // Puppet's err colour (hred)
+
+func TestMarkErrors(t *testing.T) {
+	long := "Error: /Stage[main]/Main/Exec[xy]: Could not evaluate: " + strings.Repeat("é", 200) // byte 300 is inside an "é"
+	tests := []struct {
+		name, data string
+		op         fstrace.Op
+		ref, msg   string
+	}{
+		{"coloured returns", red + "Error: /Stage[main]/Main/Exec[use-conf]/returns: change from 'notrun' to ['0'] failed: Could not find command '/usr/local/bin/x'" + reset + "\n",
+			fstrace.OpFail, "Exec[use-conf]", "Error: /Stage[main]/Main/Exec[use-conf]/returns: change from 'notrun' to ['0'] failed: Could not find command '/usr/local/bin/x'"},
+		{"plain evaluate", "Error: /Stage[main]/Foo/File[/etc/x]: Could not evaluate: No such file or directory @ rb_sysopen - /etc/x\n",
+			fstrace.OpFail, "File[/etc/x]", "Error: /Stage[main]/Foo/File[/etc/x]: Could not evaluate: No such file or directory @ rb_sysopen - /etc/x"},
+		{"refresh", red + "Error: /Stage[main]/Main/Exec[x]: Failed to call refresh: 'false' returned 1 instead of one of [0]" + reset,
+			fstrace.OpFail, "Exec[x]", "Error: /Stage[main]/Main/Exec[x]: Failed to call refresh: 'false' returned 1 instead of one of [0]"},
+		{"escaped colour", `\33[1;31mError: /Stage[main]/Main/Package[nginx]/ensure: change from 'purged' to 'present' failed: boom\33[0m`,
+			fstrace.OpFail, "Package[nginx]", "Error: /Stage[main]/Main/Package[nginx]/ensure: change from 'purged' to 'present' failed: boom"},
+		{"title with slash and bracket", "Error: /Stage[main]/Main/File[/a/Foo[b]]/content: change from '{sha256}1' to '{sha256}2' failed: x\n",
+			fstrace.OpFail, "File[/a/Foo[b]]", "Error: /Stage[main]/Main/File[/a/Foo[b]]/content: change from '{sha256}1' to '{sha256}2' failed: x"},
+		{"title with ]/", "Error: /Stage[main]/Main/Exec[x]/y]/returns: change from 'notrun' to ['0'] failed: z\n",
+			fstrace.OpFail, "Exec[x]/y]", "Error: /Stage[main]/Main/Exec[x]/y]/returns: change from 'notrun' to ['0'] failed: z"},
+		{"title with colon-space", "Error: /Stage[main]/Main/Exec[echo {a: b} > /tmp/x]: Could not evaluate: c: d\n",
+			fstrace.OpFail, "Exec[echo {a: b} > /tmp/x]", "Error: /Stage[main]/Main/Exec[echo {a: b} > /tmp/x]: Could not evaluate: c: d"},
+		{"message names another resource", "Error: /Stage[main]/Main/Exec[y]: Could not evaluate: dependency File[/x] of Exec[y]: gone\n",
+			fstrace.OpFail, "Exec[y]", "Error: /Stage[main]/Main/Exec[y]: Could not evaluate: dependency File[/x] of Exec[y]: gone"},
+		{"defined type", "Error: /Stage[main]/Apache/Apache::Vhost[default]/File[/etc/apache2/sites-available/d.conf]/ensure: change from 'absent' to 'file' failed: x\n",
+			fstrace.OpFail, "File[/etc/apache2/sites-available/d.conf]", "Error: /Stage[main]/Apache/Apache::Vhost[default]/File[/etc/apache2/sites-available/d.conf]/ensure: change from 'absent' to 'file' failed: x"},
+		{"class", "Error: Class[Foo]: Could not evaluate: x\n", fstrace.OpFail, "Class[Foo]", "Error: Class[Foo]: Could not evaluate: x"},
+		{"cut by strace -s", "Error: /Stage[main]/Main/Exec[x]/returns: change from 'notrun' to ['0'] fai",
+			fstrace.OpFail, "Exec[x]", "Error: /Stage[main]/Main/Exec[x]/returns: change from 'notrun' to ['0'] fai"},
+		{"after other lines", "Notice: /Stage[main]/Main/Exec[x]/returns: output\n" + red + "Error: /Stage[main]/Main/Exec[x]/returns: change from 'notrun' to ['0'] failed: 'false' returned 1" + reset + "\n",
+			fstrace.OpFail, "Exec[x]", "Error: /Stage[main]/Main/Exec[x]/returns: change from 'notrun' to ['0'] failed: 'false' returned 1"},
+		{"bounded", long + "\n", fstrace.OpFail, "Exec[xy]", long[:299]},
+
+		// Not failures.
+		{"no source", red + "Error: Could not find command '/usr/local/bin/x'" + reset + "\n", fstrace.OpNop, "", ""},
+		{"no source with colon", "Error: Failed to apply catalog: Parameter x failed on Exec[y]: z\n", fstrace.OpNop, "", ""},
+		{"warning skipping", "\x1b[1;33mWarning: /Stage[main]/Main/Exec[x]: Skipping because of failed dependencies\x1b[0m\n", fstrace.OpNop, "", ""},
+		{"error skipping", "Error: /Stage[main]/Main/Exec[x]: Skipping because of failed dependencies\n", fstrace.OpNop, "", ""},
+		{"notice dependency", "Notice: /Stage[main]/Main/Exec[x]: Dependency Exec[y] has failures: true\n", fstrace.OpNop, "", ""},
+		{"class segment only", "Error: /Stage[main]/Main: boom\n", fstrace.OpNop, "", ""},
+		{"cut in source", "Error: /Stage[main]/Main/Exec[x", fstrace.OpNop, "", ""},
+		{"no message", "Error: /Stage[main]/Main/Exec[x]\n", fstrace.OpNop, "", ""},
+		{"not at line start", "x Error: /Stage[main]/Main/Exec[x]: boom\n", fstrace.OpNop, "", ""},
+		{"debug", "Debug: /Stage[main]/Main/Exec[x]: Error: boom\n", fstrace.OpNop, "", ""},
+		{"upper-case property", "Error: /Stage[main]/Main/Exec[x]/Returns: boom\n", fstrace.OpNop, "", ""},
+	}
+	var m Marker
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			op, ref, msg, _ := m.NextMark(tt.data)
+			if op != tt.op || ref != tt.ref || msg != tt.msg {
+				t.Errorf("NextMark(%q) = %v, %q, %q; want %v, %q, %q", tt.data, op, ref, msg, tt.op, tt.ref, tt.msg)
+			}
+			// Marks yields only the evaltrace markers.
+			for o := range m.Marks(tt.data) {
+				t.Errorf("Marks yielded %v", o)
+			}
+		})
+	}
+}
+
+// A failure inside a block's write, between its Begin and End, comes in
+// order.
+func TestNextMarkFailBetweenMarkers(t *testing.T) {
+	data := green + "Info: /Stage[main]/Main/Exec[x]: Starting to evaluate the resource (1 of 2)" + reset + "\n" +
+		red + "Error: /Stage[main]/Main/Exec[x]/returns: change from 'notrun' to ['0'] failed: boom" + reset + "\n" +
+		green + "Info: /Stage[main]/Main/Exec[x]: Evaluated in 0.01 seconds" + reset + "\n"
+	var got []string
+	for rest := data; rest != ""; {
+		var op fstrace.Op
+		var name, msg string
+		op, name, msg, rest = (Marker{}).NextMark(rest)
+		if op == fstrace.OpNop {
+			break
+		}
+		got = append(got, op.String()+" "+name+" "+msg)
+	}
+	want := []string{"begin Exec[x] ", "fail Exec[x] Error: /Stage[main]/Main/Exec[x]/returns: change from 'notrun' to ['0'] failed: boom", "end Exec[x] "}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
 func TestMarks(t *testing.T) {
 	data := "Info: /Stage[main]/Main/File[/a]: Evaluated in 0.01 seconds\n" +
 		"\x1b[0;36mDebug: noise\x1b[0m\n" +
@@ -233,8 +317,24 @@ func FuzzMark(f *testing.F) {
 	f.Add("Info: Class[Main]: Starting to evaluate the resource (4 of 15)")
 	f.Add("Info: /Stage[main]/Main/File[/a]: Starting to ev")
 	f.Add(`\33[0;32mInfo: /A[b]/C[/d/E[f]]: Evaluated in 1 seconds\33[0m`)
+	f.Add(red + "Error: /Stage[main]/Main/Exec[x]/returns: change from 'notrun' to ['0'] failed: y: z" + reset + "\n")
 	f.Fuzz(func(t *testing.T, data string) {
 		var m Marker
+		for rest := data; rest != ""; {
+			var op fstrace.Op
+			var name, msg string
+			op, name, msg, rest = m.NextMark(rest)
+			if op == fstrace.OpNop {
+				break
+			}
+			if _, _, ok := SplitRef(name); !ok || !strings.Contains(data, name) {
+				t.Fatalf("%v: name %q is not a reference from the data", op, name)
+			}
+			if (op == fstrace.OpFail) != (msg != "") || len(msg) > maxFailMessage || !strings.Contains(data, msg) ||
+				(op == fstrace.OpFail && !strings.HasPrefix(msg, errorPrefix)) {
+				t.Fatalf("%v %q: message %q", op, name, msg)
+			}
+		}
 		op, ref := lastMark(m, data)
 		switch op {
 		case fstrace.OpNop:
@@ -266,6 +366,7 @@ func BenchmarkMark(b *testing.B) {
 	inputs := []struct{ name, data string }{
 		{"begin", green + "Info: /Stage[main]/Apache/Apache::Vhost[default]/Concat[/etc/apache2/sites-available/15-default.conf]/File[/etc/apache2/sites-available/15-default.conf]: Starting to evaluate the resource (6 of 15)" + reset + "\n"},
 		{"debug", "\x1b[0;36mDebug: /Stage[main]/Main/File[/etc/x]: Autorequiring File[/etc]\x1b[0m\n"},
+		{"error", red + "Error: /Stage[main]/Main/Exec[use-conf]/returns: change from 'notrun' to ['0'] failed: Could not find command '/usr/local/bin/x'" + reset + "\n"},
 	}
 	for _, in := range inputs {
 		b.Run(in.name, func(b *testing.B) {
@@ -273,7 +374,7 @@ func BenchmarkMark(b *testing.B) {
 			b.SetBytes(int64(len(in.data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				lastMark(m, in.data)
+				m.NextMark(in.data)
 			}
 		})
 	}

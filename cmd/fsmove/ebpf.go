@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/tracer/ebpf"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
@@ -83,7 +84,7 @@ func runEBPF(stdout, stderr io.Writer, args []string) int {
 		out = f
 	}
 
-	tr, err := ebpf.Start(ebpf.Options{CgroupPath: *cgroupPath, KeepFailed: *keepFailed})
+	tr, err := ebpf.Start(ebpf.Options{CgroupPath: *cgroupPath, KeepFailed: *keepFailed, Lookups: fstrace.LookupCall})
 	if err != nil {
 		fmt.Fprintln(stderr, "fsmove ebpf:", err)
 		return exitRun

@@ -169,9 +169,21 @@ func interpretProgram(path string, st *Stats) (*interp.Result, error) {
 
 // ReaderOptions are the strace reader's options for an analysis: only the
 // calls the lowering table knows, only the arguments it reads, and no
-// argument decoding for failed calls, which have no effect.
+// argument decoding for failed calls, which have no effect, except the
+// failed lookups (ENOENT, ENOTDIR), which lower to Missing statements.
+// Interpret narrows these to the failed lookups of processes that may act
+// for a block (fstrace.Lowerer.NeedsFailedArgs).
 func ReaderOptions(strict bool) strace.Options {
-	return strace.Options{Strict: strict, Want: fstrace.Wanted, Args: fstrace.ArgsUsed, SkipFailedArgs: true}
+	return strace.Options{Strict: strict, Want: fstrace.Wanted, Args: fstrace.ArgsUsed,
+		SkipFailedArgs: true, FailedArgs: failedLookup, FailedErrnos: fstrace.LookupErrnos}
+}
+
+func failedLookup(ev *tracer.Event) bool { return fstrace.FailedLookup(ev.Syscall, ev.Errno) }
+
+// failedArgsSource is a source that can be told which failed calls' arguments
+// to decode (the strace reader).
+type failedArgsSource interface {
+	SetFailedArgs(func(ev *tracer.Event) bool)
 }
 
 // TraceCounts are what interpreting a trace measured.
@@ -232,8 +244,13 @@ func Interpret(ctx context.Context, src tracer.Source, tr *TraceCounts) (*interp
 		}
 	}()
 
-	// This goroutine reads and lowers.
+	// This goroutine reads and lowers. A reader that can skip the arguments
+	// of failed calls decodes those the lowering needs at this point of the
+	// trace: it is asked just before the event is lowered.
 	low := fstrace.NewLowerer(puppet.Marker{})
+	if fs, ok := src.(failedArgsSource); ok {
+		fs.SetFailedArgs(low.NeedsFailedArgs)
+	}
 	batch := <-empty
 	var readErr error
 	var events int64

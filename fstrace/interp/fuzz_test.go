@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -21,8 +22,8 @@ func decodeProgram(data []byte) []fstrace.Statement {
 		b := data[:7]
 		data = data[7:]
 		st := fstrace.Statement{
-			Op:      fstrace.Op(b[0] % 15),
-			Effect:  fstrace.Effect(b[1] % 4),
+			Op:      fstrace.Op(b[0] % 16),
+			Effect:  fstrace.Effect(b[1] % 5),
 			Pid:     int32(b[1]>>4) % 5,
 			Dir:     fstrace.AtFdcwd,
 			Fd:      int32(b[3]%10) - 1,
@@ -126,7 +127,7 @@ func checkResult(t *testing.T, res *Result) {
 			if j > 0 && pa.Accesses[j-1].Block >= a.Block {
 				t.Fatalf("%s: accesses not in block order", p)
 			}
-			if !a.Consumed && !a.Produced && !a.Expunged {
+			if !a.Consumed && !a.Produced && !a.Expunged && !a.Missing {
 				t.Fatalf("%s: empty access", p)
 			}
 		}
@@ -140,14 +141,75 @@ func FuzzInterp(f *testing.F) {
 		in := New(Options{MaxSymlinkDepth: 8})
 		prog := decodeProgram(data)
 		for _, st := range prog {
-			in.Step(&st)
+			stepUnchanged(t, in, &st)
 			if len(prog) <= 200 { // per step is quadratic: short programs only
 				checkModel(t, in)
 			}
 		}
 		checkModel(t, in)
-		checkResult(t, in.Result())
+		res := in.Result()
+		checkResult(t, res)
+		checkMissCache(t, prog, res)
 	})
+}
+
+// checkMissCache runs prog again without the cache of failed lookups: the
+// result must be the same.
+func checkMissCache(t *testing.T, prog []fstrace.Statement, res *Result) {
+	t.Helper()
+	in := New(Options{MaxSymlinkDepth: 8})
+	in.noMissCache = true
+	for i := range prog {
+		in.Step(&prog[i])
+	}
+	if plain := in.Result(); !reflect.DeepEqual(plain.Paths, res.Paths) {
+		t.Fatalf("the cache of failed lookups changed the result:\nwith:    %+v\nwithout: %+v", res.Paths, plain.Paths)
+	}
+}
+
+// modelState is what a failed lookup must leave as it was.
+type modelState struct {
+	entries, inodes, freeEntries, freeInodes, linked, dirs int
+	structGen, pathGen                                     uint32
+	cwd                                                    inodeID
+}
+
+// stepUnchanged runs st and, when it is a failed lookup by a known
+// process, checks that the model did not change.
+func stepUnchanged(t *testing.T, in *Interp, st *fstrace.Statement) {
+	t.Helper()
+	lookup := st.Effect == fstrace.Missing && (st.Op == fstrace.OpHpath || st.Op == fstrace.OpHpathSym) && in.procs[st.Pid] != nil
+	var before modelState
+	if lookup {
+		before = fingerprint(in, st.Pid)
+	}
+	in.Step(st)
+	if lookup {
+		if after := fingerprint(in, st.Pid); after != before {
+			t.Fatalf("a failed lookup (%q) changed the model: %+v then %+v", st.Path, before, after)
+		}
+	}
+}
+
+// fingerprint summarises the model and pid's cwd.
+func fingerprint(in *Interp, pid int32) modelState {
+	m := &in.m
+	s := modelState{entries: len(m.entries), inodes: len(m.inodes), freeEntries: len(m.freeEntries),
+		freeInodes: len(m.freeInodes), structGen: m.structGen, pathGen: m.pathGen}
+	for e := range m.entries {
+		if m.entries[e].linked {
+			s.linked++
+		}
+	}
+	for i := range m.inodes {
+		if m.inodes[i].isDir {
+			s.dirs++
+		}
+	}
+	if p := in.procs[pid]; p != nil {
+		s.cwd = p.fs.cwd
+	}
+	return s
 }
 
 // TestRandomPrograms runs the fuzz target's checks over pseudo-random
@@ -161,10 +223,13 @@ func TestRandomPrograms(t *testing.T) {
 			data[i] = byte(seed >> 24)
 		}
 		in := New(Options{MaxSymlinkDepth: 8})
-		for _, st := range decodeProgram(data) {
-			in.Step(&st)
+		prog := decodeProgram(data)
+		for _, st := range prog {
+			stepUnchanged(t, in, &st)
 		}
 		checkModel(t, in)
-		checkResult(t, in.Result())
+		res := in.Result()
+		checkResult(t, res)
+		checkMissCache(t, prog, res)
 	}
 }

@@ -128,7 +128,7 @@ func wantEffects(t *testing.T, res *Result, path, block, want string) {
 	t.Helper()
 	got := ""
 	if a := access(res, path, block); a != nil {
-		for _, e := range []fstrace.Effect{fstrace.Consumed, fstrace.Produced, fstrace.Expunged} {
+		for _, e := range []fstrace.Effect{fstrace.Consumed, fstrace.Produced, fstrace.Expunged, fstrace.Missing} {
 			if a.Has(e) {
 				if got != "" {
 					got += "+"

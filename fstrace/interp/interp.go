@@ -40,10 +40,14 @@ type Interp struct {
 	blocks   []string
 	blockIDs map[string]BlockID
 	open     BlockID // the open block, NoBlock between blocks
+	failures []BlockFailure
 
 	cur BlockID // the block the current statement acts for
 
 	cache pathCache
+	miss  missCache
+	// noMissCache turns the cache of failed lookups off (tests compare).
+	noMissCache bool
 
 	stats    Stats
 	warnings Warnings
@@ -110,31 +114,43 @@ func (in *Interp) Step(st *fstrace.Statement) {
 		in.begin(p, st.Block)
 	case fstrace.OpEnd:
 		in.end(st.Block)
+	case fstrace.OpFail:
+		in.fail(st)
 	}
+}
+
+// startOf returns the directory a relative path starts from (the cwd or
+// the dirfd's inode; "/" for an absolute path). Failures are counted and
+// reported as !ok.
+func (in *Interp) startOf(p *process, dir int32, path string) (inodeID, bool) {
+	if len(path) > 0 && path[0] == '/' {
+		return rootInode, true
+	}
+	if dir == fstrace.AtFdcwd {
+		return p.fs.cwd, true
+	}
+	start := in.fd(p.files, dir)
+	switch start {
+	case noInode, unknownInode:
+		in.stats.UnknownFds++
+		in.stats.UnresolvedPaths++
+		return noInode, false
+	case anonInode:
+		// fstat on a pipe or socket has no path: not a failure.
+		if path != "" {
+			in.stats.UnresolvedPaths++
+		}
+		return noInode, false
+	}
+	return start, true
 }
 
 // resolve resolves dir/path for process p. Path "" names dir's own inode
 // (AT_EMPTY_PATH, fchmod). Failures are counted and reported as !ok.
 func (in *Interp) resolve(p *process, dir int32, path string, follow bool) (location, bool) {
-	start := rootInode
-	if len(path) == 0 || path[0] != '/' {
-		if dir == fstrace.AtFdcwd {
-			start = p.fs.cwd
-		} else {
-			start = in.fd(p.files, dir)
-			switch start {
-			case noInode, unknownInode:
-				in.stats.UnknownFds++
-				in.stats.UnresolvedPaths++
-				return location{}, false
-			case anonInode:
-				// fstat on a pipe or socket has no path: not a failure.
-				if path != "" {
-					in.stats.UnresolvedPaths++
-				}
-				return location{}, false
-			}
-		}
+	start, ok := in.startOf(p, dir, path)
+	if !ok {
+		return location{}, false
 	}
 	if len(path) == 0 {
 		return in.m.locOf(start), true
@@ -241,6 +257,10 @@ func (in *Interp) dupFd(p *process, st *fstrace.Statement) {
 }
 
 func (in *Interp) hpath(p *process, st *fstrace.Statement, follow bool) {
+	if st.Effect == fstrace.Missing {
+		in.missing(p, st, follow)
+		return
+	}
 	l, ok := in.resolve(p, st.Dir, st.Path, follow)
 	if !ok {
 		return
@@ -273,6 +293,45 @@ func (in *Interp) hpath(p *process, st *fstrace.Statement, follow bool) {
 			in.m.unlinkEntry(l.entry)
 		}
 	}
+}
+
+// missing records a failed lookup: the current block looked Dir/Path up
+// and it was not there. Nothing in the model changes, so that later calls
+// resolve as if the lookup had not happened: the walk only reads the
+// model, and the path is named by the model's path of the deepest
+// directory that exists there, followed lexically by the rest (see
+// fsModel.lookupPath). Outside blocks there is nothing to record, and
+// nothing is resolved.
+func (in *Interp) missing(p *process, st *fstrace.Statement, follow bool) {
+	if in.cur == NoBlock || st.Path == "" {
+		return
+	}
+	start, ok := in.startOf(p, st.Dir, st.Path)
+	if !ok {
+		return
+	}
+	absolute := st.Path[0] == '/'
+	id, cached := pathID(0), false
+	if absolute && !in.noMissCache {
+		id, cached = in.miss.lookup(&in.m, st.Path, follow)
+	}
+	if !cached {
+		links := 0
+		var status resolveStatus
+		id, status = in.m.lookupPath(start, st.Path, follow, &links)
+		if status != resolveOK {
+			if status == resolveLoop {
+				in.stats.SymlinkLoops++
+			}
+			in.stats.UnresolvedPaths++
+			return
+		}
+		if absolute {
+			in.miss.store(&in.m, st.Path, follow, id)
+		}
+	}
+	in.stats.MissingLookups++
+	in.m.paths.record(id, false, in.cur, fstrace.Missing, st)
 }
 
 func (in *Interp) link(p *process, st *fstrace.Statement) {
@@ -400,6 +459,11 @@ func (in *Interp) begin(p *process, name string) {
 	if in.open != NoBlock {
 		in.warnings.ImplicitEnds++
 	}
+	in.open = in.blockID(name)
+}
+
+// blockID returns the id of block name, creating it if needed.
+func (in *Interp) blockID(name string) BlockID {
 	id, ok := in.blockIDs[name]
 	if !ok {
 		id = BlockID(len(in.blocks))
@@ -407,7 +471,25 @@ func (in *Interp) begin(p *process, name string) {
 		in.blocks = append(in.blocks, name)
 		in.blockIDs[name] = id
 	}
-	in.open = id
+	return id
+}
+
+// fail records that the program reported block st.Block as failed, with
+// message st.Path; only a block's first report is kept. The block need not
+// be open: Puppet logs some failures (a refresh that failed) after the
+// resource's End, and a block that never began gets an id here.
+func (in *Interp) fail(st *fstrace.Statement) {
+	id := in.blockID(st.Block)
+	for i := range in.failures {
+		if in.failures[i].Block == id {
+			return
+		}
+	}
+	in.failures = append(in.failures, BlockFailure{
+		Block:   id,
+		Message: strings.Clone(st.Path),
+		By:      Evidence{Syscall: st.Syscall, Line: st.Line},
+	})
 }
 
 func (in *Interp) end(name string) {
@@ -421,7 +503,7 @@ func (in *Interp) end(name string) {
 // Result returns every path some block accessed, sorted by path, with the
 // accesses in block order. Call it once, after the last statement.
 func (in *Interp) Result() *Result {
-	res := &Result{Blocks: in.blocks}
+	res := &Result{Blocks: in.blocks, Failures: in.failures}
 	strs := make([]string, len(in.m.paths.nodes))
 	for id := range in.m.paths.nodes {
 		n := &in.m.paths.nodes[id]
@@ -439,5 +521,6 @@ func (in *Interp) Result() *Result {
 		res.Stats.UnclosedBlocks = 1
 	}
 	res.Stats.DistinctPaths = int64(len(res.Paths))
+	res.Stats.FailedBlocks = int64(len(in.failures))
 	return res
 }

@@ -97,6 +97,10 @@ type fsModel struct {
 	// directory or symlink unlinked, renamed or exchanged. It validates
 	// the path cache (see pathcache.go).
 	structGen uint32
+	// linkGen changes whenever a name is linked to a symlink (symlink, or
+	// a hard link of one): with structGen and pathGen it validates the
+	// cache of failed lookups (see missCache).
+	linkGen uint32
 	// finalLink is set by resolve when the last component was a symlink
 	// (followed or not): such results depend on the follow mode.
 	finalLink bool
@@ -145,6 +149,9 @@ func (m *fsModel) addEntry(dir inodeID, name string, ino inodeID) entryID {
 	name = strings.Clone(name)
 	m.entries[e] = entry{dir: dir, name: name, ino: ino, linked: true, version: m.entries[e].version + 1}
 	m.insertEntry(e)
+	if m.inodes[ino].isLink {
+		m.linkGen++
+	}
 	m.inodes[ino].nlink++
 	if cur := m.inodes[ino].entry; cur == noEntry || !m.entries[cur].linked || m.inodes[ino].isDir {
 		m.setPrimary(ino, e)
@@ -317,6 +324,91 @@ func (m *fsModel) resolve(start inodeID, path string, followFinal bool, links *i
 			return location{dir: cur, name: comp, entry: e, ino: ino}, resolveOK
 		}
 		m.inodes[ino].isDir = true
+		cur = ino
+	}
+}
+
+// lookupPath names the path of a failed lookup (ENOENT, ENOTDIR) of path
+// from the directory start, without adding anything to the model: unlike
+// resolve, a missing intermediate directory is not created (it may really
+// have been missing), and no inode is marked a directory. It walks the
+// model as resolve does (".." on the model, symlinks the model knows
+// followed: intermediate ones always, the final one when followFinal is
+// set or the path ends in "/") as far as the model has the names; the
+// result is the path-table id of the deepest name reached, followed
+// lexically by the components the model does not have ("." dropped, ".."
+// one lexical level up). A path the model has whole is named as resolve
+// would name it. links counts the symlinks followed, as in resolve.
+func (m *fsModel) lookupPath(start inodeID, path string, followFinal bool, links *int) (pathID, resolveStatus) {
+	l, id, found, status := m.walkExisting(start, path, followFinal, links)
+	if status != resolveOK || !found {
+		return id, status
+	}
+	return m.locPath(l), resolveOK
+}
+
+// walkExisting is lookupPath's walk. found reports that every component
+// exists in the model (l is then the location reached); otherwise id is
+// the path of the first missing component with the rest of path appended
+// lexically.
+func (m *fsModel) walkExisting(start inodeID, path string, followFinal bool, links *int) (l location, id pathID, found bool, st resolveStatus) {
+	cur := start
+	if len(path) > 0 && path[0] == '/' {
+		cur = rootInode
+	}
+	i := 0
+	for {
+		for i < len(path) && path[i] == '/' {
+			i++
+		}
+		if i == len(path) {
+			return m.locOf(cur), 0, true, resolveOK
+		}
+		j := i
+		for j < len(path) && path[j] != '/' {
+			j++
+		}
+		comp := path[i:j]
+		k := j
+		for k < len(path) && path[k] == '/' {
+			k++
+		}
+		last := k == len(path)
+		trailingSlash := last && j < len(path)
+		i = k
+		switch comp {
+		case ".":
+			continue
+		case "..":
+			cur = m.parentOf(cur)
+			continue
+		}
+		e, ok := m.lookupEntry(cur, comp)
+		if !ok {
+			return location{}, m.paths.lexical(m.paths.child(m.dirPath(cur), comp), path[k:]), false, resolveOK
+		}
+		ino := m.entries[e].ino
+		if m.inodes[ino].isLink && (!last || followFinal || trailingSlash) {
+			*links++
+			if *links > m.maxLinks {
+				return location{}, 0, false, resolveLoop
+			}
+			tl, tid, tfound, st := m.walkExisting(cur, m.inodes[ino].target, true, links)
+			if st != resolveOK {
+				return location{}, 0, false, st
+			}
+			if !tfound {
+				return location{}, m.paths.lexical(tid, path[k:]), false, resolveOK
+			}
+			if last {
+				return tl, 0, true, resolveOK
+			}
+			cur = tl.ino
+			continue
+		}
+		if last {
+			return location{dir: cur, name: comp, entry: e, ino: ino}, 0, true, resolveOK
+		}
 		cur = ino
 	}
 }

@@ -51,3 +51,50 @@ func (c *pathCache) store(m *fsModel, path string, l location) {
 	}
 	c.byPath[strings.Clone(path)] = cl
 }
+
+// missCache remembers the path ids that failed lookups of absolute paths
+// named (fsModel.lookupPath), per follow mode: a Puppet run probes the same
+// few missing paths again and again (Ruby's load path). An entry is
+// trusted while no symlink was linked (linkGen), no directory or symlink
+// was unlinked, renamed or exchanged (structGen) and no directory renamed
+// (pathGen). Other changes cannot change the answer: a plain name added
+// where the walk stopped makes it go one step further, to the same path id
+// (a path id is lexical), and removing one is a structGen change only for
+// directories and symlinks, while a file in the middle of a path stops the
+// walk at the same id either way.
+type missCache struct {
+	byPath [2]map[string]missEntry // [0]: not following a final symlink, [1]: following
+}
+
+type missEntry struct {
+	id                          pathID
+	structGen, pathGen, linkGen uint32
+}
+
+func (c *missCache) lookup(m *fsModel, path string, follow bool) (pathID, bool) {
+	e, ok := c.byPath[b2i(follow)][path]
+	if !ok || e.structGen != m.structGen || e.pathGen != m.pathGen || e.linkGen != m.linkGen {
+		return 0, false
+	}
+	return e.id, true
+}
+
+func (c *missCache) store(m *fsModel, path string, follow bool, id pathID) {
+	e := missEntry{id: id, structGen: m.structGen, pathGen: m.pathGen, linkGen: m.linkGen}
+	mp := &c.byPath[b2i(follow)]
+	if _, ok := (*mp)[path]; ok {
+		(*mp)[path] = e // the key is already owned by the map
+		return
+	}
+	if *mp == nil || len(*mp) >= maxCachedPaths {
+		*mp = make(map[string]missEntry, 1024)
+	}
+	(*mp)[strings.Clone(path)] = e
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

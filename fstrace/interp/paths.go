@@ -22,6 +22,12 @@ type pathNode struct {
 	isDir    bool
 	accesses []Access // in order of first access; sorted by block in Result
 	hint     int32    // index in accesses of the last block recorded
+	// maxBlock is the highest block ever recorded (with accesses): a
+	// higher one has no access yet. Blocks get their ids in the order they
+	// first begin, so a block new to the path is found so without a scan
+	// (paths that every block looks at, Ruby's own files, would otherwise
+	// cost a scan of all the blocks each).
+	maxBlock BlockID
 }
 
 type pathKey struct {
@@ -57,12 +63,19 @@ func (t *pathTable) child(parent pathID, name string) pathID {
 
 // record adds effect eff of block b to path id, keeping the first evidence
 // of each effect. A path produced and then expunged by the same block is a
-// temporary: the block's access to it is dropped.
+// temporary: the block's access to it is dropped (Missing included). A
+// failed lookup (Missing) leaves isDir as it was.
 func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect, st *fstrace.Statement) {
 	n := &t.nodes[id]
-	n.isDir = isDir
+	if eff != fstrace.Missing {
+		n.isDir = isDir
+	}
 	i := int(n.hint)
-	if i >= len(n.accesses) || n.accesses[i].Block != b {
+	switch {
+	case len(n.accesses) == 0 || b > n.maxBlock:
+		i = -1
+		n.maxBlock = b
+	case i >= len(n.accesses) || n.accesses[i].Block != b:
 		i = len(n.accesses) - 1
 		for i >= 0 && n.accesses[i].Block != b {
 			i--
@@ -84,6 +97,9 @@ func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect,
 		if !a.Produced {
 			a.Produced, a.ProducedBy = true, ev
 		}
+		if !a.Replaced && st.Flags&fstrace.Keeps == 0 {
+			a.Replaced, a.ReplacedBy = true, ev
+		}
 	case fstrace.Expunged:
 		if a.Produced && !a.Expunged {
 			// Created (or written) and removed within the block.
@@ -93,7 +109,32 @@ func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect,
 		if !a.Expunged {
 			a.Expunged, a.ExpungedBy = true, ev
 		}
+	case fstrace.Missing:
+		if !a.Missing {
+			a.Missing, a.MissingBy = true, ev
+		}
 	}
+}
+
+// lexical returns the id of path rest taken lexically from id: "." stays,
+// ".." goes to the parent ("/.." is "/"), other names are children.
+func (t *pathTable) lexical(id pathID, rest string) pathID {
+	for rest != "" {
+		comp := rest
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			comp, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		switch comp {
+		case "", ".":
+		case "..":
+			id = t.nodes[id].parent
+		default:
+			id = t.child(id, comp)
+		}
+	}
+	return id
 }
 
 // pathString builds the string of id, memoising it and its ancestors in

@@ -20,16 +20,27 @@ type Evidence struct {
 
 // Access is what one block did to one path: the union of its effects, with
 // the first evidence of each. Temporaries (created then removed within the
-// block) leave no Access.
+// block) leave no Access, whatever else the block did to the path.
+//
+// Missing is not one of the paper's effects: the block looked the path up
+// (to read, stat or execute it) and it was not there (ENOENT, ENOTDIR). An
+// Access may hold Missing alone: a block that only failed to find the path.
 type Access struct {
 	Block    BlockID
 	Produced bool
 	Consumed bool
 	Expunged bool
+	Missing  bool
+	// Replaced: some production replaced the content or made the name
+	// (create, truncate, rename or link onto, mkdir), not only kept it (a
+	// metadata change, an append); ReplacedBy is the first such.
+	Replaced bool
 	// Evidence per effect, valid when the matching flag is set.
 	ProducedBy Evidence
 	ConsumedBy Evidence
 	ExpungedBy Evidence
+	MissingBy  Evidence
+	ReplacedBy Evidence
 }
 
 // Has reports whether the access includes effect e.
@@ -41,6 +52,8 @@ func (a *Access) Has(e fstrace.Effect) bool {
 		return a.Consumed
 	case fstrace.Expunged:
 		return a.Expunged
+	case fstrace.Missing:
+		return a.Missing
 	}
 	return false
 }
@@ -52,14 +65,25 @@ func (a *Access) By(e fstrace.Effect) Evidence {
 		return a.ProducedBy
 	case fstrace.Consumed:
 		return a.ConsumedBy
+	case fstrace.Missing:
+		return a.MissingBy
 	}
 	return a.ExpungedBy
+}
+
+// BlockFailure is a block that the traced program reported as failed
+// (Puppet: an "Error: …" line whose source is the resource), with the
+// first such report.
+type BlockFailure struct {
+	Block   BlockID
+	Message string   // the program's line, without colour, bounded by the marker (~300 bytes)
+	By      Evidence // the write that carried it
 }
 
 // PathAccesses is every block's access to one absolute path, in block order.
 type PathAccesses struct {
 	Path     string
-	IsDir    bool // the path was a directory when last seen (mkdir, opened O_DIRECTORY, chdir)
+	IsDir    bool // the path was a directory when last seen (mkdir, opened O_DIRECTORY, chdir); a failed lookup leaves it as it was
 	Accesses []Access
 }
 
@@ -75,6 +99,8 @@ type Stats struct {
 	UnmatchedEnds   int64 // end without a begin
 	UnclosedBlocks  int64 // begin never ended (truncated trace)
 	DistinctPaths   int64
+	MissingLookups  int64 // Missing statements interpreted inside blocks (the lowering leaves repeats out)
+	FailedBlocks    int64 // blocks reported as failed (len(Result.Failures))
 }
 
 // Result is the outcome of interpreting one program.
@@ -83,7 +109,22 @@ type Result struct {
 	// (Puppet's class whits) has one BlockID.
 	Blocks []string
 	// Paths holds, in byte order of Path, every path that some block
-	// accessed. Paths touched only outside blocks are left out.
+	// accessed or failed to find (an Access with Missing only). Paths
+	// touched only outside blocks are left out.
 	Paths []PathAccesses
-	Stats Stats
+	// Failures holds the blocks reported as failed, in the order of their
+	// first report, one per block. A failed block may have no accesses, and
+	// may never have begun (its BlockID is then created for the report).
+	Failures []BlockFailure
+	Stats    Stats
+}
+
+// Failure returns block b's failure report, or nil when b did not fail.
+func (r *Result) Failure(b BlockID) *BlockFailure {
+	for i := range r.Failures {
+		if r.Failures[i].Block == b {
+			return &r.Failures[i]
+		}
+	}
+	return nil
 }

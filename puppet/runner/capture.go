@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/tracer/ebpf"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
@@ -102,7 +103,7 @@ func startHostTrace(containerID, outDir string) (*hostTrace, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := ebpf.Start(ebpf.Options{CgroupPath: cg})
+	t, err := ebpf.Start(ebpf.Options{CgroupPath: cg, Lookups: fstrace.LookupCall})
 	if err != nil {
 		return nil, err
 	}

@@ -172,7 +172,7 @@ func TestPlans(t *testing.T) {
 				t.Errorf("%s: unknown argument letter %q", row.name, c)
 			}
 		}
-		p := planFor(row)
+		p := planFor(row, false)
 		if want := strings.ContainsRune(row.args, 'x'); (p.Str0AtEnter == 1) != want {
 			t.Errorf("%s: str0 at enter %v", row.name, p.Str0AtEnter)
 		}
@@ -180,10 +180,10 @@ func TestPlans(t *testing.T) {
 			t.Errorf("%s: a string argument but no str0", row.name)
 		}
 	}
-	if p := planFor(syscallRow{"renameat", 0, "isis"}); p.Str0 != 2 || p.Str1 != 4 {
+	if p := planFor(syscallRow{"renameat", 0, "isis"}, false); p.Str0 != 2 || p.Str1 != 4 {
 		t.Errorf("renameat plan %+v", p)
 	}
-	if p := planFor(syscallRow{"socketpair", 0, "iiiP"}); p.Special != spIntPair || p.SpecialArg != 3 {
+	if p := planFor(syscallRow{"socketpair", 0, "iiiP"}, true); p.Special != spIntPair || p.SpecialArg != 3 {
 		t.Errorf("socketpair plan %+v", p)
 	}
 }

@@ -40,7 +40,8 @@ struct plan {
 	__u8 str0_at_enter; /* exec: read str0 at sys_enter */
 	__u8 special;
 	__u8 special_arg;
-	__u8 pad[2];
+	__u8 lookup; /* ENOENT/ENOTDIR failures are sent, with their strings */
+	__u8 pad;
 };
 
 struct inflight {
@@ -278,7 +279,11 @@ int sys_exit(struct trace_event_raw_sys_exit *ctx)
 		bpf_map_delete_elem(&inflight, &tid);
 		return 0;
 	}
-	if (ctx->ret < 0 && ctx->ret > -4096 && !keep_failed) {
+	/* A failed lookup (the path or a directory of it is not there) is
+	 * sent with its path: a resource that failed because another had not
+	 * made the path yet is an observed fault. */
+	int lookup_failed = p->lookup && (ctx->ret == -ENOENT || ctx->ret == -ENOTDIR);
+	if (ctx->ret < 0 && ctx->ret > -4096 && !keep_failed && !lookup_failed) {
 		bpf_map_delete_elem(&inflight, &tid);
 		if (p->str0_at_enter)
 			bpf_map_delete_elem(&exec_paths, &tid);
@@ -295,8 +300,9 @@ int sys_exit(struct trace_event_raw_sys_exit *ctx)
 	bpf_map_delete_elem(&inflight, &tid);
 
 	__u32 used = 0;
-	/* A failed call has no effect on the model: its arguments are not read. */
-	if (e->ret >= 0) {
+	/* A failed call has no effect on the model: its arguments are not
+	 * read, but for a failed lookup's strings. */
+	if (e->ret >= 0 || lookup_failed) {
 		if (p->str0_at_enter) {
 			struct exec_path *ep = bpf_map_lookup_elem(&exec_paths, &tid);
 			if (ep && ep->len > 0 && ep->len <= PATH_MAX) {
@@ -311,7 +317,8 @@ int sys_exit(struct trace_event_raw_sys_exit *ctx)
 		if (p->str1 >= 1 && p->str1 <= 6)
 			e->len1 = read_str(e, e->len0, (void *)arg_at(e->args, p->str1 - 1), F_STR1_FAULT);
 		used = e->len0 + e->len1;
-
+	}
+	if (e->ret >= 0) {
 		__u64 extra_ptr = arg_at(e->args, p->special_arg);
 		switch (p->special) {
 		case SP_WRITE: {

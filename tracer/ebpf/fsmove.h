@@ -58,6 +58,10 @@ struct trace_event_raw_sched_process_exec {
 	int old_pid;
 };
 
+/* errno values (asm-generic/errno-base.h) of a failed lookup. */
+#define ENOENT 2
+#define ENOTDIR 20
+
 /* User-space iovec (writev). */
 struct iovec {
 	void *iov_base;

@@ -51,7 +51,8 @@ type fsmovePlan struct {
 	Str0AtEnter uint8
 	Special     uint8
 	SpecialArg  uint8
-	Pad         [2]uint8
+	Lookup      uint8
+	Pad         uint8
 }
 
 // Names of all BPF objects in the ELF.

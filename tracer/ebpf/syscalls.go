@@ -169,9 +169,13 @@ const (
 	spIntPair   = 4
 )
 
-// planFor turns a row into the BPF program's plan for the call.
-func planFor(row syscallRow) fsmovePlan {
+// planFor turns a row into the BPF program's plan for the call; lookup
+// sends its ENOENT and ENOTDIR failures with their strings (Options.Lookups).
+func planFor(row syscallRow, lookup bool) fsmovePlan {
 	p := fsmovePlan{Wanted: 1}
+	if lookup {
+		p.Lookup = 1
+	}
 	for i := 0; i < len(row.args); i++ {
 		switch row.args[i] {
 		case 's', 'x':

@@ -78,6 +78,12 @@ type Options struct {
 	// string arguments). By default the program drops them: they have no
 	// effect on the model, and they are most of a Puppet run's calls.
 	KeepFailed bool
+	// Lookups names the calls that look a path up (to read, stat or
+	// execute it): when one fails with ENOENT or ENOTDIR it is sent with its
+	// path, so that a resource that failed for want of a path another one
+	// makes later is seen (fstrace.FailedLookup decides for the lowering).
+	// nil sends none.
+	Lookups func(syscall string) bool
 }
 
 // pollInterval is how often Next looks at the ring buffer when the program
@@ -180,7 +186,8 @@ func Start(opts Options) (*Tracer, error) {
 		if row.nr < 0 || row.nr >= maxNr {
 			continue
 		}
-		if err := t.objs.Plans.Put(uint32(row.nr), planFor(row)); err != nil {
+		lookup := opts.Lookups != nil && opts.Lookups(row.name)
+		if err := t.objs.Plans.Put(uint32(row.nr), planFor(row, lookup)); err != nil {
 			t.objs.Close()
 			return nil, fmt.Errorf("ebpf: filling the plans map: %w", err)
 		}
@@ -450,9 +457,9 @@ func (t *Tracer) decode(raw []byte) (ok bool, err error) {
 			switch {
 			case v == 0:
 				a.Kind = tracer.ArgNull
-			case failed || faults[k] || len(strs[k]) == 0:
-				// Not read (a failed call) or unreadable: the lowering
-				// counts it as a bad argument.
+			case faults[k] || len(strs[k]) == 0:
+				// Not read (a failed call other than a lookup) or
+				// unreadable: the lowering counts it as a bad argument.
 				a = tracer.Arg{Kind: tracer.ArgPtr, Int: int64(v)}
 			default:
 				a.Kind = tracer.ArgStr

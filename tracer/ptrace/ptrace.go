@@ -16,8 +16,9 @@
 //     PTRACE_SYSCALL; at the syscall-exit stop it reads the result and the
 //     arguments (registers with PTRACE_GETREGS, strings with
 //     process_vm_readv) and emits one event. Arguments are read at the exit,
-//     and only for successful calls unless Options.FailedArgs; execve's at
-//     its entry.
+//     and only for successful calls and failed lookups (ENOENT or ENOTDIR
+//     of a call that looks a path up: fstrace.FailedLookup) unless
+//     Options.FailedArgs; execve's at its entry.
 //   - fork, vfork, clone and clone3 are followed (PTRACE_O_TRACE{FORK,VFORK,
 //     CLONE}); their event is emitted at the PTRACE_EVENT stop with the new
 //     pid, before the child runs, so a child's calls never precede its
@@ -63,9 +64,11 @@ type Options struct {
 	// DataBytes is how much of a write to fd 1 or 2 is read (block markers);
 	// 0 means 512.
 	DataBytes int
-	// FailedArgs decodes the arguments of failed calls too (for a readable
+	// FailedArgs decodes the arguments of every failed call (for a readable
 	// saved trace); by default a failed call has its name, Ret and Errno
-	// only, which is all the analysis uses. It also turns prediction off.
+	// only, except a failed lookup (fstrace.FailedLookup), whose arguments
+	// are decoded: that is all the analysis uses. It also turns prediction
+	// off.
 	FailedArgs bool
 	// NoPredict turns off the prediction of failed readlink calls (see
 	// Stats.Predicted): every traced call is then stopped twice and emitted.
@@ -79,7 +82,10 @@ type Stats struct {
 	// Predicted counts readlink calls of an absolute path that the tracer,
 	// trying the same readlink itself at the seccomp stop, saw fail with
 	// ENOENT, EINVAL or ENOTDIR: the call is let run without a second stop
-	// and without an event, since a failed call has no effect in the model.
+	// and, for EINVAL (not a link), without an event, since such a failed
+	// call has no effect in the model; an ENOENT or ENOTDIR is a failed
+	// lookup, which the model records, so its event (with its path) is
+	// emitted at once.
 	// In a Puppet run four calls in five are such readlinks (Ruby resolving
 	// its load path), so this removes most of the stops. It is exact as long
 	// as the tracer sees the same files as the tracee at the same absolute

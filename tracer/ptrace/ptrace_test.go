@@ -173,7 +173,7 @@ func accesses(t *testing.T, evs []tracer.Event, dir string) ([]string, interp.St
 			for _, e := range []struct {
 				on bool
 				s  string
-			}{{a.Produced, "P"}, {a.Consumed, "C"}, {a.Expunged, "E"}} {
+			}{{a.Produced, "P"}, {a.Consumed, "C"}, {a.Expunged, "E"}, {a.Missing, "M"}} {
 				if e.on {
 					eff += e.s
 				}
@@ -241,8 +241,8 @@ func TestShellMatchesStrace(t *testing.T) {
 		// The background sleep starts well before the root exits: what runs
 		// after the root's exit is not traced by design (TestDaemonIsReleased).
 		"cat /etc/hostname > {}/x; mv {}/x {}/y; mkdir {}/d; ln -s ../y {}/d/l; cat {}/d/l >/dev/null; " +
-			"echo t > {}/tmp; rm {}/tmp; (sleep 0.2 &) ; sleep 0.4; exit 0"},
-		"$D/y PC", "$D/d PC", "$D/d/l P", "/etc/hostname C", "/usr/bin/sleep C")
+			"echo t > {}/tmp; rm {}/tmp; cat {}/nope/x 2>/dev/null; (sleep 0.2 &) ; sleep 0.4; exit 0"},
+		"$D/y PC", "$D/d PC", "$D/d/l P", "/etc/hostname C", "/usr/bin/sleep C", "$D/nope/x M")
 }
 
 // buildProcs compiles testdata/procs.c (skips without a C compiler).
@@ -479,8 +479,9 @@ func TestThreadExec(t *testing.T) {
 }
 
 // TestPredictedReadlinks: readlinks the tracer sees fail are not stopped
-// twice nor emitted; successful ones, and those naming the tracee's own
-// /proc entries, are.
+// twice, and emitted only when they are failed lookups (ENOENT, with their
+// path); successful ones, and those naming the tracee's own /proc entries,
+// are stopped and emitted.
 func TestPredictedReadlinks(t *testing.T) {
 	cc, err := exec.LookPath("cc")
 	if err != nil {
@@ -505,16 +506,26 @@ func TestPredictedReadlinks(t *testing.T) {
 			t.Fatalf("exit %d, %v", code, err)
 		}
 		ok := map[string]bool{}
-		failed := 0
+		failed, missing := 0, 0
 		for _, ev := range evs {
 			if ev.Syscall != "readlink" {
 				continue
 			}
-			if ev.Failed() {
+			switch {
+			case ev.Errno == "ENOENT" && ev.Arg(0).Str == "/nonexistent/x":
+				missing++
 				failed++
-			} else {
+			case ev.Failed():
+				failed++
+				if len(ev.Args) != 0 {
+					t.Errorf("NoPredict=%v: failed %s readlink decoded: %+v", noPredict, ev.Errno, ev.Args)
+				}
+			default:
 				ok[ev.Arg(0).Str] = true
 			}
+		}
+		if missing != 100 {
+			t.Errorf("NoPredict=%v: %d ENOENT readlinks emitted with their path, want 100", noPredict, missing)
 		}
 		for _, p := range []string{link, "/proc/self/exe", "/proc/self/fd/50"} {
 			if !ok[p] {
@@ -523,8 +534,8 @@ func TestPredictedReadlinks(t *testing.T) {
 		}
 		st := tr.Stats()
 		switch {
-		case !noPredict && (st.Predicted != 101 || failed != 0):
-			t.Errorf("predicted %d, emitted %d failed readlinks; want 101 predicted, none emitted", st.Predicted, failed)
+		case !noPredict && (st.Predicted != 101 || failed != 100):
+			t.Errorf("predicted %d, emitted %d failed readlinks; want 101 predicted, the 100 ENOENT emitted", st.Predicted, failed)
 		case noPredict && (st.Predicted != 0 || failed != 101):
 			t.Errorf("NoPredict: predicted %d, emitted %d failed readlinks; want 0 and 101", st.Predicted, failed)
 		}

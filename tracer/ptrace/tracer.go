@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
@@ -280,10 +281,21 @@ func (l *loop) seccompStop(tk *task) {
 		return
 	}
 	tk.row, tk.emitted = row, false
-	if row.predict && l.predictFailure(tk) {
-		l.stats.Predicted++
-		unix.PtraceCont(tk.tid, 0)
-		return
+	if row.predict {
+		if errno, ok := l.predictFailure(tk); ok {
+			l.stats.Predicted++
+			if name := errnoName(errno); fstrace.FailedLookup(row.name, name) {
+				// A failed lookup is evidence (fstrace lowers it to a
+				// Missing statement): emit it now, with its path, as the
+				// call's exit would have.
+				l.startEvent(tk)
+				tk.ev.Ret, tk.ev.Errno = -1, name
+				l.decodeArgs(tk, false)
+				l.emit(&tk.ev)
+			}
+			unix.PtraceCont(tk.tid, 0)
+			return
+		}
 	}
 	if row.noReturn {
 		l.startEvent(tk)
@@ -342,7 +354,7 @@ func (l *loop) syscallExit(tk *task) {
 		l.resume(tk, 0)
 		return
 	}
-	if !tk.row.atEntry && !tk.row.newProc && (ev.Errno == "" || l.opts.FailedArgs) {
+	if !tk.row.atEntry && !tk.row.newProc && (ev.Errno == "" || l.opts.FailedArgs || fstrace.FailedLookup(tk.row.name, ev.Errno)) {
 		l.decodeArgs(tk, ev.Errno == "")
 	}
 	l.emit(ev)
@@ -477,18 +489,22 @@ const cloneNewNS = 0x20000
 
 // predictFailure tries a readlink call's path in the tracer (see
 // Stats.Predicted) and reports whether it fails in a way the tracee's call
-// will fail too.
-func (l *loop) predictFailure(tk *task) bool {
+// will fail too, and with which errno.
+func (l *loop) predictFailure(tk *task) (syscall.Errno, bool) {
 	if l.viewChanged || l.opts.NoPredict || l.opts.FailedArgs {
-		return false
+		return 0, false
 	}
 	path, truncated, ok := l.mem.str(tk.tid, tk.regs.Rdi, pathMax)
 	if !ok || truncated || !strings.HasPrefix(path, "/") ||
 		path == "/proc" || strings.HasPrefix(path, "/proc/") || strings.HasPrefix(path, "/dev/fd/") {
-		return false
+		return 0, false
 	}
 	_, err := unix.Readlink(path, l.linkBuf[:])
-	return err == unix.ENOENT || err == unix.EINVAL || err == unix.ENOTDIR
+	switch err {
+	case unix.ENOENT, unix.EINVAL, unix.ENOTDIR:
+		return err.(syscall.Errno), true
+	}
+	return 0, false
 }
 
 // tgidOf returns the thread group (process) id of a thread, from /proc.

@@ -44,6 +44,11 @@ func FuzzReader(f *testing.F) {
 		opts := Options{}
 		if filter {
 			opts.Want = func(name string) bool { return strings.HasPrefix(name, "o") || name == "clone3" }
+			// Failed calls: only ENOENT ones decoded, the first two
+			// arguments only, the line left unread after them.
+			opts.SkipFailedArgs = true
+			opts.FailedArgs = func(ev *tracer.Event) bool { return ev.Errno == "ENOENT" }
+			opts.Args = func(string) uint64 { return 0b11 }
 		}
 		r := NewReader(bytes.NewReader(data), opts)
 		last := int64(0)

@@ -2,6 +2,7 @@ package strace
 
 import (
 	"bytes"
+	"math/bits"
 
 	"github.com/fsmove/fsmove/tracer"
 )
@@ -36,7 +37,15 @@ type lineParser struct {
 	calls      map[string]callInfo      // per syscall name: interned name and Want's answer
 	recent     [256]callInfo            // cache of calls, indexed by a cheap hash of the name
 	names      map[string]string        // interned argument names (name=value) and errno names
+	// failedStrs interns the strings of the failed calls decoded for
+	// Options.FailedArgs (the same few paths probed again and again), so
+	// that they cost no allocation; failedCall is set while one is decoded.
+	failedStrs map[string]string
+	failedCall bool
 }
+
+// maxFailedStrs bounds failedStrs; it is emptied when full.
+const maxFailedStrs = 1 << 14
 
 // parseLine reads one line. It returns true when r.ev holds an event to
 // deliver, and a non-nil error only for a fatal (strict mode) problem.
@@ -292,21 +301,51 @@ func (p *lineParser) resetEvent(kind tracer.EventKind, pid int, name string) *tr
 // arguments in argMask only (0: all).
 func (p *lineParser) decodeCall(line []byte, name string, argMask uint64, pid int, b []byte, i int) (bool, error) {
 	ev := p.resetEvent(tracer.KindSyscall, pid, name)
+	last := -1 // the last argument to decode, when the rest can be left unread
 	if p.r.opts.SkipFailedArgs {
 		if ret, errno, ok := failedTail(b[i:]); ok {
 			ev.Ret, ev.Errno = ret, p.intern(errno)
-			return true, nil
+			if p.r.opts.FailedArgs == nil || !p.failedErrno(errno) || !p.r.opts.FailedArgs(ev) {
+				return true, nil
+			}
+			// The result is known already: decode up to the last argument
+			// asked for, and stop there.
+			if argMask != 0 {
+				last = bits.Len64(argMask) - 1
+			}
+			p.failedCall = true
 		}
 	}
 	p.b = b
-	i, why := p.argList(i, argMask)
-	if why == "" {
+	i, why := p.argList(i, argMask, last)
+	p.failedCall = false
+	if why == "" && (last < 0 || len(ev.Args) <= last) {
 		why = p.result(i)
 	}
 	if why != "" {
 		return false, p.r.malformedLine(line, why)
 	}
 	return true, nil
+}
+
+// failedErrno reports whether errno is one of Options.FailedErrnos (any,
+// when there are none).
+func (p *lineParser) failedErrno(errno []byte) bool {
+	if p.r.opts.FailedErrnos == nil {
+		return true
+	}
+	// Length and last letter first, from a table: most failed calls are
+	// rejected in a few instructions.
+	n := len(errno)
+	if n == 0 || n >= len(p.r.errnoPick) || !p.r.errnoPick[n][errno[n-1]] {
+		return false
+	}
+	for _, e := range p.r.opts.FailedErrnos {
+		if string(errno) == e {
+			return true
+		}
+	}
+	return false
 }
 
 // failedTail recognises a failed call from the end of its line alone:
@@ -355,8 +394,9 @@ func failedTail(b []byte) (ret int64, errno []byte, ok bool) {
 }
 
 // argList reads the arguments up to and including the closing ')',
-// decoding those in argMask (0: all) and skipping the others.
-func (p *lineParser) argList(i int, argMask uint64) (int, string) {
+// decoding those in argMask (0: all) and skipping the others. With last >=
+// 0 it stops after argument last, leaving the rest of the line unread.
+func (p *lineParser) argList(i int, argMask uint64, last int) (int, string) {
 	b := p.b
 	ev := &p.r.ev
 	i = skipSpaces(b, i)
@@ -377,6 +417,9 @@ func (p *lineParser) argList(i int, argMask uint64) (int, string) {
 		}
 		if !ok {
 			return i, "bad argument"
+		}
+		if n == last {
+			return i, ""
 		}
 		i = skipSpaces(b, i)
 		if i >= len(b) {
@@ -408,7 +451,10 @@ func (p *lineParser) topArg(i int, a *tracer.Arg) (int, bool) {
 	}
 	switch a.Kind {
 	case tracer.ArgStr, tracer.ArgArray, tracer.ArgStruct:
-		if a.Kind == tracer.ArgStr || len(p.strBuf) > 0 {
+		switch {
+		case p.failedCall && a.Kind == tracer.ArgStr:
+			a.Str = p.failedStr(p.strBuf)
+		case a.Kind == tracer.ArgStr || len(p.strBuf) > 0:
 			a.Str = string(p.strBuf)
 		}
 	}
@@ -1023,6 +1069,19 @@ func (p *lineParser) intern(name []byte) string {
 	if len(p.names) < maxUnknownNames {
 		p.names[s] = s
 	}
+	return s
+}
+
+// failedStr returns b as a string, interned in failedStrs.
+func (p *lineParser) failedStr(b []byte) string {
+	if s, ok := p.failedStrs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if p.failedStrs == nil || len(p.failedStrs) >= maxFailedStrs {
+		p.failedStrs = make(map[string]string)
+	}
+	p.failedStrs[s] = s
 	return s
 }
 

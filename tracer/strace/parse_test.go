@@ -3,6 +3,7 @@ package strace
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"reflect"
 	"strings"
 	"testing"
@@ -486,6 +487,138 @@ func TestSkipFailedArgs(t *testing.T) {
 			if c.failed && ev.Ret >= 0 {
 				t.Errorf("%s: Ret %d, want negative", c.line, ev.Ret)
 			}
+		}
+	}
+}
+
+// TestFailedArgs: with SkipFailedArgs and FailedArgs, the failed calls
+// FailedArgs accepts (asked with the name and errno) are decoded, the
+// arguments of Args only; the others are delivered without arguments. A
+// call split into unfinished and resumed halves is decided on the whole.
+func TestFailedArgs(t *testing.T) {
+	text := `7 readlink("/usr/lib/ruby", 0x7ffd, 1023) = -1 EINVAL (Invalid argument)
+7 newfstatat(AT_FDCWD, "/usr/local/bin/x", 0x7ffd, 0) = -1 ENOENT (No such file or directory)
+7 openat(AT_FDCWD, "/etc/passwd/x", O_RDONLY|O_CLOEXEC <unfinished ...>
+8 close(3) = 0
+7 <... openat resumed>) = -1 ENOTDIR (Not a directory) <0.000012>
+7 unlink("/run/x.pid") = -1 ENOENT (No such file or directory)
+7 newfstatat(AT_FDCWD, "/etc", {st_mode=S_IFDIR|0755, ...}, 0) = 0
+`
+	var asked []string
+	opts := Options{
+		SkipFailedArgs: true,
+		FailedArgs: func(ev *tracer.Event) bool {
+			if len(ev.Args) != 0 || ev.Ret != -1 || ev.Pid != 7 {
+				t.Errorf("FailedArgs asked with %+v", ev)
+			}
+			asked = append(asked, ev.Syscall+" "+ev.Errno)
+			return ev.Errno != "EINVAL" && ev.Syscall != "unlink"
+		},
+		Args: func(name string) uint64 {
+			if name == "newfstatat" {
+				return 1<<0 | 1<<1 | 1<<3
+			}
+			return 0
+		},
+	}
+	evs, _ := events(t, text, opts)
+	if len(evs) != 6 {
+		t.Fatalf("%d events", len(evs))
+	}
+	// FailedErrnos: FailedArgs is asked about the listed errnos only.
+	first := asked
+	asked = nil
+	opts.FailedErrnos = []string{"ENOTDIR", "EPERM"}
+	if again, _ := events(t, text, opts); len(again) != 6 || len(again[1].Args) != 0 || len(again[3].Args) != 3 {
+		t.Errorf("with FailedErrnos: %+v", again)
+	}
+	if strings.Join(asked, ",") != "openat ENOTDIR" {
+		t.Errorf("with FailedErrnos, FailedArgs asked %q", asked)
+	}
+	asked = first
+	type want struct {
+		name, errno, path string
+		args              int
+	}
+	wants := []want{
+		{"readlink", "EINVAL", "", 0},
+		{"newfstatat", "ENOENT", "/usr/local/bin/x", 4},
+		{"openat", "ENOTDIR", "/etc/passwd/x", 3},
+		{"close", "", "", 1},
+		{"unlink", "ENOENT", "", 0},
+		{"newfstatat", "", "/etc", 4},
+	}
+	// events() sorts nothing: the close of pid 8 comes before the resumed openat.
+	order := []int{0, 1, 3, 2, 4, 5}
+	for i, k := range order {
+		ev, w := evs[i], wants[k]
+		if ev.Syscall != w.name || ev.Errno != w.errno || len(ev.Args) != w.args {
+			t.Errorf("event %d: %s %q with %d args, want %s %q with %d", i, ev.Syscall, ev.Errno, len(ev.Args), w.name, w.errno, w.args)
+			continue
+		}
+		if w.path != "" && ev.Arg(1).Str != w.path && ev.Arg(0).Str != w.path {
+			t.Errorf("event %d: path %+v, want %q", i, ev.Args, w.path)
+		}
+		if ev.Syscall == "newfstatat" && ev.Arg(2).Kind != tracer.ArgOther {
+			t.Errorf("event %d: the stat buffer was decoded: %+v", i, ev.Arg(2))
+		}
+		if w.errno != "" && ev.Ret != -1 {
+			t.Errorf("event %d: Ret %d", i, ev.Ret)
+		}
+	}
+	if strings.Join(asked, ",") != "readlink EINVAL,newfstatat ENOENT,openat ENOTDIR,unlink ENOENT" {
+		t.Errorf("FailedArgs asked %q", asked)
+	}
+}
+
+// TestFailedArgsMatchFullDecode: on real traces, a failed call decoded for
+// FailedArgs has the arguments a full decode gives, up to the last one
+// Args selects, and every other event is unchanged.
+func TestFailedArgsMatchFullDecode(t *testing.T) {
+	mask := func(name string) uint64 {
+		if name == "openat" || name == "newfstatat" {
+			return 1<<1 | 1<<0
+		}
+		return 1 << 0
+	}
+	for _, name := range []string{"f.log", "stderr.log", "modern.log", "threads.log"} {
+		path := "../../testdata/strace/" + name
+		read := func(opts Options) []tracer.Event {
+			r, err := Open(path, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			return readAll(t, r)
+		}
+		full := read(Options{Args: mask})
+		skip := read(Options{Args: mask, SkipFailedArgs: true,
+			FailedArgs: func(ev *tracer.Event) bool { return ev.Errno == "ENOENT" }})
+		if len(full) != len(skip) {
+			t.Fatalf("%s: %d events, %d with FailedArgs", name, len(full), len(skip))
+		}
+		decoded := 0
+		for i := range full {
+			f, s := full[i], skip[i]
+			if f.Syscall != s.Syscall || f.Pid != s.Pid || f.Ret != s.Ret || f.Errno != s.Errno || f.Line != s.Line {
+				t.Fatalf("%s: event %d: %+v, with FailedArgs %+v", name, i, f, s)
+			}
+			want := f.Args
+			switch {
+			case f.Errno == "ENOENT":
+				if n := bits.Len64(mask(f.Syscall)); len(want) > n {
+					want = want[:n]
+				}
+				decoded++
+			case f.Failed() && f.Errno != "?": // "= ?" is no failed return: decoded
+				want = nil
+			}
+			if len(want) != len(s.Args) || (len(want) > 0 && !reflect.DeepEqual(want, s.Args)) {
+				t.Errorf("%s line %d: %s args %+v, with FailedArgs %+v", name, f.Line, f.Syscall, want, s.Args)
+			}
+		}
+		if decoded == 0 && name == "f.log" {
+			t.Errorf("%s: no failed call decoded", name)
 		}
 	}
 }

@@ -67,6 +67,23 @@ type Options struct {
 	// (Ruby's readlink probing of its load path), and decoding them is most
 	// of the reading time.
 	SkipFailedArgs bool
+	// FailedArgs, with SkipFailedArgs, names the failed calls whose
+	// arguments are decoded all the same: those Args selects, up to the
+	// last of them (the rest of the line is left unread: the result is
+	// known), their strings interned (a few paths are probed again and
+	// again: they cost no allocation each time). It is asked
+	// for each failed call of a wanted name, with the event before its
+	// arguments are decoded: Pid, Syscall, Ret and Errno ("ENOENT") are
+	// set, from the end of the line. The analysis decodes the failed
+	// lookups (ENOENT or ENOTDIR of a call that looks a path up) of the
+	// processes that may act for a block (fstrace.Lowerer.NeedsFailedArgs):
+	// a few percent of the failed calls. SetFailedArgs replaces it.
+	FailedArgs func(ev *tracer.Event) bool
+	// FailedErrnos, when set, limits the failed calls FailedArgs is asked
+	// about to those with one of these errnos: a cheap test on the line
+	// before any call (in a Puppet trace most failed calls are readlinks
+	// failing with EINVAL, which the analysis never needs).
+	FailedErrnos []string
 	// Args, when set, says which argument positions of a wanted call the
 	// caller reads (bit i for argument i; 0 means all). The others are
 	// skipped without decoding and delivered as empty ArgOther values, so
@@ -114,6 +131,9 @@ type Reader struct {
 	warnings  []tracer.Warning
 	warnCount int64
 	malformed int64
+
+	// errnoPick[len][last byte] is set for the Options.FailedErrnos.
+	errnoPick [16][256]bool
 }
 
 // A Reader is a tracer.Source.
@@ -180,6 +200,11 @@ func newReader(src lineSource, opts Options) *Reader {
 		src:     src,
 		pending: make(map[int]*pendingCall),
 	}
+	for _, e := range opts.FailedErrnos {
+		if n := len(e); n > 0 && n < len(r.errnoPick) {
+			r.errnoPick[n][e[n-1]] = true
+		}
+	}
 	r.p.r = r
 	return r
 }
@@ -228,6 +253,13 @@ func (r *Reader) Next() (*tracer.Event, error) {
 		}
 	}
 	return nil, r.err
+}
+
+// SetFailedArgs replaces Options.FailedArgs, for a consumer that decides
+// as it goes (the analysis asks its lowering, which knows the blocks open
+// so far). Call it between calls to Next.
+func (r *Reader) SetFailedArgs(f func(ev *tracer.Event) bool) {
+	r.opts.FailedArgs = f
 }
 
 // Warnings returns the first 100 warnings (malformed lines, resumed calls
