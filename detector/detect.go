@@ -101,6 +101,11 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 		}
 		roles[i] = roleOf(r)
 	}
+	for _, f := range res.Failures {
+		if int(f.Block) < len(roles) && roles[f.Block].res != nil && roles[f.Block].failure == "" {
+			roles[f.Block].failure = f.Message
+		}
+	}
 	slices.Sort(rep.UnresolvedBlocks)
 	st.UnresolvedBlocks = len(rep.UnresolvedBlocks)
 
@@ -186,6 +191,9 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use) {
 				continue
 			}
 			rel, needBy, eff, before := precedes(x, y, pa.IsDir)
+			if !before {
+				rel, needBy, eff, before = observed(x, y)
+			}
 			notify := notifies(x, y, pa.Path, pa.IsDir)
 			if !before && !notify {
 				continue
@@ -199,6 +207,7 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use) {
 				ProducerEvidence: x.prodBy,
 				ConsumerEffect:   eff,
 				ConsumerEvidence: needBy,
+				producerReplaced: x.acc.Replaced,
 			}
 			if !before {
 				pc.Relation, pc.ConsumerEffect, pc.ConsumerEvidence = Consumes, fstrace.Consumed, y.consBy
@@ -310,7 +319,16 @@ func judge(pr *pair, g Graph, opts Options, st *Stats) (Finding, bool) {
 	default:
 		return f, false
 	}
-	holdBack(&f)
+	for _, pc := range f.Paths {
+		if pc.Relation == Missing {
+			// It failed in this run: no rule holds that back.
+			f.Observed, f.ObservedError = true, roleFor(pr, pc.Consumer).failure
+			break
+		}
+	}
+	if !f.Observed {
+		holdBack(&f)
+	}
 	f.Fix = suggestFix(f.Kind, f.Producer, f.Consumer, g.Ordered(f.Consumer, f.Producer))
 	return f, true
 }
@@ -381,7 +399,7 @@ func metadataBeforeContent(f *Finding) bool {
 		return false
 	}
 	for _, pc := range f.Paths {
-		if !metadataCalls[pc.ProducerEvidence.Syscall] || (pc.Relation != Consumes && pc.Relation != Modifies) {
+		if pc.producerReplaced || (pc.Relation != Consumes && pc.Relation != Modifies) {
 			return false
 		}
 	}

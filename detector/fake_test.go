@@ -104,7 +104,8 @@ func (g *fakeGraph) Notifies(a, b *catalog.Resource) bool {
 
 // acc is one block's access in a hand-built result: effects is a string of
 // p (produced), c (consumed), e (expunged); the evidence line is line, and
-// the syscall is given or "openat".
+// the syscall is given or "openat"; m is a failed lookup (Missing), k a
+// production that kept the content (chmod, append).
 type acc struct {
 	block   string
 	effects string
@@ -170,15 +171,30 @@ func result(paths ...pathSpec) *interp.Result {
 				switch e {
 				case 'p':
 					x.Produced, x.ProducedBy = true, ev
+					x.Replaced, x.ReplacedBy = true, ev
+				case 'k': // produced, content kept (chmod, append)
+					x.Produced, x.ProducedBy = true, ev
 				case 'c':
 					x.Consumed, x.ConsumedBy = true, ev
 				case 'e':
 					x.Expunged, x.ExpungedBy = true, ev
+				case 'm':
+					x.Missing, x.MissingBy = true, ev
 				}
 			}
 			pa.Accesses = append(pa.Accesses, x)
 		}
 		res.Paths = append(res.Paths, pa)
+	}
+	return res
+}
+
+// failed marks block as reported failed by Puppet with msg.
+func failed(res *interp.Result, block, msg string) *interp.Result {
+	for id, name := range res.Blocks {
+		if name == block {
+			res.Failures = append(res.Failures, interp.BlockFailure{Block: interp.BlockID(id), Message: msg})
+		}
 	}
 	return res
 }

@@ -79,6 +79,9 @@ type blockRole struct {
 	// with recurse, its descendants are its own too.
 	ownPath string
 	recurse bool
+	// failure is Puppet's error line when the resource failed in this run
+	// ("" otherwise): its failed lookups become observed faults.
+	failure string
 	// creates are paths the resource only checks, whoever made them: an
 	// Exec's creates, a symlink File's target. Looking them up is not a need.
 	creates []string

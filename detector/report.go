@@ -74,6 +74,9 @@ type PathConflict struct {
 	ConsumerEvidence interp.Evidence
 	Waived           bool // a pair+path waiver covers this path
 	WaiverReason     string
+	// producerReplaced: the producer replaced the content here (not only a
+	// metadata change or an append).
+	producerReplaced bool
 }
 
 // Report is the detector's outcome. Findings holds waived findings too

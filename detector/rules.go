@@ -53,9 +53,11 @@ type use struct {
 	// path) inspected it to enforce its state.
 	produced bool
 	prodBy   interp.Evidence
-	// replaces: the production wrote content or made the name (not only
-	// metadata, and not a File finding its own path already right).
+	// replaces: a production replaced the content or made the name (not
+	// only a metadata change or an append, and not a File finding its own
+	// path already right); replBy is the first such.
 	replaces bool
+	replBy   interp.Evidence
 	// needs: the block depended on the path as it found it: it read it
 	// before writing it (or without writing it), or removed it.
 	needs   bool
@@ -68,21 +70,12 @@ type use struct {
 	consBy   interp.Evidence
 }
 
-// metadataCalls change a path's metadata, not its content.
-var metadataCalls = map[string]bool{
-	"chmod": true, "fchmod": true, "fchmodat": true, "fchmodat2": true,
-	"chown": true, "lchown": true, "fchown": true, "fchownat": true,
-	"utime": true, "utimes": true, "futimesat": true, "utimensat": true,
-	"setxattr": true, "lsetxattr": true, "fsetxattr": true, "setxattrat": true,
-	"removexattr": true, "lremovexattr": true, "fremovexattr": true, "removexattrat": true,
-}
-
 // readUse applies the rules that turn a raw access into a use.
 func readUse(role *blockRole, a *interp.Access, path string) use {
 	u := use{role: role, acc: a,
 		produced: a.Produced, prodBy: a.ProducedBy,
 		consumed: a.Consumed, consBy: a.ConsumedBy}
-	u.replaces = a.Produced && !metadataCalls[a.ProducedBy.Syscall]
+	u.replaces, u.replBy = a.Replaced, a.ReplacedBy
 
 	switch {
 	case role.ownsPath(path):
@@ -125,11 +118,23 @@ func precedes(x, y *use, isDir bool) (Relation, interp.Evidence, fstrace.Effect,
 	}
 	// Two resources that only ensure one directory commute (rule 9): a
 	// second mkdir finds it made. For files, a later write replaces the
-	// first one's content.
-	if !isDir && x.replaces && y.replaces && y.prodBy.Line > x.prodBy.Line {
-		return Overwrites, y.prodBy, fstrace.Produced, true
+	// first one's content; appends and metadata changes keep it (two
+	// daemons logging to one file, chmod after a write).
+	if !isDir && x.replaces && y.replaces && y.replBy.Line > x.replBy.Line {
+		return Overwrites, y.replBy, fstrace.Produced, true
 	}
 	return 0, interp.Evidence{}, 0, false
+}
+
+// observed decides x < y on one path from a fault that already happened
+// (rule 5): y failed in this run (Puppet logged an error for it), it had
+// looked the path up and not found it (ENOENT, ENOTDIR), and x made the path
+// later. Other failed calls still have no effect.
+func observed(x, y *use) (Relation, interp.Evidence, fstrace.Effect, bool) {
+	if y.role.failure == "" || !y.acc.Missing || !x.produced || x.prodBy.Line < y.acc.MissingBy.Line {
+		return 0, interp.Evidence{}, 0, false
+	}
+	return Missing, y.acc.MissingBy, fstrace.Missing, true
 }
 
 // notifies decides x ⇝ y on one path: y is a Service that read what x

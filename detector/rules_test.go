@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/fstrace"
+	"github.com/fsmove/fsmove/fstrace/interp"
 )
 
 // Each rule of rules.go: one case that must be reported and a near miss
@@ -42,7 +44,12 @@ func TestRuleOverwrite(t *testing.T) {
 	// Near miss: the second write only changed metadata (chmod): no overwrite.
 	res = result(p("/etc/app/app.conf",
 		a("Package[app]", "p", 10),
-		at("Exec[edit-conf]", "p:chmod@21")))
+		at("Exec[edit-conf]", "k:chmod@21")))
+	expect(t, Detect(res, rulesGraph(), Options{}))
+	// Near miss: two appends to one log keep each other's lines.
+	res = result(p("/var/log/app.log",
+		at("Exec[edit-conf]", "k:openat@10"),
+		at("File[/var/log/app]", "k:openat@21")))
 	expect(t, Detect(res, rulesGraph(), Options{}))
 }
 
@@ -304,4 +311,30 @@ func TestRuleGeneratedResources(t *testing.T) {
 	if len(rep.Findings) != 0 || len(rep.UnresolvedBlocks) != 1 {
 		t.Errorf("without generators: %v, unresolved %v", summary(rep), rep.UnresolvedBlocks)
 	}
+}
+
+func TestRuleObservedFailure(t *testing.T) {
+	const msg = "Error: /Stage[main]/Main/Exec[edit-conf]/returns: change from 'notrun' to ['0'] failed: sed: can't read /etc/app/app.conf: No such file or directory"
+	// The Exec ran first, did not find the file, failed; the File made it later.
+	mk := func() *interp.Result {
+		return result(p("/etc/app/app.conf",
+			at("Exec[edit-conf]", "m:openat@10"),
+			at("File[/etc/app/app.conf]", "p:rename@20")))
+	}
+	rep := Detect(failed(mk(), "Exec[edit-conf]", msg), rulesGraph(), Options{})
+	expect(t, rep, "MOR File[/etc/app/app.conf]->Exec[edit-conf] /etc/app/app.conf")
+	if f := rep.Findings[0]; !f.Observed || f.ObservedError != msg || f.Paths[0].Relation != Missing || f.Paths[0].ConsumerEffect != fstrace.Missing {
+		t.Errorf("observed %v %q relation %v", f.Observed, f.ObservedError, f.Paths[0].Relation)
+	}
+	// Near miss: the same failed lookup in a resource that did not fail.
+	expect(t, Detect(mk(), rulesGraph(), Options{}))
+	// Near miss: the failed resource looked up a path nobody made later.
+	res := failed(result(p("/etc/app/app.conf",
+		at("File[/etc/app/app.conf]", "p:rename@5"),
+		at("Exec[edit-conf]", "m:openat@10"))), "Exec[edit-conf]", msg)
+	expect(t, Detect(res, rulesGraph(), Options{}))
+	// Near miss: ordered (the File before the Exec): no MOR, whatever happened.
+	g := rulesGraph()
+	g.edge("File[/etc/app/app.conf]", "Exec[edit-conf]", before)
+	expect(t, Detect(failed(mk(), "Exec[edit-conf]", msg), g, Options{}))
 }

@@ -1,0 +1,57 @@
+# Fixture: missing notifier (a directory a service uses).
+#
+# fsmove-dirsvc is a tiny daemon (files/fsmove-dirsvc, started by
+# /etc/init.d/fsmove-dirsvc as user daemon): when it starts it appends to
+# /var/log/mn_service_directory/dirsvc.log and writes its pid to
+# /var/lib/mn_service_directory/state. File['/var/log/mn_service_directory']
+# creates its log directory (owner daemon, mode 0750) and is ordered before
+# Service['fsmove-dirsvc'], but does not notify it: when a later run changes
+# the directory (its owner or mode, or replaces it), the running daemon keeps
+# its open log and its old view of the directory until something restarts
+# it, so the change only takes effect at some unrelated restart.
+#
+# The image has no systemd as PID 1, so Puppet uses the "debian" service
+# provider (/etc/init.d/fsmove-dirsvc); the daemon first starts in
+# Service['fsmove-dirsvc'], and the init script returns only once the daemon
+# has written to both directories.
+#
+# Expected finding: MN File['/var/log/mn_service_directory'] ->
+# Service['fsmove-dirsvc'].
+#
+# Near miss: File['/var/lib/mn_service_directory'] is used the same way but
+# notifies the service, so it is not reported. The daemon and its init
+# script notify the service too.
+class mn_service_directory {
+  file { '/usr/local/sbin/fsmove-dirsvc':
+    ensure => file,
+    mode   => '0755',
+    source => 'puppet:///modules/mn_service_directory/fsmove-dirsvc',
+  }
+
+  file { '/etc/init.d/fsmove-dirsvc':
+    ensure => file,
+    mode   => '0755',
+    source => 'puppet:///modules/mn_service_directory/fsmove-dirsvc.init',
+  }
+
+  file { '/var/log/mn_service_directory':
+    ensure => directory,
+    owner  => 'daemon',
+    group  => 'daemon',
+    mode   => '0750',
+  }
+
+  file { '/var/lib/mn_service_directory':
+    ensure => directory,
+    owner  => 'daemon',
+    group  => 'daemon',
+    mode   => '0750',
+    notify => Service['fsmove-dirsvc'],
+  }
+
+  service { 'fsmove-dirsvc':
+    ensure    => running,
+    require   => File['/var/log/mn_service_directory'],
+    subscribe => [File['/usr/local/sbin/fsmove-dirsvc'], File['/etc/init.d/fsmove-dirsvc']],
+  }
+}
