@@ -129,7 +129,7 @@ func (c *Catalog) indexGenerators() {
 			}
 			add(c.concatByPath, p, r)
 		case "file":
-			if recursive(r.Params["recurse"]) {
+			if r.Recurses() {
 				add(c.recursiveByPath, r.Namevar(), r)
 			}
 		case "tidy":
@@ -138,10 +138,10 @@ func (c *Catalog) indexGenerators() {
 	}
 }
 
-// recursive interprets File's recurse: true, "true", "remote" and "inf"
-// recurse; false, "false", "no" and absence do not.
-func recursive(v any) bool {
-	switch x := v.(type) {
+// Recurses reports whether a File recurses: recurse true, "true", "remote"
+// or "inf"; false, "false", "no" and absence do not.
+func (r *Resource) Recurses() bool {
+	switch x := r.Params["recurse"].(type) {
 	case bool:
 		return x
 	case string:

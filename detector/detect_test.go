@@ -513,7 +513,8 @@ func TestRecurseValues(t *testing.T) {
 	}{{true, true}, {false, false}, {"true", true}, {"remote", true}, {"inf", true},
 		{"false", false}, {"no", false}, {"", false}, {nil, false}, {1.0, false}}
 	for _, c := range cases {
-		if got := truthy(c.v); got != c.want {
+		r := &catalog.Resource{Type: "File", Title: "/x", Params: map[string]any{"recurse": c.v}}
+		if got := r.Recurses(); got != c.want {
 			t.Errorf("recurse => %#v: %v, want %v", c.v, got, c.want)
 		}
 	}

@@ -99,7 +99,7 @@ func roleOf(r *catalog.Resource) blockRole {
 		role.isPackage = true
 	case strings.EqualFold(r.Type, "File"):
 		role.ownPath = filePath(r)
-		role.recurse = truthy(r.Params["recurse"])
+		role.recurse = r.Recurses()
 		// A symlink may dangle: looking up its target is not a need.
 		if t, ok := r.StringParam("target"); ok && t != "" {
 			if !strings.HasPrefix(t, "/") {
@@ -155,22 +155,6 @@ func filePath(r *catalog.Resource) string {
 		p = p[:len(p)-1]
 	}
 	return p
-}
-
-// truthy interprets a Puppet boolean-ish parameter: recurse accepts true,
-// "true", "remote" and "inf"; false, "false", "no" and absence mean off.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return x
-	case string:
-		switch strings.ToLower(x) {
-		case "", "false", "no":
-			return false
-		}
-		return true
-	}
-	return false
 }
 
 // ownsPath reports whether path is the File resource's own path (or a

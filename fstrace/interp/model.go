@@ -251,25 +251,12 @@ func (m *fsModel) resolve(start inodeID, path string, followFinal bool, links *i
 	}
 	i := 0
 	for {
-		for i < len(path) && path[i] == '/' {
-			i++
-		}
-		if i == len(path) {
+		comp, next, last, trailingSlash, ok := nextComponent(path, i)
+		if !ok {
 			m.finalLink = false
 			return m.locOf(cur), resolveOK
 		}
-		j := i
-		for j < len(path) && path[j] != '/' {
-			j++
-		}
-		comp := path[i:j]
-		k := j
-		for k < len(path) && path[k] == '/' {
-			k++
-		}
-		last := k == len(path)
-		trailingSlash := last && j < len(path)
-		i = k
+		i = next
 		switch comp {
 		case ".":
 			if last {
@@ -358,24 +345,11 @@ func (m *fsModel) walkExisting(start inodeID, path string, followFinal bool, lin
 	}
 	i := 0
 	for {
-		for i < len(path) && path[i] == '/' {
-			i++
-		}
-		if i == len(path) {
+		comp, next, last, trailingSlash, ok := nextComponent(path, i)
+		if !ok {
 			return m.locOf(cur), 0, true, resolveOK
 		}
-		j := i
-		for j < len(path) && path[j] != '/' {
-			j++
-		}
-		comp := path[i:j]
-		k := j
-		for k < len(path) && path[k] == '/' {
-			k++
-		}
-		last := k == len(path)
-		trailingSlash := last && j < len(path)
-		i = k
+		i = next
 		switch comp {
 		case ".":
 			continue
@@ -385,7 +359,7 @@ func (m *fsModel) walkExisting(start inodeID, path string, followFinal bool, lin
 		}
 		e, ok := m.lookupEntry(cur, comp)
 		if !ok {
-			return location{}, m.paths.lexical(m.paths.child(m.dirPath(cur), comp), path[k:]), false, resolveOK
+			return location{}, m.paths.lexical(m.paths.child(m.dirPath(cur), comp), path[i:]), false, resolveOK
 		}
 		ino := m.entries[e].ino
 		if m.inodes[ino].isLink && (!last || followFinal || trailingSlash) {
@@ -398,7 +372,7 @@ func (m *fsModel) walkExisting(start inodeID, path string, followFinal bool, lin
 				return location{}, 0, false, st
 			}
 			if !tfound {
-				return location{}, m.paths.lexical(tid, path[k:]), false, resolveOK
+				return location{}, m.paths.lexical(tid, path[i:]), false, resolveOK
 			}
 			if last {
 				return tl, 0, true, resolveOK
@@ -466,4 +440,27 @@ func (m *fsModel) isAncestor(a, dir inodeID) bool {
 		dir = m.parentOf(dir)
 	}
 	return true
+}
+
+// nextComponent returns the path component that starts at or after i
+// (slashes skipped), the index after it and its trailing slashes, whether
+// it is the last one, and whether it had a trailing slash; ok is false
+// when no component is left.
+func nextComponent(path string, i int) (comp string, next int, last, trailingSlash, ok bool) {
+	for i < len(path) && path[i] == '/' {
+		i++
+	}
+	if i == len(path) {
+		return "", i, false, false, false
+	}
+	j := i
+	for j < len(path) && path[j] != '/' {
+		j++
+	}
+	k := j
+	for k < len(path) && path[k] == '/' {
+		k++
+	}
+	last = k == len(path)
+	return path[i:j], k, last, last && j < len(path), true
 }
