@@ -41,7 +41,11 @@ var DefaultFilterPrefixes = []string{
 	"/var/log/puppet",
 	// Puppet's data and packaged modules (Debian).
 	"/usr/share/puppet",
-	// Puppet's Ruby load path (Debian).
+	// Puppet's Ruby load path (Debian: ruby -e 'puts $LOAD_PATH' starts
+	// with the site_ruby directories under /usr/local).
+	"/usr/local/lib/site_ruby",
+	"/usr/local/lib/x86_64-linux-gnu/site_ruby",
+	"/usr/local/lib/aarch64-linux-gnu/site_ruby",
 	"/usr/lib/ruby",
 	"/usr/share/ruby",
 	"/usr/lib/x86_64-linux-gnu/ruby",

@@ -137,6 +137,9 @@ type Stats struct {
 	Exits         int64 // process exits
 	Failed        int64 // failed calls (Errno set): they lower to nothing, except failed lookups
 	FailedLookups int64 // failed calls that lowered to a Missing statement (lowerMissing)
+	// IgnoredLookups counts the failed lookups of paths IgnoreMissing
+	// names, left out.
+	IgnoredLookups int64
 	// RepeatedLookups counts the failed lookups left out because the same
 	// one was lowered since the last statement that could change what it
 	// records (lowerMissing): Ruby probes the same missing paths again and
@@ -162,6 +165,11 @@ type Lowerer struct {
 	// KeepRepeatedLookups lowers every failed lookup, also those that
 	// would record nothing new (see lowerMissing): for tests.
 	KeepRepeatedLookups bool
+	// IgnoreMissing, when set, names absolute paths whose failed lookups are
+	// left out: the caller ignores those paths anyway (the detector's
+	// filters: Ruby's gem and load path probes, which every block makes),
+	// and recording them would cost an access per block and path.
+	IgnoreMissing func(path string) bool
 
 	// What the lowering knows of the interpreter's state from the
 	// statements it produced so far (see follow): the open block, the
@@ -575,6 +583,10 @@ func (l *Lowerer) lowerMissing(row *syscallRow, ev *tracer.Event, out []Statemen
 	dir := c.fdArg(c.row.dir, AtFdcwd)
 	path, ok := c.pathArg(c.row.path)
 	if !ok || c.bad || path == "" {
+		return out
+	}
+	if path[0] == '/' && l.IgnoreMissing != nil && l.IgnoreMissing(path) {
+		l.Stats.IgnoredLookups++
 		return out
 	}
 	flags := c.flagsArg()

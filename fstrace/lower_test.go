@@ -1087,3 +1087,23 @@ func TestNeedsFailedArgs(t *testing.T) {
 	step(100, clone(302, 0)) // pid reuse outside blocks
 	want("reused pid", map[int]bool{302: false})
 }
+
+// IgnoreMissing leaves out failed lookups of absolute paths the caller
+// ignores, and only those.
+func TestIgnoreMissing(t *testing.T) {
+	l := NewLowerer(nil)
+	l.IgnoreMissing = func(p string) bool { return strings.HasPrefix(p, "/usr/lib/ruby/") }
+	evs := []tracer.Event{
+		failed("newfstatat", "ENOENT", atFdcwd, str("/usr/lib/ruby/vendor_ruby/x.rb"), num(0), num(0)),
+		failed("newfstatat", "ENOENT", atFdcwd, str("/etc/app.conf"), num(0), num(0)),
+		failed("newfstatat", "ENOENT", atFdcwd, str("ruby/x.rb"), num(0), num(0)),
+	}
+	var out []Statement
+	for i := range evs {
+		evs[i].Pid = 100
+		out = l.Lower(&evs[i], out)
+	}
+	if len(out) != 2 || out[0].Path != "/etc/app.conf" || out[1].Path != "ruby/x.rb" || l.Stats.IgnoredLookups != 1 {
+		t.Errorf("statements %+v, ignored %d", out, l.Stats.IgnoredLookups)
+	}
+}

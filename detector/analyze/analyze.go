@@ -200,7 +200,7 @@ func interpretTrace(ctx context.Context, path string, opts Options, st *Stats, t
 		return nil, &InputError{err}
 	}
 	defer r.Close()
-	res, readErr := Interpret(ctx, r, tr)
+	res, readErr := Interpret(ctx, r, tr, detector.NewFilterFor(opts.Detector).Match)
 	tr.Bytes, tr.Lines, tr.Malformed = r.Bytes(), r.Lines(), r.Malformed()
 	st.Warnings = r.Warnings()
 	if readErr != nil {
@@ -224,8 +224,10 @@ func interpretTrace(ctx context.Context, path string, opts Options, st *Stats, t
 // between them. It returns the model's result for what was read, and the
 // error that stopped reading early, if any. It fills tr's event count and
 // times (the interpreter counts statements); byte and line counts are the
-// caller's.
-func Interpret(ctx context.Context, src tracer.Source, tr *TraceCounts) (*interp.Result, error) {
+// caller's. ignoreMissing, when not nil, names the absolute paths whose
+// failed lookups the detector would ignore anyway (its filters): they are
+// left out (fstrace.Lowerer.IgnoreMissing).
+func Interpret(ctx context.Context, src tracer.Source, tr *TraceCounts, ignoreMissing func(path string) bool) (*interp.Result, error) {
 	full := make(chan []fstrace.Statement, 4)
 	empty := make(chan []fstrace.Statement, 6)
 	for i := 0; i < cap(empty); i++ {
@@ -248,6 +250,7 @@ func Interpret(ctx context.Context, src tracer.Source, tr *TraceCounts) (*interp
 	// of failed calls decodes those the lowering needs at this point of the
 	// trace: it is asked just before the event is lowered.
 	low := fstrace.NewLowerer(puppet.Marker{})
+	low.IgnoreMissing = ignoreMissing
 	if fs, ok := src.(failedArgsSource); ok {
 		fs.SetFailedArgs(low.NeedsFailedArgs)
 	}

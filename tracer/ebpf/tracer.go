@@ -9,7 +9,7 @@
 //	t, err := ebpf.Start(ebpf.Options{CgroupPath: cg})
 //	defer t.Close()
 //	// run the workload; meanwhile a goroutine reads t.Next() until io.EOF
-//	// (for example analyze.Interpret(ctx, t, &counts), or
+//	// (for example analyze.Interpret(ctx, t, &counts, nil), or
 //	// strace.NewWriter(f).Write(ev) for --save-trace)
 //	err = t.Stop() // after the workload ended: Next drains what is left, then io.EOF
 //
