@@ -62,7 +62,7 @@ func syntheticRun(nres, npaths int) (*interp.Result, *benchGraph) {
 		}
 		for j := 0; j < n; j++ {
 			a := interp.Access{Block: interp.BlockID(rng.IntN(nres))}
-			ev := interp.Evidence{Syscall: "openat", Line: int64(i*10 + j)}
+			ev := interp.NewEvidence("openat", int64(i*10+j))
 			if j == 0 && rng.IntN(3) == 0 {
 				a.Produced, a.ProducedBy = true, ev
 			} else {

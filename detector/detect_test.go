@@ -56,7 +56,7 @@ func TestMORWhenUnordered(t *testing.T) {
 	if pc.ProducerEffect != fstrace.Produced || pc.ConsumerEffect != fstrace.Consumed {
 		t.Errorf("effects %v %v", pc.ProducerEffect, pc.ConsumerEffect)
 	}
-	if pc.ProducerEvidence != (interp.Evidence{Syscall: "openat", Line: 10}) || pc.ConsumerEvidence.Line != 20 {
+	if pc.ProducerEvidence != (interp.NewEvidence("openat", 10)) || pc.ConsumerEvidence.Line != 20 {
 		t.Errorf("evidence %+v %+v", pc.ProducerEvidence, pc.ConsumerEvidence)
 	}
 	wantFix := "Exec['use-conf'] requires File['/etc/x']: add require => File['/etc/x'] to Exec['use-conf'] (site.pp:5), or File['/etc/x'] -> Exec['use-conf']"

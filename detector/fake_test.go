@@ -130,7 +130,7 @@ func at(block string, specs ...string) acc {
 			panic("bad at spec " + sp)
 		}
 		ac.effects += eff
-		ac.per[rune(eff[0])] = interp.Evidence{Syscall: sc, Line: line}
+		ac.per[rune(eff[0])] = interp.NewEvidence(sc, line)
 	}
 	return ac
 }
@@ -162,7 +162,7 @@ func result(paths ...pathSpec) *interp.Result {
 			if sc == "" {
 				sc = "openat"
 			}
-			ev := interp.Evidence{Syscall: sc, Line: ac.line}
+			ev := interp.NewEvidence(sc, ac.line)
 			x := interp.Access{Block: id}
 			for _, e := range ac.effects {
 				if pe, ok := ac.per[e]; ok {

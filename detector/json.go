@@ -114,7 +114,7 @@ func toJSONResource(r *catalog.Resource) jsonResource {
 }
 
 func toJSONEvidence(e interp.Evidence) jsonEvidence {
-	return jsonEvidence{Syscall: e.Syscall, Line: e.Line}
+	return jsonEvidence{Syscall: e.Syscall(), Line: e.Line}
 }
 
 // WriteJSON writes the report as one indented JSON object (SCHEMA.md),

@@ -34,7 +34,7 @@ func TestRuleOverwrite(t *testing.T) {
 		at("File[/etc/app/app.conf]", "c:newfstatat@20", "p:rename@21")))
 	rep := Detect(res, rulesGraph(), Options{})
 	expect(t, rep, "MOR Package[app]->File[/etc/app/app.conf] /etc/app/app.conf")
-	if pc := rep.Findings[0].Paths[0]; pc.Relation != Overwrites || pc.ConsumerEvidence.Syscall != "rename" {
+	if pc := rep.Findings[0].Paths[0]; pc.Relation != Overwrites || pc.ConsumerEvidence.Syscall() != "rename" {
 		t.Errorf("relation %v, evidence %+v", pc.Relation, pc.ConsumerEvidence)
 	}
 	// Near miss: ordered.

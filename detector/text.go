@@ -179,10 +179,10 @@ func (t *textWriter) effect(eff string, r *catalog.Resource, ev interp.Evidence)
 // evidenceText is "(openat, trace line 42)".
 func evidenceText(ev interp.Evidence) string {
 	switch {
-	case ev.Syscall != "" && ev.Line > 0:
-		return fmt.Sprintf("(%s, trace line %d)", ev.Syscall, ev.Line)
-	case ev.Syscall != "":
-		return "(" + ev.Syscall + ")"
+	case ev.Syscall() != "" && ev.Line > 0:
+		return fmt.Sprintf("(%s, trace line %d)", ev.Syscall(), ev.Line)
+	case ev.Syscall() != "":
+		return "(" + ev.Syscall() + ")"
 	case ev.Line > 0:
 		return fmt.Sprintf("(trace line %d)", ev.Line)
 	}

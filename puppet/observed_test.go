@@ -53,7 +53,7 @@ func TestObservedFailureTrace(t *testing.T) {
 	}
 	f := res.Failures[0]
 	const wantMsg = "Error: /Stage[main]/Main/Exec[use]/returns: change from 'notrun' to ['0'] failed: Could not find command 'fsmove-made-later'"
-	if f.Block != exec || f.Message != wantMsg || f.By.Syscall != "writev" || f.By.Line != 13 {
+	if f.Block != exec || f.Message != wantMsg || f.By.Syscall() != "writev" || f.By.Line != 13 {
 		t.Errorf("failure %+v", f)
 	}
 
@@ -76,12 +76,12 @@ func TestObservedFailureTrace(t *testing.T) {
 		}
 	}
 	if byExec == nil || !byExec.Missing || byExec.Produced || byExec.Consumed || byExec.Expunged ||
-		byExec.MissingBy != (interp.Evidence{Syscall: "newfstatat", Line: 11}) {
+		byExec.MissingBy != (interp.NewEvidence("newfstatat", 11)) {
 		t.Errorf("Exec[use] on %s: %+v", cmd, byExec)
 	}
 	// The File looks its path up first (not found either), then renames its
 	// temporary file onto it.
-	if byFile == nil || !byFile.Produced || byFile.ProducedBy.Syscall != "rename" || !byFile.Missing ||
+	if byFile == nil || !byFile.Produced || byFile.ProducedBy.Syscall() != "rename" || !byFile.Missing ||
 		byFile.MissingBy.Line <= byExec.MissingBy.Line {
 		t.Errorf("File on %s: %+v", cmd, byFile)
 	}

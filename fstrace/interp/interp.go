@@ -488,7 +488,7 @@ func (in *Interp) fail(st *fstrace.Statement) {
 	in.failures = append(in.failures, BlockFailure{
 		Block:   id,
 		Message: strings.Clone(st.Path),
-		By:      Evidence{Syscall: st.Syscall, Line: st.Line},
+		By:      NewEvidence(st.Syscall, st.Line),
 	})
 }
 

@@ -596,7 +596,7 @@ func TestEvidenceIsFirstPerEffect(t *testing.T) {
 	if a == nil {
 		t.Fatal("no access")
 	}
-	if a.ConsumedBy != (Evidence{"stat", first.Line}) || a.ProducedBy.Syscall != "truncate" {
+	if a.ConsumedBy != (NewEvidence("stat", first.Line)) || a.ProducedBy.Syscall() != "truncate" {
 		t.Errorf("evidence: %+v", a)
 	}
 }

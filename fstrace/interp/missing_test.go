@@ -34,7 +34,7 @@ func TestMissingRecordedWithoutCreatingThePath(t *testing.T) {
 		t.Errorf("the model grew: %d entries, %d inodes", len(in.m.entries), len(in.m.inodes))
 	}
 	a := access(res, "/usr/local/bin/made-later", "Exec[use]")
-	if a == nil || !a.Has(M) || a.By(M).Line == 0 || a.MissingBy.Syscall != "test" || a.Consumed || a.Produced || a.Expunged {
+	if a == nil || !a.Has(M) || a.By(M).Line == 0 || a.MissingBy.Syscall() != "test" || a.Consumed || a.Produced || a.Expunged {
 		t.Errorf("access %+v", a)
 	}
 	if res.Stats.MissingLookups != 2 || res.Stats.UnresolvedPaths != 0 {
@@ -169,7 +169,7 @@ func TestFailures(t *testing.T) {
 		t.Fatalf("failures %+v", res.Failures)
 	}
 	f := res.Failures[0]
-	if res.Blocks[f.Block] != "Exec[use]" || f.Message[:7] != "Error: " || f.By.Syscall != "write" || f.By.Line == 0 {
+	if res.Blocks[f.Block] != "Exec[use]" || f.Message[:7] != "Error: " || f.By.Syscall() != "write" || f.By.Line == 0 {
 		t.Errorf("failure %+v", f)
 	}
 	if got := res.Failure(f.Block); got == nil || got.Message != f.Message {

@@ -38,6 +38,18 @@ type pathKey struct {
 type pathTable struct {
 	nodes []pathNode
 	kids  map[pathKey]pathID
+	// lastName and lastID cache the last syscall name interned for an
+	// Evidence: statements come in runs of one call.
+	lastName string
+	lastID   uint32
+}
+
+// evidence is st's Evidence.
+func (t *pathTable) evidence(st *fstrace.Statement) Evidence {
+	if st.Syscall != t.lastName {
+		t.lastName, t.lastID = st.Syscall, syscallNames.id(st.Syscall)
+	}
+	return Evidence{Line: st.Line, name: t.lastID}
 }
 
 func newPathTable() pathTable {
@@ -87,7 +99,7 @@ func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect,
 	}
 	n.hint = int32(i)
 	a := &n.accesses[i]
-	ev := Evidence{Syscall: st.Syscall, Line: st.Line}
+	ev := t.evidence(st)
 	switch eff {
 	case fstrace.Consumed:
 		if !a.Consumed {

@@ -42,7 +42,7 @@ func TestReplacedAndKeptProductions(t *testing.T) {
 		if acc.Replaced != c.replaced {
 			t.Errorf("%s: replaced %v, want %v", c.path, acc.Replaced, c.replaced)
 		}
-		if c.path == "/etc/b" && (acc.ProducedBy.Syscall != "chmod" || acc.ReplacedBy.Syscall != "test" || acc.ReplacedBy.Line <= acc.ProducedBy.Line) {
+		if c.path == "/etc/b" && (acc.ProducedBy.Syscall() != "chmod" || acc.ReplacedBy.Syscall() != "test" || acc.ReplacedBy.Line <= acc.ProducedBy.Line) {
 			t.Errorf("/etc/b evidence: produced %+v, replaced %+v", acc.ProducedBy, acc.ReplacedBy)
 		}
 	}

@@ -4,7 +4,12 @@
 // Accesses: which block did what to which absolute path.
 package interp
 
-import "github.com/fsmove/fsmove/fstrace"
+import (
+	"strings"
+	"sync"
+
+	"github.com/fsmove/fsmove/fstrace"
+)
 
 // BlockID indexes Result.Blocks. NoBlock is work done outside every block
 // (a program's start-up): it belongs to no resource.
@@ -12,10 +17,79 @@ type BlockID int32
 
 const NoBlock BlockID = -1
 
-// Evidence is the statement that caused an effect.
+// Evidence is the statement that caused an effect: its system call and
+// its position in the trace. The name is kept as an index into a table of
+// the names seen (a few dozen): an Access holds five Evidences and there is
+// one Access per block and path, so 16 bytes instead of 24 each is what
+// keeps memory bounded on long traces.
 type Evidence struct {
-	Syscall string
-	Line    int64
+	Line int64
+	name uint32 // index in syscallNames.list; 0 is ""
+}
+
+// NewEvidence returns the evidence of a call named syscall at line.
+func NewEvidence(syscall string, line int64) Evidence {
+	return Evidence{Line: line, name: syscallNames.id(syscall)}
+}
+
+// Syscall is the name of the evidence's system call ("" when unknown).
+func (e Evidence) Syscall() string { return syscallNames.name(e.name) }
+
+// syscallNames interns the names of evidences. Analyses may run in
+// parallel (tests, bench), so it is locked; the interpreter asks it through
+// a one-name cache (pathTable.evidence), since statements come in runs of
+// one call.
+var syscallNames = nameTable{ids: map[string]uint32{"": 0}, list: []string{""}}
+
+type nameTable struct {
+	mu   sync.RWMutex
+	ids  map[string]uint32
+	list []string
+}
+
+// maxSyscallNames bounds the table (a fuzzed program may name anything):
+// later names read as "?".
+const maxSyscallNames = 1 << 16
+
+func (t *nameTable) id(name string) uint32 {
+	t.mu.RLock()
+	id, ok := t.ids[name]
+	t.mu.RUnlock()
+	if ok {
+		return id
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if id, ok := t.ids[name]; ok {
+		return id
+	}
+	if len(t.list) >= maxSyscallNames {
+		return t.overflow()
+	}
+	id = uint32(len(t.list))
+	name = strings.Clone(name)
+	t.list = append(t.list, name)
+	t.ids[name] = id
+	return id
+}
+
+// overflow is the id of "?", added once (t.mu held).
+func (t *nameTable) overflow() uint32 {
+	if id, ok := t.ids["?"]; ok {
+		return id
+	}
+	t.list = append(t.list, "?")
+	t.ids["?"] = uint32(len(t.list) - 1)
+	return uint32(len(t.list) - 1)
+}
+
+func (t *nameTable) name(id uint32) string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if int(id) < len(t.list) {
+		return t.list[id]
+	}
+	return ""
 }
 
 // Access is what one block did to one path: the union of its effects, with
