@@ -219,6 +219,30 @@ func moduleVersion(rec *runner.RunRecord) string {
 
 // firstErrorLine is the first line saying why a run failed: Puppet's first
 // "Error:" line when there is one, else the record's error.
+// elideHosts replaces the host of every URL in s with "…": the results
+// table is committed, and the error says what failed without naming the
+// servers a module tried to reach.
+func elideHosts(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i+3])
+		s = s[i+3:]
+		end := strings.IndexAny(s, "/ )'\"")
+		if end < 0 {
+			end = len(s)
+		}
+		if end > 0 {
+			b.WriteString("…")
+		}
+		s = s[end:]
+	}
+}
+
 func firstErrorLine(dir string, rec *runner.RunRecord) string {
 	if rec.Status == runner.StatusOK {
 		return ""
@@ -241,10 +265,10 @@ func firstErrorLine(dir string, rec *runner.RunRecord) string {
 		lines := runner.PuppetErrors(f, 1)
 		f.Close()
 		if len(lines) > 0 {
-			return firstLine(lines[0])
+			return elideHosts(firstLine(lines[0]))
 		}
 	}
-	return firstLine(rec.Error)
+	return elideHosts(firstLine(rec.Error))
 }
 
 func firstLine(s string) string {

@@ -232,3 +232,16 @@ func TestCommittedTriage(t *testing.T) {
 		}
 	}
 }
+
+func TestElideHosts(t *testing.T) {
+	cases := map[string]string{
+		"could not resolve https://example.org/GPG-KEY (file: x.pp)": "could not resolve https://…/GPG-KEY (file: x.pp)",
+		"fetch 'http://a.b:8080' failed, then ftp://c":               "fetch 'http://…' failed, then ftp://…",
+		"no url here": "no url here",
+	}
+	for in, want := range cases {
+		if got := elideHosts(in); got != want {
+			t.Errorf("elideHosts(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
