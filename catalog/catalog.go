@@ -77,6 +77,10 @@ func (r *Resource) StringParam(name string) (string, bool) {
 	return s, ok
 }
 
+// StringsParam returns the strings of the parameter name when it is a
+// string or a (nested) array of strings (Exec's creates, a resource's alias).
+func (r *Resource) StringsParam(name string) []string { return stringList(r.Params[name]) }
+
 // Namevar returns the value of the resource's namevar (File path, Package
 // name, ...) and falls back to the title, as Puppet does when the namevar
 // parameter is not set.

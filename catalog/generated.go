@@ -1,8 +1,6 @@
 package catalog
 
 import (
-	"bufio"
-	"fmt"
 	"io"
 	"strings"
 )
@@ -24,35 +22,25 @@ func (c *Catalog) AddPuppetGraph(expanded io.Reader) error {
 	if c.generated == nil {
 		c.generated = map[string]*Resource{}
 	}
-	sc := bufio.NewScanner(expanded)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		from, to, ok := dotEdge(sc.Text())
-		if !ok {
-			continue
-		}
+	return eachDotEdge(expanded, func(from, to string) {
 		if w, _ := whitOf(from); w != 0 {
-			continue
+			return
 		}
 		if w, _ := whitOf(to); w != 0 {
-			continue
+			return
 		}
 		src, ok := c.Lookup(from)
 		if !ok {
-			continue
+			return
 		}
 		if _, known := c.Lookup(to); known {
-			continue
+			return
 		}
 		key := normalRef(to)
 		if prev, ok := c.generated[key]; !ok || src.ID < prev.ID {
 			c.generated[key] = src // the same answer whatever the file's edge order
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("catalog: puppet graph: %w", err)
-	}
-	return nil
+	})
 }
 
 // normalRef folds a reference's type name for the generated index.

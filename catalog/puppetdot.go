@@ -45,17 +45,11 @@ func (g *Graph) ComparePuppet(expanded io.Reader) (*PuppetComparison, error) {
 		}
 		return r.Ref(), whit, true
 	}
-	sc := bufio.NewScanner(expanded)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		from, to, ok := dotEdge(sc.Text())
-		if !ok {
-			continue
-		}
+	err := eachDotEdge(expanded, func(from, to string) {
 		a, wa, okA := resolve(from)
 		b, wb, okB := resolve(to)
 		if !okA || !okB {
-			continue
+			return
 		}
 		switch {
 		case wa == 'A' && wb == 'C':
@@ -67,9 +61,9 @@ func (g *Graph) ComparePuppet(expanded io.Reader) (*PuppetComparison, error) {
 		default:
 			theirs[a+" -> "+b] = true
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("catalog: puppet graph: %w", err)
+	})
+	if err != nil {
+		return nil, err
 	}
 
 	ours := map[string]bool{}
@@ -100,6 +94,22 @@ func (g *Graph) ComparePuppet(expanded io.Reader) (*PuppetComparison, error) {
 	sort.Strings(pc.Extra)
 	sort.Strings(pc.Unknown)
 	return pc, nil
+}
+
+// eachDotEdge calls fn with the two node names of every edge of a DOT
+// graph as Puppet writes it (one edge a line, attributes on later lines).
+func eachDotEdge(r io.Reader, fn func(from, to string)) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if from, to, ok := dotEdge(sc.Text()); ok {
+			fn(from, to)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("catalog: puppet graph: %w", err)
+	}
+	return nil
 }
 
 // dotEdge splits a Puppet DOT edge line `"A" -> "B" [` into its two node

@@ -108,29 +108,12 @@ func roleOf(r *catalog.Resource) blockRole {
 			role.creates = []string{path.Clean(t)}
 		}
 	case strings.EqualFold(r.Type, "Exec"):
-		role.creates = stringList(r.Params["creates"])
+		role.creates = r.StringsParam("creates")
 	case strings.EqualFold(r.Type, "Concat_file"):
 		// Its generated File writes the path: the path is its own.
 		role.ownPath = filePath(r)
 	}
 	return role
-}
-
-// stringList reads a parameter that is a string or an array of strings.
-func stringList(v any) []string {
-	switch x := v.(type) {
-	case string:
-		return []string{x}
-	case []any:
-		var out []string
-		for _, e := range x {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
 }
 
 // checks reports whether path is one the resource only checks (creates,
