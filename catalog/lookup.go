@@ -219,3 +219,16 @@ func (c *Catalog) lookup(typ, title string) (*Resource, bool) {
 	e, ok := c.index[lookupKey(typ, title)]
 	return e.res, ok
 }
+
+// UnitService returns the Service that manages the systemd unit unit
+// ("foo.service"): the one whose title, name or alias is the unit, with or
+// without its ".service" suffix (Puppet's systemd provider accepts both).
+func (c *Catalog) UnitService(unit string) (*Resource, bool) {
+	if r, ok := c.lookup("Service", unit); ok {
+		return r, true
+	}
+	if base, ok := strings.CutSuffix(unit, ".service"); ok && base != "" {
+		return c.lookup("Service", base)
+	}
+	return nil, false
+}

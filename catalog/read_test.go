@@ -257,3 +257,27 @@ func TestTypePredicates(t *testing.T) {
 		t.Errorf("Exec Namevar = %q (exec has no namevar alias)", got)
 	}
 }
+
+func TestUnitService(t *testing.T) {
+	c := mustRead(t, catalogJSON(t, []res{
+		{"Service", "web", map[string]any{"name": "nginx"}},
+		{"Service", "db.service", nil},
+		{"File", "/etc/cron.service", nil},
+	}, nil))
+	for unit, want := range map[string]string{
+		"nginx.service": "Service[web]", // by name, suffix dropped
+		"web.service":   "Service[web]", // by title
+		"db.service":    "Service[db.service]",
+		"cron.service":  "", // a File is no Service
+		"journal.scope": "",
+	} {
+		r, ok := c.UnitService(unit)
+		got := ""
+		if ok {
+			got = r.Ref()
+		}
+		if got != want {
+			t.Errorf("UnitService(%q) = %q, want %q", unit, got, want)
+		}
+	}
+}

@@ -81,8 +81,25 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	// Resolve each block once.
 	roles := make([]blockRole, len(res.Blocks))
 	containerBlocks := make([]bool, len(res.Blocks))
+	unclaimed := make([]bool, len(res.Blocks))
 	gen, _ := g.(GeneratorGraph)
+	units, _ := g.(UnitGraph)
 	for i, name := range res.Blocks {
+		if unit, ok := interp.BlockUnit(name); ok {
+			// A systemd unit's processes: its Service's, or no one's.
+			var r *catalog.Resource
+			if units != nil {
+				r, _ = units.UnitService(unit)
+			}
+			if r == nil {
+				unclaimed[i] = true
+				st.UnclaimedUnits++
+				continue
+			}
+			st.UnitBlocks++
+			roles[i] = roleOf(r)
+			continue
+		}
 		r, ok := g.Lookup(name)
 		if (!ok || r == nil) && gen != nil {
 			// Made at apply time (a recursive File's child, concat's
@@ -125,6 +142,8 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 				case a.Block == interp.NoBlock:
 				case int(a.Block) < len(roles) && containerBlocks[a.Block]:
 					st.ContainerAccesses++
+				case int(a.Block) < len(roles) && unclaimed[a.Block]:
+					st.UnclaimedAccesses++
 				default:
 					st.UnresolvedAccesses++
 				}

@@ -206,3 +206,13 @@ type interp_BlockID = interp.BlockID
 func sortPaths(r *interp.Result) {
 	slices.SortStableFunc(r.Paths, func(x, y interp.PathAccesses) int { return strings.Compare(x.Path, y.Path) })
 }
+
+// UnitService finds the Service whose title is the unit, with or without
+// ".service" (the catalog's own rule also reads name and alias).
+func (g *fakeGraph) UnitService(unit string) (*catalog.Resource, bool) {
+	if r, ok := g.res[normRef("Service["+unit+"]")]; ok {
+		return r, true
+	}
+	r, ok := g.res[normRef("Service["+strings.TrimSuffix(unit, ".service")+"]")]
+	return r, ok
+}

@@ -37,6 +37,14 @@ type GeneratorGraph interface {
 	Generator(ref string) (*catalog.Resource, bool)
 }
 
+// UnitGraph is a Graph that also knows which Service manages a systemd
+// unit (catalog.Catalog.UnitService): the accesses of a unit's processes
+// (interp.UnitBlock) are that Service's.
+type UnitGraph interface {
+	Graph
+	UnitService(unit string) (*catalog.Resource, bool)
+}
+
 // CatalogGraph adapts a catalog and its dependency graph to ContainerGraph.
 func CatalogGraph(c *catalog.Catalog, g *catalog.Graph) ContainerGraph {
 	return &catalogGraph{cat: c, graph: g}
@@ -53,6 +61,9 @@ func (g *catalogGraph) Notifies(a, b *catalog.Resource) bool        { return g.g
 func (g *catalogGraph) IsContainer(r *catalog.Resource) bool        { return g.graph.IsContainer(r) }
 func (g *catalogGraph) Generator(ref string) (*catalog.Resource, bool) {
 	return g.cat.Generator(ref)
+}
+func (g *catalogGraph) UnitService(unit string) (*catalog.Resource, bool) {
+	return g.cat.UnitService(unit)
 }
 
 // isContainer reports whether r's blocks are container whits. Puppet logs

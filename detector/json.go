@@ -95,6 +95,10 @@ type jsonStats struct {
 	GeneratedBlocks    int         `json:"generated_blocks"`
 	UnresolvedAccesses int         `json:"unresolved_accesses"`
 	ContainerAccesses  int         `json:"container_accesses"`
+	UnitMoves          int64       `json:"unit_moves"`
+	UnitBlocks         int         `json:"unit_blocks"`
+	UnclaimedUnits     int         `json:"unclaimed_units"`
+	UnclaimedAccesses  int         `json:"unclaimed_accesses"`
 	Paths              int         `json:"paths"`
 	FilteredPaths      int         `json:"filtered_paths"`
 	RelatedPairs       int         `json:"related_pairs"`
@@ -174,6 +178,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		UnmatchedEnds: s.Interp.UnmatchedEnds, UnclosedBlocks: s.Interp.UnclosedBlocks,
 		Blocks: s.Blocks, UnresolvedBlocks: s.UnresolvedBlocks, GeneratedBlocks: s.GeneratedBlocks, UnresolvedAccesses: s.UnresolvedAccesses,
 		ContainerAccesses: s.ContainerAccesses,
+		UnitMoves:         s.Interp.UnitMoves, UnitBlocks: s.UnitBlocks, UnclaimedUnits: s.UnclaimedUnits, UnclaimedAccesses: s.UnclaimedAccesses,
 		Paths:             s.Paths, FilteredPaths: s.FilteredPaths, RelatedPairs: s.RelatedPairs,
 		MOR: s.MOR, MN: s.MN, HeldBack: s.HeldBack, Commuting: s.Commuting, NeedMet: s.NeedMet, Waived: s.Waived, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,
 		Phases: []jsonPhase{},

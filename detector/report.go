@@ -169,6 +169,9 @@ type Stats struct {
 	GeneratedBlocks    int // blocks of resources generated at apply time, attributed to their generator
 	UnresolvedAccesses int // accesses of those blocks, not checked
 	ContainerAccesses  int // accesses in container whits (Class, Stage…), Puppet's own
+	UnitBlocks         int // systemd units whose processes' accesses went to the catalog's Service for the unit
+	UnclaimedUnits     int // systemd units no Service names (journald, a dependency): their processes act for no resource
+	UnclaimedAccesses  int // accesses of those units' processes, not checked
 	Paths              int // distinct paths in the result
 	FilteredPaths      int // paths skipped by the filters
 	RelatedPairs       int // resource pairs with a < or ⇝ relation

@@ -338,3 +338,28 @@ func TestRuleObservedFailure(t *testing.T) {
 	g.edge("File[/etc/app/app.conf]", "Exec[edit-conf]", before)
 	expect(t, Detect(failed(mk(), "Exec[edit-conf]", msg), g, Options{}))
 }
+
+// Under systemd a daemon is init's child: its accesses come in its unit's
+// block (interp.UnitBlock) and are its Service's.
+func TestRuleUnitIsItsService(t *testing.T) {
+	unit := interp.UnitBlock("app.service")
+	res := result(p("/etc/app/app.conf",
+		a("File[/etc/app/app.conf]", "p", 10),
+		a(unit, "c", 30)))
+	g := rulesGraph()
+	g.edge("File[/etc/app/app.conf]", "Service[app]", before)
+	rep := Detect(res, g, Options{})
+	expect(t, rep, "MN File[/etc/app/app.conf]->Service[app] /etc/app/app.conf")
+	if rep.Stats.UnitBlocks != 1 {
+		t.Errorf("UnitBlocks = %d, want 1", rep.Stats.UnitBlocks)
+	}
+	// Near miss: a unit no Service names (journald) is no resource's.
+	res = result(p("/etc/app/app.conf",
+		a("File[/etc/app/app.conf]", "p", 10),
+		a(interp.UnitBlock("systemd-journald.service"), "c", 30)))
+	rep = Detect(res, g, Options{})
+	expect(t, rep)
+	if rep.Stats.UnclaimedUnits != 1 || rep.Stats.UnclaimedAccesses != 1 || rep.Stats.UnresolvedBlocks != 0 {
+		t.Errorf("stats %+v", rep.Stats)
+	}
+}

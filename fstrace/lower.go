@@ -61,6 +61,10 @@ package fstrace
 //     named Block as failed, whether or not it is open (Puppet logs some
 //     failures after the resource's End). The interpreter keeps the first
 //     message of each block (Result.Failures).
+//   - OpWritePid (Fd, Child): Pid wrote the decimal number Child (0: the
+//     writer) to Fd. When Fd is a cgroup's cgroup.procs or tasks file of a
+//     systemd unit, process Child now runs in that unit (interp attributes
+//     it by unit). Records nothing.
 //   - OpNop: nothing (never emitted by the lowering).
 //
 // Fields an Op does not use are left zero (Effect is set on Hpath and
@@ -124,8 +128,9 @@ const (
 	// formGetcwd: SetCwd(AtFdcwd, returned absolute path). A result that is
 	// not absolute ("(unreachable)/…") teaches nothing.
 	formGetcwd
-	// formMarker: a write to fd 1 or 2 whose data the BlockMarker
-	// recognises → Begin, End or Fail; anything else → nothing.
+	// formMarker: a write. Data that is a decimal pid → WritePid (any fd);
+	// on fd 1 or 2, data the BlockMarker recognises → Begin, End or Fail;
+	// anything else → nothing.
 	formMarker
 
 	formCount // number of forms, for the table test
@@ -889,15 +894,17 @@ func (c *lowering) lowerGetcwd(out []Statement) []Statement {
 }
 
 func (c *lowering) lowerMarker(out []Statement) []Statement {
-	if c.l.Marker == nil {
-		return out
-	}
 	fd := c.arg(c.row.fd)
-	if fd == nil || (fd.Int != 1 && fd.Int != 2) {
+	data := c.arg(c.row.data)
+	if fd == nil || data == nil || data.Str == "" {
 		return out
 	}
-	data := c.arg(c.row.data)
-	if data == nil || data.Str == "" {
+	if pid, ok := writtenPid(data.Str); ok {
+		s := c.stmt(OpWritePid)
+		s.Fd, s.Child = clampInt32(fd.Int), pid
+		return append(out, s)
+	}
+	if c.l.Marker == nil || (fd.Int != 1 && fd.Int != 2) {
 		return out
 	}
 	for rest := data.Str; rest != ""; {
@@ -915,4 +922,26 @@ func (c *lowering) lowerMarker(out []Statement) []Statement {
 		out = append(out, s)
 	}
 	return out
+}
+
+// writtenPid reads data as the kernel reads a write to cgroup.procs: a
+// decimal pid, optionally followed by a newline. Anything else (a log line,
+// "-1", a pid file's longer content) is not a pid.
+func writtenPid(data string) (int32, bool) {
+	data = strings.TrimSuffix(data, "\n")
+	if data == "" || len(data) > 10 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(data); i++ {
+		ch := data[i]
+		if ch < '0' || ch > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(ch-'0')
+	}
+	if n > math.MaxInt32 {
+		return 0, false
+	}
+	return int32(n), true
 }

@@ -57,6 +57,11 @@ const (
 	OpBegin       // block Block starts (Pid wrote the marker)
 	OpEnd         // block Block ends
 	OpFail        // the program reported block Block as failed; Path holds its message (Pid wrote it)
+	// OpWritePid: Pid wrote the decimal number Child to Fd (0 means the
+	// writer itself, as the kernel reads it). Writing a pid to a cgroup's
+	// cgroup.procs (or tasks) file moves that process into the cgroup: this
+	// is how systemd puts a service's processes into its unit's cgroup.
+	OpWritePid
 )
 
 // AtFdcwd is the dirfd meaning "relative to the process's cwd" (Linux value).

@@ -23,6 +23,7 @@ package fstrace
 //	symlink "target" DIR2 "linkpath"
 //	newproc CHILD
 //	setcwd DIR "path"
+//	writepid FD PID              (the number PID written to FD: a cgroup move)
 //
 // and, like begin and end, without a leading pid:
 //
@@ -67,6 +68,7 @@ var opNames = [...]string{
 	OpBegin:    "begin",
 	OpEnd:      "end",
 	OpFail:     "fail",
+	OpWritePid: "writepid",
 }
 
 // String returns the op's keyword in the textual syntax.
@@ -175,6 +177,9 @@ func appendStatement(b []byte, s *Statement, depth int) []byte {
 		b = appendFd(b, s.Child)
 	case OpSetCwd:
 		b = appendDirPath(b, s.Dir, s.Path)
+	case OpWritePid:
+		b = appendFd(b, s.Fd)
+		b = appendFd(b, s.Child)
 	}
 	b = appendFlags(b, s.Flags)
 	return appendEvidence(b, s)
@@ -292,6 +297,7 @@ type astStmt struct {
 	Rename   *astTwoNames `parser:" | 'rename' @@"`
 	NewProc  *astToken    `parser:" | 'newproc' @@"`
 	SetCwd   *astDirPath  `parser:" | 'setcwd' @@"`
+	WritePid *astWritePid `parser:" | 'writepid' @@"`
 	Bare     string       `parser:" | @('nop' | 'exec' | 'exit') )"`
 	Flags    []astFlag    `parser:"@@*"`
 }
@@ -316,6 +322,11 @@ type astNewFd struct {
 type astDelFd struct {
 	Fd   astToken  `parser:"@@"`
 	Last *astToken `parser:"('..' @@)?"`
+}
+
+type astWritePid struct {
+	Fd  astToken `parser:"@@"`
+	Pid astToken `parser:"@@"`
 }
 
 type astDupFd struct {
@@ -546,6 +557,10 @@ func (c *converter) stmt(a *astStmt) Statement {
 	case a.NewProc != nil:
 		s.Op = OpNewProc
 		s.Child = int32(c.int(*a.NewProc, 32))
+	case a.WritePid != nil:
+		s.Op = OpWritePid
+		s.Fd = int32(c.int(a.WritePid.Fd, 32))
+		s.Child = int32(c.int(a.WritePid.Pid, 32))
 	case a.SetCwd != nil:
 		s.Op = OpSetCwd
 		s.Dir, s.Path = c.dirPath(*a.SetCwd)

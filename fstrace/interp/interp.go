@@ -116,6 +116,8 @@ func (in *Interp) Step(st *fstrace.Statement) {
 		in.end(st.Block)
 	case fstrace.OpFail:
 		in.fail(st)
+	case fstrace.OpWritePid:
+		in.writePid(p, st)
 	}
 }
 

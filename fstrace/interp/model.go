@@ -464,3 +464,53 @@ func nextComponent(path string, i int) (comp string, next int, last, trailingSla
 	last = k == len(path)
 	return path[i:j], k, last, last && j < len(path), true
 }
+
+// cgroupUnit reports whether ino is the cgroup.procs (or tasks) file of a
+// systemd unit's cgroup under /sys/fs/cgroup (in any hierarchy: v2, or v1's
+// name=systemd and controllers), and returns the unit, the name of the
+// cgroup's directory: "foo.service", "init.scope". Cgroups that are not
+// units (the container's own, a controller's root) are not.
+func (m *fsModel) cgroupUnit(ino inodeID) (string, bool) {
+	name, dir, ok := m.entryName(ino)
+	if !ok || (name != "cgroup.procs" && name != "tasks") {
+		return "", false
+	}
+	unit, cur, ok := m.entryName(dir)
+	if !ok || !isUnitName(unit) {
+		return "", false
+	}
+	// The three names nearest the root must be sys/fs/cgroup.
+	var top [3]string
+	for cur != rootInode {
+		n, up, ok := m.entryName(cur)
+		if !ok {
+			return "", false
+		}
+		top[0], top[1], top[2] = n, top[0], top[1]
+		cur = up
+	}
+	return unit, top == [3]string{"sys", "fs", "cgroup"}
+}
+
+// entryName returns the name of ino's entry and the directory holding it.
+func (m *fsModel) entryName(ino inodeID) (name string, dir inodeID, ok bool) {
+	if ino == rootInode || !ino.hasPath() {
+		return "", rootInode, false
+	}
+	e := m.inodes[ino].entry
+	if e == noEntry {
+		return "", rootInode, false
+	}
+	return m.entries[e].name, m.entries[e].dir, true
+}
+
+// isUnitName reports whether a cgroup directory is named like a systemd
+// unit that holds processes.
+func isUnitName(name string) bool {
+	for _, suffix := range []string{".service", ".scope"} {
+		if len(name) > len(suffix) && strings.HasSuffix(name, suffix) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,6 +1,10 @@
 package interp
 
-import "github.com/fsmove/fsmove/fstrace"
+import (
+	"strings"
+
+	"github.com/fsmove/fsmove/fstrace"
+)
 
 // Processes: fd tables and cwds that clone flags share or copy, and the
 // block a process acts for.
@@ -62,6 +66,18 @@ func (in *Interp) lookupProc(pid int32) *process {
 			files: &fdTable{users: 1},
 			fs:    &fsInfo{cwd: rootInode},
 			attr:  &attribution{dynamic: true, block: NoBlock},
+		}
+		if pid == initPid {
+			// init (systemd in a container booted with it) acts for no
+			// block, and neither do the processes it starts, unless
+			// they join a unit's cgroup (writePid). It is traced only so
+			// that its children, the services, are. It is not the
+			// trace's root.
+			p.attr.dynamic = false
+			in.procs[pid] = p
+			in.stats.Processes++
+			in.lastPid, in.lastProc = pid, p
+			return p
 		}
 		if in.sawRoot {
 			p.provisional = true
@@ -237,4 +253,59 @@ func (in *Interp) exec(p *process) {
 			in.closeFd(t, int32(fd))
 		}
 	}
+}
+
+// initPid is the pid of init in a pid namespace. In a trace of a container
+// booted with systemd it is systemd itself: never Puppet, which runs under
+// docker exec, and never a traced program's own process outside containers.
+const initPid = 1
+
+// writePid runs WritePid: p wrote the number st.Child to the fd st.Fd.
+// Writing a pid to a cgroup's cgroup.procs file moves that process (0: the
+// writer) into the cgroup, and its later children are born there. When
+// the cgroup is a systemd service unit's (…/foo.service/cgroup.procs), the
+// process acts for that unit's block (UnitBlock) for the rest of its life,
+// whatever its lineage: systemd starts services as its own children, not
+// Puppet's. The move is made by the service's own process and by systemd
+// for it; either is enough. Other writes of a number (pid files) change
+// nothing.
+func (in *Interp) writePid(p *process, st *fstrace.Statement) {
+	ino := in.fd(p.files, st.Fd)
+	if !ino.hasPath() {
+		return
+	}
+	unit, ok := in.m.cgroupUnit(ino)
+	if !ok {
+		return
+	}
+	target := p
+	if st.Child != 0 && st.Child != st.Pid {
+		if target = in.procs[st.Child]; target == nil {
+			return // the process moves itself too, and is known by then
+		}
+	}
+	block := NoBlock
+	if strings.HasSuffix(unit, ".service") {
+		block = in.blockID(UnitBlock(unit))
+	}
+	if target.attr.dynamic || target.attr.block != block {
+		in.stats.UnitMoves++
+	}
+	// In place: a cgroup move takes all of a process's threads, which
+	// share this attribution.
+	*target.attr = attribution{block: block}
+}
+
+// UnitBlock names the block of a systemd service unit: the accesses of the
+// processes that run in the unit's cgroup. The detector gives them to the
+// catalog's Service for that unit.
+func UnitBlock(unit string) string { return "Unit[" + unit + "]" }
+
+// BlockUnit returns the unit of a block that UnitBlock named.
+func BlockUnit(block string) (unit string, ok bool) {
+	unit, ok = strings.CutPrefix(block, "Unit[")
+	if !ok || !strings.HasSuffix(unit, "]") {
+		return "", false
+	}
+	return strings.TrimSuffix(unit, "]"), true
 }

@@ -175,6 +175,7 @@ type Stats struct {
 	DistinctPaths   int64
 	MissingLookups  int64 // Missing statements interpreted inside blocks (the lowering leaves repeats out)
 	FailedBlocks    int64 // blocks reported as failed (len(Result.Failures))
+	UnitMoves       int64 // processes moved into a systemd unit's cgroup (attributed by unit from then on)
 }
 
 // Result is the outcome of interpreting one program.

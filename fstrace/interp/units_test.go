@@ -1,0 +1,89 @@
+package interp
+
+import (
+	"testing"
+
+	"github.com/fsmove/fsmove/fstrace"
+)
+
+func writePid(pid, fd, child int32) fstrace.Statement {
+	return ev(fstrace.Statement{Op: fstrace.OpWritePid, Pid: pid, Fd: fd, Child: child, Syscall: "write"})
+}
+
+const unitProcs = "/sys/fs/cgroup/unified/docker/abc/system.slice/demo.service/cgroup.procs"
+
+// systemd (pid 1) forks a service process during Service[demo]'s block and
+// both move it into demo.service's cgroup; long after the block, the
+// daemon reads its config and forks a helper: all of it is the unit's.
+func TestServiceProcessActsForItsUnit(t *testing.T) {
+	_, res := run(
+		begin(puppet, "Service[demo]"),
+		hp(1, C, "/etc/systemd/system/demo.service"),
+		newProc(1, 86, 0),
+		open(1, unitProcs, 25),
+		writePid(1, 25, 86),
+		open(86, unitProcs, 3),
+		writePid(86, 3, 86),
+		end(puppet, "Service[demo]"),
+		begin(puppet, "File[/etc/other]"),
+		hp(puppet, P, "/etc/other"),
+		hp(86, C, "/etc/demo.conf"),
+		newProc(86, 87, 0),
+		hp(87, C, "/etc/demo.d/x"),
+		end(puppet, "File[/etc/other]"),
+	)
+	wantEffects(t, res, "/etc/demo.conf", UnitBlock("demo.service"), "consumed")
+	wantEffects(t, res, "/etc/demo.d/x", UnitBlock("demo.service"), "consumed")
+	wantEffects(t, res, "/etc/demo.conf", "File[/etc/other]", "")
+	// init's own work is no block's, even inside one.
+	if pa := findPath(res, "/etc/systemd/system/demo.service"); pa != nil {
+		t.Errorf("pid 1's read charged to %v", pa.Accesses)
+	}
+	if res.Stats.UnitMoves != 1 {
+		t.Errorf("UnitMoves = %d, want 1 (two writes, one move)", res.Stats.UnitMoves)
+	}
+	if res.Stats.UnknownPids != 0 {
+		t.Errorf("UnknownPids = %d: pid 1 and its children are not unknown", res.Stats.UnknownPids)
+	}
+}
+
+// Near misses: a pid file holds a pid but moves nothing; a scope (init's)
+// is no Service's; a cgroup.procs outside /sys/fs/cgroup is an ordinary
+// file; a controller's root cgroup is not a unit.
+func TestWritePidNearMisses(t *testing.T) {
+	_, res := run(
+		begin(puppet, "Exec[start]"),
+		newProc(puppet, 200, 0),
+		open(200, "/run/demo.pid", 3),
+		writePid(200, 3, 200),
+		open(200, "/tmp/x.service/cgroup.procs", 4),
+		writePid(200, 4, 200),
+		open(200, "/sys/fs/cgroup/cpu/docker/abc/cgroup.procs", 5),
+		writePid(200, 5, 200),
+		hp(200, C, "/etc/a"),
+		open(200, "/sys/fs/cgroup/systemd/docker/abc/init.scope/cgroup.procs", 6),
+		writePid(200, 6, 0),
+		hp(200, C, "/etc/b"),
+		end(puppet, "Exec[start]"),
+	)
+	wantEffects(t, res, "/etc/a", "Exec[start]", "consumed")
+	if pa := findPath(res, "/etc/b"); pa != nil {
+		t.Errorf("a process moved into init.scope still acts for a block: %v", pa.Accesses)
+	}
+	for _, b := range res.Blocks {
+		if _, ok := BlockUnit(b); ok {
+			t.Errorf("unit block %q made by a near miss", b)
+		}
+	}
+}
+
+func TestBlockUnitRoundTrip(t *testing.T) {
+	if u, ok := BlockUnit(UnitBlock("foo.service")); !ok || u != "foo.service" {
+		t.Errorf("BlockUnit(UnitBlock) = %q, %v", u, ok)
+	}
+	for _, b := range []string{"Service[foo]", "Unit[foo", "File[Unit[x]]"} {
+		if _, ok := BlockUnit(b); ok {
+			t.Errorf("BlockUnit(%q) = ok", b)
+		}
+	}
+}
