@@ -179,7 +179,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		Blocks: s.Blocks, UnresolvedBlocks: s.UnresolvedBlocks, GeneratedBlocks: s.GeneratedBlocks, UnresolvedAccesses: s.UnresolvedAccesses,
 		ContainerAccesses: s.ContainerAccesses,
 		UnitMoves:         s.Interp.UnitMoves, UnitBlocks: s.UnitBlocks, UnclaimedUnits: s.UnclaimedUnits, UnclaimedAccesses: s.UnclaimedAccesses,
-		Paths:             s.Paths, FilteredPaths: s.FilteredPaths, RelatedPairs: s.RelatedPairs,
+		Paths: s.Paths, FilteredPaths: s.FilteredPaths, RelatedPairs: s.RelatedPairs,
 		MOR: s.MOR, MN: s.MN, HeldBack: s.HeldBack, Commuting: s.Commuting, NeedMet: s.NeedMet, Waived: s.Waived, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,
 		Phases: []jsonPhase{},
 	}
