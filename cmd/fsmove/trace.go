@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/fsmove/fsmove/tracer/ptrace"
@@ -15,10 +17,23 @@ import (
 
 const traceUsage = `Usage:
   fsmove trace [flags] -- CMD [ARG...]
+  fsmove trace --attach PID[,PID...] [flags] -- CMD [ARG...]
 
 Run CMD under fsmove's native tracer (ptrace with a seccomp-bpf filter: only
 the system calls the analysis needs stop the command) and save the trace in
 strace's text form, which "fsmove analyze" and "fsmove lower" read.
+
+Writes are recorded with their data on fds 1 and 2 (Puppet's log), and on
+other fds when they write at most 32 bytes (a pid written to a cgroup.procs
+file); longer writes to other fds are not recorded.
+
+--attach also follows processes that are already running, with all their
+threads and every process they create until CMD exits: in a container booted
+with systemd, "--attach 1" follows PID 1, which starts the services that
+Puppet asks for. They are attached before CMD starts (an error if one cannot
+be: gone, or not permitted), stopped at every system call (they have no
+filter: slower than CMD's processes), recorded in the same form, and detached
+when CMD exits; they keep running.
 
 Tracing ends when CMD exits: processes it left running (daemons) are
 detached and keep running. The exit status is CMD's (128+N if killed by
@@ -42,12 +57,18 @@ func runTrace(stdout, stderr io.Writer, args []string) int {
 	nnp := fs.Bool("no-new-privs", false, "always set no-new-privs (otherwise only when loading the filter needs it)")
 	noPredict := fs.Bool("no-predict", false, "stop and record every readlink, also those the tracer sees fail")
 	stats := fs.Bool("stats", false, "print the tracer's counts (stops, events, predicted failures) on stderr")
+	attach := fs.String("attach", "", "also follow the running processes `PID[,PID...]` (and what they start) until CMD exits, e.g. 1")
 	args, code, ok := parseFlags(fs, args, stdout)
 	if !ok {
 		return code
 	}
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, "fsmove trace: want a command; see fsmove trace --help")
+		return exitUsage
+	}
+	pids, err := parsePids(*attach)
+	if err != nil {
+		fmt.Fprintln(stderr, "fsmove trace: --attach:", err)
 		return exitUsage
 	}
 	f, err := os.Create(*out)
@@ -62,7 +83,7 @@ func runTrace(stdout, stderr io.Writer, args []string) int {
 	// them.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	tr, err := ptrace.Start(ctx, args, ptrace.Options{FailedArgs: *failedArgs, NoNewPrivs: *nnp, NoPredict: *noPredict, Stdin: os.Stdin})
+	tr, err := ptrace.Start(ctx, args, ptrace.Options{FailedArgs: *failedArgs, NoNewPrivs: *nnp, NoPredict: *noPredict, Stdin: os.Stdin, Attach: pids})
 	if err != nil {
 		fmt.Fprintln(stderr, "fsmove trace:", err)
 		return traceFailed
@@ -100,4 +121,20 @@ func runTrace(stdout, stderr io.Writer, args []string) int {
 		return traceFailed
 	}
 	return code
+}
+
+// parsePids reads --attach's comma-separated process ids ("" for none).
+func parsePids(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var pids []int
+	for _, f := range strings.Split(s, ",") {
+		pid, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || pid <= 0 {
+			return nil, fmt.Errorf("%q is not a process id", f)
+		}
+		pids = append(pids, pid)
+	}
+	return pids, nil
 }

@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestTraceCommand runs fsmove trace on a shell command: the exit status is
@@ -46,5 +51,122 @@ func TestTraceUsage(t *testing.T) {
 	}
 	if code := run(&stdout, &stderr, []string{"trace", "--out", filepath.Join(t.TempDir(), "t"), "--", "/nonexistent/cmd"}); code != traceFailed {
 		t.Errorf("missing command: exit %d, want %d", code, traceFailed)
+	}
+}
+
+// TestTraceAttach: --attach follows a process that runs before the trace
+// (as PID 1 in a container): the processes it creates are in the trace,
+// linked to it by its clone return values, and it is left running,
+// untraced, when the command ends.
+func TestTraceAttach(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("attaching to a running process needs root")
+	}
+	loop := exec.Command("sh", "-c", "while :; do cat /etc/hostname >/dev/null; sleep 0.1; done")
+	if err := loop.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		loop.Process.Kill()
+		loop.Wait()
+	}()
+	pid := loop.Process.Pid
+	time.Sleep(50 * time.Millisecond)
+	out := filepath.Join(t.TempDir(), "trace.log")
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"trace", "--attach", strconv.Itoa(pid), "--out", out, "--", "sleep", "0.5"})
+	if code != 0 {
+		t.Fatalf("exit %d, want sleep's 0; stderr: %s", code, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clone := regexp.MustCompile(`^` + strconv.Itoa(pid) + ` (?:clone|clone3|fork|vfork)\(.*\) = ([0-9]+)$`)
+	open := regexp.MustCompile(`^([0-9]+) openat\(.*"/etc/hostname".*\) = [0-9]+$`)
+	children := map[string]bool{}
+	var opened []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if m := clone.FindStringSubmatch(line); m != nil {
+			children[m[1]] = true
+		}
+		if m := open.FindStringSubmatch(line); m != nil {
+			if !children[m[1]] {
+				t.Errorf("%s opened /etc/hostname, not a child of the loop %d created before: %q", m[1], pid, line)
+			}
+			opened = append(opened, m[1])
+		}
+	}
+	if len(opened) < 2 {
+		t.Errorf("%d opens of /etc/hostname by the loop's children (%d created), want several; trace:\n%s", len(opened), len(children), b)
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatalf("the loop %d is gone: %v", pid, err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		v = strings.TrimSpace(v)
+		switch {
+		case k == "TracerPid" && v != "0":
+			t.Errorf("the loop is still traced: %s", line)
+		case k == "State" && (strings.HasPrefix(v, "t") || strings.HasPrefix(v, "T") || strings.HasPrefix(v, "Z")):
+			t.Errorf("the loop is left %s", v)
+		}
+	}
+}
+
+// TestTraceAttachErrors: a bad --attach is a usage error; a pid that
+// cannot be attached fails the trace, naming it, before the command runs.
+func TestTraceAttachErrors(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	out := filepath.Join(t.TempDir(), "t")
+	if code := run(&stdout, &stderr, []string{"trace", "--attach", "1,x", "--out", out, "--", "true"}); code != exitUsage {
+		t.Errorf("--attach 1,x: exit %d, want %d", code, exitUsage)
+	}
+	if os.Geteuid() != 0 {
+		return
+	}
+	done := exec.Command("true")
+	if err := done.Run(); err != nil {
+		t.Fatal(err)
+	}
+	gone := strconv.Itoa(done.Process.Pid)
+	ran := filepath.Join(t.TempDir(), "ran")
+	stderr.Reset()
+	if code := run(&stdout, &stderr, []string{"trace", "--attach", gone, "--out", out, "--", "touch", ran}); code != traceFailed {
+		t.Errorf("--attach of a finished process: exit %d, want %d", code, traceFailed)
+	}
+	if !strings.Contains(stderr.String(), "pid "+gone) {
+		t.Errorf("the error does not name pid %s: %q", gone, stderr.String())
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the command ran although the attach failed")
+	}
+}
+
+// TestTraceShortWrite: a write of at most 32 bytes to a file is saved
+// with its data, as strace prints it; a longer one is not saved.
+func TestTraceShortWrite(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "trace.log")
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"trace", "--out", out, "--", "sh", "-c",
+		"echo 57 | tee " + dir + "/procs >/dev/null; head -c 100 /dev/zero | tr '\\0' y | tee " + dir + "/long >/dev/null"})
+	if code != 0 {
+		t.Fatalf("exit %d; stderr: %s", code, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^[0-9]+ write\(3, "57\\n", 3\) = 3$`).Match(b) {
+		t.Errorf("no write(3, \"57\\n\", 3) = 3 line in the trace:\n%s", b)
+	}
+	if regexp.MustCompile(`(?m)^[0-9]+ write\(3, "y`).Match(b) {
+		t.Errorf("the 100-byte write to fd 3 is in the trace:\n%s", b)
+	}
+	if !regexp.MustCompile(`(?m)^[0-9]+ write\(1, "y{100}", 100\) = 100$`).Match(b) {
+		t.Errorf("the 100-byte write to fd 1 is missing:\n%s", b)
 	}
 }

@@ -15,8 +15,8 @@ const (
 	kLong                     // a long or size_t: all 64 bits
 	kPtr                      // an opaque pointer (a stat buffer, argv)
 	kPath                     // a NUL-terminated string (path, xattr name), read up to PATH_MAX
-	kBuf                      // bytes written (write, pwrite64): the first Options.DataBytes; the length is the next argument
-	kIovec                    // an iovec array written (writev): the first Options.DataBytes of its data; the count is the next argument
+	kBuf                      // bytes written (write, pwrite64): the first Options.DataBytes (all of a short write); the length is the next argument
+	kIovec                    // an iovec array written (writev): the first Options.DataBytes of its data (all of a short write); the count is the next argument
 	kOutPath                  // a buffer the call fills with a string of Ret bytes (getcwd)
 	kOutFds                   // an int[2] the call fills (pipe, pipe2, socketpair)
 	kOpenHow                  // struct open_how: its flags member (openat2)
@@ -54,6 +54,10 @@ type callRow struct {
 	changesView bool
 	// notLowered: stopped for the tracer's own sake, never emitted.
 	notLowered bool
+	// marker marks write, writev and pwrite64: stopped (and decoded with
+	// their data) only on fds 1 and 2 (Puppet's block markers) or when they
+	// write at most shortWrite bytes (see loop.markerWanted).
+	marker bool
 }
 
 // callTable lists every call the seccomp filter stops: those fstrace lowers
@@ -170,10 +174,12 @@ var callTable = []callRow{
 	{name: "perf_event_open", args: []argKind{kPtr, kInt, kInt, kInt, kLong}},
 	{name: "io_uring_setup", args: []argKind{kUint, kPtr}},
 
-	// Block markers: the filter stops these only for fds 1 and 2.
-	{name: "write", args: []argKind{kInt, kBuf, kLong}},
-	{name: "writev", args: []argKind{kInt, kIovec, kInt}},
-	{name: "pwrite64", args: []argKind{kInt, kBuf, kLong, kLong}},
+	// Block markers and short writes: the filter stops these only for fds
+	// 1 and 2, or when their third argument (the length; writev's iovec
+	// count) is at most shortWrite.
+	{name: "write", args: []argKind{kInt, kBuf, kLong}, marker: true},
+	{name: "writev", args: []argKind{kInt, kIovec, kInt}, marker: true},
+	{name: "pwrite64", args: []argKind{kInt, kBuf, kLong, kLong}, marker: true},
 
 	{name: "exit_group", args: []argKind{kInt}, noReturn: true},
 
@@ -184,8 +190,15 @@ var callTable = []callRow{
 }
 
 // markerCalls are the calls stopped only when their first argument (the
-// fd) is 1 or 2.
+// fd) is 1 or 2, or their third is at most shortWrite: the rows marked
+// marker.
 var markerCalls = []string{"write", "writev", "pwrite64"}
+
+// shortWrite bounds the writes to fds other than 1 and 2 that are decoded
+// with their data: at most this many bytes in all (strace's default string
+// limit, -s 32, so such a write prints as strace prints it). A pid written
+// to a cgroup.procs file ("57\n") is one.
+const shortWrite = 32
 
 // maxSyscall bounds the x86_64 system call numbers the index holds.
 const maxSyscall = 1024

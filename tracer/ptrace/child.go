@@ -87,8 +87,11 @@ func loadFilter(forceNNP bool) error {
 }
 
 // filterPolicy stops (SECCOMP_RET_TRACE) the calls of callTable that this
-// kernel's x86_64 table knows, the marker calls only on fds 1 and 2, and
-// allows everything else.
+// kernel's x86_64 table knows, the marker calls only on fds 1 and 2 or when
+// their third argument (write's and pwrite64's length, writev's iovec
+// count) is at most shortWrite, and allows everything else. A writev of
+// few iovecs can still be long: the tracer checks its total at the stop
+// (loop.markerWanted).
 func filterPolicy() seccomp.Policy {
 	var names []string
 	var withArgs []seccomp.NameWithConditions
@@ -107,6 +110,10 @@ func filterPolicy() seccomp.Policy {
 					Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.Equal, Value: fd}},
 				})
 			}
+			withArgs = append(withArgs, seccomp.NameWithConditions{
+				Name:       row.name,
+				Conditions: seccomp.ArgumentConditions{{Argument: 2, Operation: seccomp.LessOrEqual, Value: shortWrite}},
+			})
 			continue
 		}
 		names = append(names, row.name)

@@ -31,6 +31,12 @@ func regArg(r *unix.PtraceRegs, i int) uint64 {
 func (l *loop) decodeArgs(tk *task, filled bool) {
 	ev := &tk.ev
 	pid := tk.tid
+	// How much written data is read: Options.DataBytes of a write to fd 1
+	// or 2, all of a short write to another fd (see markerWanted).
+	dataBytes := l.opts.DataBytes
+	if fd := int32(uint32(tk.regs.Rdi)); tk.row.marker && fd != 1 && fd != 2 && dataBytes < shortWrite {
+		dataBytes = shortWrite
+	}
 	for i, kind := range tk.row.args {
 		v := regArg(&tk.regs, i)
 		var a tracer.Arg
@@ -66,13 +72,13 @@ func (l *loop) decodeArgs(tk *task, filled bool) {
 				n = 0
 			}
 			a.Kind = tracer.ArgStr
-			if n > int64(l.opts.DataBytes) {
-				n, a.Truncated = int64(l.opts.DataBytes), true
+			if n > int64(dataBytes) {
+				n, a.Truncated = int64(dataBytes), true
 			}
 			a.Str = l.mem.bytes(pid, v, int(n))
 		case kIovec:
 			a.Kind = tracer.ArgArray
-			a.Str, _ = l.mem.iovecData(pid, v, int(int32(uint32(regArg(&tk.regs, i+1)))), l.opts.DataBytes)
+			a.Str, _ = l.mem.iovecData(pid, v, int(int32(uint32(regArg(&tk.regs, i+1)))), dataBytes)
 		case kOutPath:
 			if !filled || v == 0 || ev.Ret <= 0 {
 				a = pointerArg(a, v)

@@ -117,3 +117,27 @@ func (m *memReader) iovecData(pid int, addr uint64, cnt int, max int) (data stri
 	}
 	return string(out), truncated
 }
+
+// iovecTotal sums the lengths of an iovec array of cnt entries; ok is
+// false when the array cannot be read or a length is beyond any write.
+func (m *memReader) iovecTotal(pid int, addr uint64, cnt int) (total uint64, ok bool) {
+	const iovSize = int(unsafe.Sizeof(unix.Iovec{}))
+	if cnt <= 0 {
+		return 0, cnt == 0
+	}
+	if cnt*iovSize > len(m.chunk) {
+		return 0, false
+	}
+	vec := m.chunk[:cnt*iovSize]
+	if m.read(pid, addr, vec) != len(vec) {
+		return 0, false
+	}
+	for i := 0; i < cnt; i++ {
+		n := binary.LittleEndian.Uint64(vec[i*iovSize+8:])
+		if n > 1<<62 {
+			return 0, false
+		}
+		total += n
+	}
+	return total, true
+}

@@ -23,15 +23,23 @@
 //     CLONE}); their event is emitted at the PTRACE_EVENT stop with the new
 //     pid, before the child runs, so a child's calls never precede its
 //     creation in the stream.
+//   - Writes (write, writev, pwrite64) are stopped and decoded with their
+//     data on fds 1 and 2 (Puppet's block markers), and on other fds when
+//     they write at most 32 bytes (a pid written to a cgroup.procs file).
+//   - Processes already running can be followed as well (Options.Attach,
+//     attach.go): they are seized and, having no filter, stopped at every
+//     call's entry and exit (PTRACE_SYSCALL); the same calls are decoded.
 //   - When the root process exits, every other process is detached (sent
-//     SIGSTOP, detached at that stop with the signal suppressed) and left
-//     running: daemons the command started are released, not waited for.
+//     SIGSTOP, detached at that stop with the signal suppressed; an
+//     attached one is stopped with PTRACE_INTERRUPT) and left running:
+//     daemons the command started are released, not waited for.
 //     PTRACE_O_EXITKILL is deliberately not set. Next returns io.EOF once
 //     all are detached or gone.
 //
 // Known limits: job-control stops (SIGSTOP, SIGTSTP from a terminal) are
-// not honoured: a stopped tracee is resumed, as strace does without
-// PTRACE_SEIZE. Only x86_64 system calls are decoded; 32-bit (int 0x80)
+// not honoured in the command's processes: a stopped tracee is resumed, as
+// strace does without PTRACE_SEIZE (attached processes, which are seized,
+// stay stopped: PTRACE_LISTEN). Only x86_64 system calls are decoded; 32-bit (int 0x80)
 // calls pass the filter untraced.
 package ptrace
 
@@ -62,8 +70,18 @@ type Options struct {
 	// setuid programs keep working, and sets it when that is refused.
 	NoNewPrivs bool
 	// DataBytes is how much of a write to fd 1 or 2 is read (block markers);
-	// 0 means 512.
+	// 0 means 512. Writes to other fds are stopped and decoded only when
+	// they write at most 32 bytes in all (a pid written to cgroup.procs),
+	// and then in full.
 	DataBytes int
+	// Attach lists processes already running to follow as well, from
+	// before the command starts until its root exits: every thread of
+	// each, and every process or thread they create meanwhile (in a
+	// container booted with systemd, PID 1, which starts the services). They
+	// are seized (PTRACE_SEIZE) and driven with PTRACE_SYSCALL, since they
+	// have no filter; at the end they are detached and go on. Start fails
+	// with ErrAttach, naming the pid, when one cannot be attached.
+	Attach []int
 	// FailedArgs decodes the arguments of every failed call (for a readable
 	// saved trace); by default a failed call has its name, Ret and Errno
 	// only, except a failed lookup (fstrace.FailedLookup), whose arguments
@@ -77,7 +95,7 @@ type Options struct {
 
 // Stats counts what the tracer did.
 type Stats struct {
-	Stops  int64 // wait statuses handled: two stops per traced call, one per predicted one, one per exit
+	Stops  int64 // wait statuses handled: two stops per traced call, one per predicted one, one per exit; two per call of any kind in attached processes
 	Events int64 // events emitted
 	// Predicted counts readlink calls of an absolute path that the tracer,
 	// trying the same readlink itself at the seccomp stop, saw fail with
@@ -120,8 +138,8 @@ var _ tracer.Source = (*Tracer)(nil)
 // ErrNoTracee is returned when the command could not be started.
 var ErrNoTracee = errors.New("ptrace: command not started")
 
-// Start runs argv under the tracer. The command's own exit status comes from
-// Wait. Cancelling ctx kills the root process (SIGKILL); the others are
+// Start runs argv under the tracer, after attaching to the processes of
+// opts.Attach. The command's own exit status comes from Wait. Cancelling ctx kills the root process (SIGKILL); the others are
 // detached as when it exits.
 //
 // The caller must read Next until it fails, or call Wait or Close: events

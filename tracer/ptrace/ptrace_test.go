@@ -63,28 +63,36 @@ func TestTableMatchesLowering(t *testing.T) {
 	}
 }
 
-// TestFilterStopsOnlyMarkerFds: write is stopped for fds 1 and 2 only.
-func TestFilterStopsOnlyMarkerFds(t *testing.T) {
+// TestFilterStopsMarkerFdsAndShortWrites: the writes are stopped for fds 1
+// and 2, and for a length (writev: an iovec count) of at most 32.
+func TestFilterStopsMarkerFdsAndShortWrites(t *testing.T) {
 	p := filterPolicy()
-	var n int
-	for _, g := range p.Syscalls {
-		for _, nc := range g.NamesWithCondtions {
-			if nc.Name == "write" {
-				n++
-				if len(nc.Conditions) != 1 || nc.Conditions[0].Argument != 0 || nc.Conditions[0].Operation != seccomp.Equal ||
-					(nc.Conditions[0].Value != 1 && nc.Conditions[0].Value != 2) {
-					t.Errorf("write condition %+v", nc.Conditions)
+	for _, call := range markerCalls {
+		var fds, short int
+		for _, g := range p.Syscalls {
+			for _, nc := range g.NamesWithCondtions {
+				if nc.Name != call {
+					continue
+				}
+				c := nc.Conditions
+				switch {
+				case len(c) == 1 && c[0].Argument == 0 && c[0].Operation == seccomp.Equal && (c[0].Value == 1 || c[0].Value == 2):
+					fds++
+				case len(c) == 1 && c[0].Argument == 2 && c[0].Operation == seccomp.LessOrEqual && c[0].Value == shortWrite:
+					short++
+				default:
+					t.Errorf("%s condition %+v", call, c)
+				}
+			}
+			for _, name := range g.Names {
+				if name == call {
+					t.Errorf("%s is stopped unconditionally", call)
 				}
 			}
 		}
-		for _, name := range g.Names {
-			if name == "write" {
-				t.Error("write is stopped unconditionally")
-			}
+		if fds != 2 || short != 1 {
+			t.Errorf("%s: %d fd conditions (want 2: fd 1, fd 2), %d length conditions (want 1)", call, fds, short)
 		}
-	}
-	if n != 2 {
-		t.Errorf("%d conditions on write, want 2 (fd 1, fd 2)", n)
 	}
 }
 
@@ -312,8 +320,8 @@ func TestProcessEvents(t *testing.T) {
 			if a := ev.Arg(1); ev.Arg(0).Int == 1 && !strings.HasPrefix(a.Str, "done in /") {
 				t.Errorf("write data %+v", a)
 			}
-			if fd := ev.Arg(0).Int; fd != 1 && fd != 2 {
-				t.Errorf("write to fd %d was stopped", fd)
+			if fd := ev.Arg(0).Int; fd != 1 && fd != 2 && (ev.Arg(2).Int > shortWrite || ev.Arg(1).Str != "t") {
+				t.Errorf("write to fd %d of %d bytes (%+v) was stopped", fd, ev.Arg(2).Int, ev.Arg(1))
 			}
 		}
 	}

@@ -45,8 +45,19 @@ type task struct {
 	// announced: the parent's event is emitted; the child's first SIGSTOP
 	// is still to come and must be swallowed.
 	awaitStop bool
-	// detaching: SIGSTOP was sent; the thread is detached at that stop.
+	// detaching: SIGSTOP was sent (PTRACE_INTERRUPT for an attached
+	// thread); the thread is detached at that stop (any stop of an attached
+	// thread).
 	detaching bool
+	// attached: a thread of a process given to Options.Attach, or a
+	// descendant of one. It was seized (PTRACE_SEIZE), has no filter of
+	// ours, and is driven with PTRACE_SYSCALL: every call stops at its entry
+	// and exit, and the calls the filter would have stopped are decoded
+	// (see attach.go).
+	attached bool
+	// attaching: seized and sent PTRACE_INTERRUPT; its first
+	// PTRACE_EVENT_STOP is still to come.
+	attaching bool
 }
 
 // loop is the tracer's state. All of it lives on one locked OS thread:
@@ -56,10 +67,17 @@ type loop struct {
 	root    int
 	started bool // the root's first filtered call was seen
 	rootWS  *syscall.WaitStatus
-	tasks   map[int]*task
-	mem     memReader
-	seq     int64
-	stats   Stats
+	// ending: the root exited (or the start failed): every thread is
+	// being detached and nothing more is reported.
+	ending bool
+	tasks  map[int]*task
+	// releasedEarly holds new children detached at their first stop
+	// (ending) before their parent's PTRACE_EVENT stop was seen: that stop
+	// must not wait for them.
+	releasedEarly map[int]bool
+	mem           memReader
+	seq           int64
+	stats         Stats
 	// viewChanged: some tracee may see other files than the tracer at the
 	// same absolute path (see Stats.Predicted).
 	viewChanged bool
@@ -103,6 +121,18 @@ func (t *Tracer) run(ctx context.Context, self, path string, argv []string, opts
 	if stderr == nil {
 		stderr = os.Stderr
 	}
+	l := &loop{
+		opts:  opts,
+		tasks: map[int]*task{},
+		out:   t.batches,
+	}
+	// Attach first, so that nothing the command makes the attached
+	// processes do is missed. A failure leaves none of them traced.
+	if err := l.attachAll(opts.Attach); err != nil {
+		l.release()
+		started <- err
+		return
+	}
 	childArgv := append([]string{"fsmove-ptrace-child", path}, argv...)
 	pid, err := syscall.ForkExec(self, childArgv, &syscall.ProcAttr{
 		Dir:   opts.Dir,
@@ -111,17 +141,20 @@ func (t *Tracer) run(ctx context.Context, self, path string, argv []string, opts
 		Sys:   &syscall.SysProcAttr{Ptrace: true},
 	})
 	if err != nil {
+		l.release()
 		started <- fmt.Errorf("%w: %v", ErrNoTracee, err)
 		return
 	}
 	// The child stops with SIGTRAP at its exec of this binary.
 	var ws syscall.WaitStatus
 	if _, err := syscall.Wait4(pid, &ws, unix.WALL, nil); err != nil || !ws.Stopped() {
+		l.release()
 		started <- fmt.Errorf("%w: child did not stop at exec (%v)", ErrNoTracee, err)
 		return
 	}
 	if err := unix.PtraceSetOptions(pid, firstOptions); err != nil {
 		syscall.Kill(pid, syscall.SIGKILL)
+		l.release()
 		started <- fmt.Errorf("%w: PTRACE_SETOPTIONS: %v", ErrNoTracee, err)
 		return
 	}
@@ -138,12 +171,8 @@ func (t *Tracer) run(ctx context.Context, self, path string, argv []string, opts
 		}
 	}()
 
-	l := &loop{
-		opts:  opts,
-		root:  pid,
-		tasks: map[int]*task{pid: {tid: pid}},
-		out:   t.batches,
-	}
+	l.root = pid
+	l.tasks[pid] = &task{tid: pid}
 	unix.PtraceCont(pid, 0)
 	err = l.wait()
 	l.flush()
@@ -197,7 +226,7 @@ func (l *loop) flush() {
 
 // emit appends a copy of ev (with a sequence number) to the batch.
 func (l *loop) emit(ev *tracer.Event) {
-	if l.rootWS != nil {
+	if l.ending {
 		return // after the root's exit nothing is reported
 	}
 	if l.batch == nil {
@@ -227,34 +256,69 @@ func (l *loop) stop(tid int, ws syscall.WaitStatus) {
 		// keep it stopped until the parent's event is emitted.
 		tk = &task{tid: tid, held: true}
 		l.tasks[tid] = tk
-		if l.rootWS != nil {
+		if l.ending {
 			l.detach(tk)
 		}
 		return
 	}
 	sig := ws.StopSignal()
-	event := ws.TrapCause()
+	// The PTRACE_EVENT_* number, whatever the stop signal (a seized
+	// thread's group-stop is PTRACE_EVENT_STOP with SIGSTOP, SIGTSTP…).
+	event := int(uint32(ws) >> 16)
+	if tk.attached {
+		switch {
+		case tk.detaching:
+			l.detachAt(tk, sig, event)
+			return
+		case event == unix.PTRACE_EVENT_STOP && isStopSignal(sig):
+			// A group-stop (the process is stopped: SIGSTOP, SIGTSTP…):
+			// honoured, as strace does for a seized process. The thread
+			// stays stopped; SIGCONT brings another PTRACE_EVENT_STOP.
+			tk.attaching, tk.awaitStop = false, false
+			if _, _, e := syscall.Syscall6(syscall.SYS_PTRACE, unix.PTRACE_LISTEN, uintptr(tid), 0, 0, 0, 0); e != 0 {
+				l.resume(tk, 0)
+			}
+			return
+		case event == unix.PTRACE_EVENT_STOP && (tk.attaching || tk.awaitStop):
+			// The first stop after PTRACE_SEIZE and PTRACE_INTERRUPT, or
+			// a new child's first stop: from now on its calls stop.
+			tk.attaching, tk.awaitStop = false, false
+			l.resume(tk, 0)
+			return
+		}
+	}
 	switch {
 	case sig == syscall.SIGTRAP && event == unix.PTRACE_EVENT_SECCOMP:
+		if tk.attached {
+			// A filter of the process's own (SECCOMP_RET_TRACE): its call
+			// is seen at the syscall-entry stop already.
+			l.resume(tk, 0)
+			return
+		}
 		l.seccompStop(tk)
 	case sig == syscall.SIGTRAP|0x80:
+		if tk.attached {
+			l.syscallStop(tk)
+			return
+		}
 		l.syscallExit(tk)
 	case sig == syscall.SIGTRAP && (event == unix.PTRACE_EVENT_FORK || event == unix.PTRACE_EVENT_VFORK || event == unix.PTRACE_EVENT_CLONE):
 		l.newChild(tk, event)
 	case sig == syscall.SIGTRAP && event == unix.PTRACE_EVENT_EXEC:
 		l.execStop(tk)
-	case event != 0 && event != -1:
+	case event != 0:
 		l.resume(tk, 0) // other events (PTRACE_EVENT_STOP…): just go on
 	default:
 		l.signalStop(tk, sig)
 	}
 }
 
-// resume restarts a stopped thread, delivering sig (0: none): with
-// PTRACE_SYSCALL while it is inside a traced call (to see its exit), else,
-// and always once the root has exited, with PTRACE_CONT.
+// resume restarts a stopped thread, delivering sig (0: none): an attached
+// thread always with PTRACE_SYSCALL; another with PTRACE_SYSCALL while it
+// is inside a traced call (to see its exit), else with PTRACE_CONT. Once
+// the root has exited, always with PTRACE_CONT.
 func (l *loop) resume(tk *task, sig syscall.Signal) {
-	if tk.inCall && l.rootWS == nil {
+	if (tk.inCall || tk.attached) && !l.ending {
 		unix.PtraceSyscall(tk.tid, int(sig))
 		return
 	}
@@ -267,7 +331,7 @@ func (l *loop) seccompStop(tk *task) {
 		l.started = true
 		unix.PtraceSetOptions(tk.tid, fullOptions)
 	}
-	if l.rootWS != nil {
+	if l.ending {
 		l.resume(tk, 0)
 		return
 	}
@@ -275,13 +339,21 @@ func (l *loop) seccompStop(tk *task) {
 		l.resume(tk, 0)
 		return
 	}
+	l.callEntry(tk, true)
+}
+
+// callEntry is the entry of a call whose registers are in tk.regs: at a
+// seccomp stop (filtered) or at the syscall-entry stop of an attached
+// thread. It notes the calls to decode and resumes the thread.
+func (l *loop) callEntry(tk *task, filtered bool) {
 	row := lookupCall(tk.regs.Orig_rax)
-	if row == nil {
+	if row == nil || (row.marker && !l.markerWanted(tk, row)) {
 		l.resume(tk, 0)
 		return
 	}
 	tk.row, tk.emitted = row, false
-	if row.predict {
+	if row.predict && filtered {
+		// (An attached thread stops at the exit anyway: nothing to save.)
 		if errno, ok := l.predictFailure(tk); ok {
 			l.stats.Predicted++
 			if name := errnoName(errno); fstrace.FailedLookup(row.name, name) {
@@ -379,16 +451,14 @@ func (l *loop) newChild(tk *task, event int) {
 		}
 		l.emit(&tk.ev)
 		tk.emitted = true
+		// The child is traced the same way as its parent.
 		if c := l.tasks[child]; c != nil && c.held {
-			c.held = false
-			if l.rootWS != nil {
-				l.detach(c)
-			} else {
-				unix.PtraceCont(child, 0)
-			}
-		} else if c == nil {
-			l.tasks[child] = &task{tid: child, awaitStop: true}
+			c.held, c.attached = false, tk.attached
+			l.resume(c, 0) // (held children are detached at once when ending)
+		} else if c == nil && !l.releasedEarly[child] {
+			l.tasks[child] = &task{tid: child, awaitStop: true, attached: tk.attached, detaching: l.ending}
 		}
+		delete(l.releasedEarly, child)
 	}
 	l.resume(tk, 0)
 }
@@ -412,9 +482,10 @@ func (l *loop) execStop(tk *task) {
 	l.resume(tk, 0)
 }
 
-// signalStop is a signal about to be delivered (or a group-stop).
+// signalStop is a signal about to be delivered (or, for a thread not
+// attached, a group-stop).
 func (l *loop) signalStop(tk *task, sig syscall.Signal) {
-	if sig == syscall.SIGSTOP {
+	if sig == syscall.SIGSTOP && !tk.attached {
 		switch {
 		case tk.detaching:
 			unix.PtraceDetach(tk.tid)
@@ -422,7 +493,7 @@ func (l *loop) signalStop(tk *task, sig syscall.Signal) {
 			return
 		case tk.awaitStop:
 			tk.awaitStop = false
-			if l.rootWS != nil {
+			if l.ending {
 				unix.PtraceDetach(tk.tid)
 				delete(l.tasks, tk.tid)
 				return
@@ -431,7 +502,7 @@ func (l *loop) signalStop(tk *task, sig syscall.Signal) {
 			return
 		}
 	}
-	if sig == syscall.SIGSTOP || sig == syscall.SIGTSTP || sig == syscall.SIGTTIN || sig == syscall.SIGTTOU {
+	if isStopSignal(sig) && !tk.attached {
 		if !hasSiginfo(tk.tid) {
 			// A group-stop (no siginfo): resume without honouring it.
 			l.resume(tk, 0)
@@ -459,24 +530,50 @@ func (l *loop) exited(tid int, ws syscall.WaitStatus) {
 	if tid == l.root {
 		w := ws
 		l.rootWS = &w
-		for _, tk := range l.tasks {
-			l.detach(tk)
-		}
+		l.endAll()
 	}
+}
+
+// endAll starts detaching every thread: the root has exited. The loop
+// (wait) ends when all are detached or gone.
+func (l *loop) endAll() {
+	l.ending = true
+	for _, tk := range l.tasks {
+		l.detach(tk)
+	}
+}
+
+// release detaches every thread and waits until all are (after a failed
+// start: the attached processes must go on untraced).
+func (l *loop) release() {
+	l.endAll()
+	l.wait()
 }
 
 // detach lets a thread go. A thread stopped by us (held) is detached now;
 // a running one is sent SIGSTOP and detached at that stop (PTRACE_DETACH
 // needs a stopped tracee; the SIGSTOP is then suppressed). A new child
-// whose first SIGSTOP is still to come is detached at that stop.
+// whose first SIGSTOP is still to come is detached at that stop. An
+// attached (seized) thread is stopped with PTRACE_INTERRUPT instead, and
+// detached at whatever stop comes next (detachAt).
 func (l *loop) detach(tk *task) {
 	switch {
 	case tk.held:
 		unix.PtraceDetach(tk.tid)
 		delete(l.tasks, tk.tid)
+		if l.releasedEarly == nil {
+			l.releasedEarly = map[int]bool{}
+		}
+		l.releasedEarly[tk.tid] = true
 	case tk.awaitStop:
 		tk.detaching = true
-	case !tk.detaching:
+	case tk.detaching:
+	case tk.attached:
+		tk.detaching = true
+		if err := unix.PtraceInterrupt(tk.tid); err != nil {
+			delete(l.tasks, tk.tid) // gone already
+		}
+	default:
 		tk.detaching = true
 		if err := unix.Tgkill(tgidOf(tk.tid), tk.tid, unix.SIGSTOP); err != nil {
 			delete(l.tasks, tk.tid) // gone already
@@ -548,6 +645,11 @@ func errnoName(e syscall.Errno) string {
 		return n
 	}
 	return fmt.Sprintf("E%d", int(e))
+}
+
+// isStopSignal tells the signals that stop a process (a group-stop).
+func isStopSignal(sig syscall.Signal) bool {
+	return sig == syscall.SIGSTOP || sig == syscall.SIGTSTP || sig == syscall.SIGTTIN || sig == syscall.SIGTTOU
 }
 
 // hasSiginfo tells a signal-delivery-stop (PTRACE_GETSIGINFO works) from a

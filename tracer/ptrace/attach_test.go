@@ -1,0 +1,435 @@
+package ptrace
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fsmove/fsmove/tracer"
+	"github.com/fsmove/fsmove/tracer/strace"
+)
+
+// needRoot skips a test that attaches to a process it did not start under
+// the tracer (PTRACE_SEIZE of a sibling needs CAP_SYS_PTRACE, or Yama's
+// ptrace_scope 0).
+func needRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("attaching to a running process needs root")
+	}
+}
+
+// startLoop starts `sh -c script` in the background; it is killed and
+// reaped at the end of the test.
+func startLoop(t *testing.T, script string) int {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	time.Sleep(50 * time.Millisecond) // let it get going
+	return cmd.Process.Pid
+}
+
+// procStatus returns the fields of /proc/PID/status.
+func procStatus(t *testing.T, pid int) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatalf("process %d: %v", pid, err)
+	}
+	m := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			m[k] = strings.TrimSpace(v)
+		}
+	}
+	return m
+}
+
+// activity returns a count that grows while pid runs: its read and write
+// calls (/proc/PID/io, which includes its reaped children's) and its
+// voluntary context switches.
+func activity(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		t.Fatalf("process %d: %v", pid, err)
+	}
+	var n int64
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && (k == "syscr" || k == "syscw") {
+			i, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			n += i
+		}
+	}
+	i, _ := strconv.ParseInt(procStatus(t, pid)["voluntary_ctxt_switches"], 10, 64)
+	return n + i
+}
+
+// requireReleased checks that pid is alive, untraced, not stopped, and
+// still making calls.
+func requireReleased(t *testing.T, pid int) {
+	t.Helper()
+	st := procStatus(t, pid)
+	if st["TracerPid"] != "0" {
+		t.Errorf("process %d still traced: TracerPid %s", pid, st["TracerPid"])
+	}
+	if s := st["State"]; strings.HasPrefix(s, "t") || strings.HasPrefix(s, "T") || strings.HasPrefix(s, "Z") || strings.HasPrefix(s, "X") {
+		t.Errorf("process %d left %s", pid, s)
+	}
+	before := activity(t, pid)
+	time.Sleep(300 * time.Millisecond)
+	if after := activity(t, pid); after == before {
+		t.Errorf("process %d makes no calls after the detach (state %s)", pid, procStatus(t, pid)["State"])
+	}
+}
+
+// childrenOf returns the pids that pid's successful clone, clone3, fork
+// and vfork calls returned, in order.
+func childrenOf(evs []tracer.Event, pid int) []int {
+	var out []int
+	for _, ev := range evs {
+		switch ev.Syscall {
+		case "clone", "clone3", "fork", "vfork":
+			if ev.Pid == pid && !ev.Failed() && ev.Ret > 0 {
+				out = append(out, int(ev.Ret))
+			}
+		}
+	}
+	return out
+}
+
+// TestAttachFollowsRunningProcess: a process that runs before the trace
+// (as PID 1 in a container) is followed with the processes it creates, and
+// is released untraced when the command ends.
+func TestAttachFollowsRunningProcess(t *testing.T) {
+	needRoot(t)
+	loop := startLoop(t, "while :; do cat /etc/hostname >/dev/null; sleep 0.1; done")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tr, err := Start(ctx, []string{"sleep", "0.5"}, Options{Attach: []int{loop}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := collect(t, tr)
+	code, err := tr.Wait()
+	if code != 0 || err != nil {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	kids := childrenOf(evs, loop)
+	isKid := map[int]bool{}
+	for _, k := range kids {
+		isKid[k] = true
+	}
+	opened := map[int]bool{}
+	for _, ev := range evs {
+		if ev.Syscall == "openat" && ev.Arg(1).Str == "/etc/hostname" && !ev.Failed() {
+			if !isKid[ev.Pid] {
+				t.Errorf("/etc/hostname opened by %d, not a child of the loop %d (children %v)", ev.Pid, loop, kids)
+			}
+			opened[ev.Pid] = true
+		}
+	}
+	t.Logf("%d events; the loop %d created %v; %d of them opened /etc/hostname", len(evs), loop, kids, len(opened))
+	if len(opened) < 2 {
+		t.Errorf("%d children of the loop opened /etc/hostname in 0.5 s, want several (children %v)", len(opened), kids)
+	}
+	// The command's own calls are there too, under its pid.
+	root := evs[0].Pid
+	var rootExec bool
+	for _, ev := range evs {
+		if ev.Pid == root && ev.Syscall == "execve" && strings.HasSuffix(ev.Arg(0).Str, "/sleep") {
+			rootExec = true
+		}
+	}
+	if !rootExec {
+		t.Errorf("no execve of sleep by the root %d", root)
+	}
+	requireReleased(t, loop)
+}
+
+// TestAttachErrors: a pid that cannot be attached fails Start, naming it,
+// before the command runs.
+func TestAttachErrors(t *testing.T) {
+	needRoot(t)
+	done := exec.Command("true")
+	if err := done.Run(); err != nil {
+		t.Fatal(err)
+	}
+	gone := done.Process.Pid
+	for _, pid := range []int{gone, os.Getpid()} { // gone; EPERM (the tracer's own process)
+		ran := filepath.Join(t.TempDir(), "ran")
+		_, err := Start(context.Background(), []string{"touch", ran}, Options{Attach: []int{pid}})
+		if !errors.Is(err, ErrAttach) || !strings.Contains(err.Error(), "pid "+strconv.Itoa(pid)) {
+			t.Errorf("attach %d: err = %v, want ErrAttach naming the pid", pid, err)
+		}
+		if _, err := os.Stat(ran); err == nil {
+			t.Errorf("attach %d failed, but the command ran", pid)
+		}
+	}
+	// A good pid before a bad one is released.
+	loop := startLoop(t, "while :; do echo x >/dev/null; sleep 0.01; done")
+	if _, err := Start(context.Background(), []string{"true"}, Options{Attach: []int{loop, gone}}); !errors.Is(err, ErrAttach) {
+		t.Errorf("attach %d,%d: err = %v, want ErrAttach", loop, gone, err)
+	}
+	requireReleased(t, loop)
+}
+
+// TestAttachDetachAtSyscallEntry: an attached thread stopped at a
+// syscall-entry stop when the root exits is detached there, and its call
+// then runs. Both ways it can be there: stopped and seen by the loop
+// (detached at once), or stopped with the stop not yet waited for (sent
+// PTRACE_INTERRUPT, then detached at the syscall-entry stop, which comes
+// first; the pending interrupt must not stop it later).
+func TestAttachDetachAtSyscallEntry(t *testing.T) {
+	needRoot(t)
+	for _, seen := range []bool{true, false} {
+		t.Run(fmt.Sprintf("seen=%v", seen), func(t *testing.T) {
+			loop := startLoop(t, "while :; do echo x >/dev/null; done")
+			errc := make(chan error, 1)
+			out := make(chan []tracer.Event, 1<<12)
+			hold := make(chan struct{})
+			defer close(hold)
+			go func() {
+				// The thread stays locked: it was a tracer (see Tracer.run).
+				// It lives on until the checks are done, since its end
+				// would detach any tracee left.
+				runtime.LockOSThread()
+				errc <- detachAtEntry(loop, seen, out)
+				<-hold
+			}()
+			go func() {
+				for range out {
+				}
+			}()
+			select {
+			case err := <-errc:
+				close(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("the loop did not end")
+			}
+			requireReleased(t, loop)
+		})
+	}
+}
+
+// detachAtEntry attaches to pid, brings it to a syscall-entry stop, then
+// ends the trace as at the root's exit.
+func detachAtEntry(pid int, seen bool, out chan<- []tracer.Event) error {
+	l := &loop{opts: Options{DataBytes: 512}, tasks: map[int]*task{}, out: out}
+	if err := l.attachAll([]int{pid}); err != nil {
+		return err
+	}
+	tk := l.tasks[pid]
+	if tk == nil {
+		return fmt.Errorf("%d not attached", pid)
+	}
+	for atEntry := false; !atEntry; {
+		var ws syscall.WaitStatus
+		if seen {
+			tid, err := syscall.Wait4(pid, &ws, unix.WALL, nil)
+			if err != nil || tid != pid {
+				return fmt.Errorf("wait4: %v", err)
+			}
+		} else {
+			// Look at the stop without consuming it (WNOWAIT): the loop's
+			// wait4 reports it again.
+			var si unix.Siginfo
+			if err := unix.Waitid(unix.P_PID, pid, &si, unix.WSTOPPED|unix.WNOWAIT|unix.WALL, nil); err != nil {
+				return fmt.Errorf("waitid: %v", err)
+			}
+		}
+		var info syscallInfo
+		atEntry = getSyscallInfo(pid, &info) && info.Op == syscallInfoEntry
+		if atEntry {
+			break
+		}
+		if !seen {
+			tid, err := syscall.Wait4(pid, &ws, unix.WALL, nil)
+			if err != nil || tid != pid {
+				return fmt.Errorf("wait4: %v", err)
+			}
+		}
+		l.stop(pid, ws)
+	}
+	if seen {
+		tk.held = true // stopped by us, not resumed: detached at once
+	}
+	l.endAll()
+	if !seen {
+		// The stop the loop sees first is the syscall-entry stop, and the
+		// thread is detached there.
+		var ws syscall.WaitStatus
+		if _, err := syscall.Wait4(pid, &ws, unix.WALL, nil); err != nil {
+			return fmt.Errorf("wait4: %v", err)
+		}
+		if !ws.Stopped() || ws.StopSignal() != syscall.SIGTRAP|0x80 {
+			return fmt.Errorf("first stop after the interrupt: %#x, want the syscall-entry stop", uint32(ws))
+		}
+		l.stop(pid, ws)
+	}
+	if l.tasks[pid] != nil {
+		return fmt.Errorf("%d not detached at its syscall-entry stop", pid)
+	}
+	return l.wait()
+}
+
+// buildWrites compiles testdata/writes.c (skips without a C compiler).
+func buildWrites(t *testing.T) string {
+	t.Helper()
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler")
+	}
+	bin := filepath.Join(t.TempDir(), "writes")
+	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/writes.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// wantWrites are the write events of one run of testdata/writes.c, as
+// strace.Writer prints them (strace's own form but for writev's iovecs):
+// the short writes to fd 3 with their data, the failed one, the marker;
+// not the writes of more than 32 bytes to fd 3.
+var wantWrites = []string{
+	`write(3, "57\n", 3) = 3`,
+	`writev(3, ["58\n"], 2) = 3`,
+	`pwrite64(3, "59\n", 3, 100) = 3`,
+	`write(3, "` + strings.Repeat("x", 32) + `", 32) = 32`,
+	`write() = -1 EBADF`,
+	`write(1, "a block marker longer than thirty-two bytes\n", 44) = 44`,
+}
+
+// writeLines prints pid's write events as strace.Writer does, without
+// the pid.
+func writeLines(t *testing.T, evs []tracer.Event, pid int) []string {
+	t.Helper()
+	var lines []string
+	for i := range evs {
+		ev := &evs[i]
+		if ev.Pid != pid || (ev.Syscall != "write" && ev.Syscall != "writev" && ev.Syscall != "pwrite64") {
+			continue
+		}
+		var b bytes.Buffer
+		w := strace.NewWriter(&b)
+		if err := w.Write(ev); err != nil {
+			t.Fatal(err)
+		}
+		w.Flush()
+		_, line, _ := strings.Cut(strings.TrimSuffix(b.String(), "\n"), " ")
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// TestShortWrites: writes of at most 32 bytes to any fd are traced with
+// their data; longer ones only on fds 1 and 2.
+func TestShortWrites(t *testing.T) {
+	bin := buildWrites(t)
+	evs, code := traceNative(t, []string{bin, t.TempDir()})
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	got := writeLines(t, evs, evs[0].Pid)
+	if strings.Join(got, "\n") != strings.Join(wantWrites, "\n") {
+		t.Errorf("writes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantWrites, "\n"))
+	}
+}
+
+// TestAttachShortWrites: an attached process (no filter, stopped at every
+// call) gets the same writes decoded as a filtered one.
+func TestAttachShortWrites(t *testing.T) {
+	needRoot(t)
+	bin := buildWrites(t)
+	loop := startLoop(t, "while :; do "+bin+" "+t.TempDir()+" >/dev/null; sleep 0.05; done")
+	tr, err := Start(context.Background(), []string{"sleep", "0.4"}, Options{Attach: []int{loop}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := collect(t, tr)
+	if code, err := tr.Wait(); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	runs := 0
+	for _, kid := range childrenOf(evs, loop) {
+		got := writeLines(t, evs, kid)
+		if len(got) == 0 || got[len(got)-1] != wantWrites[len(wantWrites)-1] {
+			continue // not a run of writes, or not a whole one
+		}
+		runs++
+		if strings.Join(got, "\n") != strings.Join(wantWrites, "\n") {
+			t.Errorf("writes of attached %d:\n%s\nwant:\n%s", kid, strings.Join(got, "\n"), strings.Join(wantWrites, "\n"))
+		}
+	}
+	t.Logf("%d whole runs of the writes program traced", runs)
+	if runs == 0 {
+		t.Error("no whole run of the writes program traced")
+	}
+	requireReleased(t, loop)
+}
+
+// TestAttachStoppedProcess: an attached process that is stopped (SIGSTOP)
+// stays stopped while traced and after, and runs again on SIGCONT.
+func TestAttachStoppedProcess(t *testing.T) {
+	needRoot(t)
+	loop := startLoop(t, "while :; do echo x >/dev/null; sleep 0.01; done")
+	if err := syscall.Kill(loop, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, loop, "T")
+	tr, err := Start(context.Background(), []string{"sleep", "0.3"}, Options{Attach: []int{loop}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if st := procStatus(t, loop)["State"]; !strings.HasPrefix(st, "t") && !strings.HasPrefix(st, "T") {
+		t.Errorf("stopped process runs once attached: %s", st)
+	}
+	collect(t, tr)
+	if code, err := tr.Wait(); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	waitState(t, loop, "T")
+	if tp := procStatus(t, loop)["TracerPid"]; tp != "0" {
+		t.Errorf("still traced: TracerPid %s", tp)
+	}
+	if err := syscall.Kill(loop, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	requireReleased(t, loop)
+}
+
+// waitState waits (up to 5 s) until pid's State starts with prefix.
+func waitState(t *testing.T, pid int, prefix string) {
+	t.Helper()
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		st := procStatus(t, pid)["State"]
+		if strings.HasPrefix(st, prefix) {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatalf("process %d is %s, want %s", pid, st, prefix)
+		}
+	}
+}
