@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,6 +24,18 @@ var dockerCgroupLayouts = []string{
 // cgroup2Mounts are the usual cgroup2 mount points: the unified hierarchy of
 // a hybrid host, then a pure v2 host's.
 var cgroup2Mounts = []string{"/sys/fs/cgroup/unified", "/sys/fs/cgroup"}
+
+// cgroup2Mount returns the first of cgroup2Mounts that is a cgroup2
+// hierarchy.
+func cgroup2Mount() (string, error) {
+	for _, m := range cgroup2Mounts {
+		var fs unix.Statfs_t
+		if unix.Statfs(m, &fs) == nil && fs.Type == unix.CGROUP2_SUPER_MAGIC {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("ebpf: no cgroup2 hierarchy mounted at %v", cgroup2Mounts)
+}
 
 // DockerCgroup returns the cgroup v2 directory of the Docker container with
 // the full id containerID, for Options.CgroupPath. Processes started in the
@@ -55,16 +68,9 @@ type TempCgroup struct {
 // NewTempCgroup creates an empty cgroup named name (plus this process's
 // pid) under the cgroup2 mount.
 func NewTempCgroup(name string) (*TempCgroup, error) {
-	mount := ""
-	for _, m := range cgroup2Mounts {
-		var fs unix.Statfs_t
-		if unix.Statfs(m, &fs) == nil && fs.Type == unix.CGROUP2_SUPER_MAGIC {
-			mount = m
-			break
-		}
-	}
-	if mount == "" {
-		return nil, fmt.Errorf("ebpf: no cgroup2 hierarchy mounted at %v", cgroup2Mounts)
+	mount, err := cgroup2Mount()
+	if err != nil {
+		return nil, err
 	}
 	dir := filepath.Join(mount, fmt.Sprintf("%s-%d", name, os.Getpid()))
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
@@ -91,8 +97,25 @@ func (c *TempCgroup) Place(cmd *exec.Cmd) {
 // (a daemon the command left running).
 func (c *TempCgroup) Close() error {
 	unix.Close(c.fd)
-	if err := os.Remove(c.Path); err != nil {
+	if err := removeCgroup(c.Path); err != nil {
 		return fmt.Errorf("ebpf: removing cgroup %s: %w", c.Path, err)
 	}
 	return nil
+}
+
+// removeCgroup removes an empty cgroup directory. A task that has just been
+// reaped can keep its cgroup populated for a moment (rmdir says EBUSY):
+// removeCgroup retries for a while before giving up.
+func removeCgroup(path string) error {
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		err := unix.Rmdir(path)
+		if err != unix.EBUSY || time.Now().After(deadline) {
+			if err != nil {
+				return &os.PathError{Op: "rmdir", Path: path, Err: err}
+			}
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

@@ -20,6 +20,9 @@ char LICENSE[] SEC("license") = "GPL";
 
 #define PATH_MAX 4096
 #define DATA_MAX 512 /* bytes kept of a write to fd 1 or 2: a marker line */
+/* A write to another fd is sent, with all its data, when it is this short:
+ * a pid written to a cgroup's cgroup.procs ("57\n"), as systemd does. */
+#define SHORT_WRITE 32
 #define MAX_NR 512
 #define MAX_IOV 8
 
@@ -28,8 +31,8 @@ enum event_kind { EV_SYSCALL = 1, EV_EXIT = 2 };
 /* How a call's arguments are read (struct plan.special). */
 enum special {
 	SP_NONE = 0,
-	SP_WRITE = 1,      /* data: count bytes at args[1], fd 1 or 2 only */
-	SP_WRITEV = 2,     /* data: the iovecs at args[1], fd 1 or 2 only */
+	SP_WRITE = 1,      /* data: count bytes at args[1], fd 1 or 2 or a short write */
+	SP_WRITEV = 2,     /* data: the iovecs at args[1], fd 1 or 2 or a short write */
 	SP_STRUCT_U64 = 3, /* extra: the first u64 of the struct at args[a] */
 	SP_INT_PAIR = 4,   /* extra: the two ints at args[a] (pipe's fds) */
 };
@@ -81,6 +84,13 @@ volatile const __u64 target_cgroup = 0;
  * not sent at all (in a Puppet run four calls in five are failed lookups). */
 volatile const __u8 keep_failed = 0;
 volatile const __u32 target_level = 0; /* 0: exact cgroup; else ancestor level */
+/* The pid namespace whose ids events carry (the container's), as the kernel
+ * names it: the nsfs device (the kernel's dev_t, MKDEV(major, minor)) and
+ * the inode of /proc/<pid>/ns/pid. pidns_ino 0: host ids. The maps are
+ * keyed by host tids all the same: the exec handler's tracepoint gives host
+ * ids, and a host tid is never reused while its task lives. */
+volatile const __u64 pidns_dev = 0;
+volatile const __u64 pidns_ino = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -118,7 +128,10 @@ struct {
 } exec_scratch SEC(".maps");
 
 /* drops[0] counts events lost because the ring buffer was full; drops[1]
- * calls lost because the inflight or exec_paths map was full. */
+ * calls lost because the inflight or exec_paths map was full, or because
+ * their task was not in the pid namespace pidns_ino (its ids there cannot be
+ * known: a task of the container's cgroup outside the container's pid
+ * namespace, or in a namespace nested in it). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 2);
@@ -164,6 +177,46 @@ static __always_inline long output(void *data, __u64 size)
 	return bpf_ringbuf_output(&events, data, size, flags);
 }
 
+/* event_tid returns the id events carry for the current task, whose host
+ * tid is host: host itself, or its tid in the pid namespace pidns_ino; 0
+ * when the task is not in that namespace (counted as a drop). */
+static __always_inline __u32 event_tid(__u32 host)
+{
+	if (pidns_ino == 0)
+		return host;
+	struct bpf_pidns_info ns = {};
+	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)) != 0 || ns.pid == 0) {
+		count_drop(1);
+		return 0;
+	}
+	return ns.pid;
+}
+
+/* short_write says whether a write to an fd other than 1 and 2 is short
+ * enough to be sent: count bytes (write, pwrite64), or the iovecs at args[1]
+ * totalling so little (writev; at most MAX_IOV of them). */
+static __always_inline int short_write(__u8 special, const unsigned long *args)
+{
+	if (special == SP_WRITE)
+		return args[2] <= SHORT_WRITE;
+	__u64 cnt = args[2];
+	if (cnt > MAX_IOV)
+		return 0;
+	const struct iovec *iov = (const struct iovec *)args[1];
+	__u64 total = 0;
+	for (int i = 0; i < MAX_IOV; i++) {
+		if (i >= cnt)
+			break;
+		struct iovec v;
+		if (bpf_probe_read_user(&v, sizeof(v), &iov[i]) != 0)
+			return 0;
+		total += v.iov_len;
+		if (total > SHORT_WRITE)
+			return 0;
+	}
+	return 1;
+}
+
 static __always_inline int in_target(void)
 {
 	if (target_level == 0)
@@ -183,7 +236,10 @@ int sys_enter(struct trace_event_raw_sys_enter *ctx)
 		return 0;
 	if (!in_target())
 		return 0;
-	if ((p->special == SP_WRITE || p->special == SP_WRITEV) && ctx->args[0] != 1 && ctx->args[0] != 2)
+	/* Writes: to stdout and stderr (Puppet's log lines, the block
+	 * markers), and short ones to any fd (a pid to cgroup.procs). */
+	if ((p->special == SP_WRITE || p->special == SP_WRITEV) && ctx->args[0] != 1 && ctx->args[0] != 2 &&
+	    !short_write(p->special, ctx->args))
 		return 0;
 
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
@@ -289,8 +345,15 @@ int sys_exit(struct trace_event_raw_sys_exit *ctx)
 			bpf_map_delete_elem(&exec_paths, &tid);
 		return 0;
 	}
+	__u32 id = event_tid(tid);
+	if (id == 0) {
+		bpf_map_delete_elem(&inflight, &tid);
+		if (p->str0_at_enter)
+			bpf_map_delete_elem(&exec_paths, &tid);
+		return 0;
+	}
 	e->kind = EV_SYSCALL;
-	e->tid = tid;
+	e->tid = id;
 	e->nr = in->nr;
 	e->ret = ctx->ret;
 	for (int i = 0; i < 6; i++)
@@ -366,12 +429,15 @@ int sched_process_exit(void *ctx)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	bpf_map_delete_elem(&inflight, &tid);
 	bpf_map_delete_elem(&exec_paths, &tid);
+	__u32 id = event_tid(tid);
+	if (id == 0)
+		return 0;
 	__u32 zero = 0;
 	struct event *e = bpf_map_lookup_elem(&event_scratch, &zero);
 	if (!e)
 		return 0;
 	e->kind = EV_EXIT;
-	e->tid = tid;
+	e->tid = id;
 	e->nr = -1;
 	e->ret = 0;
 	e->len0 = e->len1 = e->data_len = e->flags = 0;
@@ -382,7 +448,9 @@ int sched_process_exit(void *ctx)
 
 /* A thread other than the leader that calls execve returns from it with
  * the leader's pid: move what sys_enter kept under its own tid, so that
- * sys_exit finds it. */
+ * sys_exit finds it. The tracepoint's pids are host ids, as the maps' keys;
+ * sys_exit then reports the call under the leader's id (in the pid
+ * namespace when one is set), as strace shows it. */
 SEC("tracepoint/sched/sched_process_exec")
 int sched_process_exec(struct trace_event_raw_sched_process_exec *ctx)
 {

@@ -58,6 +58,12 @@ struct trace_event_raw_sched_process_exec {
 	int old_pid;
 };
 
+/* bpf_get_ns_current_pid_tgid's answer: the task's ids in a pid namespace. */
+struct bpf_pidns_info {
+	__u32 pid;
+	__u32 tgid;
+};
+
 /* errno values (asm-generic/errno-base.h) of a failed lookup. */
 #define ENOENT 2
 #define ENOTDIR 20

@@ -71,6 +71,8 @@ const (
 	fsmoveProgSysEnter         = "sys_enter"
 	fsmoveProgSysExit          = "sys_exit"
 	fsmoveVarKeepFailed        = "keep_failed"
+	fsmoveVarPidnsDev          = "pidns_dev"
+	fsmoveVarPidnsIno          = "pidns_ino"
 	fsmoveVarTargetCgroup      = "target_cgroup"
 	fsmoveVarTargetLevel       = "target_level"
 )
@@ -141,6 +143,8 @@ type fsmoveMapSpecs struct {
 // It can be passed ebpf.CollectionSpec.Assign.
 type fsmoveVariableSpecs struct {
 	KeepFailed   *ebpf.VariableSpec `ebpf:"keep_failed"`
+	PidnsDev     *ebpf.VariableSpec `ebpf:"pidns_dev"`
+	PidnsIno     *ebpf.VariableSpec `ebpf:"pidns_ino"`
 	TargetCgroup *ebpf.VariableSpec `ebpf:"target_cgroup"`
 	TargetLevel  *ebpf.VariableSpec `ebpf:"target_level"`
 }
@@ -191,6 +195,8 @@ func (m *fsmoveMaps) Close() error {
 // It can be passed to loadFsmoveObjects or ebpf.CollectionSpec.LoadAndAssign.
 type fsmoveVariables struct {
 	KeepFailed   *ebpf.Variable `ebpf:"keep_failed"`
+	PidnsDev     *ebpf.Variable `ebpf:"pidns_dev"`
+	PidnsIno     *ebpf.Variable `ebpf:"pidns_ino"`
 	TargetCgroup *ebpf.Variable `ebpf:"target_cgroup"`
 	TargetLevel  *ebpf.Variable `ebpf:"target_level"`
 }

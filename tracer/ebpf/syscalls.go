@@ -21,7 +21,7 @@ import (
 //	p  a pointer the lowering never looks at: ArgPtr (ArgNull when 0)
 //	S  a struct whose first member is a u64 flags= (open_how, clone_args): ArgStruct with Int = flags
 //	P  an int[2] filled by the call (pipe's fds): ArgArray with Ints
-//	d  a write buffer (its length is the next argument): ArgStr of the first bytes
+//	d  a write buffer (its length is the next argument): ArgStr of the first bytes (DATA_MAX)
 //	v  an iovec array (its count is the next argument): ArgArray with Str = the iov_base data
 //	F  clone's flags: ArgInt named "flags", as strace prints flags=
 //
@@ -151,7 +151,9 @@ var syscallTable = []syscallRow{
 	{"perf_event_open", unix.SYS_PERF_EVENT_OPEN, "piiil"},
 	{"io_uring_setup", unix.SYS_IO_URING_SETUP, "up"},
 
-	// Block markers: writes to stdout and stderr (the program keeps fds 1 and 2 only).
+	// Block markers: writes to stdout and stderr; to other fds the program
+	// keeps only short writes (≤ 32 bytes, SHORT_WRITE: a pid written to a
+	// cgroup's cgroup.procs), with all their data.
 	{"write", unix.SYS_WRITE, "idl"},
 	{"writev", unix.SYS_WRITEV, "ivi"},
 	{"pwrite64", unix.SYS_PWRITE64, "idll"},

@@ -6,7 +6,8 @@
 // Use:
 //
 //	cg, err := ebpf.DockerCgroup(containerID) // or a TempCgroup for a command
-//	t, err := ebpf.Start(ebpf.Options{CgroupPath: cg})
+//	ns, err := ebpf.PidNamespace(initPid)    // the container's init, from docker inspect
+//	t, err := ebpf.Start(ebpf.Options{CgroupPath: cg, PidNS: ns})
 //	defer t.Close()
 //	// run the workload; meanwhile a goroutine reads t.Next() until io.EOF
 //	// (for example analyze.Interpret(ctx, t, &counts, nil), or
@@ -19,11 +20,13 @@
 //
 // What differs from strace's capture (none of it changes the analysis):
 // failed calls are dropped in the kernel unless Options.KeepFailed; writes
-// are kept for fds 1 and 2 only (the block markers); pids are the host's
-// thread ids, not the container's; exits carry no status ("exited with 0");
-// a call in progress when Start attaches or Stop detaches is not seen
-// (stop after the workload has ended); 32-bit (compat) system calls of a
-// 32-bit program would be misnamed, since their numbers differ.
+// are kept for fds 1 and 2 (the block markers) and, to other fds, only when
+// they are short (at most 32 bytes: a pid written to cgroup.procs); pids are
+// the thread ids of Options.PidNS (the container's, as clone returns them
+// there), or the host's when it is not set; exits carry no status ("exited
+// with 0"); a call in progress when Start attaches or Stop detaches is not
+// seen (stop after the workload has ended); 32-bit (compat) system calls of
+// a 32-bit program would be misnamed, since their numbers differ.
 //
 // Ordering. Events are written to one ring buffer shared by all CPUs, at
 // the exit of each call, so the stream is in order of completion; calls of
@@ -84,6 +87,40 @@ type Options struct {
 	// makes later is seen (fstrace.FailedLookup decides for the lowering).
 	// nil sends none.
 	Lookups func(syscall string) bool
+	// PidNS is the pid namespace whose thread ids events carry: the
+	// container's (PidNamespace of its init), so that the pids clone returns
+	// inside the container are the pids of the children's events. A traced
+	// task outside it (or in a pid namespace nested in it) cannot be named:
+	// its calls are dropped and counted as lost. The zero PidNS means host
+	// thread ids.
+	PidNS PidNS
+}
+
+// PidNS names a pid namespace as stat(2) of /proc/<pid>/ns/pid does: the
+// device (st_dev, as user space encodes it) and inode numbers of that file.
+type PidNS struct {
+	Dev uint64
+	Ino uint64
+}
+
+// IsZero says whether ns is the zero PidNS (host ids).
+func (ns PidNS) IsZero() bool { return ns.Ino == 0 }
+
+// kernelDev is ns.Dev as the kernel's dev_t (MKDEV: major<<20 | minor),
+// which bpf_get_ns_current_pid_tgid compares with the nsfs device.
+func (ns PidNS) kernelDev() uint64 {
+	return uint64(unix.Major(ns.Dev))<<20 | uint64(unix.Minor(ns.Dev))
+}
+
+// PidNamespace returns the pid namespace of the process hostPid (a pid of
+// this process's namespace, e.g. a container's init pid as docker inspect
+// gives it, State.Pid), for Options.PidNS.
+func PidNamespace(hostPid int) (PidNS, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(fmt.Sprintf("/proc/%d/ns/pid", hostPid), &st); err != nil {
+		return PidNS{}, fmt.Errorf("ebpf: the pid namespace of process %d: %w", hostPid, err)
+	}
+	return PidNS{Dev: st.Dev, Ino: st.Ino}, nil
 }
 
 // pollInterval is how often Next looks at the ring buffer when the program
@@ -92,7 +129,8 @@ type Options struct {
 const pollInterval = 10 * time.Millisecond
 
 // ErrDropped says the capture is incomplete: Count events were lost (the
-// ring buffer was full, or the per-task maps were).
+// ring buffer was full, or the per-task maps were, or a traced task was
+// outside Options.PidNS).
 type ErrDropped struct{ Count uint64 }
 
 func (e *ErrDropped) Error() string {
@@ -140,8 +178,8 @@ const (
 // Start loads the BPF programs, filtered to the cgroup of opts, and attaches
 // them. Events are captured from then on until Stop.
 func Start(opts Options) (*Tracer, error) {
-	if os.Geteuid() != 0 {
-		return nil, errors.New("ebpf: tracing needs root (CAP_BPF and CAP_PERFMON): run fsmove as root or use --tracer strace")
+	if !privileged() {
+		return nil, errors.New("ebpf: tracing needs root (or CAP_BPF and CAP_PERFMON): run fsmove as root or use --tracer strace")
 	}
 	id, level, err := target(opts)
 	if err != nil {
@@ -164,6 +202,14 @@ func Start(opts Options) (*Tracer, error) {
 	}
 	if err := spec.Variables["target_level"].Set(level); err != nil {
 		return nil, fmt.Errorf("ebpf: %w", err)
+	}
+	if !opts.PidNS.IsZero() {
+		if err := spec.Variables["pidns_dev"].Set(opts.PidNS.kernelDev()); err != nil {
+			return nil, fmt.Errorf("ebpf: %w", err)
+		}
+		if err := spec.Variables["pidns_ino"].Set(opts.PidNS.Ino); err != nil {
+			return nil, fmt.Errorf("ebpf: %w", err)
+		}
 	}
 	if opts.KeepFailed {
 		if err := spec.Variables["keep_failed"].Set(uint8(1)); err != nil {
@@ -305,8 +351,8 @@ func (t *Tracer) closeAll() {
 	t.objs.Close()
 }
 
-// Dropped returns the number of events lost so far (ring buffer full, or
-// per-task maps full).
+// Dropped returns the number of events lost so far (ring buffer full,
+// per-task maps full, or tasks outside Options.PidNS).
 func (t *Tracer) Dropped() uint64 {
 	var total uint64
 	for key := uint32(0); key < 2; key++ {
