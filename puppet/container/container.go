@@ -29,6 +29,45 @@ type Spec struct {
 	SeccompUnconfined bool
 	// Labels are added to fsmove's own label.
 	Labels map[string]string
+	// Init is what runs as the container's PID 1: InitNone (the zero
+	// value) or InitSystemd.
+	Init Init
+}
+
+// Init is the container's PID 1.
+type Init string
+
+const (
+	// InitNone: "sleep infinity" under docker-init. Services go through
+	// /etc/init.d and are Puppet's children.
+	InitNone Init = "none"
+	// InitSystemd: systemd boots the container as it boots a host, and
+	// Puppet manages services through it (its systemd provider).
+	InitSystemd Init = "systemd"
+)
+
+// Inits lists the modes, for flags and errors.
+var Inits = []Init{InitSystemd, InitNone}
+
+// ParseInit reads an --init value.
+func ParseInit(s string) (Init, error) {
+	for _, m := range Inits {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("unknown init %q (want systemd or none)", s)
+}
+
+// systemdCommand is PID 1 of a systemd container (Debian's path).
+const systemdCommand = "/lib/systemd/systemd"
+
+// cgroupV2Only reports whether the host mounts only the unified cgroup
+// hierarchy (cgroup v2) at /sys/fs/cgroup, rather than v1 controllers
+// (possibly with v2 at /sys/fs/cgroup/unified, the hybrid layout).
+func cgroupV2Only() bool {
+	_, err := os.Stat("/sys/fs/cgroup/cgroup.controllers")
+	return err == nil
 }
 
 // Container is a started container that fsmove created.
@@ -51,22 +90,24 @@ func (e *Engine) Start(ctx context.Context, spec Spec) (*Container, error) {
 	if spec.SeccompUnconfined {
 		secOpts = append(secOpts, "seccomp=unconfined")
 	}
+	cfg := &container.Config{
+		Image:    spec.Image,
+		Hostname: spec.Hostname,
+		Env:      spec.Env,
+		Cmd:      []string{"sleep", "infinity"},
+		Labels:   labels,
+	}
 	useInit := true
-	created, err := e.cli.ContainerCreate(ctx,
-		&container.Config{
-			Image:    spec.Image,
-			Hostname: spec.Hostname,
-			Env:      spec.Env,
-			Cmd:      []string{"sleep", "infinity"},
-			Labels:   labels,
-		},
-		&container.HostConfig{
-			CapAdd:      spec.CapAdd,
-			SecurityOpt: secOpts,
-			Init:        &useInit,
-			Privileged:  false,
-		},
-		nil, nil, "")
+	host := &container.HostConfig{
+		CapAdd:      spec.CapAdd,
+		SecurityOpt: secOpts,
+		Init:        &useInit,
+		Privileged:  false,
+	}
+	if spec.Init == InitSystemd {
+		systemdConfig(cfg, host)
+	}
+	created, err := e.cli.ContainerCreate(ctx, cfg, host, nil, nil, "")
 	if err != nil {
 		return nil, fmt.Errorf("create container from %s: %w", spec.Image, err)
 	}
@@ -76,6 +117,71 @@ func (e *Engine) Start(ctx context.Context, spec Spec) (*Container, error) {
 		return nil, fmt.Errorf("start container: %w", err)
 	}
 	return c, nil
+}
+
+// systemdConfig makes a container boot systemd, never privileged: tmpfs on
+// /run and /run/lock (systemd wants them writable and empty), and the
+// host's cgroup hierarchy. On a v1 or hybrid host the host's
+// /sys/fs/cgroup is bind-mounted read-only: Docker's own cgroup of the
+// container stays writable under it, and that is where systemd makes its
+// units' cgroups. On a v2-only host systemd needs the mount read-write in a
+// cgroup namespace of its own. systemd is told it runs in a container
+// ("container" in its environment) and stopped with SIGRTMIN+3, as it asks.
+func systemdConfig(cfg *container.Config, host *container.HostConfig) {
+	cfg.Cmd = []string{systemdCommand}
+	cfg.Env = append(cfg.Env, "container=docker")
+	cfg.StopSignal = "SIGRTMIN+3"
+	host.Init = nil
+	host.Tmpfs = map[string]string{"/run": "rw,nosuid,nodev,mode=755", "/run/lock": "rw,nosuid,nodev,noexec"}
+	if cgroupV2Only() {
+		host.Binds = []string{"/sys/fs/cgroup:/sys/fs/cgroup:rw"}
+		host.CgroupnsMode = container.CgroupnsModePrivate
+	} else {
+		host.Binds = []string{"/sys/fs/cgroup:/sys/fs/cgroup:ro"}
+	}
+}
+
+// WaitBooted waits until systemd in the container has finished booting
+// ("systemctl is-system-running --wait" says running or degraded), at most
+// timeout. A degraded system is fine: some units fail in any container
+// (they need hardware or kernel features it lacks); which ones is in the
+// error only if the system never gets that far.
+func (c *Container) WaitBooted(ctx context.Context, timeout time.Duration) (string, error) {
+	waitCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var state string
+	var err error
+	for {
+		var out strings.Builder
+		_, err = c.Exec(waitCtx, []string{"systemctl", "is-system-running", "--wait"}, nil, &out)
+		state = strings.TrimSpace(out.String())
+		if err == nil && (state == "running" || state == "degraded") {
+			return state, nil
+		}
+		// Until systemd has made its private socket, systemctl cannot
+		// even ask: try again.
+		if err != nil || !strings.Contains(state, "Failed to connect to bus") {
+			break
+		}
+		select {
+		case <-waitCtx.Done():
+		case <-time.After(200 * time.Millisecond):
+			continue
+		}
+		err = waitCtx.Err()
+		break
+	}
+	if ctx.Err() != nil {
+		return "", ctx.Err()
+	}
+	var failed strings.Builder
+	c.Exec(context.WithoutCancel(ctx), []string{"systemctl", "--failed", "--no-legend", "--no-pager"}, nil, &failed)
+	why := state
+	if err != nil {
+		why = fmt.Sprintf("not booted after %s", timeout)
+	}
+	return "", fmt.Errorf("systemd in the container did not boot (%s); failed units:\n%s\n"+
+		"(an image without systemd needs --init none)", why, strings.TrimSpace(failed.String()))
 }
 
 // ShortID is the 12-character form docker ps shows.
@@ -185,4 +291,22 @@ func (c *Container) CopyOut(ctx context.Context, path string) (io.ReadCloser, er
 		return nil, fmt.Errorf("copy %s out of the container: %w", path, err)
 	}
 	return rc, nil
+}
+
+// HostPid is the host's pid of the container's PID 1 (for tracers on the
+// host that must know the container's pid namespace).
+func (c *Container) HostPid(ctx context.Context) (int, error) {
+	return c.engine.HostPid(ctx, c.ID)
+}
+
+// HostPid is the host's pid of PID 1 of the running container id.
+func (e *Engine) HostPid(ctx context.Context, id string) (int, error) {
+	info, err := e.cli.ContainerInspect(ctx, id)
+	if err != nil {
+		return 0, fmt.Errorf("inspect container %s: %w", id, err)
+	}
+	if info.State == nil || info.State.Pid == 0 {
+		return 0, fmt.Errorf("container %s is not running", id)
+	}
+	return info.State.Pid, nil
 }

@@ -3,6 +3,8 @@ package container
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,9 +37,11 @@ type ImageOptions struct {
 	Tag     string // DefaultImage
 	Rebuild bool   // build even when Tag exists
 	Suite   string // "bookworm"
-	Mirror  string // "http://deb.debian.org/debian"
+	// Mirror is the Debian mirror; "" means the one the host's apt uses
+	// for Suite (HostMirror).
+	Mirror string
 	// Packages are installed on top of the base system.
-	Packages []string // puppet-agent, strace, procps, ca-certificates
+	Packages []string // DefaultPackages
 	// RegistryTimeout bounds the attempt to find debian:<suite> in a registry.
 	RegistryTimeout time.Duration // 20s
 	// Log receives the output of debootstrap, apt and docker build as it
@@ -49,9 +53,36 @@ type ImageOptions struct {
 }
 
 // DefaultPackages are the Debian packages of the image: Puppet, the strace
-// tracer, ps/pgrep for the apply script, and CA certificates for apt and
-// the Forge over HTTPS.
-var DefaultPackages = []string{"puppet-agent", "strace", "procps", "ca-certificates"}
+// tracer, ps/pgrep for the apply script, CA certificates for apt and the
+// Forge over HTTPS, systemd to boot the container as a host boots, and the
+// core types that Puppet 7 moved out of Puppet into modules (Debian
+// packages them apart; a host that installs puppet gets them too), so that
+// augeas, cron, host, mailalias, mount and ssh_authorized_key exist.
+var DefaultPackages = []string{
+	"puppet-agent", "strace", "procps", "ca-certificates",
+	"systemd", "systemd-sysv",
+	"puppet-module-puppetlabs-augeas-core", "puppet-module-puppetlabs-cron-core",
+	"puppet-module-puppetlabs-host-core", "puppet-module-puppetlabs-mailalias-core",
+	"puppet-module-puppetlabs-mount-core", "puppet-module-puppetlabs-sshkeys-core",
+}
+
+// RecipeLabel holds a digest of what an image was built from (suite,
+// packages, files fsmove adds): an image of DefaultImage's tag built by an
+// fsmove with another recipe is rebuilt rather than reused.
+const RecipeLabel = "fsmove.recipe"
+
+// recipeVersion changes when the build steps change in a way the options
+// do not show.
+const recipeVersion = "2"
+
+// Recipe is the digest of what an image built with o contains. The mirror
+// is not part of it: any mirror of the suite gives the same image.
+func (o ImageOptions) Recipe() string {
+	o.setDefaults()
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n", recipeVersion, o.Suite, strings.Join(o.Packages, ","), policyRCD)
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
 
 func (o *ImageOptions) setDefaults() {
 	if o.Tag == "" {
@@ -59,9 +90,6 @@ func (o *ImageOptions) setDefaults() {
 	}
 	if o.Suite == "" {
 		o.Suite = "bookworm"
-	}
-	if o.Mirror == "" {
-		o.Mirror = "http://deb.debian.org/debian"
 	}
 	if len(o.Packages) == 0 {
 		o.Packages = DefaultPackages
@@ -87,14 +115,25 @@ type ImageInfo struct {
 
 // imageID returns the ID of ref, or "" when there is no such image.
 func (e *Engine) imageID(ctx context.Context, ref string) (string, int64, error) {
+	id, size, _, err := e.inspectImage(ctx, ref)
+	return id, size, err
+}
+
+// inspectImage returns ref's ID, size and labels ("" when there is no such
+// image).
+func (e *Engine) inspectImage(ctx context.Context, ref string) (string, int64, map[string]string, error) {
 	info, err := e.cli.ImageInspect(ctx, ref)
 	if cerrdefs.IsNotFound(err) {
-		return "", 0, nil
+		return "", 0, nil, nil
 	}
 	if err != nil {
-		return "", 0, fmt.Errorf("inspect image %s: %w", ref, err)
+		return "", 0, nil, fmt.Errorf("inspect image %s: %w", ref, err)
 	}
-	return info.ID, info.Size, nil
+	var labels map[string]string
+	if info.Config != nil {
+		labels = info.Config.Labels
+	}
+	return info.ID, info.Size, labels, nil
 }
 
 // EnsureImage returns the image to run Puppet in, building it when the tag
@@ -105,13 +144,23 @@ func (e *Engine) imageID(ctx context.Context, ref string) (string, int64, error)
 func (e *Engine) EnsureImage(ctx context.Context, opts ImageOptions) (ImageInfo, error) {
 	opts.setDefaults()
 	if !opts.Rebuild {
-		id, size, err := e.imageID(ctx, opts.Tag)
+		id, size, labels, err := e.inspectImage(ctx, opts.Tag)
 		if err != nil {
 			return ImageInfo{}, err
 		}
-		if id != "" {
+		if id != "" && labels[RecipeLabel] == opts.Recipe() {
 			return ImageInfo{Tag: opts.Tag, ID: id, Method: MethodReused, Size: size}, nil
 		}
+		if id != "" {
+			opts.status(opts.Tag + " was built from another recipe (an older fsmove): rebuilding")
+		}
+	}
+	if opts.Mirror == "" {
+		m, err := HostMirror(AptSourcesDir, opts.Suite)
+		if err != nil {
+			return ImageInfo{}, err
+		}
+		opts.Mirror = m
 	}
 
 	base := "debian:" + opts.Suite
@@ -216,7 +265,7 @@ func Dockerfile(opts ImageOptions) string {
 	opts.setDefaults()
 	var b strings.Builder
 	fmt.Fprintf(&b, "FROM debian:%s\n", opts.Suite)
-	fmt.Fprintf(&b, "LABEL %s=%s\n", LabelKey, LabelValue)
+	fmt.Fprintf(&b, "LABEL %s=%s %s=%s\n", LabelKey, LabelValue, RecipeLabel, opts.Recipe())
 	b.WriteString("ENV LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive\n")
 	b.WriteString("COPY sources.list /etc/apt/sources.list\n")
 	b.WriteString("COPY policy-rc.d /usr/sbin/policy-rc.d\n")
@@ -240,7 +289,7 @@ func (e *Engine) buildFromDockerfile(ctx context.Context, opts ImageOptions) err
 		Tags:        []string{opts.Tag},
 		Remove:      true,
 		ForceRemove: true,
-		Labels:      map[string]string{LabelKey: LabelValue},
+		Labels:      map[string]string{LabelKey: LabelValue, RecipeLabel: opts.Recipe()},
 	})
 	if err != nil {
 		return fmt.Errorf("docker build: %w", err)
@@ -264,10 +313,12 @@ func DebootstrapArgs(opts ImageOptions, rootfs string) []string {
 }
 
 // importChanges are Dockerfile instructions applied to the imported rootfs.
-var importChanges = []string{
-	"ENV LANG=C.UTF-8",
-	"LABEL " + LabelKey + "=" + LabelValue,
-	`CMD ["/bin/bash"]`,
+func importChanges(opts ImageOptions) []string {
+	return []string{
+		"ENV LANG=C.UTF-8",
+		"LABEL " + LabelKey + "=" + LabelValue + " " + RecipeLabel + "=" + opts.Recipe(),
+		`CMD ["/bin/bash"]`,
+	}
 }
 
 func (e *Engine) buildFromDebootstrap(ctx context.Context, opts ImageOptions) error {
@@ -323,7 +374,7 @@ func (e *Engine) importRootfs(ctx context.Context, rootfs string, opts ImageOpti
 		return fmt.Errorf("tar: %w", err)
 	}
 	rc, importErr := e.cli.ImageImport(ctx, image.ImportSource{Source: stream, SourceName: "-"}, opts.Tag,
-		image.ImportOptions{Changes: importChanges, Message: "fsmove image build (debootstrap)"})
+		image.ImportOptions{Changes: importChanges(opts), Message: "fsmove image build (debootstrap)"})
 	if importErr == nil {
 		importErr = readJSONMessages(rc, opts.Log)
 		rc.Close()

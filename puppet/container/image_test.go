@@ -9,7 +9,7 @@ func TestDockerfile(t *testing.T) {
 	df := Dockerfile(ImageOptions{})
 	for _, want := range []string{
 		"FROM debian:bookworm\n",
-		"LABEL fsmove=1\n",
+		"LABEL fsmove=1 ",
 		"COPY policy-rc.d /usr/sbin/policy-rc.d\n",
 		"apt-get install -y --no-install-recommends puppet-agent strace procps ca-certificates",
 	} {
@@ -26,8 +26,8 @@ func TestDockerfile(t *testing.T) {
 }
 
 func TestDebootstrapArgs(t *testing.T) {
-	got := strings.Join(DebootstrapArgs(ImageOptions{}, "/tmp/r"), " ")
-	want := "--variant=minbase --include=puppet-agent,strace,procps,ca-certificates bookworm /tmp/r http://deb.debian.org/debian"
+	got := strings.Join(DebootstrapArgs(ImageOptions{Mirror: "http://mirror.test/debian", Packages: []string{"puppet-agent", "strace"}}, "/tmp/r"), " ")
+	want := "--variant=minbase --include=puppet-agent,strace bookworm /tmp/r http://mirror.test/debian"
 	if got != want {
 		t.Errorf("got %s\nwant %s", got, want)
 	}
@@ -61,5 +61,18 @@ func TestTailBuffer(t *testing.T) {
 	s := tb.String()
 	if len(s) > tailBytes || !strings.HasSuffix(s, "E: the last error\n") || !strings.HasPrefix(s, "line") {
 		t.Errorf("tail of %d bytes: %q…", len(s), s[:40])
+	}
+}
+
+func TestRecipe(t *testing.T) {
+	base := ImageOptions{}.Recipe()
+	if base != (ImageOptions{Mirror: "http://other.test/debian"}).Recipe() {
+		t.Error("the mirror changed the recipe")
+	}
+	if base == (ImageOptions{Suite: "trixie"}).Recipe() || base == (ImageOptions{Packages: []string{"puppet-agent"}}).Recipe() {
+		t.Error("suite or packages did not change the recipe")
+	}
+	if !strings.Contains(Dockerfile(ImageOptions{}), RecipeLabel+"="+base) {
+		t.Error("the Dockerfile does not label the image with its recipe")
 	}
 }
