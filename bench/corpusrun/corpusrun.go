@@ -58,6 +58,9 @@ type Options struct {
 	Timeout    time.Duration
 	Tracer     string
 	SeccompBPF bool
+	// Init is the containers' PID 1 (runner.Options.Init), for the traced
+	// and the untraced runs alike.
+	Init container.Init
 	// TracerBinary is the fsmove binary the ptrace tracer copies into the
 	// container (runner.Options.TracerBinary).
 	TracerBinary string
@@ -163,6 +166,7 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 		Tracer:        opts.Tracer,
 		TracerBinary:  opts.TracerBinary,
 		SeccompBPF:    opts.SeccompBPF,
+		Init:          opts.Init,
 		OutDir:        dir,
 		FsmoveVersion: opts.FsmoveVersion,
 	}

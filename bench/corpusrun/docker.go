@@ -55,7 +55,6 @@ const (
 	modulesDir    = workDir + "/modules"
 	sitePP        = workDir + "/site.pp"
 	debianModules = "/usr/share/puppet/modules"
-	nodeName      = "fsmove-node"
 )
 
 // Untraced times runner.PuppetApplyArgs in a fresh container, without a
@@ -78,14 +77,24 @@ func (b *DockerBackend) Untraced(ctx context.Context, engine int, opts runner.Op
 	if err != nil {
 		return results.Untraced{}, err
 	}
+	init := opts.Init
+	if init == "" {
+		init = container.InitSystemd
+	}
 	c, err := eng.Start(ctx, container.Spec{
-		Image: img.ID, Hostname: nodeName, Env: []string{"LANG=C.UTF-8"},
+		Image: img.ID, Hostname: runner.NodeName, Env: []string{"LANG=C.UTF-8"},
 		Labels: map[string]string{"fsmove.module": m.Raw, "fsmove.bench": "untraced"},
+		Init:   init,
 	})
 	if err != nil {
 		return results.Untraced{}, err
 	}
 	defer c.Remove(ctx)
+	if init == container.InitSystemd {
+		if _, err := c.WaitBooted(ctx, 90*time.Second); err != nil {
+			return results.Untraced{}, err
+		}
+	}
 
 	a := container.NewArchive()
 	a.AddFile(strings.TrimPrefix(sitePP, "/"), []byte(site), 0o644)

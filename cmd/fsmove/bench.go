@@ -42,6 +42,7 @@ func runBench(stdout, stderr io.Writer, args []string) int {
 		timeout    = fs.Duration("timeout", 10*time.Minute, "limit per module for the traced run, the analysis and the untraced run, each")
 		tracer     = fs.String("tracer", "strace", "capture `backend`: "+strings.Join(runner.Tracers(), ", "))
 		seccompBPF = fs.Bool("seccomp-bpf", true, "let strace filter in the kernel (--seccomp-bpf)")
+		initFlag   = fs.String("init", string(container.InitSystemd), "the containers' PID 1: systemd or none")
 		untraced   = fs.Bool("untraced", false, "also time each cleanly applied module without the tracer (a second container: doubles Puppet's time)")
 		resume     = fs.Bool("resume", false, "skip what the run directories already hold (finished runs, analyses, untraced times)")
 		image      = fs.String("image", container.DefaultImage, "Docker image")
@@ -55,6 +56,11 @@ func runBench(stdout, stderr io.Writer, args []string) int {
 	}
 	if *debian == (len(positional) == 1) || len(positional) > 1 {
 		fmt.Fprintln(stderr, "fsmove bench: give one corpus file, or --debian")
+		return exitUsage
+	}
+	initMode, err := container.ParseInit(*initFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmove bench: --init: %v\n", err)
 		return exitUsage
 	}
 	if *workers < 1 {
@@ -84,7 +90,6 @@ func runBench(stdout, stderr io.Writer, args []string) int {
 	imgOpts := container.ImageOptions{Tag: *image}
 
 	var entries []corpus.Entry
-	var err error
 	corpusPath := filepath.Join(*out, "corpus.txt")
 	switch {
 	case !*debian:
@@ -119,7 +124,7 @@ func runBench(stdout, stderr io.Writer, args []string) int {
 	start := time.Now()
 	rows, work, err := corpusrun.Run(ctx, entries, &corpusrun.DockerBackend{Engines: engines, Fsmove: self}, corpusrun.Options{
 		OutDir: *out, Workers: *workers, Engines: len(engines), Timeout: *timeout,
-		Tracer: *tracer, TracerBinary: fsmoveBinary(), SeccompBPF: *seccompBPF, Untraced: *untraced, Resume: *resume,
+		Tracer: *tracer, TracerBinary: fsmoveBinary(), SeccompBPF: *seccompBPF, Init: initMode, Untraced: *untraced, Resume: *resume,
 		Image: imgOpts, Progress: progress, FsmoveVersion: version,
 	})
 	if werr := report.WriteFiles(*out, "fsmove bench: "+filepath.Base(corpusPath), rows); werr != nil {

@@ -104,42 +104,49 @@ type fixtureCase struct {
 	// puppetFails: a resource fails in the apply (Puppet exits 4 or 6), so
 	// "fsmove run" analyzes and then exits 3 with status puppet-failed.
 	puppetFails bool
+	// systemdOnly: the module needs systemd (a unit file), so it is not
+	// run with --init none.
+	systemdOnly bool
 }
 
 var fixtureCases = []fixtureCase{
 	{"mor_exec_reads_file",
 		[]string{"MOR File[/etc/mor_exec_reads_file.conf] Exec[read-conf]"},
-		[]string{"MOR File[/etc/mor_exec_reads_file.conf] Exec[read-conf]"}, false},
+		[]string{"MOR File[/etc/mor_exec_reads_file.conf] Exec[read-conf]"}, false, false},
 	{"mn_config_service",
 		[]string{"MN File[/etc/cron.d/mn_config_service] Service[cron]"},
-		[]string{"MN File[/etc/cron.d/mn_config_service] Service[cron]", "MN Package[cron] Service[cron]"}, false},
+		[]string{"MN File[/etc/cron.d/mn_config_service] Service[cron]", "MN Package[cron] Service[cron]"}, false, false},
 	{"mn_package_service",
 		[]string{},
-		[]string{"MN Package[cron] Service[cron]"}, false},
+		[]string{"MN Package[cron] Service[cron]"}, false, false},
 	{"mor_generate_use",
 		[]string{"MOR Exec[generate-script] Exec[run-script]"},
-		[]string{"MOR Exec[generate-script] Exec[run-script]"}, false},
-	{"clean", []string{}, []string{}, false},
+		[]string{"MOR Exec[generate-script] Exec[run-script]"}, false, false},
+	{"clean", []string{}, []string{}, false, false},
 	{"mor_overwrite_conffile",
 		[]string{"MOR Exec[write-conf] File[/etc/mor_overwrite_conffile.conf]", "MOR Package[netbase] File[/etc/rpc]"},
 		[]string{"MOR Exec[write-conf] File[/etc/mor_overwrite_conffile.conf]", "MOR Package[netbase] File[/etc/rpc]"},
-		false},
+		false, false},
 	{"mor_read_modify_write",
 		[]string{"MOR File[/etc/mor_read_modify_write.conf] Exec[enable-feature]"},
 		[]string{"MOR File[/etc/mor_read_modify_write.conf] Exec[enable-feature]"},
-		false},
+		false, false},
 	{"mn_service_directory",
 		[]string{"MN File[/var/log/mn_service_directory] Service[fsmove-dirsvc]"},
 		[]string{"MN File[/var/log/mn_service_directory] Service[fsmove-dirsvc]"},
-		false},
+		false, false},
 	{"mor_generated_resource",
 		[]string{"MOR File[/opt/mor_generated_resource] Exec[run-setup]"},
 		[]string{"MOR File[/opt/mor_generated_resource] Exec[run-setup]"},
-		false},
+		false, false},
 	{"mor_observed_failure",
 		[]string{"MOR File[/etc/mor_observed_failure.conf] Exec[read-conf] observed"},
 		[]string{"MOR File[/etc/mor_observed_failure.conf] Exec[read-conf] observed"},
-		true},
+		true, false},
+	{"mn_systemd_service",
+		[]string{"MN File[/etc/mn_systemd_service.conf] Service[mn-systemd]"},
+		[]string{"MN File[/etc/mn_systemd_service.conf] Service[mn-systemd]"},
+		false, true},
 }
 
 // e2eParallel is how many fixture runs TestE2ERunFixtures has in flight at
@@ -147,10 +154,11 @@ var fixtureCases = []fixtureCase{
 // only makes each slower on a small CI machine.
 const e2eParallel = 2
 
-// TestE2ERunFixtures runs every fixture through "fsmove run" with each
-// tracer (strace, ptrace, ebpf) and checks its findings — the same for every
-// tracer —, its artifacts, and that "fsmove analyze" on the saved artifacts
-// gives the very same report. The subtests run in parallel, e2eParallel at a
+// TestE2ERunFixtures runs every fixture through "fsmove run" in a container
+// booted with systemd (the default) with each tracer (strace, ptrace, ebpf),
+// and with --init none under strace, and checks its findings — the same for
+// every tracer and mode —, its artifacts, and that "fsmove analyze" on the
+// saved artifacts gives the very same report. The subtests run in parallel, e2eParallel at a
 // time; requireDocker's check for containers left behind is the parent's
 // cleanup, which Go runs once every parallel subtest has finished.
 func TestE2ERunFixtures(t *testing.T) {
@@ -158,9 +166,22 @@ func TestE2ERunFixtures(t *testing.T) {
 	useBuiltBinary(t)
 	slots := make(chan struct{}, e2eParallel)
 	var alone sync.RWMutex
+	type mode struct {
+		tracer string
+		init   container.Init
+	}
+	var modes []mode
 	for _, tracer := range runner.Tracers() {
+		modes = append(modes, mode{tracer, container.InitSystemd})
+	}
+	modes = append(modes, mode{"strace", container.InitNone})
+	for _, m := range modes {
+		tracer := m.tracer
 		for _, c := range fixtureCases {
-			t.Run(tracer+"/"+c.module, func(t *testing.T) {
+			if c.systemdOnly && m.init != container.InitSystemd {
+				continue
+			}
+			t.Run(string(m.init)+"/"+tracer+"/"+c.module, func(t *testing.T) {
 				t.Parallel()
 				slots <- struct{}{}
 				defer func() { <-slots }()
@@ -173,7 +194,7 @@ func TestE2ERunFixtures(t *testing.T) {
 					alone.RLock()
 					defer alone.RUnlock()
 				}
-				testFixture(t, tracer, c)
+				testFixture(t, tracer, m.init, c)
 			})
 		}
 	}
@@ -191,10 +212,10 @@ func useBuiltBinary(t *testing.T) {
 	t.Setenv("FSMOVE_BINARY", bin)
 }
 
-func testFixture(t *testing.T, tracer string, c fixtureCase) {
+func testFixture(t *testing.T, tracer string, init container.Init, c fixtureCase) {
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	code := run(&stdout, &stderr, []string{"run", "--quiet", "--tracer", tracer, "--out", out, "--format", "json",
+	code := run(&stdout, &stderr, []string{"run", "--quiet", "--tracer", tracer, "--init", string(init), "--out", out, "--format", "json",
 		filepath.Join("..", "..", "testdata", "modules", c.module)})
 	// wantCode is the analysis's status; a run whose Puppet failed still
 	// analyzes, then exits exitRun.
@@ -215,6 +236,9 @@ func testFixture(t *testing.T, tracer string, c fixtureCase) {
 	rec, err := runner.ReadRecord(out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if rec.Init != init || (init == container.InitSystemd && rec.SystemState == "") {
+		t.Errorf("run.json: init %q, system_state %q; want init %q", rec.Init, rec.SystemState, init)
 	}
 	if rec.Status != wantStatus || rec.AnalyzeExit == nil || *rec.AnalyzeExit != wantCode || rec.TraceBytes == 0 {
 		t.Errorf("run.json: status %s, analyze_exit %v, trace_bytes %d; want status %s, analyze_exit %d",

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/fsmove/fsmove/fstrace"
+	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/tracer/ebpf"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
@@ -54,6 +55,7 @@ func runEBPF(stdout, stderr io.Writer, args []string) int {
 	}
 
 	var cg *ebpf.TempCgroup
+	var pidNS ebpf.PidNS
 	switch {
 	case *containerID != "":
 		p, err := ebpf.DockerCgroup(*containerID)
@@ -62,6 +64,11 @@ func runEBPF(stdout, stderr io.Writer, args []string) int {
 			return exitUsage
 		}
 		*cgroupPath = p
+		// Pids as the container sees them, as its clone calls return them.
+		if pidNS, err = containerPidNS(*containerID); err != nil {
+			fmt.Fprintln(stderr, "fsmove ebpf:", err)
+			return exitRun
+		}
 	case len(args) > 0:
 		var err error
 		cg, err = ebpf.NewTempCgroup("fsmove-ebpf")
@@ -84,7 +91,7 @@ func runEBPF(stdout, stderr io.Writer, args []string) int {
 		out = f
 	}
 
-	tr, err := ebpf.Start(ebpf.Options{CgroupPath: *cgroupPath, KeepFailed: *keepFailed, Lookups: fstrace.LookupCall})
+	tr, err := ebpf.Start(ebpf.Options{CgroupPath: *cgroupPath, PidNS: pidNS, KeepFailed: *keepFailed, Lookups: fstrace.LookupCall})
 	if err != nil {
 		fmt.Fprintln(stderr, "fsmove ebpf:", err)
 		return exitRun
@@ -153,4 +160,19 @@ func runEBPF(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintf(stderr, "fsmove ebpf: %d events written, none lost\n", res.events)
 	}
 	return status
+}
+
+// containerPidNS is the pid namespace of a running Docker container.
+func containerPidNS(id string) (ebpf.PidNS, error) {
+	ctx := context.Background()
+	eng, err := container.Connect(ctx)
+	if err != nil {
+		return ebpf.PidNS{}, err
+	}
+	defer eng.Close()
+	pid, err := eng.HostPid(ctx, id)
+	if err != nil {
+		return ebpf.PidNS{}, err
+	}
+	return ebpf.PidNamespace(pid)
 }

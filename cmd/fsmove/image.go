@@ -13,12 +13,14 @@ import (
 )
 
 const imageUsage = `Usage:
-  fsmove image build [--tag TAG] [--rebuild] [-v] [--quiet]
+  fsmove image build [--tag TAG] [--rebuild] [--mirror URL] [-v] [--quiet]
 
 Builds the Docker image fsmove runs Puppet in (Debian bookworm with Debian's
-puppet-agent and strace), or reuses it when the tag exists. With a reachable
+puppet-agent, Puppet's core type modules, systemd and strace), or reuses it
+when the tag exists and was built from the same recipe. With a reachable
 registry it is built FROM debian:bookworm; without one, from a debootstrap
-rootfs imported through the Docker API (needs root and debootstrap).
+rootfs imported through the Docker API (needs root and debootstrap). The
+Debian mirror is the one this machine's apt sources name, or --mirror.
 "fsmove run" builds it itself when it is missing.
 
 Flags:
@@ -30,6 +32,7 @@ func runImage(stdout, stderr io.Writer, args []string) int {
 	rebuild := fs.Bool("rebuild", false, "build even when the tag exists")
 	verbose := fs.Bool("v", false, "show debootstrap/apt/docker build output")
 	quiet := fs.Bool("quiet", false, "print only errors and the image ID")
+	mirror := fs.String("mirror", "", "Debian mirror `URL` (default: the one this machine's apt sources name)")
 	if len(args) == 0 || args[0] != "build" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 			fs.SetOutput(stdout)
@@ -59,7 +62,7 @@ func runImage(stdout, stderr io.Writer, args []string) int {
 
 	progress := runner.NewProgress(stderr, *quiet)
 	step := progress.Start("image", "checking "+*tag)
-	opts := container.ImageOptions{Tag: *tag, Rebuild: *rebuild, Status: step.Update}
+	opts := container.ImageOptions{Tag: *tag, Rebuild: *rebuild, Mirror: *mirror, Status: step.Update}
 	if *verbose {
 		opts.Log = stderr
 	}

@@ -41,6 +41,8 @@ type runFlags struct {
 	params        repeatedFlag
 	image         string
 	tracer        string
+	init          string
+	mirror        string
 	seccompBPF    bool
 	allowDrops    bool
 	timeout       time.Duration
@@ -60,7 +62,9 @@ func runRun(stdout, stderr io.Writer, args []string) int {
 	fs.StringVar(&f.manifest, "manifest", "", "manifest file to apply instead of including a class")
 	fs.Var(&f.params, "param", "class parameter key=value (repeatable)")
 	fs.StringVar(&f.image, "image", container.DefaultImage, "Docker image (built by \"fsmove image build\" when missing)")
-	fs.StringVar(&f.tracer, "tracer", "strace", "capture `backend`: "+strings.Join(runner.Tracers(), ", ")+" (ptrace and strace trace inside the container, ebpf from the host)")
+	fs.StringVar(&f.tracer, "tracer", "", "capture `backend`: "+strings.Join(runner.Tracers(), ", ")+" (ptrace and strace trace inside the container, ebpf from the host; default ebpf where this host allows it, else strace)")
+	fs.StringVar(&f.init, "init", string(container.InitSystemd), "the container's PID 1: systemd (boots like a host; Puppet manages services through systemd) or none (for images without systemd)")
+	fs.StringVar(&f.mirror, "mirror", "", "Debian mirror `URL` for building the image (default: the one this machine's apt sources name)")
 	fs.BoolVar(&f.allowDrops, "allow-drops", false, "accept an ebpf capture that lost events (otherwise the run is incomplete: exit 3)")
 	fs.BoolVar(&f.seccompBPF, "seccomp-bpf", true, "let strace filter in the kernel (--seccomp-bpf); breaks setuid programs in the traced tree")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "limit for the whole run")
@@ -145,12 +149,26 @@ func runOptions(stderr io.Writer, f *runFlags, moduleArg string) (runner.Options
 	if out == "" {
 		out = filepath.Join("fsmove-out", spec.Name)
 	}
+	initMode, err := container.ParseInit(f.init)
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmove run: --init: %v\n", err)
+		return runner.Options{}, exitUsage
+	}
+	tracer, note := f.tracer, ""
+	if tracer == "" {
+		tracer, note = runner.DefaultTracer()
+		if note != "" {
+			fmt.Fprintf(stderr, "fsmove run: %s\n", note)
+		}
+	}
 	return runner.Options{
 		Module:        spec,
 		Entry:         entry,
 		ModulePath:    f.modulePath,
-		Image:         container.ImageOptions{Tag: f.image},
-		Tracer:        f.tracer,
+		Image:         container.ImageOptions{Tag: f.image, Mirror: f.mirror},
+		Tracer:        tracer,
+		TracerNote:    note,
+		Init:          initMode,
 		TracerBinary:  fsmoveBinary(),
 		AllowDrops:    f.allowDrops,
 		SeccompBPF:    f.seccompBPF,

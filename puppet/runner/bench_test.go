@@ -27,7 +27,7 @@ func BenchmarkApply(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, err := eng.Start(ctx, container.Spec{Image: img.ID, Hostname: containerHostname, Env: []string{"LANG=C.UTF-8"},
+	c, err := eng.Start(ctx, container.Spec{Image: img.ID, Hostname: NodeName, Env: []string{"LANG=C.UTF-8"},
 		CapAdd: []string{"SYS_PTRACE"}, SeccompUnconfined: true})
 	if err != nil {
 		b.Fatal(err)
@@ -57,8 +57,8 @@ func BenchmarkApply(b *testing.B) {
 		cmd  []string
 	}{
 		{"untraced", []string{"/bin/sh", "-c", "puppet apply " + puppetArgs + " >/dev/null 2>&1; [ $? -ne 1 ]"}},
-		{"strace-filter-seccomp", ApplyCommand(true, modulePath)},
-		{"strace-filter", ApplyCommand(false, modulePath)},
+		{"strace-filter-seccomp", ApplyCommand(true, false, modulePath)},
+		{"strace-filter", ApplyCommand(false, false, modulePath)},
 		{"strace-all", unfiltered},
 	}
 	reset := []string{"/bin/sh", "-c", "rm -f /etc/mor_exec_reads_file.conf " + tracePath}

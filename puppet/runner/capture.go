@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fsmove/fsmove/fstrace"
+	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/tracer/ebpf"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
@@ -36,10 +37,14 @@ type capture struct {
 // captures lists the backends; --tracer picks one by name.
 var captures = []capture{
 	{name: "strace", ptrace: true, command: func(o Options, mp []string) []string {
-		return ApplyCommand(o.SeccompBPF, mp)
+		return ApplyCommand(o.SeccompBPF, o.Init == container.InitSystemd, mp)
 	}},
 	{name: "ptrace", ptrace: true, binary: true, command: func(o Options, mp []string) []string {
-		return plainApply([]string{fsmoveInContainer, "trace", "--out", tracePath, "--"}, mp)
+		tracer := []string{fsmoveInContainer, "trace", "--out", tracePath}
+		if o.Init == container.InitSystemd {
+			tracer = append(tracer, "--attach", "1") // services are systemd's children
+		}
+		return plainApply(append(tracer, "--"), mp)
 	}},
 	{name: "ebpf", host: true, command: func(o Options, mp []string) []string {
 		return plainApply(nil, mp)
@@ -53,6 +58,16 @@ func Tracers() []string {
 		names = append(names, c.name)
 	}
 	return names
+}
+
+// DefaultTracer picks the tracer when none is given: eBPF, which costs
+// least and sees the whole container from the host, where this host allows
+// it; otherwise strace, with a note that says why.
+func DefaultTracer() (name, note string) {
+	if err := ebpf.Check(); err != nil {
+		return "strace", fmt.Sprintf("tracing with strace: eBPF is not available here (%v)", err)
+	}
+	return "ebpf", ""
 }
 
 func captureFor(name string) (capture, error) {
@@ -97,13 +112,19 @@ type hostTrace struct {
 	done chan error
 }
 
-// startHostTrace starts tracing the container's cgroup.
-func startHostTrace(containerID, outDir string) (*hostTrace, error) {
+// startHostTrace starts tracing the container's cgroup. Events carry the
+// pids of the container's namespace (that of initPid, the host's pid of the
+// container's PID 1), as clone returns them inside the container.
+func startHostTrace(containerID string, initPid int, outDir string) (*hostTrace, error) {
 	cg, err := ebpf.DockerCgroup(containerID)
 	if err != nil {
 		return nil, err
 	}
-	t, err := ebpf.Start(ebpf.Options{CgroupPath: cg, Lookups: fstrace.LookupCall})
+	ns, err := ebpf.PidNamespace(initPid)
+	if err != nil {
+		return nil, err
+	}
+	t, err := ebpf.Start(ebpf.Options{CgroupPath: cg, PidNS: ns, Lookups: fstrace.LookupCall})
 	if err != nil {
 		return nil, err
 	}

@@ -22,12 +22,19 @@ type RunRecord struct {
 	PuppetVersion string              `json:"puppet_version,omitempty"`
 	StraceVersion string              `json:"strace_version,omitempty"`
 	Tracer        string              `json:"tracer"`
-	TraceFilter   string              `json:"trace_filter,omitempty"`
-	Command       []string            `json:"command,omitempty"` // the traced command in the container
-	Started       time.Time           `json:"started"`
-	Finished      time.Time           `json:"finished"`
-	Steps         []StepRecord        `json:"steps"`
-	TraceBytes    int64               `json:"trace_bytes"`
+	// TracerNote says why this tracer was chosen, or what it cannot see.
+	TracerNote string `json:"tracer_note,omitempty"`
+	// Init is the container's PID 1: systemd or none.
+	Init container.Init `json:"init"`
+	// SystemState is systemd's state when the apply started (running or
+	// degraded), in systemd mode.
+	SystemState string       `json:"system_state,omitempty"`
+	TraceFilter string       `json:"trace_filter,omitempty"`
+	Command     []string     `json:"command,omitempty"` // the traced command in the container
+	Started     time.Time    `json:"started"`
+	Finished    time.Time    `json:"finished"`
+	Steps       []StepRecord `json:"steps"`
+	TraceBytes  int64        `json:"trace_bytes"`
 	// PuppetExit is Puppet's exit status as the tracer saw it (with
 	// --detailed-exitcodes), nil when unknown (killed, timed out).
 	PuppetExit    *int   `json:"puppet_exit"`

@@ -34,8 +34,15 @@ type Options struct {
 	// AllowDrops accepts an eBPF capture that lost events; otherwise such a
 	// run is incomplete and fails.
 	AllowDrops bool
+	// TracerNote says why Tracer was chosen (DefaultTracer), for run.json.
+	TracerNote string
 	// SeccompBPF passes --seccomp-bpf to strace.
 	SeccompBPF bool
+	// Init is the container's PID 1: systemd (the default, as on a host)
+	// or none (for images without systemd).
+	Init container.Init
+	// BootTimeout bounds systemd's boot in the container (default 90 s).
+	BootTimeout time.Duration
 	// OutDir receives the artifacts.
 	OutDir string
 	// Keep leaves the container in place (for debugging) instead of
@@ -62,9 +69,12 @@ const (
 	SiteFile      = "site.pp"
 )
 
-// containerHostname is fixed so that Puppet's node name, and with it the
-// paths Puppet writes (reports/<node>/…), are the same in every run.
-const containerHostname = "fsmove-node"
+// NodeName, the container's hostname, is fixed so that Puppet's node name, and with it the
+// paths Puppet writes (reports/<node>/…), are the same in every run. It has
+// a domain, as a host's name has, so that facter's fqdn and domain facts
+// are set (modules build URLs and certificates from them). The .test TLD is
+// reserved: it names no real host.
+const NodeName = "fsmove-node.fsmove.test"
 
 // Run performs one traced apply and writes the artifacts and run.json to
 // opts.OutDir. It returns the record even when it fails (with Status and
@@ -73,6 +83,12 @@ const containerHostname = "fsmove-node"
 func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, error) {
 	if opts.Tracer == "" {
 		opts.Tracer = "strace"
+	}
+	if opts.Init == "" {
+		opts.Init = container.InitSystemd
+	}
+	if opts.BootTimeout == 0 {
+		opts.BootTimeout = 90 * time.Second
 	}
 	if opts.Progress == nil {
 		opts.Progress = NewProgress(io.Discard, true)
@@ -85,6 +101,8 @@ func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, 
 		Module:        opts.Module,
 		Entry:         opts.Entry,
 		Tracer:        opts.Tracer,
+		TracerNote:    opts.TracerNote,
+		Init:          opts.Init,
 		Started:       time.Now().UTC(),
 		Artifacts:     []string{},
 	}
@@ -175,12 +193,13 @@ func (r *run) run(ctx context.Context) (err error) {
 		return err
 	}
 
-	if err := r.step("container", "starting", func(s *Step) (string, error) {
+	err = r.step("container", "starting", func(s *Step) (string, error) {
 		spec := container.Spec{
 			Image:    r.rec.Image.ID,
-			Hostname: containerHostname,
+			Hostname: NodeName,
 			Env:      []string{"LANG=C.UTF-8"},
 			Labels:   map[string]string{"fsmove.module": r.opts.Module.Raw},
+			Init:     r.opts.Init,
 		}
 		if capt.ptrace {
 			spec.CapAdd, spec.SeccompUnconfined = []string{"SYS_PTRACE"}, true
@@ -191,17 +210,25 @@ func (r *run) run(ctx context.Context) (err error) {
 		}
 		r.c = c
 		r.rec.ContainerID = c.ID
+		if r.opts.Init == container.InitSystemd {
+			s.Update("waiting for systemd to boot")
+			state, err := c.WaitBooted(ctx, r.opts.BootTimeout)
+			if err != nil {
+				return "", err
+			}
+			r.rec.SystemState = state
+		}
 		r.versions(ctx)
-		return fmt.Sprintf("%s (puppet %s, strace %s)", c.ShortID(), r.rec.PuppetVersion, r.rec.StraceVersion), nil
-	}); err != nil {
+		return fmt.Sprintf("%s, init %s (puppet %s, strace %s)", c.ShortID(), r.opts.Init, r.rec.PuppetVersion, r.rec.StraceVersion), nil
+	})
+	if err != nil && r.c != nil {
+		r.removeContainer(ctx)
+	}
+	if err != nil {
 		return err
 	}
 	defer func() {
-		if r.opts.Keep {
-			fmt.Fprintf(r.opts.Log, "fsmove: kept container %s (docker rm -f %s removes it)\n", r.c.ShortID(), r.c.ShortID())
-			return
-		}
-		if rmErr := r.c.Remove(ctx); rmErr != nil && err == nil {
+		if rmErr := r.removeContainer(ctx); rmErr != nil && err == nil {
 			err = rmErr
 		}
 	}()
@@ -223,8 +250,11 @@ func (r *run) run(ctx context.Context) (err error) {
 	applyErr := r.step("apply", "puppet apply under "+capt.name, func(s *Step) (string, error) {
 		var host *hostTrace
 		if capt.host {
-			var err error
-			if host, err = startHostTrace(r.c.ID, r.opts.OutDir); err != nil {
+			initPid, err := r.c.HostPid(ctx)
+			if err != nil {
+				return "", err
+			}
+			if host, err = startHostTrace(r.c.ID, initPid, r.opts.OutDir); err != nil {
 				return "", fmt.Errorf("starting the %s tracer: %w", capt.name, err)
 			}
 		}
@@ -272,6 +302,15 @@ func (r *run) run(ctx context.Context) (err error) {
 		r.rec.Error = fmt.Sprintf("the %s tracer lost %d events: the trace is incomplete (rerun, or accept it with --allow-drops)", capt.name, r.rec.DroppedEvents)
 	}
 	return nil
+}
+
+// removeContainer removes the run's container, unless --keep.
+func (r *run) removeContainer(ctx context.Context) error {
+	if r.opts.Keep {
+		fmt.Fprintf(r.opts.Log, "fsmove: kept container %s (docker rm -f %s removes it)\n", r.c.ShortID(), r.c.ShortID())
+		return nil
+	}
+	return r.c.Remove(ctx)
 }
 
 // setPuppetStatus fills Status from Puppet's exit status.
@@ -343,6 +382,13 @@ func (r *run) putModules(ctx context.Context, s *Step, site string) ([]string, e
 			r.rec.PathMap[entry.archiveName] = abs
 		}
 	}
+	if m.Kind == SourceForge {
+		modulePath = append(modulePath, forgeDir)
+	}
+	// Given explicitly: with --modulepath, Puppet does not add its
+	// basemodulepath, where Debian's packaged modules live.
+	modulePath = append(modulePath, debianModules)
+	a.AddFile(strings.TrimPrefix(puppetConf, "/"), []byte(PuppetConf(modulePath)), 0o644)
 	data, err := a.Bytes()
 	if err != nil {
 		return nil, err
@@ -372,12 +418,19 @@ func (r *run) putModules(ctx context.Context, s *Step, site string) ([]string, e
 		if err := r.execLogged(ctx, "puppet module install", cmd, nil); err != nil {
 			return nil, err
 		}
-		modulePath = append(modulePath, forgeDir)
 	}
-	// Given explicitly: with --modulepath, Puppet does not add its
-	// basemodulepath, where Debian's packaged modules live.
-	modulePath = append(modulePath, debianModules)
 	return modulePath, nil
+}
+
+// PuppetConf is /etc/puppet/puppet.conf in the container: the run's module
+// path is also Puppet's basemodulepath, so that the puppet and facter
+// processes a catalog starts itself (an Exec running "puppet resource", a
+// fact calling facter) find the module's types, providers and facts as they
+// would on a host where the module is installed. (Debian's own puppet.conf
+// holds only comments.)
+func PuppetConf(modulePath []string) string {
+	return "# Written by fsmove: the modules of this run are on the default module path.\n" +
+		"[main]\nbasemodulepath = " + strings.Join(modulePath, ":") + "\n"
 }
 
 // execLogged runs a setup command, showing its output with -v and its tail

@@ -85,6 +85,7 @@ const (
 	puppetExitPath = workDir + "/puppet.exit" // Puppet's exit status (apply.sh)
 	applyScript    = workDir + "/apply.sh"
 	debianModules  = "/usr/share/puppet/modules" // Debian's puppet-module-* packages
+	puppetConf     = "/etc/puppet/puppet.conf"   // Debian's Puppet configuration
 	// catalogDir is where --catalog_cache_terminus json writes the applied
 	// catalog as <certname>.json (Debian's vardir for root).
 	catalogDir = "/var/cache/puppet/client_data/catalog"
@@ -102,11 +103,17 @@ var applySh []byte
 // whole; one -o file gives one pid-prefixed trace. --seccomp-bpf makes the
 // kernel stop Puppet only for the listed calls; it also sets no-new-privs,
 // which is harmless for Puppet running as root but breaks setuid programs
-// (sudo) in the traced tree.
-func StraceOptions(seccompBPF bool) []string {
+// (sudo) in the traced tree. followInit adds -p 1: in a container booted
+// with systemd, services are systemd's children, not Puppet's, and are
+// traced only through it (strace stops for all of systemd's calls, having
+// attached rather than started it; the filter still applies to Puppet).
+func StraceOptions(seccompBPF, followInit bool) []string {
 	opts := []string{"-f", "-s", "300", "-o", tracePath}
 	if seccompBPF {
 		opts = append(opts, "--seccomp-bpf")
+	}
+	if followInit {
+		opts = append(opts, "-p", "1")
 	}
 	return append(opts, "-e", "trace="+TraceFilter())
 }
@@ -126,9 +133,9 @@ func PuppetApplyArgs(modulePath []string) []string {
 
 // ApplyCommand is the command exec'd in the container: apply.sh, strace's
 // options, "--", then puppet apply's arguments.
-func ApplyCommand(seccompBPF bool, modulePath []string) []string {
+func ApplyCommand(seccompBPF, followInit bool, modulePath []string) []string {
 	cmd := []string{"/bin/sh", applyScript}
-	cmd = append(cmd, StraceOptions(seccompBPF)...)
+	cmd = append(cmd, StraceOptions(seccompBPF, followInit)...)
 	cmd = append(cmd, "--")
 	return append(cmd, PuppetApplyArgs(modulePath)...)
 }

@@ -6,9 +6,11 @@
 # table. Expected finding: one MN from the File to the Service (and, only
 # with --package-notify, one from Package['cron'] to the Service).
 #
-# The image has no systemd as PID 1, so Puppet uses the "debian" service
-# provider (/etc/init.d/cron). The image's policy-rc.d stops apt from
-# starting cron during the install, so cron first starts in Service['cron'].
+# With systemd as PID 1 (fsmove's default) Puppet starts cron.service and
+# the daemon runs in that unit's cgroup; with --init none Puppet uses the
+# "debian" provider (/etc/init.d/cron) and the daemon is its child. Either
+# way the image's policy-rc.d stops apt from starting cron during the
+# install, so cron first starts in Service['cron'].
 class mn_config_service {
   package { 'cron':
     ensure => installed,

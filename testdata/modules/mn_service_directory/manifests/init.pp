@@ -10,8 +10,9 @@
 # its open log and its old view of the directory until something restarts
 # it, so the change only takes effect at some unrelated restart.
 #
-# The image has no systemd as PID 1, so Puppet uses the "debian" service
-# provider (/etc/init.d/fsmove-dirsvc); the daemon first starts in
+# With systemd as PID 1, systemd runs the init script through the unit its
+# sysv generator makes (fsmove-dirsvc.service); with --init none Puppet
+# runs it itself (the "debian" provider). The daemon first starts in
 # Service['fsmove-dirsvc'], and the init script returns only once the daemon
 # has written to both directories.
 #

@@ -1,0 +1,53 @@
+# Fixture: missing notifier (configuration file of a systemd service).
+#
+# The container boots systemd, so the service's processes are systemd's
+# children, not Puppet's: fsmove ties them to Service['mn-systemd'] by the
+# cgroup of the unit they run in (system.slice/mn-systemd.service). The
+# unit checks its configuration before it starts (ExecStartPre, as
+# "nginx -t" does) and its daemon reads it again.
+#
+# File['/etc/mn_systemd_service.conf'] is ordered before the Service but does
+# not notify it: a later change of the file would leave the daemon running
+# with the old settings. Expected finding: one MN from that File to the
+# Service.
+#
+# Near misses: File['/etc/mn_systemd_service.d/extra.conf'], which the
+# daemon reads too, notifies the Service; the unit file notifies it and is
+# read only by systemd itself (PID 1, no resource's work).
+class mn_systemd_service {
+  file { '/etc/mn_systemd_service.conf':
+    ensure  => file,
+    content => "greeting=hello\n",
+    before  => Service['mn-systemd'],
+  }
+
+  file { '/etc/mn_systemd_service.d':
+    ensure => directory,
+  }
+
+  file { '/etc/mn_systemd_service.d/extra.conf':
+    ensure  => file,
+    content => "extra=1\n",
+    notify  => Service['mn-systemd'],
+  }
+
+  file { '/etc/systemd/system/mn-systemd.service':
+    ensure  => file,
+    content => @(UNIT),
+      [Unit]
+      Description=fsmove fixture mn_systemd_service
+
+      [Service]
+      ExecStartPre=/bin/cat /etc/mn_systemd_service.conf
+      ExecStart=/bin/sh -c 'cat /etc/mn_systemd_service.conf /etc/mn_systemd_service.d/extra.conf >/dev/null; exec sleep infinity'
+
+      [Install]
+      WantedBy=multi-user.target
+      | UNIT
+    notify  => Service['mn-systemd'],
+  }
+
+  service { 'mn-systemd':
+    ensure => running,
+  }
+}
