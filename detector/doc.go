@@ -4,6 +4,16 @@
 // dependency graph, and reports missing ordering relationships (MOR) and
 // missing notifiers (MN) as text, JSON (SCHEMA.md) or SARIF 2.1.0.
 //
+// # Blocks and resources
+//
+// A block is resolved to its catalog resource by reference (title,
+// namevar, alias), else to its generator (a resource made at apply time,
+// catalog.Generator). The block of a systemd unit (interp.UnitBlock: the
+// processes that run in system.slice/foo.service, started by systemd, not
+// by Puppet) is the catalog's Service for that unit (title, name or alias
+// foo or foo.service; catalog.UnitService); a unit no Service names is no
+// resource's, and its accesses are counted (unclaimed_accesses), not checked.
+//
 // # Relations
 //
 // Each rule is a general fact about Puppet, dpkg or Linux, lives in one

@@ -2,6 +2,7 @@ package runner
 
 import (
 	_ "embed"
+	"slices"
 	"strings"
 )
 
@@ -96,6 +97,11 @@ const (
 //
 //go:embed apply.sh
 var applySh []byte
+
+// ApplyScript returns apply.sh, for benchmarks that run strace the way
+// fsmove run does (in systemd mode strace follows PID 1 and never ends by
+// itself: the script stops it when Puppet exits).
+func ApplyScript() []byte { return slices.Clone(applySh) }
 
 // StraceOptions are strace's options for the traced apply.
 //

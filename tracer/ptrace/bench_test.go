@@ -14,10 +14,12 @@ import (
 	"github.com/fsmove/fsmove/tracer/ebpf"
 )
 
-// BenchmarkTracerOverhead applies one fixture in one container N times
-// untraced, under strace (--seccomp-bpf, the runner's filter), under fsmove
-// trace, and untraced inside while fsmove's eBPF tracer follows the
-// container's cgroup from the host (its events drained as fsmove run does),
+// BenchmarkTracerOverhead applies one fixture in one container booted with
+// systemd (fsmove run's default) N times untraced, under strace
+// (--seccomp-bpf, the runner's filter, following PID 1 through the runner's
+// apply.sh as fsmove run does), under fsmove trace (attached to PID 1 too),
+// and untraced inside while fsmove's eBPF tracer follows the container's
+// cgroup from the host (its events drained as fsmove run does),
 // the four in rotated order each round so that drift of
 // the machine spreads evenly, and reports the median time of each and the
 // median slowdown ratios against untraced. Before each apply the fixture's
@@ -45,11 +47,20 @@ func BenchmarkTracerOverhead(b *testing.B) {
 		host bool // traced from the host with eBPF
 	}{
 		{"untraced", apply, false},
-		{"strace", "strace -f -s 300 -o /tmp/strace.log --seccomp-bpf -e trace=" + runner.TraceFilter() + " -- " + apply, false},
-		{"ptrace", "/fsmove-ptrace/fsmove trace --out /tmp/ptrace.log -- " + apply, false},
+		{"strace", "FSMOVE_WORKDIR=/fsmove-ptrace sh /fsmove-ptrace/apply.sh -f -s 300 -o /fsmove-ptrace/trace.log --seccomp-bpf -p 1 -e trace=" +
+			runner.TraceFilter() + " -- " + shellQuote(puppetArgs) + " && [ \"$(cat /fsmove-ptrace/puppet.exit)\" != 1 ]", false},
+		{"ptrace", "/fsmove-ptrace/fsmove trace --attach 1 --out /tmp/ptrace.log -- " + apply, false},
 		{"ebpf", apply, true},
 	}
 	cgroup, err := ebpf.DockerCgroup(c.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	initPid, err := c.HostPid(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pidNS, err := ebpf.PidNamespace(initPid)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,7 +76,7 @@ func BenchmarkTracerOverhead(b *testing.B) {
 				var host *ebpf.Tracer
 				drained := make(chan struct{})
 				if variants[v].host {
-					if host, err = ebpf.Start(ebpf.Options{CgroupPath: cgroup}); err != nil {
+					if host, err = ebpf.Start(ebpf.Options{CgroupPath: cgroup, PidNS: pidNS}); err != nil {
 						b.Fatal(err)
 					}
 					go func() {

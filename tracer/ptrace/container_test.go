@@ -16,8 +16,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/runner"
 )
 
 // puppetContainer starts a container of the Puppet image with a static
@@ -49,12 +51,18 @@ func puppetContainer(ctx context.Context, t testing.TB, fixture string) (*contai
 		CapAdd:            []string{"SYS_PTRACE"},
 		SeccompUnconfined: true,
 		Labels:            map[string]string{"fsmove.test": "ptrace"},
+		Init:              container.InitSystemd, // as fsmove run's default
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := c.WaitBooted(ctx, 90*time.Second); err != nil {
+		c.Remove(context.Background())
+		t.Fatal(err)
+	}
 	a := container.NewArchive()
 	a.AddFile("fsmove-ptrace/fsmove", binData, 0o755)
+	a.AddFile("fsmove-ptrace/apply.sh", runner.ApplyScript(), 0o755)
 	a.AddFile("fsmove-ptrace/site.pp", []byte("include "+fixture+"\n"), 0o644)
 	a.AddDir(filepath.Join(root, "testdata", "modules", fixture), "fsmove-ptrace/modules/"+fixture)
 	tarData, err := a.Bytes()
@@ -97,8 +105,10 @@ func staticFsmove() ([]byte, error) {
 }
 
 // puppetApply is the traced or untraced command's puppet apply part.
-var puppetApply = []string{"puppet", "apply", "--debug", "--evaltrace", "--detailed-exitcodes",
-	"--catalog_cache_terminus", "json", "--modulepath", "/fsmove-ptrace/modules", "/fsmove-ptrace/site.pp"}
+var puppetApply = append([]string{"puppet", "apply"}, puppetArgs...)
+
+var puppetArgs = []string{"--debug", "--evaltrace", "--detailed-exitcodes",
+	"--catalog_cache_terminus", "json", "--modulepath", "/fsmove-ptrace/modules:/usr/share/puppet/modules", "/fsmove-ptrace/site.pp"}
 
 func shellQuote(argv []string) string {
 	q := make([]string, len(argv))
