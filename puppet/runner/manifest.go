@@ -9,7 +9,8 @@ import (
 )
 
 // Entry says what Puppet applies: by default "include <module>", else a
-// chosen class (with parameters), inline code (-e) or a manifest file.
+// chosen class (with parameters), inline code (-e) or a manifest file; and
+// how the node is prepared before, untraced (Setup).
 type Entry struct {
 	Class    string  `json:"class,omitempty"`
 	Params   []Param `json:"params,omitempty"`
@@ -17,6 +18,10 @@ type Entry struct {
 	Manifest string  `json:"manifest,omitempty"` // --manifest: the file's name, for messages
 	// ManifestText is the content of the --manifest file.
 	ManifestText string `json:"-"`
+	// Setup are the --setup commands and --setup-file scripts, in the
+	// order given, run after the modules are in place and before the
+	// traced apply (see setup.go). SitePP ignores them.
+	Setup []SetupStep `json:"setup,omitempty"`
 }
 
 // Param is one class parameter from --param key=value.

@@ -242,6 +242,11 @@ func (r *run) run(ctx context.Context) (err error) {
 		return err
 	}
 
+	// --setup and --setup-file: the node's preparation, untraced (setup.go).
+	if err := r.setup(ctx); err != nil {
+		return err
+	}
+
 	cmd := capt.command(r.opts, modulePath)
 	r.rec.Command = cmd
 	if capt.name == "strace" {
@@ -405,9 +410,8 @@ func (r *run) putModules(ctx context.Context, s *Step, site string) ([]string, e
 			[]string{"DEBIAN_FRONTEND=noninteractive"}); err != nil {
 			return nil, fmt.Errorf("%w\n(is %s a Debian package? apt-cache search --names-only '^puppet-module-' lists them)", err, m.Package)
 		}
-		var out bytes.Buffer
-		if status, err := r.c.Exec(ctx, []string{"test", "-d", debianModules + "/" + m.Name}, nil, &out); err != nil || status != 0 {
-			return nil, fmt.Errorf("%s installed, but %s/%s does not exist: give the module name with --class", m.Package, debianModules, m.Name)
+		if err := r.findDebModule(ctx, s, site); err != nil {
+			return nil, err
 		}
 	case SourceForge:
 		s.Update("puppet module install " + m.Raw)
@@ -458,21 +462,35 @@ type modulePathTarget struct {
 }
 
 // modulePathEntry places a --modulepath directory: a directory of modules
-// goes to dest itself; a single module (it has manifests/ or
-// metadata.json) goes to dest/<its name>.
+// goes to dest itself; a single module goes to dest/<its name>. A single
+// module has manifests/ or metadata.json, or only Ruby code (lib/puppet or
+// lib/facter: types, providers, functions, facts) and no manifests.
 func modulePathEntry(dir, dest string) (modulePathTarget, error) {
 	info, err := os.Stat(dir)
-	if err != nil || !info.IsDir() {
-		return modulePathTarget{}, fmt.Errorf("--modulepath %s: not a directory", dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return modulePathTarget{}, fmt.Errorf("--modulepath %s: no such directory", dir)
+	case err != nil:
+		return modulePathTarget{}, fmt.Errorf("--modulepath %s: %w", dir, err)
+	case !info.IsDir():
+		return modulePathTarget{}, fmt.Errorf("--modulepath %s: not a directory (give a directory of modules, or one module)", dir)
 	}
-	if !fileExists(filepath.Join(dir, "manifests")) && !fileExists(filepath.Join(dir, "metadata.json")) {
+	single := false
+	for _, marker := range []string{"manifests", "metadata.json", "lib/puppet", "lib/facter"} {
+		single = single || fileExists(filepath.Join(dir, marker))
+	}
+	if !single {
 		return modulePathTarget{archiveName: dest, puppetDir: dest}, nil
 	}
-	spec, err := parseDirSpec(dir)
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return modulePathTarget{}, fmt.Errorf("--modulepath %s: %w", dir, err)
 	}
-	return modulePathTarget{archiveName: dest + "/" + spec.Name, puppetDir: dest}, nil
+	_, name, err := dirModuleName(abs)
+	if err != nil {
+		return modulePathTarget{}, fmt.Errorf("--modulepath %s: %w", dir, err)
+	}
+	return modulePathTarget{archiveName: dest + "/" + name, puppetDir: dest}, nil
 }
 
 // copyOut brings the artifacts to the output directory and reads Puppet's
