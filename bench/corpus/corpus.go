@@ -146,9 +146,9 @@ func parseEntry(fields []string, baseDir string) (Entry, error) {
 	return e, nil
 }
 
-// parseSpec parses a module spec. Debian packages of OpenStack modules are
-// named puppet-module-NAME without an author, which runner.ParseModuleSpec
-// does not take; with module= (or for such names) the spec is built here.
+// parseSpec parses a module spec; with module= (the module directory a
+// Debian package installs, when its name does not say it) the spec is
+// built here.
 func parseSpec(raw, module, baseDir string) (runner.ModuleSpec, error) {
 	if pkg, ok := strings.CutPrefix(raw, "deb:"); ok {
 		spec, err := runner.ParseModuleSpec(raw)

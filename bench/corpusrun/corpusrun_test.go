@@ -193,8 +193,12 @@ func TestInterruptedThenResumed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 3 || work.Traced != 2 || f2.traced["ok1"] != 0 || f2.traced["okcut"] != 1 {
-		t.Errorf("resumed: %d rows, work %+v, traced %v; want 3 rows, okcut and okay3 traced", len(rows), work, f2.traced)
+	// okay3 may have started before the worker saw the cancellation (and
+	// then finished): it is traced once, in one of the two runs.
+	if len(rows) != 3 || f2.traced["ok1"] != 0 || f2.traced["okcut"] != 1 ||
+		f.traced["okay3"]+f2.traced["okay3"] != 1 || work.Traced != 1+f2.traced["okay3"] {
+		t.Errorf("resumed: %d rows, work %+v, traced %v then %v; want 3 rows, okcut traced again, okay3 traced once",
+			len(rows), work, f.traced, f2.traced)
 	}
 }
 

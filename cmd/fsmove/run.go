@@ -176,9 +176,6 @@ func runRun(stdout, stderr io.Writer, args []string) int {
 		defer os.RemoveAll(tmp)
 		opts.OutDir = tmp
 	}
-	// An earlier run's setup.log would otherwise pass for this run's, should
-	// this run fail before its setup step.
-	os.Remove(filepath.Join(opts.OutDir, runner.SetupLogFile))
 	opts.Progress = runner.NewProgress(stderr, f.quiet)
 	return runAndAnalyze(ctx, stdout, stderr, eng, opts, rf, f.timeout)
 }

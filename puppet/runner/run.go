@@ -584,7 +584,7 @@ func prepareOutDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("output directory: %w", err)
 	}
-	for _, name := range []string{TraceFile, CatalogFile, PuppetLogFile, GraphsDir, SiteFile, RunJSON} {
+	for _, name := range []string{TraceFile, CatalogFile, PuppetLogFile, GraphsDir, SiteFile, SetupLogFile, RunJSON} {
 		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 			return fmt.Errorf("output directory: %w", err)
 		}

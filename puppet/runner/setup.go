@@ -91,7 +91,6 @@ func setupScriptPath(i int, st SetupStep) string {
 // fails the run with the tail of its output.
 func (r *run) setup(ctx context.Context) error {
 	logPath := filepath.Join(r.opts.OutDir, SetupLogFile)
-	os.Remove(logPath) // an earlier run's
 	steps := r.opts.Entry.Setup
 	if len(steps) == 0 {
 		return nil
