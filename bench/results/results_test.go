@@ -235,8 +235,8 @@ func TestCommittedTriage(t *testing.T) {
 
 func TestElideHosts(t *testing.T) {
 	cases := map[string]string{
-		"could not resolve https://example.org/GPG-KEY (file: x.pp)": "could not resolve https://…/GPG-KEY (file: x.pp)",
-		"fetch 'http://a.b:8080' failed, then ftp://c":               "fetch 'http://…' failed, then ftp://…",
+		"could not resolve https://127.0.0.1/GPG-KEY (file: x.pp)": "could not resolve https://…/GPG-KEY (file: x.pp)",
+		"fetch 'http://[::1]:8080' failed, then ftp://c":           "fetch 'http://…' failed, then ftp://…",
 		"no url here": "no url here",
 	}
 	for in, want := range cases {

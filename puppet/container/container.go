@@ -159,17 +159,13 @@ func (c *Container) WaitBooted(ctx context.Context, timeout time.Duration) (stri
 			return state, nil
 		}
 		// Until systemd has made its private socket, systemctl cannot
-		// even ask: try again.
+		// even ask: ask again, until the timeout.
 		if err != nil || !strings.Contains(state, "Failed to connect to bus") {
 			break
 		}
-		select {
-		case <-waitCtx.Done():
-		case <-time.After(200 * time.Millisecond):
-			continue
+		if err = sleepCtx(waitCtx, 200*time.Millisecond); err != nil {
+			break
 		}
-		err = waitCtx.Err()
-		break
 	}
 	if ctx.Err() != nil {
 		return "", ctx.Err()
@@ -257,10 +253,8 @@ func (c *Container) Exec(ctx context.Context, cmd []string, env []string, out io
 		if !info.Running {
 			return info.ExitCode, nil
 		}
-		select {
-		case <-ctx.Done():
-			return -1, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+		if err := sleepCtx(ctx, 50*time.Millisecond); err != nil {
+			return -1, err
 		}
 	}
 }
@@ -309,4 +303,14 @@ func (e *Engine) HostPid(ctx context.Context, id string) (int, error) {
 		return 0, fmt.Errorf("container %s is not running", id)
 	}
 	return info.State.Pid, nil
+}
+
+// sleepCtx waits d, or less when ctx ends first (its error).
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
 }

@@ -26,8 +26,8 @@ func TestDockerfile(t *testing.T) {
 }
 
 func TestDebootstrapArgs(t *testing.T) {
-	got := strings.Join(DebootstrapArgs(ImageOptions{Mirror: "http://mirror.test/debian", Packages: []string{"puppet-agent", "strace"}}, "/tmp/r"), " ")
-	want := "--variant=minbase --include=puppet-agent,strace bookworm /tmp/r http://mirror.test/debian"
+	got := strings.Join(DebootstrapArgs(ImageOptions{Mirror: "http://127.0.0.1:3142/debian", Packages: []string{"puppet-agent", "strace"}}, "/tmp/r"), " ")
+	want := "--variant=minbase --include=puppet-agent,strace bookworm /tmp/r http://127.0.0.1:3142/debian"
 	if got != want {
 		t.Errorf("got %s\nwant %s", got, want)
 	}
@@ -66,7 +66,7 @@ func TestTailBuffer(t *testing.T) {
 
 func TestRecipe(t *testing.T) {
 	base := ImageOptions{}.Recipe()
-	if base != (ImageOptions{Mirror: "http://other.test/debian"}).Recipe() {
+	if base != (ImageOptions{Mirror: "http://127.0.0.2:3142/debian"}).Recipe() {
 		t.Error("the mirror changed the recipe")
 	}
 	if base == (ImageOptions{Suite: "trixie"}).Recipe() || base == (ImageOptions{Packages: []string{"puppet-agent"}}).Recipe() {

@@ -25,14 +25,14 @@ func TestHostMirror(t *testing.T) {
 		files map[string]string
 		want  string // "" means an error
 	}{
-		{"one-line", map[string]string{"sources.list": "# comment\ndeb-src http://src.test/debian bookworm main\n" +
-			"deb [arch=amd64 signed-by=/k.gpg] http://mirror.test/debian/ bookworm main contrib\n"}, "http://mirror.test/debian"},
-		{"deb822 after a disabled stanza and security", map[string]string{"sources.list.d/debian.sources": "Types: deb\nURIs: http://off.test/debian\nSuites: bookworm\nComponents: main\nEnabled: no\n\n" +
-			"Types: deb\n# a comment\nURIs: http://sec.test/debian-security\nSuites: bookworm-security\nComponents: main\n\n" +
-			"Types: deb deb-src\nURIs: https://mirror.test/debian\nSuites: bookworm\n bookworm-updates\nComponents: main\n"}, "https://mirror.test/debian"},
-		{"other suite and component only", map[string]string{"sources.list": "deb http://mirror.test/debian trixie main\ndeb http://mirror.test/debian bookworm contrib\n"}, ""},
+		{"one-line", map[string]string{"sources.list": "# comment\ndeb-src http://127.0.0.4/debian bookworm main\n" +
+			"deb [arch=amd64 signed-by=/k.gpg] http://127.0.0.1:3142/debian/ bookworm main contrib\n"}, "http://127.0.0.1:3142/debian"},
+		{"deb822 after a disabled stanza and security", map[string]string{"sources.list.d/debian.sources": "Types: deb\nURIs: http://127.0.0.2/debian\nSuites: bookworm\nComponents: main\nEnabled: no\n\n" +
+			"Types: deb\n# a comment\nURIs: http://127.0.0.3/debian-security\nSuites: bookworm-security\nComponents: main\n\n" +
+			"Types: deb deb-src\nURIs: https://127.0.0.1:3142/debian\nSuites: bookworm\n bookworm-updates\nComponents: main\n"}, "https://127.0.0.1:3142/debian"},
+		{"other suite and component only", map[string]string{"sources.list": "deb http://127.0.0.1:3142/debian trixie main\ndeb http://127.0.0.1:3142/debian bookworm contrib\n"}, ""},
 		{"file: and cdrom: are not mirrors", map[string]string{"sources.list": "deb file:/srv/debian bookworm main\ndeb cdrom:[x]/ bookworm main\n"}, ""},
-		{"disabled files are not read", map[string]string{"sources.list.d/x.list.disabled": "deb http://mirror.test/debian bookworm main\n"}, ""},
+		{"disabled files are not read", map[string]string{"sources.list.d/x.list.disabled": "deb http://127.0.0.1:3142/debian bookworm main\n"}, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

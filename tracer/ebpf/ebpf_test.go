@@ -348,6 +348,11 @@ func TestDropsAreReported(t *testing.T) {
 	t.Logf("%d events kept, %d dropped", n, dropped.Count)
 }
 
+// threadExecScript is a Python program whose second thread execs true.
+const threadExecScript = `import os, threading
+t = threading.Thread(target=lambda: os.execv("/bin/true", ["true"]))
+t.start(); t.join()`
+
 // A thread other than the leader that execs returns from execve with the
 // leader's pid: the event still comes, under that pid, as strace shows it.
 func TestExecFromThread(t *testing.T) {
@@ -356,10 +361,7 @@ func TestExecFromThread(t *testing.T) {
 	if err != nil {
 		t.Skip("no python3 to start a thread that execs")
 	}
-	script := `import os, threading
-t = threading.Thread(target=lambda: os.execv("/bin/true", ["true"]))
-t.start(); t.join()`
-	evs := traceWorkload(t, python+" -c '"+script+"'")
+	evs := traceWorkload(t, python+" -c '"+threadExecScript+"'")
 	leaders := map[int]bool{}
 	found := false
 	for _, ev := range evs {

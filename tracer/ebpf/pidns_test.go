@@ -189,10 +189,7 @@ func TestExecFromThreadInPidNamespace(t *testing.T) {
 	if err != nil {
 		t.Skip("no python3 to start a thread that execs")
 	}
-	script := `import os, threading
-t = threading.Thread(target=lambda: os.execv("/bin/true", ["true"]))
-t.start(); t.join()`
-	r := traceInNewPidNS(t, Options{}, python+" -c '"+script+"'")
+	r := traceInNewPidNS(t, Options{}, python+" -c '"+threadExecScript+"'")
 	pythonPid, truePid := 0, 0
 	for _, ev := range r.evs {
 		if ev.Syscall == "execve" && !ev.Failed() {
