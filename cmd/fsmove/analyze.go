@@ -158,13 +158,16 @@ func runAnalyze(stdout, stderr io.Writer, args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	return analyzeAndReport(ctx, stdout, stderr, in, rf)
+	return analyzeAndReport(ctx, stdout, stderr, in, rf, nil)
 }
 
 // analyzeArtifacts analyzes a saved trace against a saved catalog and writes
-// the report; fsmove run calls it on the artifacts of its run.
-func analyzeArtifacts(stdout, stderr io.Writer, tracePath, catalogPath string, rf *reportFlags) int {
-	return analyzeAndReport(context.Background(), stdout, stderr, analyze.Input{Trace: tracePath, Catalog: catalogPath}, rf)
+// the report; fsmove run calls it on the artifacts of its run, with its
+// context (an interrupt stops the analysis). beforeReport, when not nil, is
+// called once the analysis is done and before anything is written, so that
+// a progress line is cleared before the report appears under it.
+func analyzeArtifacts(ctx context.Context, stdout, stderr io.Writer, tracePath, catalogPath string, rf *reportFlags, beforeReport func()) int {
+	return analyzeAndReport(ctx, stdout, stderr, analyze.Input{Trace: tracePath, Catalog: catalogPath}, rf, beforeReport)
 }
 
 // withRunRecord completes in from the run.json that fsmove run leaves beside
@@ -194,13 +197,16 @@ func withRunRecord(in analyze.Input) analyze.Input {
 
 // analyzeAndReport runs the pipeline, writes the report and returns the exit
 // status: 0 no findings, 1 findings, 2 input error.
-func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.Input, rf *reportFlags) int {
+func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.Input, rf *reportFlags, beforeReport func()) int {
 	dopts, err := rf.detectorOptions()
 	if err != nil {
 		fmt.Fprintln(stderr, "fsmove analyze:", err)
 		return exitUsage
 	}
 	rep, st, err := analyze.Run(ctx, withRunRecord(in), analyze.Options{Strict: rf.strict, Detector: dopts})
+	if beforeReport != nil {
+		beforeReport()
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "fsmove analyze:", err)
 		return exitUsage

@@ -326,12 +326,7 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 
 	step := opts.Progress.Start("analyze", "analyzing "+runner.TraceFile)
 	start := time.Now()
-	code := analyzeArtifacts(stdout, stderr, tracePath, catalogPath, rf)
-	if code == exitOK || code == exitFindings {
-		step.Done(fmt.Sprintf("exit %d", code))
-	} else {
-		step.Fail(fmt.Sprintf("exit %d", code))
-	}
+	code := analyzeArtifacts(ctx, stdout, stderr, tracePath, catalogPath, rf, func() { step.Done("") })
 	rec.AddStep("analyze", time.Since(start), code == exitOK || code == exitFindings, "")
 	rec.AnalyzeExit = &code
 	if err := rec.Write(opts.OutDir); err != nil {
