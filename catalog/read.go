@@ -12,8 +12,16 @@ import (
 	"strconv"
 )
 
-// ReadFile reads a catalog from a file (see Read).
+// ReadFile reads a catalog from a file, or from standard input for "-" (see
+// Read).
 func ReadFile(path string) (*Catalog, error) {
+	if path == "-" {
+		c, err := Read(os.Stdin)
+		if err != nil {
+			return nil, fmt.Errorf("standard input: %w", err)
+		}
+		return c, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

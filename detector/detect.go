@@ -101,6 +101,10 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 			continue
 		}
 		r, ok := g.Lookup(name)
+		telling := !isPuppetDefault(name) && !isContainerRef(name)
+		if telling {
+			st.ResourceBlocks++
+		}
 		if (!ok || r == nil) && gen != nil {
 			// Made at apply time (a recursive File's child, concat's
 			// File): its accesses are its generator's.
@@ -110,6 +114,9 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 		}
 		if !ok || r == nil {
 			rep.UnresolvedBlocks = append(rep.UnresolvedBlocks, name)
+			if telling {
+				st.UnknownResources++
+			}
 			continue
 		}
 		if isContainer(g, r) {

@@ -81,6 +81,13 @@ func isContainer(g Graph, r *catalog.Resource) bool {
 	return false
 }
 
+// isContainerRef reports whether a block names a class, stage or node, by
+// its type alone (the catalog may not know it).
+func isContainerRef(block string) bool {
+	typ, _, err := catalog.ParseRef(block)
+	return err == nil && (strings.EqualFold(typ, "Class") || strings.EqualFold(typ, "Stage") || strings.EqualFold(typ, "Node"))
+}
+
 // blockRole is what the detector knows about the resource behind one block.
 type blockRole struct {
 	res       *catalog.Resource // nil: the block is not in the catalog

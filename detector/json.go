@@ -19,7 +19,16 @@ type jsonReport struct {
 	Findings         []jsonFinding `json:"findings"`
 	UnresolvedBlocks []string      `json:"unresolved_blocks"`
 	UnusedWaivers    []jsonWaiver  `json:"unused_waivers"`
+	Complete         bool          `json:"complete"`
+	Incomplete       []string      `json:"incomplete"`
+	Warnings         []jsonWarning `json:"warnings"`
 	Stats            jsonStats     `json:"stats"`
+}
+
+type jsonWarning struct {
+	Kind    string `json:"kind"`
+	Count   int64  `json:"count"`
+	Example string `json:"example"`
 }
 
 type jsonFinding struct {
@@ -94,6 +103,8 @@ type jsonStats struct {
 	UnresolvedBlocks   int         `json:"unresolved_blocks"`
 	GeneratedBlocks    int         `json:"generated_blocks"`
 	UnresolvedAccesses int         `json:"unresolved_accesses"`
+	ResourceBlocks     int         `json:"resource_blocks"`
+	UnknownResources   int         `json:"unknown_resources"`
 	ContainerAccesses  int         `json:"container_accesses"`
 	UnitMoves          int64       `json:"unit_moves"`
 	UnitBlocks         int         `json:"unit_blocks"`
@@ -169,6 +180,12 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	for _, wv := range r.UnusedWaivers {
 		out.UnusedWaivers = append(out.UnusedWaivers, jsonWaiver{wv.Line, wv.Ref1, wv.Ref2, wv.Path, wv.Reason})
 	}
+	out.Complete = r.Complete()
+	out.Incomplete = append([]string{}, r.Incomplete...)
+	out.Warnings = []jsonWarning{}
+	for _, w := range r.Warnings {
+		out.Warnings = append(out.Warnings, jsonWarning{w.Kind, w.Count, w.Example})
+	}
 	s := &r.Stats
 	out.Stats = jsonStats{
 		TraceBytes: s.TraceBytes, TraceLines: s.TraceLines, MalformedLines: s.MalformedLines,
@@ -177,6 +194,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		UnresolvedPaths: s.Interp.UnresolvedPaths, SymlinkLoops: s.Interp.SymlinkLoops,
 		UnmatchedEnds: s.Interp.UnmatchedEnds, UnclosedBlocks: s.Interp.UnclosedBlocks,
 		Blocks: s.Blocks, UnresolvedBlocks: s.UnresolvedBlocks, GeneratedBlocks: s.GeneratedBlocks, UnresolvedAccesses: s.UnresolvedAccesses,
+		ResourceBlocks: s.ResourceBlocks, UnknownResources: s.UnknownResources,
 		ContainerAccesses: s.ContainerAccesses,
 		UnitMoves:         s.Interp.UnitMoves, UnitBlocks: s.UnitBlocks, UnclaimedUnits: s.UnclaimedUnits, UnclaimedAccesses: s.UnclaimedAccesses,
 		Paths: s.Paths, FilteredPaths: s.FilteredPaths, RelatedPairs: s.RelatedPairs,

@@ -99,7 +99,44 @@ type Report struct {
 	// ShowHeldBack makes the text report list the findings that a rule
 	// held back, with the reason (--all). JSON always has them.
 	ShowHeldBack bool
-	Stats        Stats
+	// Incomplete says why the analysis does not cover the whole run, one
+	// sentence each (the trace ends early, no block was recognised, the
+	// catalog is another run's). Empty when it does. A report without
+	// faults is clean only when it is complete.
+	Incomplete []string
+	// Warnings count the problems of the input that the analysis worked
+	// around (malformed lines, fds never opened, catalog entries skipped).
+	Warnings []InputWarning
+	Stats    Stats
+}
+
+// InputWarning is one kind of input problem, counted.
+type InputWarning struct {
+	Kind    string // what, in a few words: "malformed trace lines"
+	Count   int64
+	Example string // the first one, when known ("line 12: …")
+}
+
+// Complete reports whether the analysis covers the whole run.
+func (r *Report) Complete() bool { return len(r.Incomplete) == 0 }
+
+// AddWarning counts n problems of a kind; n == 0 adds nothing.
+func (r *Report) AddWarning(kind string, n int64, example string) {
+	if n > 0 {
+		r.Warnings = append(r.Warnings, InputWarning{Kind: kind, Count: n, Example: example})
+	}
+}
+
+// UnknownResources lists the blocks counted in Stats.UnknownResources: the
+// resource blocks the catalog does not name.
+func (r *Report) UnknownResources() []string {
+	var out []string
+	for _, b := range r.UnresolvedBlocks {
+		if !isPuppetDefault(b) && !isContainerRef(b) {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // Faults is the number of findings that are not waived: the exit status is
@@ -168,21 +205,29 @@ type Stats struct {
 	UnresolvedBlocks   int // blocks the catalog does not know
 	GeneratedBlocks    int // blocks of resources generated at apply time, attributed to their generator
 	UnresolvedAccesses int // accesses of those blocks, not checked
-	ContainerAccesses  int // accesses in container whits (Class, Stage…), Puppet's own
-	UnitBlocks         int // systemd units whose processes' accesses went to the catalog's Service for the unit
-	UnclaimedUnits     int // systemd units no Service names (journald, a dependency): their processes act for no resource
-	UnclaimedAccesses  int // accesses of those units' processes, not checked
-	Paths              int // distinct paths in the result
-	FilteredPaths      int // paths skipped by the filters
-	RelatedPairs       int // resource pairs with a < or ⇝ relation
-	MOR                int // findings by kind, waived ones included, held-back ones not
-	MN                 int
-	HeldBack           int // findings held back by a rule (--all shows them)
-	Commuting          int // of those, pairs that commute
-	NeedMet            int // path relations dropped: another, ordered producer met the need
-	Waived             int
-	Waivers            int // waivers given
-	UnusedWaivers      int
+	// ResourceBlocks counts the blocks that can tell whether the catalog
+	// belongs to the trace: every block but systemd units, Puppet's
+	// default schedules and filebucket (never in a catalog) and classes,
+	// stages and nodes by name (Class[Main], Stage[main], Class[Settings]
+	// are in every catalog). UnknownResources is how many of them the
+	// catalog does not name.
+	ResourceBlocks    int
+	UnknownResources  int
+	ContainerAccesses int // accesses in container whits (Class, Stage…), Puppet's own
+	UnitBlocks        int // systemd units whose processes' accesses went to the catalog's Service for the unit
+	UnclaimedUnits    int // systemd units no Service names (journald, a dependency): their processes act for no resource
+	UnclaimedAccesses int // accesses of those units' processes, not checked
+	Paths             int // distinct paths in the result
+	FilteredPaths     int // paths skipped by the filters
+	RelatedPairs      int // resource pairs with a < or ⇝ relation
+	MOR               int // findings by kind, waived ones included, held-back ones not
+	MN                int
+	HeldBack          int // findings held back by a rule (--all shows them)
+	Commuting         int // of those, pairs that commute
+	NeedMet           int // path relations dropped: another, ordered producer met the need
+	Waived            int
+	Waivers           int // waivers given
+	UnusedWaivers     int
 }
 
 // AddPhase records the duration of a step.

@@ -27,8 +27,22 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
+	Tool        sarifTool         `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations"`
+	Results     []sarifResult     `json:"results"`
+}
+
+// sarifInvocation says whether the analysis covered the whole run (SARIF
+// 3.20.14 executionSuccessful) and why not, and the counted input warnings,
+// as tool execution notifications (3.20.21).
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications"`
+}
+
+type sarifNotification struct {
+	Level   string       `json:"level"`
+	Message sarifMessage `json:"message"`
 }
 
 type sarifTool struct {
@@ -117,7 +131,19 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		rule.DefaultConfiguration.Level = "error"
 		driver.Rules = append(driver.Rules, rule)
 	}
-	run := sarifRun{Tool: sarifTool{Driver: driver}, Results: []sarifResult{}}
+	inv := sarifInvocation{ExecutionSuccessful: r.Complete(), ToolExecutionNotifications: []sarifNotification{}}
+	for _, why := range r.Incomplete {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
+			sarifNotification{"error", sarifMessage{"Incomplete analysis: " + why}})
+	}
+	for _, w := range r.Warnings {
+		text := fmt.Sprintf("%d %s", w.Count, w.Kind)
+		if w.Example != "" {
+			text += " (first: " + w.Example + ")"
+		}
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{"warning", sarifMessage{text}})
+	}
+	run := sarifRun{Tool: sarifTool{Driver: driver}, Invocations: []sarifInvocation{inv}, Results: []sarifResult{}}
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		if !f.Reported() {

@@ -14,7 +14,9 @@ import (
 // Taken from the OASIS schema, sarif-schema-2.1.0.json.
 var sarifShape = map[string]struct{ allowed, required []string }{
 	"log":                 {[]string{"$schema", "version", "runs"}, []string{"version", "runs"}},
-	"run":                 {[]string{"tool", "results"}, []string{"tool"}},
+	"run":                 {[]string{"tool", "invocations", "results"}, []string{"tool"}},
+	"invocation":          {[]string{"executionSuccessful", "toolExecutionNotifications"}, []string{"executionSuccessful"}},
+	"notification":        {[]string{"level", "message"}, []string{"message"}},
 	"tool":                {[]string{"driver"}, []string{"driver"}},
 	"toolComponent":       {[]string{"name", "version", "informationUri", "rules"}, []string{"name"}},
 	"reportingDescriptor": {[]string{"id", "name", "shortDescription", "fullDescription", "defaultConfiguration"}, []string{"id"}},
@@ -92,6 +94,20 @@ func checkSARIF(t *testing.T, data []byte) (results []map[string]any) {
 		}
 		if m, ok := loc["message"]; ok {
 			checkObject(t, where, "message", m)
+		}
+	}
+	for i, v := range asList(run["invocations"]) {
+		inv := checkObject(t, fmt.Sprint("invocation ", i), "invocation", v)
+		if _, ok := inv["executionSuccessful"].(bool); !ok {
+			t.Errorf("invocation %d: executionSuccessful %v is not a boolean", i, inv["executionSuccessful"])
+		}
+		for j, n := range asList(inv["toolExecutionNotifications"]) {
+			where := fmt.Sprint("notification ", j)
+			note := checkObject(t, where, "notification", n)
+			checkObject(t, where, "message", note["message"])
+			if lv := note["level"]; lv != "error" && lv != "warning" && lv != "note" && lv != "none" {
+				t.Errorf("%s: level %v", where, lv)
+			}
 		}
 	}
 	for i, r := range run["results"].([]any) {

@@ -99,6 +99,16 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		fmt.Fprintf(t.w, "%s waiver on line %d (%s %s) matched no finding\n",
 			t.style(ansiYellow, "warning:"), wv.Line, wv.Ref1, wv.Ref2)
 	}
+	for _, w := range r.Warnings {
+		line := fmt.Sprintf("%s %d %s", t.style(ansiYellow, "warning:"), w.Count, w.Kind)
+		if w.Example != "" {
+			line += " (first: " + w.Example + ")"
+		}
+		fmt.Fprintln(t.w, line)
+	}
+	for _, why := range r.Incomplete {
+		fmt.Fprintf(t.w, "%s %s\n", t.style(ansiRed, "INCOMPLETE:"), why)
+	}
 	mor, mn, waived, held := 0, 0, 0, 0
 	for i := range r.Findings {
 		switch f := &r.Findings[i]; {
@@ -123,10 +133,15 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		}
 		summary += fmt.Sprintf("; %d held back as not faults (%s)", held, how)
 	}
-	if mor+mn == 0 {
+	switch {
+	case mor+mn == 0 && r.Complete():
 		summary = "No faults found: " + summary
-	} else {
+	case mor+mn == 0:
+		summary = "No faults found, but the analysis is INCOMPLETE (see above), so this is not a clean result: " + summary
+	case r.Complete():
 		summary = "Faults found: " + summary
+	default:
+		summary = "Faults found in an INCOMPLETE analysis (see above; there may be more): " + summary
 	}
 	fmt.Fprintln(t.w, t.style(ansiBold, summary))
 	return t.w.Flush()

@@ -159,6 +159,10 @@ type Stats struct {
 	BadArgs int64
 	// UnknownBySyscall counts the calls with no row, by name.
 	UnknownBySyscall map[string]int64
+	// OutputWrites counts writes to fd 1 or 2 (where Puppet logs), and
+	// CutOutputWrites those whose data the tracer cut (strace -s N too
+	// small): block markers in them are lost.
+	OutputWrites, CutOutputWrites int64
 }
 
 // Lowerer turns events into statements. It is not safe for concurrent use.
@@ -188,6 +192,10 @@ type Lowerer struct {
 	epoch     uint64
 	fdEpoch   uint64
 	lookups   map[lookupKey]lookupSeen
+
+	// markerPids are the processes that wrote a block marker and have not
+	// exited: Puppet, until the end of a complete trace.
+	markerPids map[int32]bool
 }
 
 // lookupKey is a failed lookup as the interpreter sees it.
@@ -355,6 +363,7 @@ func (l *Lowerer) Lower(ev *tracer.Event, out []Statement) []Statement {
 	}
 	if len(out) > n {
 		l.follow(out[n:])
+		l.trackMarkerPids(out[n:])
 		l.Stats.Statements += int64(len(out) - n)
 	}
 	return out
@@ -907,6 +916,10 @@ func (c *lowering) lowerMarker(out []Statement) []Statement {
 	if c.l.Marker == nil || (fd.Int != 1 && fd.Int != 2) {
 		return out
 	}
+	c.l.Stats.OutputWrites++
+	if data.Truncated {
+		c.l.Stats.CutOutputWrites++
+	}
 	for rest := data.Str; rest != ""; {
 		var op Op
 		var name, msg string
@@ -923,6 +936,27 @@ func (c *lowering) lowerMarker(out []Statement) []Statement {
 	}
 	return out
 }
+
+// trackMarkerPids notes the processes that write block markers and
+// forgets them when they exit.
+func (l *Lowerer) trackMarkerPids(stmts []Statement) {
+	for i := range stmts {
+		switch s := &stmts[i]; s.Op {
+		case OpBegin, OpEnd, OpFail:
+			if l.markerPids == nil {
+				l.markerPids = make(map[int32]bool)
+			}
+			l.markerPids[s.Pid] = true
+		case OpExit:
+			delete(l.markerPids, s.Pid)
+		}
+	}
+}
+
+// RunningMarkerWriters is the number of processes that wrote a block marker
+// and had not exited when the input ended. In a complete trace Puppet has
+// exited; a trace cut off while Puppet ran leaves it running.
+func (l *Lowerer) RunningMarkerWriters() int { return len(l.markerPids) }
 
 // writtenPid reads data as the kernel reads a write to cgroup.procs: a
 // decimal pid, optionally followed by a newline. Anything else (a log line,

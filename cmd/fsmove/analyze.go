@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -27,10 +28,20 @@ and report missing ordering relationships (MOR) and missing notifiers (MN).
 TRACE is the output of "strace -f -o FILE" (any of -s N, -y, -yy, -X, -t, -tt,
 -ttt, -r, -T), optionally gzip- or zstd-compressed, a directory of "strace -ff"
 files, or "-" for standard input. CATALOG is the catalog JSON ("puppet catalog
-find" output, or the cache "puppet apply --catalog_cache_terminus json" writes).
-No Docker and no network are needed.
+find" output, or the cache "puppet apply --catalog_cache_terminus json" writes),
+or "-" for standard input (not both). No Docker and no network are needed.
 
-Exit status: 0 no findings, 1 findings, 2 usage or input error.
+The analysis is incomplete when the input cannot show every fault: no resource
+block is recognised (Puppet ran without --evaltrace, or strace's -s cut its
+log lines), the trace ends early (a compressed file cut short, a last line
+without its newline, inside a block, before Puppet exits), or the catalog names
+fewer than half of the trace's resource blocks (another run's catalog). The
+report says why; problems that were worked around (malformed lines, fds never
+opened, catalog entries skipped) are counted in it.
+
+Exit status: 0 the analysis is complete and found nothing; 1 findings (also
+when incomplete); 2 usage or input error, or an incomplete analysis without
+findings (--allow-incomplete makes that 0); 3 interrupted.
 
 Flags:
 `
@@ -49,6 +60,7 @@ type reportFlags struct {
 	stats            bool
 	color            string
 	all              bool
+	allowIncomplete  bool
 }
 
 // stringList is a repeatable string flag.
@@ -71,6 +83,7 @@ func addReportFlags(fs *flag.FlagSet) *reportFlags {
 	fs.BoolVar(&rf.strict, "strict", false, "make the first malformed trace line fatal")
 	fs.BoolVar(&rf.stats, "stats", false, "print counts and the time of each phase to standard error")
 	fs.StringVar(&rf.color, "color", "auto", "colour the text report: auto, always or never")
+	fs.BoolVar(&rf.allowIncomplete, "allow-incomplete", false, "an incomplete analysis without findings exits 0, not 2 (the report still says why it is incomplete)")
 	fs.BoolVar(&rf.all, "all", false, "also list, with the reason, the relations a rule holds back as not faults (account databases only, commuting editors); JSON always has them")
 	return rf
 }
@@ -133,6 +146,9 @@ func runAnalyze(stdout, stderr io.Writer, args []string) int {
 	switch {
 	case *fstraceProg != "" && len(args) == 1:
 		in.Catalog = args[0]
+	case *fstraceProg == "" && len(args) == 2 && args[0] == "-" && args[1] == "-":
+		fmt.Fprintln(stderr, "fsmove analyze: the trace and the catalog cannot both be standard input (-)")
+		return exitUsage
 	case *fstraceProg == "" && len(args) == 2:
 		in.Trace, in.Catalog = args[0], args[1]
 	default:
@@ -196,7 +212,9 @@ func withRunRecord(in analyze.Input) analyze.Input {
 }
 
 // analyzeAndReport runs the pipeline, writes the report and returns the exit
-// status: 0 no findings, 1 findings, 2 input error.
+// status: 0 a complete analysis without findings, 1 findings, 2 an input
+// error or an incomplete analysis without findings (unless
+// --allow-incomplete), 3 interrupted.
 func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.Input, rf *reportFlags, beforeReport func()) int {
 	dopts, err := rf.detectorOptions()
 	if err != nil {
@@ -208,13 +226,17 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 		beforeReport()
 	}
 	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintln(stderr, "fsmove analyze: interrupted")
+			return exitRun
+		}
 		fmt.Fprintln(stderr, "fsmove analyze:", err)
 		return exitUsage
 	}
-	printWarnings(stderr, st, rep.Stats.MalformedLines)
 
 	out := stdout
-	color := rf.color == "always" || (rf.color == "auto" && isTerminal(stdout))
+	toTerminal := rf.output == "" && isTerminal(stdout)
+	color := rf.color == "always" || (rf.color == "auto" && toTerminal)
 	if rf.output != "" {
 		f, err := os.Create(rf.output)
 		if err != nil {
@@ -249,31 +271,31 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 		rep.WriteStats(stderr)
 		printThroughput(stderr, rep, st)
 	}
-	if rep.Faults() > 0 {
-		return exitFindings
+	// The text report on a terminal already says all this; a JSON or SARIF
+	// report, or one written to a file, is not read by the person who ran
+	// the command: tell them on stderr.
+	if rf.format != "text" || !toTerminal {
+		for _, why := range rep.Incomplete {
+			fmt.Fprintln(stderr, "fsmove analyze: incomplete:", why)
+		}
 	}
-	return exitOK
+	return exitStatus(rep, rf.allowIncomplete, stderr)
 }
 
-// printWarnings summarises malformed lines: the first few with their line
-// numbers, then a count.
-func printWarnings(w io.Writer, st *analyze.Stats, malformed int64) {
-	const show = 5
-	for i, wa := range st.Warnings {
-		if i == show {
-			break
-		}
-		fmt.Fprintf(w, "warning: trace line %d: %s", wa.Line, wa.Message)
-		if wa.Text != "" {
-			fmt.Fprintf(w, ": %q", wa.Text)
-		}
-		fmt.Fprintln(w)
-	}
-	if malformed > 0 {
-		fmt.Fprintf(w, "warning: %d malformed trace line(s) skipped (use --strict to stop at the first)\n", malformed)
-	}
-	if st.TraceTruncated {
-		fmt.Fprintln(w, "warning: the trace ends early; the report covers what it holds")
+// exitStatus maps a report to the exit status: findings first (1), then an
+// incomplete analysis (2, unless allowed: then 0 with a warning), then 0.
+func exitStatus(rep *detector.Report, allowIncomplete bool, stderr io.Writer) int {
+	switch {
+	case rep.Faults() > 0:
+		return exitFindings
+	case rep.Complete():
+		return exitOK
+	case allowIncomplete:
+		fmt.Fprintln(stderr, "fsmove analyze: no findings in an incomplete analysis; exit 0 because of --allow-incomplete")
+		return exitOK
+	default:
+		fmt.Fprintln(stderr, "fsmove analyze: no findings, but the analysis is incomplete (see why above), so this is not a clean result: exit 2 (--allow-incomplete accepts it)")
+		return exitUsage
 	}
 }
 

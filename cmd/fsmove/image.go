@@ -39,6 +39,9 @@ func runImage(stdout, stderr io.Writer, args []string) int {
 			fs.Usage()
 			return exitOK
 		}
+		if len(args) > 0 {
+			fmt.Fprintf(stderr, "fsmove image: unknown subcommand %q (the only one is build)\n\n", args[0])
+		}
 		fs.Usage()
 		return exitUsage
 	}

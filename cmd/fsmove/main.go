@@ -11,12 +11,13 @@ import (
 	"os"
 )
 
-// Exit statuses (SPEC "Outputs").
+// Exit statuses, one mapping for every subcommand (SPEC "Outputs"): a CI
+// gate reads 0 as "clean", so 0 needs a complete analysis.
 const (
-	exitOK       = 0 // no findings
-	exitFindings = 1 // findings reported
-	exitUsage    = 2 // usage or input error
-	exitRun      = 3 // the run itself failed (Docker, Puppet, tracer)
+	exitOK       = 0 // a complete analysis found nothing
+	exitFindings = 1 // findings reported (also when the analysis is incomplete)
+	exitUsage    = 2 // usage or input error, or an incomplete analysis without findings
+	exitRun      = 3 // the run itself failed (Docker, Puppet, tracer), timed out or was interrupted
 )
 
 // command is one subcommand.
@@ -35,7 +36,7 @@ func init() {
 		{"analyze", "analyze a captured trace against a catalog", runAnalyze},
 		{"lower", "print the FStrace program of a trace", runLower},
 		{"trace", "run a command under the native ptrace tracer, saving an strace-form trace", runTrace},
-		{"image", "build or inspect the Docker image fsmove runs Puppet in", runImage},
+		{"image", "build the Docker image fsmove runs Puppet in", runImage},
 		{"bench", "run a corpus of modules and tabulate and plot the results", runBench},
 		{"ebpf", "trace a command or a container with eBPF, printing strace's text form (debugging)", runEBPF},
 		{"version", "print fsmove's version", runVersion},
@@ -83,7 +84,13 @@ Commands:
 	fmt.Fprint(w, `
 Run "fsmove <command> --help" for a command's flags.
 
-Exit status: 0 no findings, 1 findings, 2 usage or input error,
-3 the run itself failed (Docker, Puppet, tracer).
+Exit status (every command):
+  0  the analysis is complete and found nothing
+  1  findings (also when the analysis is incomplete: the report says so)
+  2  usage or input error, or an incomplete analysis without findings (the
+     trace ends early, no resource block recognised, another run's catalog;
+     --allow-incomplete makes that 0)
+  3  the run itself failed (Docker, Puppet, the tracer), timed out, or was
+     interrupted (SIGINT or SIGTERM); what was captured is kept in --out
 `)
 }

@@ -109,10 +109,14 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 		cat, err := catalog.ReadFile(in.Catalog)
 		var g *catalog.Graph
 		if err == nil && in.PuppetGraphs != "" {
-			err = readPuppetGraph(cat, in.PuppetGraphs)
+			if err = readPuppetGraph(cat, in.PuppetGraphs); err != nil {
+				err = fmt.Errorf("Puppet's graphs in %s: %w", in.PuppetGraphs, err)
+			}
 		}
 		if err == nil {
-			g, err = cat.Graph()
+			if g, err = cat.Graph(); err != nil {
+				err = fmt.Errorf("catalog %s: %w", in.Catalog, err)
+			}
 		}
 		catDone <- catalogResult{cat, g, err, time.Since(t0)}
 	}()
@@ -130,7 +134,7 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 		return nil, st, err
 	}
 	if cr.err != nil {
-		return nil, st, &InputError{fmt.Errorf("catalog %s: %w", in.Catalog, cr.err)}
+		return nil, st, &InputError{cr.err} // names the file
 	}
 
 	st.Graph = cr.graph
@@ -141,6 +145,7 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 	rep.Stats.TraceLines = tr.Lines
 	rep.Stats.Events = tr.Events
 	rep.Stats.MalformedLines = tr.Malformed
+	judge(rep, &tr, st, cr.cat, cr.graph, in.FStrace == "")
 	phases := append([]detector.Phase{
 		{Name: "catalog (concurrent)", Duration: cr.took},
 		{Name: "read+lower (concurrent)", Duration: tr.ReadLower},
@@ -190,6 +195,20 @@ type failedArgsSource interface {
 type TraceCounts struct {
 	Bytes, Lines, Events, Malformed int64
 	ReadLower, Interpret            time.Duration
+	// Lowering holds the lowering's counts (bad arguments, unknown calls,
+	// cut log lines).
+	Lowering fstrace.Stats
+	// RunningMarkerWriters is the number of processes that logged a block
+	// marker and had not exited at the end of the input (Puppet, in a
+	// trace cut off while it ran).
+	RunningMarkerWriters int
+	// Filled for strace text: the reader's warnings (malformed lines
+	// included), calls left unfinished at the end, a last line without
+	// its newline, and the error that ended reading early ("" if none).
+	ReaderWarnings int64
+	Unfinished     int
+	EndsMidLine    bool
+	ReadErr        string
 }
 
 // interpretTrace opens a trace and interprets it; a trace that ends in a
@@ -202,6 +221,7 @@ func interpretTrace(ctx context.Context, path string, opts Options, st *Stats, t
 	defer r.Close()
 	res, readErr := Interpret(ctx, r, tr, detector.NewFilterFor(opts.Detector).Match)
 	tr.Bytes, tr.Lines, tr.Malformed = r.Bytes(), r.Lines(), r.Malformed()
+	tr.ReaderWarnings, tr.Unfinished, tr.EndsMidLine = r.WarningCount(), r.Unfinished(), r.EndsMidLine()
 	st.Warnings = r.Warnings()
 	if readErr != nil {
 		if errors.Is(readErr, context.Canceled) {
@@ -213,7 +233,7 @@ func interpretTrace(ctx context.Context, path string, opts Options, st *Stats, t
 		// A trace cut short (a killed tracer, a truncated compressed file):
 		// analyze what is there and say so.
 		st.TraceTruncated = true
-		st.Warnings = append(st.Warnings, tracer.Warning{Line: tr.Lines, Message: "trace ends early: " + readErr.Error()})
+		tr.ReadErr = readErr.Error()
 	}
 	return res, nil
 }
@@ -283,6 +303,8 @@ func Interpret(ctx context.Context, src tracer.Source, tr *TraceCounts, ignoreMi
 	<-interpDone
 	tr.Interpret = time.Since(t0)
 	tr.Events = events
+	tr.Lowering = low.Stats
+	tr.RunningMarkerWriters = low.RunningMarkerWriters()
 	return in.Result(), readErr
 }
 

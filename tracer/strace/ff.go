@@ -42,6 +42,7 @@ type perPidSource struct {
 	current *perPidFile   // file of the line handed out last
 	latest  int64         // latest timestamp read from any file
 	read    int64         // bytes of the files already finished
+	cut     bool          // a finished file ended in the middle of a line
 }
 
 // Buffer sizes for per-pid files: a small one to peek at the first line, a
@@ -138,6 +139,7 @@ func (s *perPidSource) reopen(f *perPidFile) error {
 // finish closes a file read to its end.
 func (s *perPidSource) finish(f *perPidFile) {
 	s.read += f.src.bytesRead()
+	s.cut = s.cut || f.src.endsMidLine()
 	f.src.close()
 	f.src = nil
 	f.finished = true
@@ -234,6 +236,8 @@ func (s *perPidSource) nextByTime() ([]byte, int, error) {
 	s.current = f
 	return f.line, f.pid, f.err
 }
+
+func (s *perPidSource) endsMidLine() bool { return s.cut }
 
 func (s *perPidSource) where() string {
 	if s.current == nil {

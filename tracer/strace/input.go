@@ -64,6 +64,9 @@ type lineSplitter struct {
 	err        error // sticky read error (io.EOF at the end)
 	consumed   int64 // bytes handed out as lines, newlines included
 	skipping   bool  // inside an over-long line: drop bytes up to the next newline
+	// cutLast: the stream ended in the middle of a line (no final
+	// newline), as a trace does when the tracer is killed mid-write.
+	cutLast bool
 }
 
 // newLineSplitter reads r with a buffer of size bytes (grown for longer lines).
@@ -89,6 +92,7 @@ func (s *lineSplitter) next() ([]byte, error) {
 		}
 		if s.err != nil {
 			if s.start < s.end && !s.skipping {
+				s.cutLast = true
 				line := s.buf[s.start:s.end]
 				s.consumed += int64(s.end - s.start)
 				s.start = s.end

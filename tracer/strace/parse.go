@@ -11,6 +11,11 @@ import (
 // process's line.
 const unfinishedSuffix = " <unfinished ...>"
 
+// detachedSuffix ends a call that was running when strace detached from the
+// process (strace -p, or strace stopped by a signal): it never returned in
+// the trace, and has no effect on the model.
+const detachedSuffix = " <detached ...>"
+
 // maxUnknownNames bounds the cache of syscall and argument names that are not
 // in internTable (a fuzzed or corrupt trace could otherwise grow it forever).
 const maxUnknownNames = 4096
@@ -150,6 +155,9 @@ func (p *lineParser) callLine(line, rest []byte, pid int) (bool, error) {
 		return false, p.r.malformedLine(line, "expected a system call")
 	}
 	call := p.callInfo(rest[:j])
+	if bytes.HasSuffix(rest, []byte(detachedSuffix)) {
+		return false, nil
+	}
 	if bytes.HasSuffix(rest, []byte(unfinishedSuffix)) {
 		pc := p.r.startPending(pid)
 		pc.name, pc.wanted, pc.argMask = call.name, call.wanted, call.args
@@ -488,7 +496,8 @@ func memberName(b []byte, i int) int {
 //     (3</etc/x>) are dropped;
 //   - {…} is ArgStruct, Int = its flags= member;
 //   - […] is ArgArray, Ints = its integer elements (for a call argument);
-//     strings inside structs and arrays are concatenated into Str;
+//     strings inside structs and arrays are concatenated into Str, and a
+//     cut one sets the container's Truncated;
 //   - signal sets [CHLD …] and ~[…] and any other expression (makedev(1, 3),
 //     WIFEXITED(s) && …) are ArgOther; Str holds the raw text for a call
 //     argument.
@@ -597,6 +606,7 @@ func (p *lineParser) array(i int, a *tracer.Arg, depth int) (int, bool) {
 		if i, ok = p.value(i, el, depth+1); !ok {
 			return i, false
 		}
+		a.Truncated = a.Truncated || el.Truncated // a writev buffer cut by -s
 		if depth == 0 && el.Kind == tracer.ArgInt {
 			p.ints = append(p.ints, el.Int)
 		}
@@ -638,6 +648,7 @@ func (p *lineParser) structure(i int, a *tracer.Arg, depth int) (int, bool) {
 		if i, ok = p.value(i, m, depth+1); !ok {
 			return i, false
 		}
+		a.Truncated = a.Truncated || m.Truncated
 		if isFlags && m.Kind == tracer.ArgInt {
 			a.Int = m.Int
 		}

@@ -109,6 +109,9 @@ type lineSource interface {
 	where() string
 	// bytesRead is the number of text bytes handed out so far.
 	bytesRead() int64
+	// endsMidLine reports whether a stream read to its end had no final
+	// newline.
+	endsMidLine() bool
 	close() error
 }
 
@@ -127,6 +130,7 @@ type Reader struct {
 	carry   []byte // first part of a call cut by "strace: Process N attached"
 
 	closedBytes int64 // Bytes() once the source is closed
+	cutLast     bool  // EndsMidLine() once the source is closed
 
 	warnings  []tracer.Warning
 	warnCount int64
@@ -274,6 +278,22 @@ func (r *Reader) WarningCount() int64 { return r.warnCount }
 // here.)
 func (r *Reader) Malformed() int64 { return r.malformed }
 
+// Unfinished is the number of calls printed as "<unfinished ...>" whose
+// "resumed" half has not been read: at the end of a trace, calls the
+// tracer saw start but not return. (A call cut by the tracer detaching
+// is printed "<detached ...>" and is not counted.)
+func (r *Reader) Unfinished() int { return len(r.pending) }
+
+// EndsMidLine reports whether the trace, read to its end, stopped in the
+// middle of a line: the tracer was killed while writing, or the file was
+// cut.
+func (r *Reader) EndsMidLine() bool {
+	if r.src == nil {
+		return r.cutLast
+	}
+	return r.src.endsMidLine()
+}
+
 // Lines is the number of lines read so far.
 func (r *Reader) Lines() int64 { return r.lineNo }
 
@@ -291,6 +311,7 @@ func (r *Reader) Close() error {
 		return nil
 	}
 	r.closedBytes = r.src.bytesRead()
+	r.cutLast = r.src.endsMidLine()
 	err := r.src.close()
 	r.src = nil
 	if r.err == nil {
@@ -362,8 +383,9 @@ func (s *streamSource) next() ([]byte, int, error) {
 	return line, 0, err
 }
 
-func (s *streamSource) where() string    { return "" }
-func (s *streamSource) bytesRead() int64 { return s.lines.consumed }
+func (s *streamSource) where() string     { return "" }
+func (s *streamSource) endsMidLine() bool { return s.lines.cutLast }
+func (s *streamSource) bytesRead() int64  { return s.lines.consumed }
 
 func (s *streamSource) close() error {
 	s.release()

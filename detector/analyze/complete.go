@@ -1,0 +1,148 @@
+package analyze
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/detector"
+	"github.com/fsmove/fsmove/tracer"
+)
+
+// CaptureHint is how to capture a trace that fsmove can analyze, for the
+// messages that say a trace is unusable.
+const CaptureHint = "capture with: strace -f -s 300 -o trace.log puppet apply --debug --evaltrace --catalog_cache_terminus json site.pp (or use fsmove run)"
+
+// judge fills rep.Incomplete and rep.Warnings: what makes the analysis
+// cover less than the whole run, and the input problems that were worked
+// around. A trace that holds no fault only because it holds nothing (no
+// block recognised, cut off while Puppet ran, another run's catalog) must
+// never read as clean.
+func judge(rep *detector.Report, tr *TraceCounts, st *Stats, cat *catalog.Catalog, g *catalog.Graph, fromTrace bool) {
+	is := &rep.Stats.Interp
+
+	// What makes the analysis incomplete.
+	if tr.ReadErr != "" {
+		rep.Incomplete = append(rep.Incomplete, fmt.Sprintf(
+			"the trace ends early (%s): it was cut while being written or copied; the report covers the first %d lines",
+			tr.ReadErr, tr.Lines))
+	}
+	if tr.EndsMidLine && tr.ReadErr == "" {
+		rep.Incomplete = append(rep.Incomplete,
+			"the trace's last line is cut (no final newline): the tracer was stopped while writing, or the file was truncated")
+	}
+	if rep.Stats.Blocks == 0 {
+		rep.Incomplete = append(rep.Incomplete, noBlocksReason(tr, fromTrace))
+	} else {
+		if is.UnclosedBlocks > 0 {
+			rep.Incomplete = append(rep.Incomplete, fmt.Sprintf(
+				"the trace ends inside %d resource block(s) (a block began and never ended): it was cut off while Puppet ran",
+				is.UnclosedBlocks))
+		}
+		if tr.RunningMarkerWriters > 0 && is.UnclosedBlocks == 0 {
+			rep.Incomplete = append(rep.Incomplete,
+				"Puppet's process never exits in the trace: it was cut off while Puppet ran")
+		}
+		if n, unknown := rep.Stats.ResourceBlocks, rep.Stats.UnknownResources; n > 0 && 2*(n-unknown) < n {
+			rep.Incomplete = append(rep.Incomplete, fmt.Sprintf(
+				"the catalog does not match this trace: it names %d of the trace's %d resource blocks (not named: %s); give the catalog of the same run",
+				n-unknown, n, listSome(rep.UnknownResources(), 3)))
+		}
+	}
+
+	// Counted problems.
+	example := func(pick func(w tracer.Warning) bool) string {
+		for _, w := range st.Warnings {
+			if pick(w) {
+				s := fmt.Sprintf("line %d: %s", w.Line, w.Message)
+				if w.Text != "" {
+					s += fmt.Sprintf(": %q", w.Text)
+				}
+				return s
+			}
+		}
+		return ""
+	}
+	isMalformed := func(w tracer.Warning) bool { return !strings.HasPrefix(w.Message, "trace ends early") }
+	rep.AddWarning("malformed trace lines, skipped", tr.Malformed, example(isMalformed))
+	if other := tr.ReaderWarnings - tr.Malformed; other > 0 {
+		rep.AddWarning("other trace warnings (a resumed call without its start, -ff files out of order)", other, "")
+	}
+	rep.AddWarning("calls that never returned in the trace (<unfinished ...> without its resumed half)", int64(tr.Unfinished), "")
+	rep.AddWarning("calls whose path or fd argument could not be read (a pointer, cut by the tracer), their path left out", tr.Lowering.BadArgs, "")
+	rep.AddWarning("system calls fsmove does not model", tr.Lowering.Unknown, topUnknown(tr.Lowering.UnknownBySyscall))
+	if rep.Stats.Blocks > 0 {
+		rep.AddWarning("Puppet log lines cut by the tracer's string limit (strace -s; a block marker cut there is lost)", tr.Lowering.CutOutputWrites, "")
+	}
+	rep.AddWarning("fds used but never opened in the trace (inherited)", is.UnknownFds, "")
+	rep.AddWarning("paths that could not be resolved (unknown directory fd, symlink loop)", is.UnresolvedPaths, "")
+	rep.AddWarning("statements of processes never created in the trace", is.UnknownPids, "")
+	rep.AddWarning("block ends without a begin", is.UnmatchedEnds, "")
+	if cat != nil {
+		rep.AddWarning("catalog entries skipped or edges unresolved", int64(len(cat.Warnings)), first(cat.Warnings))
+	}
+	if g != nil {
+		rep.AddWarning("catalog relationship warnings (references to unknown resources)", int64(len(g.Warnings)), first(g.Warnings))
+	}
+}
+
+// noBlocksReason says why no block was recognised, and how to capture a
+// trace that has them.
+func noBlocksReason(tr *TraceCounts, fromTrace bool) string {
+	if !fromTrace {
+		return "the FStrace program has no begin/end block: no access belongs to a resource"
+	}
+	var why string
+	switch {
+	case tr.Events == 0 && tr.Malformed > 0:
+		why = fmt.Sprintf("the input is not strace output (%d malformed lines, no system call)", tr.Malformed)
+	case tr.Events == 0:
+		why = "the trace holds no system call (empty, or strace traced no process)"
+	case 2*tr.Lowering.CutOutputWrites > tr.Lowering.OutputWrites:
+		why = fmt.Sprintf("strace cut Puppet's log lines (%d of %d writes to stdout/stderr end in \"...\"): its -s is too small, use -s 300 or more", tr.Lowering.CutOutputWrites, tr.Lowering.OutputWrites)
+	default:
+		why = "Puppet's evaltrace lines are missing: run puppet apply with --evaltrace (and --debug or --verbose), and trace writes"
+	}
+	return "no Puppet resource block recognised in the trace, so no access belongs to a resource: " + why + "; " + CaptureHint
+}
+
+// listSome joins the first n names, with "…" when there are more.
+func listSome(names []string, n int) string {
+	if len(names) > n {
+		return strings.Join(names[:n], ", ") + ", …"
+	}
+	return strings.Join(names, ", ")
+}
+
+// topUnknown names the most frequent calls without a lowering row.
+func topUnknown(by map[string]int64) string {
+	if len(by) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(by))
+	for n := range by {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if by[names[i]] != by[names[j]] {
+			return by[names[i]] > by[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	if len(names) > 3 {
+		names = names[:3]
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s ×%d", n, by[n])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
