@@ -253,6 +253,60 @@ func TestChildExitedBeforeItsCloneIsNotUnknown(t *testing.T) {
 	}
 }
 
+// A process cannot be its own child: a NewProc naming the creator's own
+// pid (a corrupt trace; found by FuzzInterp) is counted and ignored. It
+// used to end the creator (pid reuse) or, for a provisional creator with
+// CLONE_FILES, merge its fd table into itself, which freed an unlinked
+// open file that the table still named.
+func TestSelfCloneIsIgnored(t *testing.T) {
+	in := New(Options{})
+	in.Run([]fstrace.Statement{
+		open(puppet, "/etc", 3),
+		openAt(200, fstrace.AtFdcwd, "/b", 7, fstrace.FdCloexec), // 200: provisional
+		symlink(puppet, "a", "/b"), // the file open as 200's fd 7 is unlinked
+		newProc(200, 200, fstrace.ShareFiles),
+		newProc(puppet, puppet, 0),
+		symlink(puppet, "a", "/c"), // a new inode: must not reuse the open one
+	})
+	checkModel(t, in)
+	in.Run([]fstrace.Statement{
+		begin(puppet, "B"),
+		hpAt(puppet, 3, "hosts", C), // puppet's fds are still its own
+		end(puppet, "B"),
+	})
+	res := in.Result()
+	wantEffects(t, res, "/etc/hosts", "B", "consumed")
+	if w := in.Warnings(); w.SelfClones != 2 {
+		t.Errorf("SelfClones = %d, want 2", w.SelfClones)
+	}
+	if res.Stats.Processes != 2 || res.Stats.UnknownPids != 1 {
+		t.Errorf("stats: %+v", res.Stats)
+	}
+}
+
+// A thread of a provisional process clones that process (the trace showed
+// the child's thread before the clone that made the child): the adopted
+// child's fd table is already the creator's. Nothing is merged, and an
+// unlinked file open in the table stays open.
+func TestProvisionalAdoptedByItsOwnThread(t *testing.T) {
+	in := New(Options{})
+	in.Run([]fstrace.Statement{
+		open(puppet, "/etc", 3),
+		openAt(200, fstrace.AtFdcwd, "/b", 7, 0), // 200: provisional
+		newProc(200, 201, fstrace.ShareFiles|fstrace.ShareFS|fstrace.ShareThread),
+		symlink(puppet, "a", "/b"), // unlinks the open file
+		newProc(201, 200, fstrace.ShareFiles),
+		symlink(puppet, "a", "/c"),
+	})
+	checkModel(t, in)
+	if in.procs[200].files != in.procs[201].files || in.procs[200].files.users != 2 {
+		t.Errorf("200 and 201 should share one table with 2 users")
+	}
+	if ino := in.fd(in.procs[200].files, 7); !ino.hasPath() || in.m.inodes[ino].free || in.m.inodes[ino].isLink {
+		t.Errorf("fd 7 names inode %d (%+v), want the unlinked file", ino, in.m.inodes[max(ino, 0)])
+	}
+}
+
 // A daemon started by Service[cron] keeps acting for Service[cron] after
 // the block ended, and so do its descendants; the Puppet process moves on.
 func TestDaemonPinnedToItsBlock(t *testing.T) {

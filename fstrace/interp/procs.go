@@ -151,11 +151,14 @@ func (in *Interp) setFd(t *fdTable, fd int32, ino inodeID, cloexec bool) {
 		copy(grown, t.fds)
 		t.fds = grown
 	}
-	in.closeFd(t, fd)
-	t.fds[fd] = fdSlot{ino: ino, cloexec: cloexec}
+	// Count the new reference before dropping the old one: rebinding an
+	// fd to the inode it already holds must not free an unlinked open
+	// file in between.
 	if ino.hasPath() {
 		in.m.inodes[ino].opens++
 	}
+	in.closeFd(t, fd)
+	t.fds[fd] = fdSlot{ino: ino, cloexec: cloexec}
 }
 
 // maxFd bounds fd tables against absurd fd numbers in a corrupt trace.
@@ -175,6 +178,13 @@ func (in *Interp) closeFd(t *fdTable, fd int32) {
 
 // newProc runs NewProc: st.Pid creates st.Child.
 func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
+	if st.Child == st.Pid {
+		// A process cannot be its own child: a corrupt trace. Taken as
+		// a clone, it would end the parent's life (pid reuse) or adopt
+		// the parent into itself; it changes nothing instead.
+		in.warnings.SelfClones++
+		return
+	}
 	child, exists := in.procs[st.Child]
 	adopt := exists && child.provisional
 	early := !exists && in.exitedEarly[st.Child]
@@ -215,10 +225,14 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 
 	if adopt {
 		// The child ran before its parent's clone returned in the trace:
-		// keep what it did itself on top of what it inherited.
-		for fd, s := range child.files.fds {
-			if s.ino != noInode {
-				in.setFd(c.files, int32(fd), s.ino, s.cloexec)
+		// keep what it did itself on top of what it inherited (nothing to
+		// merge when the parent already shares the child's table: a
+		// thread the provisional child made cloned the child again).
+		if child.files != c.files {
+			for fd, s := range child.files.fds {
+				if s.ino != noInode {
+					in.setFd(c.files, int32(fd), s.ino, s.cloexec)
+				}
 			}
 		}
 		if child.fs.cwdSet {
