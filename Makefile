@@ -29,12 +29,17 @@ unit:
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 25m ./...
 
-# Short, bounded fuzz runs of the parsers (go test -fuzz takes one target at a time).
+# Short, bounded runs of every fuzz target (go test -fuzz takes one target at a time).
 fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzReader$$' -fuzztime=$(FUZZTIME) ./tracer/strace
 	$(GO) test -run='^$$' -fuzz='^FuzzRead$$' -fuzztime=$(FUZZTIME) ./catalog
+	$(GO) test -run='^$$' -fuzz='^FuzzLower$$' -fuzztime=$(FUZZTIME) ./fstrace
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./fstrace
+	$(GO) test -run='^$$' -fuzz='^FuzzInterp$$' -fuzztime=$(FUZZTIME) ./fstrace/interp
+	$(GO) test -run='^$$' -fuzz='^FuzzLoadWaivers$$' -fuzztime=$(FUZZTIME) ./detector
+	$(GO) test -run='^$$' -fuzz='^FuzzParseFilters$$' -fuzztime=$(FUZZTIME) ./detector
 	$(GO) test -run='^$$' -fuzz='^FuzzMark$$' -fuzztime=$(FUZZTIME) ./puppet
+	$(GO) test -run='^$$' -fuzz='^FuzzSourceRef$$' -fuzztime=$(FUZZTIME) ./puppet
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
