@@ -2,6 +2,8 @@ package container
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
 )
@@ -72,16 +75,27 @@ func cgroupV2Only() bool {
 
 // Container is a started container that fsmove created.
 type Container struct {
-	ID     string
+	ID string
+	// Name is the unique name Create gave it.
+	Name   string
 	engine *Engine
 }
 
-// Start creates and starts a container that idles until it is removed.
-// Work is done in it with Exec. On error nothing is left behind.
+// createTimeout bounds the engine's create call, which Create does not let
+// ctx cancel.
+const createTimeout = 60 * time.Second
+
+// Create creates a container from spec, not started yet. Every container
+// gets a unique name (fsmove-<random>) besides fsmove's labels.
 //
-// Its main process is "sleep infinity" under docker-init (Init), so that
-// processes orphaned by Puppet (daemons, their children) are reaped.
-func (e *Engine) Start(ctx context.Context, spec Spec) (*Container, error) {
+// The create call is not cancelled by ctx: the engine may go on to create a
+// container after the client gave up waiting, and fsmove could then not
+// name it to remove it. So Create waits for the engine's answer (at most
+// createTimeout) and returns the container even when ctx ended meanwhile;
+// the caller, holding the container, checks ctx and removes it. When the
+// call fails, a container of that name, if the engine made one after all, is
+// removed before Create returns.
+func (e *Engine) Create(ctx context.Context, spec Spec) (*Container, error) {
 	labels := map[string]string{LabelKey: LabelValue, PidLabel: strconv.Itoa(os.Getpid())}
 	for k, v := range spec.Labels {
 		labels[k] = v
@@ -107,14 +121,66 @@ func (e *Engine) Start(ctx context.Context, spec Spec) (*Container, error) {
 	if spec.Init == InitSystemd {
 		systemdConfig(cfg, host)
 	}
-	created, err := e.cli.ContainerCreate(ctx, cfg, host, nil, nil, "")
+	name, err := uniqueName()
 	if err != nil {
+		return nil, err
+	}
+	createCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
+	defer cancel()
+	created, err := e.cli.ContainerCreate(createCtx, cfg, host, nil, nil, name)
+	if err != nil {
+		e.removeName(ctx, name)
 		return nil, fmt.Errorf("create container from %s: %w", spec.Image, err)
 	}
-	c := &Container{ID: created.ID, engine: e}
-	if err := e.cli.ContainerStart(ctx, c.ID, container.StartOptions{}); err != nil {
+	return &Container{ID: created.ID, Name: name, engine: e}, nil
+}
+
+// uniqueName is a container name no other run uses.
+func uniqueName() (string, error) {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("container name: %w", err)
+	}
+	return "fsmove-" + hex.EncodeToString(b[:]), nil
+}
+
+// removeName removes the container called name if there is one, with a
+// deadline of its own (see Remove).
+func (e *Engine) removeName(ctx context.Context, name string) {
+	rmCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
+	defer cancel()
+	e.cli.ContainerRemove(rmCtx, name, container.RemoveOptions{Force: true, RemoveVolumes: true})
+}
+
+// Start starts a created container.
+func (c *Container) Start(ctx context.Context) error {
+	if err := c.engine.cli.ContainerStart(ctx, c.ID, container.StartOptions{}); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("start container: %w", err)
+	}
+	return nil
+}
+
+// Start creates and starts a container that idles until it is removed.
+// Work is done in it with Exec. On error, ctx's end included, nothing is
+// left behind.
+//
+// Its main process is "sleep infinity" under docker-init (Init), so that
+// processes orphaned by Puppet (daemons, their children) are reaped.
+func (e *Engine) Start(ctx context.Context, spec Spec) (*Container, error) {
+	c, err := e.Create(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		c.Remove(ctx)
-		return nil, fmt.Errorf("start container: %w", err)
+		return nil, err
+	}
+	if err := c.Start(ctx); err != nil {
+		c.Remove(ctx)
+		return nil, err
 	}
 	return c, nil
 }
@@ -188,14 +254,18 @@ func (c *Container) ShortID() string {
 	return c.ID
 }
 
+// removeTimeout bounds the removal of a container.
+const removeTimeout = 30 * time.Second
+
 // Remove kills and removes the container. It uses its own short deadline
 // and ignores ctx's cancellation, because it runs on the way out of a
-// cancelled or timed-out run, which is exactly when it must still work.
+// cancelled or timed-out run, which is exactly when it must still work. A
+// container that is already gone counts as removed.
 func (c *Container) Remove(ctx context.Context) error {
-	rmCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	rmCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
 	err := c.engine.cli.ContainerRemove(rmCtx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	if err != nil {
+	if err != nil && !cerrdefs.IsNotFound(err) {
 		return fmt.Errorf("remove container %s: %w", c.ShortID(), err)
 	}
 	return nil

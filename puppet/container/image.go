@@ -12,7 +12,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -332,7 +335,7 @@ func (e *Engine) buildFromDebootstrap(ctx context.Context, opts ImageOptions) er
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer removeRootfs(tmp)
 	rootfs := filepath.Join(tmp, "rootfs")
 
 	opts.status(fmt.Sprintf("debootstrap %s (minbase + %s) from %s", opts.Suite, strings.Join(opts.Packages, ","), opts.Mirror))
@@ -390,8 +393,18 @@ func (e *Engine) importRootfs(ctx context.Context, rootfs string, opts ImageOpti
 	return nil
 }
 
+// stopGrace is how long a command (debootstrap, apt in the rootfs) has to
+// clean up after SIGINT before its process group is killed.
+const stopGrace = 20 * time.Second
+
 // runLogged runs a command. Its output goes to log when set, else it is
 // kept and its tail returned in the error when the command fails.
+//
+// The command runs in a process group of its own. When ctx ends, the group
+// gets SIGINT, on which debootstrap unmounts what it mounted in the rootfs
+// (/proc, /sys) and its children (wget, dpkg) stop; after stopGrace, or
+// once the command has exited, whatever is left of the group is killed.
+// The error is then ctx's.
 func runLogged(ctx context.Context, log io.Writer, name string, args ...string) error {
 	var out tailBuffer
 	cmd := exec.CommandContext(ctx, name, args...)
@@ -400,13 +413,91 @@ func runLogged(ctx context.Context, log io.Writer, name string, args ...string) 
 	} else {
 		cmd.Stdout, cmd.Stderr = &out, &out
 	}
-	if err := cmd.Run(); err != nil {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
+	cmd.WaitDelay = stopGrace
+	err := cmd.Run()
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // leftovers of the group, if any
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		return fmt.Errorf("%s failed: %w\n%s", name, err, out.String())
 	}
 	return nil
+}
+
+// removeRootfs removes a rootfs build directory. Anything still mounted
+// under it (a debootstrap killed before it could unmount /proc and /sys in
+// the rootfs) is unmounted first, so that the removal never reaches into
+// the host's /proc or /sys.
+func removeRootfs(dir string) error {
+	if err := unmountUnder(dir); err != nil {
+		return err
+	}
+	return os.RemoveAll(dir)
+}
+
+// unmountUnder detaches every mount below dir, deepest first.
+func unmountUnder(dir string) error {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil // not Linux, or no /proc: nothing fsmove could have mounted
+	}
+	points := MountsUnder(string(data), dir)
+	var firstErr error
+	for _, p := range points {
+		if err := syscall.Unmount(p, syscall.MNT_DETACH); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("unmount %s: %w", p, err)
+		}
+	}
+	return firstErr
+}
+
+// MountsUnder returns the mount points of mountinfo (/proc/self/mountinfo's
+// text) that lie below dir, deepest first.
+func MountsUnder(mountinfo, dir string) []string {
+	prefix := strings.TrimSuffix(filepath.Clean(dir), "/") + "/"
+	var points []string
+	for _, line := range strings.Split(mountinfo, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 5 {
+			continue
+		}
+		p := unescapeMountPath(fields[4])
+		if strings.HasPrefix(p, prefix) {
+			points = append(points, p)
+		}
+	}
+	// A mount below another has the longer path.
+	sort.Slice(points, func(i, j int) bool {
+		if len(points[i]) != len(points[j]) {
+			return len(points[i]) > len(points[j])
+		}
+		return points[i] < points[j]
+	})
+	return points
+}
+
+// unescapeMountPath undoes mountinfo's octal escapes (\040 for a space).
+func unescapeMountPath(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // tailBuffer keeps the last tailBytes bytes written to it: enough to show

@@ -76,3 +76,24 @@ func TestRecipe(t *testing.T) {
 		t.Error("the Dockerfile does not label the image with its recipe")
 	}
 }
+
+func TestMountsUnder(t *testing.T) {
+	info := `22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw
+101 22 0:5 / /tmp/fsmove-rootfs-1/rootfs/proc rw - proc proc rw
+102 22 0:6 / /tmp/fsmove-rootfs-1/rootfs/sys rw - sysfs sysfs rw
+103 102 0:7 / /tmp/fsmove-rootfs-1/rootfs/sys/fs/cgroup rw - tmpfs tmpfs rw
+104 22 0:8 / /tmp/fsmove-rootfs-1/with\040space rw - tmpfs tmpfs rw
+105 22 0:9 / /tmp/fsmove-rootfs-10/rootfs/proc rw - proc proc rw
+106 22 0:9 / /tmp/fsmove-rootfs-1 rw - tmpfs tmpfs rw
+`
+	got := strings.Join(MountsUnder(info, "/tmp/fsmove-rootfs-1/"), "\n")
+	want := strings.Join([]string{
+		"/tmp/fsmove-rootfs-1/rootfs/sys/fs/cgroup",
+		"/tmp/fsmove-rootfs-1/rootfs/proc",
+		"/tmp/fsmove-rootfs-1/rootfs/sys",
+		"/tmp/fsmove-rootfs-1/with space",
+	}, "\n")
+	if got != want {
+		t.Errorf("MountsUnder:\n%s\nwant (deepest first, escapes undone, the dir itself and its namesakes left out):\n%s", got, want)
+	}
+}
