@@ -168,6 +168,7 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 		SeccompBPF:    opts.SeccompBPF,
 		Init:          opts.Init,
 		OutDir:        dir,
+		Force:         true, // a rerun replaces the module's earlier run (the bench's own files are removed below)
 		FsmoveVersion: opts.FsmoveVersion,
 	}
 

@@ -12,6 +12,10 @@ import (
 // copy, analyze) with their elapsed time. On a terminal the running step's
 // line is redrawn every second; elsewhere (CI logs) each step prints one
 // line when it starts and one when it ends; quiet prints nothing.
+//
+// Anything else written to the terminal while a step's line is drawn must
+// go through Writer (or come after the step has ended), so that the line is
+// cleared first.
 type Progress struct {
 	w     io.Writer
 	tty   bool
@@ -19,6 +23,43 @@ type Progress struct {
 
 	mu      sync.Mutex
 	current *Step
+	// drawn: a step's line is on the screen, without its newline.
+	drawn bool
+	// midLine: text written through Writer did not end its line; the
+	// step's line is not redrawn over it.
+	midLine bool
+}
+
+// Writer returns a writer for messages and output that appear while steps
+// run (warnings, -v output). On a terminal each write first clears the
+// step's line, which the next tick draws again below what was written.
+func (p *Progress) Writer(w io.Writer) io.Writer {
+	return &progressWriter{p: p, w: w}
+}
+
+type progressWriter struct {
+	p *Progress
+	w io.Writer
+}
+
+func (pw *progressWriter) Write(b []byte) (int, error) {
+	p := pw.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearLocked()
+	n, err := pw.w.Write(b)
+	if p.tty && n > 0 {
+		p.midLine = b[n-1] != '\n'
+	}
+	return n, err
+}
+
+// clearLocked erases a drawn step line; p.mu is held.
+func (p *Progress) clearLocked() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.drawn = false
+	}
 }
 
 // NewProgress writes to w; it redraws lines only when w is a terminal.
@@ -61,7 +102,9 @@ func (p *Progress) Start(name, msg string) *Step {
 		return s
 	}
 	if !p.tty {
+		p.mu.Lock()
 		fmt.Fprintf(p.w, "fsmove: %-9s %s\n", name, msg)
+		p.mu.Unlock()
 		return s
 	}
 	s.draw()
@@ -86,21 +129,23 @@ func (p *Progress) Start(name, msg string) *Step {
 func (s *Step) Update(msg string) {
 	s.p.mu.Lock()
 	s.msg = msg
+	if !s.p.tty && !s.p.quiet {
+		fmt.Fprintf(s.p.w, "fsmove: %-9s %s\n", s.name, msg)
+	}
 	s.p.mu.Unlock()
 	if s.p.tty && !s.p.quiet {
 		s.draw()
-	} else if !s.p.quiet {
-		fmt.Fprintf(s.p.w, "fsmove: %-9s %s\n", s.name, msg)
 	}
 }
 
 func (s *Step) draw() {
 	s.p.mu.Lock()
 	defer s.p.mu.Unlock()
-	if s.closed {
+	if s.closed || s.p.midLine {
 		return
 	}
 	fmt.Fprintf(s.p.w, "\r\033[K  … %-9s %s  %s", s.name, s.msg, formatElapsed(time.Since(s.start)))
+	s.p.drawn = true
 }
 
 // Done ends the step successfully and returns its duration; result, when
@@ -127,6 +172,8 @@ func (s *Step) end(ok bool, result string) time.Duration {
 	if s.p.quiet {
 		return d
 	}
+	s.p.mu.Lock()
+	defer s.p.mu.Unlock()
 	if result == "" {
 		result = s.msg
 	}
@@ -135,7 +182,12 @@ func (s *Step) end(ok bool, result string) time.Duration {
 		mark, word = "✗", "FAILED"
 	}
 	if s.p.tty {
+		if s.p.midLine {
+			fmt.Fprintln(s.p.w)
+			s.p.midLine = false
+		}
 		fmt.Fprintf(s.p.w, "\r\033[K  %s %-9s %s  %s\n", mark, s.name, result, formatElapsed(d))
+		s.p.drawn = false
 	} else {
 		fmt.Fprintf(s.p.w, "fsmove: %-9s %s in %s: %s\n", s.name, word, formatElapsed(d), result)
 	}

@@ -48,6 +48,13 @@ type RunRecord struct {
 	// interrupted, infra-error.
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
+	// StoppedStep is the step that failed, or that was running when the
+	// run was interrupted or timed out (image, container, modules, setup,
+	// apply, copy, analyze).
+	StoppedStep string `json:"stopped_step,omitempty"`
+	// Container says what became of the run's container: removed, kept
+	// (--keep) or left (its removal failed); empty when none was created.
+	Container string `json:"container,omitempty"`
 	// DroppedEvents counts the events an eBPF capture lost (its ring buffer
 	// was full); a run with drops is incomplete unless --allow-drops.
 	DroppedEvents uint64 `json:"dropped_events"`
@@ -76,6 +83,13 @@ const (
 	StatusInterrupted   = "interrupted"
 	StatusInfraError    = "infra-error"
 	StatusIncomplete    = "incomplete" // the tracer lost events
+)
+
+// What became of a run's container (RunRecord.Container).
+const (
+	ContainerRemoved = "removed"
+	ContainerKept    = "kept"
+	ContainerLeft    = "left"
 )
 
 // RunJSON is the record's file name in the output directory.

@@ -2,7 +2,10 @@ package runner
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,19 +131,116 @@ func TestFormatElapsed(t *testing.T) {
 	}
 }
 
-func TestPrepareOutDirKeepsForeignFiles(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, TraceFile), []byte("old"), 0o644)
-	os.MkdirAll(filepath.Join(dir, GraphsDir), 0o755)
+func TestOutDir(t *testing.T) {
+	earlierRun := func(t *testing.T) string {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, RunJSON), []byte(`{"status":"ok"}`), 0o644)
+		os.WriteFile(filepath.Join(dir, TraceFile), []byte("old"), 0o644)
+		os.MkdirAll(filepath.Join(dir, GraphsDir), 0o755)
+		os.WriteFile(filepath.Join(dir, GraphsDir, "relationships.dot"), []byte("old"), 0o644)
+		os.MkdirAll(filepath.Join(dir, ".catalog-123"), 0o755)
+		return dir
+	}
+
+	// Missing or empty: used as it is.
+	missing := filepath.Join(t.TempDir(), "a", "b")
+	if err := CheckOutDir(missing, false); err != nil {
+		t.Errorf("missing dir: %v", err)
+	}
+	if err := prepareOutDir(missing, false); err != nil || !fileExists(missing) {
+		t.Errorf("prepare missing dir: %v", err)
+	}
+	if err := prepareOutDir(t.TempDir(), false); err != nil {
+		t.Errorf("empty dir: %v", err)
+	}
+
+	// An earlier run: refused without force, untouched; emptied with it.
+	dir := earlierRun(t)
+	err := prepareOutDir(dir, false)
+	var oe *OutDirError
+	if !errors.As(err, &oe) || !oe.EarlierRun || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("earlier run without force: %v", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, RunJSON)); string(data) != `{"status":"ok"}` {
+		t.Errorf("run.json touched: %q", data)
+	}
+	if err := prepareOutDir(dir, true); err != nil {
+		t.Fatalf("earlier run with force: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left after --force: %v", entries)
+	}
+
+	// Any file that is not fsmove's: refused even with force, nothing deleted.
+	dir = earlierRun(t)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
-	if err := prepareOutDir(dir); err != nil {
-		t.Fatal(err)
+	for _, force := range []bool{false, true} {
+		err := prepareOutDir(dir, force)
+		if !errors.As(err, &oe) || oe.EarlierRun || !strings.Contains(err.Error(), "notes.txt") || !strings.Contains(err.Error(), "never deletes") {
+			t.Errorf("foreign file, force %v: %v", force, err)
+		}
 	}
-	if fileExists(filepath.Join(dir, TraceFile)) || fileExists(filepath.Join(dir, GraphsDir)) {
-		t.Error("old artifacts left")
+	if !fileExists(filepath.Join(dir, "notes.txt")) || !fileExists(filepath.Join(dir, TraceFile)) {
+		t.Error("a refused directory was changed")
 	}
-	if !fileExists(filepath.Join(dir, "notes.txt")) {
-		t.Error("a file that is not fsmove's was removed")
+
+	// A file, not a directory.
+	file := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(file, nil, 0o644)
+	if err := CheckOutDir(file, true); !errors.As(err, &oe) || !oe.NotDir {
+		t.Errorf("file as --out: %v", err)
+	}
+}
+
+func TestStoppedStatus(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("interrupted by SIGTERM"))
+	if st, why := StoppedStatus(ctx); st != StatusInterrupted || why != "interrupted by SIGTERM" {
+		t.Errorf("cancelled with a cause: %s, %q", st, why)
+	}
+	ctx, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	if st, why := StoppedStatus(ctx); st != StatusInterrupted || why != "interrupted" {
+		t.Errorf("cancelled: %s, %q", st, why)
+	}
+	ctx, cancel3 := context.WithTimeout(context.Background(), 0)
+	defer cancel3()
+	if st, why := StoppedStatus(ctx); st != StatusTimeout || why != "timed out" {
+		t.Errorf("deadline: %s, %q", st, why)
+	}
+	ctx, cancel4 := context.WithTimeoutCause(context.Background(), 0, errors.New("the run took longer than --timeout 1s"))
+	defer cancel4()
+	if st, why := StoppedStatus(ctx); st != StatusTimeout || why != "the run took longer than --timeout 1s" {
+		t.Errorf("deadline with a cause: %s, %q", st, why)
+	}
+}
+
+// TestProgressWriterClearsTheLine: on a terminal, text written through
+// Writer while a step's line is drawn erases that line first.
+func TestProgressWriterClearsTheLine(t *testing.T) {
+	var buf bytes.Buffer
+	p := &Progress{w: &buf, tty: true}
+	s := p.Start("apply", "puppet apply")
+	w := p.Writer(&buf)
+	fmt.Fprintln(w, "fsmove: a warning")
+	fmt.Fprint(w, "partial ")
+	s.draw() // a tick: not drawn over a partial line
+	fmt.Fprintln(w, "line")
+	s.Done("finished")
+	out := buf.String()
+	drawn := "\r\033[K  … apply     puppet apply  "
+	if !strings.HasPrefix(out, drawn) {
+		t.Fatalf("no step line drawn first: %q", out)
+	}
+	i := strings.Index(out, "fsmove: a warning\n")
+	if i < 0 || !strings.HasSuffix(out[:i], "\r\033[K") {
+		t.Errorf("the warning does not clear the step's line first: %q", out)
+	}
+	if !strings.Contains(out, "partial line\n") {
+		t.Errorf("a partial line was drawn over: %q", out)
+	}
+	if !strings.HasSuffix(out, "✓ apply     finished  0.0s\n") {
+		t.Errorf("end of step: %q", out)
 	}
 }
 

@@ -43,8 +43,12 @@ type Options struct {
 	Init container.Init
 	// BootTimeout bounds systemd's boot in the container (default 90 s).
 	BootTimeout time.Duration
-	// OutDir receives the artifacts.
+	// OutDir receives the artifacts. It must be missing, empty, or hold
+	// an earlier run (see CheckOutDir), which only Force replaces.
 	OutDir string
+	// Force empties an OutDir that holds an earlier run (fsmove's own file
+	// names only; a directory with other files is refused all the same).
+	Force bool
 	// Keep leaves the container in place (for debugging) instead of
 	// removing it.
 	Keep bool
@@ -55,6 +59,16 @@ type Options struct {
 	Log           io.Writer
 	Progress      *Progress
 	FsmoveVersion string
+	// Abort, when closed, ends at once what a run still does after ctx has
+	// ended (interrupted, timed out): copying out what was captured, which
+	// otherwise goes on for at most SalvageTimeout. fsmove run closes it
+	// on a second Ctrl-C.
+	Abort <-chan struct{}
+	// Hold makes the step it names wait HoldFor (or until ctx ends) before
+	// doing its work, so that tests can interrupt steps that take less
+	// time than a signal needs to arrive. Tests only.
+	Hold    string
+	HoldFor time.Duration
 	// ForgeCheck reports whether the Forge can be reached; nil means
 	// dialing forgeapi.puppet.com:443 with a short timeout.
 	ForgeCheck func(ctx context.Context) error
@@ -76,10 +90,24 @@ const (
 // reserved: it names no real host.
 const NodeName = "fsmove-node.fsmove.test"
 
+// SalvageTimeout bounds the copy of the artifacts out of the container
+// after the run was interrupted or timed out (Options.Abort ends it
+// sooner); copyTimeout bounds it otherwise.
+const (
+	SalvageTimeout = time.Minute
+	copyTimeout    = 5 * time.Minute
+)
+
 // Run performs one traced apply and writes the artifacts and run.json to
 // opts.OutDir. It returns the record even when it fails (with Status and
 // Error set) unless the output directory itself cannot be written. The
 // container is removed on every path out unless opts.Keep.
+//
+// When ctx ends (Ctrl-C, a timeout), Run stops the step that runs, copies
+// out what the apply captured if it had started (at most SalvageTimeout,
+// or until opts.Abort is closed), removes the container, and records
+// status interrupted or timeout and the step in run.json. The error is
+// then ctx's (context.Canceled or context.DeadlineExceeded).
 func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, error) {
 	if opts.Tracer == "" {
 		opts.Tracer = "strace"
@@ -96,6 +124,8 @@ func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, 
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
+	// Messages written while a step's line is drawn clear it first.
+	opts.Log = opts.Progress.Writer(opts.Log)
 	rec := &RunRecord{
 		FsmoveVersion: opts.FsmoveVersion,
 		Module:        opts.Module,
@@ -106,20 +136,23 @@ func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, 
 		Started:       time.Now().UTC(),
 		Artifacts:     []string{},
 	}
-	if err := prepareOutDir(opts.OutDir); err != nil {
+	if err := prepareOutDir(opts.OutDir, opts.Force); err != nil {
 		return nil, err
 	}
-	r := &run{opts: opts, eng: eng, rec: rec}
+	r := &run{opts: opts, eng: eng, rec: rec, ctx: ctx}
 	err := r.run(ctx)
 	rec.Finished = time.Now().UTC()
-	if err != nil {
+	if err != nil && ctx.Err() != nil {
+		// Stopped from outside, whatever error the step saw on its way
+		// out (a closed connection, a killed command).
+		rec.Status, rec.Error = StoppedStatus(ctx)
+		if rec.StoppedStep != "" {
+			rec.Error += " during the " + rec.StoppedStep + " step"
+		}
+		err = ctx.Err()
+	} else if err != nil {
 		rec.Error = err.Error()
-		switch {
-		case errors.Is(err, context.DeadlineExceeded):
-			rec.Status = StatusTimeout
-		case errors.Is(err, context.Canceled):
-			rec.Status = StatusInterrupted
-		case rec.Status == "":
+		if rec.Status == "" {
 			rec.Status = StatusInfraError
 		}
 	}
@@ -130,6 +163,25 @@ func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, 
 	return rec, err
 }
 
+// StoppedStatus is the status of a run whose ctx ended, and why in words:
+// timeout ("the run took longer than …", ctx's cause) or interrupted
+// ("interrupted by SIGINT", the cause fsmove run gives).
+func StoppedStatus(ctx context.Context) (status, why string) {
+	cause := context.Cause(ctx)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		why = "timed out"
+		if cause != nil && cause != context.DeadlineExceeded {
+			why = cause.Error()
+		}
+		return StatusTimeout, why
+	}
+	why = "interrupted"
+	if cause != nil && cause != context.Canceled {
+		why = cause.Error()
+	}
+	return StatusInterrupted, why
+}
+
 // run holds the state of one Run.
 type run struct {
 	opts Options
@@ -137,20 +189,44 @@ type run struct {
 	rec  *RunRecord
 	c    *container.Container
 	capt capture
+	ctx  context.Context // the run's, which Ctrl-C and the timeout end
 }
 
-// step runs fn as a named progress step and records its timing.
-func (r *run) step(name, msg string, fn func(s *Step) (string, error)) error {
+// step runs fn as a named progress step, whose work ctx bounds, and
+// records its timing. A step that fails is the run's stopped_step; one that
+// fails because ctx ended when the run's had ended says so (interrupted,
+// timed out) rather than how its call broke off.
+func (r *run) step(ctx context.Context, name, msg string, fn func(s *Step) (string, error)) error {
 	s := r.opts.Progress.Start(name, msg)
+	if r.opts.Hold == name && r.opts.HoldFor > 0 {
+		sleepCtx(ctx, r.opts.HoldFor)
+	}
 	result, err := fn(s)
 	if err != nil {
-		d := s.Fail(firstLine(err.Error()))
-		r.rec.AddStep(name, d, false, firstLine(err.Error()))
+		detail := firstLine(err.Error())
+		if ctx.Err() != nil && r.ctx.Err() != nil {
+			_, detail = StoppedStatus(r.ctx)
+		}
+		d := s.Fail(detail)
+		r.rec.AddStep(name, d, false, detail)
+		if r.rec.StoppedStep == "" {
+			r.rec.StoppedStep = name
+		}
 		return err
 	}
 	d := s.Done(result)
 	r.rec.AddStep(name, d, true, result)
 	return nil
+}
+
+// sleepCtx waits d, or less when ctx ends first.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 func (r *run) run(ctx context.Context) (err error) {
@@ -177,7 +253,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	}
 	r.rec.Engine = r.eng.ServerVersion
 
-	if err := r.step("image", "checking "+imageTag(r.opts.Image), func(s *Step) (string, error) {
+	if err := r.step(ctx, "image", "checking "+imageTag(r.opts.Image), func(s *Step) (string, error) {
 		imgOpts := r.opts.Image
 		imgOpts.Status = s.Update
 		if r.opts.Verbose {
@@ -193,7 +269,7 @@ func (r *run) run(ctx context.Context) (err error) {
 		return err
 	}
 
-	err = r.step("container", "starting", func(s *Step) (string, error) {
+	err = r.step(ctx, "container", "starting", func(s *Step) (string, error) {
 		spec := container.Spec{
 			Image:    r.rec.Image.ID,
 			Hostname: NodeName,
@@ -204,12 +280,23 @@ func (r *run) run(ctx context.Context) (err error) {
 		if capt.ptrace {
 			spec.CapAdd, spec.SeccompUnconfined = []string{"SYS_PTRACE"}, true
 		}
-		c, err := r.eng.Start(ctx, spec)
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		// Create finishes even when ctx ends meanwhile, so that a
+		// container the engine made is known here and removed below.
+		c, err := r.eng.Create(ctx, spec)
 		if err != nil {
 			return "", err
 		}
 		r.c = c
 		r.rec.ContainerID = c.ID
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		if err := c.Start(ctx); err != nil {
+			return "", err
+		}
 		if r.opts.Init == container.InitSystemd {
 			s.Update("waiting for systemd to boot")
 			state, err := c.WaitBooted(ctx, r.opts.BootTimeout)
@@ -234,7 +321,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	}()
 
 	var modulePath []string
-	if err := r.step("modules", "putting "+r.opts.Module.Raw+" in place", func(s *Step) (string, error) {
+	if err := r.step(ctx, "modules", "putting "+r.opts.Module.Raw+" in place", func(s *Step) (string, error) {
 		var err error
 		modulePath, err = r.putModules(ctx, s, site)
 		return strings.Join(modulePath, ":"), err
@@ -252,7 +339,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	if capt.name == "strace" {
 		r.rec.TraceFilter = TraceFilter()
 	}
-	applyErr := r.step("apply", "puppet apply under "+capt.name, func(s *Step) (string, error) {
+	applyErr := r.step(ctx, "apply", "puppet apply under "+capt.name, func(s *Step) (string, error) {
 		var host *hostTrace
 		if capt.host {
 			initPid, err := r.c.HostPid(ctx)
@@ -282,19 +369,26 @@ func (r *run) run(ctx context.Context) (err error) {
 		return "puppet finished", nil
 	})
 
-	// Copy out whatever there is, also after a failed or timed-out apply: a
-	// partial trace still tells something. Not after Ctrl-C: the user wants
-	// out.
-	if errors.Is(applyErr, context.Canceled) {
-		return applyErr
-	}
-	copyCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	// Copy out whatever there is, also after a failed, timed-out or
+	// interrupted apply: a captured trace is never thrown away. After an
+	// interrupt or a timeout the copy is bounded (SalvageTimeout, or a
+	// second Ctrl-C through Abort); one that comes during the copy does
+	// not stop it either, but the run is then interrupted all the same.
+	// (A test's Hold of the copy lasts as the copy would: the first
+	// signal does not end it, the second does.)
+	copyCtx, cancel := r.salvageContext(ctx)
 	defer cancel()
-	copyErr := r.step("copy", "copying artifacts to "+r.opts.OutDir, func(s *Step) (string, error) {
+	copyErr := r.step(copyCtx, "copy", "copying artifacts to "+r.opts.OutDir, func(s *Step) (string, error) {
 		return r.copyOut(copyCtx)
 	})
 	if applyErr != nil {
 		return applyErr
+	}
+	if ctx.Err() != nil {
+		if r.rec.StoppedStep == "" {
+			r.rec.StoppedStep = "copy"
+		}
+		return ctx.Err()
 	}
 	if copyErr != nil {
 		return copyErr
@@ -309,13 +403,47 @@ func (r *run) run(ctx context.Context) (err error) {
 	return nil
 }
 
-// removeContainer removes the run's container, unless --keep.
+// salvageContext is the context of the copy-out: not ended by ctx, which
+// may have ended already (the apply was interrupted or timed out) or end
+// during the copy. Once ctx has ended, the copy has SalvageTimeout left,
+// and Options.Abort ends it at once.
+func (r *run) salvageContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), copyTimeout)
+	go func() {
+		select {
+		case <-c.Done():
+			return
+		case <-ctx.Done():
+		}
+		_, why := StoppedStatus(ctx)
+		fmt.Fprintf(r.opts.Log, "fsmove: %s; copying out what was captured (at most %s; interrupt again to stop now)\n", why, SalvageTimeout)
+		t := time.NewTimer(SalvageTimeout)
+		defer t.Stop()
+		select {
+		case <-c.Done():
+		case <-t.C:
+			cancel()
+		case <-r.opts.Abort:
+			cancel()
+		}
+	}()
+	return c, cancel
+}
+
+// removeContainer removes the run's container, unless --keep, and records
+// which in run.json's container.
 func (r *run) removeContainer(ctx context.Context) error {
 	if r.opts.Keep {
+		r.rec.Container = ContainerKept
 		fmt.Fprintf(r.opts.Log, "fsmove: kept container %s (docker rm -f %s removes it)\n", r.c.ShortID(), r.c.ShortID())
 		return nil
 	}
-	return r.c.Remove(ctx)
+	if err := r.c.Remove(ctx); err != nil {
+		r.rec.Container = ContainerLeft
+		return err
+	}
+	r.rec.Container = ContainerRemoved
+	return nil
 }
 
 // setPuppetStatus fills Status from Puppet's exit status.
@@ -573,23 +701,6 @@ func dialForge(ctx context.Context) error {
 		return err
 	}
 	return conn.Close()
-}
-
-// prepareOutDir creates dir and removes the artifacts of an earlier run
-// there (only fsmove's own file names, never anything else).
-func prepareOutDir(dir string) error {
-	if dir == "" {
-		return errors.New("no output directory")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("output directory: %w", err)
-	}
-	for _, name := range []string{TraceFile, CatalogFile, PuppetLogFile, GraphsDir, SiteFile, SetupLogFile, RunJSON} {
-		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
-			return fmt.Errorf("output directory: %w", err)
-		}
-	}
-	return nil
 }
 
 // listArtifacts lists the regular files under dir, relative and sorted.

@@ -99,7 +99,7 @@ func (r *run) setup(ctx context.Context) error {
 	if len(steps) > 1 {
 		msg = fmt.Sprintf("running %d setup steps", len(steps))
 	}
-	return r.step("setup", msg, func(s *Step) (string, error) {
+	return r.step(ctx, "setup", msg, func(s *Step) (string, error) {
 		log, err := os.Create(logPath)
 		if err != nil {
 			return "", err
