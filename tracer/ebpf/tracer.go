@@ -18,6 +18,10 @@
 // event the ring buffer could not take, Next returns an *ErrDropped instead
 // of io.EOF at the end, and Stop returns it too.
 //
+// Events have strace's argument lists (strace.Normalize), so that
+// strace.Writer prints them in strace's form and the strace reader reads
+// that text back to the same events.
+//
 // What differs from strace's capture (none of it changes the analysis):
 // failed calls are dropped in the kernel unless Options.KeepFailed; writes
 // are kept for fds 1 and 2 (the block markers) and, to other fds, only when
@@ -62,6 +66,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fsmove/fsmove/tracer"
+	"github.com/fsmove/fsmove/tracer/strace"
 )
 
 // Options say what to trace.
@@ -544,6 +549,7 @@ func (t *Tracer) decode(raw []byte) (ok bool, err error) {
 		}
 		t.ev.Args = append(t.ev.Args, a)
 	}
+	strace.Normalize(&t.ev) // strace's argument list: trace.log reads back to this event
 	return true, nil
 }
 

@@ -7,6 +7,7 @@ import (
 )
 
 // argKind says how to decode one system-call argument from its register.
+// The register of every kind from kPtr on holds an address.
 type argKind uint8
 
 const (

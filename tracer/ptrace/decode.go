@@ -29,6 +29,19 @@ func regArg(r *unix.PtraceRegs, i int) uint64 {
 // Buffers the call fills (getcwd's path, pipe's fds) are read only when
 // filled is set (a successful call at its exit).
 func (l *loop) decodeArgs(tk *task, filled bool) {
+	l.decodeArgsFrom(tk, filled, false)
+}
+
+// decodeRegs appends the call's arguments as its registers hold them,
+// reading nothing from the tracee's memory: strings, buffers and structs
+// are pointers. It is how a failed call that the analysis ignores is
+// recorded, at no cost beyond the registers, so that trace.log prints it
+// with its arguments as strace does when it cannot read them.
+func (l *loop) decodeRegs(tk *task) {
+	l.decodeArgsFrom(tk, false, true)
+}
+
+func (l *loop) decodeArgsFrom(tk *task, filled, regsOnly bool) {
 	ev := &tk.ev
 	pid := tk.tid
 	// How much written data is read: Options.DataBytes of a write to fd 1
@@ -42,6 +55,9 @@ func (l *loop) decodeArgs(tk *task, filled bool) {
 		var a tracer.Arg
 		if tk.row.names != nil {
 			a.Name = tk.row.names[i]
+		}
+		if regsOnly && kind >= kPtr { // every kind from kPtr on is an address
+			kind = kPtr
 		}
 		switch kind {
 		case kInt:

@@ -4,10 +4,11 @@
 // everything else runs at full speed.
 //
 // It delivers the same tracer.Events as the strace reader gives for
-// `strace -f` text (same argument positions and kinds, clone's flags= by
-// name, failed calls as Ret -1 with Errno), so fstrace lowers them
-// unchanged, and strace.Writer can save them as a trace that fsmove analyze
-// reads again.
+// `strace -f` text (strace's argument lists: strace.Normalize; same
+// positions and kinds, clone's flags= by name, failed calls with their
+// Errno), so fstrace lowers them unchanged, and strace.Writer saves them in
+// strace's form, as a trace that fsmove analyze reads again to the same
+// events.
 //
 // How it works (see tracer.go and child.go):
 //   - The command is started through a re-execution of the current binary
@@ -16,9 +17,10 @@
 //     PTRACE_SYSCALL; at the syscall-exit stop it reads the result and the
 //     arguments (registers with PTRACE_GETREGS, strings with
 //     process_vm_readv) and emits one event. Arguments are read at the exit,
-//     and only for successful calls and failed lookups (ENOENT or ENOTDIR
-//     of a call that looks a path up: fstrace.FailedLookup) unless
-//     Options.FailedArgs; execve's at its entry.
+//     and from memory only for successful calls and failed lookups (ENOENT
+//     or ENOTDIR of a call that looks a path up: fstrace.FailedLookup)
+//     unless Options.FailedArgs: other failed calls have the arguments their
+//     registers hold, strings as pointers; execve's at its entry.
 //   - fork, vfork, clone and clone3 are followed (PTRACE_O_TRACE{FORK,VFORK,
 //     CLONE}); their event is emitted at the PTRACE_EVENT stop with the new
 //     pid, before the child runs, so a child's calls never precede its
@@ -82,11 +84,12 @@ type Options struct {
 	// have no filter; at the end they are detached and go on. Start fails
 	// with ErrAttach, naming the pid, when one cannot be attached.
 	Attach []int
-	// FailedArgs decodes the arguments of every failed call (for a readable
-	// saved trace); by default a failed call has its name, Ret and Errno
-	// only, except a failed lookup (fstrace.FailedLookup), whose arguments
-	// are decoded: that is all the analysis uses. It also turns prediction
-	// off.
+	// FailedArgs decodes the arguments of every failed call from memory
+	// (for a readable saved trace); by default a failed call has the
+	// arguments its registers hold (strings, buffers and structs as
+	// pointers), except a failed lookup (fstrace.FailedLookup), whose
+	// arguments are decoded: that is all the analysis uses. It also turns
+	// prediction off.
 	FailedArgs bool
 	// NoPredict turns off the prediction of failed readlink calls (see
 	// Stats.Predicted): every traced call is then stopped twice and emitted.

@@ -232,6 +232,7 @@ func (l *loop) emit(ev *tracer.Event) {
 	if l.batch == nil {
 		l.batch = make([]tracer.Event, 0, batchSize)
 	}
+	strace.Normalize(ev) // strace's argument list: trace.log reads back to this event
 	l.seq++
 	l.stats.Events++
 	ev.Line = l.seq
@@ -426,8 +427,12 @@ func (l *loop) syscallExit(tk *task) {
 		l.resume(tk, 0)
 		return
 	}
-	if !tk.row.atEntry && !tk.row.newProc && (ev.Errno == "" || l.opts.FailedArgs || fstrace.FailedLookup(tk.row.name, ev.Errno)) {
-		l.decodeArgs(tk, ev.Errno == "")
+	if !tk.row.atEntry && !tk.row.newProc {
+		if ev.Errno == "" || l.opts.FailedArgs || fstrace.FailedLookup(tk.row.name, ev.Errno) {
+			l.decodeArgs(tk, ev.Errno == "")
+		} else {
+			l.decodeRegs(tk)
+		}
 	}
 	l.emit(ev)
 	l.resume(tk, 0)
