@@ -2,17 +2,22 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
+	"github.com/fsmove/fsmove/tracer/ebpf"
 )
 
 // repeatedFlag is a repeatable string flag (--modulepath, --param).
@@ -79,8 +84,26 @@ time is the step "setup" of run.json, and run.json's entry.setup lists them.
 A setup that exits non-zero fails the run (exit 3, status infra-error, with
 the tail of its output).
 
-Exit status: 0 no findings, 1 findings, 2 usage or input error (before any
-container starts), 3 the run failed (Docker, setup, Puppet, tracer).
+--out holds the run's artifacts and nothing else. A new or empty directory
+is used as it is; one that holds an earlier run (run.json, trace.log, …) is
+refused unless --force, which deletes that run first; one that holds other
+files is refused even with --force (fsmove never deletes files it did not
+write). -o and --graph-out go elsewhere.
+
+Every flag, path and file is checked before anything is deleted, built or
+started: a mistake exits 2 and leaves --out as it was.
+
+Ctrl-C (SIGINT) or SIGTERM at any step stops the run: the container is
+removed (unless --keep), what was captured so far stays in --out, and
+run.json says status "interrupted" and the step (stopped_step). After an
+interrupted apply fsmove still copies out the partial trace, for at most a
+minute; a second Ctrl-C stops that at once. A run that exceeds --timeout
+stops the same way, with status "timeout".
+
+Exit status: 0 the analysis is complete and found nothing; 1 findings; 2
+usage or input error (before anything starts), or an incomplete analysis
+without findings; 3 the run failed (Docker, setup, Puppet, tracer), timed
+out (--timeout) or was interrupted (SIGINT or SIGTERM: 3, not 130).
 
 Flags:
 `
@@ -102,6 +125,7 @@ type runFlags struct {
 	allowDrops    bool
 	timeout       time.Duration
 	keep          bool
+	force         bool
 	keepArtifacts bool
 	verbose       bool
 	quiet         bool
@@ -124,7 +148,8 @@ func runRun(stdout, stderr io.Writer, args []string) int {
 	fs.StringVar(&f.mirror, "mirror", "", "Debian mirror `URL` for building the image (default: the one this machine's apt sources name)")
 	fs.BoolVar(&f.allowDrops, "allow-drops", false, "accept an ebpf capture that lost events (otherwise the run is incomplete: exit 3)")
 	fs.BoolVar(&f.seccompBPF, "seccomp-bpf", true, "let strace filter in the kernel (--seccomp-bpf); breaks setuid programs in the traced tree")
-	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "limit for the whole run")
+	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "limit for the whole run, analysis included (a run that exceeds it exits 3, its artifacts kept)")
+	fs.BoolVar(&f.force, "force", false, "replace the earlier run that --out holds (only fsmove's own files are deleted)")
 	fs.BoolVar(&f.keep, "keep", false, "keep the container (docker rm -f it yourself)")
 	fs.BoolVar(&f.keepArtifacts, "keep-artifacts", true, "keep the artifacts in --out after the analysis (false: use a temporary directory)")
 	fs.BoolVar(&f.verbose, "v", false, "show apt's and Puppet's output")
@@ -135,8 +160,23 @@ func runRun(stdout, stderr io.Writer, args []string) int {
 	if !ok {
 		return code
 	}
+	// Every check that can fail comes before anything is deleted, built
+	// or started.
 	if err := rf.check(); err != nil {
 		fmt.Fprintf(stderr, "fsmove run: %v\n", err)
+		return exitUsage
+	}
+	if err := checkReportFlags(rf); err != nil {
+		fmt.Fprintf(stderr, "fsmove run: %v\n", err)
+		return exitUsage
+	}
+	// The filter and waiver files, read now and again by the analysis.
+	if _, err := rf.detectorOptions(); err != nil {
+		fmt.Fprintf(stderr, "fsmove run: %v\n", err)
+		return exitUsage
+	}
+	if f.timeout <= 0 {
+		fmt.Fprintf(stderr, "fsmove run: --timeout %s: want a duration above 0 (e.g. 10m)\n", f.timeout)
 		return exitUsage
 	}
 	moduleArg := ""
@@ -154,11 +194,32 @@ func runRun(stdout, stderr io.Writer, args []string) int {
 	if code != exitOK {
 		return code
 	}
+	if f.keepArtifacts {
+		if err := checkOutDir(rf, opts.OutDir, f.force); err != nil {
+			fmt.Fprintf(stderr, "fsmove run: %v\n", err)
+			return exitUsage
+		}
+	}
+	// The tracer: what this host allows, checked before anything starts.
+	switch {
+	case opts.Tracer == "":
+		opts.Tracer, opts.TracerNote = runner.DefaultTracer()
+		if opts.TracerNote != "" {
+			fmt.Fprintf(stderr, "fsmove run: %s\n", opts.TracerNote)
+		}
+	case opts.Tracer == "ebpf":
+		if err := ebpf.Check(); err != nil {
+			fmt.Fprintf(stderr, "fsmove run: --tracer ebpf cannot trace on this host: %v (--tracer strace works everywhere)\n", err)
+			return exitRun
+		}
+	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, abort, stop := interruptContext()
 	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("the run took longer than --timeout %s", f.timeout))
 	defer cancel()
+	opts.Abort = abort
+	opts.Hold, opts.HoldFor = testHold()
 
 	eng, err := container.Connect(ctx)
 	if err != nil {
@@ -177,7 +238,7 @@ func runRun(stdout, stderr io.Writer, args []string) int {
 		opts.OutDir = tmp
 	}
 	opts.Progress = runner.NewProgress(stderr, f.quiet)
-	return runAndAnalyze(ctx, stdout, stderr, eng, opts, rf, f.timeout)
+	return runAndAnalyze(ctx, stdout, stderr, eng, opts, rf, !f.keepArtifacts)
 }
 
 // runOptions turns the flags into runner options; it returns exitUsage on
@@ -244,25 +305,29 @@ func runOptions(stderr io.Writer, f *runFlags, moduleArg string) (runner.Options
 	if err != nil {
 		return fail("--init: %v", err)
 	}
-	tracer, note := f.tracer, ""
-	if tracer == "" {
-		tracer, note = runner.DefaultTracer()
-		if note != "" {
-			fmt.Fprintf(stderr, "fsmove run: %s\n", note)
-		}
+	if f.tracer != "" && !slices.Contains(runner.Tracers(), f.tracer) {
+		return fail("unknown --tracer %q (want one of %s)", f.tracer, strings.Join(runner.Tracers(), ", "))
 	}
+	if err := checkImageRef(f.image); err != nil {
+		return fail("%v", err)
+	}
+	if err := checkMirror(f.mirror); err != nil {
+		return fail("%v", err)
+	}
+	// The default tracer (f.tracer "") is chosen by the caller, once every
+	// usage check has passed.
 	return runner.Options{
 		Module:        spec,
 		Entry:         entry,
 		ModulePath:    f.modulePath,
 		Image:         container.ImageOptions{Tag: f.image, Mirror: f.mirror},
-		Tracer:        tracer,
-		TracerNote:    note,
+		Tracer:        f.tracer,
 		Init:          initMode,
 		TracerBinary:  fsmoveBinary(),
 		AllowDrops:    f.allowDrops,
 		SeccompBPF:    f.seccompBPF,
 		OutDir:        out,
+		Force:         f.force,
 		Keep:          f.keep,
 		Verbose:       f.verbose,
 		Log:           stderr,
@@ -282,19 +347,22 @@ func fsmoveBinary() string {
 }
 
 // runAndAnalyze runs the traced apply, then analyzes its artifacts.
-func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container.Engine, opts runner.Options, rf *reportFlags, timeout time.Duration) int {
+// tempOut: --out is a temporary directory (--keep-artifacts=false), removed
+// on the way out.
+func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container.Engine, opts runner.Options, rf *reportFlags, tempOut bool) int {
 	rec, err := runner.Run(ctx, eng, opts)
 	if rec == nil {
 		fmt.Fprintf(stderr, "fsmove run: %v\n", err)
+		var outErr *runner.OutDirError
+		if errors.As(err, &outErr) {
+			return exitUsage // changed since it was checked
+		}
 		return exitRun
 	}
 	if err != nil {
-		switch rec.Status {
-		case runner.StatusTimeout:
-			fmt.Fprintf(stderr, "fsmove run: the run took longer than --timeout %s; raise it, or look at the partial artifacts in %s\n", timeout, opts.OutDir)
-		case runner.StatusInterrupted:
-			fmt.Fprintln(stderr, "fsmove run: interrupted; the container was removed")
-		default:
+		if ctx.Err() != nil {
+			reportStopped(stderr, rec, opts.OutDir, tempOut)
+		} else {
 			fmt.Fprintf(stderr, "fsmove run: %v\n", err)
 		}
 		return exitRun
@@ -326,7 +394,36 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 
 	step := opts.Progress.Start("analyze", "analyzing "+runner.TraceFile)
 	start := time.Now()
-	code := analyzeArtifacts(ctx, stdout, stderr, tracePath, catalogPath, rf, func() { step.Done("") })
+	if opts.Hold == "analyze" && opts.HoldFor > 0 {
+		sleepCtx(ctx, opts.HoldFor)
+	}
+	// The step's line ends before the report is written under it.
+	endStep := func() {
+		if ctx.Err() != nil {
+			_, why := runner.StoppedStatus(ctx)
+			step.Fail(why)
+		} else {
+			step.Done("")
+		}
+	}
+	code := exitRun
+	if ctx.Err() == nil {
+		code = analyzeArtifacts(ctx, stdout, stderr, tracePath, catalogPath, rf, endStep)
+	}
+	endStep()
+	if ctx.Err() != nil {
+		// Interrupted or timed out: whatever the analysis got to, the run
+		// is not complete.
+		status, why := runner.StoppedStatus(ctx)
+		rec.AddStep("analyze", time.Since(start), false, why)
+		rec.Status, rec.StoppedStep, rec.Error = status, "analyze", why+" during the analyze step"
+		rec.AnalyzeExit = nil
+		if err := rec.Write(opts.OutDir); err != nil {
+			fmt.Fprintf(stderr, "fsmove run: %v\n", err)
+		}
+		reportStopped(stderr, rec, opts.OutDir, tempOut)
+		return exitRun
+	}
 	rec.AddStep("analyze", time.Since(start), code == exitOK || code == exitFindings, "")
 	rec.AnalyzeExit = &code
 	if err := rec.Write(opts.OutDir); err != nil {
@@ -336,4 +433,260 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 		return exitRun
 	}
 	return code
+}
+
+// reportStopped says on stderr what became of an interrupted or timed-out
+// run: the step it stopped in, the container, and where the artifacts are.
+func reportStopped(stderr io.Writer, rec *runner.RunRecord, out string, tempOut bool) {
+	fmt.Fprintf(stderr, "fsmove run: %s\n", rec.Error)
+	short := rec.ContainerID
+	if len(short) > 12 {
+		short = short[:12]
+	}
+	switch rec.Container {
+	case runner.ContainerRemoved:
+		fmt.Fprintf(stderr, "fsmove run: the container %s was removed\n", short)
+	case runner.ContainerKept:
+		fmt.Fprintf(stderr, "fsmove run: the container %s was kept (--keep); docker rm -f %s removes it\n", short, short)
+	case runner.ContainerLeft:
+		fmt.Fprintf(stderr, "fsmove run: the container %s could NOT be removed; docker rm -f %s removes it\n", short, short)
+	default:
+		fmt.Fprintln(stderr, "fsmove run: no container had been created")
+	}
+	if tempOut {
+		fmt.Fprintln(stderr, "fsmove run: the artifacts were not kept (--keep-artifacts=false)")
+		return
+	}
+	what := "nothing was traced yet; run.json is"
+	for _, s := range rec.Steps {
+		if s.Name == "apply" {
+			what = "no trace was saved; run.json is"
+		}
+	}
+	if rec.TraceBytes > 0 {
+		what = fmt.Sprintf("what was captured (%s, %d bytes) is", runner.TraceFile, rec.TraceBytes)
+	}
+	hint := ""
+	if rec.Status == runner.StatusTimeout {
+		hint = "; raise --timeout to let it finish"
+	}
+	fmt.Fprintf(stderr, "fsmove run: %s in %s (run.json: status %q, stopped_step %q)%s\n", what, out, rec.Status, rec.StoppedStep, hint)
+}
+
+// interruptContext returns a context that the first SIGINT or SIGTERM
+// cancels, with a cause that names the signal, and a channel that the
+// second one closes (it ends what fsmove still saves after the first).
+// Later signals are caught too, so that the container is still removed
+// (that takes at most runner's short deadline). stop releases the signals.
+func interruptContext() (ctx context.Context, abort <-chan struct{}, stop func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	aborted := make(chan struct{})
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		n := 0
+		for {
+			select {
+			case sig := <-sigs:
+				n++
+				switch n {
+				case 1:
+					cancel(interruptedError{sig})
+				case 2:
+					close(aborted)
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return ctx, aborted, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// interruptedError is the cause of an interrupted run's context.
+type interruptedError struct{ sig os.Signal }
+
+func (e interruptedError) Error() string {
+	name := e.sig.String()
+	switch e.sig {
+	case os.Interrupt:
+		name = "SIGINT"
+	case syscall.SIGTERM:
+		name = "SIGTERM"
+	}
+	return "interrupted by " + name
+}
+
+func (e interruptedError) Unwrap() error { return context.Canceled }
+
+// testHold reads FSMOVE_TEST_HOLD=STEP:DURATION, with which the
+// end-to-end tests make a short step (modules, copy, analyze) last long
+// enough to be interrupted in it (runner.Options.Hold).
+func testHold() (string, time.Duration) {
+	step, d, ok := strings.Cut(os.Getenv("FSMOVE_TEST_HOLD"), ":")
+	if !ok {
+		return "", 0
+	}
+	dur, err := time.ParseDuration(d)
+	if err != nil {
+		return "", 0
+	}
+	return step, dur
+}
+
+// sleepCtx waits d, or less when ctx ends first.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// checkReportFlags checks the report flags that name paths, before
+// anything runs: --filter prefixes are absolute paths (paths in the
+// container; a relative one would never match), and -o and --graph-out can
+// be written (their directory exists and is writable, and they are not
+// directories). rf.check has checked --format and --color;
+// rf.detectorOptions reads --filter-file and --waivers.
+func checkReportFlags(rf *reportFlags) error {
+	for _, p := range rf.filters {
+		if !strings.HasPrefix(p, "/") {
+			return fmt.Errorf("--filter %q: a filter is an absolute path prefix in the container (e.g. /var/cache), not a relative path", p)
+		}
+	}
+	for _, o := range []struct{ flag, path string }{{"-o", rf.output}, {"--graph-out", rf.graphOut}} {
+		if o.path == "" {
+			continue
+		}
+		if err := checkOutputFile(o.flag, o.path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkOutputFile checks that the file path can be created or replaced.
+func checkOutputFile(flag, path string) error {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return fmt.Errorf("%s %s: a directory, not a file", flag, path)
+	}
+	dir := filepath.Dir(path)
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%s %s: no directory %s", flag, path, dir)
+	case err != nil:
+		return fmt.Errorf("%s %s: %w", flag, path, err)
+	case !info.IsDir():
+		return fmt.Errorf("%s %s: %s is not a directory", flag, path, dir)
+	}
+	if err := syscall.Access(dir, accessW); err != nil {
+		return fmt.Errorf("%s %s: cannot write in %s (%v)", flag, path, dir, err)
+	}
+	if err := syscall.Access(path, accessW); err != nil && !errors.Is(err, syscall.ENOENT) {
+		return fmt.Errorf("%s %s: cannot write it (%v)", flag, path, err)
+	}
+	return nil
+}
+
+// accessW is access(2)'s W_OK.
+const accessW = 2
+
+// checkOutDir checks --out before anything is deleted: it can be created or
+// written, it holds no earlier run unless --force and nothing that is not
+// fsmove's (runner.CheckOutDir), and the report files (-o, --graph-out) are
+// not in it, where they would mix with the run's artifacts.
+func checkOutDir(rf *reportFlags, out string, force bool) error {
+	if err := runner.CheckOutDir(out, force); err != nil {
+		return err
+	}
+	// The nearest existing directory must be writable.
+	dir := out
+	for {
+		info, err := os.Stat(dir)
+		if err == nil {
+			if !info.IsDir() {
+				return fmt.Errorf("--out %s: %s is not a directory", out, dir)
+			}
+			if err := syscall.Access(dir, accessW); err != nil {
+				return fmt.Errorf("--out %s: cannot write in %s (%v)", out, dir, err)
+			}
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	for _, o := range []struct{ flag, path string }{{"-o", rf.output}, {"--graph-out", rf.graphOut}} {
+		if o.path != "" && within(o.path, out) {
+			return fmt.Errorf("%s %s is in --out %s, which holds the run's artifacts and nothing else (so that --force can replace them); write it elsewhere", o.flag, o.path, out)
+		}
+	}
+	return nil
+}
+
+// within reports whether path is dir or below it, symbolic links in
+// their existing parts resolved.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(resolvePath(dir), resolvePath(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// resolvePath makes p absolute and resolves the symbolic links of its
+// longest existing prefix.
+func resolvePath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	rest := ""
+	for cur := abs; ; {
+		if real, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// imageRef is Docker's grammar of an image reference, simplified:
+// [DOMAIN[:PORT]/]NAME[/NAME…][:TAG][@DIGEST], names in lower case.
+var imageRef = regexp.MustCompile(`^` +
+	`(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]+)?/)?` +
+	`[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*` +
+	`(?::[\w][\w.-]{0,127})?` +
+	`(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?$`)
+
+// checkImageRef checks --image's form (not whether it exists: a missing
+// image is built).
+func checkImageRef(ref string) error {
+	if ref != "" && !imageRef.MatchString(ref) { // "": the default
+		return fmt.Errorf("--image %q is not an image reference (NAME[:TAG], in lower case, e.g. %s)", ref, container.DefaultImage)
+	}
+	return nil
+}
+
+// checkMirror checks --mirror's form: an http, https, ftp or file URL.
+func checkMirror(mirror string) error {
+	if mirror == "" {
+		return nil
+	}
+	u, err := url.Parse(mirror)
+	if err != nil || !slices.Contains([]string{"http", "https", "ftp", "file"}, u.Scheme) || (u.Scheme != "file" && u.Host == "") {
+		return fmt.Errorf("--mirror %q is not a mirror URL (e.g. http://deb.debian.org/debian)", mirror)
+	}
+	return nil
 }

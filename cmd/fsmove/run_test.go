@@ -7,10 +7,14 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fsmove/fsmove/puppet/runner"
 )
 
 // noDocker makes container.Connect fail at once.
@@ -92,6 +96,144 @@ func TestRunEarlyChecks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRunChecksBeforeAnything: every flag and path is checked before
+// anything is deleted, built or started. A bad one exits 2 and leaves an
+// --out that holds an earlier run as it was; good ones reach Docker, which
+// is not there (exit 3), and --out is still untouched.
+func TestRunChecksBeforeAnything(t *testing.T) {
+	noDocker(t)
+	module := filepath.Join("..", "..", "testdata", "modules", "clean")
+	const oldRecord = `{"status": "ok", "module": {"name": "old"}}`
+	cases := []struct {
+		name  string
+		out   string // what --out holds: "" nothing (missing), "run" an earlier run, "foreign" other files, "file" a file
+		args  []string
+		code  int
+		want  string // in stderr
+		force bool
+	}{
+		{"bad tracer", "run", []string{"--tracer", "dtrace"}, exitUsage, `unknown --tracer "dtrace"`, false},
+		{"bad init", "run", []string{"--init", "upstart"}, exitUsage, `unknown init "upstart"`, false},
+		{"relative filter", "run", []string{"--filter", "var/cache"}, exitUsage, `--filter "var/cache": a filter is an absolute path prefix`, false},
+		{"relative filter in a file", "run", []string{"--filter-file", "{root}/filters"}, exitUsage, "not an absolute path", false},
+		{"missing filter file", "run", []string{"--filter-file", "{root}/nope"}, exitUsage, "nope: no such file", false},
+		{"missing waivers file", "run", []string{"--waivers", "{root}/nope.waivers"}, exitUsage, "nope.waivers: no such file", false},
+		{"bad waivers file", "run", []string{"--waivers", "{root}/bad.waivers"}, exitUsage, "bad.waivers", false},
+		{"-o in a missing directory", "run", []string{"-o", "{root}/no/dir/report.json"}, exitUsage, "-o {root}/no/dir/report.json: no directory {root}/no/dir", false},
+		{"-o is a directory", "run", []string{"-o", "{root}"}, exitUsage, "a directory, not a file", false},
+		{"--graph-out in a missing directory", "run", []string{"--graph-out", "{root}/no/g.dot"}, exitUsage, "--graph-out {root}/no/g.dot: no directory", false},
+		{"-o inside --out", "", []string{"-o", "{out}/report.json"}, exitUsage, "is in --out", false},
+		{"-o inside --out, through a symlink", "", []string{"-o", "{root}/link/report.json"}, exitUsage, "is in --out", false},
+		{"-o is --out's trace", "run", []string{"-o", "{out}/trace.log", "--force"}, exitUsage, "is in --out", true},
+		{"negative timeout", "run", []string{"--timeout", "-1s"}, exitUsage, "--timeout -1s: want a duration above 0", false},
+		{"zero timeout", "run", []string{"--timeout", "0"}, exitUsage, "--timeout 0s", false},
+		{"bad format", "run", []string{"--format", "yaml"}, exitUsage, "unknown --format", false},
+		{"bad color", "run", []string{"--color", "sometimes"}, exitUsage, "unknown --color", false},
+		{"bad image", "run", []string{"--image", "Fsmove/Puppet:bookworm"}, exitUsage, "--image", false},
+		{"bad mirror", "run", []string{"--mirror", "deb.debian.org/debian"}, exitUsage, "--mirror", false},
+		{"earlier run without --force", "run", nil, exitUsage, "holds an earlier run (run.json, trace.log): give --force", false},
+		{"other files", "foreign", nil, exitUsage, "holds notes.txt): fsmove never deletes files it did not write", false},
+		{"other files with --force", "foreign", []string{"--force"}, exitUsage, "never deletes", false},
+		{"--out is a file", "file", nil, exitUsage, "is not a directory", false},
+
+		// Good: on to Docker, which is not there; nothing deleted.
+		{"earlier run with --force", "run", []string{"--force"}, exitRun, "docker engine unreachable", true},
+		{"missing --out, -o and --graph-out beside it", "", []string{"-o", "{root}/report.json", "--graph-out", "{root}/g.dot"}, exitRun, "docker engine unreachable", false},
+		{"good filters and waivers", "", []string{"--filter", "/srv", "--filter-file", "{root}/good-filters", "--waivers", "{root}/good.waivers", "--timeout", "1m"}, exitRun, "docker engine unreachable", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			out := filepath.Join(root, "out")
+			writeFile(t, filepath.Join(root, "filters"), "/proc\nvar/lib\n")
+			writeFile(t, filepath.Join(root, "good-filters"), "/proc\n# comment\n/var/lib\n")
+			writeFile(t, filepath.Join(root, "bad.waivers"), "this is not a waiver\n")
+			writeFile(t, filepath.Join(root, "good.waivers"), "")
+			switch c.out {
+			case "run":
+				writeFile(t, filepath.Join(out, "run.json"), oldRecord)
+				writeFile(t, filepath.Join(out, "trace.log"), "old trace\n")
+			case "foreign":
+				writeFile(t, filepath.Join(out, "notes.txt"), "mine\n")
+				writeFile(t, filepath.Join(out, "run.json"), oldRecord)
+			case "file":
+				writeFile(t, out, "")
+			case "":
+				if err := os.Symlink(out, filepath.Join(root, "link")); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Mkdir(out, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := snapshot(t, out)
+			expand := strings.NewReplacer("{root}", root, "{out}", out)
+			args := []string{"run", "--quiet", "--tracer", "strace", "--out", out}
+			for _, a := range c.args {
+				args = append(args, expand.Replace(a))
+			}
+			args = append(args, module)
+			var stdout, stderr bytes.Buffer
+			code := run(&stdout, &stderr, args)
+			if want := expand.Replace(c.want); code != c.code || !strings.Contains(stderr.String(), want) {
+				t.Errorf("exit %d, want %d with %q; stderr:\n%s", code, c.code, want, stderr.String())
+			}
+			if after := snapshot(t, out); after != before {
+				t.Errorf("--out changed:\nbefore %s\nafter  %s", before, after)
+			}
+		})
+	}
+}
+
+// snapshot describes what path holds: its files and their contents.
+func snapshot(t *testing.T, path string) string {
+	t.Helper()
+	var b strings.Builder
+	filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			fmt.Fprintf(&b, "%s: %v; ", p, err)
+			return nil
+		}
+		data, _ := os.ReadFile(p)
+		fmt.Fprintf(&b, "%s %q; ", p, data)
+		return nil
+	})
+	return b.String()
+}
+
+// TestRunForceEmptiesTheEarlierRun: with --force, the run (here one that
+// fails at once, without a Docker engine) starts from an empty --out; the
+// earlier run's files are gone, and run.json is the new run's.
+func TestRunForceEmptiesTheEarlierRun(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "out")
+	writeFile(t, filepath.Join(out, "run.json"), `{"status": "ok"}`)
+	writeFile(t, filepath.Join(out, "setup.log"), "old\n")
+	writeFile(t, filepath.Join(out, "graphs", "relationships.dot"), "old\n")
+	f := runFlags{out: out, tracer: "strace", init: "none", image: "fsmove/puppet:bookworm", force: true, keepArtifacts: true}
+	var stderr bytes.Buffer
+	opts, code := runOptions(&stderr, &f, filepath.Join("..", "..", "testdata", "modules", "clean"))
+	if code != exitOK || !opts.Force {
+		t.Fatalf("exit %d, force %v: %s", code, opts.Force, stderr.String())
+	}
+	opts.Progress = runner.NewProgress(&stderr, true)
+	if code := runAndAnalyze(context.Background(), &stderr, &stderr, nil, opts, &reportFlags{format: "text", color: "never"}, false); code != exitRun {
+		t.Errorf("exit %d, want %d", code, exitRun)
+	}
+	entries, _ := os.ReadDir(out)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "run.json site.pp" {
+		t.Errorf("--out holds %v, want the new run's run.json and site.pp only", names)
+	}
+	rec, err := runner.ReadRecord(out)
+	if err != nil || rec.Status != runner.StatusInfraError {
+		t.Errorf("run.json: %+v %v", rec, err)
 	}
 }
 
