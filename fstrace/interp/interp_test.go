@@ -262,8 +262,9 @@ func TestSelfCloneIsIgnored(t *testing.T) {
 	in := New(Options{})
 	in.Run([]fstrace.Statement{
 		open(puppet, "/etc", 3),
-		openAt(200, fstrace.AtFdcwd, "/b", 7, fstrace.FdCloexec), // 200: provisional
-		symlink(puppet, "a", "/b"), // the file open as 200's fd 7 is unlinked
+		// 200 is provisional; the file it opens as fd 7 is then unlinked.
+		openAt(200, fstrace.AtFdcwd, "/b", 7, fstrace.FdCloexec),
+		symlink(puppet, "a", "/b"),
 		newProc(200, 200, fstrace.ShareFiles),
 		newProc(puppet, puppet, 0),
 		symlink(puppet, "a", "/c"), // a new inode: must not reuse the open one
