@@ -223,7 +223,12 @@ func runRun(stdout, stderr io.Writer, args []string) int {
 
 	eng, err := container.Connect(ctx)
 	if err != nil {
-		fmt.Fprintf(stderr, "fsmove run: %v\n", err)
+		if ctx.Err() != nil {
+			_, why := runner.StoppedStatus(ctx)
+			fmt.Fprintf(stderr, "fsmove run: %s while connecting to Docker; nothing was started and --out was not touched\n", why)
+		} else {
+			fmt.Fprintf(stderr, "fsmove run: %v\n", err)
+		}
 		return exitRun
 	}
 	defer eng.Close()

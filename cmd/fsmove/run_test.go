@@ -280,7 +280,8 @@ func TestRunHelpMentionsNewFlags(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{"--manifest FILE | -e CODE", "-setup CMD", "-setup-file SCRIPT", "setup.log",
-		"deb:puppet-module-[AUTHOR-]NAME", "lib/puppet"} {
+		"deb:puppet-module-[AUTHOR-]NAME", "lib/puppet",
+		"-force", "stopped_step", "3, not 130", "timed\nout (--timeout)"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("--help lacks %q", want)
 		}
