@@ -159,10 +159,10 @@ type Stats struct {
 	BadArgs int64
 	// UnknownBySyscall counts the calls with no row, by name.
 	UnknownBySyscall map[string]int64
-	// OutputWrites counts writes to fd 1 or 2 (where Puppet logs), and
-	// CutOutputWrites those whose data the tracer cut (strace -s N too
-	// small): block markers in them are lost.
-	OutputWrites, CutOutputWrites int64
+	// CutMarks counts writes to fd 1 or 2 that the tracer cut (strace -s N
+	// too small) where the Marker says a block marker may have been
+	// (CutMarker): the block is lost.
+	CutMarks int64
 }
 
 // Lowerer turns events into statements. It is not safe for concurrent use.
@@ -916,9 +916,10 @@ func (c *lowering) lowerMarker(out []Statement) []Statement {
 	if c.l.Marker == nil || (fd.Int != 1 && fd.Int != 2) {
 		return out
 	}
-	c.l.Stats.OutputWrites++
 	if data.Truncated {
-		c.l.Stats.CutOutputWrites++
+		if cm, ok := c.l.Marker.(CutMarker); ok && cm.CutMark(data.Str) {
+			c.l.Stats.CutMarks++
+		}
 	}
 	for rest := data.Str; rest != ""; {
 		var op Op

@@ -117,3 +117,9 @@ type Statement struct {
 type BlockMarker interface {
 	NextMark(data string) (op Op, name, msg, rest string)
 }
+
+// CutMarker is a BlockMarker that can tell whether data the tracer cut
+// short may have held a marker, so that a lost block is counted.
+type CutMarker interface {
+	CutMark(data string) bool
+}

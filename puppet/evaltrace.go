@@ -98,6 +98,32 @@ func (Marker) NextMark(data string) (op fstrace.Op, name, msg, rest string) {
 	return fstrace.OpNop, "", "", ""
 }
 
+// CutMark reports whether data, cut short by the tracer, may have held an
+// evaltrace marker that was lost: an info line that is not a whole marker,
+// or a last line that is the start of one. (Debug lines, most of what
+// Puppet writes, are not.) The cut may be anywhere: writev's buffers are
+// joined, so the cut line may be followed by the next buffer's newline.
+// It implements fstrace.CutMarker.
+func (Marker) CutMark(data string) bool {
+	for data != "" {
+		var line string
+		line, data = cutLine(data)
+		bare := trimColourPrefix(line)
+		switch {
+		case line == "":
+		case bare == "" || bare[0] == '\x1b':
+			return true // cut in or right after the colour escape
+		case strings.HasPrefix(bare, infoPrefix):
+			if op, _, _ := markLine(line); op == fstrace.OpNop {
+				return true
+			}
+		case data == "" && strings.HasPrefix(infoPrefix, bare):
+			return true
+		}
+	}
+	return false
+}
+
 // Marks yields every evaltrace marker in data (OpBegin and OpEnd, not the
 // failure reports), in order: after the last one, the block it names is
 // open or closed.

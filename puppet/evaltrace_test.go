@@ -481,3 +481,24 @@ func lastMark(m Marker, data string) (fstrace.Op, string) {
 	}
 	return op, name
 }
+
+// TestCutMark: data cut by the tracer may have held a marker when its last
+// line is an info line, or the start of one; a cut debug line may not.
+func TestCutMark(t *testing.T) {
+	for data, want := range map[string]bool{
+		"\x1b[0;32mInfo: /Stage[main]/Main/F":  true,
+		"Info: /Stage[main]/Main/File[/etc/x":  true,
+		"\x1b[0;32mInf":                        true,
+		"\x1b[0;3":                             true,
+		"Debug: Executing: '/usr/bin/systemc":  false,
+		"Info: x\nDebug: Loading facts from ":  true,
+		"\x1b[0;32mInfo: /Stage[main]/Main/\n": true,
+		"Debug: x\nInfo: /Stage[main]/Main/E":  true,
+		"":                                     false,
+		"Notice: Compiled catalog for fsmove":  false,
+	} {
+		if got := (Marker{}).CutMark(data); got != want {
+			t.Errorf("CutMark(%q) = %v, want %v", data, got, want)
+		}
+	}
+}

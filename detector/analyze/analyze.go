@@ -198,6 +198,8 @@ type TraceCounts struct {
 	// Lowering holds the lowering's counts (bad arguments, unknown calls,
 	// cut log lines).
 	Lowering fstrace.Stats
+	// InterpWarnings are the interpreter's counts of odd input.
+	InterpWarnings interp.Warnings
 	// RunningMarkerWriters is the number of processes that logged a block
 	// marker and had not exited at the end of the input (Puppet, in a
 	// trace cut off while it ran).
@@ -304,6 +306,7 @@ func Interpret(ctx context.Context, src tracer.Source, tr *TraceCounts, ignoreMi
 	tr.Interpret = time.Since(t0)
 	tr.Events = events
 	tr.Lowering = low.Stats
+	tr.InterpWarnings = in.Warnings()
 	tr.RunningMarkerWriters = low.RunningMarkerWriters()
 	return in.Result(), readErr
 }

@@ -73,12 +73,14 @@ func judge(rep *detector.Report, tr *TraceCounts, st *Stats, cat *catalog.Catalo
 	rep.AddWarning("calls whose path or fd argument could not be read (a pointer, cut by the tracer), their path left out", tr.Lowering.BadArgs, "")
 	rep.AddWarning("system calls fsmove does not model", tr.Lowering.Unknown, topUnknown(tr.Lowering.UnknownBySyscall))
 	if rep.Stats.Blocks > 0 {
-		rep.AddWarning("Puppet log lines cut by the tracer's string limit (strace -s; a block marker cut there is lost)", tr.Lowering.CutOutputWrites, "")
+		rep.AddWarning("Puppet info lines cut by the tracer's string limit (strace -s): a block marker there is lost", tr.Lowering.CutMarks, "")
 	}
 	rep.AddWarning("fds used but never opened in the trace (inherited)", is.UnknownFds, "")
 	rep.AddWarning("paths that could not be resolved (unknown directory fd, symlink loop)", is.UnresolvedPaths, "")
 	rep.AddWarning("statements of processes never created in the trace", is.UnknownPids, "")
 	rep.AddWarning("block ends without a begin", is.UnmatchedEnds, "")
+	rep.AddWarning("blocks begun while another was open (the open one closed there)", tr.InterpWarnings.ImplicitEnds, "")
+	rep.AddWarning("clones whose child is the creating process itself (ignored)", tr.InterpWarnings.SelfClones, "")
 	if cat != nil {
 		rep.AddWarning("catalog entries skipped or edges unresolved", int64(len(cat.Warnings)), first(cat.Warnings))
 	}
@@ -99,8 +101,8 @@ func noBlocksReason(tr *TraceCounts, fromTrace bool) string {
 		why = fmt.Sprintf("the input is not strace output (%d malformed lines, no system call)", tr.Malformed)
 	case tr.Events == 0:
 		why = "the trace holds no system call (empty, or strace traced no process)"
-	case 2*tr.Lowering.CutOutputWrites > tr.Lowering.OutputWrites:
-		why = fmt.Sprintf("strace cut Puppet's log lines (%d of %d writes to stdout/stderr end in \"...\"): its -s is too small, use -s 300 or more", tr.Lowering.CutOutputWrites, tr.Lowering.OutputWrites)
+	case tr.Lowering.CutMarks > 0:
+		why = fmt.Sprintf("strace cut Puppet's info lines, where the block markers are (%d writes end in \"...\"): its -s is too small, use -s 300 or more", tr.Lowering.CutMarks)
 	default:
 		why = "Puppet's evaltrace lines are missing: run puppet apply with --evaltrace (and --debug or --verbose), and trace writes"
 	}
