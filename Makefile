@@ -20,7 +20,7 @@ setup:
 	bash .ci/setup
 
 demo: setup
-	bin/fsmove run testdata/modules/mor_exec_reads_file; test $$? -le 1
+	bin/fsmove run --force testdata/modules/mor_exec_reads_file; test $$? -le 1
 
 test: setup unit fuzz
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"strings"
+	"syscall"
 
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/detector"
@@ -118,6 +119,11 @@ func (rf *reportFlags) detectorOptions() (detector.Options, error) {
 	return opts, nil
 }
 
+// check checks the report flags before any work (analyze's or run's):
+// --format and --color; --filter prefixes are absolute paths (paths in the
+// trace; a relative one would never match); -o and --graph-out can be
+// written (their directory exists and is writable, and they are not
+// directories); --filter-file and --waivers can be read and parsed.
 func (rf *reportFlags) check() error {
 	switch rf.format {
 	case "text", "json", "sarif":
@@ -129,8 +135,49 @@ func (rf *reportFlags) check() error {
 	default:
 		return fmt.Errorf("unknown --color %q (want auto, always or never)", rf.color)
 	}
+	for _, p := range rf.filters {
+		if !strings.HasPrefix(p, "/") {
+			return fmt.Errorf("--filter %q: a filter is an absolute path prefix as the trace names paths (e.g. /var/cache), not a relative path", p)
+		}
+	}
+	for _, o := range []struct{ flag, path string }{{"-o", rf.output}, {"--graph-out", rf.graphOut}} {
+		if o.path == "" {
+			continue
+		}
+		if err := checkOutputFile(o.flag, o.path); err != nil {
+			return err
+		}
+	}
+	_, err := rf.detectorOptions() // read again by the analysis
+	return err
+}
+
+// checkOutputFile checks that the file path can be created or replaced.
+func checkOutputFile(flag, path string) error {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return fmt.Errorf("%s %s: a directory, not a file", flag, path)
+	}
+	dir := filepath.Dir(path)
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%s %s: no directory %s", flag, path, dir)
+	case err != nil:
+		return fmt.Errorf("%s %s: %w", flag, path, err)
+	case !info.IsDir():
+		return fmt.Errorf("%s %s: %s is not a directory", flag, path, dir)
+	}
+	if err := syscall.Access(dir, accessW); err != nil {
+		return fmt.Errorf("%s %s: cannot write in %s (%v)", flag, path, dir, err)
+	}
+	if err := syscall.Access(path, accessW); err != nil && !errors.Is(err, syscall.ENOENT) {
+		return fmt.Errorf("%s %s: cannot write it (%v)", flag, path, err)
+	}
 	return nil
 }
+
+// accessW is access(2)'s W_OK.
+const accessW = 2
 
 func runAnalyze(stdout, stderr io.Writer, args []string) int {
 	fs := newFlagSet("analyze", analyzeUsage, stderr)
@@ -172,7 +219,7 @@ func runAnalyze(stdout, stderr io.Writer, args []string) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return analyzeAndReport(ctx, stdout, stderr, in, rf, nil)
 }
@@ -226,8 +273,12 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 		beforeReport()
 	}
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
+		switch {
+		case errors.Is(err, context.Canceled):
 			fmt.Fprintln(stderr, "fsmove analyze: interrupted")
+			return exitRun
+		case errors.Is(err, context.DeadlineExceeded):
+			fmt.Fprintln(stderr, "fsmove analyze: out of time (--timeout)")
 			return exitRun
 		}
 		fmt.Fprintln(stderr, "fsmove analyze:", err)

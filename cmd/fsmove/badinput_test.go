@@ -261,6 +261,8 @@ func badInputs() []badInput {
 			files: both(fig1Cat, func(t *testing.T, d string) { os.Mkdir(filepath.Join(d, "empty"), 0o755) }), exit: exitUsage},
 		{name: "unreadable -o directory", args: a("-o", "no/such/dir/report.txt", "trace.log", "catalog.json"), files: fig1, exit: exitUsage, stderr: "no/such/dir"},
 		{name: "missing --waivers", args: a("--waivers", "nope.txt", "trace.log", "catalog.json"), files: fig1, exit: exitUsage, stderr: "nope.txt"},
+		{name: "relative --filter", args: a("--filter", "var/cache", "trace.log", "catalog.json"), files: fig1, exit: exitUsage, stderr: "absolute"},
+		{name: "-o names a directory", args: a("-o", ".", "trace.log", "catalog.json"), files: fig1, exit: exitUsage, stderr: "a directory"},
 		{name: "missing --filter-file", args: a("--filter-file", "nope.txt", "trace.log", "catalog.json"), files: fig1, exit: exitUsage, stderr: "nope.txt"},
 
 		// Standard input.

@@ -166,15 +166,6 @@ func runRun(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintf(stderr, "fsmove run: %v\n", err)
 		return exitUsage
 	}
-	if err := checkReportFlags(rf); err != nil {
-		fmt.Fprintf(stderr, "fsmove run: %v\n", err)
-		return exitUsage
-	}
-	// The filter and waiver files, read now and again by the analysis.
-	if _, err := rf.detectorOptions(); err != nil {
-		fmt.Fprintf(stderr, "fsmove run: %v\n", err)
-		return exitUsage
-	}
 	if f.timeout <= 0 {
 		fmt.Fprintf(stderr, "fsmove run: --timeout %s: want a duration above 0 (e.g. 10m)\n", f.timeout)
 		return exitUsage
@@ -437,6 +428,12 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 	if puppetFailed {
 		return exitRun
 	}
+	if code == exitUsage {
+		// The run's own trace or catalog cannot be analyzed completely
+		// (said above): the run failed, not the user's input.
+		fmt.Fprintf(stderr, "fsmove run: the run's artifacts in %s cannot be analyzed completely: the run failed\n", opts.OutDir)
+		return exitRun
+	}
 	return code
 }
 
@@ -553,56 +550,6 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 	case <-t.C:
 	}
 }
-
-// checkReportFlags checks the report flags that name paths, before
-// anything runs: --filter prefixes are absolute paths (paths in the
-// container; a relative one would never match), and -o and --graph-out can
-// be written (their directory exists and is writable, and they are not
-// directories). rf.check has checked --format and --color;
-// rf.detectorOptions reads --filter-file and --waivers.
-func checkReportFlags(rf *reportFlags) error {
-	for _, p := range rf.filters {
-		if !strings.HasPrefix(p, "/") {
-			return fmt.Errorf("--filter %q: a filter is an absolute path prefix in the container (e.g. /var/cache), not a relative path", p)
-		}
-	}
-	for _, o := range []struct{ flag, path string }{{"-o", rf.output}, {"--graph-out", rf.graphOut}} {
-		if o.path == "" {
-			continue
-		}
-		if err := checkOutputFile(o.flag, o.path); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkOutputFile checks that the file path can be created or replaced.
-func checkOutputFile(flag, path string) error {
-	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		return fmt.Errorf("%s %s: a directory, not a file", flag, path)
-	}
-	dir := filepath.Dir(path)
-	info, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("%s %s: no directory %s", flag, path, dir)
-	case err != nil:
-		return fmt.Errorf("%s %s: %w", flag, path, err)
-	case !info.IsDir():
-		return fmt.Errorf("%s %s: %s is not a directory", flag, path, dir)
-	}
-	if err := syscall.Access(dir, accessW); err != nil {
-		return fmt.Errorf("%s %s: cannot write in %s (%v)", flag, path, dir, err)
-	}
-	if err := syscall.Access(path, accessW); err != nil && !errors.Is(err, syscall.ENOENT) {
-		return fmt.Errorf("%s %s: cannot write it (%v)", flag, path, err)
-	}
-	return nil
-}
-
-// accessW is access(2)'s W_OK.
-const accessW = 2
 
 // checkOutDir checks --out before anything is deleted: it can be created or
 // written, it holds no earlier run unless --force and nothing that is not

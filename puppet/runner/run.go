@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -69,8 +68,9 @@ type Options struct {
 	// time than a signal needs to arrive. Tests only.
 	Hold    string
 	HoldFor time.Duration
-	// ForgeCheck reports whether the Forge can be reached; nil means
-	// dialing forgeapi.puppet.com:443 with a short timeout.
+	// ForgeCheck, when set, reports whether the Forge can be reached
+	// before anything is built (tests); nil leaves it to "puppet module
+	// install", whose failure says what to do offline.
 	ForgeCheck func(ctx context.Context) error
 }
 
@@ -548,7 +548,9 @@ func (r *run) putModules(ctx context.Context, s *Step, site string) ([]string, e
 			cmd = append(cmd, "--version", m.Version)
 		}
 		if err := r.execLogged(ctx, "puppet module install", cmd, nil); err != nil {
-			return nil, err
+			// Puppet's own module_repository setting names the Forge: fsmove
+			// names no registry host itself.
+			return nil, fmt.Errorf("%w\n(does the container reach Puppet's module_repository? %s)", err, r.forgeHint())
 		}
 	}
 	return modulePath, nil
@@ -681,26 +683,19 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 }
 
 func (r *run) forgeReachable(ctx context.Context) error {
-	check := r.opts.ForgeCheck
-	if check == nil {
-		check = dialForge
+	if r.opts.ForgeCheck == nil {
+		return nil // puppet module install says so, with forgeHint
 	}
-	if err := check(ctx); err != nil {
-		return fmt.Errorf("%s is a Forge module, but the Puppet Forge cannot be reached (%v).\n"+
-			"Offline, use a module directory (fsmove run DIR, dependencies with --modulepath) "+
-			"or a Debian package (fsmove run deb:puppet-module-%s-%s)", r.opts.Module.Raw, err, r.opts.Module.Author, r.opts.Module.Name)
+	if err := r.opts.ForgeCheck(ctx); err != nil {
+		return fmt.Errorf("%s is a Forge module, but the Puppet Forge cannot be reached (%v).\n%s", r.opts.Module.Raw, err, r.forgeHint())
 	}
 	return nil
 }
 
-// dialForge checks that forgeapi.puppet.com answers on 443 within 5 s.
-func dialForge(ctx context.Context) error {
-	d := net.Dialer{Timeout: 5 * time.Second}
-	conn, err := d.DialContext(ctx, "tcp", "forgeapi.puppet.com:443")
-	if err != nil {
-		return err
-	}
-	return conn.Close()
+// forgeHint says what to do without the Forge.
+func (r *run) forgeHint() string {
+	return fmt.Sprintf("Offline, use a module directory (fsmove run DIR, dependencies with --modulepath) "+
+		"or a Debian package (fsmove run deb:puppet-module-%s-%s)", r.opts.Module.Author, r.opts.Module.Name)
 }
 
 // listArtifacts lists the regular files under dir, relative and sorted.
