@@ -390,9 +390,7 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 
 	step := opts.Progress.Start("analyze", "analyzing "+runner.TraceFile)
 	start := time.Now()
-	if opts.Hold == "analyze" && opts.HoldFor > 0 {
-		sleepCtx(ctx, opts.HoldFor)
-	}
+	opts.HoldStep(ctx, "analyze")
 	// The step's line ends before the report is written under it.
 	endStep := func() {
 		if ctx.Err() != nil {
@@ -539,16 +537,6 @@ func testHold() (string, time.Duration) {
 		return "", 0
 	}
 	return step, dur
-}
-
-// sleepCtx waits d, or less when ctx ends first.
-func sleepCtx(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }
 
 // checkOutDir checks --out before anything is deleted: it can be created or

@@ -229,7 +229,7 @@ func (c *Container) WaitBooted(ctx context.Context, timeout time.Duration) (stri
 		if err != nil || !strings.Contains(state, "Failed to connect to bus") {
 			break
 		}
-		if err = sleepCtx(waitCtx, 200*time.Millisecond); err != nil {
+		if err = SleepCtx(waitCtx, 200*time.Millisecond); err != nil {
 			break
 		}
 	}
@@ -323,7 +323,7 @@ func (c *Container) Exec(ctx context.Context, cmd []string, env []string, out io
 		if !info.Running {
 			return info.ExitCode, nil
 		}
-		if err := sleepCtx(ctx, 50*time.Millisecond); err != nil {
+		if err := SleepCtx(ctx, 50*time.Millisecond); err != nil {
 			return -1, err
 		}
 	}
@@ -375,12 +375,15 @@ func (e *Engine) HostPid(ctx context.Context, id string) (int, error) {
 	return info.State.Pid, nil
 }
 
-// sleepCtx waits d, or less when ctx ends first (its error).
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// SleepCtx waits d, or less when ctx ends first (then it returns ctx's
+// error).
+func SleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-time.After(d):
+	case <-t.C:
 		return nil
 	}
 }

@@ -74,6 +74,13 @@ type Options struct {
 	ForgeCheck func(ctx context.Context) error
 }
 
+// HoldStep waits HoldFor when Hold names step (tests only; see Hold).
+func (o Options) HoldStep(ctx context.Context, step string) {
+	if o.Hold == step && o.HoldFor > 0 {
+		container.SleepCtx(ctx, o.HoldFor)
+	}
+}
+
 // Artifact names in the output directory.
 const (
 	TraceFile     = "trace.log"
@@ -198,9 +205,7 @@ type run struct {
 // timed out) rather than how its call broke off.
 func (r *run) step(ctx context.Context, name, msg string, fn func(s *Step) (string, error)) error {
 	s := r.opts.Progress.Start(name, msg)
-	if r.opts.Hold == name && r.opts.HoldFor > 0 {
-		sleepCtx(ctx, r.opts.HoldFor)
-	}
+	r.opts.HoldStep(ctx, name)
 	result, err := fn(s)
 	if err != nil {
 		detail := firstLine(err.Error())
@@ -217,16 +222,6 @@ func (r *run) step(ctx context.Context, name, msg string, fn func(s *Step) (stri
 	d := s.Done(result)
 	r.rec.AddStep(name, d, true, result)
 	return nil
-}
-
-// sleepCtx waits d, or less when ctx ends first.
-func sleepCtx(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }
 
 func (r *run) run(ctx context.Context) (err error) {
