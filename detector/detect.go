@@ -101,7 +101,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 			continue
 		}
 		r, ok := g.Lookup(name)
-		telling := !isPuppetDefault(name) && !isContainerRef(name)
+		telling := tellsCatalog(name)
 		if telling {
 			st.ResourceBlocks++
 		}

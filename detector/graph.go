@@ -81,11 +81,17 @@ func isContainer(g Graph, r *catalog.Resource) bool {
 	return false
 }
 
-// isContainerRef reports whether a block names a class, stage or node, by
-// its type alone (the catalog may not know it).
-func isContainerRef(block string) bool {
+// tellsCatalog reports whether a block (not a systemd unit's) can tell
+// whether a catalog belongs to the trace (Stats.ResourceBlocks): not
+// Puppet's default schedules and filebucket, which no catalog holds, and
+// not a class, stage or node, by type alone: Class[Main], Stage[main] and
+// Class[Settings] are in every catalog.
+func tellsCatalog(block string) bool {
+	if isPuppetDefault(block) {
+		return false
+	}
 	typ, _, err := catalog.ParseRef(block)
-	return err == nil && (strings.EqualFold(typ, "Class") || strings.EqualFold(typ, "Stage") || strings.EqualFold(typ, "Node"))
+	return err != nil || !(strings.EqualFold(typ, "Class") || strings.EqualFold(typ, "Stage") || strings.EqualFold(typ, "Node"))
 }
 
 // blockRole is what the detector knows about the resource behind one block.

@@ -132,7 +132,7 @@ func (r *Report) AddWarning(kind string, n int64, example string) {
 func (r *Report) UnknownResources() []string {
 	var out []string
 	for _, b := range r.UnresolvedBlocks {
-		if !isPuppetDefault(b) && !isContainerRef(b) {
+		if tellsCatalog(b) {
 			out = append(out, b)
 		}
 	}

@@ -363,7 +363,6 @@ func (l *Lowerer) Lower(ev *tracer.Event, out []Statement) []Statement {
 	}
 	if len(out) > n {
 		l.follow(out[n:])
-		l.trackMarkerPids(out[n:])
 		l.Stats.Statements += int64(len(out) - n)
 	}
 	return out
@@ -390,14 +389,19 @@ func (l *Lowerer) follow(stmts []Statement) {
 		case OpNewFd, OpDelFd, OpDupFd, OpSetCwd, OpExec:
 			l.fdEpoch++
 			continue
-		case OpFail, OpNop:
+		case OpFail:
+			l.noteMarkerPid(s.Pid)
+			continue
+		case OpNop:
 			continue
 		case OpBegin:
+			l.noteMarkerPid(s.Pid)
 			l.blockOpen, l.openBlock = true, s.Block
 			if l.pinned != nil {
 				delete(l.pinned, s.Pid)
 			}
 		case OpEnd:
+			l.noteMarkerPid(s.Pid)
 			if l.blockOpen && s.Block == l.openBlock {
 				l.blockOpen = false
 			}
@@ -407,6 +411,7 @@ func (l *Lowerer) follow(stmts []Statement) {
 			if l.pinned != nil {
 				delete(l.pinned, s.Pid)
 			}
+			delete(l.markerPids, s.Pid)
 		}
 		l.epoch++
 		l.fdEpoch++
@@ -938,20 +943,12 @@ func (c *lowering) lowerMarker(out []Statement) []Statement {
 	return out
 }
 
-// trackMarkerPids notes the processes that write block markers and
-// forgets them when they exit.
-func (l *Lowerer) trackMarkerPids(stmts []Statement) {
-	for i := range stmts {
-		switch s := &stmts[i]; s.Op {
-		case OpBegin, OpEnd, OpFail:
-			if l.markerPids == nil {
-				l.markerPids = make(map[int32]bool)
-			}
-			l.markerPids[s.Pid] = true
-		case OpExit:
-			delete(l.markerPids, s.Pid)
-		}
+// noteMarkerPid notes a process that wrote a block marker, until it exits.
+func (l *Lowerer) noteMarkerPid(pid int32) {
+	if l.markerPids == nil {
+		l.markerPids = make(map[int32]bool)
 	}
+	l.markerPids[pid] = true
 }
 
 // RunningMarkerWriters is the number of processes that wrote a block marker

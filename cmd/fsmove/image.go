@@ -53,6 +53,10 @@ func runImage(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintf(stderr, "fsmove image build: unexpected argument %q\n", rest[0])
 		return exitUsage
 	}
+	if err := checkMirror(*mirror); err != nil {
+		fmt.Fprintf(stderr, "fsmove image build: %v\n", err)
+		return exitUsage
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -626,7 +626,7 @@ func checkMirror(mirror string) error {
 	}
 	u, err := url.Parse(mirror)
 	if err != nil || !slices.Contains([]string{"http", "https", "ftp", "file"}, u.Scheme) || (u.Scheme != "file" && u.Host == "") {
-		return fmt.Errorf("--mirror %q is not a mirror URL (e.g. http://deb.debian.org/debian)", mirror)
+		return fmt.Errorf("--mirror %q is not a mirror URL: want the URI of a deb line of /etc/apt/sources.list, SCHEME://HOST/PATH (http, https, ftp) or file:///PATH", mirror)
 	}
 	return nil
 }

@@ -133,7 +133,7 @@ func TestRunChecksBeforeAnything(t *testing.T) {
 		{"bad format", "run", []string{"--format", "yaml"}, exitUsage, "unknown --format", false},
 		{"bad color", "run", []string{"--color", "sometimes"}, exitUsage, "unknown --color", false},
 		{"bad image", "run", []string{"--image", "Fsmove/Puppet:bookworm"}, exitUsage, "--image", false},
-		{"bad mirror", "run", []string{"--mirror", "deb.debian.org/debian"}, exitUsage, "--mirror", false},
+		{"bad mirror", "run", []string{"--mirror", "mirror-without-a-scheme/debian"}, exitUsage, "--mirror", false},
 		{"earlier run without --force", "run", nil, exitUsage, "holds an earlier run (run.json, trace.log): give --force", false},
 		{"other files", "foreign", nil, exitUsage, "holds notes.txt): fsmove never deletes files it did not write", false},
 		{"other files with --force", "foreign", []string{"--force"}, exitUsage, "never deletes", false},

@@ -71,9 +71,8 @@ type Options struct {
 // Stats holds what the pipeline knows beyond the report's own counts
 // (detector.Stats, which Run fills with the trace counts and phase times).
 type Stats struct {
-	Warnings       []tracer.Warning // malformed lines and other trace problems, the first ones in full
-	TraceTruncated bool             // the trace ended early (a killed tracer); the report covers what it holds
-	PeakRSSBytes   int64
+	Warnings     []tracer.Warning // malformed lines and other trace problems, the first ones in full
+	PeakRSSBytes int64
 	// Graph is the catalog's dependency graph the report was checked
 	// against (for --graph-out: the findings' resources are its own).
 	Graph *catalog.Graph
@@ -234,7 +233,6 @@ func interpretTrace(ctx context.Context, path string, opts Options, st *Stats, t
 		}
 		// A trace cut short (a killed tracer, a truncated compressed file):
 		// analyze what is there and say so.
-		st.TraceTruncated = true
 		tr.ReadErr = readErr.Error()
 	}
 	return res, nil

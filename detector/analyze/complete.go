@@ -7,12 +7,11 @@ import (
 
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/detector"
-	"github.com/fsmove/fsmove/tracer"
 )
 
-// CaptureHint is how to capture a trace that fsmove can analyze, for the
+// captureHint is how to capture a trace that fsmove can analyze, for the
 // messages that say a trace is unusable.
-const CaptureHint = "capture with: strace -f -s 300 -o trace.log puppet apply --debug --evaltrace --catalog_cache_terminus json site.pp (or use fsmove run)"
+const captureHint = "capture with: strace -f -s 300 -o trace.log puppet apply --debug --evaltrace --catalog_cache_terminus json site.pp (or use fsmove run)"
 
 // judge fills rep.Incomplete and rep.Warnings: what makes the analysis
 // cover less than the whole run, and the input problems that were worked
@@ -52,23 +51,20 @@ func judge(rep *detector.Report, tr *TraceCounts, st *Stats, cat *catalog.Catalo
 	}
 
 	// Counted problems.
-	example := func(pick func(w tracer.Warning) bool) string {
-		for _, w := range st.Warnings {
-			if pick(w) {
-				s := fmt.Sprintf("line %d: %s", w.Line, w.Message)
-				if w.Text != "" {
-					s += fmt.Sprintf(": %q", w.Text)
-				}
-				return s
-			}
+	firstWarning := ""
+	if len(st.Warnings) > 0 {
+		w := st.Warnings[0]
+		firstWarning = fmt.Sprintf("line %d: %s", w.Line, w.Message)
+		if w.Text != "" {
+			firstWarning += fmt.Sprintf(": %q", w.Text)
 		}
-		return ""
 	}
-	isMalformed := func(w tracer.Warning) bool { return !strings.HasPrefix(w.Message, "trace ends early") }
-	rep.AddWarning("malformed trace lines, skipped", tr.Malformed, example(isMalformed))
-	if other := tr.ReaderWarnings - tr.Malformed; other > 0 {
-		rep.AddWarning("other trace warnings (a resumed call without its start, -ff files out of order)", other, "")
+	other := tr.ReaderWarnings - tr.Malformed
+	if tr.Malformed > 0 {
+		rep.AddWarning("malformed trace lines, skipped", tr.Malformed, firstWarning)
+		firstWarning = "" // the reader's first warning may be of either kind
 	}
+	rep.AddWarning("other trace warnings (a resumed call without its start, -ff files out of order)", other, firstWarning)
 	rep.AddWarning("calls that never returned in the trace (<unfinished ...> without its resumed half)", int64(tr.Unfinished), "")
 	rep.AddWarning("calls whose path or fd argument could not be read (a pointer, cut by the tracer), their path left out", tr.Lowering.BadArgs, "")
 	rep.AddWarning("system calls fsmove does not model", tr.Lowering.Unknown, topUnknown(tr.Lowering.UnknownBySyscall))
@@ -106,7 +102,7 @@ func noBlocksReason(tr *TraceCounts, fromTrace bool) string {
 	default:
 		why = "Puppet's evaltrace lines are missing: run puppet apply with --evaltrace (and --debug or --verbose), and trace writes"
 	}
-	return "no Puppet resource block recognised in the trace, so no access belongs to a resource: " + why + "; " + CaptureHint
+	return "no Puppet resource block recognised in the trace, so no access belongs to a resource: " + why + "; " + captureHint
 }
 
 // listSome joins the first n names, with "…" when there are more.
