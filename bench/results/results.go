@@ -46,10 +46,15 @@ func ValidStatus(s string) bool {
 // Numbers that are unknown (no analysis after a compile error, no untraced
 // run) are -1 in the CSV and null in the JSON; in the struct they are -1.
 type Row struct {
-	Module          string  `json:"module"`
-	Version         string  `json:"version"`
-	Status          string  `json:"status"`
-	FirstError      string  `json:"first_error"`
+	Module  string `json:"module"`
+	Version string `json:"version"`
+	Status  string `json:"status"`
+	// Category says why a module is not ok, in words a reader can act on
+	// (Categories); "" for ok modules.
+	Category   string `json:"category"`
+	FirstError string `json:"first_error"`
+	// Tracer is the traced run's capture backend (strace, ptrace, ebpf).
+	Tracer          string  `json:"tracer"`
 	PuppetUntracedS float64 `json:"puppet_untraced_s"`
 	PuppetTracedS   float64 `json:"puppet_traced_s"`
 	TraceBytes      int64   `json:"trace_bytes"`
@@ -63,7 +68,7 @@ type Row struct {
 
 // Columns are the CSV header, in order; each is a JSON field name of Row.
 var Columns = []string{
-	"module", "version", "status", "first_error", "puppet_untraced_s", "puppet_traced_s",
+	"module", "version", "status", "category", "first_error", "tracer", "puppet_untraced_s", "puppet_traced_s",
 	"trace_bytes", "events", "resources", "analysis_s", "peak_mem_bytes", "mor", "mn",
 }
 
@@ -170,6 +175,7 @@ func FromRunDir(module, version, dir string) (Row, error) {
 	row := Row{
 		Module: module, Version: version, Status: status,
 		FirstError:      firstErrorLine(dir, rec),
+		Tracer:          rec.Tracer,
 		PuppetUntracedS: -1, PuppetTracedS: -1,
 		TraceBytes: rec.TraceBytes, Events: -1, Resources: -1,
 		AnalysisS: -1, PeakMemBytes: -1, MOR: -1, MN: -1,
@@ -282,7 +288,7 @@ func WriteCSV(w io.Writer, rows []Row) error {
 	cw.Write(Columns)
 	for _, r := range rows {
 		cw.Write([]string{
-			r.Module, r.Version, r.Status, r.FirstError,
+			r.Module, r.Version, r.Status, r.Category, r.FirstError, r.Tracer,
 			formatSeconds(r.PuppetUntracedS), formatSeconds(r.PuppetTracedS),
 			strconv.FormatInt(r.TraceBytes, 10), strconv.FormatInt(r.Events, 10),
 			strconv.FormatInt(r.Resources, 10), formatSeconds(r.AnalysisS),
@@ -300,6 +306,10 @@ func formatSeconds(s float64) string {
 	return strconv.FormatFloat(s, 'f', 3, 64)
 }
 
+// optionalColumns came after the first committed tables: a table without
+// them reads with "" in their place.
+var optionalColumns = map[string]bool{"category": true, "tracer": true}
+
 // ReadCSV reads a table written by WriteCSV. The header must have every
 // column of Columns (in any order; extra columns are ignored).
 func ReadCSV(r io.Reader) ([]Row, error) {
@@ -313,7 +323,7 @@ func ReadCSV(r io.Reader) ([]Row, error) {
 		col[h] = i
 	}
 	for _, c := range Columns {
-		if _, ok := col[c]; !ok {
+		if _, ok := col[c]; !ok && !optionalColumns[c] {
 			return nil, fmt.Errorf("results CSV: no column %q", c)
 		}
 	}
@@ -329,7 +339,7 @@ func ReadCSV(r io.Reader) ([]Row, error) {
 		p := fieldParser{rec: rec, col: col}
 		row := Row{
 			Module: p.str("module"), Version: p.str("version"), Status: p.str("status"),
-			FirstError:      p.str("first_error"),
+			Category: p.str("category"), FirstError: p.str("first_error"), Tracer: p.str("tracer"),
 			PuppetUntracedS: p.float("puppet_untraced_s"), PuppetTracedS: p.float("puppet_traced_s"),
 			TraceBytes: p.int("trace_bytes"), Events: p.int("events"), Resources: p.int("resources"),
 			AnalysisS: p.float("analysis_s"), PeakMemBytes: p.int("peak_mem_bytes"),
@@ -354,7 +364,13 @@ type fieldParser struct {
 	err error
 }
 
-func (p *fieldParser) str(name string) string { return p.rec[p.col[name]] }
+func (p *fieldParser) str(name string) string {
+	i, ok := p.col[name]
+	if !ok {
+		return ""
+	}
+	return p.rec[i]
+}
 
 func (p *fieldParser) int(name string) int64 {
 	v, err := strconv.ParseInt(p.str(name), 10, 64)
@@ -377,7 +393,9 @@ type jsonRow struct {
 	Module          string   `json:"module"`
 	Version         string   `json:"version"`
 	Status          string   `json:"status"`
+	Category        string   `json:"category"`
 	FirstError      string   `json:"first_error"`
+	Tracer          string   `json:"tracer"`
 	PuppetUntracedS *float64 `json:"puppet_untraced_s"`
 	PuppetTracedS   *float64 `json:"puppet_traced_s"`
 	TraceBytes      *int64   `json:"trace_bytes"`
@@ -412,7 +430,7 @@ func WriteJSON(w io.Writer, rows []Row) error {
 	}{Columns: Columns, Modules: []jsonRow{}}
 	for _, r := range rows {
 		out.Modules = append(out.Modules, jsonRow{
-			Module: r.Module, Version: r.Version, Status: r.Status, FirstError: r.FirstError,
+			Module: r.Module, Version: r.Version, Status: r.Status, Category: r.Category, FirstError: r.FirstError, Tracer: r.Tracer,
 			PuppetUntracedS: optFloat(r.PuppetUntracedS), PuppetTracedS: optFloat(r.PuppetTracedS),
 			TraceBytes: optInt(r.TraceBytes), Events: optInt(r.Events), Resources: optInt(r.Resources),
 			AnalysisS: optFloat(r.AnalysisS), PeakMemBytes: optInt(r.PeakMemBytes),
@@ -447,7 +465,7 @@ func ReadJSON(r io.Reader) ([]Row, error) {
 	rows := []Row{}
 	for _, m := range in.Modules {
 		rows = append(rows, Row{
-			Module: m.Module, Version: m.Version, Status: m.Status, FirstError: m.FirstError,
+			Module: m.Module, Version: m.Version, Status: m.Status, Category: m.Category, FirstError: m.FirstError, Tracer: m.Tracer,
 			PuppetUntracedS: f(m.PuppetUntracedS), PuppetTracedS: f(m.PuppetTracedS),
 			TraceBytes: n(m.TraceBytes), Events: n(m.Events), Resources: n(m.Resources),
 			AnalysisS: f(m.AnalysisS), PeakMemBytes: n(m.PeakMemBytes), MOR: n(m.MOR), MN: n(m.MN),
