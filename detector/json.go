@@ -122,6 +122,7 @@ type jsonStats struct {
 	Waivers            int         `json:"waivers"`
 	UnusedWaivers      int         `json:"unused_waivers"`
 	Phases             []jsonPhase `json:"phases"`
+	PeakRSSBytes       int64       `json:"peak_rss_bytes,omitempty"`
 }
 
 func toJSONResource(r *catalog.Resource) jsonResource {
@@ -199,7 +200,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		UnitMoves:         s.Interp.UnitMoves, UnitBlocks: s.UnitBlocks, UnclaimedUnits: s.UnclaimedUnits, UnclaimedAccesses: s.UnclaimedAccesses,
 		Paths: s.Paths, FilteredPaths: s.FilteredPaths, RelatedPairs: s.RelatedPairs,
 		MOR: s.MOR, MN: s.MN, HeldBack: s.HeldBack, Commuting: s.Commuting, NeedMet: s.NeedMet, Waived: s.Waived, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,
-		Phases: []jsonPhase{},
+		Phases: []jsonPhase{}, PeakRSSBytes: s.PeakRSSBytes,
 	}
 	for _, p := range s.Phases {
 		out.Stats.Phases = append(out.Stats.Phases, jsonPhase{p.Name, p.Duration.Seconds()})

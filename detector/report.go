@@ -196,6 +196,9 @@ type Stats struct {
 	Events         int64
 	MalformedLines int64
 	Phases         []Phase
+	// PeakRSSBytes is the analysis's own peak resident memory (VmHWM of
+	// the process since it started), 0 when not measured.
+	PeakRSSBytes int64
 
 	// Copied from the interpreter's result by Detect.
 	Interp interp.Stats

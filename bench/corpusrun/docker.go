@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/fsmove/fsmove/bench/results"
@@ -22,9 +21,11 @@ import (
 // traces with a child "fsmove analyze" process.
 //
 // The analysis runs in a child process, not in this one, so that its peak
-// memory (the child's maximum RSS from wait4's rusage) belongs to that
-// module alone: in-process, the runtime's peak would be the largest of all
-// modules so far, and a crash in one analysis would end the whole bench.
+// memory belongs to that module alone (in-process, the runtime's peak would
+// be the largest of all modules so far) and a crash in one analysis does
+// not end the whole bench. The child measures its peak itself (the JSON
+// report's stats.peak_rss_bytes, its VmHWM): the child's rusage maximum
+// would start at this process's.
 type DockerBackend struct {
 	Engines []*container.Engine
 	// Fsmove is the fsmove binary that analyzes (os.Executable() for the
@@ -147,6 +148,9 @@ type reportStats struct {
 		Events int64 `json:"events"`
 		MOR    int64 `json:"mor"`
 		MN     int64 `json:"mn"`
+		// The analysis's own peak memory: not the child's rusage, whose
+		// maximum starts at this process's (see detector/analyze peakRSS).
+		PeakRSSBytes int64 `json:"peak_rss_bytes"`
 	} `json:"stats"`
 }
 
@@ -166,11 +170,9 @@ func (b *DockerBackend) Analyze(ctx context.Context, dir string) (results.Analys
 	start := time.Now()
 	err := cmd.Run()
 	a.Seconds = roundMillis(time.Since(start))
+	a.PeakRSSBytes = -1
 	if cmd.ProcessState != nil {
 		a.Exit = cmd.ProcessState.ExitCode()
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			a.PeakRSSBytes = ru.Maxrss * 1024 // Linux reports KiB
-		}
 	}
 	if ctx.Err() != nil {
 		return a, fmt.Errorf("analysis: %w", ctx.Err())
@@ -191,5 +193,8 @@ func (b *DockerBackend) Analyze(ctx context.Context, dir string) (results.Analys
 		return a, fmt.Errorf("%s: %w", report, err)
 	}
 	a.Events, a.MOR, a.MN = rs.Stats.Events, rs.Stats.MOR, rs.Stats.MN
+	if rs.Stats.PeakRSSBytes > 0 {
+		a.PeakRSSBytes = rs.Stats.PeakRSSBytes
+	}
 	return a, nil
 }

@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -152,6 +153,7 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 	}, rep.Stats.Phases...)
 	rep.Stats.Phases = append(phases, detector.Phase{Name: "total", Duration: time.Since(start)})
 	st.PeakRSSBytes = peakRSS()
+	rep.Stats.PeakRSSBytes = st.PeakRSSBytes
 	return rep, st, nil
 }
 
@@ -328,11 +330,38 @@ func mapManifestPaths(cat *catalog.Catalog, pathMap map[string]string) {
 	}
 }
 
-// peakRSS is the process's peak resident set size.
+// peakRSS is the process's peak resident set size: VmHWM, the high-water
+// mark of this process's own memory, which starts afresh at exec. It is
+// not getrusage's ru_maxrss: Go starts a child with vfork semantics, so the
+// child's maximum starts at its parent's peak (exec keeps the larger of
+// the two), and an analysis run by "fsmove bench" would report the
+// bench's memory.
 func peakRSS() int64 {
+	if data, err := os.ReadFile("/proc/self/status"); err == nil {
+		if n, ok := vmHWM(string(data)); ok {
+			return n
+		}
+	}
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
 	}
 	return ru.Maxrss * 1024 // Linux reports KiB
+}
+
+// vmHWM reads the VmHWM line of /proc/PID/status ("VmHWM:   12345 kB").
+func vmHWM(status string) (int64, bool) {
+	for _, line := range strings.Split(status, "\n") {
+		rest, ok := strings.CutPrefix(line, "VmHWM:")
+		if !ok {
+			continue
+		}
+		kb, ok := strings.CutSuffix(strings.TrimSpace(rest), " kB")
+		if !ok {
+			return 0, false
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(kb), 10, 64)
+		return n * 1024, err == nil
+	}
+	return 0, false
 }
