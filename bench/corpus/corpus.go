@@ -1,7 +1,7 @@
 // Package corpus reads and writes the module lists that "fsmove bench" runs
 // (SPEC "fsmove bench"): one module a line,
 //
-//	SPEC [class=NAME] [module=NAME] [version=V] [param.KEY=VALUE]...   # comment
+//	SPEC [class=NAME] [module=NAME] [version=V] [timeout=DUR] [deps=PKG,...] [param.KEY=VALUE]...   # comment
 //
 // SPEC is what "fsmove run" takes: deb:puppet-module-…, a module directory
 // (relative paths are relative to the corpus file) or AUTHOR-NAME[@VERSION].
@@ -9,8 +9,12 @@
 // names the module a Debian package installs when the package name does not
 // say it (puppet-module-nova installs "nova", puppet-module-heini-wait-for
 // installs "wait_for"); version= records the module's version for the
-// results (the Debian corpus writes the package's); param.KEY=VALUE are class parameters as in
-// "fsmove run --param". Fields are separated by blanks, so values cannot
+// results (the Debian corpus writes the package's); timeout= replaces the
+// bench's --timeout for this module (a Go duration: 20m); deps= are Debian
+// packages the module needs but does not depend on, installed untraced
+// before the apply (a setup step, as "fsmove run --setup" would);
+// param.KEY=VALUE are class parameters as in "fsmove run --param"
+// (param.CLASS::KEY=VALUE for a class the entry class includes). Fields are separated by blanks, so values cannot
 // contain blanks. A # starts a comment at the start of a line or after a
 // blank.
 package corpus
@@ -22,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/fsmove/fsmove/puppet/runner"
 )
@@ -40,6 +45,11 @@ type Entry struct {
 	// (version=, written by the Debian corpus), or the Forge version asked for.
 	Version string
 	Params  []runner.Param
+	// Timeout, when not 0, bounds this module's runs instead of the
+	// bench's --timeout.
+	Timeout time.Duration
+	// Deps are Debian packages installed before the apply, untraced.
+	Deps []string
 	// Key names the entry's run directory: unique within a corpus and safe
 	// as a file name.
 	Key string
@@ -47,7 +57,17 @@ type Entry struct {
 
 // RunnerEntry returns the runner entry point (site.pp) of the module.
 func (e Entry) RunnerEntry() runner.Entry {
-	return runner.Entry{Class: e.Class, Params: e.Params}
+	re := runner.Entry{Class: e.Class, Params: e.Params}
+	if len(e.Deps) > 0 {
+		re.Setup = []runner.SetupStep{{Command: DepsCommand(e.Deps)}}
+	}
+	return re
+}
+
+// DepsCommand installs Debian packages in the container (the package lists
+// are there: the module's own package was installed just before).
+func DepsCommand(pkgs []string) string {
+	return "apt-get install -y --no-install-recommends " + strings.Join(pkgs, " ")
 }
 
 // ParseFile reads a corpus file; relative module directories are taken
@@ -112,7 +132,7 @@ func parseEntry(fields []string, baseDir string) (Entry, error) {
 	for _, f := range fields[1:] {
 		key, value, ok := strings.Cut(f, "=")
 		if !ok || value == "" {
-			return Entry{}, fmt.Errorf("%q: want class=NAME, module=NAME, version=V or param.KEY=VALUE", f)
+			return Entry{}, fmt.Errorf("%q: want class=NAME, module=NAME, version=V, timeout=DUR, deps=PKG,... or param.KEY=VALUE", f)
 		}
 		switch {
 		case key == "class":
@@ -121,6 +141,19 @@ func parseEntry(fields []string, baseDir string) (Entry, error) {
 			module = value
 		case key == "version":
 			e.Version = value
+		case key == "timeout":
+			d, err := time.ParseDuration(value)
+			if err != nil || d <= 0 {
+				return Entry{}, fmt.Errorf("timeout=%s: want a positive duration such as 20m", value)
+			}
+			e.Timeout = d
+		case key == "deps":
+			for _, p := range strings.Split(value, ",") {
+				if !validPackageName(p) {
+					return Entry{}, fmt.Errorf("deps=%s: %q is not a Debian package name", value, p)
+				}
+				e.Deps = append(e.Deps, p)
+			}
 		case strings.HasPrefix(key, "param."):
 			p, err := runner.ParseParam(strings.TrimPrefix(key, "param.") + "=" + value)
 			if err != nil {
@@ -128,7 +161,7 @@ func parseEntry(fields []string, baseDir string) (Entry, error) {
 			}
 			e.Params = append(e.Params, p)
 		default:
-			return Entry{}, fmt.Errorf("unknown field %q (want class=, module=, version= or param.KEY=)", key)
+			return Entry{}, fmt.Errorf("unknown field %q (want class=, module=, version=, timeout=, deps= or param.KEY=)", key)
 		}
 	}
 	spec, err := parseSpec(e.Spec, module, baseDir)
@@ -192,6 +225,22 @@ func looksLikeDir(s string) bool {
 	return strings.HasPrefix(s, ".") || strings.HasPrefix(s, "/") || strings.Count(s, "/") > 1 || strings.HasSuffix(s, "/")
 }
 
+// validPackageName: Debian policy 5.6.1 (lower-case letters, digits, + - .;
+// at least two characters, starting with a letter or digit). It also keeps
+// the setup command free of shell syntax.
+func validPackageName(s string) bool {
+	if len(s) < 2 || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
 func validModuleName(s string) bool {
 	if s == "" || s[0] < 'a' || s[0] > 'z' {
 		return false
@@ -253,10 +302,60 @@ func Format(w io.Writer, header []string, entries []Entry) error {
 		if e.Version != "" && e.Version != e.Module.Version {
 			fmt.Fprintf(bw, " version=%s", e.Version)
 		}
+		if e.Timeout > 0 {
+			fmt.Fprintf(bw, " timeout=%s", e.Timeout)
+		}
+		if len(e.Deps) > 0 {
+			fmt.Fprintf(bw, " deps=%s", strings.Join(e.Deps, ","))
+		}
 		for _, p := range e.Params {
 			fmt.Fprintf(bw, " param.%s=%s", p.Key, p.Value)
 		}
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
+}
+
+// Override lays params over entries: each entry of params (a corpus line
+// with the class, parameters, timeout and dependencies a module needs)
+// replaces those of the entry with the same spec. It returns the specs of
+// params that name no entry (a module the corpus no longer has), for a
+// warning.
+func Override(entries, params []Entry) (unused []string) {
+	bySpec := map[string]int{}
+	for i, e := range entries {
+		bySpec[e.Spec] = i
+	}
+	for _, p := range params {
+		i, ok := bySpec[p.Spec]
+		if !ok {
+			unused = append(unused, p.Spec)
+			continue
+		}
+		e := &entries[i]
+		e.Class, e.Params, e.Timeout, e.Deps = p.Class, p.Params, p.Timeout, p.Deps
+		e.Key = keyFor(e.Module, e.Class)
+	}
+	return unused
+}
+
+// ReadHeader returns the comment lines at the top of a corpus file (without
+// "# "), which Format writes back.
+func ReadHeader(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var header []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "#")
+		if !ok {
+			break
+		}
+		header = append(header, strings.TrimPrefix(line, " "))
+	}
+	return header, sc.Err()
 }

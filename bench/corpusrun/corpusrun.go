@@ -54,7 +54,8 @@ type Options struct {
 	// i mod Engines (default 1).
 	Engines int
 	// Timeout bounds each module's traced run, its analysis and its
-	// untraced run, each on its own (default 10 minutes).
+	// untraced run, each on its own (default 10 minutes); a corpus entry's
+	// timeout= replaces it for that module.
 	Timeout    time.Duration
 	Tracer     string
 	SeccompBPF bool
@@ -172,13 +173,18 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 		FsmoveVersion: opts.FsmoveVersion,
 	}
 
+	timeout := opts.Timeout
+	if e.Timeout > 0 {
+		timeout = e.Timeout
+	}
 	rec, err := runner.ReadRecord(dir)
 	if !opts.Resume || err != nil || results.Status(rec.Status) == "" {
 		// A fresh run: drop what the bench added to an earlier one.
 		os.Remove(filepath.Join(dir, results.AnalysisJSON))
 		os.Remove(filepath.Join(dir, results.UntracedJSON))
 		os.Remove(filepath.Join(dir, results.ReportJSON))
-		tctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+		os.RemoveAll(filepath.Join(dir, results.UntracedDir))
+		tctx, cancel := context.WithTimeout(ctx, timeout)
 		rec, err = b.Traced(tctx, engine, ropts)
 		cancel()
 		work.Traced++
@@ -192,7 +198,7 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 
 	if fileExists(filepath.Join(dir, runner.CatalogFile)) && fileExists(filepath.Join(dir, runner.TraceFile)) &&
 		!fileExists(filepath.Join(dir, results.AnalysisJSON)) {
-		actx, cancel := context.WithTimeout(ctx, opts.Timeout)
+		actx, cancel := context.WithTimeout(ctx, timeout)
 		a, err := b.Analyze(actx, dir)
 		cancel()
 		if ctx.Err() != nil {
@@ -208,7 +214,7 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 	}
 
 	if opts.Untraced && rec.Status == runner.StatusOK && !fileExists(filepath.Join(dir, results.UntracedJSON)) {
-		uctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+		uctx, cancel := context.WithTimeout(ctx, timeout)
 		u, err := b.Untraced(uctx, engine, ropts)
 		cancel()
 		if ctx.Err() != nil {

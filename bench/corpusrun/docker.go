@@ -49,93 +49,40 @@ func (b *DockerBackend) Traced(ctx context.Context, engine int, opts runner.Opti
 	return runner.Run(ctx, eng, opts)
 }
 
-// Paths in the container, as puppet/runner uses them (its constants are
-// not exported): the untraced apply must run the very same command.
-const (
-	workDir       = "/fsmove"
-	modulesDir    = workDir + "/modules"
-	sitePP        = workDir + "/site.pp"
-	debianModules = "/usr/share/puppet/modules"
-)
-
-// Untraced times runner.PuppetApplyArgs in a fresh container, without a
-// tracer. Debian packages and module directories only: a Forge install
-// would add network time to what is measured.
+// Untraced is runner.Run with Options.Untraced into the run directory's
+// untraced/ subdirectory: the very same container, modules, setup steps and
+// puppet apply, with no tracer, timed by the runner's apply step as the
+// traced run is.
 func (b *DockerBackend) Untraced(ctx context.Context, engine int, opts runner.Options) (results.Untraced, error) {
 	eng, err := b.engine(engine)
 	if err != nil {
 		return results.Untraced{}, err
 	}
-	m := opts.Module
-	if m.Kind != runner.SourceDeb && m.Kind != runner.SourceDir {
-		return results.Untraced{}, fmt.Errorf("untraced runs take Debian packages and module directories, not %s", m.Kind)
-	}
-	site, err := opts.Entry.SitePP(m.Name)
-	if err != nil {
+	opts.Untraced = true
+	opts.OutDir = filepath.Join(opts.OutDir, results.UntracedDir)
+	opts.Force = true
+	rec, err := runner.Run(ctx, eng, opts)
+	if rec == nil {
 		return results.Untraced{}, err
 	}
-	img, err := eng.EnsureImage(ctx, opts.Image)
-	if err != nil {
-		return results.Untraced{}, err
-	}
-	init := opts.Init
-	if init == "" {
-		init = container.InitSystemd
-	}
-	c, err := eng.Start(ctx, container.Spec{
-		Image: img.ID, Hostname: runner.NodeName, Env: []string{"LANG=C.UTF-8"},
-		Labels: map[string]string{"fsmove.module": m.Raw, "fsmove.bench": "untraced"},
-		Init:   init,
-	})
-	if err != nil {
-		return results.Untraced{}, err
-	}
-	defer c.Remove(ctx)
-	if init == container.InitSystemd {
-		if _, err := c.WaitBooted(ctx, 90*time.Second); err != nil {
-			return results.Untraced{}, err
+	u := results.Untraced{Seconds: -1, PuppetExit: -1}
+	for _, s := range rec.Steps {
+		if s.Name == "apply" && s.OK {
+			u.Seconds = s.Seconds
 		}
 	}
-
-	a := container.NewArchive()
-	a.AddFile(strings.TrimPrefix(sitePP, "/"), []byte(site), 0o644)
-	a.AddFile(strings.TrimPrefix(workDir, "/")+"/graphs/.keep", nil, 0o644)
-	modulePath := []string{}
-	if m.Kind == runner.SourceDir {
-		a.AddDir(m.Dir, strings.TrimPrefix(modulesDir, "/")+"/"+m.Name)
-		modulePath = append(modulePath, modulesDir)
+	if rec.PuppetExit != nil {
+		u.PuppetExit = *rec.PuppetExit
 	}
-	modulePath = append(modulePath, debianModules)
-	data, err := a.Bytes()
-	if err != nil {
-		return results.Untraced{}, err
-	}
-	if err := c.CopyIn(ctx, "/", bytes.NewReader(data)); err != nil {
-		return results.Untraced{}, err
-	}
-	if m.Kind == runner.SourceDeb {
-		var out bytes.Buffer
-		script := "apt-get update -q && apt-get install -y --no-install-recommends " + m.Package
-		status, err := c.Exec(ctx, []string{"/bin/sh", "-c", script}, []string{"DEBIAN_FRONTEND=noninteractive"}, &out)
-		if err != nil {
-			return results.Untraced{}, err
-		}
-		if status != 0 {
-			return results.Untraced{}, fmt.Errorf("apt-get install %s failed (status %d)", m.Package, status)
-		}
-	}
-	cmd := append([]string{"puppet", "apply"}, runner.PuppetApplyArgs(modulePath)...)
-	start := time.Now()
-	status, err := c.Exec(ctx, cmd, nil, nil)
-	took := time.Since(start)
-	if err != nil {
-		return results.Untraced{}, err
-	}
-	u := results.Untraced{Seconds: roundMillis(took), PuppetExit: status}
-	if !runner.PuppetSucceeded(status) {
-		u.Error = fmt.Sprintf("untraced puppet apply exited with %d (%s)", status, runner.PuppetOutcome(status))
+	if rec.Status != runner.StatusOK {
+		u.Error = fmt.Sprintf("untraced run: %s: %s", rec.Status, firstLine(rec.Error))
 	}
 	return u, nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
 }
 
 func roundMillis(d time.Duration) float64 {

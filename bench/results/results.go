@@ -116,6 +116,7 @@ const (
 	AnalysisJSON = "analysis.json"
 	UntracedJSON = "untraced.json"
 	ReportJSON   = "report.json" // fsmove analyze's JSON report
+	UntracedDir  = "untraced"    // the untraced run's own run directory
 	RunsDir      = "runs"        // OUT/runs/<module>: one run directory per module
 )
 

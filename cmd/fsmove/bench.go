@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -24,10 +25,13 @@ const benchUsage = `Usage: fsmove bench [flags] CORPUS
 
 Runs every module of CORPUS (one module a line: a directory,
 deb:puppet-module-AUTHOR-NAME or AUTHOR-NAME[@VERSION], then optional
-class=NAME, module=NAME, version=V and param.KEY=VALUE; # comments), each
-in a fresh container, traced, and analyzes each trace. --debian builds the
-corpus from Debian's puppet-module-* packages instead (written to
-OUT/corpus.txt). Writes OUT/runs/<module>/ per module and OUT/results.csv,
+class=NAME, module=NAME, version=V, timeout=DUR, deps=PKG,... and
+param.KEY=VALUE; # comments), each in a fresh container, traced, and
+analyzes each trace. --debian builds the corpus from Debian's
+puppet-module-* packages instead, with the class, parameters, timeouts and
+missing dependencies of the committed parameters file laid over it
+(bench/corpus/debian-params.txt, or --params), and writes it to
+OUT/corpus.txt. Writes OUT/runs/<module>/ per module and OUT/results.csv,
 results.json, results.html and the figures.
 
 Flags:
@@ -40,7 +44,8 @@ func runBench(stdout, stderr io.Writer, args []string) int {
 		debian     = fs.Bool("debian", false, "run Debian's puppet-module-* packages (apt-cache in the image)")
 		workers    = fs.Int("workers", runtime.NumCPU(), "modules run at once")
 		timeout    = fs.Duration("timeout", 10*time.Minute, "limit per module for the traced run, the analysis and the untraced run, each")
-		tracer     = fs.String("tracer", "strace", "capture `backend`: "+strings.Join(runner.Tracers(), ", "))
+		tracer     = fs.String("tracer", "", "capture `backend`: "+strings.Join(runner.Tracers(), ", ")+" (default: ebpf where this host allows it, else strace)")
+		params     = fs.String("params", "", "corpus `file` whose lines replace the class, parameters, timeout and deps of the same modules (default with --debian: the committed debian-params.txt)")
 		seccompBPF = fs.Bool("seccomp-bpf", true, "let strace filter in the kernel (--seccomp-bpf)")
 		initFlag   = fs.String("init", string(container.InitSystemd), "the containers' PID 1: systemd or none")
 		untraced   = fs.Bool("untraced", false, "also time each cleanly applied module without the tracer (a second container: doubles Puppet's time)")
@@ -61,6 +66,27 @@ func runBench(stdout, stderr io.Writer, args []string) int {
 	initMode, err := container.ParseInit(*initFlag)
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmove bench: --init: %v\n", err)
+		return exitUsage
+	}
+	if *tracer == "" {
+		var note string
+		*tracer, note = runner.DefaultTracer()
+		if note != "" {
+			fmt.Fprintln(stderr, "fsmove bench: "+note)
+		}
+	} else if !slices.Contains(runner.Tracers(), *tracer) {
+		fmt.Fprintf(stderr, "fsmove bench: --tracer: unknown tracer %q (want one of %s)\n", *tracer, strings.Join(runner.Tracers(), ", "))
+		return exitUsage
+	}
+	var overrides []corpus.Entry
+	switch {
+	case *params != "":
+		overrides, err = corpus.ParseFile(*params)
+	case *debian:
+		overrides, err = corpus.DebianParamsEntries()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "fsmove bench: --params: %v\n", err)
 		return exitUsage
 	}
 	if *workers < 1 {
@@ -90,21 +116,37 @@ func runBench(stdout, stderr io.Writer, args []string) int {
 	imgOpts := container.ImageOptions{Tag: *image}
 
 	var entries []corpus.Entry
+	var debianHeader []string // corpus.txt's header comment
 	corpusPath := filepath.Join(*out, "corpus.txt")
 	switch {
 	case !*debian:
 		corpusPath = positional[0]
 		entries, err = corpus.ParseFile(corpusPath)
 	case *resume && benchFileExists(corpusPath):
-		// The corpus of the run being resumed, not a fresh listing.
+		// The corpus of the run being resumed, not a fresh listing (the
+		// parameters file is laid over it again below: an edited entry
+		// names a new run directory when its class changes, and is rerun).
 		entries, err = corpus.ParseFile(corpusPath)
 	default:
 		fmt.Fprintln(stderr, "fsmove bench: listing Debian's puppet-module-* packages in the image")
 		var skipped []corpus.Skipped
 		entries, skipped, err = corpus.Debian(ctx, engines[0], imgOpts)
+		debianHeader = append([]string{"Debian puppet-module-* packages, made by fsmove bench --debian"}, corpus.SkippedHeader(skipped)...)
 		if err == nil {
-			err = writeCorpus(corpusPath, entries, skipped)
 			fmt.Fprintf(stderr, "fsmove bench: %d modules, %d packages skipped (see %s)\n", len(entries), len(skipped), corpusPath)
+		}
+	}
+	if err == nil {
+		for _, spec := range corpus.Override(entries, overrides) {
+			fmt.Fprintf(stderr, "fsmove bench: warning: the parameters file names %s, which is not in the corpus\n", spec)
+		}
+		if *debian {
+			if debianHeader == nil {
+				debianHeader, err = corpus.ReadHeader(corpusPath)
+			}
+			if err == nil {
+				err = writeCorpus(corpusPath, debianHeader, entries)
+			}
 		}
 	}
 	if err != nil {
@@ -141,12 +183,11 @@ func runBench(stdout, stderr io.Writer, args []string) int {
 	return exitOK
 }
 
-func writeCorpus(path string, entries []corpus.Entry, skipped []corpus.Skipped) error {
+func writeCorpus(path string, header []string, entries []corpus.Entry) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	header := append([]string{"Debian puppet-module-* packages, made by fsmove bench --debian"}, corpus.SkippedHeader(skipped)...)
 	if err := corpus.Format(f, header, entries); err != nil {
 		f.Close()
 		return err

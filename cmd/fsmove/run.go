@@ -58,8 +58,10 @@ keeps the artifacts in --out and reports missing ordering relationships and
 missing notifiers.
 
 What is applied: "include MODULE" by default; --class (with --param) for
-another class of the module; --manifest FILE or -e CODE for a manifest of
-your own. Without MODULE, --manifest or -e is applied by itself, with the
+another class of the module; --param CLASS::KEY=VALUE (Hiera's naming)
+declares that class with that parameter before the entry class, for a
+parameter of a class the entry class includes; --manifest FILE or -e CODE
+for a manifest of your own. Without MODULE, --manifest or -e is applied by itself, with the
 --modulepath modules (and Debian's packaged modules) available; the run is
 then named after the manifest file (or "manifest" for -e), as in the default
 --out.
@@ -139,7 +141,7 @@ func runRun(stdout, stderr io.Writer, args []string) int {
 	fs.StringVar(&f.class, "class", "", "class to include (default: the module's name; needs a module)")
 	fs.StringVar(&f.code, "e", "", "Puppet `CODE` to apply instead of including a class (no module needed)")
 	fs.StringVar(&f.manifest, "manifest", "", "manifest `FILE` to apply instead of including a class (no module needed)")
-	fs.Var(&f.params, "param", "class parameter `KEY=VALUE` (repeatable; needs a module)")
+	fs.Var(&f.params, "param", "class parameter `KEY=VALUE`, or CLASS::KEY=VALUE for another class (repeatable; needs a module)")
 	fs.Var(setupFlag{&f.setup, false}, "setup", "shell `CMD` to prepare the node before the traced apply, untraced (repeatable)")
 	fs.Var(setupFlag{&f.setup, true}, "setup-file", "local shell `SCRIPT` to prepare the node before the traced apply, untraced (repeatable)")
 	fs.StringVar(&f.image, "image", container.DefaultImage, "Docker image (built by \"fsmove image build\" when missing)")

@@ -30,9 +30,17 @@ type capture struct {
 	// host: the tracer runs on the host, outside the container, filtered
 	// to the container's cgroup; the container needs nothing.
 	host bool
+	// untraced: no tracer at all; the run leaves no trace.log (the
+	// untraced apply that "fsmove bench --untraced" times).
+	untraced bool
 	// command is what is exec'd in the container.
 	command func(o Options, modulePath []string) []string
 }
+
+// untracedCapture is Options.Untraced: the same apply, with no tracer.
+var untracedCapture = capture{name: "no tracer", untraced: true, command: func(o Options, mp []string) []string {
+	return plainApply(nil, mp)
+}}
 
 // captures lists the backends; --tracer picks one by name.
 var captures = []capture{

@@ -45,7 +45,23 @@ func ParseParam(s string) (Param, error) {
 	return Param{Key: key, Value: value}, nil
 }
 
+// splitParamKey splits a parameter key into its class and name: "port" is
+// the entry class's, "aodh::db::database_connection" (Hiera's naming) is
+// class aodh::db's.
+func splitParamKey(key string) (class, name string) {
+	if i := strings.LastIndex(key, "::"); i >= 0 {
+		return key[:i], key[i+2:]
+	}
+	return "", key
+}
+
 func checkParamName(key string) error {
+	if class, name := splitParamKey(key); class != "" {
+		if err := checkClassName(class); err != nil {
+			return fmt.Errorf("bad parameter name %q: %w", key, err)
+		}
+		key = name
+	}
 	if key == "" || key[0] < 'a' || key[0] > 'z' {
 		return fmt.Errorf("bad parameter name %q: it must start with a lower-case letter", key)
 	}
@@ -112,19 +128,53 @@ func (e Entry) SitePP(module string) (string, error) {
 	if err := checkClassName(class); err != nil {
 		return "", err
 	}
-	if len(e.Params) == 0 {
-		return "include " + class + "\n", nil
+	// Parameters of other classes (CLASS::KEY) declare those classes
+	// first, so that the entry class's own include of them finds them
+	// declared with these values.
+	byClass := map[string][]Param{}
+	for _, p := range e.Params {
+		c, name := splitParamKey(p.Key)
+		if c == "" {
+			c = class
+		}
+		c = strings.TrimPrefix(c, "::")
+		byClass[c] = append(byClass[c], Param{Key: name, Value: p.Value})
 	}
-	params := append([]Param(nil), e.Params...)
-	sort.SliceStable(params, func(i, j int) bool { return params[i].Key < params[j].Key })
+	var others []string
+	for c := range byClass {
+		if c != strings.TrimPrefix(class, "::") {
+			others = append(others, c)
+		}
+	}
+	sort.Strings(others)
 	var b strings.Builder
-	fmt.Fprintf(&b, "class { '%s':\n", class)
+	for _, c := range others {
+		if err := declareClass(&b, c, byClass[c]); err != nil {
+			return "", err
+		}
+	}
+	own := byClass[strings.TrimPrefix(class, "::")]
+	if len(own) == 0 {
+		b.WriteString("include " + class + "\n")
+		return b.String(), nil
+	}
+	if err := declareClass(&b, class, own); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// declareClass writes a resource-like declaration of class with params.
+func declareClass(b *strings.Builder, class string, params []Param) error {
+	params = append([]Param(nil), params...)
+	sort.SliceStable(params, func(i, j int) bool { return params[i].Key < params[j].Key })
+	fmt.Fprintf(b, "class { '%s':\n", class)
 	for i, p := range params {
 		if i > 0 && params[i-1].Key == p.Key {
-			return "", fmt.Errorf("--param %s given twice", p.Key)
+			return fmt.Errorf("--param %s given twice", p.Key)
 		}
-		fmt.Fprintf(&b, "  %s => %s,\n", p.Key, puppetValue(p.Value))
+		fmt.Fprintf(b, "  %s => %s,\n", p.Key, puppetValue(p.Value))
 	}
 	b.WriteString("}\n")
-	return b.String(), nil
+	return nil
 }

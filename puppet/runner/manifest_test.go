@@ -14,7 +14,11 @@ func TestParseParam(t *testing.T) {
 	if err != nil || p.Key != "motd" || p.Value != "a=b" {
 		t.Errorf("value with '=': got %+v %v", p, err)
 	}
-	for _, bad := range []string{"novalue", "=x", "Port=1", "a-b=1"} {
+	p, err = ParseParam("aodh::db::database_connection=x")
+	if err != nil || p.Key != "aodh::db::database_connection" {
+		t.Errorf("class-qualified key: got %+v %v", p, err)
+	}
+	for _, bad := range []string{"novalue", "=x", "Port=1", "a-b=1", "Aodh::x=1", "aodh::=1", "::x=1", "aodh::Db::x=1"} {
 		if _, err := ParseParam(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
@@ -55,6 +59,12 @@ func TestSitePP(t *testing.T) {
 		{"class", Entry{Class: "ntp::server"}, "include ntp::server\n"},
 		{"params sorted", Entry{Params: []Param{{"servers", "[a]"}, {"enable", "true"}, {"motd", "hi there"}}},
 			"class { 'ntp':\n  enable => true,\n  motd => 'hi there',\n  servers => [a],\n}\n"},
+		{"other class's params first", Entry{Params: []Param{{"ntp::config::file", "/x"}, {"enable", "true"}, {"ntp::a::b", "1"}}},
+			"class { 'ntp::a':\n  b => 1,\n}\nclass { 'ntp::config':\n  file => '/x',\n}\nclass { 'ntp':\n  enable => true,\n}\n"},
+		{"only another class's params", Entry{Params: []Param{{"aodh::db::database_connection", "mysql://x"}}},
+			"class { 'aodh::db':\n  database_connection => 'mysql://x',\n}\ninclude ntp\n"},
+		{"the entry class's own name", Entry{Class: "ntp::server", Params: []Param{{"ntp::server::port", "1"}}},
+			"class { 'ntp::server':\n  port => 1,\n}\n"},
 		{"code", Entry{Code: "notify { 'x': }"}, "notify { 'x': }\n"},
 		{"manifest", Entry{Manifest: "m.pp", ManifestText: "include foo\n"}, "include foo\n"},
 	}

@@ -27,6 +27,11 @@ type Options struct {
 	// Tracer is the capture backend: strace (default), ptrace or ebpf
 	// (see captures).
 	Tracer string
+	// Untraced applies with no tracer at all (Tracer is ignored; run.json
+	// says "none" and there is no trace.log): the same container, modules,
+	// setup and puppet apply as a traced run, to time what tracing costs
+	// ("fsmove bench --untraced").
+	Untraced bool
 	// TracerBinary is the fsmove binary the ptrace backend copies into the
 	// container (the running executable, normally).
 	TracerBinary string
@@ -143,6 +148,9 @@ func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, 
 		Started:       time.Now().UTC(),
 		Artifacts:     []string{},
 	}
+	if opts.Untraced {
+		rec.Tracer, rec.TracerNote = "none", ""
+	}
 	if err := prepareOutDir(opts.OutDir, opts.Force); err != nil {
 		return nil, err
 	}
@@ -228,6 +236,9 @@ func (r *run) run(ctx context.Context) (err error) {
 	capt, err := captureFor(r.opts.Tracer)
 	if err != nil {
 		return err
+	}
+	if r.opts.Untraced {
+		capt = untracedCapture
 	}
 	r.capt = capt
 	site, err := r.opts.Entry.SitePP(r.opts.Module.Name)
@@ -631,16 +642,18 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 		defer rc.Close()
 		return container.Extract(rc, dir)
 	}
-	if !r.capt.host { // a host tracer wrote trace.log here itself
+	if !r.capt.host && !r.capt.untraced { // a host tracer wrote trace.log here itself
 		if _, err := get(tracePath); err != nil {
 			return "", fmt.Errorf("no trace: %w", err)
 		}
 	}
-	info, err := os.Stat(filepath.Join(dir, TraceFile))
-	if err != nil {
-		return "", err
+	if !r.capt.untraced {
+		info, err := os.Stat(filepath.Join(dir, TraceFile))
+		if err != nil {
+			return "", err
+		}
+		r.rec.TraceBytes = info.Size()
 	}
-	r.rec.TraceBytes = info.Size()
 	get(puppetLogPath)
 	get(graphDir)
 	os.Remove(filepath.Join(dir, GraphsDir, ".keep"))
