@@ -14,7 +14,9 @@
 package corpusrun
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -68,8 +70,9 @@ type Options struct {
 	// Untraced also times each module that applied cleanly without the
 	// tracer, in a second fresh container: it doubles the Puppet time.
 	Untraced bool
-	// Resume skips what a run directory already has: a finished run.json,
-	// analysis.json, untraced.json. Without it every module runs again.
+	// Resume skips what a run directory already has: a finished run.json
+	// of the same entry (class, parameters, setup), analysis.json,
+	// untraced.json. Without it every module runs again.
 	Resume bool
 	Image  container.ImageOptions
 	// Progress receives a live progress line (with \r); nil is quiet.
@@ -178,7 +181,7 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 		timeout = e.Timeout
 	}
 	rec, err := runner.ReadRecord(dir)
-	if !opts.Resume || err != nil || results.Status(rec.Status) == "" {
+	if !opts.Resume || err != nil || results.Status(rec.Status) == "" || !sameEntry(rec.Entry, ropts.Entry) {
 		// A fresh run: drop what the bench added to an earlier one.
 		os.Remove(filepath.Join(dir, results.AnalysisJSON))
 		os.Remove(filepath.Join(dir, results.UntracedJSON))
@@ -231,6 +234,15 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 
 	row, err := results.FromRunDir(e.Key, e.Version, dir)
 	return row, work, err
+}
+
+// sameEntry reports whether a finished run applied what the corpus entry
+// asks for now: a resumed bench reruns a module whose parameters, class or
+// setup changed since.
+func sameEntry(ran, want runner.Entry) bool {
+	a, errA := json.Marshal(ran)
+	b, errB := json.Marshal(want)
+	return errA == nil && errB == nil && bytes.Equal(a, b)
 }
 
 func fileExists(p string) bool {

@@ -43,7 +43,7 @@ func (f *fakeBackend) Traced(ctx context.Context, engine int, opts runner.Option
 	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
 		return nil, err
 	}
-	rec := &runner.RunRecord{Module: opts.Module}
+	rec := &runner.RunRecord{Module: opts.Module, Entry: opts.Entry}
 	write := func(file, text string) {
 		os.WriteFile(filepath.Join(opts.OutDir, file), []byte(text), 0o644)
 	}
@@ -158,6 +158,27 @@ func TestRunAndResume(t *testing.T) {
 	if !reflect.DeepEqual(rows2, rows) {
 		t.Errorf("resumed rows differ:\n%+v\n%+v", rows2, rows)
 	}
+
+	// An entry whose parameters changed since is run again, alone, with
+	// its own timeout.
+	changed := append([]corpus.Entry(nil), entries...)
+	changed[0].Params = []runner.Param{{Key: "port", Value: "1"}}
+	f3 := newFake()
+	_, work, err = Run(context.Background(), changed, f3, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if work != (Work{Traced: 1, Analyzed: 1, Untraced: 1}) || f3.traced["ok1"] != 1 {
+		t.Errorf("after a parameter change: work %+v, traced %v; want ok1 alone again", work, f3.traced)
+	}
+	changed[3].Timeout = 80 * time.Millisecond
+	changed[3].Params = changed[0].Params
+	start := time.Now()
+	Run(context.Background(), changed, newFake(), opts)
+	if took := time.Since(start); took < 80*time.Millisecond {
+		t.Errorf("the slow module's own timeout (80ms) was not used: the run took %s", took)
+	}
+	entries = changed
 
 	// A lost analysis.json is redone alone; without --resume all is redone.
 	os.Remove(filepath.Join(RunDir(out, entries[0]), results.AnalysisJSON))
