@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -193,8 +195,57 @@ func (e *Engine) Start(ctx context.Context, spec Spec) (*Container, error) {
 // units' cgroups. On a v2-only host systemd needs the mount read-write in a
 // cgroup namespace of its own. systemd is told it runs in a container
 // ("container" in its environment) and stopped with SIGRTMIN+3, as it asks.
+//
+// Docker's default seccomp profile is lifted (never privileged, no added
+// capability): it refuses unshare(CLONE_NEWUSER), so systemd could not
+// start services whose units sandbox themselves with PrivateUsers= and
+// friends, as Debian 12's redis-server does ("Failed to set up user
+// namespacing", status 217/USER). On a host they start; here they must too.
+// For the same reason root gets the capabilities daemons keep when they
+// drop root (hostRootCaps), as they would on a host.
+// hostRootCaps are capabilities a host's root has and Docker's default set
+// lacks, which daemons keep when they switch users and fail to start
+// without (pure-ftpd: "Unable to switch capabilities"): reading any file
+// (DAC_READ_SEARCH) and priorities (SYS_NICE). Nothing that administers
+// the host (SYS_ADMIN, SYS_MODULE, ...). Only those this host's bounding
+// set has are asked for (a container cannot get more, and asking fails
+// its start), as the bit numbers of capability.h say.
+var hostRootCaps = boundedCaps(map[string]uint{"DAC_READ_SEARCH": 2, "SYS_NICE": 23})
+
+// boundedCaps keeps the capabilities (name → bit) in this process's
+// bounding set (CapBnd of /proc/self/status); all of them when it cannot
+// be read.
+func boundedCaps(caps map[string]uint) []string {
+	var bnd uint64 = ^uint64(0)
+	if data, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, "CapBnd:"); ok {
+				if n, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64); err == nil {
+					bnd = n
+				}
+			}
+		}
+	}
+	var names []string
+	for name, bit := range caps {
+		if bnd&(1<<bit) != 0 {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
 func systemdConfig(cfg *container.Config, host *container.HostConfig) {
 	cfg.Cmd = []string{systemdCommand}
+	for _, c := range hostRootCaps {
+		if !slices.Contains(host.CapAdd, c) {
+			host.CapAdd = append(host.CapAdd, c)
+		}
+	}
+	if !slices.Contains(host.SecurityOpt, "seccomp=unconfined") {
+		host.SecurityOpt = append(host.SecurityOpt, "seccomp=unconfined")
+	}
 	cfg.Env = append(cfg.Env, "container=docker")
 	cfg.StopSignal = "SIGRTMIN+3"
 	host.Init = nil
