@@ -40,6 +40,23 @@ func Summary(w io.Writer, rows []results.Row, slowest int) {
 		fmt.Fprintf(w, " %s %d", s, counts[s])
 	}
 	fmt.Fprintln(w)
+	cats := map[string]int{}
+	for _, r := range rows {
+		if r.Category != "" {
+			cats[r.Category]++
+		}
+	}
+	if len(cats) > 0 {
+		fmt.Fprint(w, "not ok by category:")
+		sep := " "
+		for _, c := range results.Categories {
+			if cats[c] > 0 {
+				fmt.Fprintf(w, "%s%s %d", sep, c, cats[c])
+				sep = ", "
+			}
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "findings: %d MOR, %d MN in %d modules\n", mor, mn, withFindings)
 	byTime := append([]results.Row(nil), rows...)
 	sort.SliceStable(byTime, func(i, j int) bool { return byTime[i].PuppetTracedS > byTime[j].PuppetTracedS })
@@ -64,7 +81,7 @@ func Summary(w io.Writer, rows []results.Row, slowest int) {
 	if len(failed) > 0 {
 		fmt.Fprintln(w, "failures:")
 		for _, r := range failed {
-			fmt.Fprintf(w, "  %-14s %s: %s\n", r.Status, r.Module, clip(r.FirstError, 100))
+			fmt.Fprintf(w, "  %-14s %s [%s]: %s\n", r.Status, r.Module, r.Category, clip(r.FirstError, 100))
 		}
 	}
 }

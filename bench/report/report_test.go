@@ -17,9 +17,9 @@ func rows() []results.Row {
 	return []results.Row{
 		{Module: "a", Version: "1.0", Status: results.StatusOK, PuppetUntracedS: 4, PuppetTracedS: 20, TraceBytes: 45_000_000,
 			Events: 41000, Resources: 6, AnalysisS: 0.2, PeakMemBytes: 22 << 20, MOR: 1, MN: 0},
-		{Module: "b<&>", Version: "2", Status: results.StatusApplyFailed, FirstError: "Error: x < y & \"z\"", PuppetUntracedS: -1, PuppetTracedS: -1,
+		{Module: "b<&>", Version: "2", Status: results.StatusApplyFailed, Category: results.CategoryUnknown, FirstError: "Error: x < y & \"z\"", PuppetUntracedS: -1, PuppetTracedS: -1,
 			TraceBytes: 9_000_000, Events: 900, Resources: 3, AnalysisS: 0.05, PeakMemBytes: 10 << 20, MOR: 0, MN: 2},
-		{Module: "c", Status: results.StatusCompileFailed, FirstError: "Error: Could not find class ::c",
+		{Module: "c", Status: results.StatusCompileFailed, Category: results.CategoryMissingType, FirstError: "Error: Could not find class ::c",
 			PuppetUntracedS: -1, PuppetTracedS: -1, TraceBytes: 100, Events: -1, Resources: -1, AnalysisS: -1, PeakMemBytes: -1, MOR: -1, MN: -1},
 	}
 }
@@ -126,7 +126,8 @@ func TestSummary(t *testing.T) {
 		"3 modules: ok 1 compile-failed 1 apply-failed 1 timeout 0 infra-error 0",
 		"findings: 1 MOR, 2 MN in 2 modules",
 		"20.0s  a (ok)",
-		"compile-failed c: Error: Could not find class ::c",
+		"compile-failed c [missing type or dependency]: Error: Could not find class ::c",
+		"not ok by category: missing type or dependency 1, unknown 1\n",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary lacks %q:\n%s", want, s)

@@ -185,10 +185,13 @@ func FromRunDir(module, version, dir string) (Row, error) {
 		row.Version = moduleVersion(rec)
 	}
 	for _, s := range rec.Steps {
-		if s.Name == "apply" && s.OK {
+		// A timed-out apply's time is how long it ran traced before the
+		// timeout (a lower bound).
+		if s.Name == "apply" && (s.OK || status == StatusTimeout) {
 			row.PuppetTracedS = s.Seconds
 		}
 	}
+	row.Category = Categorize(status, errorText(dir, rec))
 	var u Untraced
 	if err := ReadJSONFile(dir, UntracedJSON, &u); err == nil && u.Error == "" && u.Seconds > 0 {
 		row.PuppetUntracedS = u.Seconds
@@ -276,6 +279,22 @@ func firstErrorLine(dir string, rec *runner.RunRecord) string {
 		}
 	}
 	return elideHosts(firstLine(rec.Error))
+}
+
+// errorText is what Categorize reads: Puppet's errors with the lines that
+// continue them (apt's reasons, a journal excerpt), the record's error, and
+// the setup log's tail when a setup step failed.
+func errorText(dir string, rec *runner.RunRecord) string {
+	var parts []string
+	if f, err := os.Open(filepath.Join(dir, runner.PuppetLogFile)); err == nil {
+		parts = append(parts, runner.PuppetErrorBlocks(f, 20)...)
+		f.Close()
+	}
+	parts = append(parts, rec.Error)
+	if data, err := os.ReadFile(filepath.Join(dir, runner.SetupLogFile)); err == nil && strings.Contains(rec.Error, "setup step") {
+		parts = append(parts, string(data))
+	}
+	return strings.Join(parts, "\n")
 }
 
 func firstLine(s string) string {

@@ -9,16 +9,61 @@ import (
 // PuppetErrors returns up to n of Puppet's "Error:" lines from its log,
 // without colour codes: what fsmove prints when Puppet fails.
 func PuppetErrors(log io.Reader, n int) []string {
-	var lines []string
-	sc := bufio.NewScanner(log)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() && len(lines) < n {
-		line := stripANSI(sc.Text())
-		if strings.HasPrefix(line, "Error:") {
-			lines = append(lines, line)
+	blocks := PuppetErrorBlocks(log, n)
+	for i, b := range blocks {
+		blocks[i], _, _ = strings.Cut(b, "\n")
+	}
+	return blocks
+}
+
+// maxErrorBlockLines bounds the lines kept after an "Error:" line (a
+// command's output, a journal excerpt).
+const maxErrorBlockLines = 30
+
+// PuppetErrorBlocks returns up to n of Puppet's errors, each its "Error:"
+// line and the lines that continue it up to the next log line (apt's
+// "E: Unable to locate package", a journal excerpt), joined by newlines.
+func PuppetErrorBlocks(log io.Reader, n int) []string {
+	var blocks []string
+	var cur []string
+	flush := func() {
+		if cur != nil {
+			blocks = append(blocks, strings.Join(cur, "\n"))
+			cur = nil
 		}
 	}
-	return lines
+	sc := bufio.NewScanner(log)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := stripANSI(sc.Text())
+		switch {
+		case strings.HasPrefix(line, "Error:"):
+			flush()
+			if len(blocks) == n {
+				return blocks
+			}
+			cur = []string{line}
+		case isLogLevelLine(line):
+			flush()
+			if len(blocks) == n {
+				return blocks
+			}
+		case cur != nil && len(cur) <= maxErrorBlockLines:
+			cur = append(cur, line)
+		}
+	}
+	flush()
+	return blocks
+}
+
+// isLogLevelLine: a line of Puppet's console log that starts a message.
+func isLogLevelLine(line string) bool {
+	for _, p := range []string{"Debug:", "Info:", "Notice:", "Warning:", "Error:"} {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // stripANSI removes the colour sequences (ESC [ … letter) that Puppet's

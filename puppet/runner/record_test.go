@@ -262,3 +262,18 @@ func TestModulePathEntry(t *testing.T) {
 		t.Error("missing --modulepath accepted")
 	}
 }
+
+func TestPuppetErrorBlocks(t *testing.T) {
+	log := "Notice: Compiled\n\x1b[1;31mError: apt-get returned 100: Reading package lists...\nE: Unable to locate package x\x1b[0m\nDebug: y\nplain text after a level line\nError: second\nWarning: w\nError: third\n"
+	blocks := PuppetErrorBlocks(strings.NewReader(log), 2)
+	if len(blocks) != 2 || blocks[0] != "Error: apt-get returned 100: Reading package lists...\nE: Unable to locate package x" || blocks[1] != "Error: second" {
+		t.Errorf("blocks = %q", blocks)
+	}
+	if lines := PuppetErrors(strings.NewReader(log), 5); len(lines) != 3 || lines[0] != "Error: apt-get returned 100: Reading package lists..." {
+		t.Errorf("lines = %q", lines)
+	}
+	long := "Error: x\n" + strings.Repeat("more\n", 100)
+	if b := PuppetErrorBlocks(strings.NewReader(long), 1); len(b) != 1 || strings.Count(b[0], "\n") > maxErrorBlockLines {
+		t.Errorf("a block of %d lines", strings.Count(b[0], "\n"))
+	}
+}
