@@ -72,7 +72,7 @@ var categoryRules = []categoryRule{
 	// A database migration or a client that needs a server running.
 	{CategoryNeedsService, []string{
 		"db-manage", "db_sync", "db sync", "dbsync", "Can't connect to MySQL", "Can't connect to local MySQL",
-		"OperationalError", "could not connect to server", "Connection refused",
+		"OperationalError", "could not connect to server", "Connection refused", "requires a database",
 	}},
 	// Puppet itself says the module's code is wrong: a type error in the
 	// module's expressions, a file under a directory nothing creates, a

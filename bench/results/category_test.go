@@ -35,6 +35,7 @@ func TestCategorize(t *testing.T) {
 		{StatusApplyFailed, "Error: Execution of '/usr/bin/apt-get -q -y install foo' returned 100: Reading package lists...\nE: Sub-process /usr/bin/dpkg returned an error code (1)", CategoryUnknown},
 		{StatusApplyFailed, "Error: Could not set 'present' on ensure: could not resolve https://…/GPG-KEY-elasticsearch (file: /usr/share/puppet/modules/apt/manifests/key.pp, line: 54)", CategoryNeedsNetwork},
 		{StatusApplyFailed, "Error: /Stage[main]/Murano::Db::Sync/Exec[murano-dbmanage]: Failed to call refresh: 'murano-db-manage --config-file /etc/murano/murano.conf upgrade' returned 1 instead of one of [0]", CategoryNeedsService},
+		{StatusApplyFailed, "Error: /Stage[main]/Cloudkitty::Storage/Exec[cloudkitty-storage-init]: Failed to call refresh: 'cloudkitty-storage-init --config-file /etc/cloudkitty/cloudkitty.conf' returned 1 instead of one of [0]\nNotice: /Stage[main]/Cloudkitty::Storage/Exec[cloudkitty-storage-init]/returns: ERROR cloudkitty influxdb.exceptions.InfluxDBClientError: get_list_retention_policies() requires a database as a parameter or the client to be using a database", CategoryNeedsService},
 		{StatusApplyFailed, "Error: Cannot create /usr/local/nagios/tdc; parent directory /usr/local/nagios does not exist", CategoryModuleBug},
 		{StatusApplyFailed, "Error: Could not set 'file' on ensure: No such file or directory - A directory component in /etc/cron.hourly/x.lock does not exist or is a dangling symbolic link (file: /usr/share/puppet/modules/archvsync/manifests/init.pp, line: 521)", CategoryModuleBug},
 		{StatusCompileFailed, "Error: Evaluation Error: Comparison of: String < Integer, is not possible. Caused by 'A String is not comparable to a non String'. (file: /usr/share/puppet/modules/monit/manifests/params.pp, line: 26, column: 35)", CategoryModuleBug},
@@ -69,12 +70,14 @@ func TestFromRunDirCategory(t *testing.T) {
 	if err := rec.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	log := "\x1b[mNotice: Compiled catalog\x1b[0m\n\x1b[1;31mError: Execution of '/usr/bin/apt-get -q -y install etcd' returned 100: Reading package lists...\nBuilding dependency tree...\nPackage etcd is not available, but is referred to by another package.\x1b[0m\nDebug: next\n"
+	log := "Notice: /Stage[main]/X/Exec[init]/returns: Connection refused\n\x1b[mNotice: Compiled catalog\x1b[0m\n\x1b[1;31mError: Execution of '/usr/bin/apt-get -q -y install etcd' returned 100: Reading package lists...\nBuilding dependency tree...\nPackage etcd is not available, but is referred to by another package.\x1b[0m\nDebug: next\n"
 	os.WriteFile(filepath.Join(dir, runner.PuppetLogFile), []byte(log), 0o644)
 	row, err := FromRunDir("m", "1", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A missing package is named before a service an Exec could not reach
+	// (the rules go in order).
 	if row.Category != CategoryPackageMissing || row.FirstError != "Error: Execution of '/usr/bin/apt-get -q -y install etcd' returned 100: Reading package lists..." {
 		t.Errorf("category %q, first error %q", row.Category, row.FirstError)
 	}

@@ -5,6 +5,7 @@
 package results
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -282,13 +283,14 @@ func firstErrorLine(dir string, rec *runner.RunRecord) string {
 }
 
 // errorText is what Categorize reads: Puppet's errors with the lines that
-// continue them (apt's reasons, a journal excerpt), the record's error, and
-// the setup log's tail when a setup step failed.
+// continue them (apt's reasons, a journal excerpt), the last lines of its
+// Execs' output (a failed command's reason), the record's error, and the
+// setup log when a setup step failed.
 func errorText(dir string, rec *runner.RunRecord) string {
 	var parts []string
-	if f, err := os.Open(filepath.Join(dir, runner.PuppetLogFile)); err == nil {
-		parts = append(parts, runner.PuppetErrorBlocks(f, 20)...)
-		f.Close()
+	if data, err := os.ReadFile(filepath.Join(dir, runner.PuppetLogFile)); err == nil {
+		parts = append(parts, runner.PuppetErrorBlocks(bytes.NewReader(data), 20)...)
+		parts = append(parts, runner.ExecOutput(bytes.NewReader(data), 40)...)
 	}
 	parts = append(parts, rec.Error)
 	if data, err := os.ReadFile(filepath.Join(dir, runner.SetupLogFile)); err == nil && strings.Contains(rec.Error, "setup step") {

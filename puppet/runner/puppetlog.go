@@ -90,3 +90,22 @@ func stripANSI(s string) string {
 	}
 	return b.String()
 }
+
+// ExecOutput returns the last n lines of output of Puppet's Exec resources
+// ("Notice: /Stage[main]/…/Exec[x]/returns: …"), without colour codes:
+// where a failed command says why (a database it could not reach).
+func ExecOutput(log io.Reader, n int) []string {
+	var lines []string
+	sc := bufio.NewScanner(log)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := stripANSI(sc.Text())
+		if strings.HasPrefix(line, "Notice: ") && strings.Contains(line, "]/returns: ") {
+			lines = append(lines, line)
+			if len(lines) > n {
+				lines = lines[1:]
+			}
+		}
+	}
+	return lines
+}

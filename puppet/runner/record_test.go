@@ -277,3 +277,10 @@ func TestPuppetErrorBlocks(t *testing.T) {
 		t.Errorf("a block of %d lines", strings.Count(b[0], "\n"))
 	}
 }
+
+func TestExecOutput(t *testing.T) {
+	log := "Notice: /Stage[main]/A/Exec[x]/returns: one\nDebug: z\n\x1b[mNotice: /Stage[main]/A/Exec[x]/returns: two\x1b[0m\nNotice: /Stage[main]/A/Exec[x]/returns: three\nNotice: /Stage[main]/A/File[f]/ensure: created\n"
+	if got := ExecOutput(strings.NewReader(log), 2); strings.Join(got, "|") != "Notice: /Stage[main]/A/Exec[x]/returns: two|Notice: /Stage[main]/A/Exec[x]/returns: three" {
+		t.Errorf("ExecOutput = %q", got)
+	}
+}
