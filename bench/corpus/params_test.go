@@ -80,11 +80,16 @@ func TestDebianParams(t *testing.T) {
 			t.Errorf("line %d: %s is not a Debian module", p.Line, p.Spec)
 		}
 	}
-	// Each entry has a comment saying where its values come from.
-	for i, line := range strings.Split(DebianParams, "\n") {
-		if strings.HasPrefix(line, "deb:") && !strings.Contains(line, " # ") {
+	// Each entry has a comment saying where its values come from: on
+	// its line or on the line above.
+	lines := strings.Split(DebianParams, "\n")
+	for i, line := range lines {
+		if strings.HasPrefix(line, "deb:") && !strings.Contains(line, " # ") && (i == 0 || !strings.HasPrefix(lines[i-1], "#")) {
 			t.Errorf("line %d has no comment: %s", i+1, line)
 		}
+	}
+	if len(params) == 0 {
+		t.Error("the parameters file is empty")
 	}
 }
 
