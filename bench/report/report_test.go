@@ -3,7 +3,9 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/xml"
 	"html"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -85,7 +87,7 @@ func TestWriteFilesAgree(t *testing.T) {
 			t.Errorf("row %d: CSV %+v, JSON %+v", i, fromCSV[i], fromJSON[i])
 		}
 	}
-	for _, name := range []string{FigAnalysisTime, FigSlowdown, FigFindings} {
+	for _, name := range []string{FigAnalysisTime, FigSlowdown, FigFindings, FigStatus} {
 		svg, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil || !bytes.HasPrefix(svg, []byte("<svg")) || !bytes.Contains(page, svg[:200]) {
 			t.Errorf("%s missing, not SVG, or not inlined in the page (%v)", name, err)
@@ -93,52 +95,77 @@ func TestWriteFilesAgree(t *testing.T) {
 	}
 }
 
-// Each figure plots what it says: one point per analyzed module, one bar
-// per module with an untraced time, one stack per analyzed module.
+// Each figure plots what it says and is well-formed, deterministic SVG.
 func TestFigures(t *testing.T) {
-	figs := Figures(rows())
-	if n := strings.Count(figs[FigAnalysisTime], "<circle"); n != 2 {
-		t.Errorf("analysis figure has %d points, want 2 (the analyzed modules)", n)
+	rs := rows()
+	// A second tracer's row: the slowdown figure has one median per tracer.
+	rs = append(rs,
+		results.Row{Module: "puppet-module-d", Status: results.StatusOK, Tracer: "strace", PuppetUntracedS: 2, PuppetTracedS: 8, AnalysisS: -1, MOR: -1, MN: -1},
+		results.Row{Module: "puppet-module-e", Status: results.StatusOK, Tracer: "strace", PuppetUntracedS: 2, PuppetTracedS: 12, AnalysisS: -1, MOR: -1, MN: -1})
+	rs[0].Tracer = "ebpf"
+	figs := Figures(rs)
+	for name, svg := range figs {
+		d := xml.NewDecoder(strings.NewReader(svg))
+		for {
+			_, err := d.Token()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s is not well-formed XML: %v", name, err)
+			}
+		}
+		if again := Figures(rs)[name]; again != svg {
+			t.Errorf("%s differs between two calls", name)
+		}
 	}
-	if !strings.Contains(figs[FigAnalysisTime], "<title>a: 45.0 MB, 0.20 s</title>") {
-		t.Error("analysis figure lacks module a's point")
+	text := func(name string) string { return strings.Join(svgTexts(figs[name]), "|") }
+	if s := text(FigSlowdown); !strings.Contains(s, "ebpf (median 5.00×, 1 modules)") || !strings.Contains(s, "strace (median 5.00×, 2 modules)") || !strings.Contains(s, "|d|") {
+		t.Errorf("slowdown figure texts: %s", s)
 	}
-	if n := strings.Count(figs[FigSlowdown], `fill="steelblue"><title>`); n != 1 || !strings.Contains(figs[FigSlowdown], "<title>a: 5</title>") {
-		t.Errorf("slowdown figure: %d bars, want one of 5×:\n%s", n, figs[FigSlowdown])
+	if s := text(FigFindings); !strings.Contains(s, "|a|") || !strings.Contains(s, "b<&>") || strings.Contains(s, "|c|") || !strings.Contains(s, "MOR") {
+		t.Errorf("findings figure texts: %s", s)
 	}
-	f := figs[FigFindings]
-	if !strings.Contains(f, "<title>a: 1</title>") || !strings.Contains(f, "<title>b&lt;&amp;&gt;: 2</title>") || strings.Contains(f, "<title>c:") {
-		t.Errorf("findings figure wrong:\n%s", f)
+	if s := text(FigStatus); !strings.Contains(s, "ok (3)") || !strings.Contains(s, "missing type or dependency (1)") || !strings.Contains(s, "(5 modules)") {
+		t.Errorf("status figure texts: %s", s)
 	}
-	empty := Figures(nil)
-	for name, svg := range empty {
-		if !strings.Contains(svg, "no ") || !strings.HasSuffix(svg, "</svg>\n") {
-			t.Errorf("%s for no rows: %s", name, svg)
+	for name, svg := range Figures(nil) {
+		if !strings.Contains(strings.Join(svgTexts(svg), " "), "no ") {
+			t.Errorf("%s for no rows does not say there is nothing: %s", name, svg)
 		}
 	}
 }
 
-func TestSummary(t *testing.T) {
-	var b strings.Builder
-	Summary(&b, rows(), 5)
-	s := b.String()
-	for _, want := range []string{
-		"3 modules: ok 1 compile-failed 1 apply-failed 1 timeout 0 infra-error 0",
-		"findings: 1 MOR, 2 MN in 2 modules",
-		"20.0s  a (ok)",
-		"compile-failed c [missing type or dependency]: Error: Could not find class ::c",
-		"not ok by category: missing type or dependency 1, unknown 1\n",
-	} {
-		if !strings.Contains(s, want) {
-			t.Errorf("summary lacks %q:\n%s", want, s)
+// svgTexts returns the character data of an SVG's text elements.
+func svgTexts(svg string) []string {
+	var out []string
+	d := xml.NewDecoder(strings.NewReader(svg))
+	in := false
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return out
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			in = tok.Name.Local == "text"
+		case xml.CharData:
+			if in {
+				out = append(out, strings.TrimSpace(string(tok)))
+			}
+		case xml.EndElement:
+			in = false
 		}
 	}
 }
 
-func TestNiceCeil(t *testing.T) {
-	for _, tc := range []struct{ in, want float64 }{{0, 1}, {0.3, 0.5}, {1, 1}, {1.1, 2}, {7, 10}, {45, 50}, {120, 200}} {
-		if got := niceCeil(tc.in); got != tc.want {
-			t.Errorf("niceCeil(%v) = %v, want %v", tc.in, got, tc.want)
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		in   []float64
+		want float64
+	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{4, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		if got := Median(tc.in); got != tc.want {
+			t.Errorf("Median(%v) = %v, want %v", tc.in, got, tc.want)
 		}
 	}
 }

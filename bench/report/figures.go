@@ -1,0 +1,286 @@
+package report
+
+// The figures, drawn with gonum's plot (axes, ticks, legends and text
+// measurement done by a kept library) and written as SVG without embedded
+// fonts, so that they are small and the same for the same rows.
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/fsmove/fsmove/bench/results"
+)
+
+// Figure file names, written beside results.html.
+const (
+	FigAnalysisTime = "fig-analysis-time.svg"
+	FigSlowdown     = "fig-slowdown.svg"
+	FigFindings     = "fig-findings.svg"
+	FigStatus       = "fig-status.svg"
+)
+
+// Figures returns the figures as SVG documents, by file name.
+func Figures(rows []results.Row) map[string]string {
+	return map[string]string{
+		FigAnalysisTime: analysisTimeFigure(rows),
+		FigSlowdown:     slowdownFigure(rows),
+		FigFindings:     findingsFigure(rows),
+		FigStatus:       statusFigure(rows),
+	}
+}
+
+var palette = []color.Color{
+	color.RGBA{R: 70, G: 130, B: 180, A: 255}, // steel blue
+	color.RGBA{R: 255, G: 140, A: 255},        // dark orange
+	color.RGBA{R: 60, G: 160, B: 80, A: 255},  // green
+	color.RGBA{R: 150, G: 100, B: 190, A: 255},
+}
+
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	p.Add(plotter.NewGrid())
+	p.Legend.TextStyle.Font.Size = vg.Points(9)
+	return p
+}
+
+// svg renders p at width × height; a plot that cannot be drawn says so in
+// its place rather than failing the report.
+func svg(p *plot.Plot, w, h vg.Length) string {
+	c := vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(false))
+	// Room on both sides: a viewer's fallback font may be wider than the
+	// one gonum measured the labels with.
+	p.Draw(draw.Crop(draw.New(c), 12*vg.Millimeter, -8*vg.Millimeter, 0, 0))
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return fmt.Sprintf("<svg xmlns=\"http://www.w3.org/2000/svg\"><text y=\"20\">%s</text></svg>\n", esc(err.Error()))
+	}
+	// Inlined in results.html: no XML declaration or generator comment.
+	out := b.String()
+	if i := strings.Index(out, "<svg"); i > 0 {
+		out = out[i:]
+	}
+	return out
+}
+
+// empty is a figure with nothing to plot: its title says why.
+func empty(title, why string) string {
+	p := plot.New()
+	p.Title.Text = title + " — " + why
+	p.HideAxes()
+	return svg(p, 16*vg.Centimeter, 3*vg.Centimeter)
+}
+
+// barsHeight fits n horizontal bars (module names on the y axis).
+func barsHeight(n int) vg.Length {
+	return vg.Length(n)*14*vg.Millimeter/3 + 3*vg.Centimeter
+}
+
+func shortName(module string) string { return strings.TrimPrefix(module, "puppet-module-") }
+
+// analysisTimeFigure: one point per analyzed module, analysis seconds
+// against trace MB.
+func analysisTimeFigure(rows []results.Row) string {
+	var xys plotter.XYs
+	for _, r := range rows {
+		if r.Analyzed() && r.TraceBytes > 0 {
+			xys = append(xys, plotter.XY{X: float64(r.TraceBytes) / 1e6, Y: r.AnalysisS})
+		}
+	}
+	const title = "Analysis time against trace size"
+	if len(xys) == 0 {
+		return empty(title, "no analyzed module")
+	}
+	p := newPlot(title, "trace size (MB)", "analysis time (s)")
+	s, err := plotter.NewScatter(xys)
+	if err != nil {
+		return empty(title, err.Error())
+	}
+	s.GlyphStyle.Color = palette[0]
+	s.GlyphStyle.Radius = vg.Points(2.5)
+	s.GlyphStyle.Shape = draw.CircleGlyph{}
+	p.Add(s)
+	p.X.Min, p.Y.Min = 0, 0
+	return svg(p, 16*vg.Centimeter, 10*vg.Centimeter)
+}
+
+// slowdownFigure: traced over untraced Puppet time per module, one bar
+// per tracer, the median of each tracer in the legend, a line at 1×.
+func slowdownFigure(rows []results.Row) string {
+	byTracer := map[string]map[string]float64{}
+	modSet := map[string]bool{}
+	for _, r := range rows {
+		if s := r.Slowdown(); s > 0 {
+			t := r.Tracer
+			if t == "" {
+				t = "unknown tracer"
+			}
+			if byTracer[t] == nil {
+				byTracer[t] = map[string]float64{}
+			}
+			byTracer[t][r.Module] = s
+			modSet[r.Module] = true
+		}
+	}
+	const title = "Tracer slowdown (traced / untraced Puppet time)"
+	if len(modSet) == 0 {
+		return empty(title, "no module has an untraced time (fsmove bench --untraced)")
+	}
+	mods := sortedKeys(modSet)
+	tracers := sortedKeys(byTracer)
+	p := newPlot(title, "slowdown (×)", "")
+	names := make([]string, len(mods))
+	for i, m := range mods {
+		names[i] = shortName(m)
+	}
+	width := 12 * vg.Millimeter / 3 / vg.Length(len(tracers))
+	for i, t := range tracers {
+		vals := make(plotter.Values, len(mods))
+		var all []float64
+		for j, m := range mods {
+			vals[j] = byTracer[t][m]
+			if v := byTracer[t][m]; v > 0 {
+				all = append(all, v)
+			}
+		}
+		b, err := plotter.NewBarChart(vals, width)
+		if err != nil {
+			return empty(title, err.Error())
+		}
+		b.Horizontal = true
+		b.Color = palette[i%len(palette)]
+		b.LineStyle.Width = 0
+		b.Offset = vg.Length(i)*width - vg.Length(len(tracers)-1)*width/2
+		p.Add(b)
+		p.Legend.Add(fmt.Sprintf("%s (median %.2f×, %d modules)", t, Median(all), len(all)), b)
+	}
+	ref, err := plotter.NewLine(plotter.XYs{{X: 1, Y: -0.5}, {X: 1, Y: float64(len(mods)) - 0.5}})
+	if err == nil {
+		ref.Color = color.RGBA{R: 200, A: 255}
+		ref.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
+		p.Add(ref)
+	}
+	p.NominalY(names...)
+	p.X.Min = 0
+	p.X.Max = roomForLegend(p.X.Max)
+	p.Legend.Top = true
+	return svg(p, 16*vg.Centimeter, barsHeight(len(mods)+len(tracers)))
+}
+
+// findingsFigure: MOR and MN per module that has findings, stacked.
+func findingsFigure(rows []results.Row) string {
+	var names []string
+	var mor, mn plotter.Values
+	for _, r := range rows {
+		if r.Analyzed() && r.Findings() > 0 {
+			names = append(names, shortName(r.Module))
+			mor = append(mor, float64(r.MOR))
+			mn = append(mn, float64(r.MN))
+		}
+	}
+	const title = "Findings per module (modules with findings)"
+	if len(names) == 0 {
+		return empty(title, "no findings")
+	}
+	p := newPlot(title, "findings", "")
+	width := 10 * vg.Millimeter / 3
+	a, err := plotter.NewBarChart(mor, width)
+	if err != nil {
+		return empty(title, err.Error())
+	}
+	b, err := plotter.NewBarChart(mn, width)
+	if err != nil {
+		return empty(title, err.Error())
+	}
+	a.Horizontal, b.Horizontal = true, true
+	a.Color, b.Color = palette[0], palette[1]
+	a.LineStyle.Width, b.LineStyle.Width = 0, 0
+	b.StackOn(a)
+	p.Add(a, b)
+	p.Legend.Add("MOR", a)
+	p.Legend.Add("MN", b)
+	p.Legend.Top = true
+	p.NominalY(names...)
+	p.X.Min = 0
+	p.X.Max = roomForLegend(p.X.Max)
+	return svg(p, 16*vg.Centimeter, barsHeight(len(names)+2))
+}
+
+// roomForLegend widens a bar chart's value axis so that the legend, at the
+// top right, does not cover the longest bars.
+func roomForLegend(max float64) float64 { return max * 1.6 }
+
+// statusFigure: modules that applied cleanly, and the others by category.
+func statusFigure(rows []results.Row) string {
+	const title = "Modules by outcome"
+	if len(rows) == 0 {
+		return empty(title, "no module")
+	}
+	counts := map[string]int{}
+	for _, r := range rows {
+		k := "ok"
+		if r.Status != results.StatusOK {
+			k = r.Status
+			if r.Category != "" {
+				k = r.Category
+			}
+		}
+		counts[k]++
+	}
+	var names []string
+	var vals plotter.Values
+	for _, k := range append([]string{"ok"}, append(results.Categories, results.Statuses[1:]...)...) {
+		if n := counts[k]; n > 0 {
+			names = append(names, fmt.Sprintf("%s (%d)", k, n))
+			vals = append(vals, float64(n))
+			delete(counts, k)
+		}
+	}
+	p := newPlot(fmt.Sprintf("%s (%d modules)", title, len(rows)), "modules", "")
+	b, err := plotter.NewBarChart(vals, 10*vg.Millimeter/3)
+	if err != nil {
+		return empty(title, err.Error())
+	}
+	b.Horizontal = true
+	b.Color = palette[0]
+	b.LineStyle.Width = 0
+	p.Add(b)
+	p.NominalY(names...)
+	p.X.Min = 0
+	return svg(p, 16*vg.Centimeter, barsHeight(len(names)))
+}
+
+// Median of vs (0 for none): the middle value, or the mean of the two
+// middle values of an even count.
+func Median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), vs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
