@@ -80,7 +80,7 @@ var categoryRules = []categoryRule{
 	{CategoryModuleBug, []string{
 		"Evaluation Error: Comparison of", "parent directory", "does not exist or is a dangling symbolic link",
 		"Error while resolving custom fact", "undefined method", "Evaluation Error: Operator",
-		"Syntax error", "Could not parse",
+		"Syntax error", "Could not parse", "Could not retrieve information from environment",
 	}},
 	// What the container cannot do that a host can: no systemd, a
 	// sandboxed unit or a daemon's capabilities refused, a read-only
