@@ -49,13 +49,16 @@ bench-analyze: build
 	test -s $(BENCH_DIR)/trace-$(BENCH_SIZE).log || $(GO) run ./cmd/tracegen -size $(BENCH_SIZE) -o $(BENCH_DIR)/trace-$(BENCH_SIZE).log -catalog $(BENCH_DIR)/catalog-$(BENCH_SIZE).json
 	bin/fsmove analyze --stats --format json -o /dev/null $(BENCH_DIR)/trace-$(BENCH_SIZE).log $(BENCH_DIR)/catalog-$(BENCH_SIZE).json; test $$? -le 1
 
-# The Debian corpus: resumable (a second run only redoes what is missing), so
-# an interrupted run is continued by running the target again. Add
-# BENCH_DEBIAN_FLAGS=--untraced for the tracer's slowdown (doubles the time).
+# The Debian corpus, with bench/corpus/debian-params.txt laid over it and
+# the untraced apply of every cleanly applied module (the slowdown):
+# resumable (a second run only redoes what is missing or whose parameters
+# changed), so an interrupted run is continued by running the target again.
+# BENCH_DEBIAN_FLAGS adds flags (--tracer strace, --workers 1, ...).
 BENCH_DEBIAN_OUT ?= /tmp/fsmove-bench-debian
 BENCH_DEBIAN_FLAGS ?=
 bench-debian: setup
-	bin/fsmove bench --debian --resume --quiet --out $(BENCH_DEBIAN_OUT) $(BENCH_DEBIAN_FLAGS)
+	bin/fsmove bench --debian --resume --untraced --workers 2 --timeout 20m --quiet --out $(BENCH_DEBIAN_OUT) $(BENCH_DEBIAN_FLAGS)
+	cp $(BENCH_DEBIAN_OUT)/corpus.txt bench/results/debian-bookworm-corpus.txt
 	cp $(BENCH_DEBIAN_OUT)/results.csv bench/results/debian-bookworm.csv
 	cp $(BENCH_DEBIAN_OUT)/findings.csv bench/results/debian-bookworm-findings.csv
 	for f in $(BENCH_DEBIAN_OUT)/fig-*.svg; do cp $$f bench/results/debian-bookworm-$$(basename $$f); done

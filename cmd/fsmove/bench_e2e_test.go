@@ -124,6 +124,7 @@ func checkRowAgainstRunDir(t *testing.T, r results.Row, dir string) {
 			Events int64 `json:"events"`
 			MOR    int64 `json:"mor"`
 			MN     int64 `json:"mn"`
+			Peak   int64 `json:"peak_rss_bytes"`
 		} `json:"stats"`
 	}
 	data, err := os.ReadFile(filepath.Join(dir, results.ReportJSON))
@@ -132,6 +133,20 @@ func checkRowAgainstRunDir(t *testing.T, r results.Row, dir string) {
 	}
 	if rep.Stats.Events != r.Events || r.Events <= 0 || rep.Stats.MOR != r.MOR || rep.Stats.MN != r.MN {
 		t.Errorf("%s: row events/mor/mn %d/%d/%d, report %+v", r.Module, r.Events, r.MOR, r.MN, rep.Stats)
+	}
+	// The peak is the analysis's own, as its report says (not the bench's
+	// memory through rusage).
+	if r.PeakMemBytes != rep.Stats.Peak {
+		t.Errorf("%s: peak_mem_bytes %d, the report's own peak %d", r.Module, r.PeakMemBytes, rep.Stats.Peak)
+	}
+	// The untraced apply ran through the runner, in its own directory,
+	// without a trace.
+	urec, err := runner.ReadRecord(filepath.Join(dir, results.UntracedDir))
+	if err != nil || urec.Tracer != "none" || urec.Status != runner.StatusOK || fileExists(filepath.Join(dir, results.UntracedDir, runner.TraceFile)) {
+		t.Errorf("%s: untraced run %+v (%v)", r.Module, urec, err)
+	}
+	if r.Tracer == "" || r.Category != "" {
+		t.Errorf("%s: tracer %q, category %q", r.Module, r.Tracer, r.Category)
 	}
 	if r.AnalysisS <= 0 || r.PeakMemBytes <= 1<<20 || r.PuppetUntracedS <= 0 {
 		t.Errorf("%s: analysis_s %v, peak_mem_bytes %d, puppet_untraced_s %v: want positive figures", r.Module, r.AnalysisS, r.PeakMemBytes, r.PuppetUntracedS)
