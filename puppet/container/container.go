@@ -276,8 +276,10 @@ func (c *Container) WaitBooted(ctx context.Context, timeout time.Duration) (stri
 			return state, nil
 		}
 		// Until systemd has made its private socket, systemctl cannot
-		// even ask: ask again, until the timeout.
-		if err != nil || !strings.Contains(state, "Failed to connect to bus") {
+		// even ask ("Failed to connect to bus"; systemctl 252 prints
+		// "offline" then, early in a boot on a loaded machine): ask
+		// again, until the timeout.
+		if err != nil || !bootNotReachable(state) {
 			break
 		}
 		if err = SleepCtx(waitCtx, 200*time.Millisecond); err != nil {
@@ -295,6 +297,12 @@ func (c *Container) WaitBooted(ctx context.Context, timeout time.Duration) (stri
 	}
 	return "", fmt.Errorf("systemd in the container did not boot (%s); failed units:\n%s\n"+
 		"(an image without systemd needs --init none)", why, strings.TrimSpace(failed.String()))
+}
+
+// bootNotReachable: systemctl could not reach systemd yet, which is not
+// a verdict on the boot.
+func bootNotReachable(state string) bool {
+	return state == "offline" || strings.Contains(state, "Failed to connect to bus")
 }
 
 // ShortID is the 12-character form docker ps shows.

@@ -36,3 +36,14 @@ func TestBoundedCaps(t *testing.T) {
 		t.Errorf("boundedCaps = %q, want [CHOWN] (bit 63 is in no bounding set)", got)
 	}
 }
+
+func TestBootNotReachable(t *testing.T) {
+	for state, want := range map[string]bool{
+		"offline": true, "Failed to connect to bus: No such file or directory": true,
+		"starting": false, "maintenance": false, "stopping": false, "": false,
+	} {
+		if got := bootNotReachable(state); got != want {
+			t.Errorf("bootNotReachable(%q) = %v, want %v", state, got, want)
+		}
+	}
+}
