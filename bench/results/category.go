@@ -73,6 +73,7 @@ var categoryRules = []categoryRule{
 	{CategoryNeedsService, []string{
 		"db-manage", "db_sync", "db sync", "dbsync", "Can't connect to MySQL", "Can't connect to local MySQL",
 		"OperationalError", "could not connect to server", "Connection refused", "requires a database",
+		"server is not responding",
 	}},
 	// Puppet itself says the module's code is wrong: a type error in the
 	// module's expressions, a file under a directory nothing creates, a
@@ -95,6 +96,11 @@ var categoryRules = []categoryRule{
 // Categorize says why a module with status and Puppet's error text (all of
 // its error lines, and for apt the lines that follow) is not ok; "" for an
 // ok module. A timeout is a timeout whatever the text says.
+//
+// The first error that a rule explains wins: later errors are most often
+// consequences of the first (a file under a directory the failed resource
+// should have made, a service whose unit was never installed), so the text
+// is read one error block at a time, in order, before it is read whole.
 func Categorize(status, errorText string) string {
 	switch status {
 	case StatusOK:
@@ -102,12 +108,49 @@ func Categorize(status, errorText string) string {
 	case StatusTimeout:
 		return CategoryTimeout
 	}
+	for _, block := range errorBlocks(errorText) {
+		if c := categorizeText(block); c != "" {
+			return c
+		}
+	}
+	if c := categorizeText(errorText); c != "" {
+		return c
+	}
+	return CategoryUnknown
+}
+
+// categorizeText is the category of the first rule that matches text, or "".
+func categorizeText(text string) string {
 	for _, r := range categoryRules {
 		for _, s := range r.any {
-			if strings.Contains(errorText, s) {
+			if strings.Contains(text, s) {
 				return r.category
 			}
 		}
 	}
-	return CategoryUnknown
+	return ""
+}
+
+// errorBlocks splits text into Puppet's errors: each "Error:" line with the
+// lines that follow it up to the next "Error:" line (apt's output, a
+// journal excerpt). Text before the first "Error:" line is not a block.
+func errorBlocks(text string) []string {
+	var blocks []string
+	var cur []string
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "Error:") {
+			if cur != nil {
+				blocks = append(blocks, strings.Join(cur, "\n"))
+			}
+			cur = []string{line}
+			continue
+		}
+		if cur != nil {
+			cur = append(cur, line)
+		}
+	}
+	if cur != nil {
+		blocks = append(blocks, strings.Join(cur, "\n"))
+	}
+	return blocks
 }
