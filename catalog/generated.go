@@ -54,13 +54,28 @@ func normalRef(ref string) string {
 
 // Generator returns the catalog resource that generated the resource ref
 // (which the catalog does not have), or false:
-//   - the resource Puppet's graph shows generating it (AddPuppetGraph);
 //   - File[p]: the Concat_file whose path (or title) is p; else the nearest
-//     File above p with recurse set; else the nearest Tidy above or at p.
+//     File above p with recurse set; else the nearest Tidy above or at p;
+//   - else the resource Puppet's graph shows generating it (AddPuppetGraph).
+//
+// The namevar comes first because it names the generator exactly, while
+// Puppet's graph also has an edge to a generated File from every resource
+// the File autorequires (its owner's User, its group's Group, its parent
+// directory's File), and nothing in the graph tells those from the
+// generator's edge: horizon's concat File of local_settings.py, owned by
+// www-data, has edges from both User[www-data] and its Concat_file.
 func (c *Catalog) Generator(ref string) (*Resource, bool) {
+	if r, ok := c.generatorByPath(ref); ok {
+		return r, true
+	}
 	if r, ok := c.generated[normalRef(ref)]; ok {
 		return r, true
 	}
+	return nil, false
+}
+
+// generatorByPath is Generator's answer from a File's path, or false.
+func (c *Catalog) generatorByPath(ref string) (*Resource, bool) {
 	typ, title, err := ParseRef(ref)
 	if err != nil || !strings.EqualFold(typ, "File") {
 		return nil, false

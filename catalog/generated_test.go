@@ -7,6 +7,7 @@ import (
 
 func TestGenerator(t *testing.T) {
 	cat, err := Read(strings.NewReader(`{"name":"n","resources":[
+	 {"type":"User","title":"www-data","parameters":{"ensure":"present"}},
 	 {"type":"File","title":"/opt/tree","parameters":{"recurse":true,"source":"puppet:///x"}},
 	 {"type":"File","title":"/opt/flat","parameters":{"ensure":"directory"}},
 	 {"type":"Concat_file","title":"motd","parameters":{"path":"/etc/motd"}},
@@ -43,6 +44,12 @@ func TestGenerator(t *testing.T) {
         fontsize = 8,
         label = ""
     ]
+    "User[www-data]" -> "File[/etc/motd]" [
+        fontsize = 8
+    ]
+    "Concat_file[motd]" -> "File[/etc/motd]" [
+        fontsize = 8
+    ]
     "Whit[Admissible_class[Main]]" -> "Notify[contained]" [
         fontsize = 8
     ]
@@ -52,6 +59,12 @@ func TestGenerator(t *testing.T) {
 	}
 	if r, ok := cat.Generator("Notify[made by generate]"); !ok || r.Ref() != "Exec[gen]" {
 		t.Errorf("from Puppet's graph: %v %v", r, ok)
+	}
+	// The File's owner autorequires it, an edge from User[www-data] (an
+	// earlier resource) in the same graph: the generator is still the
+	// Concat_file that the path names.
+	if r, ok := cat.Generator("File[/etc/motd]"); !ok || r.Ref() != "Concat_file[motd]" {
+		t.Errorf("a concat File whose owner's User has an edge to it: %v %v, want Concat_file[motd]", r, ok)
 	}
 	if _, ok := cat.Generator("Notify[contained]"); ok {
 		t.Errorf("a whit is no generator")
