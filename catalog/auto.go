@@ -31,7 +31,8 @@ import (
 //	Mount              Mount of each ancestor of the mount point
 //
 // Not modelled: Service and Package (none in core), Tidy, Zfs/Zpool,
-// Selmodule, Windows types, and rules of types from other modules.
+// Selmodule, Windows types, and rules of types from other modules: Puppet's
+// own graph brings those when the run has it (AddPuppetGraph).
 var autoRules = map[string]func(b *builder, r *Resource){
 	"file":               autoFile,
 	"exec":               autoExec,

@@ -9,7 +9,7 @@
 //	func ParseRef(s string) (typ, title string, err error)
 //	func (c *Catalog) Lookup(ref string) (*Resource, bool)  // title, namevar, alias; case-insensitive type/class
 //	func (c *Catalog) Generator(ref string) (*Resource, bool) // the generator of a resource made at apply time
-//	func (c *Catalog) AddPuppetGraph(expanded io.Reader) error // Puppet's expanded_relationships.dot, for Generator
+//	func (c *Catalog) AddPuppetGraph(expanded io.Reader) error // Puppet's expanded_relationships.dot: its orderings, and Generator
 //	func (c *Catalog) Graph() (*Graph, error)               // built once
 //	func (g *Graph) Ordered(a, b *Resource) bool           // some ordering path a -> b
 //	func (g *Graph) Notifies(a, b *Resource) bool          // a path a -> b of notify and containment hops only
@@ -123,6 +123,8 @@ type Catalog struct {
 	graph     *Graph
 	graphErr  error
 
+	// Puppet's ordering edges between catalog resources, by ID (AddPuppetGraph).
+	puppetOrder [][2]int32
 	// Generators of resources made at apply time (generated.go).
 	generated       map[string]*Resource // from Puppet's graph, by folded reference
 	genOnce         sync.Once

@@ -13,27 +13,36 @@ import (
 // resource, else from the namevar.
 
 // AddPuppetGraph reads the expanded relationship graph that `puppet apply
-// --graph` wrote (expanded_relationships.dot) and remembers, for each node
-// that is not in the catalog, the catalog resource with an edge to it:
-// Puppet adds an edge from the generator to each resource that generate
-// made (AdditionalResourceGenerator). eval_generate's children are added
-// after the graph is written; Generator falls back to the namevar for them.
+// --graph` wrote (expanded_relationships.dot), before Graph is first called.
+// It keeps two things:
+//
+//   - Puppet's ordering edges between catalog resources, which Graph adds as
+//     Auto relations: they include the autorequires of types from modules
+//     (mysql_grant's File['/root/.my.cnf'], mysql_user's
+//     Class['mysql::server']), which the catalog does not carry and auto.go
+//     cannot know. Puppet applied this graph, so they are orderings the run
+//     really had.
+//   - for each node that is not in the catalog, the catalog resource with an
+//     edge to it: Puppet adds an edge from the generator to each resource
+//     that generate made (AdditionalResourceGenerator). eval_generate's
+//     children are added after the graph is written; Generator looks at the
+//     namevar first.
 func (c *Catalog) AddPuppetGraph(expanded io.Reader) error {
 	if c.generated == nil {
 		c.generated = map[string]*Resource{}
 	}
 	return eachDotEdge(expanded, func(from, to string) {
-		if w, _ := whitOf(from); w != 0 {
+		wa, fromName := whitOf(from)
+		wb, toName := whitOf(to)
+		src, okSrc := c.Lookup(fromName)
+		dst, okDst := c.Lookup(toName)
+		if okSrc && okDst {
+			if puppetOrders(wa, wb) && src != dst {
+				c.puppetOrder = append(c.puppetOrder, [2]int32{int32(src.ID), int32(dst.ID)})
+			}
 			return
 		}
-		if w, _ := whitOf(to); w != 0 {
-			return
-		}
-		src, ok := c.Lookup(from)
-		if !ok {
-			return
-		}
-		if _, known := c.Lookup(to); known {
+		if wa != 0 || wb != 0 || !okSrc {
 			return
 		}
 		key := normalRef(to)

@@ -20,7 +20,7 @@ const (
 	Before  Label = 1 << iota // before/require: ordering only
 	Notify                    // notify/subscribe: ordering and refresh events
 	Contain                   // containment (stage, class, defined type)
-	Auto                      // an autorequire/autobefore rule of the type
+	Auto                      // an autorequire/autobefore rule of the type, or an edge of Puppet's own graph
 )
 
 func (l Label) String() string {
@@ -161,6 +161,13 @@ func buildGraph(c *Catalog) (*Graph, error) {
 	}
 	for _, r := range c.Resources {
 		b.auto(r)
+	}
+	// Puppet's own orderings when the run has its graph (AddPuppetGraph):
+	// the autorequires of modules' types among them.
+	for _, k := range c.puppetOrder {
+		if b.relation[k]&(Before|Notify|Auto) == 0 {
+			b.relation[k] |= Auto
+		}
 	}
 
 	// Node edges from the relations.

@@ -215,3 +215,71 @@ func TestDotEdge(t *testing.T) {
 		}
 	}
 }
+
+// Puppet's graph orders what the catalog alone cannot: autorequires of types
+// from modules (mysql_grant's File['/root/.my.cnf'], mysql_user's
+// Class['mysql::server'], written as an edge from the class's completed
+// whit). Containment edges of the same graph order nothing.
+func TestPuppetGraphOrders(t *testing.T) {
+	rs := []res{
+		{"Class", "Main", nil},
+		{"Class", "Mysql::Server", nil},
+		{"Package", "mysql-server", nil},
+		{"File", "/root/.my.cnf", nil},
+		{"Mysql_user", "u@localhost", nil},
+		{"Mysql_grant", "u@localhost/*.*", nil},
+		{"Exec", "unrelated", map[string]any{"command": "/bin/true"}},
+	}
+	edges := [][2]string{
+		{"Class[Main]", "Class[Mysql::Server]"},
+		{"Class[Mysql::Server]", "Package[mysql-server]"},
+		{"Class[Main]", "File[/root/.my.cnf]"},
+		{"Class[Main]", "Mysql_user[u@localhost]"},
+		{"Class[Main]", "Mysql_grant[u@localhost/*.*]"},
+		{"Class[Main]", "Exec[unrelated]"},
+	}
+	dot := `digraph Expanded_relationships {
+    "File[/root/.my.cnf]" -> "Mysql_grant[u@localhost/*.*]" [
+        fontsize = 8
+    ]
+    "Whit[Completed_class[Mysql::Server]]" -> "Mysql_user[u@localhost]" [
+        fontsize = 8
+    ]
+    "Whit[Admissible_class[Main]]" -> "Exec[unrelated]" [
+        fontsize = 8
+    ]
+    "Exec[unrelated]" -> "Whit[Completed_class[Main]]" [
+        fontsize = 8
+    ]
+}`
+	pairs := []struct {
+		a, b string
+		want bool
+	}{
+		{"File[/root/.my.cnf]", "Mysql_grant[u@localhost/*.*]", true},
+		{"Package[mysql-server]", "Mysql_user[u@localhost]", true},
+		{"Mysql_grant[u@localhost/*.*]", "File[/root/.my.cnf]", false},
+		{"Exec[unrelated]", "Mysql_grant[u@localhost/*.*]", false},
+		{"Mysql_grant[u@localhost/*.*]", "Exec[unrelated]", false},
+	}
+	for _, withPuppet := range []bool{false, true} {
+		c := mustRead(t, catalogJSON(t, rs, edges))
+		if withPuppet {
+			if err := c.AddPuppetGraph(strings.NewReader(dot)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g, err := c.Graph()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pairs {
+			a, _ := c.Lookup(p.a)
+			b, _ := c.Lookup(p.b)
+			want := p.want && withPuppet
+			if got := g.Ordered(a, b); got != want {
+				t.Errorf("with Puppet's graph %v: Ordered(%s, %s) = %v, want %v", withPuppet, p.a, p.b, got, want)
+			}
+		}
+	}
+}

@@ -52,14 +52,14 @@ func (g *Graph) ComparePuppet(expanded io.Reader) (*PuppetComparison, error) {
 			return
 		}
 		switch {
+		case puppetOrders(wa, wb):
+			theirs[a+" -> "+b] = true
 		case wa == 'A' && wb == 'C':
 			// An empty container's admissible -> completed.
 		case wa == 'A':
 			theirs[a+" -> "+b+" (contain)"] = true
-		case wb == 'C':
+		default: // wb == 'C'
 			theirs[b+" -> "+a+" (contain)"] = true
-		default:
-			theirs[a+" -> "+b] = true
 		}
 	})
 	if err != nil {
@@ -95,6 +95,12 @@ func (g *Graph) ComparePuppet(expanded io.Reader) (*PuppetComparison, error) {
 	sort.Strings(pc.Unknown)
 	return pc, nil
 }
+
+// puppetOrders reports whether an edge of Puppet's expanded graph whose ends
+// are whits of kinds wa and wb (see whitOf; 0 for a resource) orders them,
+// rather than being containment: the edge does not leave an admissible whit
+// and does not enter a completed one (see ComparePuppet).
+func puppetOrders(wa, wb byte) bool { return wa != 'A' && wb != 'C' }
 
 // eachDotEdge calls fn with the two node names of every edge of a DOT
 // graph as Puppet writes it (one edge a line, attributes on later lines).
