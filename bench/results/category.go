@@ -89,6 +89,7 @@ var categoryRules = []categoryRule{
 	// of cgroup ids in every container, and ignores it.)
 	{CategoryContainer, []string{
 		"System has not been booted with systemd", "Failed to set up user namespacing",
+		"Failed to set up mount namespacing",
 		"Unable to switch capabilities", "Read-only file system",
 	}},
 }

@@ -48,6 +48,9 @@ func TestCategorize(t *testing.T) {
 		{StatusCompileFailed, "Error: Evaluation Error: Comparison of: String < Integer, is not possible. Caused by 'A String is not comparable to a non String'. (file: /usr/share/puppet/modules/monit/manifests/params.pp, line: 26, column: 35)", CategoryModuleBug},
 		{StatusCompileFailed, "Error: Facter: Error while resolving custom fact fact='ssh_client_version_full', resolution='<anonymous>': undefined method `lines' for nil:NilClass", CategoryModuleBug},
 		{StatusApplyFailed, "Error: Systemd start for redis-server failed!\njournalctl log for redis-server:\n... systemd[1]: redis-server.service: Failed to get cgroup ID of cgroup /sys/fs/cgroup/x, ignoring: Operation not permitted\n... (s-server)[460]: redis-server.service: Failed to set up user namespacing for unprivileged user: Operation not permitted", CategoryContainer},
+		// A unit's BindReadOnlyPaths= needs a mount namespace, which systemd
+		// cannot make without CAP_SYS_ADMIN (haproxy on Debian 12).
+		{StatusApplyFailed, "Error: Systemd start for haproxy failed!\njournalctl log for haproxy:\nNov 24 19:35:39 fsmove-node.fsmove.test (haproxy)[433]: haproxy.service: Failed to set up mount namespacing: Operation not supported\nNov 24 19:35:39 fsmove-node.fsmove.test (haproxy)[433]: haproxy.service: Failed at step NAMESPACE spawning /usr/sbin/haproxy: Operation not supported", CategoryContainer},
 		// Near miss: every journal excerpt has systemd's ignored cgroup-id
 		// EPERM; a daemon that fails for its own reason is not the container's.
 		{StatusApplyFailed, "Error: Systemd start for sssd failed!\njournalctl log for sssd:\n... systemd[1]: sssd.service: Failed to get cgroup ID of cgroup /sys/fs/cgroup/x, ignoring: Operation not permitted\n... sssd[1]: Fatal error initializing confdb", CategoryUnknown},
