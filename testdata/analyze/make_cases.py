@@ -1,7 +1,8 @@
 # Authoring aid for testdata/analyze/*: writes realistic strace -f -s 300 logs of
 # Puppet 7 runs and their catalogs. Run once; the outputs are committed.
-import json, os
-OUT = "/work/main/testdata/analyze"
+import hashlib, json, os
+# The outputs go next to this script, wherever the checkout is.
+OUT = os.path.dirname(os.path.abspath(__file__))
 PUP = 4242  # the puppet (ruby) process
 SITE = "/etc/puppet/code/environments/production/manifests/site.pp"
 
@@ -90,7 +91,7 @@ def catalog(name, resources, edges):
         r.setdefault("tags", [r["type"].lower(), "class"])
         r.setdefault("file", SITE)
     doc = {"tags": ["settings", "main"], "name": "fsmove.example", "version": 1795312800, "code_id": None,
-           "catalog_uuid": "6f1c7a52-0d47-4c67-9b8e-%012d" % (abs(hash(name)) % 10**12), "catalog_format": 1,
+           "catalog_uuid": "6f1c7a52-0d47-4c67-9b8e-%012d" % (int(hashlib.sha256(name.encode()).hexdigest(), 16) % 10**12), "catalog_format": 1,
            "environment": "production", "resources": base + resources, "edges": es, "classes": ["settings"]}
     os.makedirs(os.path.join(OUT, name), exist_ok=True)
     with open(os.path.join(OUT, name, "catalog.json"), "w") as f:
