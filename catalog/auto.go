@@ -108,23 +108,23 @@ func autoFile(b *builder, r *Resource) {
 	if strings.HasPrefix(path, "/") {
 		// Nearest managed ancestor directory only, as Puppet does.
 		for dir := parentDir(path); dir != ""; dir = parentDir(dir) {
-			if dep, ok := b.c.lookup("File", dir); ok && dep != r {
+			if dep, ok := b.c.lookup(TypeFile, dir); ok && dep != r {
 				b.autoEdge(dep, r)
 				break
 			}
 		}
 		// Mount autobefore: every mount above the file.
 		for dir := parentDir(path); dir != ""; dir = parentDir(dir) {
-			if m, ok := b.c.lookup("Mount", dir); ok {
+			if m, ok := b.c.lookup(TypeMount, dir); ok {
 				b.autoEdge(m, r)
 			}
 		}
 	}
 	if t, ok := r.StringParam("target"); ok {
-		b.require(r, "File", t)
+		b.require(r, TypeFile, t)
 	}
-	b.require(r, "User", byName(r.Params["owner"]))
-	b.require(r, "Group", byName(r.Params["group"]))
+	b.require(r, TypeUser, byName(r.Params["owner"]))
+	b.require(r, TypeGroup, byName(r.Params["group"]))
 }
 
 // absoluteWord returns the first word of a command line when it is an
@@ -147,7 +147,7 @@ func absoluteWord(cmd string) string {
 
 func autoExec(b *builder, r *Resource) {
 	if cwd, ok := r.StringParam("cwd"); ok {
-		b.require(r, "File", cwd)
+		b.require(r, TypeFile, cwd)
 	}
 	// The command may be a string or, since Puppet 6, an array whose first
 	// element is the program.
@@ -155,13 +155,13 @@ func autoExec(b *builder, r *Resource) {
 	if words := stringList(r.Params["command"]); len(words) > 0 {
 		command = words[0]
 	}
-	b.require(r, "File", absoluteWord(command))
+	b.require(r, TypeFile, absoluteWord(command))
 	for _, param := range []string{"onlyif", "unless"} {
 		for _, line := range stringList(r.Params[param]) {
-			b.require(r, "File", absoluteWord(line))
+			b.require(r, TypeFile, absoluteWord(line))
 		}
 	}
-	b.require(r, "User", byName(r.Params["user"]))
+	b.require(r, TypeUser, byName(r.Params["user"]))
 }
 
 // autoUserParam is the rule of Cron and Ssh_authorized_key: the user
@@ -169,14 +169,14 @@ func autoExec(b *builder, r *Resource) {
 // ids, unlike File and Exec).
 func autoUserParam(b *builder, r *Resource) {
 	if u, ok := r.StringParam("user"); ok {
-		b.require(r, "User", u)
+		b.require(r, TypeUser, u)
 	}
 }
 
 func autoUser(b *builder, r *Resource) {
 	for _, gid := range gidValues(r.Params["gid"]) {
 		if !isDigits(gid) {
-			b.require(r, "Group", gid)
+			b.require(r, TypeGroup, gid)
 			continue
 		}
 		// A numeric gid names the Group that manages that gid.
@@ -186,7 +186,7 @@ func autoUser(b *builder, r *Resource) {
 	}
 	for _, list := range stringList(r.Params["groups"]) {
 		for _, name := range strings.Split(list, ",") {
-			b.require(r, "Group", byName(strings.TrimSpace(name)))
+			b.require(r, TypeGroup, byName(strings.TrimSpace(name)))
 		}
 	}
 }
@@ -214,7 +214,7 @@ func autoMount(b *builder, r *Resource) {
 		return
 	}
 	for dir := parentDir(name); dir != ""; dir = parentDir(dir) {
-		b.require(r, "Mount", dir)
+		b.require(r, TypeMount, dir)
 	}
 }
 
@@ -224,7 +224,7 @@ func (b *builder) groupsWithGid(gid string) []*Resource {
 	if b.gids == nil {
 		b.gids = make(map[string][]*Resource)
 		for _, g := range b.c.Resources {
-			if g.Is("Group") {
+			if g.Is(TypeGroup) {
 				for _, v := range gidValues(g.Params["gid"]) {
 					b.gids[v] = append(b.gids[v], g)
 				}

@@ -6,7 +6,8 @@
 //
 //	func Read(r io.Reader) (*Catalog, error)       // JSON, with or without a leading "Notice:" line
 //	func ReadFile(path string) (*Catalog, error)
-//	func ParseRef(s string) (typ, title string, err error)
+//	func ParseRef(s string) (Ref, error)                // a whole reference as Puppet writes it
+//	func CutRef(s string) (ref Ref, rest string, err error) // a reference a person wrote, off the front of s
 //	func (c *Catalog) Lookup(ref string) (*Resource, bool)  // title, namevar, alias; case-insensitive type/class
 //	func (c *Catalog) Generator(ref string) (*Resource, bool) // the generator of a resource made at apply time
 //	func (c *Catalog) AddPuppetGraph(expanded io.Reader) error // Puppet's expanded_relationships.dot: its orderings, and Generator
@@ -54,22 +55,42 @@ type Resource struct {
 // Ref is the reference as Puppet writes it: Type[title], e.g. File[/etc/x].
 func (r *Resource) Ref() string { return r.Type + "[" + r.Title + "]" }
 
+// The names of the types whose meaning fsmove knows, as Puppet capitalises
+// them in references. Ask Resource.Is or Ref.Is with these rather than
+// comparing type strings.
+const (
+	TypeClass      = "Class"
+	TypeStage      = "Stage"
+	TypeNode       = "Node"
+	TypeFile       = "File"
+	TypeExec       = "Exec"
+	TypePackage    = "Package"
+	TypeService    = "Service"
+	TypeConcatFile = "Concat_file"
+	TypeTidy       = "Tidy"
+	TypeUser       = "User"
+	TypeGroup      = "Group"
+	TypeMount      = "Mount"
+	TypeSchedule   = "Schedule"
+	TypeFilebucket = "Filebucket"
+)
+
 // Is reports whether the resource's type is exactly typ, ignoring case
 // ("file" and "File" match, "Filebucket" does not: the original compared
 // prefixes, bug 10 of the notes).
 func (r *Resource) Is(typ string) bool { return strings.EqualFold(r.Type, typ) }
 
 // IsFile reports whether r is a File resource.
-func (r *Resource) IsFile() bool { return r.Is("File") }
+func (r *Resource) IsFile() bool { return r.Is(TypeFile) }
 
 // IsService reports whether r is a Service resource.
-func (r *Resource) IsService() bool { return r.Is("Service") }
+func (r *Resource) IsService() bool { return r.Is(TypeService) }
 
 // IsPackage reports whether r is a Package resource.
-func (r *Resource) IsPackage() bool { return r.Is("Package") }
+func (r *Resource) IsPackage() bool { return r.Is(TypePackage) }
 
 // IsExec reports whether r is an Exec resource.
-func (r *Resource) IsExec() bool { return r.Is("Exec") }
+func (r *Resource) IsExec() bool { return r.Is(TypeExec) }
 
 // StringParam returns the parameter name when it is a string.
 func (r *Resource) StringParam(name string) (string, bool) {

@@ -54,11 +54,11 @@ func (c *Catalog) AddPuppetGraph(expanded io.Reader) error {
 
 // normalRef folds a reference's type name for the generated index.
 func normalRef(ref string) string {
-	typ, title, err := ParseRef(ref)
+	r, err := ParseRef(ref)
 	if err != nil {
 		return ref
 	}
-	return strings.ToLower(typ) + "[" + title + "]"
+	return r.String()
 }
 
 // Generator returns the catalog resource that generated the resource ref
@@ -85,11 +85,11 @@ func (c *Catalog) Generator(ref string) (*Resource, bool) {
 
 // generatorByPath is Generator's answer from a File's path, or false.
 func (c *Catalog) generatorByPath(ref string) (*Resource, bool) {
-	typ, title, err := ParseRef(ref)
-	if err != nil || !strings.EqualFold(typ, "File") {
+	r, err := ParseRef(ref)
+	if err != nil || !r.Is(TypeFile) {
 		return nil, false
 	}
-	path := strings.TrimRight(title, "/")
+	path := strings.TrimRight(r.Title, "/")
 	if path == "" {
 		path = "/"
 	}
@@ -133,18 +133,18 @@ func (c *Catalog) indexGenerators() {
 		}
 	}
 	for _, r := range c.Resources {
-		switch strings.ToLower(r.Type) {
-		case "concat_file":
+		switch {
+		case r.Is(TypeConcatFile):
 			p := r.Title
 			if s, ok := r.StringParam("path"); ok && s != "" {
 				p = s
 			}
 			add(c.concatByPath, p, r)
-		case "file":
+		case r.IsFile():
 			if r.Recurses() {
 				add(c.recursiveByPath, r.Namevar(), r)
 			}
-		case "tidy":
+		case r.Is(TypeTidy):
 			add(c.tidyByPath, r.Namevar(), r)
 		}
 	}

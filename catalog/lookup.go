@@ -49,53 +49,6 @@ var namevars = map[string]string{
 // namevarParam returns the namevar parameter of a lower-case type name, or "".
 func namevarParam(lowerType string) string { return namevars[lowerType] }
 
-// ParseRef splits a reference "Type[title]" into its type and title. The type
-// ends at the first '[' and the title at the last ']', which must end the
-// string, so titles may themselves contain brackets, spaces and colons:
-// "Notify[a [b]]" is type Notify, title "a [b]". Surrounding spaces are
-// ignored.
-func ParseRef(s string) (typ, title string, err error) {
-	s = strings.TrimSpace(s)
-	open := strings.IndexByte(s, '[')
-	if open < 0 {
-		return "", "", fmt.Errorf("reference %q: no '['", s)
-	}
-	if !strings.HasSuffix(s, "]") {
-		return "", "", fmt.Errorf("reference %q: does not end with ']'", s)
-	}
-	typ = strings.TrimSpace(s[:open])
-	title = s[open+1 : len(s)-1]
-	if !validTypeName(typ) {
-		return "", "", fmt.Errorf("reference %q: bad type name %q", s, typ)
-	}
-	if title == "" {
-		return "", "", fmt.Errorf("reference %q: empty title", s)
-	}
-	return typ, title, nil
-}
-
-// validTypeName accepts Puppet type names: segments of letters, digits and
-// underscores separated by "::", optionally with a leading "::".
-func validTypeName(t string) bool {
-	t = strings.TrimPrefix(t, "::")
-	if t == "" {
-		return false
-	}
-	for _, seg := range strings.Split(t, "::") {
-		if seg == "" {
-			return false
-		}
-		for i := 0; i < len(seg); i++ {
-			c := seg[i]
-			ok := c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-			if !ok {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // lookupKey builds the index key of (type, title): the type in lower case
 // without a leading "::", then the title normalised as Puppet compares it:
 // class titles in lower case without a leading "::", File titles without
@@ -205,11 +158,11 @@ func stringList(v any) []string {
 // Type names compare case-insensitively, class titles too, and File paths
 // compare without trailing slashes.
 func (c *Catalog) Lookup(ref string) (*Resource, bool) {
-	typ, title, err := ParseRef(ref)
+	r, err := ParseRef(ref)
 	if err != nil {
 		return nil, false
 	}
-	return c.lookup(typ, title)
+	return c.lookup(r.Type, r.Title)
 }
 
 func (c *Catalog) lookup(typ, title string) (*Resource, bool) {
@@ -224,11 +177,11 @@ func (c *Catalog) lookup(typ, title string) (*Resource, bool) {
 // ("foo.service"): the one whose title, name or alias is the unit, with or
 // without its ".service" suffix (Puppet's systemd provider accepts both).
 func (c *Catalog) UnitService(unit string) (*Resource, bool) {
-	if r, ok := c.lookup("Service", unit); ok {
+	if r, ok := c.lookup(TypeService, unit); ok {
 		return r, true
 	}
 	if base, ok := strings.CutSuffix(unit, ".service"); ok && base != "" {
-		return c.lookup("Service", base)
+		return c.lookup(TypeService, base)
 	}
 	return nil, false
 }

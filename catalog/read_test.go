@@ -161,33 +161,6 @@ func TestReadLargeCatalogStreams(t *testing.T) {
 	}
 }
 
-func TestParseRef(t *testing.T) {
-	cases := []struct {
-		in, typ, title string
-		ok             bool
-	}{
-		{"File[/etc/x]", "File", "/etc/x", true},
-		{"Notify[a [b]]", "Notify", "a [b]", true},
-		{"Exec[echo a: b]", "Exec", "echo a: b", true},
-		{" Apt::Source[deb http://x bookworm] ", "Apt::Source", "deb http://x bookworm", true},
-		{"Class[::Foo]", "Class", "::Foo", true},
-		{"::Foo::Bar[x]", "::Foo::Bar", "x", true},
-		{"File[x]]", "File", "x]", true},
-		{"File", "", "", false},
-		{"File[]", "", "", false},
-		{"File[x", "", "", false},
-		{"[x]", "", "", false},
-		{"Fi le[x]", "", "", false},
-		{"Foo::[x]", "", "", false},
-	}
-	for _, tc := range cases {
-		typ, title, err := ParseRef(tc.in)
-		if (err == nil) != tc.ok || typ != tc.typ || title != tc.title {
-			t.Errorf("ParseRef(%q) = %q, %q, %v", tc.in, typ, title, err)
-		}
-	}
-}
-
 func TestLookup(t *testing.T) {
 	c := mustRead(t, readTestdata(t, "app.json"))
 	cases := []struct{ ref, want string }{

@@ -594,18 +594,14 @@ func refIs(ref string, resolved, r *catalog.Resource) bool {
 	if resolved != nil {
 		return resolved == r
 	}
-	open := strings.IndexByte(ref, '[')
-	if open < 0 || !strings.HasSuffix(ref, "]") {
+	w, err := catalog.ParseRef(ref)
+	if err != nil || !r.Is(w.Type) {
 		return false
 	}
-	typ, title := ref[:open], ref[open+1:len(ref)-1]
-	if !strings.EqualFold(typ, r.Type) {
-		return false
+	if w.Is(catalog.TypeClass) {
+		return strings.EqualFold(w.Title, r.Title)
 	}
-	if strings.EqualFold(typ, "Class") {
-		return strings.EqualFold(title, r.Title)
-	}
-	return title == r.Title
+	return w.Title == r.Title
 }
 
 // emptyGraph stands in for a missing graph: every block is unresolved.

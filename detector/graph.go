@@ -72,7 +72,7 @@ func (g *catalogGraph) UnitService(unit string) (*catalog.Resource, bool) {
 // runs both before and after the members, and it does no file work of its
 // own: what the trace shows in it is Puppet's own business.
 func isContainer(g Graph, r *catalog.Resource) bool {
-	if strings.EqualFold(r.Type, "Class") || strings.EqualFold(r.Type, "Stage") {
+	if r.Is(catalog.TypeClass) || r.Is(catalog.TypeStage) {
 		return true
 	}
 	if cg, ok := g.(ContainerGraph); ok {
@@ -90,8 +90,8 @@ func tellsCatalog(block string) bool {
 	if isPuppetDefault(block) {
 		return false
 	}
-	typ, _, err := catalog.ParseRef(block)
-	return err != nil || !(strings.EqualFold(typ, "Class") || strings.EqualFold(typ, "Stage") || strings.EqualFold(typ, "Node"))
+	ref, err := catalog.ParseRef(block)
+	return err != nil || !(ref.Is(catalog.TypeClass) || ref.Is(catalog.TypeStage) || ref.Is(catalog.TypeNode))
 }
 
 // blockRole is what the detector knows about the resource behind one block.
@@ -117,11 +117,11 @@ type blockRole struct {
 func roleOf(r *catalog.Resource) blockRole {
 	role := blockRole{res: r}
 	switch {
-	case strings.EqualFold(r.Type, "Service"):
+	case r.IsService():
 		role.isService = true
-	case strings.EqualFold(r.Type, "Package"):
+	case r.IsPackage():
 		role.isPackage = true
-	case strings.EqualFold(r.Type, "File"):
+	case r.IsFile():
 		role.ownPath = filePath(r)
 		role.recurse = r.Recurses()
 		// A symlink may dangle: looking up its target is not a need.
@@ -131,9 +131,9 @@ func roleOf(r *catalog.Resource) blockRole {
 			}
 			role.creates = []string{path.Clean(t)}
 		}
-	case strings.EqualFold(r.Type, "Exec"):
+	case r.IsExec():
 		role.creates = r.StringsParam("creates")
-	case strings.EqualFold(r.Type, "Concat_file"):
+	case r.Is(catalog.TypeConcatFile):
 		// Its generated File writes the path: the path is its own.
 		role.ownPath = filePath(r)
 	}
@@ -190,11 +190,11 @@ func (b *blockRole) ownsPath(path string) bool {
 // case-insensitively, and the catalog capitalises them: Class[Foo::Bar]).
 func PuppetRef(r *catalog.Resource) string {
 	title := r.Title
-	if strings.EqualFold(r.Type, "Class") {
+	if r.Is(catalog.TypeClass) {
 		title = strings.ToLower(title)
 	}
 	var b strings.Builder
-	b.WriteString(capitalizeType(r.Type))
+	b.WriteString(catalog.CanonicalType(r.Type))
 	b.WriteString("['")
 	for i := 0; i < len(title); i++ {
 		if title[i] == '\'' || title[i] == '\\' {
@@ -204,16 +204,4 @@ func PuppetRef(r *catalog.Resource) string {
 	}
 	b.WriteString("']")
 	return b.String()
-}
-
-// capitalizeType capitalises each segment of a type name: apt::source →
-// Apt::Source, as references require.
-func capitalizeType(t string) string {
-	segs := strings.Split(t, "::")
-	for i, s := range segs {
-		if s != "" && s[0] >= 'a' && s[0] <= 'z' {
-			segs[i] = string(s[0]-'a'+'A') + s[1:]
-		}
-	}
-	return strings.Join(segs, "::")
 }

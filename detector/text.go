@@ -259,5 +259,6 @@ func (r *Report) WriteStats(w io.Writer) error {
 // adds at apply time, which the compiled catalog never holds: the default
 // Schedule resources and Filebucket[puppet].
 func isPuppetDefault(block string) bool {
-	return strings.HasPrefix(block, "Schedule[") || block == "Filebucket[puppet]"
+	ref, err := catalog.ParseRef(block)
+	return err == nil && (ref.Is(catalog.TypeSchedule) || ref == catalog.Ref{Type: catalog.TypeFilebucket, Title: "puppet"})
 }

@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/fsmove/fsmove/catalog"
 )
 
 // Waiver suppresses a finding between two resources (in either order), or
 // only one of its paths. Waived findings leave the text report, SARIF and
 // the exit status, but stay in JSON with their reason.
 type Waiver struct {
-	Ref1, Ref2 string // references as written, quotes removed: File[/etc/x]
+	Ref1, Ref2 string // references as read (catalog.CutRef) and written back: File[/etc/x]
 	Path       string // "" waives the whole pair
 	Reason     string
 	Line       int // line in the waiver file, for messages
@@ -49,11 +51,11 @@ func LoadWaivers(r io.Reader) ([]Waiver, error) {
 
 func parseWaiver(line string) (Waiver, error) {
 	var w Waiver
-	ref1, rest, err := cutRef(line)
+	ref1, rest, err := catalog.CutRef(line)
 	if err != nil {
 		return w, fmt.Errorf("first reference: %v", err)
 	}
-	ref2, rest, err := cutRef(strings.TrimLeft(rest, " \t"))
+	ref2, rest, err := catalog.CutRef(rest)
 	if err != nil {
 		return w, fmt.Errorf("second reference: %v", err)
 	}
@@ -63,7 +65,7 @@ func parseWaiver(line string) (Waiver, error) {
 	if i < 0 {
 		return w, fmt.Errorf("missing \" -- <reason>\" after the references")
 	}
-	w.Ref1, w.Ref2 = ref1, ref2
+	w.Ref1, w.Ref2 = ref1.String(), ref2.String()
 	w.Path = strings.TrimSpace(rest[:i])
 	w.Reason = strings.TrimSpace(rest[i+4:])
 	if w.Reason == "" {
@@ -73,60 +75,4 @@ func parseWaiver(line string) (Waiver, error) {
 		return w, fmt.Errorf("path %q is not absolute", w.Path)
 	}
 	return w, nil
-}
-
-// cutRef takes one Type[title] reference off the front of s, matching
-// brackets so that the title may contain spaces and nested [ ].
-func cutRef(s string) (ref, rest string, err error) {
-	open := strings.IndexByte(s, '[')
-	if open <= 0 {
-		return "", "", fmt.Errorf("expected Type[title] at %q", firstWord(s))
-	}
-	typ := s[:open]
-	for i := 0; i < len(typ); i++ {
-		c := typ[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == ':') {
-			return "", "", fmt.Errorf("bad type name %q", typ)
-		}
-	}
-	depth := 0
-	for i := open; i < len(s); i++ {
-		switch s[i] {
-		case '[':
-			depth++
-		case ']':
-			depth--
-			if depth == 0 {
-				title := unquoteTitle(s[open+1 : i])
-				if i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '\t' {
-					return "", "", fmt.Errorf("unexpected %q after %s", s[i+1], s[:i+1])
-				}
-				return typ + "[" + title + "]", s[i+1:], nil
-			}
-		}
-	}
-	return "", "", fmt.Errorf("unbalanced brackets in %q", s)
-}
-
-// unquoteTitle removes the quotes of a title written in manifest syntax.
-func unquoteTitle(t string) string {
-	if len(t) >= 2 && (t[0] == '\'' || t[0] == '"') && t[len(t)-1] == t[0] {
-		q := t[0]
-		var b strings.Builder
-		for i := 1; i < len(t)-1; i++ {
-			if t[i] == '\\' && i+1 < len(t)-1 && (t[i+1] == q || t[i+1] == '\\') {
-				i++
-			}
-			b.WriteByte(t[i])
-		}
-		return b.String()
-	}
-	return t
-}
-
-func firstWord(s string) string {
-	if i := strings.IndexAny(s, " \t"); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

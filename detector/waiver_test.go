@@ -11,6 +11,7 @@ File[/etc/x] Exec[use-conf] -- generated at build time
 
 Exec[echo [a] b] Notify[hi there] /tmp/a b -- titles with spaces and brackets
 File['/etc/q'] Service["x"] -- quoted, as fixes print them
+apt::source['a]'] exec[b] -- type names in any case, brackets inside quotes
 `
 	ws, err := LoadWaivers(strings.NewReader(in))
 	if err != nil {
@@ -20,6 +21,7 @@ File['/etc/q'] Service["x"] -- quoted, as fixes print them
 		{Ref1: "File[/etc/x]", Ref2: "Exec[use-conf]", Reason: "generated at build time", Line: 2},
 		{Ref1: "Exec[echo [a] b]", Ref2: "Notify[hi there]", Path: "/tmp/a b", Reason: "titles with spaces and brackets", Line: 4},
 		{Ref1: "File[/etc/q]", Ref2: "Service[x]", Reason: "quoted, as fixes print them", Line: 5},
+		{Ref1: "Apt::Source[a]]", Ref2: "Exec[b]", Reason: "type names in any case, brackets inside quotes", Line: 6},
 	}
 	if len(ws) != len(want) {
 		t.Fatalf("got %d waivers: %+v", len(ws), ws)
