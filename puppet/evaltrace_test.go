@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/fstrace"
 )
 
@@ -256,7 +257,9 @@ func TestSourceRef(t *testing.T) {
 		// Both readings are grammatical; the shorter last segment wins.
 		{"/Stage[main]/Main/Foo[a]/Bar[b]", "Bar[b]", true},
 		{"/Stage[main]/Main/Notify[]]", "Notify[]]", true},
-		{"/Stage[main]/Main/Notify[]", "Notify[]", true},
+		{"/Stage[main]/Main/Notify[]", "Stage[main]/Main/Notify[]", true}, // titles are not empty: the Stage title reading
+		{"/Stage[main]/Main/Notify[]/File[x]", "File[x]", true},
+		{"/Stage[]/File[x]", "Stage[]/File[x]", true},
 		{"/Stage[main]/Main/Notify[{x: [1, 2]}]", "Notify[{x: [1, 2]}]", true},
 		{"/Stage[main]/Main/Exec[a/B[c]", "Exec[a/B[c]", true},
 		{"/Stage[main]/A::B::C/A::B::D[/x/]/File[/x/]", "File[/x/]", true},
@@ -282,33 +285,6 @@ func TestSourceRef(t *testing.T) {
 	}
 }
 
-func TestSplitRef(t *testing.T) {
-	tests := []struct {
-		ref, typ, title string
-		ok              bool
-	}{
-		{"File[/etc/x]", "File", "/etc/x", true},
-		{"Apache::Vhost[default]", "Apache::Vhost", "default", true},
-		{"Notify[a [b]]", "Notify", "a [b]", true},
-		{"Class[Main]", "Class", "Main", true},
-		{"Exec[]", "Exec", "", true},
-		{"Exec[", "", "", false},
-		{"Exec", "", "", false},
-		{"exec[x]", "", "", false},
-		{"[x]", "", "", false},
-		{"Exec]x[", "", "", false},
-		{"Exec[x]y", "", "", false},
-		{"A::[x]", "", "", false},
-		{"", "", "", false},
-	}
-	for _, tt := range tests {
-		typ, title, ok := SplitRef(tt.ref)
-		if typ != tt.typ || title != tt.title || ok != tt.ok {
-			t.Errorf("SplitRef(%q) = %q, %q, %v; want %q, %q, %v", tt.ref, typ, title, ok, tt.typ, tt.title, tt.ok)
-		}
-	}
-}
-
 // FuzzMark checks that no input panics and that every marker found is a
 // well-formed reference taken from the data.
 func FuzzMark(f *testing.F) {
@@ -327,7 +303,7 @@ func FuzzMark(f *testing.F) {
 			if op == fstrace.OpNop {
 				break
 			}
-			if _, _, ok := SplitRef(name); !ok || !strings.Contains(data, name) {
+			if _, err := catalog.ParseRef(name); err != nil || !strings.Contains(data, name) {
 				t.Fatalf("%v: name %q is not a reference from the data", op, name)
 			}
 			if (op == fstrace.OpFail) != (msg != "") || len(msg) > maxFailMessage || !strings.Contains(data, msg) ||
@@ -342,8 +318,8 @@ func FuzzMark(f *testing.F) {
 				t.Fatalf("OpNop with name %q", ref)
 			}
 		case fstrace.OpBegin, fstrace.OpEnd:
-			if _, _, ok := SplitRef(ref); !ok {
-				t.Fatalf("name %q is not a reference", ref)
+			if _, err := catalog.ParseRef(ref); err != nil {
+				t.Fatalf("name %q is not a reference: %v", ref, err)
 			}
 			if !strings.Contains(data, ref) {
 				t.Fatalf("name %q is not in the data", ref)
@@ -402,8 +378,8 @@ func FuzzSourceRef(f *testing.F) {
 		if start := len(source) - len(ref); start > 0 && source[start-1] != '/' {
 			t.Fatalf("%q does not start a segment of %q", ref, source)
 		}
-		if _, _, ok := SplitRef(ref); !ok {
-			t.Fatalf("%q does not parse", ref)
+		if _, err := catalog.ParseRef(ref); err != nil {
+			t.Fatalf("%q does not parse: %v", ref, err)
 		}
 	})
 }
@@ -428,7 +404,7 @@ func slowSourceRef(source string) (string, bool) {
 		case '/':
 			start[q+1] = true
 		case '[':
-			for r := q + 1; r < len(s); r++ {
+			for r := q + 2; r < len(s); r++ { // a title is not empty
 				if s[r] != ']' {
 					continue
 				}

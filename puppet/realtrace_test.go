@@ -12,6 +12,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/fstrace"
 )
 
@@ -69,8 +70,8 @@ func TestRealTraces(t *testing.T) {
 						}
 						total, _ = strconv.Atoi(c[2])
 						next++
-						typ, _, _ := SplitRef(ref)
-						if typ != "Stage" && typ != "Class" && typ != "Schedule" && typ != "Filebucket" && !refs[ref] {
+						r, _ := catalog.ParseRef(ref)
+						if !r.Is(catalog.TypeStage) && !r.Is(catalog.TypeClass) && !r.Is(catalog.TypeSchedule) && !r.Is(catalog.TypeFilebucket) && !refs[ref] {
 							t.Errorf("line %d: block %s is not in the catalog", lineNo, ref)
 						}
 					case fstrace.OpEnd:

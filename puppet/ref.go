@@ -1,22 +1,17 @@
 package puppet
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/fsmove/fsmove/catalog"
+)
 
 // A resource reference is Type[title]. In references Puppet capitalises every
 // segment of the type name ("Apache::Vhost[default]", "File[/etc/x]"), so a
 // type name matches [A-Z][A-Za-z0-9_]*(::[A-Za-z0-9_]+)*. The title is free
-// text: it may hold "[", "]", "{", "}", ":", "/" and spaces.
-
-// SplitRef splits a reference "Type[title]" into its type and title.
-// ok is false when ref does not start with a type name followed by "[" or does
-// not end with "]". The title may be empty only if ref is "Type[]".
-func SplitRef(ref string) (typ, title string, ok bool) {
-	n := typeNameLen(ref)
-	if n == 0 || n >= len(ref) || ref[n] != '[' || ref[len(ref)-1] != ']' || len(ref) < n+2 {
-		return "", "", false
-	}
-	return ref[:n], ref[n+1 : len(ref)-1], true
-}
+// text: it may hold "[", "]", "{", "}", ":", "/" and spaces, but is never
+// empty (Puppet refuses empty titles). A reference found here is one
+// catalog.ParseRef reads.
 
 // SourceRef returns the reference of the resource named by a log source, the
 // part of an evaltrace line between "Info: " and the message: the last
@@ -70,10 +65,10 @@ func SourceRef(source string) (string, bool) {
 		case '/':
 			set(q + 1) // a class segment: the next segment follows the slash
 		case '[':
-			// The title runs to some "]" that ends the segment: the last
-			// byte, or a "]" followed by "/" (then a segment starts after
-			// the slash).
-			if s[len(s)-1] == ']' && len(s)-1 > q {
+			// The title (not empty) runs to some "]" that ends the
+			// segment: the last byte, or a "]" followed by "/" (then a
+			// segment starts after the slash).
+			if s[len(s)-1] == ']' && len(s)-2 > q {
 				last = p
 			}
 			// Every later reference segment has its "[" further right, so
@@ -82,7 +77,7 @@ func SourceRef(source string) (string, bool) {
 			// linear in len(source).
 			if titlesFrom < 0 {
 				titlesFrom = q
-				for r := q + 1; r+1 < len(s); r++ {
+				for r := q + 2; r+1 < len(s); r++ {
 					k := strings.Index(s[r:], "]/")
 					if k < 0 {
 						break
@@ -99,26 +94,13 @@ func SourceRef(source string) (string, bool) {
 	return s[last:], true
 }
 
-// typeNameLen returns the length of the type or class name at the start of s,
-// [A-Z][A-Za-z0-9_]*(::[A-Za-z0-9_]+)*, or 0 when s does not start with one.
+// typeNameLen returns the length of the type or class name at the start of
+// s, [A-Z][A-Za-z0-9_]*(::[A-Za-z0-9_]+)*, or 0 when s does not start with
+// one. Puppet writes names capitalised in log sources, and requiring it is
+// what tells a segment from the inside of a title.
 func typeNameLen(s string) int {
 	if len(s) == 0 || s[0] < 'A' || s[0] > 'Z' {
 		return 0
 	}
-	i := 1
-	for {
-		for i < len(s) && isNameByte(s[i]) {
-			i++
-		}
-		// "::" continues the name only when a name byte follows it.
-		if i+2 < len(s) && s[i] == ':' && s[i+1] == ':' && isNameByte(s[i+2]) {
-			i += 2
-			continue
-		}
-		return i
-	}
-}
-
-func isNameByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+	return catalog.TypeNameLen(s)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/puppet"
 )
@@ -333,7 +334,7 @@ func TestBlocksAndConflicts(t *testing.T) {
 	pl := newPlan(mustDefaults(t, p))
 	var resources []string
 	for _, ref := range bt.order {
-		if typ, _, _ := puppet.SplitRef(ref); typ == "File" || typ == "Exec" || typ == "Package" || typ == "Service" {
+		if r, _ := catalog.ParseRef(ref); r.Is(catalog.TypeFile) || r.Is(catalog.TypeExec) || r.Is(catalog.TypePackage) || r.Is(catalog.TypeService) {
 			resources = append(resources, ref)
 		}
 	}
