@@ -73,6 +73,7 @@ const (
 	TypeMount      = "Mount"
 	TypeSchedule   = "Schedule"
 	TypeFilebucket = "Filebucket"
+	TypeWhit       = "Whit" // Puppet's container anchors in its relationship graph
 )
 
 // Is reports whether the resource's type is exactly typ, ignoring case

@@ -141,10 +141,11 @@ func dotEdge(line string) (from, to string, ok bool) {
 // is the admissible whit ('A') of Class[Ntp], "Whit[Completed_…]" the
 // completed one ('C'); any other name is a resource (0).
 func whitOf(name string) (byte, string) {
-	if !strings.HasPrefix(name, "Whit[") || !strings.HasSuffix(name, "]") {
+	w, err := ParseRef(name)
+	if err != nil || !w.Is(TypeWhit) {
 		return 0, name
 	}
-	inner := name[len("Whit[") : len(name)-1]
+	inner := w.Title
 	if rest, ok := strings.CutPrefix(inner, "Admissible_"); ok {
 		return 'A', rest
 	}
