@@ -66,10 +66,8 @@ func (b *DockerBackend) Untraced(ctx context.Context, engine int, opts runner.Op
 		return results.Untraced{}, err
 	}
 	u := results.Untraced{Seconds: -1, PuppetExit: -1}
-	for _, s := range rec.Steps {
-		if s.Name == "apply" && s.OK {
-			u.Seconds = s.Seconds
-		}
+	if s, ok := rec.ApplyStep(); ok && s.OK {
+		u.Seconds = s.Seconds
 	}
 	if rec.PuppetExit != nil {
 		u.PuppetExit = *rec.PuppetExit

@@ -185,12 +185,10 @@ func FromRunDir(module, version, dir string) (Row, error) {
 	if row.Version == "" {
 		row.Version = moduleVersion(rec)
 	}
-	for _, s := range rec.Steps {
-		// A timed-out apply's time is how long it ran traced before the
-		// timeout (a lower bound).
-		if s.Name == "apply" && (s.OK || status == StatusTimeout) {
-			row.PuppetTracedS = s.Seconds
-		}
+	// A timed-out apply's time is how long it ran traced before the
+	// timeout (a lower bound).
+	if s, ok := rec.ApplyStep(); ok && (s.OK || status == StatusTimeout) {
+		row.PuppetTracedS = s.Seconds
 	}
 	row.Category = Categorize(status, errorText(dir, rec))
 	var u Untraced

@@ -74,6 +74,21 @@ type StepRecord struct {
 	Detail  string  `json:"detail,omitempty"`
 }
 
+// StepApply is the name of the step that runs puppet apply, traced or
+// (Options.Untraced) not: its time is the apply's time.
+const StepApply = "apply"
+
+// ApplyStep returns the record of the puppet apply step, or false when the
+// run did not get that far.
+func (r *RunRecord) ApplyStep() (StepRecord, bool) {
+	for i := len(r.Steps) - 1; i >= 0; i-- {
+		if r.Steps[i].Name == StepApply {
+			return r.Steps[i], true
+		}
+	}
+	return StepRecord{}, false
+}
+
 // Run statuses.
 const (
 	StatusOK            = "ok"

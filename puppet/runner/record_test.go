@@ -25,7 +25,14 @@ func TestRunRecordRoundTrip(t *testing.T) {
 		Status:        StatusOK,
 		Artifacts:     []string{"trace.log"},
 	}
-	rec.AddStep("apply", 1234567*time.Microsecond, true, "puppet finished")
+	if _, ok := rec.ApplyStep(); ok {
+		t.Error("ApplyStep found before any step")
+	}
+	rec.AddStep("setup", time.Second, true, "")
+	rec.AddStep(StepApply, 1234567*time.Microsecond, true, "puppet finished")
+	if s, ok := rec.ApplyStep(); !ok || s.Name != StepApply || s.Seconds != 1.235 {
+		t.Errorf("ApplyStep = %+v, %v", s, ok)
+	}
 	if err := rec.Write(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +58,7 @@ func TestRunRecordRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if back.Module.Package != "puppet-module-saz-ssh" || *back.PuppetExit != 2 || back.TraceBytes != 12345 ||
-		len(back.Steps) != 1 || back.Steps[0].Seconds != 1.235 || back.Steps[0].Name != "apply" {
+		len(back.Steps) != 2 || back.Steps[1].Seconds != 1.235 || back.Steps[1].Name != "apply" {
 		t.Errorf("read back %+v", back)
 	}
 	os.WriteFile(filepath.Join(dir, RunJSON), []byte("{"), 0o644)

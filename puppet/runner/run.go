@@ -345,7 +345,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	if capt.name == "strace" {
 		r.rec.TraceFilter = TraceFilter()
 	}
-	applyErr := r.step(ctx, "apply", "puppet apply under "+capt.name, func(s *Step) (string, error) {
+	applyErr := r.step(ctx, StepApply, "puppet apply under "+capt.name, func(s *Step) (string, error) {
 		var host *hostTrace
 		if capt.host {
 			initPid, err := r.c.HostPid(ctx)
