@@ -78,8 +78,9 @@ type Graph struct {
 	notifyReach [][]uint64
 }
 
-// CycleError reports a dependency cycle; Cycle lists its resources in order,
-// the first repeated at the end.
+// CycleError reports a dependency cycle; Cycle lists its resources in edge
+// order, from the one first in the catalog, which is repeated at the end.
+// The message joins them with " => " as Puppet's own cycle error does.
 type CycleError struct {
 	Cycle []*Resource
 }
@@ -360,7 +361,9 @@ func (g *Graph) cycleError(indeg []int32) error {
 
 // cycleThrough finds one cycle inside a strongly connected component by a
 // breadth-first search from its smallest node back to itself, and returns
-// its resources (whits shown as their container, repeats collapsed).
+// its resources in edge order (whits shown as their container, repeats
+// collapsed), from the one first in the catalog, that one repeated at the
+// end.
 func (g *Graph) cycleThrough(comp []int) []*Resource {
 	in := make(map[int32]bool, len(comp))
 	for _, u := range comp {
@@ -400,6 +403,15 @@ search:
 	if len(out) > 1 && out[len(out)-1] == out[0] {
 		out = out[:len(out)-1]
 	}
+	// Start at the resource first in the catalog, so that the message does
+	// not depend on how whits are numbered.
+	first := 0
+	for i, r := range out {
+		if r.ID < out[first].ID {
+			first = i
+		}
+	}
+	out = slices.Concat(out[first:], out[:first])
 	return append(out, out[0])
 }
 

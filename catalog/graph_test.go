@@ -3,6 +3,7 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -262,54 +263,73 @@ func answers(t *testing.T, c *Catalog) map[string][2]bool {
 	return out
 }
 
+// TestCycle checks the cycle a CycleError lists: its resources in edge
+// order from the first on the cycle, the first repeated at the end, and
+// no error for a catalog without a cycle.
 func TestCycle(t *testing.T) {
 	cases := []struct {
 		name  string
 		rs    []res
 		edges [][2]string
-		want  []string // resources the cycle must list
+		want  []string // the cycle in order, closed; nil: no cycle
 	}{
 		{"before/require", []res{
 			{"File", "/a", map[string]any{"before": "File[/b]"}},
 			{"File", "/b", map[string]any{"before": "Exec[c]"}},
 			{"Exec", "c", map[string]any{"before": "File[/a]"}},
 			{"File", "/d", map[string]any{"require": "File[/a]"}},
-		}, nil, []string{"File[/a]", "File[/b]", "Exec[c]"}},
+		}, nil, []string{"File[/a]", "File[/b]", "Exec[c]", "File[/a]"}},
+		{"the other way round", []res{
+			{"File", "/a", map[string]any{"require": "File[/b]"}},
+			{"File", "/b", map[string]any{"require": "Exec[c]"}},
+			{"Exec", "c", map[string]any{"require": "File[/a]"}},
+		}, nil, []string{"File[/a]", "Exec[c]", "File[/b]", "File[/a]"}},
 		{"self", []res{
 			{"File", "/a", map[string]any{"require": "File[/a]"}},
-		}, nil, []string{"File[/a]"}},
+		}, nil, []string{"File[/a]", "File[/a]"}},
 		{"child requires its class's successor", []res{
 			{"Class", "A", map[string]any{"before": "File[/out]"}},
 			{"File", "/in", map[string]any{"require": "File[/out]"}},
 			{"File", "/out", nil},
-		}, [][2]string{{"Class[A]", "File[/in]"}}, []string{"Class[A]", "File[/in]", "File[/out]"}},
+		}, [][2]string{{"Class[A]", "File[/in]"}}, []string{"Class[A]", "File[/out]", "File[/in]", "Class[A]"}},
 		{"auto and explicit", []res{
 			{"User", "app", map[string]any{"require": "File[/home/app]"}},
 			{"File", "/home/app", map[string]any{"owner": "app", "require": "Exec[x]"}},
 			{"Exec", "x", map[string]any{"user": "app"}},
-		}, nil, []string{"User[app]", "File[/home/app]", "Exec[x]"}},
+		}, nil, []string{"User[app]", "Exec[x]", "File[/home/app]", "User[app]"}},
+		{"no cycle: a diamond", []res{
+			{"File", "/a", map[string]any{"before": []any{"File[/b]", "File[/c]"}}},
+			{"File", "/b", map[string]any{"before": "Exec[d]"}},
+			{"File", "/c", map[string]any{"before": "Exec[d]", "require": "File[/b]"}},
+			{"Exec", "d", nil},
+		}, nil, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := mustRead(t, catalogJSON(t, tc.rs, tc.edges))
 			g, err := c.Graph()
+			if g == nil {
+				t.Fatal("no graph")
+			}
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("err = %v, want none", err)
+				}
+				return
+			}
 			var ce *CycleError
 			if !errors.As(err, &ce) {
 				t.Fatalf("err = %v, want a *CycleError", err)
 			}
-			if g == nil {
-				t.Fatal("no graph with the cycle error")
+			var got []string
+			for _, r := range ce.Cycle {
+				got = append(got, r.Ref())
 			}
-			if ce.Cycle[0] != ce.Cycle[len(ce.Cycle)-1] {
-				t.Errorf("cycle %v does not close", err)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("cycle %q, want %q", got, tc.want)
 			}
-			for _, ref := range tc.want {
-				if !strings.Contains(err.Error(), ref) {
-					t.Errorf("error %q does not list %s", err, ref)
-				}
-			}
-			if len(ce.Cycle) != len(tc.want)+1 {
-				t.Errorf("cycle %v: %d entries, want %d", err, len(ce.Cycle), len(tc.want)+1)
+			if msg := "catalog: dependency cycle: " + strings.Join(tc.want, " => "); err.Error() != msg {
+				t.Errorf("error %q, want %q", err, msg)
 			}
 		})
 	}
