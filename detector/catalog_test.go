@@ -45,7 +45,7 @@ func TestWithRealCatalog(t *testing.T) {
 		"MN File[nginx.conf]->Service[nginx] /etc/nginx/nginx.conf",
 	)
 	// Waivers resolve through the catalog: by namevar, and with class titles in any case.
-	ws := []Waiver{{Ref1: "Service[nginx]", Ref2: "File[/etc/nginx/nginx.conf]", Reason: "reloads itself"}}
+	ws := []Waiver{{Ref1: mustRef("Service[nginx]"), Ref2: mustRef("File[/etc/nginx/nginx.conf]"), Reason: "reloads itself"}}
 	rep = Detect(res, cg, Options{Waivers: ws})
 	if rep.Faults() != 1 || !rep.Findings[1].Waived {
 		t.Errorf("namevar waiver not applied: %v", summary(rep))

@@ -524,10 +524,10 @@ type resolvedWaiver struct {
 func applyWaivers(rep *Report, g Graph, waivers []Waiver) {
 	for _, w := range waivers {
 		rw := resolvedWaiver{Waiver: w}
-		if r, ok := g.Lookup(w.Ref1); ok {
+		if r, ok := g.Lookup(w.Ref1.String()); ok {
 			rw.r1 = r
 		}
-		if r, ok := g.Lookup(w.Ref2); ok {
+		if r, ok := g.Lookup(w.Ref2.String()); ok {
 			rw.r2 = r
 		}
 		used := false
@@ -590,18 +590,17 @@ func (w *resolvedWaiver) names(x, y *catalog.Resource) bool {
 // the catalog (resolved: by title, namevar, alias) or, failing that, by comparing
 // type case-insensitively and the title exactly (class titles
 // case-insensitively, as Puppet does).
-func refIs(ref string, resolved, r *catalog.Resource) bool {
+func refIs(ref catalog.Ref, resolved, r *catalog.Resource) bool {
 	if resolved != nil {
 		return resolved == r
 	}
-	w, err := catalog.ParseRef(ref)
-	if err != nil || !r.Is(w.Type) {
+	if !r.Is(ref.Type) {
 		return false
 	}
-	if w.Is(catalog.TypeClass) {
-		return strings.EqualFold(w.Title, r.Title)
+	if ref.Is(catalog.TypeClass) {
+		return strings.EqualFold(ref.Title, r.Title)
 	}
-	return w.Title == r.Title
+	return ref.Title == r.Title
 }
 
 // emptyGraph stands in for a missing graph: every block is unresolved.

@@ -468,7 +468,7 @@ func TestPairs(t *testing.T) {
 	if ps := rep.Pairs(); len(ps) != 1 || ps[0][0].Ref() != "File[/etc/x]" || ps[0][1].Ref() != "Exec[use-conf]" {
 		t.Errorf("pairs %v", ps)
 	}
-	rep = Detect(res, confExec(), Options{Waivers: []Waiver{{Ref1: "File[/etc/x]", Ref2: "Exec[use-conf]", Reason: "r"}}})
+	rep = Detect(res, confExec(), Options{Waivers: []Waiver{{Ref1: mustRef("File[/etc/x]"), Ref2: mustRef("Exec[use-conf]"), Reason: "r"}}})
 	if ps := rep.Pairs(); len(ps) != 0 {
 		t.Errorf("waived pair highlighted: %v", ps)
 	}

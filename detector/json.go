@@ -179,7 +179,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		out.Findings = append(out.Findings, jf)
 	}
 	for _, wv := range r.UnusedWaivers {
-		out.UnusedWaivers = append(out.UnusedWaivers, jsonWaiver{wv.Line, wv.Ref1, wv.Ref2, wv.Path, wv.Reason})
+		out.UnusedWaivers = append(out.UnusedWaivers, jsonWaiver{wv.Line, wv.Ref1.String(), wv.Ref2.String(), wv.Path, wv.Reason})
 	}
 	out.Complete = r.Complete()
 	out.Incomplete = append([]string{}, r.Incomplete...)

@@ -13,8 +13,8 @@ import (
 // only one of its paths. Waived findings leave the text report, SARIF and
 // the exit status, but stay in JSON with their reason.
 type Waiver struct {
-	Ref1, Ref2 string // references as read (catalog.CutRef) and written back: File[/etc/x]
-	Path       string // "" waives the whole pair
+	Ref1, Ref2 catalog.Ref // as catalog.CutRef read them: File['/etc/x'] is File, /etc/x
+	Path       string      // "" waives the whole pair
 	Reason     string
 	Line       int // line in the waiver file, for messages
 }
@@ -65,7 +65,7 @@ func parseWaiver(line string) (Waiver, error) {
 	if i < 0 {
 		return w, fmt.Errorf("missing \" -- <reason>\" after the references")
 	}
-	w.Ref1, w.Ref2 = ref1.String(), ref2.String()
+	w.Ref1, w.Ref2 = ref1, ref2
 	w.Path = strings.TrimSpace(rest[:i])
 	w.Reason = strings.TrimSpace(rest[i+4:])
 	if w.Reason == "" {

@@ -3,6 +3,8 @@ package detector
 import (
 	"strings"
 	"testing"
+
+	"github.com/fsmove/fsmove/catalog"
 )
 
 func TestLoadWaivers(t *testing.T) {
@@ -18,10 +20,10 @@ apt::source['a]'] exec[b] -- type names in any case, brackets inside quotes
 		t.Fatal(err)
 	}
 	want := []Waiver{
-		{Ref1: "File[/etc/x]", Ref2: "Exec[use-conf]", Reason: "generated at build time", Line: 2},
-		{Ref1: "Exec[echo [a] b]", Ref2: "Notify[hi there]", Path: "/tmp/a b", Reason: "titles with spaces and brackets", Line: 4},
-		{Ref1: "File[/etc/q]", Ref2: "Service[x]", Reason: "quoted, as fixes print them", Line: 5},
-		{Ref1: "Apt::Source[a]]", Ref2: "Exec[b]", Reason: "type names in any case, brackets inside quotes", Line: 6},
+		{Ref1: mustRef("File[/etc/x]"), Ref2: mustRef("Exec[use-conf]"), Reason: "generated at build time", Line: 2},
+		{Ref1: mustRef("Exec[echo [a] b]"), Ref2: mustRef("Notify[hi there]"), Path: "/tmp/a b", Reason: "titles with spaces and brackets", Line: 4},
+		{Ref1: mustRef("File[/etc/q]"), Ref2: mustRef("Service[x]"), Reason: "quoted, as fixes print them", Line: 5},
+		{Ref1: mustRef("Apt::Source[a]]"), Ref2: mustRef("Exec[b]"), Reason: "type names in any case, brackets inside quotes", Line: 6},
 	}
 	if len(ws) != len(want) {
 		t.Fatalf("got %d waivers: %+v", len(ws), ws)
@@ -64,14 +66,14 @@ func TestWaiversInDetect(t *testing.T) {
 	const finding = "MOR File[/etc/x]->Exec[use-conf] /etc/x,/etc/x.bak"
 
 	// Pair, written in the other order.
-	rep := Detect(res, confExec(), Options{Waivers: []Waiver{{Ref1: "Exec[use-conf]", Ref2: "File[/etc/x]", Reason: "ok"}}})
+	rep := Detect(res, confExec(), Options{Waivers: []Waiver{{Ref1: mustRef("Exec[use-conf]"), Ref2: mustRef("File[/etc/x]"), Reason: "ok"}}})
 	expect(t, rep, finding+" waived(ok)")
 	if rep.Faults() != 0 || rep.Stats.Waived != 1 || rep.Stats.MOR != 1 {
 		t.Errorf("faults %d stats %+v", rep.Faults(), rep.Stats)
 	}
 
 	// Pair + one path: the finding stays, that path is waived.
-	rep = Detect(res, confExec(), Options{Waivers: []Waiver{{Ref1: "File[/etc/x]", Ref2: "Exec[use-conf]", Path: "/etc/x.bak", Reason: "backup"}}})
+	rep = Detect(res, confExec(), Options{Waivers: []Waiver{{Ref1: mustRef("File[/etc/x]"), Ref2: mustRef("Exec[use-conf]"), Path: "/etc/x.bak", Reason: "backup"}}})
 	expect(t, rep, finding)
 	if !rep.Findings[0].Paths[1].Waived || rep.Findings[0].Paths[0].Waived || rep.Faults() != 1 {
 		t.Errorf("path waiver not applied to the right path: %+v", rep.Findings[0].Paths)
@@ -79,26 +81,26 @@ func TestWaiversInDetect(t *testing.T) {
 
 	// Every path waived: the finding is waived, reasons joined in path order.
 	rep = Detect(res, confExec(), Options{Waivers: []Waiver{
-		{Ref1: "File[/etc/x]", Ref2: "Exec[use-conf]", Path: "/etc/x.bak", Reason: "backup"},
-		{Ref1: "file[/etc/x]", Ref2: "exec[use-conf]", Path: "/etc/x", Reason: "main"},
+		{Ref1: mustRef("File[/etc/x]"), Ref2: mustRef("Exec[use-conf]"), Path: "/etc/x.bak", Reason: "backup"},
+		{Ref1: mustRef("file[/etc/x]"), Ref2: mustRef("exec[use-conf]"), Path: "/etc/x", Reason: "main"},
 	}})
 	expect(t, rep, finding+" waived(main; backup)")
 
 	// A waiver for another pair is unused and reported.
-	rep = Detect(res, confExec(), Options{Waivers: []Waiver{{Ref1: "File[/etc/y]", Ref2: "Exec[use-conf]", Reason: "stale", Line: 3}}})
+	rep = Detect(res, confExec(), Options{Waivers: []Waiver{{Ref1: mustRef("File[/etc/y]"), Ref2: mustRef("Exec[use-conf]"), Reason: "stale", Line: 3}}})
 	expect(t, rep, finding)
 	if len(rep.UnusedWaivers) != 1 || rep.UnusedWaivers[0].Line != 3 || rep.Stats.UnusedWaivers != 1 {
 		t.Errorf("unused waivers %+v", rep.UnusedWaivers)
 	}
 
 	// A path waiver on a pair whose path does not occur is unused.
-	rep = Detect(res, confExec(), Options{Waivers: []Waiver{{Ref1: "File[/etc/x]", Ref2: "Exec[use-conf]", Path: "/nope", Reason: "r"}}})
+	rep = Detect(res, confExec(), Options{Waivers: []Waiver{{Ref1: mustRef("File[/etc/x]"), Ref2: mustRef("Exec[use-conf]"), Path: "/nope", Reason: "r"}}})
 	if len(rep.UnusedWaivers) != 1 || rep.Faults() != 1 {
 		t.Errorf("path waiver for a missing path: unused %v faults %d", rep.UnusedWaivers, rep.Faults())
 	}
 
 	// Waived findings leave the text report and SARIF.
-	rep = Detect(res, confExec(), Options{Waivers: []Waiver{{Ref1: "Exec[use-conf]", Ref2: "File[/etc/x]", Reason: "ok"}}})
+	rep = Detect(res, confExec(), Options{Waivers: []Waiver{{Ref1: mustRef("Exec[use-conf]"), Ref2: mustRef("File[/etc/x]"), Reason: "ok"}}})
 	var text, sarif strings.Builder
 	rep.WriteText(&text, false)
 	rep.WriteSARIF(&sarif)
@@ -123,7 +125,7 @@ func FuzzLoadWaivers(f *testing.F) {
 			return
 		}
 		for _, w := range ws {
-			if w.Reason == "" || !strings.HasSuffix(w.Ref1, "]") || !strings.HasSuffix(w.Ref2, "]") {
+			if w.Reason == "" || w.Ref1.Type == "" || w.Ref1.Title == "" || w.Ref2.Type == "" || w.Ref2.Title == "" {
 				t.Errorf("bad waiver %+v from %q", w, in)
 			}
 		}
@@ -144,4 +146,13 @@ func FuzzParseFilters(f *testing.F) {
 			}
 		}
 	})
+}
+
+// mustRef is a waiver reference written in a test.
+func mustRef(s string) catalog.Ref {
+	r, err := catalog.ParseRef(s)
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
