@@ -8,6 +8,8 @@
 //	func ReadFile(path string) (*Catalog, error)
 //	func ParseRef(s string) (Ref, error)                // a whole reference as Puppet writes it
 //	func CutRef(s string) (ref Ref, rest string, err error) // a reference a person wrote, off the front of s
+//	type Ref struct{ Type, Title string }                 // Type canonical: Apt::Source; Ref.Is(TypeFile)
+//	func (r *Resource) Is(typ string) bool                // with the Type* constants: the one place type names live
 //	func (c *Catalog) Lookup(ref string) (*Resource, bool)  // title, namevar, alias; case-insensitive type/class
 //	func (c *Catalog) Generator(ref string) (*Resource, bool) // the generator of a resource made at apply time
 //	func (c *Catalog) AddPuppetGraph(expanded io.Reader) error // Puppet's expanded_relationships.dot: its orderings, and Generator
