@@ -56,7 +56,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	cebpf "github.com/cilium/ebpf"
@@ -66,6 +65,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fsmove/fsmove/tracer"
+	"github.com/fsmove/fsmove/tracer/linux"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
 
@@ -479,7 +479,7 @@ func (t *Tracer) decode(raw []byte) (ok bool, err error) {
 	t.ev.Syscall = row.name
 	if ret < 0 && ret > -4096 {
 		t.ev.Ret = -1
-		t.ev.Errno = errnoName(syscall.Errno(-ret))
+		t.ev.Errno = linux.ErrnoName(int(-ret))
 	} else {
 		t.ev.Ret = ret
 	}
@@ -565,14 +565,6 @@ func trimNUL(b []byte) []byte {
 		return b[:n-1]
 	}
 	return b
-}
-
-// errnoName is the errno's symbolic name, as strace prints it.
-func errnoName(e syscall.Errno) string {
-	if name := unix.ErrnoName(e); name != "" {
-		return name
-	}
-	return fmt.Sprintf("E%d", int(e))
 }
 
 // Compile-time check that a Tracer is a tracer.Source.
