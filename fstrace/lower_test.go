@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fsmove/fsmove/tracer"
+	"github.com/fsmove/fsmove/tracer/linux"
 )
 
 // Builders for the arguments of realistic events, as the strace reader
@@ -1121,4 +1122,58 @@ func TestIgnoreMissing(t *testing.T) {
 	if len(out) != 2 || out[0].Path != "/etc/app.conf" || out[1].Path != "ruby/x.rb" || l.Stats.IgnoredLookups != 1 {
 		t.Errorf("statements %+v, ignored %d", out, l.Stats.IgnoredLookups)
 	}
+}
+
+// TestTableMatchesLinux: the lowering has a row for exactly the calls that
+// linux.Syscalls traces to be lowered.
+func TestTableMatchesLinux(t *testing.T) {
+	for _, row := range syscallTable {
+		call := linux.Lookup(row.name)
+		if call == nil || call.Why != linux.Lowered {
+			t.Errorf("%s: lowered but not a linux.Syscalls row to lower", row.name)
+		}
+	}
+	for _, call := range linux.Syscalls {
+		if want := call.Why == linux.Lowered; Wanted(call.Name) != want {
+			t.Errorf("%s: Wanted %v, linux says lowered %v", call.Name, !want, want)
+		}
+	}
+}
+
+// TestLayout: roles land where the calls' argument kinds put them.
+func TestLayout(t *testing.T) {
+	row := func(name string) *syscallRow {
+		r := rows.lookup(name)
+		if r == nil {
+			t.Fatalf("no row %s", name)
+		}
+		return r
+	}
+	for _, c := range []struct {
+		name string
+		got  argLayout
+		want argLayout
+	}{
+		{"renameat", layoutFromRow(row("renameat")), argLayout{dir: A0, path: A1, dir2: A2, path2: A3}},
+		{"symlinkat", layoutFromRow(row("symlinkat")), argLayout{path: A0, dir2: A1, path2: A2}},
+		{"execveat", layoutFromRow(row("execveat")), argLayout{dir: A0, path: A1, flags: A4}},
+		{"fchmod", layoutFromRow(row("fchmod")), argLayout{dir: A0}},
+		{"getcwd", layoutFromRow(row("getcwd")), argLayout{path: A0}},
+		{"fcntl", layoutFromRow(row("fcntl")), argLayout{fd: A0, flags: A1}},
+		{"close_range", layoutFromRow(row("close_range")), argLayout{fd: A0, fd2: A1, flags: A2}},
+		{"signalfd4", layoutFromRow(row("signalfd4")), argLayout{fd: A0, flags: A3}},
+		{"accept4", layoutFromRow(row("accept4")), argLayout{flags: A3}}, // the listening fd is not the new one
+		{"socketpair", layoutFromRow(row("socketpair")), argLayout{fds: A3, flags: A1}},
+		{"writev", layoutFromRow(row("writev")), argLayout{fd: A0, data: A1}},
+		{"clone", layoutFromRow(row("clone")), argLayout{flags: A0, flagsName: "flags"}},
+		{"openat2", layoutFromRow(row("openat2")), argLayout{dir: A0, path: A1, flags: A2}},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, c.got, c.want)
+		}
+	}
+}
+
+func layoutFromRow(r *syscallRow) argLayout {
+	return argLayout{r.dir, r.path, r.dir2, r.path2, r.fd, r.fd2, r.fds, r.data, r.flags, r.flagsName}
 }

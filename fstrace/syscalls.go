@@ -1,13 +1,17 @@
 package fstrace
 
 // This file is the lowering table: one row per system call, saying which
-// argument plays which role and which form of statements the call lowers to
-// (see the forms in lower.go). It is written in the style of gVisor's
-// pkg/sentry/strace tables: adding a call is adding a row, not a case.
+// form of statements the call lowers to (see the forms in lower.go) and
+// what it means. It is written in the style of gVisor's pkg/sentry/strace
+// tables: adding a call is adding a row, not a case. Which argument plays
+// which role follows from the call's row in linux.Syscalls (layoutOf): the
+// argument layout is kept once, for the tracers and the lowering.
 //
 // Argument positions are those of the x86_64 system call as strace prints
 // it. Flag values are Linux's (x86_64, same on every architecture for the
 // bits used here).
+
+import "github.com/fsmove/fsmove/tracer/linux"
 
 // Open flags (fcntl.h).
 const (
@@ -93,8 +97,10 @@ type syscallRow struct {
 	name string
 	form form
 
-	// Argument roles. A missing dir means the cwd (AT_FDCWD); a missing
-	// path with a dir means the fd itself (Path "").
+	// Argument roles, placed by withLayout from the call's argument kinds
+	// in linux.Syscalls (see layoutOf); rows do not write them. A missing
+	// dir means the cwd (AT_FDCWD); a missing path with a dir means the fd
+	// itself (Path "").
 	dir, path   argPos
 	dir2, path2 argPos // the second name of link, rename, symlink
 	fd, fd2     argPos // fds the call acts on (close, dup, write, close_range)
@@ -104,6 +110,9 @@ type syscallRow struct {
 	// flagsName is the name of the flags argument when the tracer prints it
 	// as name=value (clone's flags=); it is tried before flags.
 	flagsName string
+	// updatesFd marks signalfd: its fd argument, unless -1, is an fd the
+	// call updates rather than a new one.
+	updatesFd bool
 
 	// Meaning.
 	effect      Effect
@@ -121,128 +130,216 @@ type syscallRow struct {
 }
 
 // syscallTable is the lowering table. Rows are grouped as in SPEC
-// "Effects of system calls"; lower.go documents each form.
-var syscallTable = []syscallRow{
+// "Effects of system calls"; lower.go documents each form. Every row is a
+// call of linux.Syscalls (its Why is linux.Lowered), which says where its
+// arguments are.
+var syscallTable = withLayout([]syscallRow{
 	// Opening files: the effect comes from the open flags (see openEffect).
-	{name: "open", form: formOpen, path: A0, flags: A1, lookup: true},
-	{name: "openat", form: formOpen, dir: A0, path: A1, flags: A2, lookup: true},
-	{name: "openat2", form: formOpen, dir: A0, path: A1, flags: A2, lookup: true, note: "flags are the flags= member of struct open_how; resolve= is not modelled"},
-	{name: "creat", form: formOpen, path: A0, openFlags: oCreat | oWronly | oTrunc},
+	{name: "open", form: formOpen, lookup: true},
+	{name: "openat", form: formOpen, lookup: true},
+	{name: "openat2", form: formOpen, lookup: true, note: "flags are the flags= member of struct open_how; resolve= is not modelled"},
+	{name: "creat", form: formOpen, openFlags: oCreat | oWronly | oTrunc},
 
 	// Looking at a path: consumed.
-	{name: "stat", form: formPath, path: A0, effect: Consumed, lookup: true},
-	{name: "lstat", form: formPath, path: A0, effect: Consumed, noFollow: true, lookup: true},
-	{name: "newfstatat", form: formPath, dir: A0, path: A1, flags: A3, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
-	{name: "statx", form: formPath, dir: A0, path: A1, flags: A2, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
-	{name: "statfs", form: formPath, path: A0, effect: Consumed, lookup: true},
-	{name: "access", form: formPath, path: A0, effect: Consumed, lookup: true},
-	{name: "faccessat", form: formPath, dir: A0, path: A1, effect: Consumed, lookup: true},
-	{name: "faccessat2", form: formPath, dir: A0, path: A1, flags: A3, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
-	{name: "readlink", form: formPath, path: A0, effect: Consumed, noFollow: true, lookup: true},
-	{name: "readlinkat", form: formPath, dir: A0, path: A1, effect: Consumed, noFollow: true, lookup: true},
-	{name: "getdents", form: formPath, dir: A0, effect: Consumed, note: "listing the directory open on the fd"},
-	{name: "getdents64", form: formPath, dir: A0, effect: Consumed, note: "listing the directory open on the fd"},
-	{name: "chroot", form: formPath, path: A0, effect: Consumed, lookup: true, note: "the root change itself is not modelled: later absolute paths still resolve from /"},
+	{name: "stat", form: formPath, effect: Consumed, lookup: true},
+	{name: "lstat", form: formPath, effect: Consumed, noFollow: true, lookup: true},
+	{name: "newfstatat", form: formPath, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
+	{name: "statx", form: formPath, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
+	{name: "statfs", form: formPath, effect: Consumed, lookup: true},
+	{name: "access", form: formPath, effect: Consumed, lookup: true},
+	{name: "faccessat", form: formPath, effect: Consumed, lookup: true},
+	{name: "faccessat2", form: formPath, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
+	{name: "readlink", form: formPath, effect: Consumed, noFollow: true, lookup: true},
+	{name: "readlinkat", form: formPath, effect: Consumed, noFollow: true, lookup: true},
+	{name: "getdents", form: formPath, effect: Consumed, note: "listing the directory open on the fd"},
+	{name: "getdents64", form: formPath, effect: Consumed, note: "listing the directory open on the fd"},
+	{name: "chroot", form: formPath, effect: Consumed, lookup: true, note: "the root change itself is not modelled: later absolute paths still resolve from /"},
 
 	// Running a program: the program file is consumed, then cloexec fds close.
-	{name: "execve", form: formExec, path: A0, lookup: true},
-	{name: "execveat", form: formExec, dir: A0, path: A1, flags: A4, noFollowBit: atSymlinkNofollow, lookup: true},
+	{name: "execve", form: formExec, lookup: true},
+	{name: "execveat", form: formExec, noFollowBit: atSymlinkNofollow, lookup: true},
 
 	// Creating and removing names.
-	{name: "mkdir", form: formPath, path: A0, effect: Produced, noFollow: true, stmtFlags: MakeDir},
-	{name: "mkdirat", form: formPath, dir: A0, path: A1, effect: Produced, noFollow: true, stmtFlags: MakeDir},
-	{name: "mknod", form: formPath, path: A0, effect: Produced, noFollow: true},
-	{name: "mknodat", form: formPath, dir: A0, path: A1, effect: Produced, noFollow: true},
-	{name: "unlink", form: formPath, path: A0, effect: Expunged, noFollow: true},
-	{name: "unlinkat", form: formPath, dir: A0, path: A1, effect: Expunged, noFollow: true, note: "AT_REMOVEDIR (rmdir) has the same effect"},
-	{name: "rmdir", form: formPath, path: A0, effect: Expunged, noFollow: true},
-	{name: "rename", form: formRename, path: A0, path2: A1},
-	{name: "renameat", form: formRename, dir: A0, path: A1, dir2: A2, path2: A3},
-	{name: "renameat2", form: formRename, dir: A0, path: A1, dir2: A2, path2: A3, flags: A4, flagBits: renameFlags, note: "RENAME_NOREPLACE and RENAME_WHITEOUT lower as a plain rename"},
-	{name: "link", form: formLink, path: A0, path2: A1},
-	{name: "linkat", form: formLink, dir: A0, path: A1, dir2: A2, path2: A3, flags: A4, note: "AT_SYMLINK_FOLLOW cannot be expressed: Link never follows (missing flag in stmt.go)"},
-	{name: "symlink", form: formSymlink, path: A0, path2: A1},
-	{name: "symlinkat", form: formSymlink, path: A0, dir2: A1, path2: A2},
+	{name: "mkdir", form: formPath, effect: Produced, noFollow: true, stmtFlags: MakeDir},
+	{name: "mkdirat", form: formPath, effect: Produced, noFollow: true, stmtFlags: MakeDir},
+	{name: "mknod", form: formPath, effect: Produced, noFollow: true},
+	{name: "mknodat", form: formPath, effect: Produced, noFollow: true},
+	{name: "unlink", form: formPath, effect: Expunged, noFollow: true},
+	{name: "unlinkat", form: formPath, effect: Expunged, noFollow: true, note: "AT_REMOVEDIR (rmdir) has the same effect"},
+	{name: "rmdir", form: formPath, effect: Expunged, noFollow: true},
+	{name: "rename", form: formRename},
+	{name: "renameat", form: formRename},
+	{name: "renameat2", form: formRename, flagBits: renameFlags, note: "RENAME_NOREPLACE and RENAME_WHITEOUT lower as a plain rename"},
+	{name: "link", form: formLink},
+	{name: "linkat", form: formLink, note: "AT_SYMLINK_FOLLOW cannot be expressed: Link never follows (missing flag in stmt.go)"},
+	{name: "symlink", form: formSymlink},
+	{name: "symlinkat", form: formSymlink},
 
 	// Changing contents or metadata: produced.
-	{name: "truncate", form: formPath, path: A0, effect: Produced},
-	{name: "ftruncate", form: formPath, dir: A0, effect: Produced},
-	{name: "chmod", form: formPath, path: A0, effect: Produced, stmtFlags: Keeps},
-	{name: "fchmod", form: formPath, dir: A0, effect: Produced, stmtFlags: Keeps},
-	{name: "fchmodat", form: formPath, dir: A0, path: A1, effect: Produced, stmtFlags: Keeps},
-	{name: "fchmodat2", form: formPath, dir: A0, path: A1, flags: A3, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow},
-	{name: "chown", form: formPath, path: A0, effect: Produced, stmtFlags: Keeps},
-	{name: "lchown", form: formPath, path: A0, effect: Produced, stmtFlags: Keeps, noFollow: true},
-	{name: "fchown", form: formPath, dir: A0, effect: Produced, stmtFlags: Keeps},
-	{name: "fchownat", form: formPath, dir: A0, path: A1, flags: A4, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow},
-	{name: "utime", form: formPath, path: A0, effect: Produced, stmtFlags: Keeps},
-	{name: "utimes", form: formPath, path: A0, effect: Produced, stmtFlags: Keeps},
-	{name: "futimesat", form: formPath, dir: A0, path: A1, effect: Produced, stmtFlags: Keeps},
-	{name: "utimensat", form: formPath, dir: A0, path: A1, flags: A3, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow, note: "a NULL path means the fd itself"},
+	{name: "truncate", form: formPath, effect: Produced},
+	{name: "ftruncate", form: formPath, effect: Produced},
+	{name: "chmod", form: formPath, effect: Produced, stmtFlags: Keeps},
+	{name: "fchmod", form: formPath, effect: Produced, stmtFlags: Keeps},
+	{name: "fchmodat", form: formPath, effect: Produced, stmtFlags: Keeps},
+	{name: "fchmodat2", form: formPath, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow},
+	{name: "chown", form: formPath, effect: Produced, stmtFlags: Keeps},
+	{name: "lchown", form: formPath, effect: Produced, stmtFlags: Keeps, noFollow: true},
+	{name: "fchown", form: formPath, effect: Produced, stmtFlags: Keeps},
+	{name: "fchownat", form: formPath, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow},
+	{name: "utime", form: formPath, effect: Produced, stmtFlags: Keeps},
+	{name: "utimes", form: formPath, effect: Produced, stmtFlags: Keeps},
+	{name: "futimesat", form: formPath, effect: Produced, stmtFlags: Keeps},
+	{name: "utimensat", form: formPath, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow, note: "a NULL path means the fd itself"},
 
 	// Extended attributes: get/list consume, set/remove produce.
-	{name: "getxattr", form: formPath, path: A0, effect: Consumed, lookup: true},
-	{name: "lgetxattr", form: formPath, path: A0, effect: Consumed, noFollow: true, lookup: true},
-	{name: "fgetxattr", form: formPath, dir: A0, effect: Consumed},
-	{name: "getxattrat", form: formPath, dir: A0, path: A1, flags: A2, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
-	{name: "listxattr", form: formPath, path: A0, effect: Consumed, lookup: true},
-	{name: "llistxattr", form: formPath, path: A0, effect: Consumed, noFollow: true, lookup: true},
-	{name: "flistxattr", form: formPath, dir: A0, effect: Consumed},
-	{name: "listxattrat", form: formPath, dir: A0, path: A1, flags: A2, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
-	{name: "setxattr", form: formPath, path: A0, effect: Produced, stmtFlags: Keeps},
-	{name: "lsetxattr", form: formPath, path: A0, effect: Produced, stmtFlags: Keeps, noFollow: true},
-	{name: "fsetxattr", form: formPath, dir: A0, effect: Produced, stmtFlags: Keeps},
-	{name: "setxattrat", form: formPath, dir: A0, path: A1, flags: A2, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow},
-	{name: "removexattr", form: formPath, path: A0, effect: Produced, stmtFlags: Keeps},
-	{name: "lremovexattr", form: formPath, path: A0, effect: Produced, stmtFlags: Keeps, noFollow: true},
-	{name: "fremovexattr", form: formPath, dir: A0, effect: Produced, stmtFlags: Keeps},
-	{name: "removexattrat", form: formPath, dir: A0, path: A1, flags: A2, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow},
+	{name: "getxattr", form: formPath, effect: Consumed, lookup: true},
+	{name: "lgetxattr", form: formPath, effect: Consumed, noFollow: true, lookup: true},
+	{name: "fgetxattr", form: formPath, effect: Consumed},
+	{name: "getxattrat", form: formPath, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
+	{name: "listxattr", form: formPath, effect: Consumed, lookup: true},
+	{name: "llistxattr", form: formPath, effect: Consumed, noFollow: true, lookup: true},
+	{name: "flistxattr", form: formPath, effect: Consumed},
+	{name: "listxattrat", form: formPath, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
+	{name: "setxattr", form: formPath, effect: Produced, stmtFlags: Keeps},
+	{name: "lsetxattr", form: formPath, effect: Produced, stmtFlags: Keeps, noFollow: true},
+	{name: "fsetxattr", form: formPath, effect: Produced, stmtFlags: Keeps},
+	{name: "setxattrat", form: formPath, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow},
+	{name: "removexattr", form: formPath, effect: Produced, stmtFlags: Keeps},
+	{name: "lremovexattr", form: formPath, effect: Produced, stmtFlags: Keeps, noFollow: true},
+	{name: "fremovexattr", form: formPath, effect: Produced, stmtFlags: Keeps},
+	{name: "removexattrat", form: formPath, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow},
 
 	// Working directory.
-	{name: "chdir", form: formSetCwd, path: A0, lookup: true},
-	{name: "fchdir", form: formSetCwd, dir: A0},
-	{name: "getcwd", form: formGetcwd, path: A0, note: "the returned string teaches the cwd"},
+	{name: "chdir", form: formSetCwd, lookup: true},
+	{name: "fchdir", form: formSetCwd},
+	{name: "getcwd", form: formGetcwd, note: "the returned string teaches the cwd"},
 
 	// Processes. The child is the return value.
-	{name: "clone", form: formNewProc, flags: A0, flagsName: "flags", flagBits: cloneSharing},
-	{name: "clone3", form: formNewProc, flags: A0, flagBits: cloneSharing, note: "flags are the flags= member of struct clone_args"},
+	{name: "clone", form: formNewProc, flagBits: cloneSharing},
+	{name: "clone3", form: formNewProc, flagBits: cloneSharing, note: "flags are the flags= member of struct clone_args"},
 	{name: "fork", form: formNewProc},
 	{name: "vfork", form: formNewProc, note: "the child gets copies: CLONE_VM shares memory, not the fd table or cwd"},
 
 	// Fd tables.
-	{name: "dup", form: formDup, fd: A0},
-	{name: "dup2", form: formDup, fd: A0},
-	{name: "dup3", form: formDup, fd: A0, flags: A2, flagBits: cloexecOnOpenFlags},
-	{name: "fcntl", form: formFcntl, fd: A0, flags: A1, note: "F_DUPFD, F_DUPFD_CLOEXEC, F_SETFD with FD_CLOEXEC; other commands do nothing"},
-	{name: "close", form: formClose, fd: A0},
-	{name: "close_range", form: formCloseRange, fd: A0, fd2: A1, flags: A2, flagBits: closeRangeFlags, note: "CLOSE_RANGE_UNSHARE is not modelled"},
+	{name: "dup", form: formDup},
+	{name: "dup2", form: formDup},
+	{name: "dup3", form: formDup, flagBits: cloexecOnOpenFlags},
+	{name: "fcntl", form: formFcntl, note: "F_DUPFD, F_DUPFD_CLOEXEC, F_SETFD with FD_CLOEXEC; other commands do nothing"},
+	{name: "close", form: formClose},
+	{name: "close_range", form: formCloseRange, flagBits: closeRangeFlags, note: "CLOSE_RANGE_UNSHARE is not modelled"},
 
 	// Fds that are not files: kept in the fd tables so that numbers stay right.
-	{name: "pipe", form: formAnonFdPair, fds: A0},
-	{name: "pipe2", form: formAnonFdPair, fds: A0, flags: A1, flagBits: cloexecOnOpenFlags},
-	{name: "socket", form: formAnonFd, flags: A1, flagBits: cloexecOnOpenFlags},
-	{name: "socketpair", form: formAnonFdPair, fds: A3, flags: A1, flagBits: cloexecOnOpenFlags},
+	{name: "pipe", form: formAnonFdPair},
+	{name: "pipe2", form: formAnonFdPair, flagBits: cloexecOnOpenFlags},
+	{name: "socket", form: formAnonFd, flagBits: cloexecOnOpenFlags},
+	{name: "socketpair", form: formAnonFdPair, flagBits: cloexecOnOpenFlags},
 	{name: "accept", form: formAnonFd},
-	{name: "accept4", form: formAnonFd, flags: A3, flagBits: cloexecOnOpenFlags},
+	{name: "accept4", form: formAnonFd, flagBits: cloexecOnOpenFlags},
 	{name: "eventfd", form: formAnonFd},
-	{name: "eventfd2", form: formAnonFd, flags: A1, flagBits: cloexecOnOpenFlags},
-	{name: "memfd_create", form: formAnonFd, flags: A1, flagBits: []flagBit{{mfdCloexec, FdCloexec}}},
+	{name: "eventfd2", form: formAnonFd, flagBits: cloexecOnOpenFlags},
+	{name: "memfd_create", form: formAnonFd, flagBits: []flagBit{{mfdCloexec, FdCloexec}}},
 	{name: "epoll_create", form: formAnonFd},
-	{name: "epoll_create1", form: formAnonFd, flags: A0, flagBits: cloexecOnOpenFlags},
+	{name: "epoll_create1", form: formAnonFd, flagBits: cloexecOnOpenFlags},
 	{name: "inotify_init", form: formAnonFd},
-	{name: "inotify_init1", form: formAnonFd, flags: A0, flagBits: cloexecOnOpenFlags},
-	{name: "timerfd_create", form: formAnonFd, flags: A1, flagBits: cloexecOnOpenFlags},
-	{name: "signalfd", form: formAnonFd, fd: A0, note: "with fd -1 it creates an fd; otherwise it updates fd"},
-	{name: "signalfd4", form: formAnonFd, fd: A0, flags: A3, flagBits: cloexecOnOpenFlags},
+	{name: "inotify_init1", form: formAnonFd, flagBits: cloexecOnOpenFlags},
+	{name: "timerfd_create", form: formAnonFd, flagBits: cloexecOnOpenFlags},
+	{name: "signalfd", form: formAnonFd, updatesFd: true, note: "with fd -1 it creates an fd; otherwise it updates fd"},
+	{name: "signalfd4", form: formAnonFd, updatesFd: true, flagBits: cloexecOnOpenFlags},
 	{name: "pidfd_open", form: formAnonFd, stmtFlags: FdCloexec, note: "pidfds are always close-on-exec"},
 	{name: "pidfd_getfd", form: formAnonFd, stmtFlags: FdCloexec, note: "the new fd is always close-on-exec"},
-	{name: "userfaultfd", form: formAnonFd, flags: A0, flagBits: cloexecOnOpenFlags},
-	{name: "fanotify_init", form: formAnonFd, flags: A0, flagBits: []flagBit{{fanCloexec, FdCloexec}}},
-	{name: "perf_event_open", form: formAnonFd, flags: A4, flagBits: []flagBit{{perfFlagFdCloexec, FdCloexec}}},
+	{name: "userfaultfd", form: formAnonFd, flagBits: cloexecOnOpenFlags},
+	{name: "fanotify_init", form: formAnonFd, flagBits: []flagBit{{fanCloexec, FdCloexec}}},
+	{name: "perf_event_open", form: formAnonFd, flagBits: []flagBit{{perfFlagFdCloexec, FdCloexec}}},
 	{name: "io_uring_setup", form: formAnonFd, stmtFlags: FdCloexec, note: "io_uring fds are always close-on-exec"},
 
 	// Block markers: writes to stdout and stderr.
-	{name: "write", form: formMarker, fd: A0, data: A1},
-	{name: "writev", form: formMarker, fd: A0, data: A1, note: "data is the concatenation of the iov_base strings"},
-	{name: "pwrite64", form: formMarker, fd: A0, data: A1},
+	{name: "write", form: formMarker},
+	{name: "writev", form: formMarker, note: "data is the concatenation of the iov_base strings"},
+	{name: "pwrite64", form: formMarker},
+})
+
+// argLayout is where a row's arguments are: the roles of syscallRow that
+// follow from the call's argument kinds in linux.Syscalls.
+type argLayout struct {
+	dir, path, dir2, path2, fd, fd2, fds, data, flags argPos
+	flagsName                                         string
+}
+
+// layoutOf places the roles of a row of form f (updatesFd: its fd argument
+// is one the call acts on, not one it creates next to) from the kinds of
+// the call's arguments:
+//   - path and path2 are its first and second paths (a program, a path
+//     the call fills in), dir and dir2 the dirfds just before them;
+//   - a call that names no path acts on its fd (fchmod, getdents64):
+//     that fd is dir for the path forms;
+//   - fd and fd2 are its fds for the forms that change fd tables or write
+//     markers, and for a call that updates an fd (signalfd);
+//   - fds the fds it fills in, data the bytes it writes;
+//   - flags its flags (fcntl's command for formFcntl), named as strace
+//     names it when it does (clone's flags=).
+func layoutOf(call *linux.Syscall, f form, updatesFd bool) argLayout {
+	var l argLayout
+	var fdPos []argPos
+	pendingDir := noArg
+	for i, k := range call.Args {
+		p := argPos(i + 1)
+		switch k {
+		case linux.DirFD:
+			pendingDir = p
+		case linux.Path, linux.ExecPath, linux.OutPath:
+			if l.path == noArg {
+				l.path, l.dir = p, pendingDir
+			} else if l.path2 == noArg {
+				l.path2, l.dir2 = p, pendingDir
+			}
+			pendingDir = noArg
+		case linux.FD, linux.UintFD:
+			fdPos = append(fdPos, p)
+		case linux.OutFDs:
+			l.fds = p
+		case linux.WriteData, linux.WriteIovec:
+			l.data = p
+		case linux.Cmd:
+			if f == formFcntl {
+				l.flags = p
+			}
+		}
+		if k.IsFlags() && l.flags == noArg {
+			l.flags = p
+		}
+	}
+	switch {
+	case f == formPath || f == formSetCwd:
+		if l.path == noArg && l.dir == noArg && len(fdPos) > 0 {
+			l.dir = fdPos[0]
+		}
+	case f == formDup || f == formFcntl || f == formClose || f == formCloseRange || f == formMarker || updatesFd:
+		if len(fdPos) > 0 {
+			l.fd = fdPos[0]
+		}
+		if len(fdPos) > 1 {
+			l.fd2 = fdPos[1]
+		}
+	}
+	if call.Names != nil && l.flags != noArg {
+		l.flagsName = call.Names[l.flags.index()]
+	}
+	return l
+}
+
+// withLayout places the argument roles of every row from linux.Syscalls. A
+// row whose call linux does not know keeps no roles (and lowers to
+// nothing useful); TestTableMatchesLinux reports it.
+func withLayout(rows []syscallRow) []syscallRow {
+	for i := range rows {
+		r := &rows[i]
+		call := linux.Lookup(r.name)
+		if call == nil {
+			continue
+		}
+		l := layoutOf(call, r.form, r.updatesFd)
+		r.dir, r.path, r.dir2, r.path2 = l.dir, l.path, l.dir2, l.path2
+		r.fd, r.fd2, r.fds, r.data, r.flags, r.flagsName = l.fd, l.fd2, l.fds, l.data, l.flags, l.flagsName
+	}
+	return rows
 }

@@ -4,71 +4,33 @@ import (
 	_ "embed"
 	"slices"
 	"strings"
+
+	"github.com/fsmove/fsmove/tracer/linux"
 )
 
-// tracedCall is one row of the strace filter: a system call and why the
-// analysis needs it.
-type tracedCall struct {
-	name string
-	why  callRole
-}
-
-// callRole groups the rows by what the lowering does with them.
-type callRole uint8
-
-const (
-	rolePath    callRole = iota // names a path: consumes, produces or expunges it
-	roleFd                      // changes a process's fd table (or acts through an fd)
-	roleProcess                 // creates, replaces or ends a process, or moves its cwd/root
-	roleMarker                  // carries Puppet's block markers (writes to fd 1)
-)
-
-// tracedCalls is the -e trace= list: every call in the lowering table of
-// SPEC "Effects of system calls" that exists on x86_64, plus what keeps the
-// model's fd tables and process tree right. Everything else (read, mmap,
-// poll…) is left out: with --seccomp-bpf the kernel does not even stop
-// Puppet for it.
+// TraceFilter returns the comma-separated -e trace= list: every call of
+// linux.Syscalls, the table the native tracers stop too (the lowering's
+// calls, plus exit and exit_group and the calls that change what a process
+// sees). Everything else (read, mmap, poll…) is left out: with
+// --seccomp-bpf the kernel does not even stop Puppet for it. Most of a
+// trace is Ruby's failed readlink calls (realpath of every required file),
+// so the filter saves stops more than bytes.
 //
-// Measured on the fixtures (see the report of issue 3): most of a trace is
-// Ruby's failed readlink calls (realpath of every required file), so the
-// filter saves stops more than bytes.
-var tracedCalls = []tracedCall{
-	{"open", rolePath}, {"openat", rolePath}, {"openat2", rolePath}, {"creat", rolePath},
-	{"stat", rolePath}, {"lstat", rolePath}, {"newfstatat", rolePath}, {"statx", rolePath}, {"statfs", rolePath},
-	{"access", rolePath}, {"faccessat", rolePath}, {"faccessat2", rolePath},
-	{"execve", rolePath}, {"execveat", rolePath},
-	{"mkdir", rolePath}, {"mkdirat", rolePath}, {"mknod", rolePath}, {"mknodat", rolePath},
-	{"unlink", rolePath}, {"unlinkat", rolePath}, {"rmdir", rolePath},
-	{"rename", rolePath}, {"renameat", rolePath}, {"renameat2", rolePath},
-	{"link", rolePath}, {"linkat", rolePath}, {"symlink", rolePath}, {"symlinkat", rolePath},
-	{"readlink", rolePath}, {"readlinkat", rolePath},
-	{"truncate", rolePath}, {"ftruncate", roleFd},
-	{"chmod", rolePath}, {"fchmod", roleFd}, {"fchmodat", rolePath},
-	{"chown", rolePath}, {"fchown", roleFd}, {"lchown", rolePath}, {"fchownat", rolePath},
-	{"setxattr", rolePath}, {"lsetxattr", rolePath}, {"fsetxattr", roleFd},
-	{"getxattr", rolePath}, {"lgetxattr", rolePath}, {"fgetxattr", roleFd},
-	{"listxattr", rolePath}, {"llistxattr", rolePath}, {"flistxattr", roleFd},
-	{"removexattr", rolePath}, {"lremovexattr", rolePath}, {"fremovexattr", roleFd},
-	{"utime", rolePath}, {"utimes", rolePath}, {"utimensat", rolePath}, {"futimesat", rolePath},
-	{"chdir", roleProcess}, {"fchdir", roleProcess}, {"getcwd", roleProcess}, {"chroot", roleProcess},
-	{"clone", roleProcess}, {"clone3", roleProcess}, {"fork", roleProcess}, {"vfork", roleProcess},
-	{"exit", roleProcess}, {"exit_group", roleProcess},
-	{"dup", roleFd}, {"dup2", roleFd}, {"dup3", roleFd}, {"fcntl", roleFd},
-	{"close", roleFd}, {"close_range", roleFd},
-	{"pipe", roleFd}, {"pipe2", roleFd}, {"socket", roleFd}, {"socketpair", roleFd},
-	{"accept", roleFd}, {"accept4", roleFd},
-	{"eventfd", roleFd}, {"eventfd2", roleFd}, {"memfd_create", roleFd},
-	{"epoll_create", roleFd}, {"epoll_create1", roleFd},
-	{"inotify_init", roleFd}, {"inotify_init1", roleFd},
-	{"signalfd", roleFd}, {"signalfd4", roleFd}, {"timerfd_create", roleFd}, {"pidfd_open", roleFd},
-	{"write", roleMarker}, {"writev", roleMarker},
-}
-
-// TraceFilter returns the comma-separated -e trace= list.
+// A call newer than the kernel headers linux.KernelSyscalls was generated
+// from gets strace's "?" prefix: an strace as old as those headers (the
+// image's, Debian's) skips a name it does not know rather than refusing the
+// whole list.
 func TraceFilter() string {
-	names := make([]string, len(tracedCalls))
-	for i, c := range tracedCalls {
-		names[i] = c.name
+	known := make(map[string]bool, len(linux.KernelSyscalls))
+	for _, s := range linux.KernelSyscalls {
+		known[s.Name] = true
+	}
+	names := make([]string, len(linux.Syscalls))
+	for i, s := range linux.Syscalls {
+		names[i] = s.Name
+		if !known[s.Name] {
+			names[i] = "?" + s.Name
+		}
 	}
 	return strings.Join(names, ",")
 }

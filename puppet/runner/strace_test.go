@@ -10,31 +10,58 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fsmove/fsmove/tracer/linux"
 )
 
-func TestTraceFilterCoversSpecCalls(t *testing.T) {
-	filter := "," + TraceFilter() + ","
-	// The calls the lowering needs most (SPEC "Effects of system calls"),
-	// the fd-table calls, the process calls and the block-marker writes.
-	for _, name := range []string{"openat", "newfstatat", "statx", "execve", "renameat2", "unlinkat",
-		"symlinkat", "readlink", "clone3", "vfork", "exit_group", "dup3", "fcntl", "close_range",
-		"pipe2", "socket", "chdir", "fchdir", "write", "writev"} {
-		if !strings.Contains(filter, ","+name+",") {
-			t.Errorf("trace filter lacks %s", name)
+// TestTraceFilterCoversTable: the filter lists every call of
+// linux.Syscalls once, and nothing else; calls newer than the generated
+// kernel list are optional ("?").
+func TestTraceFilterCoversTable(t *testing.T) {
+	listed := map[string]bool{}
+	for _, name := range strings.Split(TraceFilter(), ",") {
+		optional := strings.HasPrefix(name, "?")
+		name = strings.TrimPrefix(name, "?")
+		if listed[name] {
+			t.Errorf("%s listed twice", name)
+		}
+		listed[name] = true
+		row := linux.Lookup(name)
+		if row == nil {
+			t.Errorf("%s is not in linux.Syscalls", name)
+			continue
+		}
+		newer := true
+		for _, k := range linux.KernelSyscalls {
+			if k.Name == name {
+				newer = false
+			}
+		}
+		if optional != newer {
+			t.Errorf("%s: optional %v, newer than the headers %v", name, optional, newer)
+		}
+	}
+	for _, s := range linux.Syscalls {
+		if !listed[s.Name] {
+			t.Errorf("trace filter lacks %s", s.Name)
 		}
 	}
 	// Bulk calls that the lowering ignores stay out.
 	for _, name := range []string{"read", "mmap", "poll", "futex", "lseek"} {
-		if strings.Contains(filter, ","+name+",") {
+		if listed[name] {
 			t.Errorf("trace filter has %s", name)
 		}
 	}
-	seen := map[string]bool{}
-	for _, c := range tracedCalls {
-		if seen[c.name] {
-			t.Errorf("%s listed twice", c.name)
-		}
-		seen[c.name] = true
+}
+
+// TestTraceFilterAcceptedByStrace: the installed strace takes the list.
+func TestTraceFilterAcceptedByStrace(t *testing.T) {
+	if _, err := exec.LookPath("strace"); err != nil {
+		t.Skip("no strace")
+	}
+	out, err := exec.Command("strace", "-f", "-o", os.DevNull, "-e", "trace="+TraceFilter(), "true").CombinedOutput()
+	if err != nil {
+		t.Fatalf("strace refuses the filter: %v: %s", err, out)
 	}
 }
 

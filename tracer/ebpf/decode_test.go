@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fsmove/fsmove/tracer"
+	"github.com/fsmove/fsmove/tracer/linux"
 	"golang.org/x/sys/unix"
 )
 
@@ -164,27 +165,31 @@ func TestDecodeFailuresAndFaults(t *testing.T) {
 	}
 }
 
-// Every letter of the table is one decode knows, and plans agree.
+// Plans read what the rows say: the exec path at entry, strings in order,
+// the special readings at their argument.
 func TestPlans(t *testing.T) {
 	for _, row := range syscallTable {
-		for _, c := range row.args {
-			if !strings.ContainsRune("iulsxpSPdvF", c) {
-				t.Errorf("%s: unknown argument letter %q", row.name, c)
+		p := planFor(row, false)
+		if want := row.ExecsAtEntry(); (p.Str0AtEnter == 1) != want {
+			t.Errorf("%s: str0 at enter %v", row.Name, p.Str0AtEnter)
+		}
+		for i, k := range row.Args {
+			if v := k.Value(); (v == linux.ValString || v == linux.ValOutString) && p.Str0 == 0 {
+				t.Errorf("%s: argument %d is a string but no str0", row.Name, i)
 			}
 		}
-		p := planFor(row, false)
-		if want := strings.ContainsRune(row.args, 'x'); (p.Str0AtEnter == 1) != want {
-			t.Errorf("%s: str0 at enter %v", row.name, p.Str0AtEnter)
-		}
-		if strings.Count(row.args, "s")+strings.Count(row.args, "x") >= 1 && p.Str0 == 0 {
-			t.Errorf("%s: a string argument but no str0", row.name)
+		if row.Writes() != (p.Special == spWrite || p.Special == spWritev) {
+			t.Errorf("%s: special %d", row.Name, p.Special)
 		}
 	}
-	if p := planFor(syscallRow{"renameat", 0, "isis"}, false); p.Str0 != 2 || p.Str1 != 4 {
+	if p := planFor(linux.Lookup("renameat"), false); p.Str0 != 2 || p.Str1 != 4 {
 		t.Errorf("renameat plan %+v", p)
 	}
-	if p := planFor(syscallRow{"socketpair", 0, "iiiP"}, true); p.Special != spIntPair || p.SpecialArg != 3 {
+	if p := planFor(linux.Lookup("socketpair"), true); p.Special != spIntPair || p.SpecialArg != 3 || p.Lookup != 1 {
 		t.Errorf("socketpair plan %+v", p)
+	}
+	if p := planFor(linux.Lookup("openat2"), false); p.Special != spStructU64 || p.SpecialArg != 2 {
+		t.Errorf("openat2 plan %+v", p)
 	}
 }
 

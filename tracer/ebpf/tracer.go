@@ -56,7 +56,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	cebpf "github.com/cilium/ebpf"
@@ -66,6 +65,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/fsmove/fsmove/tracer"
+	"github.com/fsmove/fsmove/tracer/linux"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
 
@@ -232,13 +232,9 @@ func Start(opts Options) (*Tracer, error) {
 		}
 		return nil, fmt.Errorf("ebpf: loading the programs (is eBPF allowed here? kernel.unprivileged_bpf_disabled, lockdown, seccomp of a container): %w", err)
 	}
-	for i := range syscallTable {
-		row := syscallTable[i]
-		if row.nr < 0 || row.nr >= maxNr {
-			continue
-		}
-		lookup := opts.Lookups != nil && opts.Lookups(row.name)
-		if err := t.objs.Plans.Put(uint32(row.nr), planFor(row, lookup)); err != nil {
+	for _, row := range syscallTable {
+		lookup := opts.Lookups != nil && opts.Lookups(row.Name)
+		if err := t.objs.Plans.Put(uint32(row.Nr), planFor(row, lookup)); err != nil {
 			t.objs.Close()
 			return nil, fmt.Errorf("ebpf: filling the plans map: %w", err)
 		}
@@ -476,10 +472,10 @@ func (t *Tracer) decode(raw []byte) (ok bool, err error) {
 	}
 	row := byNr[nr]
 	t.ev.Kind = tracer.KindSyscall
-	t.ev.Syscall = row.name
+	t.ev.Syscall = row.Name
 	if ret < 0 && ret > -4096 {
 		t.ev.Ret = -1
-		t.ev.Errno = errnoName(syscall.Errno(-ret))
+		t.ev.Errno = linux.ErrnoName(int(-ret))
 	} else {
 		t.ev.Ret = ret
 	}
@@ -487,22 +483,25 @@ func (t *Tracer) decode(raw []byte) (ok bool, err error) {
 
 	// Strings lie one after the other in buf: str0 then str1.
 	if len0+len1 > len(buf) || dataLen > len(buf) {
-		return false, fmt.Errorf("ebpf: record of %s shorter than its strings", row.name)
+		return false, fmt.Errorf("ebpf: record of %s shorter than its strings", row.Name)
 	}
 	strs := [2][]byte{buf[:len0], buf[len0 : len0+len1]}
 	faults := [2]bool{flags&fStr0Fault != 0, flags&fStr1Fault != 0}
 	nstr := 0
-	for i := 0; i < len(row.args); i++ {
+	for i, kind := range row.Args {
 		v := regs[i]
 		a := tracer.Arg{Kind: tracer.ArgInt}
-		switch row.args[i] {
-		case 'i':
+		if row.Names != nil {
+			a.Name = row.Names[i]
+		}
+		switch kind.Value() {
+		case linux.ValInt32:
 			a.Int = int64(int32(v))
-		case 'u':
+		case linux.ValUint32:
 			a.Int = int64(uint32(v))
-		case 'l':
+		case linux.ValInt64:
 			a.Int = int64(v)
-		case 's', 'x':
+		case linux.ValString, linux.ValOutString:
 			k := nstr
 			nstr++
 			switch {
@@ -511,41 +510,38 @@ func (t *Tracer) decode(raw []byte) (ok bool, err error) {
 			case faults[k] || len(strs[k]) == 0:
 				// Not read (a failed call other than a lookup) or
 				// unreadable: the lowering counts it as a bad argument.
-				a = tracer.Arg{Kind: tracer.ArgPtr, Int: int64(v)}
+				a = tracer.Arg{Kind: tracer.ArgPtr, Int: int64(v), Name: a.Name}
 			default:
 				a.Kind = tracer.ArgStr
 				a.Str = string(trimNUL(strs[k]))
 			}
-		case 'p':
-			a = pointerArg(v)
-		case 'S':
+		case linux.ValPointer:
+			a = pointerArg(a.Name, v)
+		case linux.ValStructU64:
 			if failed || flags&fExtraFault != 0 {
-				a = pointerArg(v)
+				a = pointerArg(a.Name, v)
 			} else {
-				a = tracer.Arg{Kind: tracer.ArgStruct, Int: int64(extra)}
+				a.Kind, a.Int = tracer.ArgStruct, int64(extra)
 			}
-		case 'P':
+		case linux.ValOutIntPair:
 			if failed || flags&fExtraFault != 0 {
-				a = pointerArg(v)
+				a = pointerArg(a.Name, v)
 			} else {
-				a = tracer.Arg{Kind: tracer.ArgArray, Ints: []int64{int64(int32(extra)), int64(int32(extra >> 32))}}
+				a.Kind, a.Ints = tracer.ArgArray, []int64{int64(int32(extra)), int64(int32(extra >> 32))}
 			}
-		case 'd', 'v':
+		case linux.ValWriteData, linux.ValWriteIovec:
 			if failed || flags&fDataFault != 0 {
-				a = pointerArg(v)
+				a = pointerArg(a.Name, v)
 				break
 			}
 			a.Kind = tracer.ArgStr
-			if row.args[i] == 'v' {
+			if kind == linux.WriteIovec {
 				a.Kind = tracer.ArgArray
 			}
 			a.Str = string(buf[:dataLen])
 			// The next argument is the length (write) or iovec count
 			// (writev): strace marks a cut string with "..." the same way.
-			a.Truncated = row.args[i] == 'd' && i+1 < len(regs) && regs[i+1] > uint64(dataLen)
-		case 'F':
-			a.Name = "flags"
-			a.Int = int64(v)
+			a.Truncated = kind == linux.WriteData && i+1 < len(regs) && regs[i+1] > uint64(dataLen)
 		}
 		t.ev.Args = append(t.ev.Args, a)
 	}
@@ -553,11 +549,13 @@ func (t *Tracer) decode(raw []byte) (ok bool, err error) {
 	return true, nil
 }
 
-func pointerArg(v uint64) tracer.Arg {
+// pointerArg is an opaque pointer argument named name (or not): NULL or
+// its value.
+func pointerArg(name string, v uint64) tracer.Arg {
 	if v == 0 {
-		return tracer.Arg{Kind: tracer.ArgNull}
+		return tracer.Arg{Kind: tracer.ArgNull, Name: name}
 	}
-	return tracer.Arg{Kind: tracer.ArgPtr, Int: int64(v)}
+	return tracer.Arg{Kind: tracer.ArgPtr, Int: int64(v), Name: name}
 }
 
 func trimNUL(b []byte) []byte {
@@ -565,14 +563,6 @@ func trimNUL(b []byte) []byte {
 		return b[:n-1]
 	}
 	return b
-}
-
-// errnoName is the errno's symbolic name, as strace prints it.
-func errnoName(e syscall.Errno) string {
-	if name := unix.ErrnoName(e); name != "" {
-		return name
-	}
-	return fmt.Sprintf("E%d", int(e))
 }
 
 // Compile-time check that a Tracer is a tracer.Source.

@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fsmove/fsmove/tracer/linux"
 )
 
 // Attached processes (Options.Attach). In a container booted with systemd,
@@ -259,7 +261,7 @@ func (l *loop) markerWanted(tk *task, row *callRow) bool {
 	if n > shortWrite {
 		return false
 	}
-	if row.args[1] == kIovec {
+	if row.args[1] == linux.WriteIovec {
 		total, ok := l.mem.iovecTotal(tk.tid, tk.regs.Rsi, int(n))
 		return ok && total <= shortWrite
 	}

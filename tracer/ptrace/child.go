@@ -95,15 +95,11 @@ func loadFilter(forceNNP bool) error {
 func filterPolicy() seccomp.Policy {
 	var names []string
 	var withArgs []seccomp.NameWithConditions
-	marker := make(map[string]bool)
-	for _, n := range markerCalls {
-		marker[n] = true
-	}
 	for _, row := range callTable {
 		if _, ok := arch.X86_64.SyscallNames[row.name]; !ok {
 			continue
 		}
-		if marker[row.name] {
+		if row.marker {
 			for _, fd := range []uint64{1, 2} {
 				withArgs = append(withArgs, seccomp.NameWithConditions{
 					Name:       row.name,

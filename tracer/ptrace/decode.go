@@ -2,6 +2,7 @@ package ptrace
 
 import (
 	"github.com/fsmove/fsmove/tracer"
+	"github.com/fsmove/fsmove/tracer/linux"
 	"golang.org/x/sys/unix"
 )
 
@@ -56,19 +57,20 @@ func (l *loop) decodeArgsFrom(tk *task, filled, regsOnly bool) {
 		if tk.row.names != nil {
 			a.Name = tk.row.names[i]
 		}
-		if regsOnly && kind >= kPtr { // every kind from kPtr on is an address
-			kind = kPtr
+		val := kind.Value()
+		if regsOnly && val >= linux.ValPointer { // every value from ValPointer on is an address
+			val = linux.ValPointer
 		}
-		switch kind {
-		case kInt:
+		switch val {
+		case linux.ValInt32:
 			a.Kind, a.Int = tracer.ArgInt, int64(int32(uint32(v)))
-		case kUint:
+		case linux.ValUint32:
 			a.Kind, a.Int = tracer.ArgInt, int64(uint32(v))
-		case kLong:
+		case linux.ValInt64:
 			a.Kind, a.Int = tracer.ArgInt, int64(v)
-		case kPtr:
+		case linux.ValPointer:
 			a = pointerArg(a, v)
-		case kPath:
+		case linux.ValString:
 			if v == 0 {
 				a.Kind = tracer.ArgNull
 				break
@@ -79,7 +81,7 @@ func (l *loop) decodeArgsFrom(tk *task, filled, regsOnly bool) {
 				break
 			}
 			a.Kind, a.Str, a.Truncated = tracer.ArgStr, s, truncated
-		case kBuf:
+		case linux.ValWriteData:
 			n := int64(regArg(&tk.regs, i+1))
 			if filled && ev.Ret >= 0 && ev.Ret < n {
 				n = ev.Ret // what was written
@@ -92,10 +94,10 @@ func (l *loop) decodeArgsFrom(tk *task, filled, regsOnly bool) {
 				n, a.Truncated = int64(dataBytes), true
 			}
 			a.Str = l.mem.bytes(pid, v, int(n))
-		case kIovec:
+		case linux.ValWriteIovec:
 			a.Kind = tracer.ArgArray
 			a.Str, _ = l.mem.iovecData(pid, v, int(int32(uint32(regArg(&tk.regs, i+1)))), dataBytes)
-		case kOutPath:
+		case linux.ValOutString:
 			if !filled || v == 0 || ev.Ret <= 0 {
 				a = pointerArg(a, v)
 				break
@@ -106,7 +108,7 @@ func (l *loop) decodeArgsFrom(tk *task, filled, regsOnly bool) {
 				break
 			}
 			a.Kind, a.Str = tracer.ArgStr, s
-		case kOutFds:
+		case linux.ValOutIntPair:
 			w, ok := l.mem.u64(pid, v)
 			if !filled || !ok {
 				a = pointerArg(a, v)
@@ -114,7 +116,7 @@ func (l *loop) decodeArgsFrom(tk *task, filled, regsOnly bool) {
 			}
 			a.Kind = tracer.ArgArray
 			a.Ints = []int64{int64(int32(uint32(w))), int64(int32(uint32(w >> 32)))}
-		case kOpenHow, kCloneArgs:
+		case linux.ValStructU64:
 			// Both structs start with their u64 flags member.
 			flags, ok := l.mem.u64(pid, v)
 			if !ok {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/tracer"
+	"github.com/fsmove/fsmove/tracer/linux"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
 
@@ -357,7 +358,7 @@ func (l *loop) callEntry(tk *task, filtered bool) {
 		// (An attached thread stops at the exit anyway: nothing to save.)
 		if errno, ok := l.predictFailure(tk); ok {
 			l.stats.Predicted++
-			if name := errnoName(errno); fstrace.FailedLookup(row.name, name) {
+			if name := linux.ErrnoName(int(errno)); fstrace.FailedLookup(row.name, name) {
 				// A failed lookup is evidence (fstrace lowers it to a
 				// Missing statement): emit it now, with its path, as the
 				// call's exit would have.
@@ -416,7 +417,7 @@ func (l *loop) syscallExit(tk *task) {
 	}
 	ev := &tk.ev
 	if ret < 0 && ret >= -4095 {
-		ev.Ret, ev.Errno = -1, errnoName(syscall.Errno(-ret))
+		ev.Ret, ev.Errno = -1, linux.ErrnoName(int(-ret))
 	} else {
 		ev.Ret = ret
 	}
@@ -631,25 +632,6 @@ func tgidOf(tid int) int {
 		}
 	}
 	return tid
-}
-
-// errnoName names an errno as strace does ("ENOENT"); the kernel's
-// restart codes, which only a tracer sees, get their kernel names.
-func errnoName(e syscall.Errno) string {
-	switch e {
-	case 512:
-		return "ERESTARTSYS"
-	case 513:
-		return "ERESTARTNOINTR"
-	case 514:
-		return "ERESTARTNOHAND"
-	case 516:
-		return "ERESTART_RESTARTBLOCK"
-	}
-	if n := unix.ErrnoName(e); n != "" {
-		return n
-	}
-	return fmt.Sprintf("E%d", int(e))
 }
 
 // isStopSignal tells the signals that stop a process (a group-stop).

@@ -1,5 +1,27 @@
 package strace
 
+import "github.com/fsmove/fsmove/tracer/linux"
+
+// syscallNames lists every x86_64 system call name, so that the scanner can
+// intern the name of each traced call without allocating.
+var syscallNames = func() []string {
+	names := make([]string, len(linux.KernelSyscalls))
+	for i, s := range linux.KernelSyscalls {
+		names[i] = s.Name
+	}
+	return names
+}()
+
+// errnoNames lists the Linux errno names (plus the kernel-internal restart
+// codes strace prints for interrupted calls).
+var errnoNames = func() []string {
+	names := make([]string, len(linux.Errnos))
+	for i, e := range linux.Errnos {
+		names[i] = e.Name
+	}
+	return names
+}()
+
 // constantValues maps the symbolic names strace prints for flags and special
 // values to their Linux x86_64 values. One row per name; a flag set such as
 // O_WRONLY|O_CREAT|O_TRUNC is decoded by or-ing the rows of its names.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fsmove/fsmove/tracer"
+	"github.com/fsmove/fsmove/tracer/linux"
 )
 
 // straceLines are lines of strace 6.1 (-f -o FILE) whose arguments Reader
@@ -274,22 +275,24 @@ func TestNormalizeIsIdempotent(t *testing.T) {
 }
 
 // TestErrnoTexts: every errno a program can see (errnoNames up to the
-// kernel's internal codes) and the restart codes have strace's text.
+// kernel's internal codes) and the restart codes have strace's text, which
+// the writer prints.
 func TestErrnoTexts(t *testing.T) {
 	internal := false
 	for _, name := range errnoNames {
 		internal = internal || name == "ERESTARTSYS"
-		_, ok := errnoText[name]
+		_, ok := linux.ErrnoMessage(name)
 		switch {
 		case name == "EWOULDBLOCK", name == "EDEADLOCK":
 			// Aliases: strace prints EAGAIN and EDEADLK.
-		case isRestart(name) && !ok, !internal && !ok:
+		case linux.IsRestart(name) && !ok, !internal && !ok:
 			t.Errorf("no text for %s", name)
 		}
 	}
-	for name := range errnoText {
-		if _, ok := internTable[name]; !ok {
-			t.Errorf("%s is not an errno name of errnoNames", name)
-		}
+	if got := string(appendErrnoText(nil, "ENOENT")); got != " (No such file or directory)" {
+		t.Errorf("ENOENT text %q", got)
+	}
+	if got := string(appendErrnoText(nil, "EWOULDBLOCK")); got != "" {
+		t.Errorf("an alias printed %q", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fsmove/fsmove/tracer"
+	"github.com/fsmove/fsmove/tracer/linux"
 )
 
 // readBack reads every event of a trace text, copying each one.
@@ -171,7 +172,7 @@ func randomEvent(rng *rand.Rand) tracer.Event {
 	}
 	if rng.IntN(3) == 0 {
 		ev.Errno = randomErrnos[rng.IntN(len(randomErrnos))]
-		if ev.Errno != "?" && !isRestart(ev.Errno) { // "= ?": no Ret
+		if ev.Errno != "?" && !linux.IsRestart(ev.Errno) { // "= ?": no Ret
 			ev.Ret = -1
 		}
 	} else {
