@@ -12,6 +12,7 @@ import (
 
 	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/ebpf"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
@@ -105,23 +106,8 @@ func runEBPF(stdout, stderr io.Writer, args []string) int {
 	}
 	saved := make(chan saveResult, 1)
 	go func() {
-		w := strace.NewWriter(out)
-		var n int64
-		for {
-			ev, err := tr.Next()
-			if err != nil {
-				if ferr := w.Flush(); err == io.EOF {
-					err = ferr
-				}
-				saved <- saveResult{n, err}
-				return
-			}
-			n++
-			if err := w.Write(ev); err != nil {
-				saved <- saveResult{n, err}
-				return
-			}
-		}
+		n, err := tracer.Drain(tr, strace.NewWriter(out))
+		saved <- saveResult{n, err}
 	}()
 
 	status := exitOK

@@ -2,13 +2,11 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 
 	"github.com/fsmove/fsmove/detector/analyze"
-	"github.com/fsmove/fsmove/fstrace"
-	"github.com/fsmove/fsmove/puppet"
-	"github.com/fsmove/fsmove/tracer/strace"
 )
 
 const lowerUsage = `Usage:
@@ -32,37 +30,17 @@ func runLower(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintln(stderr, "fsmove lower: want one TRACE; see fsmove lower --help")
 		return exitUsage
 	}
-	r, err := strace.Open(args[0], analyze.ReaderOptions(*strict))
+	out := bufio.NewWriterSize(stdout, 1<<16)
+	tr, err := analyze.Lower(context.Background(), args[0], *strict, out)
+	if err == nil {
+		err = out.Flush()
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "fsmove lower:", err)
 		return exitUsage
 	}
-	defer r.Close()
-	out := bufio.NewWriterSize(stdout, 1<<16)
-	low := fstrace.NewLowerer(puppet.Marker{})
-	var stmts []fstrace.Statement
-	for {
-		ev, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			out.Flush()
-			fmt.Fprintln(stderr, "fsmove lower:", err)
-			return exitUsage
-		}
-		stmts = low.Lower(ev, stmts)
-	}
-	if err := fstrace.Print(out, stmts); err != nil {
-		fmt.Fprintln(stderr, "fsmove lower:", err)
-		return exitUsage
-	}
-	if err := out.Flush(); err != nil {
-		fmt.Fprintln(stderr, "fsmove lower:", err)
-		return exitUsage
-	}
-	if n := r.Malformed(); n > 0 {
-		fmt.Fprintf(stderr, "warning: %d malformed trace line(s) skipped\n", n)
+	if tr.Malformed > 0 {
+		fmt.Fprintf(stderr, "warning: %d malformed trace line(s) skipped\n", tr.Malformed)
 	}
 	return exitOK
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/ptrace"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
@@ -88,27 +89,11 @@ func runTrace(stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintln(stderr, "fsmove trace:", err)
 		return traceFailed
 	}
-	w := strace.NewWriter(f)
-	var writeErr error
-	for {
-		ev, err := tr.Next()
-		if err != nil {
-			if err != io.EOF {
-				writeErr = err
-			}
-			break
-		}
-		if writeErr == nil {
-			writeErr = w.Write(ev)
-		}
-	}
+	_, writeErr := tracer.Drain(tr, strace.NewWriter(f))
 	code, err = tr.Wait()
 	if *stats {
 		st := tr.Stats()
 		fmt.Fprintf(stderr, "fsmove trace: %d stops, %d events, %d readlink failures predicted\n", st.Stops, st.Events, st.Predicted)
-	}
-	if writeErr == nil {
-		writeErr = w.Flush()
 	}
 	if writeErr == nil {
 		writeErr = f.Close()
