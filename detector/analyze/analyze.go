@@ -145,6 +145,11 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 	rep.Stats.TraceLines = tr.Lines
 	rep.Stats.Events = tr.Events
 	rep.Stats.MalformedLines = tr.Malformed
+	rep.Stats.BadArgs = tr.Lowering.BadArgs
+	rep.Stats.UnknownCalls = tr.Lowering.Unknown
+	rep.Stats.CutMarks = tr.Lowering.CutMarks
+	rep.Stats.ImplicitEnds = tr.InterpWarnings.ImplicitEnds
+	rep.Stats.SelfClones = tr.InterpWarnings.SelfClones
 	judge(rep, &tr, st, cr.cat, cr.graph, in.FStrace == "")
 	phases := append([]detector.Phase{
 		{Name: "catalog (concurrent)", Duration: cr.took},

@@ -3,6 +3,7 @@ package analyze
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -61,5 +62,77 @@ func TestLowerErrors(t *testing.T) {
 	}
 	if out.Len() != 0 {
 		t.Errorf("a failed Lower printed:\n%s", out.String())
+	}
+}
+
+// TestBadArgReachesReports checks that the lowering's count of bad
+// arguments reaches every report format: the text report's warning line,
+// JSON's stats and warnings, SARIF's notification and property bag.
+func TestBadArgReachesReports(t *testing.T) {
+	rep, _, err := Run(context.Background(), Input{Trace: writeTrace(t, badArgTrace), Catalog: "../testdata/catalog.json"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Stats.BadArgs != 1 {
+		t.Fatalf("Stats.BadArgs = %d, want 1", rep.Stats.BadArgs)
+	}
+	var text, js, sarif bytes.Buffer
+	if err := rep.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	if want := "warning: 1 calls whose path or fd argument could not be read"; !strings.Contains(text.String(), want) {
+		t.Errorf("text report lacks %q:\n%s", want, text.String())
+	}
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Stats struct {
+			BadArgs int64 `json:"bad_args"`
+		}
+		Warnings []struct {
+			Kind  string
+			Count int64
+		}
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Stats.BadArgs != 1 {
+		t.Errorf("JSON stats.bad_args = %d, want 1", doc.Stats.BadArgs)
+	}
+	found := false
+	for _, w := range doc.Warnings {
+		found = found || (strings.Contains(w.Kind, "path or fd argument could not be read") && w.Count == 1)
+	}
+	if !found {
+		t.Errorf("JSON warnings lack the bad argument: %+v", doc.Warnings)
+	}
+	if err := rep.WriteSARIF(&sarif); err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Runs []struct {
+			Invocations []struct {
+				Notes []struct {
+					Message struct{ Text string }
+				} `json:"toolExecutionNotifications"`
+				Properties struct{ BadArgs int64 } `json:"properties"`
+			}
+		}
+	}
+	if err := json.Unmarshal(sarif.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	inv := log.Runs[0].Invocations[0]
+	if inv.Properties.BadArgs != 1 {
+		t.Errorf("SARIF properties.badArgs = %d, want 1", inv.Properties.BadArgs)
+	}
+	found = false
+	for _, n := range inv.Notes {
+		found = found || strings.HasPrefix(n.Message.Text, "1 calls whose path or fd argument could not be read")
+	}
+	if !found {
+		t.Errorf("SARIF notifications lack the bad argument: %+v", inv.Notes)
 	}
 }
