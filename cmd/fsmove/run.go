@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -474,57 +473,6 @@ func reportStopped(stderr io.Writer, rec *runner.RunRecord, out string, tempOut 
 	}
 	fmt.Fprintf(stderr, "fsmove run: %s in %s (run.json: status %q, stopped_step %q)%s\n", what, out, rec.Status, rec.StoppedStep, hint)
 }
-
-// interruptContext returns a context that the first SIGINT or SIGTERM
-// cancels, with a cause that names the signal, and a channel that the
-// second one closes (it ends what fsmove still saves after the first).
-// Later signals are caught too, so that the container is still removed
-// (that takes at most runner's short deadline). stop releases the signals.
-func interruptContext() (ctx context.Context, abort <-chan struct{}, stop func()) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	aborted := make(chan struct{})
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		n := 0
-		for {
-			select {
-			case sig := <-sigs:
-				n++
-				switch n {
-				case 1:
-					cancel(interruptedError{sig})
-				case 2:
-					close(aborted)
-				}
-			case <-done:
-				return
-			}
-		}
-	}()
-	return ctx, aborted, func() {
-		signal.Stop(sigs)
-		close(done)
-		cancel(nil)
-	}
-}
-
-// interruptedError is the cause of an interrupted run's context.
-type interruptedError struct{ sig os.Signal }
-
-func (e interruptedError) Error() string {
-	name := e.sig.String()
-	switch e.sig {
-	case os.Interrupt:
-		name = "SIGINT"
-	case syscall.SIGTERM:
-		name = "SIGTERM"
-	}
-	return "interrupted by " + name
-}
-
-func (e interruptedError) Unwrap() error { return context.Canceled }
 
 // testHold reads FSMOVE_TEST_HOLD=STEP:DURATION, with which the
 // end-to-end tests make a short step (modules, copy, analyze) last long

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// cli is what every subcommand shares.
+type cli struct {
+	stdout, stderr io.Writer
+	// abort is closed by a second interrupt: it ends what fsmove run still
+	// saves after the first (nil: never).
+	abort <-chan struct{}
+}
+
+// newRootCmd builds the command line: cobra for GNU flags (--long, -s,
+// interspersed with the arguments, "--" ending them), help generated from
+// each command's text and flags, and shell completion (fsmove completion
+// bash). Errors are not printed here: exitCode says them once.
+func newRootCmd(c *cli) *cobra.Command {
+	cobra.EnableCommandSorting = false // --help lists the commands in the order added: the common ones first
+	root := &cobra.Command{
+		Use:           "fsmove",
+		Short:         "find missing ordering relationships and notifiers in Puppet code",
+		Args:          cobra.ArbitraryArgs, // an unknown command is said by RunE, with the usage
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	showVersion := root.Flags().Bool("version", false, "print fsmove's version")
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		switch {
+		case *showVersion:
+			return runVersion(c.stdout)
+		case len(args) == 0:
+			rootUsage(c.stderr, root)
+			return usageError{errSaid}
+		}
+		fmt.Fprintf(c.stderr, "fsmove: unknown command %q\n\n", args[0])
+		rootUsage(c.stderr, root)
+		return usageError{errSaid}
+	}
+	root.SetOut(c.stdout)
+	root.SetErr(c.stderr)
+	root.SetFlagErrorFunc(flagError)
+	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) {
+		if cmd == root {
+			rootUsage(cmd.OutOrStdout(), root)
+			return
+		}
+		commandHelp(cmd.OutOrStdout(), cmd)
+	})
+	root.AddCommand(
+		legacyCmd(c, "run", "apply a module in a fresh Docker container, traced, and analyze it", runRun),
+		legacyCmd(c, "analyze", "analyze a captured trace against a catalog", runAnalyze),
+		legacyCmd(c, "lower", "print the FStrace program of a trace", runLower),
+		legacyCmd(c, "trace", "run a command under the native ptrace tracer, saving an strace-form trace", runTrace),
+		legacyCmd(c, "image", "build the Docker image fsmove runs Puppet in", runImage),
+		legacyCmd(c, "bench", "run a corpus of modules and tabulate and plot the results", runBench),
+		legacyCmd(c, "ebpf", "trace a command or a container with eBPF, printing strace's text form (debugging)", runEBPF),
+		newVersionCmd(c),
+	)
+	return root
+}
+
+// legacyCmd wraps a subcommand that still parses its own flags.
+func legacyCmd(c *cli, name, short string, f func(stdout, stderr io.Writer, args []string) int) *cobra.Command {
+	return &cobra.Command{
+		Use:                name,
+		Short:              short,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if code := f(c.stdout, c.stderr, args); code != exitOK {
+				return statusError{code}
+			}
+			return nil
+		},
+	}
+}
+
+// flagError makes a flag that cobra could not parse a usage error.
+func flagError(cmd *cobra.Command, err error) error {
+	return usagef("%v (see %s --help)", err, cmd.CommandPath())
+}
+
+// commandHelp prints a subcommand's help: its text (Long: synopsis and
+// description) and its flags.
+func commandHelp(w io.Writer, cmd *cobra.Command) {
+	fmt.Fprint(w, cmd.Long)
+	if !strings.HasSuffix(cmd.Long, "\n") {
+		fmt.Fprintln(w)
+	}
+	if cmd.HasAvailableFlags() {
+		fmt.Fprint(w, "\nFlags:\n", cmd.Flags().FlagUsages())
+	}
+	if cmd.HasAvailableSubCommands() {
+		fmt.Fprintln(w, "\nCommands:")
+		for _, sub := range cmd.Commands() {
+			if sub.IsAvailableCommand() {
+				fmt.Fprintf(w, "  %-10s %s\n", sub.Name(), sub.Short)
+			}
+		}
+	}
+}
+
+// rootUsage prints fsmove's own help: the commands and the exit statuses.
+func rootUsage(w io.Writer, root *cobra.Command) {
+	fmt.Fprint(w, `fsmove finds missing ordering relationships (MOR) and missing notifiers (MN)
+in Puppet code by tracing one real "puppet apply".
+
+Usage:
+  fsmove <command> [flags] [arguments]
+
+Commands:
+`)
+	for _, cmd := range root.Commands() {
+		if cmd.IsAvailableCommand() {
+			fmt.Fprintf(w, "  %-10s %s\n", cmd.Name(), cmd.Short)
+		}
+	}
+	fmt.Fprint(w, `
+Run "fsmove <command> --help" for a command's flags, and
+"fsmove completion bash --help" to set up shell completion.
+
+Exit status (every command):
+  0  the analysis is complete and found nothing
+  1  findings (also when the analysis is incomplete: the report says so)
+  2  usage or input error, or an incomplete analysis without findings (the
+     trace ends early, no resource block recognised, another run's catalog;
+     --allow-incomplete makes that 0)
+  3  the run itself failed (Docker, Puppet, the tracer), timed out, or was
+     interrupted (SIGINT or SIGTERM); what was captured is kept in --out
+`)
+}
+
+// stringsFlag is a repeatable string flag (--filter, --modulepath):
+// each occurrence adds one value, commas included.
+func stringsFlag(fs *pflag.FlagSet, p *[]string, name, usage string) {
+	fs.StringArrayVar(p, name, nil, usage)
+}
+
+// noArgs is cobra.NoArgs as a usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected argument %q", args[0])
+	}
+	return nil
+}
