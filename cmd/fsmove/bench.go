@@ -183,6 +183,12 @@ func runBench(stdout, stderr io.Writer, args []string) int {
 	return exitOK
 }
 
+// repeatedFlag is a repeatable string flag (--docker-host).
+type repeatedFlag []string
+
+func (l *repeatedFlag) String() string     { return strings.Join(*l, ",") }
+func (l *repeatedFlag) Set(v string) error { *l = append(*l, v); return nil }
+
 func writeCorpus(path string, header []string, entries []corpus.Entry) error {
 	f, err := os.Create(path)
 	if err != nil {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -54,8 +56,8 @@ func newRootCmd(c *cli) *cobra.Command {
 		commandHelp(cmd.OutOrStdout(), cmd)
 	})
 	root.AddCommand(
-		legacyCmd(c, "run", "apply a module in a fresh Docker container, traced, and analyze it", runRun),
-		legacyCmd(c, "analyze", "analyze a captured trace against a catalog", runAnalyze),
+		newRunCmd(c),
+		newAnalyzeCmd(c),
 		legacyCmd(c, "lower", "print the FStrace program of a trace", runLower),
 		legacyCmd(c, "trace", "run a command under the native ptrace tracer, saving an strace-form trace", runTrace),
 		legacyCmd(c, "image", "build the Docker image fsmove runs Puppet in", runImage),
@@ -94,7 +96,7 @@ func commandHelp(w io.Writer, cmd *cobra.Command) {
 		fmt.Fprintln(w)
 	}
 	if cmd.HasAvailableFlags() {
-		fmt.Fprint(w, "\nFlags:\n", cmd.Flags().FlagUsages())
+		fmt.Fprint(w, "\nFlags:\n", cmd.Flags().FlagUsagesWrapped(100))
 	}
 	if cmd.HasAvailableSubCommands() {
 		fmt.Fprintln(w, "\nCommands:")
@@ -148,4 +150,21 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		return usagef("unexpected argument %q", args[0])
 	}
 	return nil
+}
+
+// closeFile closes f, a file fsmove wrote, and adds a failed close to *err
+// as a usageError naming what was written: a close can fail (a full disk,
+// NFS) and lose what was written. It outweighs errFindings: a report that
+// was not saved whole must not pass for one with findings.
+func closeFile(f *os.File, what string, err *error) {
+	cerr := f.Close()
+	if cerr == nil {
+		return
+	}
+	cerr = usagef("%s: %w", what, cerr)
+	if *err == nil || errors.Is(*err, errFindings) {
+		*err = cerr
+		return
+	}
+	*err = errors.Join(*err, cerr)
 }
