@@ -58,8 +58,8 @@ func newRootCmd(c *cli) *cobra.Command {
 	root.AddCommand(
 		newRunCmd(c),
 		newAnalyzeCmd(c),
-		legacyCmd(c, "lower", "print the FStrace program of a trace", runLower),
-		legacyCmd(c, "trace", "run a command under the native ptrace tracer, saving an strace-form trace", runTrace),
+		newLowerCmd(c),
+		newTraceCmd(c),
 		legacyCmd(c, "image", "build the Docker image fsmove runs Puppet in", runImage),
 		legacyCmd(c, "bench", "run a corpus of modules and tabulate and plot the results", runBench),
 		legacyCmd(c, "ebpf", "trace a command or a container with eBPF, printing strace's text form (debugging)", runEBPF),
@@ -76,7 +76,7 @@ func legacyCmd(c *cli, name, short string, f func(stdout, stderr io.Writer, args
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if code := f(c.stdout, c.stderr, args); code != exitOK {
-				return statusError{code}
+				return statusError{code: code}
 			}
 			return nil
 		},

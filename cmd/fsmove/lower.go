@@ -3,10 +3,12 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/fsmove/fsmove/detector/analyze"
+	"github.com/spf13/cobra"
 )
 
 const lowerUsage = `Usage:
@@ -15,32 +17,38 @@ const lowerUsage = `Usage:
 Print the FStrace program of a trace: the statements each system call lowers
 to, grouped in the begin/end blocks of Puppet's resources, in the textual form
 "fsmove analyze --fstrace" reads back. TRACE is as for "fsmove analyze".
-
-Flags:
 `
 
-func runLower(stdout, stderr io.Writer, args []string) int {
-	fs := newFlagSet("lower", lowerUsage, stderr)
-	strict := fs.Bool("strict", false, "make the first malformed trace line fatal")
-	args, code, ok := parseFlags(fs, args, stdout)
-	if !ok {
-		return code
+func newLowerCmd(c *cli) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "lower",
+		Short: "print the FStrace program of a trace",
+		Long:  lowerUsage,
 	}
+	strict := cmd.Flags().Bool("strict", false, "make the first malformed trace line fatal")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return runLower(cmd.Context(), c.stdout, c.stderr, args, *strict)
+	}
+	return cmd
+}
+
+func runLower(ctx context.Context, stdout, stderr io.Writer, args []string, strict bool) error {
 	if len(args) != 1 {
-		fmt.Fprintln(stderr, "fsmove lower: want one TRACE; see fsmove lower --help")
-		return exitUsage
+		return usagef("want one TRACE; see fsmove lower --help")
 	}
 	out := bufio.NewWriterSize(stdout, 1<<16)
-	tr, err := analyze.Lower(context.Background(), args[0], *strict, out)
+	tr, err := analyze.Lower(ctx, args[0], strict, out)
 	if err == nil {
 		err = out.Flush()
 	}
-	if err != nil {
-		fmt.Fprintln(stderr, "fsmove lower:", err)
-		return exitUsage
+	switch {
+	case errors.Is(err, context.Canceled):
+		return runError{errors.New("interrupted")}
+	case err != nil:
+		return usageError{err}
 	}
 	if tr.Malformed > 0 {
 		fmt.Fprintf(stderr, "warning: %d malformed trace line(s) skipped\n", tr.Malformed)
 	}
-	return exitOK
+	return nil
 }

@@ -52,11 +52,22 @@ type runError struct{ err error }
 func (e runError) Error() string { return e.err.Error() }
 func (e runError) Unwrap() error { return e.err }
 
-// statusError passes on an exit status of its own: fsmove trace exits with
-// the traced command's status, which says nothing went wrong in fsmove.
-type statusError struct{ code int }
+// statusError is an exit status of its own: fsmove trace exits with the
+// traced command's status (err nil: nothing went wrong in fsmove), or 125
+// when the tracer failed (err says why).
+type statusError struct {
+	code int
+	err  error
+}
 
-func (e statusError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+func (e statusError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e statusError) Unwrap() error { return e.err }
 
 // exitCode maps the error a subcommand (cmd, e.g. "fsmove analyze")
 // returned to the exit status, printing its message on stderr. Errors
@@ -76,7 +87,10 @@ func exitCode(stderr io.Writer, cmd string, err error) int {
 	case errors.Is(err, errFindings):
 		return exitFindings
 	case errors.As(err, &se):
-		return se.code
+		if se.err == nil {
+			return se.code
+		}
+		code = se.code
 	case errors.As(err, &ue):
 		code = exitUsage
 	case errors.As(err, &re):
