@@ -60,27 +60,12 @@ func newRootCmd(c *cli) *cobra.Command {
 		newAnalyzeCmd(c),
 		newLowerCmd(c),
 		newTraceCmd(c),
-		legacyCmd(c, "image", "build the Docker image fsmove runs Puppet in", runImage),
-		legacyCmd(c, "bench", "run a corpus of modules and tabulate and plot the results", runBench),
-		legacyCmd(c, "ebpf", "trace a command or a container with eBPF, printing strace's text form (debugging)", runEBPF),
+		newImageCmd(c),
+		newBenchCmd(c),
+		newEBPFCmd(c),
 		newVersionCmd(c),
 	)
 	return root
-}
-
-// legacyCmd wraps a subcommand that still parses its own flags.
-func legacyCmd(c *cli, name, short string, f func(stdout, stderr io.Writer, args []string) int) *cobra.Command {
-	return &cobra.Command{
-		Use:                name,
-		Short:              short,
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if code := f(c.stdout, c.stderr, args); code != exitOK {
-				return statusError{code: code}
-			}
-			return nil
-		},
-	}
 }
 
 // flagError makes a flag that cobra could not parse a usage error.
