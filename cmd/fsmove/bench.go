@@ -86,14 +86,15 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 	if err != nil {
 		return usagef("--init: %w", err)
 	}
-	if f.tracer == "" {
+	tracerName := f.tracer
+	if tracerName == "" {
 		var note string
-		f.tracer, note = runner.DefaultTracer()
+		tracerName, note = runner.DefaultTracer()
 		if note != "" {
 			fmt.Fprintln(stderr, "fsmove bench: "+note)
 		}
-	} else if !slices.Contains(runner.Tracers(), f.tracer) {
-		return usagef("--tracer: unknown tracer %q (want one of %s)", f.tracer, strings.Join(runner.Tracers(), ", "))
+	} else if !slices.Contains(runner.Tracers(), tracerName) {
+		return usagef("--tracer: unknown tracer %q (want one of %s)", tracerName, strings.Join(runner.Tracers(), ", "))
 	}
 	var overrides []corpus.Entry
 	switch {
@@ -112,11 +113,12 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 		return usageError{err}
 	}
 
-	if len(f.hosts) == 0 {
-		f.hosts = append(f.hosts, "")
+	hosts := f.hosts
+	if len(hosts) == 0 {
+		hosts = []string{""} // DOCKER_HOST or the local socket
 	}
 	var engines []*container.Engine
-	for _, h := range f.hosts {
+	for _, h := range hosts {
 		eng, err := container.ConnectHost(ctx, h)
 		if err != nil {
 			return runError{err}
@@ -175,7 +177,7 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 	start := time.Now()
 	rows, work, err := corpusrun.Run(ctx, entries, &corpusrun.DockerBackend{Engines: engines, Fsmove: self}, corpusrun.Options{
 		OutDir: f.out, Workers: f.workers, Engines: len(engines), Timeout: f.timeout,
-		Tracer: f.tracer, TracerBinary: fsmoveBinary(), SeccompBPF: f.seccompBPF, Init: initMode, Untraced: f.untraced, Resume: f.resume,
+		Tracer: tracerName, TracerBinary: fsmoveBinary(), SeccompBPF: f.seccompBPF, Init: initMode, Untraced: f.untraced, Resume: f.resume,
 		Image: imgOpts, Progress: progress, FsmoveVersion: version,
 	})
 	if werr := report.WriteFiles(f.out, "fsmove bench: "+filepath.Base(corpusPath), rows); werr != nil {

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -69,37 +70,55 @@ func (e statusError) Error() string {
 
 func (e statusError) Unwrap() error { return e.err }
 
+// exitStatus is implemented by the typed errors: the exit status each
+// stands for.
+func (usageError) exitStatus() int    { return exitUsage }
+func (runError) exitStatus() int      { return exitRun }
+func (e statusError) exitStatus() int { return e.code }
+
 // exitCode maps the error a subcommand (cmd, e.g. "fsmove analyze")
-// returned to the exit status, printing its message on stderr. Errors
-// cobra itself returns (an unknown flag, reported through flagError) are
-// usage errors; every subcommand returns typed errors, so an untyped one
-// is a failure of the run.
+// returned to the exit status, printing its message on stderr. The first
+// typed error found (errors.As: the error, then what it wraps or joins, in
+// order) sets the status; errFindings is exit 1, silent; errors cobra
+// itself returns (an unknown flag) are made usage errors by flagError, so
+// an untyped error is a failure of the run.
 func exitCode(stderr io.Writer, cmd string, err error) int {
-	var (
-		ue usageError
-		re runError
-		se statusError
-	)
+	var typed interface{ exitStatus() int }
+	var status statusError
 	code := exitRun
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &typed):
+		code = typed.exitStatus()
 	case errors.Is(err, errFindings):
 		return exitFindings
-	case errors.As(err, &se):
-		if se.err == nil {
-			return se.code
-		}
-		code = se.code
-	case errors.As(err, &ue):
-		code = exitUsage
-	case errors.As(err, &re):
-		code = exitRun
 	}
-	if !errors.Is(err, errSaid) {
-		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+	if errors.As(err, &status) && status.err == nil {
+		return code // the traced command's own status
+	}
+	if msg := unsaid(err); msg != "" {
+		fmt.Fprintf(stderr, "%s: %s\n", cmd, msg)
 	}
 	return code
+}
+
+// unsaid is err's message without the parts already said (errSaid): of
+// joined errors, the others' messages.
+func unsaid(err error) string {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		var parts []string
+		for _, e := range joined.Unwrap() {
+			if m := unsaid(e); m != "" {
+				parts = append(parts, m)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	if errors.Is(err, errSaid) {
+		return ""
+	}
+	return err.Error()
 }
 
 func main() {
