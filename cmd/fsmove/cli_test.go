@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -155,5 +156,20 @@ func TestHelpAndCompletion(t *testing.T) {
 	stderr.Reset()
 	if code := run(&stdout, &stderr, nil); code != exitUsage || !strings.Contains(stderr.String(), "Commands:") || stdout.Len() > 0 {
 		t.Errorf("no command: exit %d, want the usage on stderr", code)
+	}
+}
+
+// TestAnalyzeCancelled: the command's context reaches the analysis; once
+// it is cancelled (an interrupt) the analysis stops and fsmove exits 3.
+func TestAnalyzeCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(interruptedError{os.Interrupt})
+	var stdout, stderr bytes.Buffer
+	code := execute(ctx, nil, &stdout, &stderr, []string{"analyze", filepath.Join(fig1Dir, "trace.log"), filepath.Join(fig1Dir, "catalog.json")})
+	if code != exitRun || !strings.Contains(stderr.String(), "fsmove analyze: interrupted") {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, exitRun, stderr.String())
+	}
+	if stdout.Len() > 0 {
+		t.Errorf("an interrupted analysis wrote a report:\n%s", stdout.String())
 	}
 }
