@@ -40,6 +40,7 @@ func goldenReport(t *testing.T) *Report {
 	rep := Detect(res, g, Options{Waivers: waivers})
 	rep.ToolVersion = "0.1.0-test"
 	rep.Stats.TraceBytes, rep.Stats.TraceLines, rep.Stats.Events, rep.Stats.MalformedLines = 35_000_000, 352_803, 300_000, 2
+	rep.Stats.BadArgs, rep.Stats.UnknownCalls, rep.Stats.CutMarks, rep.Stats.ImplicitEnds, rep.Stats.SelfClones = 7, 11, 1, 3, 2
 	rep.Stats.Interp.Statements = 410_000
 	rep.Stats.Phases = []Phase{{"parse", 80 * time.Millisecond}, {"interpret", 120 * time.Millisecond}, {"detect", 3 * time.Millisecond}}
 	return rep

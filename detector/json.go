@@ -90,6 +90,11 @@ type jsonStats struct {
 	TraceBytes         int64       `json:"trace_bytes"`
 	TraceLines         int64       `json:"trace_lines"`
 	MalformedLines     int64       `json:"malformed_lines"`
+	BadArgs            int64       `json:"bad_args"`
+	UnknownCalls       int64       `json:"unknown_calls"`
+	CutMarks           int64       `json:"cut_marks"`
+	ImplicitEnds       int64       `json:"implicit_ends"`
+	SelfClones         int64       `json:"self_clones"`
 	Events             int64       `json:"events"`
 	Statements         int64       `json:"statements"`
 	Processes          int64       `json:"processes"`
@@ -190,6 +195,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	s := &r.Stats
 	out.Stats = jsonStats{
 		TraceBytes: s.TraceBytes, TraceLines: s.TraceLines, MalformedLines: s.MalformedLines,
+		BadArgs: s.BadArgs, UnknownCalls: s.UnknownCalls, CutMarks: s.CutMarks, ImplicitEnds: s.ImplicitEnds, SelfClones: s.SelfClones,
 		Events: s.Events, Statements: s.Interp.Statements, Processes: s.Interp.Processes,
 		UnknownPids: s.Interp.UnknownPids, UnknownFds: s.Interp.UnknownFds,
 		UnresolvedPaths: s.Interp.UnresolvedPaths, SymlinkLoops: s.Interp.SymlinkLoops,

@@ -195,7 +195,18 @@ type Stats struct {
 	TraceLines     int64
 	Events         int64
 	MalformedLines int64
-	Phases         []Phase
+	// The lowering's and the interpreter's counted problems: calls whose
+	// path or fd argument could not be read (BadArgs), system calls with
+	// no lowering row (UnknownCalls), Puppet info lines cut by strace -s
+	// where a block marker may have been (CutMarks), blocks begun while
+	// another was open (ImplicitEnds), clones whose child is the creating
+	// process (SelfClones). Also in Warnings, in words, when not zero.
+	BadArgs      int64
+	UnknownCalls int64
+	CutMarks     int64
+	ImplicitEnds int64
+	SelfClones   int64
+	Phases       []Phase
 	// PeakRSSBytes is the analysis's own peak resident memory (VmHWM of
 	// the process since it started), 0 when not measured.
 	PeakRSSBytes int64

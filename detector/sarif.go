@@ -38,6 +38,20 @@ type sarifRun struct {
 type sarifInvocation struct {
 	ExecutionSuccessful        bool                `json:"executionSuccessful"`
 	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications"`
+	Properties                 sarifInputCounts    `json:"properties"`
+}
+
+// sarifInputCounts is the invocation's property bag: the input problems
+// counted by the analysis (the JSON report's stats of the same names), so
+// that a code-scanning consumer can read them as numbers, not only in the
+// notifications' words.
+type sarifInputCounts struct {
+	MalformedLines int64 `json:"malformedLines"`
+	BadArgs        int64 `json:"badArgs"`
+	UnknownCalls   int64 `json:"unknownCalls"`
+	CutMarks       int64 `json:"cutMarks"`
+	ImplicitEnds   int64 `json:"implicitEnds"`
+	SelfClones     int64 `json:"selfClones"`
 }
 
 type sarifNotification struct {
@@ -131,7 +145,10 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		rule.DefaultConfiguration.Level = "error"
 		driver.Rules = append(driver.Rules, rule)
 	}
-	inv := sarifInvocation{ExecutionSuccessful: r.Complete(), ToolExecutionNotifications: []sarifNotification{}}
+	s := &r.Stats
+	inv := sarifInvocation{ExecutionSuccessful: r.Complete(), ToolExecutionNotifications: []sarifNotification{},
+		Properties: sarifInputCounts{MalformedLines: s.MalformedLines, BadArgs: s.BadArgs, UnknownCalls: s.UnknownCalls,
+			CutMarks: s.CutMarks, ImplicitEnds: s.ImplicitEnds, SelfClones: s.SelfClones}}
 	for _, why := range r.Incomplete {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
 			sarifNotification{"error", sarifMessage{"Incomplete analysis: " + why}})

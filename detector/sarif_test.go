@@ -15,7 +15,7 @@ import (
 var sarifShape = map[string]struct{ allowed, required []string }{
 	"log":                 {[]string{"$schema", "version", "runs"}, []string{"version", "runs"}},
 	"run":                 {[]string{"tool", "invocations", "results"}, []string{"tool"}},
-	"invocation":          {[]string{"executionSuccessful", "toolExecutionNotifications"}, []string{"executionSuccessful"}},
+	"invocation":          {[]string{"executionSuccessful", "toolExecutionNotifications", "properties"}, []string{"executionSuccessful"}},
 	"notification":        {[]string{"level", "message"}, []string{"message"}},
 	"tool":                {[]string{"driver"}, []string{"driver"}},
 	"toolComponent":       {[]string{"name", "version", "informationUri", "rules"}, []string{"name"}},

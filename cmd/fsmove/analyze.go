@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
 	"strings"
@@ -17,6 +15,8 @@ import (
 	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/detector/analyze"
 	"github.com/fsmove/fsmove/puppet/runner"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 const analyzeUsage = `Usage:
@@ -43,8 +43,6 @@ opened, catalog entries skipped) are counted in it.
 Exit status: 0 the analysis is complete and found nothing; 1 findings (also
 when incomplete); 2 usage or input error, or an incomplete analysis without
 findings (--allow-incomplete makes that 0); 3 interrupted.
-
-Flags:
 `
 
 // reportFlags are the analysis and report flags shared by analyze and run.
@@ -53,7 +51,7 @@ type reportFlags struct {
 	output           string
 	graphOut         string
 	packageNotify    bool
-	filters          stringList
+	filters          []string
 	filterFile       string
 	noDefaultFilters bool
 	waivers          string
@@ -64,20 +62,14 @@ type reportFlags struct {
 	allowIncomplete  bool
 }
 
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
-
 // addReportFlags registers the shared analysis/report flags on fs.
-func addReportFlags(fs *flag.FlagSet) *reportFlags {
+func addReportFlags(fs *pflag.FlagSet) *reportFlags {
 	rf := &reportFlags{}
 	fs.StringVar(&rf.format, "format", "text", "report `format`: text, json or sarif")
-	fs.StringVar(&rf.output, "o", "", "write the report to `FILE` instead of standard output")
+	fs.StringVarP(&rf.output, "output", "o", "", "write the report to `FILE` instead of standard output")
 	fs.StringVar(&rf.graphOut, "graph-out", "", "write the dependency graph with findings highlighted to `FILE` (DOT)")
 	fs.BoolVar(&rf.packageNotify, "package-notify", false, "also report Package -> Service missing notifiers")
-	fs.Var(&rf.filters, "filter", "ignore paths under `PREFIX` (repeatable; added to the defaults)")
+	stringsFlag(fs, &rf.filters, "filter", "ignore paths under `PREFIX` (repeatable; added to the defaults)")
 	fs.StringVar(&rf.filterFile, "filter-file", "", "read more path prefixes to ignore from `FILE` (one per line, # comments)")
 	fs.BoolVar(&rf.noDefaultFilters, "no-default-filters", false, "do not ignore /proc, /sys, /dev, Puppet's own state and Ruby's load path")
 	fs.StringVar(&rf.waivers, "waivers", "", "suppress findings listed in `FILE` (lines: REF1 REF2 [PATH] -- reason)")
@@ -179,48 +171,57 @@ func checkOutputFile(flag, path string) error {
 // accessW is access(2)'s W_OK.
 const accessW = 2
 
-func runAnalyze(stdout, stderr io.Writer, args []string) int {
-	fs := newFlagSet("analyze", analyzeUsage, stderr)
-	rf := addReportFlags(fs)
-	fstraceProg := fs.String("fstrace", "", "interpret the hand-written FStrace `PROGRAM` instead of a trace")
-	puppetGraphs := fs.String("puppet-graphs", "", "`DIR` where puppet apply --graph wrote its graphs: expanded_relationships.dot names the generators of resources made at apply time (default: the graphs/ of an fsmove run beside the trace)")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the analysis to `FILE` (for developers)")
-	args, code, ok := parseFlags(fs, args, stdout)
-	if !ok {
-		return code
+// analyzeFlags are fsmove analyze's own flags.
+type analyzeFlags struct {
+	fstrace      string
+	puppetGraphs string
+	cpuProfile   string
+}
+
+func newAnalyzeCmd(c *cli) *cobra.Command {
+	var af analyzeFlags
+	cmd := &cobra.Command{
+		Use:   "analyze",
+		Short: "analyze a captured trace against a catalog",
+		Long:  analyzeUsage,
 	}
-	in := analyze.Input{FStrace: *fstraceProg, PuppetGraphs: *puppetGraphs}
+	fs := cmd.Flags()
+	rf := addReportFlags(fs)
+	fs.StringVar(&af.fstrace, "fstrace", "", "interpret the hand-written FStrace `PROGRAM` instead of a trace")
+	fs.StringVar(&af.puppetGraphs, "puppet-graphs", "", "`DIR` where puppet apply --graph wrote its graphs: expanded_relationships.dot names the generators of resources made at apply time (default: the graphs/ of an fsmove run beside the trace)")
+	fs.StringVar(&af.cpuProfile, "cpuprofile", "", "write a CPU profile of the analysis to `FILE` (for developers)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return runAnalyze(cmd.Context(), c.stdout, c.stderr, args, &af, rf)
+	}
+	return cmd
+}
+
+func runAnalyze(ctx context.Context, stdout, stderr io.Writer, args []string, af *analyzeFlags, rf *reportFlags) (err error) {
+	in := analyze.Input{FStrace: af.fstrace, PuppetGraphs: af.puppetGraphs}
 	switch {
-	case *fstraceProg != "" && len(args) == 1:
+	case af.fstrace != "" && len(args) == 1:
 		in.Catalog = args[0]
-	case *fstraceProg == "" && len(args) == 2 && args[0] == "-" && args[1] == "-":
-		fmt.Fprintln(stderr, "fsmove analyze: the trace and the catalog cannot both be standard input (-)")
-		return exitUsage
-	case *fstraceProg == "" && len(args) == 2:
+	case af.fstrace == "" && len(args) == 2 && args[0] == "-" && args[1] == "-":
+		return usagef("the trace and the catalog cannot both be standard input (-)")
+	case af.fstrace == "" && len(args) == 2:
 		in.Trace, in.Catalog = args[0], args[1]
 	default:
-		fmt.Fprintln(stderr, "fsmove analyze: want TRACE and CATALOG (or --fstrace PROGRAM and CATALOG); see fsmove analyze --help")
-		return exitUsage
+		return usagef("want TRACE and CATALOG (or --fstrace PROGRAM and CATALOG); see fsmove analyze --help")
 	}
 	if err := rf.check(); err != nil {
-		fmt.Fprintln(stderr, "fsmove analyze:", err)
-		return exitUsage
+		return usageError{err}
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			fmt.Fprintln(stderr, "fsmove analyze:", err)
-			return exitUsage
+	if af.cpuProfile != "" {
+		f, createErr := os.Create(af.cpuProfile)
+		if createErr != nil {
+			return usageError{createErr}
 		}
-		defer f.Close()
+		defer closeFile(f, "--cpuprofile", &err) // err: the function's result
 		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintln(stderr, "fsmove analyze:", err)
-			return exitUsage
+			return usageError{err}
 		}
 		defer pprof.StopCPUProfile()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	return analyzeAndReport(ctx, stdout, stderr, in, rf, nil)
 }
 
@@ -229,7 +230,7 @@ func runAnalyze(stdout, stderr io.Writer, args []string) int {
 // context (an interrupt stops the analysis). beforeReport, when not nil, is
 // called once the analysis is done and before anything is written, so that
 // a progress line is cleared before the report appears under it.
-func analyzeArtifacts(ctx context.Context, stdout, stderr io.Writer, tracePath, catalogPath string, rf *reportFlags, beforeReport func()) int {
+func analyzeArtifacts(ctx context.Context, stdout, stderr io.Writer, tracePath, catalogPath string, rf *reportFlags, beforeReport func()) error {
 	return analyzeAndReport(ctx, stdout, stderr, analyze.Input{Trace: tracePath, Catalog: catalogPath}, rf, beforeReport)
 }
 
@@ -258,43 +259,41 @@ func withRunRecord(in analyze.Input) analyze.Input {
 	return in
 }
 
-// analyzeAndReport runs the pipeline, writes the report and returns the exit
-// status: 0 a complete analysis without findings, 1 findings, 2 an input
-// error or an incomplete analysis without findings (unless
-// --allow-incomplete), 3 interrupted.
-func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.Input, rf *reportFlags, beforeReport func()) int {
+// analyzeAndReport runs the pipeline and writes the report. It returns
+// nil for a complete analysis without findings, errFindings, a usageError
+// for an input error or an incomplete analysis without findings (unless
+// --allow-incomplete), a runError when interrupted or out of time.
+func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.Input, rf *reportFlags, beforeReport func()) (err error) {
 	dopts, err := rf.detectorOptions()
 	if err != nil {
-		fmt.Fprintln(stderr, "fsmove analyze:", err)
-		return exitUsage
+		return usageError{err}
 	}
 	rep, st, err := analyze.Run(ctx, withRunRecord(in), analyze.Options{Strict: rf.strict, Detector: dopts})
 	if beforeReport != nil {
 		beforeReport()
 	}
 	if err != nil {
+		var inputErr *analyze.InputError
 		switch {
 		case errors.Is(err, context.Canceled):
-			fmt.Fprintln(stderr, "fsmove analyze: interrupted")
-			return exitRun
+			return runError{errors.New("interrupted")}
 		case errors.Is(err, context.DeadlineExceeded):
-			fmt.Fprintln(stderr, "fsmove analyze: out of time (--timeout)")
-			return exitRun
+			return runError{errors.New("out of time (--timeout)")}
+		case errors.As(err, &inputErr):
+			return usageError{err}
 		}
-		fmt.Fprintln(stderr, "fsmove analyze:", err)
-		return exitUsage
+		return runError{err}
 	}
 
 	out := stdout
 	toTerminal := rf.output == "" && isTerminal(stdout)
 	color := rf.color == "always" || (rf.color == "auto" && toTerminal)
 	if rf.output != "" {
-		f, err := os.Create(rf.output)
-		if err != nil {
-			fmt.Fprintln(stderr, "fsmove analyze:", err)
-			return exitUsage
+		f, createErr := os.Create(rf.output)
+		if createErr != nil {
+			return usageError{createErr}
 		}
-		defer f.Close()
+		defer closeFile(f, "writing the report", &err) // err: the function's result
 		out = f
 		color = rf.color == "always"
 	}
@@ -309,13 +308,11 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 		err = rep.WriteText(out, color)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "fsmove analyze: writing the report:", err)
-		return exitUsage
+		return usagef("writing the report: %w", err)
 	}
 	if rf.graphOut != "" {
 		if err := writeGraph(rf.graphOut, st.Graph, rep); err != nil {
-			fmt.Fprintln(stderr, "fsmove analyze: writing the graph:", err)
-			return exitUsage
+			return usagef("writing the graph: %w", err)
 		}
 	}
 	if rf.stats {
@@ -330,23 +327,23 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 			fmt.Fprintln(stderr, "fsmove analyze: incomplete:", why)
 		}
 	}
-	return exitStatus(rep, rf.allowIncomplete, stderr)
+	return reportStatus(rep, rf.allowIncomplete, stderr)
 }
 
-// exitStatus maps a report to the exit status: findings first (1), then an
-// incomplete analysis (2, unless allowed: then 0 with a warning), then 0.
-func exitStatus(rep *detector.Report, allowIncomplete bool, stderr io.Writer) int {
+// reportStatus maps a report to its error: findings first (errFindings),
+// then an incomplete analysis (a usageError, unless allowed: then nil with
+// a note), then nil.
+func reportStatus(rep *detector.Report, allowIncomplete bool, stderr io.Writer) error {
 	switch {
 	case rep.Faults() > 0:
-		return exitFindings
+		return errFindings
 	case rep.Complete():
-		return exitOK
+		return nil
 	case allowIncomplete:
 		fmt.Fprintln(stderr, "fsmove analyze: no findings in an incomplete analysis; exit 0 because of --allow-incomplete")
-		return exitOK
+		return nil
 	default:
-		fmt.Fprintln(stderr, "fsmove analyze: no findings, but the analysis is incomplete (see why above), so this is not a clean result: exit 2 (--allow-incomplete accepts it)")
-		return exitUsage
+		return usagef("no findings, but the analysis is incomplete (see why above), so this is not a clean result: exit 2 (--allow-incomplete accepts it)")
 	}
 }
 

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/fsmove/fsmove/bench/corpus"
@@ -18,6 +16,7 @@ import (
 	"github.com/fsmove/fsmove/bench/report"
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
+	"github.com/spf13/cobra"
 )
 
 const benchUsage = `Usage: fsmove bench [flags] CORPUS
@@ -33,96 +32,110 @@ missing dependencies of the committed parameters file laid over it
 (bench/corpus/debian-params.txt, or --params), and writes it to
 OUT/corpus.txt. Writes OUT/runs/<module>/ per module and OUT/results.csv,
 results.json, results.html and the figures.
-
-Flags:
 `
 
-func runBench(stdout, stderr io.Writer, args []string) int {
-	fs := newFlagSet("bench", benchUsage, stderr)
-	var (
-		out        = fs.String("out", "fsmove-bench", "output directory")
-		debian     = fs.Bool("debian", false, "run Debian's puppet-module-* packages (apt-cache in the image)")
-		workers    = fs.Int("workers", runtime.NumCPU(), "modules run at once")
-		timeout    = fs.Duration("timeout", 10*time.Minute, "limit per module for the traced run, the analysis and the untraced run, each")
-		tracer     = fs.String("tracer", "", "capture `backend`: "+strings.Join(runner.Tracers(), ", ")+" (default: ebpf where this host allows it, else strace)")
-		params     = fs.String("params", "", "corpus `file` whose lines replace the class, parameters, timeout and deps of the same modules (default with --debian: the committed debian-params.txt)")
-		seccompBPF = fs.Bool("seccomp-bpf", true, "let strace filter in the kernel (--seccomp-bpf)")
-		initFlag   = fs.String("init", string(container.InitSystemd), "the containers' PID 1: systemd or none")
-		untraced   = fs.Bool("untraced", false, "also time each cleanly applied module without the tracer (a second container: doubles Puppet's time)")
-		resume     = fs.Bool("resume", false, "skip what the run directories already hold (finished runs, analyses, untraced times)")
-		image      = fs.String("image", container.DefaultImage, "Docker image")
-		quiet      = fs.Bool("quiet", false, "no progress line")
-		hosts      repeatedFlag
-	)
-	fs.Var(&hosts, "docker-host", "Docker engine `URL` (repeatable: modules go round-robin to the engines; default DOCKER_HOST or the local socket)")
-	positional, code, ok := parseFlags(fs, args, stdout)
-	if !ok {
-		return code
+// benchFlags are fsmove bench's flags.
+type benchFlags struct {
+	out        string
+	debian     bool
+	workers    int
+	timeout    time.Duration
+	tracer     string
+	params     string
+	seccompBPF bool
+	init       string
+	untraced   bool
+	resume     bool
+	image      string
+	quiet      bool
+	hosts      []string
+}
+
+func newBenchCmd(c *cli) *cobra.Command {
+	var f benchFlags
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "run a corpus of modules and tabulate and plot the results",
+		Long:  benchUsage,
 	}
-	if *debian == (len(positional) == 1) || len(positional) > 1 {
-		fmt.Fprintln(stderr, "fsmove bench: give one corpus file, or --debian")
-		return exitUsage
+	fs := cmd.Flags()
+	fs.StringVar(&f.out, "out", "fsmove-bench", "output directory")
+	fs.BoolVar(&f.debian, "debian", false, "run Debian's puppet-module-* packages (apt-cache in the image)")
+	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "modules run at once")
+	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "limit per module for the traced run, the analysis and the untraced run, each")
+	fs.StringVar(&f.tracer, "tracer", "", "capture `backend`: "+strings.Join(runner.Tracers(), ", ")+" (default: ebpf where this host allows it, else strace)")
+	fs.StringVar(&f.params, "params", "", "corpus `file` whose lines replace the class, parameters, timeout and deps of the same modules (default with --debian: the committed debian-params.txt)")
+	fs.BoolVar(&f.seccompBPF, "seccomp-bpf", true, "let strace filter in the kernel (--seccomp-bpf)")
+	fs.StringVar(&f.init, "init", string(container.InitSystemd), "the containers' PID 1: systemd or none")
+	fs.BoolVar(&f.untraced, "untraced", false, "also time each cleanly applied module without the tracer (a second container: doubles Puppet's time)")
+	fs.BoolVar(&f.resume, "resume", false, "skip what the run directories already hold (finished runs, analyses, untraced times)")
+	fs.StringVar(&f.image, "image", container.DefaultImage, "Docker image")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
+	stringsFlag(fs, &f.hosts, "docker-host", "Docker engine `URL` (repeatable: modules go round-robin to the engines; default DOCKER_HOST or the local socket)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return runBench(cmd.Context(), c.stdout, c.stderr, args, &f)
 	}
-	initMode, err := container.ParseInit(*initFlag)
+	return cmd
+}
+
+func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string, f *benchFlags) error {
+	if f.debian == (len(positional) == 1) || len(positional) > 1 {
+		return usagef("give one corpus file, or --debian")
+	}
+	initMode, err := container.ParseInit(f.init)
 	if err != nil {
-		fmt.Fprintf(stderr, "fsmove bench: --init: %v\n", err)
-		return exitUsage
+		return usagef("--init: %w", err)
 	}
-	if *tracer == "" {
+	tracerName := f.tracer
+	if tracerName == "" {
 		var note string
-		*tracer, note = runner.DefaultTracer()
+		tracerName, note = runner.DefaultTracer()
 		if note != "" {
 			fmt.Fprintln(stderr, "fsmove bench: "+note)
 		}
-	} else if !slices.Contains(runner.Tracers(), *tracer) {
-		fmt.Fprintf(stderr, "fsmove bench: --tracer: unknown tracer %q (want one of %s)\n", *tracer, strings.Join(runner.Tracers(), ", "))
-		return exitUsage
+	} else if !slices.Contains(runner.Tracers(), tracerName) {
+		return usagef("--tracer: unknown tracer %q (want one of %s)", tracerName, strings.Join(runner.Tracers(), ", "))
 	}
 	var overrides []corpus.Entry
 	switch {
-	case *params != "":
-		overrides, err = corpus.ParseFile(*params)
-	case *debian:
+	case f.params != "":
+		overrides, err = corpus.ParseFile(f.params)
+	case f.debian:
 		overrides, err = corpus.DebianParamsEntries()
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "fsmove bench: --params: %v\n", err)
-		return exitUsage
+		return usagef("--params: %w", err)
 	}
-	if *workers < 1 {
-		fmt.Fprintln(stderr, "fsmove bench: --workers must be at least 1")
-		return exitUsage
+	if f.workers < 1 {
+		return usagef("--workers must be at least 1")
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		fmt.Fprintf(stderr, "fsmove bench: %v\n", err)
-		return exitUsage
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return usageError{err}
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	hosts := f.hosts
 	if len(hosts) == 0 {
-		hosts = append(hosts, "")
+		hosts = []string{""} // DOCKER_HOST or the local socket
 	}
 	var engines []*container.Engine
 	for _, h := range hosts {
 		eng, err := container.ConnectHost(ctx, h)
 		if err != nil {
-			fmt.Fprintf(stderr, "fsmove bench: %v\n", err)
-			return exitRun
+			return runError{err}
 		}
 		defer eng.Close()
 		engines = append(engines, eng)
 	}
-	imgOpts := container.ImageOptions{Tag: *image}
+	imgOpts := container.ImageOptions{Tag: f.image}
 
 	var entries []corpus.Entry
 	var debianHeader []string // corpus.txt's header comment
-	corpusPath := filepath.Join(*out, "corpus.txt")
+	corpusPath := filepath.Join(f.out, "corpus.txt")
 	switch {
-	case !*debian:
+	case !f.debian:
 		corpusPath = positional[0]
 		entries, err = corpus.ParseFile(corpusPath)
-	case *resume && benchFileExists(corpusPath):
+	case f.resume && benchFileExists(corpusPath):
 		// The corpus of the run being resumed, not a fresh listing (the
 		// parameters file is laid over it again below: an edited entry
 		// names a new run directory when its class changes, and is rerun).
@@ -140,7 +153,7 @@ func runBench(stdout, stderr io.Writer, args []string) int {
 		for _, spec := range corpus.Override(entries, overrides) {
 			fmt.Fprintf(stderr, "fsmove bench: warning: the parameters file names %s, which is not in the corpus\n", spec)
 		}
-		if *debian {
+		if f.debian {
 			if debianHeader == nil {
 				debianHeader, err = corpus.ReadHeader(corpusPath)
 			}
@@ -150,37 +163,33 @@ func runBench(stdout, stderr io.Writer, args []string) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "fsmove bench: %v\n", err)
-		return exitUsage
+		return usageError{err}
 	}
 
 	self, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(stderr, "fsmove bench: %v\n", err)
-		return exitRun
+		return runError{err}
 	}
 	var progress io.Writer
-	if !*quiet && isTerminal(stderr) {
+	if !f.quiet && isTerminal(stderr) {
 		progress = stderr
 	}
 	start := time.Now()
 	rows, work, err := corpusrun.Run(ctx, entries, &corpusrun.DockerBackend{Engines: engines, Fsmove: self}, corpusrun.Options{
-		OutDir: *out, Workers: *workers, Engines: len(engines), Timeout: *timeout,
-		Tracer: *tracer, TracerBinary: fsmoveBinary(), SeccompBPF: *seccompBPF, Init: initMode, Untraced: *untraced, Resume: *resume,
+		OutDir: f.out, Workers: f.workers, Engines: len(engines), Timeout: f.timeout,
+		Tracer: tracerName, TracerBinary: fsmoveBinary(), SeccompBPF: f.seccompBPF, Init: initMode, Untraced: f.untraced, Resume: f.resume,
 		Image: imgOpts, Progress: progress, FsmoveVersion: version,
 	})
-	if werr := report.WriteFiles(*out, "fsmove bench: "+filepath.Base(corpusPath), rows); werr != nil {
-		fmt.Fprintf(stderr, "fsmove bench: %v\n", werr)
-		return exitRun
+	if werr := report.WriteFiles(f.out, "fsmove bench: "+filepath.Base(corpusPath), rows); werr != nil {
+		return runError{werr}
 	}
 	report.Summary(stdout, rows, 5)
 	fmt.Fprintf(stdout, "work done: %d traced runs, %d analyses, %d untraced runs in %s; results in %s\n",
-		work.Traced, work.Analyzed, work.Untraced, time.Since(start).Round(time.Second), filepath.Join(*out, "results.html"))
+		work.Traced, work.Analyzed, work.Untraced, time.Since(start).Round(time.Second), filepath.Join(f.out, "results.html"))
 	if err != nil {
-		fmt.Fprintf(stderr, "fsmove bench: %v (%d of %d modules have results; --resume continues)\n", err, len(rows), len(entries))
-		return exitRun
+		return runError{fmt.Errorf("%w (%d of %d modules have results; --resume continues)", err, len(rows), len(entries))}
 	}
-	return exitOK
+	return nil
 }
 
 func writeCorpus(path string, header []string, entries []corpus.Entry) error {

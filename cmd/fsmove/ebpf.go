@@ -7,13 +7,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
-	"syscall"
 
 	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/ebpf"
 	"github.com/fsmove/fsmove/tracer/strace"
+	"github.com/spf13/cobra"
 )
 
 const ebpfUsage = `Usage:
@@ -28,73 +28,84 @@ which "fsmove analyze" and "fsmove lower" read. Needs root.
 
 Exit status: 0, or 3 when the tracer failed or lost events (unless
 --allow-drops), or 2 for a usage error.
-
-Flags:
 `
 
-func runEBPF(stdout, stderr io.Writer, args []string) int {
-	fs := newFlagSet("ebpf", ebpfUsage, stderr)
-	outPath := fs.String("o", "", "write the trace to this file instead of standard output")
-	containerID := fs.String("container", "", "trace this running Docker container (full id)")
-	cgroupPath := fs.String("cgroup", "", "trace this cgroup v2 directory and the cgroups below it")
-	keepFailed := fs.Bool("failed", false, "print failed calls too (the analysis ignores them; the kernel drops them by default)")
-	allowDrops := fs.Bool("allow-drops", false, "exit 0 even when events were lost (the trace is then incomplete)")
-	args, code, ok := parseFlags(fs, args, stdout)
-	if !ok {
-		return code
+// ebpfFlags are fsmove ebpf's flags.
+type ebpfFlags struct {
+	out         string
+	containerID string
+	cgroupPath  string
+	keepFailed  bool
+	allowDrops  bool
+}
+
+func newEBPFCmd(c *cli) *cobra.Command {
+	var ef ebpfFlags
+	cmd := &cobra.Command{
+		Use:   "ebpf",
+		Short: "trace a command or a container with eBPF, printing strace's text form (debugging)",
+		Long:  ebpfUsage,
 	}
+	fs := cmd.Flags()
+	fs.StringVarP(&ef.out, "output", "o", "", "write the trace to `FILE` instead of standard output")
+	fs.StringVar(&ef.containerID, "container", "", "trace this running Docker container (full id)")
+	fs.StringVar(&ef.cgroupPath, "cgroup", "", "trace this cgroup v2 directory and the cgroups below it")
+	fs.BoolVar(&ef.keepFailed, "failed", false, "print failed calls too (the analysis ignores them; the kernel drops them by default)")
+	fs.BoolVar(&ef.allowDrops, "allow-drops", false, "exit 0 even when events were lost (the trace is then incomplete)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return runEBPF(cmd.Context(), c.stdout, c.stderr, args, &ef)
+	}
+	return cmd
+}
+
+func runEBPF(ctx context.Context, stdout, stderr io.Writer, args []string, ef *ebpfFlags) (err error) {
 	targets := 0
-	for _, set := range []bool{len(args) > 0, *containerID != "", *cgroupPath != ""} {
+	for _, set := range []bool{len(args) > 0, ef.containerID != "", ef.cgroupPath != ""} {
 		if set {
 			targets++
 		}
 	}
 	if targets != 1 {
-		fmt.Fprintln(stderr, "fsmove ebpf: give one of -- COMMAND, --container or --cgroup; see fsmove ebpf --help")
-		return exitUsage
+		return usagef("give one of -- COMMAND, --container or --cgroup; see fsmove ebpf --help")
 	}
 
+	cgroupPath := ef.cgroupPath
 	var cg *ebpf.TempCgroup
 	var pidNS ebpf.PidNS
 	switch {
-	case *containerID != "":
-		p, err := ebpf.DockerCgroup(*containerID)
+	case ef.containerID != "":
+		p, err := ebpf.DockerCgroup(ef.containerID)
 		if err != nil {
-			fmt.Fprintln(stderr, "fsmove ebpf:", err)
-			return exitUsage
+			return usageError{err}
 		}
-		*cgroupPath = p
+		cgroupPath = p
 		// Pids as the container sees them, as its clone calls return them.
-		if pidNS, err = containerPidNS(*containerID); err != nil {
-			fmt.Fprintln(stderr, "fsmove ebpf:", err)
-			return exitRun
+		if pidNS, err = containerPidNS(ctx, ef.containerID); err != nil {
+			return runError{err}
 		}
 	case len(args) > 0:
 		var err error
 		cg, err = ebpf.NewTempCgroup("fsmove-ebpf")
 		if err != nil {
-			fmt.Fprintln(stderr, "fsmove ebpf:", err)
-			return exitRun
+			return runError{err}
 		}
 		defer cg.Close()
-		*cgroupPath = cg.Path
+		cgroupPath = cg.Path
 	}
 
 	out := stdout
-	if *outPath != "" {
-		f, err := os.Create(*outPath)
-		if err != nil {
-			fmt.Fprintln(stderr, "fsmove ebpf:", err)
-			return exitUsage
+	if ef.out != "" {
+		f, createErr := os.Create(ef.out)
+		if createErr != nil {
+			return usageError{createErr}
 		}
-		defer f.Close()
+		defer closeFile(f, "writing the trace", &err) // err: the function's result
 		out = f
 	}
 
-	tr, err := ebpf.Start(ebpf.Options{CgroupPath: *cgroupPath, PidNS: pidNS, KeepFailed: *keepFailed, Lookups: fstrace.LookupCall})
+	tr, err := ebpf.Start(ebpf.Options{CgroupPath: cgroupPath, PidNS: pidNS, KeepFailed: ef.keepFailed, Lookups: fstrace.LookupCall})
 	if err != nil {
-		fmt.Fprintln(stderr, "fsmove ebpf:", err)
-		return exitRun
+		return runError{err}
 	}
 	defer tr.Close()
 
@@ -105,26 +116,11 @@ func runEBPF(stdout, stderr io.Writer, args []string) int {
 	}
 	saved := make(chan saveResult, 1)
 	go func() {
-		w := strace.NewWriter(out)
-		var n int64
-		for {
-			ev, err := tr.Next()
-			if err != nil {
-				if ferr := w.Flush(); err == io.EOF {
-					err = ferr
-				}
-				saved <- saveResult{n, err}
-				return
-			}
-			n++
-			if err := w.Write(ev); err != nil {
-				saved <- saveResult{n, err}
-				return
-			}
-		}
+		n, err := tracer.Drain(tr, strace.NewWriter(out))
+		saved <- saveResult{n, err}
 	}()
 
-	status := exitOK
+	var cmdErr error // the command could not be run
 	if cg != nil {
 		cmd := exec.Command(args[0], args[1:]...)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stderr, os.Stderr
@@ -132,17 +128,14 @@ func runEBPF(stdout, stderr io.Writer, args []string) int {
 		if err := cmd.Run(); err != nil {
 			var exitErr *exec.ExitError
 			if !errors.As(err, &exitErr) {
-				fmt.Fprintln(stderr, "fsmove ebpf:", err)
-				status = exitRun
+				cmdErr = err
 			} else {
 				fmt.Fprintln(stderr, "fsmove ebpf: the command exited with", exitErr.ExitCode())
 			}
 		}
 	} else {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		fmt.Fprintf(stderr, "fsmove ebpf: tracing %s until Ctrl-C\n", *cgroupPath)
+		fmt.Fprintf(stderr, "fsmove ebpf: tracing %s until Ctrl-C\n", cgroupPath)
 		<-ctx.Done()
-		stop()
 	}
 	stopErr := tr.Stop()
 	res := <-saved
@@ -150,21 +143,22 @@ func runEBPF(stdout, stderr io.Writer, args []string) int {
 	switch {
 	case errors.As(res.err, &dropped) || errors.As(stopErr, &dropped):
 		fmt.Fprintf(stderr, "fsmove ebpf: %d events written; %v\n", res.events, dropped)
-		if !*allowDrops {
-			return exitRun
+		if !ef.allowDrops {
+			return runError{errSaid}
 		}
 	case res.err != nil || stopErr != nil:
-		fmt.Fprintln(stderr, "fsmove ebpf:", errors.Join(res.err, stopErr))
-		return exitRun
+		return runError{errors.Join(res.err, stopErr)}
 	default:
 		fmt.Fprintf(stderr, "fsmove ebpf: %d events written, none lost\n", res.events)
 	}
-	return status
+	if cmdErr != nil {
+		return runError{cmdErr}
+	}
+	return nil
 }
 
 // containerPidNS is the pid namespace of a running Docker container.
-func containerPidNS(id string) (ebpf.PidNS, error) {
-	ctx := context.Background()
+func containerPidNS(ctx context.Context, id string) (ebpf.PidNS, error) {
 	eng, err := container.Connect(ctx)
 	if err != nil {
 		return ebpf.PidNS{}, err

@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
+	"github.com/spf13/cobra"
 )
 
 const imageUsage = `Usage:
@@ -22,66 +20,75 @@ registry it is built FROM debian:bookworm; without one, from a debootstrap
 rootfs imported through the Docker API (needs root and debootstrap). The
 Debian mirror is the one this machine's apt sources name, or --mirror.
 "fsmove run" builds it itself when it is missing.
-
-Flags:
 `
 
-func runImage(stdout, stderr io.Writer, args []string) int {
-	fs := newFlagSet("image build", imageUsage, stderr)
-	tag := fs.String("tag", container.DefaultImage, "image `tag`")
-	rebuild := fs.Bool("rebuild", false, "build even when the tag exists")
-	verbose := fs.Bool("v", false, "show debootstrap/apt/docker build output")
-	quiet := fs.Bool("quiet", false, "print only errors and the image ID")
-	mirror := fs.String("mirror", "", "Debian mirror `URL` (default: the one this machine's apt sources name)")
-	if len(args) == 0 || args[0] != "build" {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return exitOK
-		}
-		if len(args) > 0 {
-			fmt.Fprintf(stderr, "fsmove image: unknown subcommand %q (the only one is build)\n\n", args[0])
-		}
-		fs.Usage()
-		return exitUsage
-	}
-	rest, code, ok := parseFlags(fs, args[1:], stdout)
-	if !ok {
-		return code
-	}
-	if len(rest) > 0 {
-		fmt.Fprintf(stderr, "fsmove image build: unexpected argument %q\n", rest[0])
-		return exitUsage
-	}
-	if err := checkMirror(*mirror); err != nil {
-		fmt.Fprintf(stderr, "fsmove image build: %v\n", err)
-		return exitUsage
-	}
+// imageFlags are fsmove image build's flags.
+type imageFlags struct {
+	tag     string
+	rebuild bool
+	verbose bool
+	quiet   bool
+	mirror  string
+}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+func newImageCmd(c *cli) *cobra.Command {
+	image := &cobra.Command{
+		Use:   "image",
+		Short: "build the Docker image fsmove runs Puppet in",
+		Long:  imageUsage,
+		Args:  cobra.ArbitraryArgs, // an unknown subcommand is said by RunE
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				commandHelp(c.stderr, cmd)
+				return usageError{errSaid}
+			}
+			return usagef("unknown subcommand %q (the only one is build)", args[0])
+		},
+	}
+	var f imageFlags
+	build := &cobra.Command{
+		Use:   "build",
+		Short: "build the image, or reuse it when it is up to date",
+		Long:  imageUsage,
+		Args:  noArgs,
+	}
+	fs := build.Flags()
+	fs.StringVar(&f.tag, "tag", container.DefaultImage, "image `tag`")
+	fs.BoolVar(&f.rebuild, "rebuild", false, "build even when the tag exists")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "show debootstrap/apt/docker build output")
+	fs.BoolVar(&f.quiet, "quiet", false, "print only errors and the image ID")
+	fs.StringVar(&f.mirror, "mirror", "", "Debian mirror `URL` (default: the one this machine's apt sources name)")
+	build.RunE = func(cmd *cobra.Command, args []string) error {
+		return runImageBuild(cmd.Context(), c.stdout, c.stderr, &f)
+	}
+	image.AddCommand(build)
+	return image
+}
+
+func runImageBuild(ctx context.Context, stdout, stderr io.Writer, f *imageFlags) error {
+	if err := checkMirror(f.mirror); err != nil {
+		return usageError{err}
+	}
 	eng, err := container.Connect(ctx)
 	if err != nil {
-		fmt.Fprintf(stderr, "fsmove image build: %v\n", err)
-		return exitRun
+		return runError{err}
 	}
 	defer eng.Close()
 
-	progress := runner.NewProgress(stderr, *quiet)
-	step := progress.Start("image", "checking "+*tag)
-	opts := container.ImageOptions{Tag: *tag, Rebuild: *rebuild, Mirror: *mirror, Status: step.Update}
-	if *verbose {
+	progress := runner.NewProgress(stderr, f.quiet)
+	step := progress.Start("image", "checking "+f.tag)
+	opts := container.ImageOptions{Tag: f.tag, Rebuild: f.rebuild, Mirror: f.mirror, Status: step.Update}
+	if f.verbose {
 		opts.Log = stderr
 	}
 	info, err := eng.EnsureImage(ctx, opts)
 	if err != nil {
 		step.Fail(firstLineOf(err.Error()))
-		fmt.Fprintf(stderr, "fsmove image build: %v\n", err)
-		return exitRun
+		return runError{err}
 	}
 	step.Done(fmt.Sprintf("%s (%s, %d MB)", info.Tag, info.Method, info.Size>>20))
-	fmt.Fprintf(stdout, "%s %s %s\n", info.Tag, info.ID, info.Method)
-	return exitOK
+	_, err = fmt.Fprintf(stdout, "%s %s %s\n", info.Tag, info.ID, info.Method)
+	return err
 }
 
 func firstLineOf(s string) string {

@@ -2,13 +2,13 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/fsmove/fsmove/detector/analyze"
-	"github.com/fsmove/fsmove/fstrace"
-	"github.com/fsmove/fsmove/puppet"
-	"github.com/fsmove/fsmove/tracer/strace"
+	"github.com/spf13/cobra"
 )
 
 const lowerUsage = `Usage:
@@ -17,52 +17,38 @@ const lowerUsage = `Usage:
 Print the FStrace program of a trace: the statements each system call lowers
 to, grouped in the begin/end blocks of Puppet's resources, in the textual form
 "fsmove analyze --fstrace" reads back. TRACE is as for "fsmove analyze".
-
-Flags:
 `
 
-func runLower(stdout, stderr io.Writer, args []string) int {
-	fs := newFlagSet("lower", lowerUsage, stderr)
-	strict := fs.Bool("strict", false, "make the first malformed trace line fatal")
-	args, code, ok := parseFlags(fs, args, stdout)
-	if !ok {
-		return code
+func newLowerCmd(c *cli) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "lower",
+		Short: "print the FStrace program of a trace",
+		Long:  lowerUsage,
 	}
+	strict := cmd.Flags().Bool("strict", false, "make the first malformed trace line fatal")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return runLower(cmd.Context(), c.stdout, c.stderr, args, *strict)
+	}
+	return cmd
+}
+
+func runLower(ctx context.Context, stdout, stderr io.Writer, args []string, strict bool) error {
 	if len(args) != 1 {
-		fmt.Fprintln(stderr, "fsmove lower: want one TRACE; see fsmove lower --help")
-		return exitUsage
+		return usagef("want one TRACE; see fsmove lower --help")
 	}
-	r, err := strace.Open(args[0], analyze.ReaderOptions(*strict))
-	if err != nil {
-		fmt.Fprintln(stderr, "fsmove lower:", err)
-		return exitUsage
-	}
-	defer r.Close()
 	out := bufio.NewWriterSize(stdout, 1<<16)
-	low := fstrace.NewLowerer(puppet.Marker{})
-	var stmts []fstrace.Statement
-	for {
-		ev, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			out.Flush()
-			fmt.Fprintln(stderr, "fsmove lower:", err)
-			return exitUsage
-		}
-		stmts = low.Lower(ev, stmts)
+	tr, err := analyze.Lower(ctx, args[0], strict, out)
+	if err == nil {
+		err = out.Flush()
 	}
-	if err := fstrace.Print(out, stmts); err != nil {
-		fmt.Fprintln(stderr, "fsmove lower:", err)
-		return exitUsage
+	switch {
+	case errors.Is(err, context.Canceled):
+		return runError{errors.New("interrupted")}
+	case err != nil:
+		return usageError{err}
 	}
-	if err := out.Flush(); err != nil {
-		fmt.Fprintln(stderr, "fsmove lower:", err)
-		return exitUsage
+	if tr.Malformed > 0 {
+		fmt.Fprintf(stderr, "warning: %d malformed trace line(s) skipped\n", tr.Malformed)
 	}
-	if n := r.Malformed(); n > 0 {
-		fmt.Fprintf(stderr, "warning: %d malformed trace line(s) skipped\n", n)
-	}
-	return exitOK
+	return nil
 }

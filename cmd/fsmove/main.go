@@ -1,14 +1,21 @@
 // Command fsmove finds missing ordering relationships and missing notifiers
 // in Puppet modules from one traced run. See README.md.
 //
-// main is thin: every subcommand is a function run(stdout, stderr, args) that
-// returns an exit status, so tests call them directly.
+// main is thin: it makes the interrupt context, runs the command line
+// through cobra, and maps the error a subcommand returned to the exit
+// status, in one place (exitCode). Every subcommand is a function
+// run…(ctx, stdout, stderr, …) error, so tests call them, or run, directly.
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"strings"
+	"syscall"
 )
 
 // Exit statuses, one mapping for every subcommand (SPEC "Outputs"): a CI
@@ -20,77 +27,178 @@ const (
 	exitRun      = 3 // the run itself failed (Docker, Puppet, tracer), timed out or was interrupted
 )
 
-// command is one subcommand.
-type command struct {
-	name    string
-	summary string
-	run     func(stdout, stderr io.Writer, args []string) int
+// errFindings is what a subcommand returns when its report has findings:
+// the report said it, so nothing more is printed (exit 1).
+var errFindings = errors.New("findings reported")
+
+// errSaid marks an error whose message the subcommand has already printed
+// (several lines, in order with others): exitCode prints nothing more.
+var errSaid = errors.New("see above")
+
+// usageError is a mistake in the command line or in the input the user
+// gave (a flag, an argument, a file that cannot be read or parsed, an
+// incomplete analysis without findings): exit 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usagef is a usageError with a formatted message.
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// runError is a failure of the work itself (Docker, Puppet, the tracer),
+// a timeout or an interrupt: exit 3.
+type runError struct{ err error }
+
+func (e runError) Error() string { return e.err.Error() }
+func (e runError) Unwrap() error { return e.err }
+
+// statusError is an exit status of its own: fsmove trace exits with the
+// traced command's status (err nil: nothing went wrong in fsmove), or 125
+// when the tracer failed (err says why).
+type statusError struct {
+	code int
+	err  error
 }
 
-// commands lists the subcommands in the order --help shows them.
-var commands []command
-
-func init() {
-	commands = []command{
-		{"run", "apply a module in a fresh Docker container, traced, and analyze it", runRun},
-		{"analyze", "analyze a captured trace against a catalog", runAnalyze},
-		{"lower", "print the FStrace program of a trace", runLower},
-		{"trace", "run a command under the native ptrace tracer, saving an strace-form trace", runTrace},
-		{"image", "build the Docker image fsmove runs Puppet in", runImage},
-		{"bench", "run a corpus of modules and tabulate and plot the results", runBench},
-		{"ebpf", "trace a command or a container with eBPF, printing strace's text form (debugging)", runEBPF},
-		{"version", "print fsmove's version", runVersion},
+func (e statusError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
 	}
+	return e.err.Error()
+}
+
+func (e statusError) Unwrap() error { return e.err }
+
+// exitStatus is implemented by the typed errors: the exit status each
+// stands for.
+func (usageError) exitStatus() int    { return exitUsage }
+func (runError) exitStatus() int      { return exitRun }
+func (e statusError) exitStatus() int { return e.code }
+
+// exitCode maps the error a subcommand (cmd, e.g. "fsmove analyze")
+// returned to the exit status, printing its message on stderr. The first
+// typed error found (errors.As: the error, then what it wraps or joins, in
+// order) sets the status; errFindings is exit 1, silent; errors cobra
+// itself returns (an unknown flag) are made usage errors by flagError, so
+// an untyped error is a failure of the run.
+func exitCode(stderr io.Writer, cmd string, err error) int {
+	var typed interface{ exitStatus() int }
+	var status statusError
+	code := exitRun
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &typed):
+		code = typed.exitStatus()
+	case errors.Is(err, errFindings):
+		return exitFindings
+	}
+	if errors.As(err, &status) && status.err == nil {
+		return code // the traced command's own status
+	}
+	if msg := unsaid(err); msg != "" {
+		fmt.Fprintf(stderr, "%s: %s\n", cmd, msg)
+	}
+	return code
+}
+
+// unsaid is err's message without the parts already said (errSaid): of
+// joined errors, the others' messages.
+func unsaid(err error) string {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		var parts []string
+		for _, e := range joined.Unwrap() {
+			if m := unsaid(e); m != "" {
+				parts = append(parts, m)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	if errors.Is(err, errSaid) {
+		return ""
+	}
+	return err.Error()
 }
 
 func main() {
-	os.Exit(run(os.Stdout, os.Stderr, os.Args[1:]))
+	ctx, abort, stop := interruptContext()
+	code := execute(ctx, abort, os.Stdout, os.Stderr, os.Args[1:])
+	stop()
+	os.Exit(code)
 }
 
+// run runs a command line without signal handling (tests).
 func run(stdout, stderr io.Writer, args []string) int {
-	if len(args) == 0 {
-		usage(stderr)
-		return exitUsage
+	return execute(context.Background(), nil, stdout, stderr, args)
+}
+
+// execute runs one command line and returns its exit status. abort, when
+// closed, ends at once what fsmove run still saves after ctx is done.
+func execute(ctx context.Context, abort <-chan struct{}, stdout, stderr io.Writer, args []string) int {
+	root := newRootCmd(&cli{stdout: stdout, stderr: stderr, abort: abort})
+	// The standard flag package's single-dash spellings, which fsmove
+	// once accepted for these two.
+	if len(args) > 0 && (args[0] == "-help" || args[0] == "-version") {
+		args = append([]string{"-" + args[0]}, args[1:]...)
 	}
-	switch args[0] {
-	case "-h", "-help", "--help", "help":
-		usage(stdout)
-		return exitOK
-	case "-version", "--version":
-		return runVersion(stdout, stderr, nil)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
+	name := "fsmove"
+	if cmd != nil {
+		name = cmd.CommandPath()
 	}
-	for _, c := range commands {
-		if c.name == args[0] {
-			return c.run(stdout, stderr, args[1:])
+	return exitCode(stderr, name, err)
+}
+
+// interruptContext returns a context that the first SIGINT or SIGTERM
+// cancels, with a cause that names the signal (run.json and the messages
+// say "interrupted by SIGINT"), and a channel that the second one closes
+// (it ends what fsmove run still saves after the first). Later signals are
+// caught too, so that a run's container is still removed (that takes at
+// most runner's short deadline). stop releases the signals.
+func interruptContext() (ctx context.Context, abort <-chan struct{}, stop func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	aborted := make(chan struct{})
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		n := 0
+		for {
+			select {
+			case sig := <-sigs:
+				n++
+				switch n {
+				case 1:
+					cancel(interruptedError{sig})
+				case 2:
+					close(aborted)
+				}
+			case <-done:
+				return
+			}
 		}
+	}()
+	return ctx, aborted, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
 	}
-	fmt.Fprintf(stderr, "fsmove: unknown command %q\n\n", args[0])
-	usage(stderr)
-	return exitUsage
 }
 
-func usage(w io.Writer) {
-	fmt.Fprint(w, `fsmove finds missing ordering relationships (MOR) and missing notifiers (MN)
-in Puppet code by tracing one real "puppet apply".
+// interruptedError is the cause of an interrupted command's context.
+type interruptedError struct{ sig os.Signal }
 
-Usage:
-  fsmove <command> [flags] [arguments]
-
-Commands:
-`)
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+func (e interruptedError) Error() string {
+	name := e.sig.String()
+	switch e.sig {
+	case os.Interrupt:
+		name = "SIGINT"
+	case syscall.SIGTERM:
+		name = "SIGTERM"
 	}
-	fmt.Fprint(w, `
-Run "fsmove <command> --help" for a command's flags.
-
-Exit status (every command):
-  0  the analysis is complete and found nothing
-  1  findings (also when the analysis is incomplete: the report says so)
-  2  usage or input error, or an incomplete analysis without findings (the
-     trace ends early, no resource block recognised, another run's catalog;
-     --allow-incomplete makes that 0)
-  3  the run itself failed (Docker, Puppet, the tracer), timed out, or was
-     interrupted (SIGINT or SIGTERM); what was captured is kept in --out
-`)
+	return "interrupted by " + name
 }
+
+func (e interruptedError) Unwrap() error { return context.Canceled }

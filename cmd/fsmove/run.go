@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -18,13 +17,8 @@ import (
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
 	"github.com/fsmove/fsmove/tracer/ebpf"
+	"github.com/spf13/cobra"
 )
-
-// repeatedFlag is a repeatable string flag (--modulepath, --param).
-type repeatedFlag []string
-
-func (l *repeatedFlag) String() string     { return strings.Join(*l, ",") }
-func (l *repeatedFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // setupFlag is --setup or --setup-file: both append to one list, so that
 // the steps run in the order they were given.
@@ -40,6 +34,7 @@ type setupArg struct {
 }
 
 func (f setupFlag) String() string { return "" }
+func (f setupFlag) Type() string   { return "string" }
 func (f setupFlag) Set(v string) error {
 	if strings.TrimSpace(v) == "" {
 		return fmt.Errorf("empty")
@@ -106,18 +101,16 @@ Exit status: 0 the analysis is complete and found nothing; 1 findings; 2
 usage or input error (before anything starts), or an incomplete analysis
 without findings; 3 the run failed (Docker, setup, Puppet, tracer), timed
 out (--timeout) or was interrupted (SIGINT or SIGTERM: 3, not 130).
-
-Flags:
 `
 
 // runFlags are fsmove run's own flags.
 type runFlags struct {
 	out           string
-	modulePath    repeatedFlag
+	modulePath    []string
 	class         string
 	code          string
 	manifest      string
-	params        repeatedFlag
+	params        []string
 	setup         []setupArg
 	image         string
 	tracer        string
@@ -133,15 +126,20 @@ type runFlags struct {
 	quiet         bool
 }
 
-func runRun(stdout, stderr io.Writer, args []string) int {
-	fs := newFlagSet("run", runUsage, stderr)
+func newRunCmd(c *cli) *cobra.Command {
 	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "apply a module in a fresh Docker container, traced, and analyze it",
+		Long:  runUsage,
+	}
+	fs := cmd.Flags()
 	fs.StringVar(&f.out, "out", "", "artifact directory (default ./fsmove-out/<module name>, or <manifest name> without a module)")
-	fs.Var(&f.modulePath, "modulepath", "a `DIR` of dependency modules, or one module (repeatable)")
+	stringsFlag(fs, &f.modulePath, "modulepath", "a `DIR` of dependency modules, or one module (repeatable)")
 	fs.StringVar(&f.class, "class", "", "class to include (default: the module's name; needs a module)")
-	fs.StringVar(&f.code, "e", "", "Puppet `CODE` to apply instead of including a class (no module needed)")
+	fs.StringVarP(&f.code, "execute", "e", "", "Puppet `CODE` to apply instead of including a class (no module needed)")
 	fs.StringVar(&f.manifest, "manifest", "", "manifest `FILE` to apply instead of including a class (no module needed)")
-	fs.Var(&f.params, "param", "class parameter `KEY=VALUE`, or CLASS::KEY=VALUE for another class (repeatable; needs a module)")
+	stringsFlag(fs, &f.params, "param", "class parameter `KEY=VALUE`, or CLASS::KEY=VALUE for another class (repeatable; needs a module)")
 	fs.Var(setupFlag{&f.setup, false}, "setup", "shell `CMD` to prepare the node before the traced apply, untraced (repeatable)")
 	fs.Var(setupFlag{&f.setup, true}, "setup-file", "local shell `SCRIPT` to prepare the node before the traced apply, untraced (repeatable)")
 	fs.StringVar(&f.image, "image", container.DefaultImage, "Docker image (built by \"fsmove image build\" when missing)")
@@ -154,43 +152,43 @@ func runRun(stdout, stderr io.Writer, args []string) int {
 	fs.BoolVar(&f.force, "force", false, "replace the earlier run that --out holds (only fsmove's own files are deleted)")
 	fs.BoolVar(&f.keep, "keep", false, "keep the container (docker rm -f it yourself)")
 	fs.BoolVar(&f.keepArtifacts, "keep-artifacts", true, "keep the artifacts in --out after the analysis (false: use a temporary directory)")
-	fs.BoolVar(&f.verbose, "v", false, "show apt's and Puppet's output")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "show apt's and Puppet's output")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output (for CI)")
 	rf := addReportFlags(fs)
-
-	positional, code, ok := parseFlags(fs, args, stdout)
-	if !ok {
-		return code
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return runRun(cmd.Context(), c.abort, c.stdout, c.stderr, args, &f, rf)
 	}
+	return cmd
+}
+
+// runRun is fsmove run. ctx ends the run (an interrupt); abort, closed by
+// a second interrupt, ends at once what is still saved after that.
+func runRun(ctx context.Context, abort <-chan struct{}, stdout, stderr io.Writer, positional []string, f *runFlags, rf *reportFlags) error {
 	// Every check that can fail comes before anything is deleted, built
 	// or started.
 	if err := rf.check(); err != nil {
-		fmt.Fprintf(stderr, "fsmove run: %v\n", err)
-		return exitUsage
+		return usageError{err}
 	}
 	if f.timeout <= 0 {
-		fmt.Fprintf(stderr, "fsmove run: --timeout %s: want a duration above 0 (e.g. 10m)\n", f.timeout)
-		return exitUsage
+		return usagef("--timeout %s: want a duration above 0 (e.g. 10m)", f.timeout)
 	}
 	moduleArg := ""
 	switch {
 	case len(positional) == 1:
 		moduleArg = positional[0]
 	case len(positional) > 1:
-		fmt.Fprintf(stderr, "fsmove run: give one module, not %d arguments (%s)\n", len(positional), strings.Join(positional, " "))
-		return exitUsage
+		return usagef("give one module, not %d arguments (%s)", len(positional), strings.Join(positional, " "))
 	case f.code == "" && f.manifest == "":
-		fmt.Fprintln(stderr, "fsmove run: give a module (a directory, deb:puppet-module-[AUTHOR-]NAME or AUTHOR-NAME[@VERSION]), or --manifest FILE or -e CODE to apply without one")
-		return exitUsage
+		return usagef("give a module (a directory, deb:puppet-module-[AUTHOR-]NAME or AUTHOR-NAME[@VERSION]), or --manifest FILE or -e CODE to apply without one")
 	}
-	opts, code := runOptions(stderr, &f, moduleArg)
-	if code != exitOK {
-		return code
+	opts, err := runOptions(f, moduleArg)
+	if err != nil {
+		return usageError{err}
 	}
+	opts.Log = stderr
 	if f.keepArtifacts {
 		if err := checkOutDir(rf, opts.OutDir, f.force); err != nil {
-			fmt.Fprintf(stderr, "fsmove run: %v\n", err)
-			return exitUsage
+			return usageError{err}
 		}
 	}
 	// The tracer: what this host allows, checked before anything starts.
@@ -202,13 +200,10 @@ func runRun(stdout, stderr io.Writer, args []string) int {
 		}
 	case opts.Tracer == "ebpf":
 		if err := ebpf.Check(); err != nil {
-			fmt.Fprintf(stderr, "fsmove run: --tracer ebpf cannot trace on this host: %v (--tracer strace works everywhere)\n", err)
-			return exitRun
+			return runError{fmt.Errorf("--tracer ebpf cannot trace on this host: %v (--tracer strace works everywhere)", err)}
 		}
 	}
 
-	ctx, abort, stop := interruptContext()
-	defer stop()
 	ctx, cancel := context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("the run took longer than --timeout %s", f.timeout))
 	defer cancel()
 	opts.Abort = abort
@@ -218,19 +213,16 @@ func runRun(stdout, stderr io.Writer, args []string) int {
 	if err != nil {
 		if ctx.Err() != nil {
 			_, why := runner.StoppedStatus(ctx)
-			fmt.Fprintf(stderr, "fsmove run: %s while connecting to Docker; nothing was started and --out was not touched\n", why)
-		} else {
-			fmt.Fprintf(stderr, "fsmove run: %v\n", err)
+			return runError{fmt.Errorf("%s while connecting to Docker; nothing was started and --out was not touched", why)}
 		}
-		return exitRun
+		return runError{err}
 	}
 	defer eng.Close()
 
 	if !f.keepArtifacts {
 		tmp, err := os.MkdirTemp("", "fsmove-run-")
 		if err != nil {
-			fmt.Fprintf(stderr, "fsmove run: %v\n", err)
-			return exitRun
+			return runError{err}
 		}
 		defer os.RemoveAll(tmp)
 		opts.OutDir = tmp
@@ -239,15 +231,14 @@ func runRun(stdout, stderr io.Writer, args []string) int {
 	return runAndAnalyze(ctx, stdout, stderr, eng, opts, rf, !f.keepArtifacts)
 }
 
-// runOptions turns the flags into runner options; it returns exitUsage on
-// bad input (after saying why). moduleArg "" runs without a module (-e or
+// runOptions turns the flags into runner options; an error is in the
+// user's input (the caller makes it a usage error). moduleArg "" runs without a module (-e or
 // --manifest by itself). Everything on this machine the run needs (the
 // module directory, --modulepath, --manifest, --setup-file) is checked
 // here, before any container starts.
-func runOptions(stderr io.Writer, f *runFlags, moduleArg string) (runner.Options, int) {
-	fail := func(format string, a ...any) (runner.Options, int) {
-		fmt.Fprintf(stderr, "fsmove run: "+format+"\n", a...)
-		return runner.Options{}, exitUsage
+func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
+	fail := func(format string, a ...any) (runner.Options, error) {
+		return runner.Options{}, fmt.Errorf(format, a...)
 	}
 	entry := runner.Entry{Class: f.class, Code: f.code, Manifest: f.manifest}
 	for _, p := range f.params {
@@ -328,9 +319,8 @@ func runOptions(stderr io.Writer, f *runFlags, moduleArg string) (runner.Options
 		Force:         f.force,
 		Keep:          f.keep,
 		Verbose:       f.verbose,
-		Log:           stderr,
 		FsmoveVersion: version,
-	}, exitOK
+	}, nil
 }
 
 // fsmoveBinary is the fsmove executable the ptrace backend copies into the
@@ -346,24 +336,23 @@ func fsmoveBinary() string {
 
 // runAndAnalyze runs the traced apply, then analyzes its artifacts.
 // tempOut: --out is a temporary directory (--keep-artifacts=false), removed
-// on the way out.
-func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container.Engine, opts runner.Options, rf *reportFlags, tempOut bool) int {
+// on the way out. The analysis's own errors are said as fsmove analyze's,
+// as they would be by a later fsmove analyze of the artifacts.
+func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container.Engine, opts runner.Options, rf *reportFlags, tempOut bool) error {
 	rec, err := runner.Run(ctx, eng, opts)
 	if rec == nil {
-		fmt.Fprintf(stderr, "fsmove run: %v\n", err)
 		var outErr *runner.OutDirError
 		if errors.As(err, &outErr) {
-			return exitUsage // changed since it was checked
+			return usageError{err} // changed since it was checked
 		}
-		return exitRun
+		return runError{err}
 	}
 	if err != nil {
 		if ctx.Err() != nil {
 			reportStopped(stderr, rec, opts.OutDir, tempOut)
-		} else {
-			fmt.Fprintf(stderr, "fsmove run: %v\n", err)
+			return runError{errSaid}
 		}
-		return exitRun
+		return runError{err}
 	}
 
 	puppetFailed := rec.Status != runner.StatusOK
@@ -386,8 +375,7 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 	tracePath := filepath.Join(opts.OutDir, runner.TraceFile)
 	catalogPath := filepath.Join(opts.OutDir, runner.CatalogFile)
 	if _, err := os.Stat(catalogPath); err != nil {
-		fmt.Fprintln(stderr, "fsmove run: Puppet wrote no catalog, so there is nothing to analyze; fix the compile error above")
-		return exitRun
+		return runError{errors.New("Puppet wrote no catalog, so there is nothing to analyze; fix the compile error above")}
 	}
 
 	step := opts.Progress.Start("analyze", "analyzing "+runner.TraceFile)
@@ -404,7 +392,8 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 	}
 	code := exitRun
 	if ctx.Err() == nil {
-		code = analyzeArtifacts(ctx, stdout, stderr, tracePath, catalogPath, rf, endStep)
+		analyzeErr := analyzeArtifacts(ctx, stdout, stderr, tracePath, catalogPath, rf, endStep)
+		code = exitCode(stderr, "fsmove analyze", analyzeErr)
 	}
 	endStep()
 	if ctx.Err() != nil {
@@ -418,23 +407,26 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 			fmt.Fprintf(stderr, "fsmove run: %v\n", err)
 		}
 		reportStopped(stderr, rec, opts.OutDir, tempOut)
-		return exitRun
+		return runError{errSaid}
 	}
 	rec.AddStep("analyze", time.Since(start), code == exitOK || code == exitFindings, "")
 	rec.AnalyzeExit = &code
 	if err := rec.Write(opts.OutDir); err != nil {
 		fmt.Fprintf(stderr, "fsmove run: %v\n", err)
 	}
-	if puppetFailed {
-		return exitRun
-	}
-	if code == exitUsage {
+	switch {
+	case puppetFailed:
+		return runError{errSaid}
+	case code == exitUsage:
 		// The run's own trace or catalog cannot be analyzed completely
 		// (said above): the run failed, not the user's input.
-		fmt.Fprintf(stderr, "fsmove run: the run's artifacts in %s cannot be analyzed completely: the run failed\n", opts.OutDir)
-		return exitRun
+		return runError{fmt.Errorf("the run's artifacts in %s cannot be analyzed completely: the run failed", opts.OutDir)}
+	case code == exitFindings:
+		return errFindings
+	case code == exitOK:
+		return nil
 	}
-	return code
+	return runError{errSaid}
 }
 
 // reportStopped says on stderr what became of an interrupted or timed-out
@@ -474,57 +466,6 @@ func reportStopped(stderr io.Writer, rec *runner.RunRecord, out string, tempOut 
 	}
 	fmt.Fprintf(stderr, "fsmove run: %s in %s (run.json: status %q, stopped_step %q)%s\n", what, out, rec.Status, rec.StoppedStep, hint)
 }
-
-// interruptContext returns a context that the first SIGINT or SIGTERM
-// cancels, with a cause that names the signal, and a channel that the
-// second one closes (it ends what fsmove still saves after the first).
-// Later signals are caught too, so that the container is still removed
-// (that takes at most runner's short deadline). stop releases the signals.
-func interruptContext() (ctx context.Context, abort <-chan struct{}, stop func()) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	aborted := make(chan struct{})
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		n := 0
-		for {
-			select {
-			case sig := <-sigs:
-				n++
-				switch n {
-				case 1:
-					cancel(interruptedError{sig})
-				case 2:
-					close(aborted)
-				}
-			case <-done:
-				return
-			}
-		}
-	}()
-	return ctx, aborted, func() {
-		signal.Stop(sigs)
-		close(done)
-		cancel(nil)
-	}
-}
-
-// interruptedError is the cause of an interrupted run's context.
-type interruptedError struct{ sig os.Signal }
-
-func (e interruptedError) Error() string {
-	name := e.sig.String()
-	switch e.sig {
-	case os.Interrupt:
-		name = "SIGINT"
-	case syscall.SIGTERM:
-		name = "SIGTERM"
-	}
-	return "interrupted by " + name
-}
-
-func (e interruptedError) Unwrap() error { return context.Canceled }
 
 // testHold reads FSMOVE_TEST_HOLD=STEP:DURATION, with which the
 // end-to-end tests make a short step (modules, copy, analyze) last long

@@ -73,7 +73,7 @@ func TestRunEarlyChecks(t *testing.T) {
 		{"missing module dir", []string{"./no/such/module"}, exitUsage, "module directory ./no/such/module not found"},
 		{"missing setup file", []string{"--setup-file", missing + ".sh", module}, exitUsage, "--setup-file " + missing + ".sh: no such file"},
 		{"setup file is a directory", []string{"--setup-file", root, module}, exitUsage, "--setup-file " + root + ": not a regular file"},
-		{"empty setup", []string{"--setup", " ", module}, exitUsage, "invalid value"},
+		{"empty setup", []string{"--setup", " ", module}, exitUsage, `for "--setup" flag: empty`},
 		{"bad deb", []string{"deb:puppet-module-"}, exitUsage, "expected puppet-module-NAME"},
 
 		// Good arguments: on to Docker, which is not there (exit 3).
@@ -215,12 +215,13 @@ func TestRunForceEmptiesTheEarlierRun(t *testing.T) {
 	writeFile(t, filepath.Join(out, "graphs", "relationships.dot"), "old\n")
 	f := runFlags{out: out, tracer: "strace", init: "none", image: "fsmove/puppet:bookworm", force: true, keepArtifacts: true}
 	var stderr bytes.Buffer
-	opts, code := runOptions(&stderr, &f, filepath.Join("..", "..", "testdata", "modules", "clean"))
-	if code != exitOK || !opts.Force {
-		t.Fatalf("exit %d, force %v: %s", code, opts.Force, stderr.String())
+	opts, err := runOptions(&f, filepath.Join("..", "..", "testdata", "modules", "clean"))
+	if err != nil || !opts.Force {
+		t.Fatalf("%v, force %v", err, opts.Force)
 	}
 	opts.Progress = runner.NewProgress(&stderr, true)
-	if code := runAndAnalyze(context.Background(), &stderr, &stderr, nil, opts, &reportFlags{format: "text", color: "never"}, false); code != exitRun {
+	err = runAndAnalyze(context.Background(), &stderr, &stderr, nil, opts, &reportFlags{format: "text", color: "never"}, false)
+	if code := exitCode(&stderr, "fsmove run", err); code != exitRun {
 		t.Errorf("exit %d, want %d", code, exitRun)
 	}
 	entries, _ := os.ReadDir(out)
@@ -243,13 +244,11 @@ func TestRunOptionsWithoutModule(t *testing.T) {
 	writeFile(t, site, "include foo\n")
 	script := filepath.Join(root, "prepare.sh")
 	writeFile(t, script, "apt-get install -y cron\n")
-	var stderr bytes.Buffer
-
 	f := runFlags{manifest: site, tracer: "strace", init: "systemd",
 		setup: []setupArg{{false, "mkdir -p /srv/data"}, {true, script}, {false, "true"}}}
-	opts, code := runOptions(&stderr, &f, "")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+	opts, err := runOptions(&f, "")
+	if err != nil {
+		t.Fatal(err)
 	}
 	m := opts.Module
 	if m.Kind != "none" || m.Name != "node1" || m.Raw != "--manifest "+site {
@@ -268,9 +267,9 @@ func TestRunOptionsWithoutModule(t *testing.T) {
 	}
 
 	f = runFlags{code: "notice('hi')", tracer: "strace", init: "systemd"}
-	opts, code = runOptions(&stderr, &f, "")
-	if code != exitOK || opts.Module.Name != "manifest" || opts.OutDir != filepath.Join("fsmove-out", "manifest") {
-		t.Errorf("-e: exit %d, %+v, out %s", code, opts.Module, opts.OutDir)
+	opts, err = runOptions(&f, "")
+	if err != nil || opts.Module.Name != "manifest" || opts.OutDir != filepath.Join("fsmove-out", "manifest") {
+		t.Errorf("-e: %v, %+v, out %s", err, opts.Module, opts.OutDir)
 	}
 }
 

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
+	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/ptrace"
 	"github.com/fsmove/fsmove/tracer/strace"
+	"github.com/spf13/cobra"
 )
 
 const traceUsage = `Usage:
@@ -44,83 +44,85 @@ Needs ptrace and seccomp (in Docker: --cap-add SYS_PTRACE --security-opt
 seccomp=unconfined). Without CAP_SYS_ADMIN the filter is loaded with
 no-new-privs, so setuid programs (sudo, su) run without their privileges.
 
-Flags:
 `
 
 // traceFailed is the exit status of fsmove trace when the tracer failed.
 const traceFailed = 125
 
-func runTrace(stdout, stderr io.Writer, args []string) int {
-	fs := newFlagSet("trace", traceUsage, stderr)
-	out := fs.String("out", "trace.log", "write the trace to `FILE`")
-	failedArgs := fs.Bool("failed-args", false, "decode the arguments of failed calls too (slower; the analysis ignores them)")
-	nnp := fs.Bool("no-new-privs", false, "always set no-new-privs (otherwise only when loading the filter needs it)")
-	noPredict := fs.Bool("no-predict", false, "stop and record every readlink, also those the tracer sees fail")
-	stats := fs.Bool("stats", false, "print the tracer's counts (stops, events, predicted failures) on stderr")
-	attach := fs.String("attach", "", "also follow the running processes `PID[,PID...]` (and what they start) until CMD exits, e.g. 1")
-	args, code, ok := parseFlags(fs, args, stdout)
-	if !ok {
-		return code
-	}
-	if len(args) == 0 {
-		fmt.Fprintln(stderr, "fsmove trace: want a command; see fsmove trace --help")
-		return exitUsage
-	}
-	pids, err := parsePids(*attach)
-	if err != nil {
-		fmt.Fprintln(stderr, "fsmove trace: --attach:", err)
-		return exitUsage
-	}
-	f, err := os.Create(*out)
-	if err != nil {
-		fmt.Fprintln(stderr, "fsmove trace:", err)
-		return traceFailed
-	}
-	defer f.Close()
+// traceFlags are fsmove trace's flags.
+type traceFlags struct {
+	out        string
+	failedArgs bool
+	nnp        bool
+	noPredict  bool
+	stats      bool
+	attach     string
+}
 
-	// Ctrl-C and SIGTERM reach the command (same process group) and end
-	// the trace with it; cancelling also kills the command if it ignores
-	// them.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	tr, err := ptrace.Start(ctx, args, ptrace.Options{FailedArgs: *failedArgs, NoNewPrivs: *nnp, NoPredict: *noPredict, Stdin: os.Stdin, Attach: pids})
+func newTraceCmd(c *cli) *cobra.Command {
+	var tf traceFlags
+	cmd := &cobra.Command{
+		Use:   "trace",
+		Short: "run a command under the native ptrace tracer, saving an strace-form trace",
+		Long:  traceUsage,
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&tf.out, "out", "trace.log", "write the trace to `FILE`")
+	fs.BoolVar(&tf.failedArgs, "failed-args", false, "decode the arguments of failed calls too (slower; the analysis ignores them)")
+	fs.BoolVar(&tf.nnp, "no-new-privs", false, "always set no-new-privs (otherwise only when loading the filter needs it)")
+	fs.BoolVar(&tf.noPredict, "no-predict", false, "stop and record every readlink, also those the tracer sees fail")
+	fs.BoolVar(&tf.stats, "stats", false, "print the tracer's counts (stops, events, predicted failures) on stderr")
+	fs.StringVar(&tf.attach, "attach", "", "also follow the running processes `PID[,PID...]` (and what they start) until CMD exits, e.g. 1")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return runTrace(cmd.Context(), c.stderr, args, &tf)
+	}
+	return cmd
+}
+
+// traceError is a failure of fsmove trace itself: exit 125, which the
+// traced command's own statuses do not use.
+func traceError(err error) error { return statusError{traceFailed, err} }
+
+// runTrace is fsmove trace: it returns the traced command's exit status as
+// a statusError (nil for 0). Ctrl-C and SIGTERM reach the command (same
+// process group) and end the trace with it; ctx's end also kills the
+// command if it ignores them.
+func runTrace(ctx context.Context, stderr io.Writer, args []string, tf *traceFlags) (err error) {
+	if len(args) == 0 {
+		return usagef("want a command; see fsmove trace --help")
+	}
+	pids, err := parsePids(tf.attach)
 	if err != nil {
-		fmt.Fprintln(stderr, "fsmove trace:", err)
-		return traceFailed
+		return usagef("--attach: %w", err)
 	}
-	w := strace.NewWriter(f)
-	var writeErr error
-	for {
-		ev, err := tr.Next()
-		if err != nil {
-			if err != io.EOF {
-				writeErr = err
-			}
-			break
-		}
-		if writeErr == nil {
-			writeErr = w.Write(ev)
-		}
+	f, err := os.Create(tf.out)
+	if err != nil {
+		return traceError(err)
 	}
-	code, err = tr.Wait()
-	if *stats {
+	tr, err := ptrace.Start(ctx, args, ptrace.Options{FailedArgs: tf.failedArgs, NoNewPrivs: tf.nnp, NoPredict: tf.noPredict, Stdin: os.Stdin, Attach: pids})
+	if err != nil {
+		f.Close() // the error that matters is Start's
+		return traceError(err)
+	}
+	_, writeErr := tracer.Drain(tr, strace.NewWriter(f))
+	code, err := tr.Wait()
+	if tf.stats {
 		st := tr.Stats()
 		fmt.Fprintf(stderr, "fsmove trace: %d stops, %d events, %d readlink failures predicted\n", st.Stops, st.Events, st.Predicted)
 	}
-	if writeErr == nil {
-		writeErr = w.Flush()
-	}
-	if writeErr == nil {
-		writeErr = f.Close()
+	if closeErr := f.Close(); writeErr == nil {
+		writeErr = closeErr
 	}
 	if err == nil {
 		err = writeErr
 	}
-	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintln(stderr, "fsmove trace:", err)
-		return traceFailed
+	switch {
+	case err != nil && !errors.Is(err, context.Canceled):
+		return traceError(err)
+	case code != 0:
+		return statusError{code: code}
 	}
-	return code
+	return nil
 }
 
 // parsePids reads --attach's comma-separated process ids ("" for none).

@@ -5,12 +5,24 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/spf13/cobra"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-func runVersion(stdout, stderr io.Writer, args []string) int {
+func newVersionCmd(c *cli) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "print fsmove's version",
+		Long:  "Usage:\n  fsmove version\n\nPrint fsmove's version, its commit, platform and Go version.\n",
+		Args:  noArgs,
+		RunE:  func(cmd *cobra.Command, args []string) error { return runVersion(c.stdout) },
+	}
+}
+
+func runVersion(stdout io.Writer) error {
 	rev := ""
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
@@ -19,6 +31,6 @@ func runVersion(stdout, stderr io.Writer, args []string) int {
 			}
 		}
 	}
-	fmt.Fprintf(stdout, "fsmove %s%s %s/%s %s\n", version, rev, runtime.GOOS, runtime.GOARCH, runtime.Version())
-	return exitOK
+	_, err := fmt.Fprintf(stdout, "fsmove %s%s %s/%s %s\n", version, rev, runtime.GOOS, runtime.GOARCH, runtime.Version())
+	return err
 }

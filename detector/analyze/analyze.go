@@ -145,6 +145,11 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 	rep.Stats.TraceLines = tr.Lines
 	rep.Stats.Events = tr.Events
 	rep.Stats.MalformedLines = tr.Malformed
+	rep.Stats.BadArgs = tr.Lowering.BadArgs
+	rep.Stats.UnknownCalls = tr.Lowering.Unknown
+	rep.Stats.CutMarks = tr.Lowering.CutMarks
+	rep.Stats.ImplicitEnds = tr.InterpWarnings.ImplicitEnds
+	rep.Stats.SelfClones = tr.InterpWarnings.SelfClones
 	judge(rep, &tr, st, cr.cat, cr.graph, in.FStrace == "")
 	phases := append([]detector.Phase{
 		{Name: "catalog (concurrent)", Duration: cr.took},
@@ -276,29 +281,10 @@ func Interpret(ctx context.Context, src tracer.Source, tr *TraceCounts, ignoreMi
 	if fs, ok := src.(failedArgsSource); ok {
 		fs.SetFailedArgs(low.NeedsFailedArgs)
 	}
-	batch := <-empty
-	var readErr error
-	var events int64
-	for {
-		if events&0xffff == 0 && ctx.Err() != nil {
-			readErr = ctx.Err()
-			break
-		}
-		ev, err := src.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			readErr = err
-			break
-		}
-		events++
-		batch = low.Lower(ev, batch)
-		if len(batch) >= batchSize-16 {
-			full <- batch
-			batch = <-empty
-		}
-	}
+	batch, events, readErr := lowerEvents(ctx, src, low, <-empty, func(b []fstrace.Statement) []fstrace.Statement {
+		full <- b
+		return <-empty
+	})
 	full <- batch
 	close(full)
 	tr.ReadLower = time.Since(t0)
@@ -309,6 +295,60 @@ func Interpret(ctx context.Context, src tracer.Source, tr *TraceCounts, ignoreMi
 	tr.InterpWarnings = in.Warnings()
 	tr.RunningMarkerWriters = low.RunningMarkerWriters()
 	return in.Result(), readErr
+}
+
+// lowerEvents is the one read-and-lower loop (Interpret, Lower): it lowers
+// every event of src onto batch and hands it to flush when it is nearly
+// full, going on with the batch flush returns. It stops at the end of src,
+// at a read error, or when ctx is done (checked every 64Ki events, so that
+// an interrupt stops a long trace), and returns the last batch, the number
+// of events and the error that stopped it early (nil at the end of src).
+func lowerEvents(ctx context.Context, src tracer.Source, low *fstrace.Lowerer, batch []fstrace.Statement,
+	flush func([]fstrace.Statement) []fstrace.Statement) ([]fstrace.Statement, int64, error) {
+	var events int64
+	for {
+		if events&0xffff == 0 && ctx.Err() != nil {
+			return batch, events, ctx.Err()
+		}
+		ev, err := src.Next()
+		if err == io.EOF {
+			return batch, events, nil
+		}
+		if err != nil {
+			return batch, events, err
+		}
+		events++
+		batch = low.Lower(ev, batch)
+		if len(batch) >= batchSize-16 {
+			batch = flush(batch)
+		}
+	}
+}
+
+// Lower reads the trace at path (as Run does: strace text, compressed, a
+// -ff directory or "-") and writes its FStrace program to out, in the
+// textual form that Input.FStrace reads back (`fsmove lower`). The program
+// is the whole trace's, so it is printed once the trace is read. It returns
+// the trace's counts (malformed lines skipped, the lowering's counts); an
+// unreadable trace, or any read error under strict, is an *InputError.
+func Lower(ctx context.Context, path string, strict bool, out io.Writer) (*TraceCounts, error) {
+	r, err := strace.Open(path, ReaderOptions(strict))
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	defer r.Close()
+	low := fstrace.NewLowerer(puppet.Marker{})
+	stmts, events, readErr := lowerEvents(ctx, r, low, nil, func(b []fstrace.Statement) []fstrace.Statement { return b })
+	tr := &TraceCounts{Bytes: r.Bytes(), Lines: r.Lines(), Events: events, Malformed: r.Malformed(),
+		Lowering: low.Stats, RunningMarkerWriters: low.RunningMarkerWriters(),
+		ReaderWarnings: r.WarningCount(), Unfinished: r.Unfinished(), EndsMidLine: r.EndsMidLine()}
+	switch {
+	case errors.Is(readErr, context.Canceled) || errors.Is(readErr, context.DeadlineExceeded):
+		return tr, readErr
+	case readErr != nil:
+		return tr, &InputError{readErr}
+	}
+	return tr, fstrace.Print(out, stmts)
 }
 
 // mapManifestPaths rewrites each resource's manifest file from the

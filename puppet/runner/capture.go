@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/ebpf"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
@@ -149,29 +149,15 @@ func startHostTrace(containerID string, initPid int, outDir string) (*hostTrace,
 // drain writes events until the tracer is stopped and empty.
 func (h *hostTrace) drain() error {
 	bw := bufio.NewWriterSize(h.f, 1<<20)
-	w := strace.NewWriter(bw)
-	var werr error
-	for {
-		ev, err := h.t.Next()
-		if err == io.EOF {
-			break
-		}
-		var dropped *ebpf.ErrDropped
-		if errors.As(err, &dropped) {
-			break // Stop reports the count
-		}
-		if err != nil {
-			werr = err
-			break
-		}
-		if werr == nil {
-			werr = w.Write(ev)
-		}
+	_, err := tracer.Drain(h.t, strace.NewWriter(bw))
+	var dropped *ebpf.ErrDropped
+	if errors.As(err, &dropped) {
+		err = nil // Stop reports the count
 	}
-	if err := bw.Flush(); werr == nil {
-		werr = err
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
 	}
-	return werr
+	return err
 }
 
 // stop ends the capture once the apply has returned, and reports how many

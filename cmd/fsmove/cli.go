@@ -1,0 +1,155 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// cli is what every subcommand shares.
+type cli struct {
+	stdout, stderr io.Writer
+	// abort is closed by a second interrupt: it ends what fsmove run still
+	// saves after the first (nil: never).
+	abort <-chan struct{}
+}
+
+// newRootCmd builds the command line: cobra for GNU flags (--long, -s,
+// interspersed with the arguments, "--" ending them), help generated from
+// each command's text and flags, and shell completion (fsmove completion
+// bash). Errors are not printed here: exitCode says them once.
+func newRootCmd(c *cli) *cobra.Command {
+	cobra.EnableCommandSorting = false // --help lists the commands in the order added: the common ones first
+	root := &cobra.Command{
+		Use:           "fsmove",
+		Short:         "find missing ordering relationships and notifiers in Puppet code",
+		Args:          cobra.ArbitraryArgs, // an unknown command is said by RunE, with the usage
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	showVersion := root.Flags().Bool("version", false, "print fsmove's version")
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		switch {
+		case *showVersion:
+			return runVersion(c.stdout)
+		case len(args) == 0:
+			rootUsage(c.stderr, root)
+			return usageError{errSaid}
+		}
+		fmt.Fprintf(c.stderr, "fsmove: unknown command %q\n\n", args[0])
+		rootUsage(c.stderr, root)
+		return usageError{errSaid}
+	}
+	root.SetOut(c.stdout)
+	root.SetErr(c.stderr)
+	root.SetFlagErrorFunc(flagError)
+	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) {
+		if cmd == root {
+			rootUsage(cmd.OutOrStdout(), root)
+			return
+		}
+		commandHelp(cmd.OutOrStdout(), cmd)
+	})
+	root.AddCommand(
+		newRunCmd(c),
+		newAnalyzeCmd(c),
+		newLowerCmd(c),
+		newTraceCmd(c),
+		newImageCmd(c),
+		newBenchCmd(c),
+		newEBPFCmd(c),
+		newVersionCmd(c),
+	)
+	return root
+}
+
+// flagError makes a flag that cobra could not parse a usage error.
+func flagError(cmd *cobra.Command, err error) error {
+	return usagef("%v (see %s --help)", err, cmd.CommandPath())
+}
+
+// commandHelp prints a subcommand's help: its text (Long: synopsis and
+// description) and its flags.
+func commandHelp(w io.Writer, cmd *cobra.Command) {
+	fmt.Fprint(w, cmd.Long)
+	if !strings.HasSuffix(cmd.Long, "\n") {
+		fmt.Fprintln(w)
+	}
+	if cmd.HasAvailableFlags() {
+		fmt.Fprint(w, "\nFlags:\n", cmd.Flags().FlagUsagesWrapped(100))
+	}
+	if cmd.HasAvailableSubCommands() {
+		fmt.Fprintln(w, "\nCommands:")
+		for _, sub := range cmd.Commands() {
+			if sub.IsAvailableCommand() {
+				fmt.Fprintf(w, "  %-10s %s\n", sub.Name(), sub.Short)
+			}
+		}
+	}
+}
+
+// rootUsage prints fsmove's own help: the commands and the exit statuses.
+func rootUsage(w io.Writer, root *cobra.Command) {
+	fmt.Fprint(w, `fsmove finds missing ordering relationships (MOR) and missing notifiers (MN)
+in Puppet code by tracing one real "puppet apply".
+
+Usage:
+  fsmove <command> [flags] [arguments]
+
+Commands:
+`)
+	for _, cmd := range root.Commands() {
+		if cmd.IsAvailableCommand() {
+			fmt.Fprintf(w, "  %-10s %s\n", cmd.Name(), cmd.Short)
+		}
+	}
+	fmt.Fprint(w, `
+Run "fsmove <command> --help" for a command's flags, and
+"fsmove completion bash --help" to set up shell completion.
+
+Exit status (every command):
+  0  the analysis is complete and found nothing
+  1  findings (also when the analysis is incomplete: the report says so)
+  2  usage or input error, or an incomplete analysis without findings (the
+     trace ends early, no resource block recognised, another run's catalog;
+     --allow-incomplete makes that 0)
+  3  the run itself failed (Docker, Puppet, the tracer), timed out, or was
+     interrupted (SIGINT or SIGTERM); what was captured is kept in --out
+`)
+}
+
+// stringsFlag is a repeatable string flag (--filter, --modulepath):
+// each occurrence adds one value, commas included.
+func stringsFlag(fs *pflag.FlagSet, p *[]string, name, usage string) {
+	fs.StringArrayVar(p, name, nil, usage)
+}
+
+// noArgs is cobra.NoArgs as a usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected argument %q", args[0])
+	}
+	return nil
+}
+
+// closeFile closes f, a file fsmove wrote, and adds a failed close to *err
+// as a usageError naming what was written: a close can fail (a full disk,
+// NFS) and lose what was written. It outweighs errFindings: a report that
+// was not saved whole must not pass for one with findings.
+func closeFile(f *os.File, what string, err *error) {
+	cerr := f.Close()
+	if cerr == nil {
+		return
+	}
+	cerr = usagef("%s: %w", what, cerr)
+	if *err == nil || errors.Is(*err, errFindings) {
+		*err = cerr
+		return
+	}
+	*err = errors.Join(*err, cerr)
+}

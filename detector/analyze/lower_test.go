@@ -1,0 +1,138 @@
+package analyze
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// badArgTrace holds a call whose path is a pointer (a bad argument) and a
+// malformed line.
+const badArgTrace = `100 openat(AT_FDCWD, "/etc/foo", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3
+100 openat(AT_FDCWD, 0x7ffd1234, O_RDONLY) = 4
+this is not strace output
+100 exit_group(0)                     = ?
+100 +++ exited with 0 +++
+`
+
+func writeTrace(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "trace.log")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLower(t *testing.T) {
+	var out bytes.Buffer
+	tr, err := Lower(context.Background(), writeTrace(t, badArgTrace), false, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`100 hpath AT_FDCWD "/etc/foo" produced @1 openat`, "100 newfd 4 = anon @2 openat", "100 exit @5"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("program lacks %q:\n%s", want, out.String())
+		}
+	}
+	if tr.Malformed != 1 || tr.Lowering.BadArgs != 1 || tr.Events != 3 {
+		t.Errorf("counts: malformed %d, bad args %d, events %d; want 1, 1, 3 (exit_group is not read)", tr.Malformed, tr.Lowering.BadArgs, tr.Events)
+	}
+}
+
+func TestLowerErrors(t *testing.T) {
+	var out bytes.Buffer
+	_, err := Lower(context.Background(), writeTrace(t, badArgTrace), true, &out)
+	var ie *InputError
+	if !errors.As(err, &ie) {
+		t.Errorf("strict, malformed line: err = %v, want an InputError", err)
+	}
+	if _, err := Lower(context.Background(), filepath.Join(t.TempDir(), "nope.log"), false, &out); !errors.As(err, &ie) {
+		t.Errorf("missing trace: err = %v, want an InputError", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Lower(ctx, writeTrace(t, badArgTrace), false, &out); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: err = %v, want context.Canceled", err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("a failed Lower printed:\n%s", out.String())
+	}
+}
+
+// TestBadArgReachesReports checks that the lowering's count of bad
+// arguments reaches every report format: the text report's warning line,
+// JSON's stats and warnings, SARIF's notification and property bag.
+func TestBadArgReachesReports(t *testing.T) {
+	rep, _, err := Run(context.Background(), Input{Trace: writeTrace(t, badArgTrace), Catalog: "../testdata/catalog.json"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Stats.BadArgs != 1 {
+		t.Fatalf("Stats.BadArgs = %d, want 1", rep.Stats.BadArgs)
+	}
+	var text, js, sarif bytes.Buffer
+	if err := rep.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	if want := "warning: 1 calls whose path or fd argument could not be read"; !strings.Contains(text.String(), want) {
+		t.Errorf("text report lacks %q:\n%s", want, text.String())
+	}
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Stats struct {
+			BadArgs int64 `json:"bad_args"`
+		}
+		Warnings []struct {
+			Kind  string
+			Count int64
+		}
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Stats.BadArgs != 1 {
+		t.Errorf("JSON stats.bad_args = %d, want 1", doc.Stats.BadArgs)
+	}
+	found := false
+	for _, w := range doc.Warnings {
+		found = found || (strings.Contains(w.Kind, "path or fd argument could not be read") && w.Count == 1)
+	}
+	if !found {
+		t.Errorf("JSON warnings lack the bad argument: %+v", doc.Warnings)
+	}
+	if err := rep.WriteSARIF(&sarif); err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Runs []struct {
+			Invocations []struct {
+				Notes []struct {
+					Message struct{ Text string }
+				} `json:"toolExecutionNotifications"`
+				Properties struct{ BadArgs int64 } `json:"properties"`
+			}
+		}
+	}
+	if err := json.Unmarshal(sarif.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	inv := log.Runs[0].Invocations[0]
+	if inv.Properties.BadArgs != 1 {
+		t.Errorf("SARIF properties.badArgs = %d, want 1", inv.Properties.BadArgs)
+	}
+	found = false
+	for _, n := range inv.Notes {
+		found = found || strings.HasPrefix(n.Message.Text, "1 calls whose path or fd argument could not be read")
+	}
+	if !found {
+		t.Errorf("SARIF notifications lack the bad argument: %+v", inv.Notes)
+	}
+}
