@@ -56,6 +56,9 @@ type Finding struct {
 	// Waived: a waiver covers the pair, or every one of its paths.
 	Waived       bool
 	WaiverReason string
+	// Confirmation is set when the finding was re-applied to test it
+	// (fsmove run --confirm, fsmove confirm).
+	Confirmation *Confirmation
 }
 
 // Reported reports whether f counts as a fault: neither waived nor held

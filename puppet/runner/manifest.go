@@ -22,6 +22,9 @@ type Entry struct {
 	// order given, run after the modules are in place and before the
 	// traced apply (see setup.go). SitePP ignores them.
 	Setup []SetupStep `json:"setup,omitempty"`
+	// Append is Puppet code added after the entry: the relationship that
+	// fsmove confirm adds to force the reverse order of a finding.
+	Append string `json:"append,omitempty"`
 }
 
 // Param is one class parameter from --param key=value.
@@ -101,8 +104,21 @@ func checkClassName(class string) error {
 	return nil
 }
 
-// SitePP returns the entry manifest for module (the default class).
+// SitePP returns the entry manifest for module (the default class), with
+// Append after it.
 func (e Entry) SitePP(module string) (string, error) {
+	site, err := e.entrySite(module)
+	if err != nil || e.Append == "" {
+		return site, err
+	}
+	if !strings.HasSuffix(site, "\n") {
+		site += "\n"
+	}
+	return site + e.Append + "\n", nil
+}
+
+// entrySite is the entry manifest without Append.
+func (e Entry) entrySite(module string) (string, error) {
 	sources := 0
 	for _, set := range []bool{e.Class != "" || len(e.Params) > 0, e.Code != "", e.Manifest != ""} {
 		if set {

@@ -78,6 +78,9 @@ type StepRecord struct {
 // (Options.Untraced) not: its time is the apply's time.
 const StepApply = "apply"
 
+// StepThen is the name of the step that runs Options.Then.
+const StepThen = "then"
+
 // ApplyStep returns the record of the puppet apply step, or false when the
 // run did not get that far.
 func (r *RunRecord) ApplyStep() (StepRecord, bool) {

@@ -77,6 +77,12 @@ type Options struct {
 	// before anything is built (tests); nil leaves it to "puppet module
 	// install", whose failure says what to do offline.
 	ForgeCheck func(ctx context.Context) error
+	// Then, when set, runs after an apply that Puppet finished (whatever
+	// its status) and after the artifacts are copied out, in the same
+	// container before it is removed, as the step "then": fsmove confirm
+	// looks at the node, changes it and applies again through Node. Its
+	// error fails the run.
+	Then func(ctx context.Context, n *Node) error
 }
 
 // HoldStep waits HoldFor when Hold names step (tests only; see Hold).
@@ -400,6 +406,14 @@ func (r *run) run(ctx context.Context) (err error) {
 		return copyErr
 	}
 	r.setPuppetStatus()
+	if r.opts.Then != nil {
+		n := &Node{r: r, modulePath: modulePath}
+		if err := r.step(ctx, StepThen, "looking at the node", func(s *Step) (string, error) {
+			return "done", r.opts.Then(ctx, n)
+		}); err != nil {
+			return err
+		}
+	}
 	if r.rec.DroppedEvents > 0 && !r.opts.AllowDrops {
 		// The analysis still runs on what was captured, but the run
 		// cannot be trusted to be complete.

@@ -1,0 +1,180 @@
+package confirm
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/detector"
+	"github.com/fsmove/fsmove/puppet/runner"
+)
+
+// morApply is the apply of a MOR finding with the other order forced: the
+// entry manifest and a relationship that puts the consumer first, or,
+// when the run already showed the consumer failing first (Observed), the
+// producer first.
+func morApply(name string, f *detector.Finding, entry runner.Entry) (*apply, error) {
+	first, then := f.Consumer, f.Producer
+	if f.Observed {
+		first, then = f.Producer, f.Consumer
+	}
+	if first == nil || then == nil {
+		return nil, fmt.Errorf("the finding does not name both resources")
+	}
+	entry.Append = ForcedOrder(first, then)
+	return &apply{name: name, finding: f, entry: entry}, nil
+}
+
+// ForcedOrder is the Puppet code that applies first before then: a chaining
+// arrow between two resource references, titles quoted as Puppet strings.
+func ForcedOrder(first, then *catalog.Resource) string {
+	return refCode(first) + " -> " + refCode(then)
+}
+
+// refCode writes a reference in manifest syntax: File['/etc/x'], with the
+// title single-quoted (backslash and quote escaped).
+func refCode(r *catalog.Resource) string {
+	title := strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(r.Title)
+	return r.Type + "['" + title + "']"
+}
+
+// pathsOf lists a finding's paths.
+func pathsOf(f *detector.Finding) []string {
+	var paths []string
+	for _, p := range f.Paths {
+		paths = append(paths, p.Path)
+	}
+	return paths
+}
+
+// probeThen is the Then of a MOR or baseline apply: Puppet's errors and
+// the state of paths after the apply.
+func probeThen(a *apply, paths []string) func(ctx context.Context, n *runner.Node) error {
+	return func(ctx context.Context, n *runner.Node) error {
+		log, err := n.PuppetLog(ctx)
+		if err != nil {
+			return err
+		}
+		a.outcome.errors = runner.PuppetErrors(strings.NewReader(log), 200)
+		a.outcome.states, err = probe(ctx, n, paths)
+		return err
+	}
+}
+
+// failureKey is what two of Puppet's error lines share when they report
+// the same failure: the resource path of "Error: /Stage[main]/…/Exec[x]/
+// returns: change from …" (messages hold times and temporary names), or
+// the whole line.
+func failureKey(line string) string {
+	msg := strings.TrimPrefix(line, "Error: ")
+	if strings.HasPrefix(msg, "/") {
+		if i := strings.Index(msg, ": "); i > 0 {
+			return msg[:i]
+		}
+	}
+	return msg
+}
+
+// failures maps failure keys to their first error line.
+func failures(lines []string) map[string]string {
+	m := map[string]string{}
+	for _, l := range lines {
+		k := failureKey(l)
+		if _, ok := m[k]; !ok {
+			m[k] = l
+		}
+	}
+	return m
+}
+
+// morVerdict compares the forced apply with the two baselines.
+func morVerdict(f *detector.Finding, forced string, base1, base2, other outcome) detector.Confirmation {
+	c := detector.Confirmation{Forced: forced}
+	unknown := func(why string, evidence ...string) detector.Confirmation {
+		c.Verdict, c.Why, c.Evidence = detector.Unknown, why, evidence
+		return c
+	}
+	for _, b := range []outcome{base1, base2} {
+		if b.err != nil {
+			return unknown("the manifest as it is could not be applied: " + b.err.Error())
+		}
+	}
+	if other.err != nil {
+		return unknown(fmt.Sprintf("the apply with %s could not be made: %s", forced, other.err))
+	}
+	if other.status == runner.StatusCompileFailed {
+		for _, l := range other.errors {
+			if strings.Contains(l, "dependency cycle") {
+				return unknown("forcing "+forced+" makes a dependency cycle", l)
+			}
+		}
+		return unknown("Puppet could not compile the manifest with "+forced, other.errors...)
+	}
+
+	// Failures: new in the other order (in neither baseline), or gone
+	// from it (in both baselines).
+	f1, f2, fo := failures(base1.errors), failures(base2.errors), failures(other.errors)
+	var evidence []string
+	for _, k := range sortedKeys(fo) {
+		if _, ok := f1[k]; !ok {
+			if _, ok := f2[k]; !ok {
+				evidence = append(evidence, "new failure: "+fo[k])
+			}
+		}
+	}
+	for _, k := range sortedKeys(f1) {
+		if _, ok := f2[k]; ok {
+			if _, ok := fo[k]; !ok {
+				evidence = append(evidence, "failure gone: "+f1[k])
+			}
+		}
+	}
+	if len(evidence) > 0 {
+		c.Verdict, c.Why, c.Evidence = detector.Confirmed, "with "+forced+" Puppet's failures change", evidence
+		return c
+	}
+
+	// State of the finding's paths.
+	var unstable []string
+	compared := 0
+	for _, p := range pathsOf(f) {
+		s1, ok1 := base1.states[p]
+		s2, ok2 := base2.states[p]
+		so, oko := other.states[p]
+		if !ok1 || !ok2 || !oko {
+			continue
+		}
+		if !s1.Same(s2) {
+			unstable = append(unstable, fmt.Sprintf("unstable: %s is %s, then %s in two applies of the same manifest", p, s1, s2))
+			continue
+		}
+		compared++
+		if !so.Same(s1) {
+			evidence = append(evidence, fmt.Sprintf("%s: %s, with %s: %s", p, s1, forced, so))
+		}
+	}
+	if len(evidence) > 0 {
+		c.Verdict = detector.Confirmed
+		c.Why = fmt.Sprintf("with %s, %d of the finding's paths end in another state", forced, len(evidence))
+		c.Evidence = append(evidence, unstable...)
+		return c
+	}
+	if compared == 0 {
+		return unknown("no path of the finding is the same in two applies of the same manifest, and Puppet's failures do not change", unstable...)
+	}
+	c.Verdict = detector.Refuted
+	c.Why = fmt.Sprintf("with %s Puppet fails the same way and the %d stable paths end in the same state", forced, compared)
+	c.Evidence = unstable
+	return c
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
