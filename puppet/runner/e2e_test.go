@@ -16,41 +16,12 @@ import (
 	"time"
 
 	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/container/containertest"
 )
 
-// e2eEngine connects to Docker, makes sure the image exists, and checks
-// after the test that no container of fsmove's is left.
-func e2eEngine(t *testing.T) *container.Engine {
-	t.Helper()
-	required := os.Getenv("FSMOVE_E2E") == "1"
-	if testing.Short() && !required {
-		t.Skip("e2e test skipped in -short mode")
-	}
-	ctx := context.Background()
-	eng, err := container.Connect(ctx)
-	if err != nil {
-		if required {
-			t.Fatalf("FSMOVE_E2E=1 but Docker is unreachable: %v", err)
-		}
-		t.Skipf("Docker unreachable (set FSMOVE_E2E=1 to make this a failure): %v", err)
-	}
-	if _, err := eng.EnsureImage(ctx, container.ImageOptions{}); err != nil {
-		eng.Close()
-		t.Fatalf("image: %v", err)
-	}
-	t.Cleanup(func() {
-		defer eng.Close()
-		left, err := eng.Labelled(context.Background(), true)
-		if err != nil {
-			t.Errorf("list containers: %v", err)
-			return
-		}
-		if len(left) > 0 {
-			t.Errorf("containers labelled %s=%s left behind: %v", container.LabelKey, container.LabelValue, left)
-		}
-	})
-	return eng
-}
+// e2eEngine is containertest.Engine: a real engine, or a skip (a
+// failure in CI).
+func e2eEngine(t *testing.T) *container.Engine { return containertest.Engine(t) }
 
 func fixtureSpec(t *testing.T, name string) ModuleSpec {
 	t.Helper()

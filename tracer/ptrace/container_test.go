@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/container/containertest"
 	"github.com/fsmove/fsmove/puppet/runner"
 )
 
@@ -27,18 +28,7 @@ import (
 // returns it with a local work directory.
 func puppetContainer(ctx context.Context, t testing.TB, fixture string) (*container.Container, string) {
 	t.Helper()
-	required := os.Getenv("FSMOVE_E2E") == "1"
-	eng, err := container.Connect(ctx)
-	if err != nil {
-		if required {
-			t.Fatalf("FSMOVE_E2E=1 but Docker is unreachable: %v", err)
-		}
-		t.Skipf("Docker unreachable (set FSMOVE_E2E=1 to make this a failure): %v", err)
-	}
-	t.Cleanup(func() { eng.Close() })
-	if _, err := eng.EnsureImage(ctx, container.ImageOptions{}); err != nil {
-		t.Fatalf("image: %v", err)
-	}
+	eng := containertest.Engine(t)
 	root := filepath.Join("..", "..")
 	work := t.TempDir()
 	binData, err := staticFsmove()

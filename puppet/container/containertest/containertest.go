@@ -1,0 +1,46 @@
+// Package containertest gives end-to-end tests a real Docker Engine: one
+// rule for every package's Docker tests.
+package containertest
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/fsmove/fsmove/puppet/container"
+)
+
+// Required reports whether Docker must answer (FSMOVE_E2E=1, as CI sets
+// it): an unreachable engine is then a failure, not a skip.
+func Required() bool { return os.Getenv("FSMOVE_E2E") == "1" }
+
+// Engine connects to Docker and makes sure fsmove's image exists. It skips
+// the test in -short mode or when Docker is unreachable, unless Required;
+// after the test it checks that no container of fsmove's is left.
+func Engine(t testing.TB) *container.Engine {
+	t.Helper()
+	if testing.Short() && !Required() {
+		t.Skip("e2e test skipped in -short mode")
+	}
+	ctx := context.Background()
+	eng, err := container.Connect(ctx)
+	if err != nil {
+		if Required() {
+			t.Fatalf("FSMOVE_E2E=1 but Docker is unreachable: %v", err)
+		}
+		t.Skipf("Docker unreachable (set FSMOVE_E2E=1 to make this a failure): %v", err)
+	}
+	t.Cleanup(func() {
+		defer eng.Close()
+		left, err := eng.Labelled(context.Background(), true)
+		if err != nil {
+			t.Errorf("list containers: %v", err)
+		} else if len(left) > 0 {
+			t.Errorf("containers labelled %s=%s left behind: %v", container.LabelKey, container.LabelValue, left)
+		}
+	})
+	if _, err := eng.EnsureImage(ctx, container.ImageOptions{}); err != nil {
+		t.Fatalf("image: %v", err)
+	}
+	return eng
+}
