@@ -18,6 +18,29 @@ const (
 	Unknown Verdict = "unknown"
 )
 
+// ConfirmStats counts the verdicts of a report's confirmations and says
+// what they cost.
+type ConfirmStats struct {
+	Confirmed, Refuted, Unknown int
+	// Applies is the number of containers run; Seconds the wall time of
+	// all of them, ContainerSeconds the sum of their own times.
+	Applies          int
+	Seconds          float64
+	ContainerSeconds float64
+}
+
+// Add counts one verdict.
+func (s *ConfirmStats) Add(v Verdict) {
+	switch v {
+	case Confirmed:
+		s.Confirmed++
+	case Refuted:
+		s.Refuted++
+	default:
+		s.Unknown++
+	}
+}
+
 // Confirmation is the outcome of re-applying a module to test one finding.
 type Confirmation struct {
 	Verdict Verdict

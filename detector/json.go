@@ -23,6 +23,35 @@ type jsonReport struct {
 	Incomplete       []string      `json:"incomplete"`
 	Warnings         []jsonWarning `json:"warnings"`
 	Stats            jsonStats     `json:"stats"`
+	Confirm          *jsonConfirm  `json:"confirm,omitempty"`
+}
+
+type jsonConfirm struct {
+	Confirmed        int     `json:"confirmed"`
+	Refuted          int     `json:"refuted"`
+	Unknown          int     `json:"unknown"`
+	Applies          int     `json:"applies"`
+	Seconds          float64 `json:"seconds"`
+	ContainerSeconds float64 `json:"container_seconds"`
+}
+
+type jsonConfirmation struct {
+	Verdict  string   `json:"verdict"`
+	Why      string   `json:"why"`
+	Forced   string   `json:"forced,omitempty"`
+	Evidence []string `json:"evidence"`
+	Seconds  float64  `json:"seconds"`
+}
+
+func confirmationJSON(c *Confirmation) *jsonConfirmation {
+	if c == nil {
+		return nil
+	}
+	evidence := c.Evidence
+	if evidence == nil {
+		evidence = []string{}
+	}
+	return &jsonConfirmation{Verdict: string(c.Verdict), Why: c.Why, Forced: c.Forced, Evidence: evidence, Seconds: c.Seconds}
 }
 
 type jsonWarning struct {
@@ -45,6 +74,8 @@ type jsonFinding struct {
 	Commutes     bool           `json:"commutes"`
 	Waived       bool           `json:"waived"`
 	WaiverReason string         `json:"waiver_reason"`
+	// Confirmation is there when the finding was re-applied to test it.
+	Confirmation *jsonConfirmation `json:"confirmation,omitempty"`
 }
 
 type jsonResource struct {
@@ -150,6 +181,10 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		UnresolvedBlocks: append([]string{}, r.UnresolvedBlocks...),
 		UnusedWaivers:    []jsonWaiver{},
 	}
+	if c := r.Confirm; c != nil {
+		out.Confirm = &jsonConfirm{Confirmed: c.Confirmed, Refuted: c.Refuted, Unknown: c.Unknown,
+			Applies: c.Applies, Seconds: c.Seconds, ContainerSeconds: c.ContainerSeconds}
+	}
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		jf := jsonFinding{
@@ -166,6 +201,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 			Commutes:     f.Commutes,
 			Waived:       f.Waived,
 			WaiverReason: f.WaiverReason,
+			Confirmation: confirmationJSON(f.Confirmation),
 		}
 		for _, pc := range f.Paths {
 			jf.Paths = append(jf.Paths, jsonConflict{

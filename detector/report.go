@@ -111,6 +111,9 @@ type Report struct {
 	// around (malformed lines, fds never opened, catalog entries skipped).
 	Warnings []InputWarning
 	Stats    Stats
+	// Confirm, when set, counts the findings' confirmations and gives
+	// their cost (fsmove run --confirm, fsmove confirm).
+	Confirm *ConfirmStats
 }
 
 // InputWarning is one kind of input problem, counted.

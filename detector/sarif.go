@@ -85,13 +85,35 @@ type sarifMessage struct {
 }
 
 type sarifResult struct {
-	RuleID              string            `json:"ruleId"`
-	RuleIndex           int               `json:"ruleIndex"`
-	Level               string            `json:"level"`
-	Message             sarifMessage      `json:"message"`
-	Locations           []sarifLocation   `json:"locations,omitempty"`
-	RelatedLocations    []sarifLocation   `json:"relatedLocations,omitempty"`
-	PartialFingerprints map[string]string `json:"partialFingerprints"`
+	RuleID              string             `json:"ruleId"`
+	RuleIndex           int                `json:"ruleIndex"`
+	Level               string             `json:"level"`
+	Message             sarifMessage       `json:"message"`
+	Locations           []sarifLocation    `json:"locations,omitempty"`
+	RelatedLocations    []sarifLocation    `json:"relatedLocations,omitempty"`
+	PartialFingerprints map[string]string  `json:"partialFingerprints"`
+	Properties          *sarifConfirmation `json:"properties,omitempty"`
+}
+
+// sarifConfirmation is a result's property bag when the finding was
+// re-applied to test it: the verdict and its evidence (JSON's
+// "confirmation").
+type sarifConfirmation struct {
+	Confirmation         string   `json:"confirmation"`
+	ConfirmationWhy      string   `json:"confirmationWhy"`
+	ConfirmationForced   string   `json:"confirmationForced,omitempty"`
+	ConfirmationEvidence []string `json:"confirmationEvidence"`
+}
+
+func sarifConfirmationOf(c *Confirmation) *sarifConfirmation {
+	if c == nil {
+		return nil
+	}
+	evidence := c.Evidence
+	if evidence == nil {
+		evidence = []string{}
+	}
+	return &sarifConfirmation{Confirmation: string(c.Verdict), ConfirmationWhy: c.Why, ConfirmationForced: c.Forced, ConfirmationEvidence: evidence}
 }
 
 type sarifLocation struct {
@@ -174,6 +196,11 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 			PartialFingerprints: map[string]string{
 				"fsmovePair/v1": f.Kind.String() + ":" + f.Producer.Ref() + "|" + f.Consumer.Ref(),
 			},
+			Properties: sarifConfirmationOf(f.Confirmation),
+		}
+		if f.Confirmation != nil && f.Confirmation.Verdict == Refuted {
+			// Re-applying showed no difference: most likely not a fault.
+			res.Level = "note"
 		}
 		if loc, ok := sarifLocationOf(f.Consumer, r.SourceRoot); ok {
 			res.Locations = append(res.Locations, loc)
@@ -211,6 +238,9 @@ func sarifText(f *Finding) string {
 	}
 	if f.Observed {
 		fmt.Fprintf(&b, " It failed in this run: %s", f.ObservedError)
+	}
+	if c := f.Confirmation; c != nil {
+		fmt.Fprintf(&b, " Re-applied to test it: %s, %s.", c.Verdict, c.Why)
 	}
 	b.WriteString(" Fix: ")
 	b.WriteString(f.Fix)

@@ -144,6 +144,10 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		summary = "Faults found in an INCOMPLETE analysis (see above; there may be more): " + summary
 	}
 	fmt.Fprintln(t.w, t.style(ansiBold, summary))
+	if c := r.Confirm; c != nil {
+		fmt.Fprintf(t.w, "Confirmed by re-applying: %d confirmed, %d refuted, %d unknown (%d applies, %.0fs, %.0fs of container time)\n",
+			c.Confirmed, c.Refuted, c.Unknown, c.Applies, c.Seconds, c.ContainerSeconds)
+	}
 	return t.w.Flush()
 }
 
@@ -183,6 +187,15 @@ func (t *textWriter) finding(n int, f *Finding) {
 		fmt.Fprintf(t.w, "    %s (%s)\n", pc.Path, pc.Relation)
 		t.effect(pc.ProducerEffect.String(), pc.Producer, pc.ProducerEvidence)
 		t.effect(pc.ConsumerEffect.String(), pc.Consumer, pc.ConsumerEvidence)
+	}
+	if c := f.Confirmation; c != nil {
+		fmt.Fprintf(t.w, "  confirmation: %s: %s (%.0fs)\n", t.style(ansiBold, string(c.Verdict)), c.Why, c.Seconds)
+		if c.Forced != "" {
+			fmt.Fprintf(t.w, "    forced: %s\n", c.Forced)
+		}
+		for _, e := range c.Evidence {
+			fmt.Fprintf(t.w, "    %s\n", e)
+		}
 	}
 	fmt.Fprintf(t.w, "  fix: %s\n\n", t.style(ansiGreen, f.Fix))
 }

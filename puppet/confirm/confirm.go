@@ -51,28 +51,6 @@ type Options struct {
 	Log io.Writer
 }
 
-// Summary counts the verdicts and gives what the confirmations cost.
-type Summary struct {
-	Confirmed, Refuted, Unknown int
-	// Applies is the number of containers run; Seconds the wall time of
-	// all of them, ContainerSeconds the sum of their times.
-	Applies          int
-	Seconds          float64
-	ContainerSeconds float64
-}
-
-// Add counts one verdict.
-func (s *Summary) Add(v detector.Verdict) {
-	switch v {
-	case detector.Confirmed:
-		s.Confirmed++
-	case detector.Refuted:
-		s.Refuted++
-	default:
-		s.Unknown++
-	}
-}
-
 // An apply is one container of a confirmation: a baseline, a MOR
 // finding's forced order or a MN finding's re-apply.
 type apply struct {
@@ -99,7 +77,7 @@ type outcome struct {
 
 // Run confirms findings: it sets each one's Confirmation. Only MOR and MN
 // findings are tested; Run returns when every apply has ended or ctx has.
-func Run(ctx context.Context, eng *container.Engine, findings []*detector.Finding, o Options) (Summary, error) {
+func Run(ctx context.Context, eng *container.Engine, findings []*detector.Finding, o Options) (detector.ConfirmStats, error) {
 	start := time.Now()
 	if o.Workers < 1 {
 		o.Workers = 1
@@ -107,7 +85,7 @@ func Run(ctx context.Context, eng *container.Engine, findings []*detector.Findin
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	var sum Summary
+	var sum detector.ConfirmStats
 	var applies []*apply
 	var mors []*apply
 	var morPaths []string
