@@ -222,16 +222,26 @@ func runAnalyze(ctx context.Context, stdout, stderr io.Writer, args []string, af
 		}
 		defer pprof.StopCPUProfile()
 	}
-	return analyzeAndReport(ctx, stdout, stderr, in, rf, nil)
+	return analyzeAndReport(ctx, stdout, stderr, in, rf, reportHooks{})
 }
 
 // analyzeArtifacts analyzes a saved trace against a saved catalog and writes
-// the report; fsmove run calls it on the artifacts of its run, with its
-// context (an interrupt stops the analysis). beforeReport, when not nil, is
-// called once the analysis is done and before anything is written, so that
-// a progress line is cleared before the report appears under it.
-func analyzeArtifacts(ctx context.Context, stdout, stderr io.Writer, tracePath, catalogPath string, rf *reportFlags, beforeReport func()) error {
-	return analyzeAndReport(ctx, stdout, stderr, analyze.Input{Trace: tracePath, Catalog: catalogPath}, rf, beforeReport)
+// the report; fsmove run and fsmove confirm call it on the artifacts of a
+// run, with their context (an interrupt stops the analysis).
+func analyzeArtifacts(ctx context.Context, stdout, stderr io.Writer, tracePath, catalogPath string, rf *reportFlags, hooks reportHooks) error {
+	return analyzeAndReport(ctx, stdout, stderr, analyze.Input{Trace: tracePath, Catalog: catalogPath}, rf, hooks)
+}
+
+// reportHooks are what a caller of analyzeAndReport does between the
+// analysis and the report; either may be nil.
+type reportHooks struct {
+	// analyzed is called once the analysis is done and before anything is
+	// written, so that a progress line ends before the report appears
+	// under it.
+	analyzed func()
+	// confirm re-applies the findings to test them (--confirm) and sets
+	// their confirmations; its error fails the command.
+	confirm func(ctx context.Context, rep *detector.Report) error
 }
 
 // withRunRecord completes in from the run.json that fsmove run leaves beside
@@ -263,14 +273,14 @@ func withRunRecord(in analyze.Input) analyze.Input {
 // nil for a complete analysis without findings, errFindings, a usageError
 // for an input error or an incomplete analysis without findings (unless
 // --allow-incomplete), a runError when interrupted or out of time.
-func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.Input, rf *reportFlags, beforeReport func()) (err error) {
+func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.Input, rf *reportFlags, hooks reportHooks) (err error) {
 	dopts, err := rf.detectorOptions()
 	if err != nil {
 		return usageError{err}
 	}
 	rep, st, err := analyze.Run(ctx, withRunRecord(in), analyze.Options{Strict: rf.strict, Detector: dopts})
-	if beforeReport != nil {
-		beforeReport()
+	if hooks.analyzed != nil {
+		hooks.analyzed()
 	}
 	if err != nil {
 		var inputErr *analyze.InputError
@@ -283,6 +293,11 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 			return usageError{err}
 		}
 		return runError{err}
+	}
+	if hooks.confirm != nil {
+		if err := hooks.confirm(ctx, rep); err != nil {
+			return runError{err}
+		}
 	}
 
 	out := stdout

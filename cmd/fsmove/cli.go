@@ -58,6 +58,7 @@ func newRootCmd(c *cli) *cobra.Command {
 	root.AddCommand(
 		newRunCmd(c),
 		newAnalyzeCmd(c),
+		newConfirmCmd(c),
 		newLowerCmd(c),
 		newTraceCmd(c),
 		newImageCmd(c),

@@ -7,7 +7,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -18,34 +17,14 @@ import (
 	"testing"
 
 	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/container/containertest"
 	"github.com/fsmove/fsmove/puppet/runner"
 )
 
 // requireDocker skips (or, with FSMOVE_E2E=1, fails) when Docker is
-// unreachable, and checks after the test that no container is left.
-func requireDocker(t *testing.T) {
-	t.Helper()
-	required := os.Getenv("FSMOVE_E2E") == "1"
-	if testing.Short() && !required {
-		t.Skip("e2e test skipped in -short mode")
-	}
-	eng, err := container.Connect(context.Background())
-	if err != nil {
-		if required {
-			t.Fatalf("FSMOVE_E2E=1 but Docker is unreachable: %v", err)
-		}
-		t.Skipf("Docker unreachable (set FSMOVE_E2E=1 to make this a failure): %v", err)
-	}
-	t.Cleanup(func() {
-		defer eng.Close()
-		left, err := eng.Labelled(context.Background(), true)
-		if err != nil {
-			t.Errorf("list containers: %v", err)
-		} else if len(left) > 0 {
-			t.Errorf("containers of fsmove left behind: %v", left)
-		}
-	})
-}
+// unreachable, and checks after the test that no container is left
+// (containertest.Engine).
+func requireDocker(t *testing.T) { containertest.Engine(t) }
 
 // e2eFindings reads a JSON report's faults as "KIND producer consumer"
 // lines, with " observed" appended when the fault happened in the traced run

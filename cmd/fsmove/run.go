@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
 	"github.com/fsmove/fsmove/tracer/ebpf"
@@ -124,6 +125,8 @@ type runFlags struct {
 	keepArtifacts bool
 	verbose       bool
 	quiet         bool
+	confirm       bool
+	confirmFlags  *confirmFlags
 }
 
 func newRunCmd(c *cli) *cobra.Command {
@@ -154,6 +157,8 @@ func newRunCmd(c *cli) *cobra.Command {
 	fs.BoolVar(&f.keepArtifacts, "keep-artifacts", true, "keep the artifacts in --out after the analysis (false: use a temporary directory)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "show apt's and Puppet's output")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output (for CI)")
+	fs.BoolVar(&f.confirm, "confirm", false, "test each finding by re-applying the module untraced in fresh containers (see fsmove confirm --help); --timeout covers it")
+	f.confirmFlags = addConfirmFlags(fs)
 	rf := addReportFlags(fs)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return runRun(cmd.Context(), c.abort, c.stdout, c.stderr, args, &f, rf)
@@ -171,6 +176,9 @@ func runRun(ctx context.Context, abort <-chan struct{}, stdout, stderr io.Writer
 	}
 	if f.timeout <= 0 {
 		return usagef("--timeout %s: want a duration above 0 (e.g. 10m)", f.timeout)
+	}
+	if err := f.confirmFlags.check(); err != nil {
+		return usageError{err}
 	}
 	moduleArg := ""
 	switch {
@@ -228,7 +236,11 @@ func runRun(ctx context.Context, abort <-chan struct{}, stdout, stderr io.Writer
 		opts.OutDir = tmp
 	}
 	opts.Progress = runner.NewProgress(stderr, f.quiet)
-	return runAndAnalyze(ctx, stdout, stderr, eng, opts, rf, !f.keepArtifacts)
+	var confirm *confirmFlags
+	if f.confirm {
+		confirm = f.confirmFlags
+	}
+	return runAndAnalyze(ctx, stdout, stderr, eng, opts, rf, confirm, !f.keepArtifacts)
 }
 
 // runOptions turns the flags into runner options; an error is in the
@@ -334,11 +346,12 @@ func fsmoveBinary() string {
 	return p
 }
 
-// runAndAnalyze runs the traced apply, then analyzes its artifacts.
+// runAndAnalyze runs the traced apply, then analyzes its artifacts and,
+// with cf (--confirm), re-applies the findings to test them.
 // tempOut: --out is a temporary directory (--keep-artifacts=false), removed
 // on the way out. The analysis's own errors are said as fsmove analyze's,
 // as they would be by a later fsmove analyze of the artifacts.
-func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container.Engine, opts runner.Options, rf *reportFlags, tempOut bool) error {
+func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container.Engine, opts runner.Options, rf *reportFlags, cf *confirmFlags, tempOut bool) error {
 	rec, err := runner.Run(ctx, eng, opts)
 	if rec == nil {
 		var outErr *runner.OutDirError
@@ -390,9 +403,13 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 			step.Done("")
 		}
 	}
+	var confirm func(context.Context, *detector.Report) error
+	if cf != nil {
+		confirm = confirmHook(eng, opts, opts.OutDir, cf, rf.all, stderr)
+	}
 	code := exitRun
 	if ctx.Err() == nil {
-		analyzeErr := analyzeArtifacts(ctx, stdout, stderr, tracePath, catalogPath, rf, endStep)
+		analyzeErr := analyzeArtifacts(ctx, stdout, stderr, tracePath, catalogPath, rf, reportHooks{analyzed: endStep, confirm: confirm})
 		code = exitCode(stderr, "fsmove analyze", analyzeErr)
 	}
 	endStep()

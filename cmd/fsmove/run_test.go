@@ -220,7 +220,7 @@ func TestRunForceEmptiesTheEarlierRun(t *testing.T) {
 		t.Fatalf("%v, force %v", err, opts.Force)
 	}
 	opts.Progress = runner.NewProgress(&stderr, true)
-	err = runAndAnalyze(context.Background(), &stderr, &stderr, nil, opts, &reportFlags{format: "text", color: "never"}, false)
+	err = runAndAnalyze(context.Background(), &stderr, &stderr, nil, opts, &reportFlags{format: "text", color: "never"}, nil, false)
 	if code := exitCode(&stderr, "fsmove run", err); code != exitRun {
 		t.Errorf("exit %d, want %d", code, exitRun)
 	}

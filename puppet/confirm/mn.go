@@ -94,6 +94,15 @@ func startedAt(s string) (time.Time, bool) {
 	return t, err == nil
 }
 
+// timeText writes the probe's epoch time as systemd writes times.
+func timeText(epoch string) string {
+	t, ok := epochTime(epoch)
+	if !ok {
+		return epoch
+	}
+	return t.Format("Mon 2006-01-02 15:04:05.000000 MST")
+}
+
 // epochTime reads the probe's "1795662932.072192".
 func epochTime(s string) (time.Time, bool) {
 	sec, frac, _ := strings.Cut(s, ".")
@@ -180,7 +189,7 @@ func staleService(ctx context.Context, n node, f *detector.Finding, paths []stri
 	evidence := []string{
 		fmt.Sprintf("after the first apply: %s; %s is %s", before, path, orig),
 		fmt.Sprintf("changed out of band: %s is %s", path, changed[path]),
-		fmt.Sprintf("after the second apply (Puppet exit %d): %s is %s, changed at %s", rc, path, restored[path], restored[path].CTime),
+		fmt.Sprintf("after the second apply (Puppet exit %d): %s is %s, changed at %s", rc, path, restored[path], timeText(restored[path].CTime)),
 		fmt.Sprintf("after the second apply: %s", after),
 	}
 	evidence = append(evidence, runner.PuppetErrors(strings.NewReader(log), 5)...)

@@ -165,7 +165,11 @@ func morVerdict(f *detector.Finding, forced string, base1, base2, other outcome)
 		return unknown("no path of the finding is the same in two applies of the same manifest, and Puppet's failures do not change", unstable...)
 	}
 	c.Verdict = detector.Refuted
-	c.Why = fmt.Sprintf("with %s Puppet fails the same way and the %d stable paths end in the same state", forced, compared)
+	outcome := "Puppet succeeds as it does without it"
+	if len(fo) > 0 {
+		outcome = "Puppet fails on the same resources as without it"
+	}
+	c.Why = fmt.Sprintf("with %s %s, and the finding's %d stable path(s) end in the same state", forced, outcome, compared)
 	c.Evidence = unstable
 	return c
 }

@@ -16,6 +16,8 @@ type RunRecord struct {
 	FsmoveVersion string              `json:"fsmove_version"`
 	Module        ModuleSpec          `json:"module"`
 	Entry         Entry               `json:"entry"`
+	// ModulePath are the --modulepath directories, absolute, in order.
+	ModulePath []string `json:"module_path,omitempty"`
 	Image         container.ImageInfo `json:"image"`
 	Engine        string              `json:"engine_version,omitempty"`
 	ContainerID   string              `json:"container_id,omitempty"`

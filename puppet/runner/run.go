@@ -99,6 +99,8 @@ const (
 	PuppetLogFile = "puppet.log"
 	GraphsDir     = "graphs"
 	SiteFile      = "site.pp"
+	// ConfirmDir holds the applies of fsmove confirm, one directory each.
+	ConfirmDir = "confirm"
 )
 
 // NodeName, the container's hostname, is fixed so that Puppet's node name, and with it the
@@ -151,6 +153,7 @@ func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, 
 		Tracer:        opts.Tracer,
 		TracerNote:    opts.TracerNote,
 		Init:          opts.Init,
+		ModulePath:    absPaths(opts.ModulePath),
 		Started:       time.Now().UTC(),
 		Artifacts:     []string{},
 	}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fsmove/fsmove/detector"
+	"github.com/fsmove/fsmove/puppet/confirm"
+	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/runner"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+const confirmUsage = `Usage: fsmove confirm [flags] --out DIR
+
+Confirm the findings of an earlier "fsmove run" by applying its module again,
+untraced, in fresh containers. DIR is that run's --out: its run.json, site.pp,
+trace.log and catalog.json. The trace is analyzed again (give the report flags
+the run had: --package-notify, --filter, --waivers, --all, ...), and every
+finding it reports (with --all, the held-back ones too) is tested:
+
+MOR: the manifest is applied twice as it is, and once per finding with the
+other order forced: "Consumer -> Producer" appended to the entry manifest (or
+"Producer -> Consumer" when the consumer already failed in the run). Confirmed
+when Puppet fails where it did not (or stops failing), or when a path of the
+finding ends in another state (kind, mode, owner, content); paths that differ
+between the two plain applies are left out as unstable. Refuted when all is
+the same. Unknown when the order cannot be forced (a dependency cycle, a
+resource Puppet cannot find).
+
+MN: the manifest is applied, the producer's path changed out of band (a line
+appended to a file, a directory's mode changed) and the manifest applied
+again. Confirmed when Puppet restored the path and systemd did not restart
+the service (same invocation and start time): it runs with what it read
+before. Refuted when the service was restarted. A package producer, a path
+Puppet does not restore, a service that does not run: unknown.
+
+The report carries each finding's verdict with its evidence (text; JSON
+"confirmation"; SARIF result properties, and a refuted finding is a note) and
+the cost. Each apply's artifacts are kept in DIR/confirm/ (baseline-1,
+mor-N, mn-N: run.json, puppet.log, catalog.json).
+
+Exit status: as fsmove analyze's (1 when findings are reported, confirmed or
+not); 3 when Docker fails or the command is interrupted.
+`
+
+// confirmFlags are the flags of re-applying findings to test them, shared
+// by fsmove run --confirm and fsmove confirm.
+type confirmFlags struct {
+	workers int
+	timeout time.Duration
+}
+
+func addConfirmFlags(fs *pflag.FlagSet) *confirmFlags {
+	cf := &confirmFlags{}
+	fs.IntVar(&cf.workers, "workers", 2, "confirming applies that run at once, each in its own container")
+	fs.DurationVar(&cf.timeout, "confirm-timeout", 15*time.Minute, "limit for each confirming apply (one that exceeds it gives the verdict unknown)")
+	return cf
+}
+
+func (cf *confirmFlags) check() error {
+	if cf.workers < 1 {
+		return fmt.Errorf("--workers %d: want at least 1", cf.workers)
+	}
+	if cf.timeout <= 0 {
+		return fmt.Errorf("--confirm-timeout %s: want a duration above 0", cf.timeout)
+	}
+	return nil
+}
+
+// confirmHook re-applies the findings of a report in containers made with
+// opts (the run's); the applies' artifacts go to outDir/confirm.
+func confirmHook(eng *container.Engine, opts runner.Options, outDir string, cf *confirmFlags, all bool, stderr io.Writer) func(context.Context, *detector.Report) error {
+	return func(ctx context.Context, rep *detector.Report) error {
+		var findings []*detector.Finding
+		for i := range rep.Findings {
+			f := &rep.Findings[i]
+			if f.Reported() || (all && f.HeldBack && !f.Waived) {
+				findings = append(findings, f)
+			}
+		}
+		if len(findings) == 0 {
+			return nil
+		}
+		progress := opts.Progress
+		if progress == nil {
+			progress = runner.NewProgress(stderr, true)
+		}
+		step := progress.Start("confirm", fmt.Sprintf("re-applying to test %d finding(s), %d at once", len(findings), cf.workers))
+		stats, err := confirm.Run(ctx, eng, findings, confirm.Options{
+			Run:     opts,
+			OutDir:  filepath.Join(outDir, runner.ConfirmDir),
+			Workers: cf.workers,
+			Timeout: cf.timeout,
+			Log:     progress.Writer(stderr),
+		})
+		rep.Confirm = &stats
+		if err != nil && ctx.Err() == nil {
+			step.Fail(err.Error())
+			return err
+		}
+		if ctx.Err() != nil {
+			// Interrupted: the verdicts so far are reported, the rest
+			// say why they are unknown; the caller says the run stopped.
+			_, why := runner.StoppedStatus(ctx)
+			step.Fail(why)
+			return nil
+		}
+		step.Done(fmt.Sprintf("%d confirmed, %d refuted, %d unknown", stats.Confirmed, stats.Refuted, stats.Unknown))
+		return nil
+	}
+}
+
+func newConfirmCmd(c *cli) *cobra.Command {
+	var out string
+	var quiet bool
+	cmd := &cobra.Command{
+		Use:   "confirm",
+		Short: "confirm an earlier run's findings by re-applying its module in fresh containers",
+		Long:  confirmUsage,
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&out, "out", "", "the `DIR` of an earlier fsmove run (its --out)")
+	fs.BoolVar(&quiet, "quiet", false, "no progress output (for CI)")
+	cf := addConfirmFlags(fs)
+	rf := addReportFlags(fs)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return runConfirm(cmd.Context(), c.stdout, c.stderr, args, out, quiet, cf, rf)
+	}
+	return cmd
+}
+
+func runConfirm(ctx context.Context, stdout, stderr io.Writer, args []string, out string, quiet bool, cf *confirmFlags, rf *reportFlags) error {
+	switch {
+	case len(args) > 0:
+		return usagef("unexpected arguments %s: give the run's directory with --out DIR", strings.Join(args, " "))
+	case out == "":
+		return usagef("give the directory of an earlier fsmove run with --out DIR")
+	}
+	if err := rf.check(); err != nil {
+		return usageError{err}
+	}
+	if err := cf.check(); err != nil {
+		return usageError{err}
+	}
+	opts, err := runner.RerunOptions(out)
+	if err != nil {
+		return usageError{err}
+	}
+	opts.Progress = runner.NewProgress(stderr, quiet)
+	eng, err := container.Connect(ctx)
+	if err != nil {
+		return runError{err}
+	}
+	defer eng.Close()
+	tracePath := filepath.Join(out, runner.TraceFile)
+	catalogPath := filepath.Join(out, runner.CatalogFile)
+	err = analyzeArtifacts(ctx, stdout, stderr, tracePath, catalogPath, rf, reportHooks{
+		confirm: confirmHook(eng, opts, out, cf, rf.all, stderr),
+	})
+	if err == nil || errors.Is(err, errFindings) {
+		if ctx.Err() != nil {
+			_, why := runner.StoppedStatus(ctx)
+			return runError{fmt.Errorf("%s while confirming", why)}
+		}
+	}
+	return err
+}

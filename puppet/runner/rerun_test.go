@@ -1,0 +1,61 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fsmove/fsmove/puppet/container"
+)
+
+func TestRerunOptions(t *testing.T) {
+	dir, mod, deps := t.TempDir(), t.TempDir(), t.TempDir()
+	script := filepath.Join(t.TempDir(), "prep.sh")
+	if err := os.WriteFile(script, []byte("mkdir -p /srv\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := &RunRecord{
+		Module:     ModuleSpec{Raw: mod, Kind: SourceDir, Name: "m", Dir: mod},
+		Entry:      Entry{Class: "m::x", Setup: []SetupStep{{Command: "true"}, {File: script}}},
+		ModulePath: []string{deps},
+		Image:      container.ImageInfo{Tag: "fsmove/puppet:test"},
+		Init:       container.InitNone,
+	}
+	if err := rec.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RerunOptions(dir); err == nil || !strings.Contains(err.Error(), "entry manifest") {
+		t.Errorf("no site.pp: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, SiteFile), []byte("include m::x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts, err := RerunOptions(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := opts.Entry.SitePP(opts.Module.Name)
+	if err != nil || site != "include m::x\n" {
+		t.Errorf("site.pp %q, %v", site, err)
+	}
+	if opts.Module.Dir != mod || len(opts.ModulePath) != 1 || opts.ModulePath[0] != deps ||
+		opts.Image.Tag != "fsmove/puppet:test" || opts.Init != container.InitNone {
+		t.Errorf("options %+v", opts)
+	}
+	if len(opts.Entry.Setup) != 2 || string(opts.Entry.Setup[1].Script) != "mkdir -p /srv\n" {
+		t.Errorf("setup %+v", opts.Entry.Setup)
+	}
+	// The forced order of a confirmation goes after the saved manifest.
+	opts.Entry.Append = "Exec['a'] -> File['/b']"
+	if site, _ := opts.Entry.SitePP("m"); site != "include m::x\nExec['a'] -> File['/b']\n" {
+		t.Errorf("appended: %q", site)
+	}
+	os.RemoveAll(mod)
+	if _, err := RerunOptions(dir); err == nil || !strings.Contains(err.Error(), "is gone") {
+		t.Errorf("module gone: %v", err)
+	}
+	if _, err := RerunOptions(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no run") {
+		t.Errorf("empty dir: %v", err)
+	}
+}
