@@ -13,11 +13,11 @@ import (
 // RunRecord is run.json: what was run, how, and what came of it. Field
 // names are stable; new fields may be added.
 type RunRecord struct {
-	FsmoveVersion string              `json:"fsmove_version"`
-	Module        ModuleSpec          `json:"module"`
-	Entry         Entry               `json:"entry"`
+	FsmoveVersion string     `json:"fsmove_version"`
+	Module        ModuleSpec `json:"module"`
+	Entry         Entry      `json:"entry"`
 	// ModulePath are the --modulepath directories, absolute, in order.
-	ModulePath []string `json:"module_path,omitempty"`
+	ModulePath    []string            `json:"module_path,omitempty"`
 	Image         container.ImageInfo `json:"image"`
 	Engine        string              `json:"engine_version,omitempty"`
 	ContainerID   string              `json:"container_id,omitempty"`
