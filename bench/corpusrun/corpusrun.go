@@ -45,6 +45,10 @@ type Backend interface {
 	Untraced(ctx context.Context, engine int, opts runner.Options) (results.Untraced, error)
 	// Analyze analyzes dir's trace.log against its catalog.json.
 	Analyze(ctx context.Context, dir string) (results.Analysis, error)
+	// Confirm re-applies the reported findings of the run in dir to test
+	// them (fsmove confirm), replacing its report.json with one that
+	// carries the verdicts.
+	Confirm(ctx context.Context, dir string) (results.Confirm, error)
 }
 
 // Options configure a corpus run.
@@ -70,6 +74,10 @@ type Options struct {
 	// Untraced also times each module that applied cleanly without the
 	// tracer, in a second fresh container: it doubles the Puppet time.
 	Untraced bool
+	// Confirm re-applies the reported findings of each analyzed module
+	// (fsmove confirm, one container at a time per module) and counts the
+	// verdicts; its timeout is Timeout, for all of a module's findings.
+	Confirm bool
 	// Resume skips what a run directory already has: a finished run.json
 	// of the same entry (class, parameters, setup), analysis.json,
 	// untraced.json. Without it every module runs again.
@@ -90,7 +98,7 @@ func RunDir(outDir string, e corpus.Entry) string {
 
 // Work counts what a corpus run did, for "a resumed run does nothing new".
 type Work struct {
-	Traced, Analyzed, Untraced int
+	Traced, Analyzed, Untraced, Confirmed int
 }
 
 // Run runs every entry and returns one row per entry, in corpus order, and
@@ -154,6 +162,7 @@ feed:
 		work.Traced += o.work.Traced
 		work.Analyzed += o.work.Analyzed
 		work.Untraced += o.work.Untraced
+		work.Confirmed += o.work.Confirmed
 	}
 	return rows, work, ctx.Err()
 }
@@ -185,6 +194,7 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 		// A fresh run: drop what the bench added to an earlier one.
 		os.Remove(filepath.Join(dir, results.AnalysisJSON))
 		os.Remove(filepath.Join(dir, results.UntracedJSON))
+		os.Remove(filepath.Join(dir, results.ConfirmJSON))
 		os.Remove(filepath.Join(dir, results.ReportJSON))
 		os.RemoveAll(filepath.Join(dir, results.UntracedDir))
 		tctx, cancel := context.WithTimeout(ctx, timeout)
@@ -213,7 +223,26 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 		if err := results.WriteJSONFile(dir, results.AnalysisJSON, a); err != nil {
 			return results.Row{}, work, err
 		}
+		os.Remove(filepath.Join(dir, results.ConfirmJSON)) // a new report, not yet confirmed
 		work.Analyzed++
+	}
+
+	var a results.Analysis
+	if opts.Confirm && results.ReadJSONFile(dir, results.AnalysisJSON, &a) == nil && a.Exit == 1 &&
+		!fileExists(filepath.Join(dir, results.ConfirmJSON)) {
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		c, err := b.Confirm(cctx, dir)
+		cancel()
+		if ctx.Err() != nil {
+			return results.Row{}, work, ctx.Err()
+		}
+		if err != nil {
+			c = results.Confirm{Exit: 3, Error: err.Error(), Seconds: -1}
+		}
+		if err := results.WriteJSONFile(dir, results.ConfirmJSON, c); err != nil {
+			return results.Row{}, work, err
+		}
+		work.Confirmed++
 	}
 
 	if opts.Untraced && rec.Status == runner.StatusOK && !fileExists(filepath.Join(dir, results.UntracedJSON)) {

@@ -23,6 +23,7 @@ type fakeBackend struct {
 	traced   map[string]int
 	analyzed map[string]int
 	untraced map[string]int
+	confirm  map[string]int
 	engines  map[int]int
 	// cancel, when set, is called when the module of that name starts.
 	cancelOn string
@@ -30,7 +31,7 @@ type fakeBackend struct {
 }
 
 func newFake() *fakeBackend {
-	return &fakeBackend{traced: map[string]int{}, analyzed: map[string]int{}, untraced: map[string]int{}, engines: map[int]int{}}
+	return &fakeBackend{traced: map[string]int{}, analyzed: map[string]int{}, untraced: map[string]int{}, confirm: map[string]int{}, engines: map[int]int{}}
 }
 
 func (f *fakeBackend) Traced(ctx context.Context, engine int, opts runner.Options) (*runner.RunRecord, error) {
@@ -92,6 +93,47 @@ func (f *fakeBackend) Analyze(ctx context.Context, dir string) (results.Analysis
 	f.analyzed[filepath.Base(dir)]++
 	f.mu.Unlock()
 	return results.Analysis{Exit: 1, Seconds: 0.5, PeakRSSBytes: 1 << 20, Events: 10, Resources: 3, MOR: 1, MN: 2}, nil
+}
+
+func (f *fakeBackend) Confirm(ctx context.Context, dir string) (results.Confirm, error) {
+	f.mu.Lock()
+	f.confirm[filepath.Base(dir)]++
+	f.mu.Unlock()
+	return results.Confirm{Exit: 1, Seconds: 40, Confirmed: 2, Unknown: 1, Applies: 4}, nil
+}
+
+// TestConfirm: with Confirm, each analyzed module with findings is
+// confirmed once; a resumed bench does not confirm again, a new analysis
+// is confirmed again.
+func TestConfirm(t *testing.T) {
+	entries := testCorpus(t, fiveModules)
+	out := t.TempDir()
+	opts := Options{OutDir: out, Workers: 2, Timeout: 50 * time.Millisecond, Confirm: true, Resume: true}
+	f := newFake()
+	rows, work, err := Run(context.Background(), entries, f, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if work.Confirmed != 3 || f.confirm["puppet-module-a-compilefail"] != 0 || f.confirm["puppet-module-a-ok1"] != 1 {
+		t.Errorf("work %+v, confirmed %v; want the 3 analyzed modules", work, f.confirm)
+	}
+	for _, r := range rows {
+		analyzed := r.Analyzed()
+		if analyzed && (r.Confirmed != 2 || r.ConfirmUnknown != 1 || r.Refuted != 0 || r.ConfirmS != 40) {
+			t.Errorf("%s: %+v", r.Module, r)
+		}
+		if !analyzed && r.Confirmed != -1 {
+			t.Errorf("%s: not analyzed but confirmed: %+v", r.Module, r)
+		}
+	}
+	f2 := newFake()
+	if _, work, _ := Run(context.Background(), entries, f2, opts); work != (Work{}) {
+		t.Errorf("resumed: work %+v", work)
+	}
+	os.Remove(filepath.Join(RunDir(out, entries[0]), results.AnalysisJSON))
+	if _, work, _ := Run(context.Background(), entries, newFake(), opts); work != (Work{Analyzed: 1, Confirmed: 1}) {
+		t.Errorf("after a new analysis: work %+v, want 1 analysis and its confirmation", work)
+	}
 }
 
 func testCorpus(t *testing.T, text string) []corpus.Entry {

@@ -87,6 +87,54 @@ func roundMillis(d time.Duration) float64 {
 	return float64(d.Round(time.Millisecond)) / float64(time.Second)
 }
 
+// Confirm runs "fsmove confirm --out DIR --format json -o DIR/report.json"
+// (one container at a time: the bench's workers are the parallelism) and
+// reads the verdicts from the report.
+func (b *DockerBackend) Confirm(ctx context.Context, dir string) (results.Confirm, error) {
+	c := results.Confirm{Seconds: -1}
+	report := filepath.Join(dir, results.ReportJSON)
+	tmp := report + ".confirm"
+	cmd := exec.CommandContext(ctx, b.Fsmove, "confirm", "--quiet", "--workers", "1", "--out", dir, "--format", "json", "-o", tmp)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
+	c.Seconds = roundMillis(time.Since(start))
+	if cmd.ProcessState != nil {
+		c.Exit = cmd.ProcessState.ExitCode()
+	}
+	if ctx.Err() != nil {
+		os.Remove(tmp)
+		return c, fmt.Errorf("confirmation: %w", ctx.Err())
+	}
+	if err != nil && c.Exit != 1 {
+		os.Remove(tmp)
+		c.Error = firstLine(stderr.String())
+		if c.Error == "" {
+			c.Error = err.Error()
+		}
+		return c, nil
+	}
+	var rep struct {
+		Confirm *struct {
+			Confirmed, Refuted, Unknown, Applies int64
+		} `json:"confirm"`
+	}
+	data, err := os.ReadFile(tmp)
+	if err != nil {
+		return c, err
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return c, fmt.Errorf("%s: %w", tmp, err)
+	}
+	if rep.Confirm != nil {
+		c.Confirmed, c.Refuted, c.Unknown, c.Applies = rep.Confirm.Confirmed, rep.Confirm.Refuted, rep.Confirm.Unknown, rep.Confirm.Applies
+	}
+	// The confirmed report replaces the analysis's: the same findings,
+	// with their verdicts (findings.csv reads them from there).
+	return c, os.Rename(tmp, report)
+}
+
 // reportStats is the part of fsmove analyze's JSON report the bench reads.
 type reportStats struct {
 	Stats struct {

@@ -56,6 +56,16 @@ func Summary(w io.Writer, rows []results.Row, slowest int) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "findings: %d MOR, %d MN in %d modules\n", mor, mn, withFindings)
+	var confirmed, refuted, unknown, confirmedModules int64
+	for _, r := range rows {
+		if r.Confirmed >= 0 {
+			confirmed, refuted, unknown = confirmed+r.Confirmed, refuted+r.Refuted, unknown+r.ConfirmUnknown
+			confirmedModules++
+		}
+	}
+	if confirmedModules > 0 {
+		fmt.Fprintf(w, "re-applied to test them (%d modules): %d confirmed, %d refuted, %d unknown\n", confirmedModules, confirmed, refuted, unknown)
+	}
 	byTime := append([]results.Row(nil), rows...)
 	sort.SliceStable(byTime, func(i, j int) bool { return byTime[i].PuppetTracedS > byTime[j].PuppetTracedS })
 	if len(byTime) > slowest {

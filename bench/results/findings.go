@@ -25,10 +25,13 @@ type FindingRow struct {
 	Observed  bool
 	HeldBack  bool
 	Commutes  bool
+	// Confirmation is the verdict of re-applying the finding (confirmed,
+	// refuted, unknown; fsmove bench --confirm), "" when not confirmed.
+	Confirmation string
 }
 
 // FindingColumns is findings.csv's header.
-var FindingColumns = []string{"module", "kind", "producer", "consumer", "relations", "paths", "observed", "held_back", "commutes"}
+var FindingColumns = []string{"module", "kind", "producer", "consumer", "relations", "paths", "observed", "held_back", "commutes", "confirmation"}
 
 // reportFindings is the part of fsmove's JSON report (detector/SCHEMA.md)
 // that findings.csv lists.
@@ -48,6 +51,10 @@ type reportFindings struct {
 		HeldBack bool `json:"held_back"`
 		Commutes bool `json:"commutes"`
 		Waived   bool `json:"waived"`
+		// Confirmation is in the report fsmove confirm wrote over it.
+		Confirmation *struct {
+			Verdict string `json:"verdict"`
+		} `json:"confirmation"`
 	} `json:"findings"`
 }
 
@@ -74,9 +81,13 @@ func FindingsFromRunDir(module, dir string) ([]FindingRow, error) {
 			}
 		}
 		slices.Sort(rels)
-		out = append(out, FindingRow{Module: module, Kind: f.Kind, Producer: f.Producer.Ref, Consumer: f.Consumer.Ref,
+		row := FindingRow{Module: module, Kind: f.Kind, Producer: f.Producer.Ref, Consumer: f.Consumer.Ref,
 			Relations: strings.Join(rels, "+"), Paths: len(f.Paths), Observed: f.Observed,
-			HeldBack: f.HeldBack, Commutes: f.Commutes})
+			HeldBack: f.HeldBack, Commutes: f.Commutes}
+		if f.Confirmation != nil {
+			row.Confirmation = f.Confirmation.Verdict
+		}
+		out = append(out, row)
 	}
 	return out, nil
 }
@@ -102,7 +113,7 @@ func WriteFindingsCSV(w io.Writer, rows []FindingRow) error {
 	}
 	for _, f := range rows {
 		rec := []string{f.Module, f.Kind, f.Producer, f.Consumer, f.Relations, strconv.Itoa(f.Paths),
-			strconv.FormatBool(f.Observed), strconv.FormatBool(f.HeldBack), strconv.FormatBool(f.Commutes)}
+			strconv.FormatBool(f.Observed), strconv.FormatBool(f.HeldBack), strconv.FormatBool(f.Commutes), f.Confirmation}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
@@ -117,7 +128,8 @@ func ReadFindingsCSV(r io.Reader) ([]FindingRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(recs) == 0 || !slices.Equal(recs[0], FindingColumns) {
+	// A table written before confirmations lacks the last column.
+	if len(recs) == 0 || !(slices.Equal(recs[0], FindingColumns) || slices.Equal(recs[0], FindingColumns[:len(FindingColumns)-1])) {
 		return nil, fmt.Errorf("findings table: header is not %s", strings.Join(FindingColumns, ","))
 	}
 	var out []FindingRow
@@ -126,8 +138,12 @@ func ReadFindingsCSV(r io.Reader) ([]FindingRow, error) {
 		if err != nil {
 			return nil, fmt.Errorf("findings table line %d: paths %q", i+2, rec[5])
 		}
-		out = append(out, FindingRow{Module: rec[0], Kind: rec[1], Producer: rec[2], Consumer: rec[3], Relations: rec[4],
-			Paths: n, Observed: rec[6] == "true", HeldBack: rec[7] == "true", Commutes: rec[8] == "true"})
+		row := FindingRow{Module: rec[0], Kind: rec[1], Producer: rec[2], Consumer: rec[3], Relations: rec[4],
+			Paths: n, Observed: rec[6] == "true", HeldBack: rec[7] == "true", Commutes: rec[8] == "true"}
+		if len(rec) > 9 {
+			row.Confirmation = rec[9]
+		}
+		out = append(out, row)
 	}
 	return out, nil
 }

@@ -65,12 +65,19 @@ type Row struct {
 	PeakMemBytes    int64   `json:"peak_mem_bytes"`
 	MOR             int64   `json:"mor"`
 	MN              int64   `json:"mn"`
+	// The verdicts of re-applying the reported findings (fsmove bench
+	// --confirm) and the time it took; -1 when not confirmed.
+	Confirmed      int64   `json:"confirmed"`
+	Refuted        int64   `json:"refuted"`
+	ConfirmUnknown int64   `json:"confirm_unknown"`
+	ConfirmS       float64 `json:"confirm_s"`
 }
 
 // Columns are the CSV header, in order; each is a JSON field name of Row.
 var Columns = []string{
 	"module", "version", "status", "category", "first_error", "tracer", "puppet_untraced_s", "puppet_traced_s",
 	"trace_bytes", "events", "resources", "analysis_s", "peak_mem_bytes", "mor", "mn",
+	"confirmed", "refuted", "confirm_unknown", "confirm_s",
 }
 
 // Findings is MOR+MN, 0 when the module was not analyzed.
@@ -104,6 +111,19 @@ type Analysis struct {
 	MN           int64   `json:"mn"`
 }
 
+// Confirm is confirm.json: what "fsmove confirm" said of the reported
+// findings of the run (fsmove bench --confirm).
+type Confirm struct {
+	// Exit is fsmove confirm's status (1: findings, as fsmove analyze's).
+	Exit      int     `json:"exit"`
+	Error     string  `json:"error,omitempty"`
+	Seconds   float64 `json:"seconds"`
+	Confirmed int64   `json:"confirmed"`
+	Refuted   int64   `json:"refuted"`
+	Unknown   int64   `json:"unknown"`
+	Applies   int64   `json:"applies"`
+}
+
 // Untraced is untraced.json: the time of the same puppet apply without a
 // tracer, in its own fresh container.
 type Untraced struct {
@@ -116,6 +136,7 @@ type Untraced struct {
 const (
 	AnalysisJSON = "analysis.json"
 	UntracedJSON = "untraced.json"
+	ConfirmJSON  = "confirm.json"
 	ReportJSON   = "report.json" // fsmove analyze's JSON report
 	UntracedDir  = "untraced"    // the untraced run's own run directory
 	RunsDir      = "runs"        // OUT/runs/<module>: one run directory per module
@@ -181,6 +202,7 @@ func FromRunDir(module, version, dir string) (Row, error) {
 		PuppetUntracedS: -1, PuppetTracedS: -1,
 		TraceBytes: rec.TraceBytes, Events: -1, Resources: -1,
 		AnalysisS: -1, PeakMemBytes: -1, MOR: -1, MN: -1,
+		Confirmed: -1, Refuted: -1, ConfirmUnknown: -1, ConfirmS: -1,
 	}
 	if row.Version == "" {
 		row.Version = moduleVersion(rec)
@@ -194,6 +216,10 @@ func FromRunDir(module, version, dir string) (Row, error) {
 	var u Untraced
 	if err := ReadJSONFile(dir, UntracedJSON, &u); err == nil && u.Error == "" && u.Seconds > 0 {
 		row.PuppetUntracedS = u.Seconds
+	}
+	var c Confirm
+	if err := ReadJSONFile(dir, ConfirmJSON, &c); err == nil && c.Error == "" {
+		row.Confirmed, row.Refuted, row.ConfirmUnknown, row.ConfirmS = c.Confirmed, c.Refuted, c.Unknown, c.Seconds
 	}
 	var a Analysis
 	if err := ReadJSONFile(dir, AnalysisJSON, &a); err == nil {
@@ -313,6 +339,8 @@ func WriteCSV(w io.Writer, rows []Row) error {
 			strconv.FormatInt(r.TraceBytes, 10), strconv.FormatInt(r.Events, 10),
 			strconv.FormatInt(r.Resources, 10), formatSeconds(r.AnalysisS),
 			strconv.FormatInt(r.PeakMemBytes, 10), strconv.FormatInt(r.MOR, 10), strconv.FormatInt(r.MN, 10),
+			strconv.FormatInt(r.Confirmed, 10), strconv.FormatInt(r.Refuted, 10), strconv.FormatInt(r.ConfirmUnknown, 10),
+			formatSeconds(r.ConfirmS),
 		})
 	}
 	cw.Flush()
@@ -328,7 +356,8 @@ func formatSeconds(s float64) string {
 
 // optionalColumns came after the first committed tables: a table without
 // them reads with "" in their place.
-var optionalColumns = map[string]bool{"category": true, "tracer": true}
+var optionalColumns = map[string]bool{"category": true, "tracer": true,
+	"confirmed": true, "refuted": true, "confirm_unknown": true, "confirm_s": true}
 
 // ReadCSV reads a table written by WriteCSV. The header must have every
 // column of Columns (in any order; extra columns are ignored).
@@ -364,6 +393,8 @@ func ReadCSV(r io.Reader) ([]Row, error) {
 			TraceBytes: p.int("trace_bytes"), Events: p.int("events"), Resources: p.int("resources"),
 			AnalysisS: p.float("analysis_s"), PeakMemBytes: p.int("peak_mem_bytes"),
 			MOR: p.int("mor"), MN: p.int("mn"),
+			Confirmed: p.intOr("confirmed", -1), Refuted: p.intOr("refuted", -1),
+			ConfirmUnknown: p.intOr("confirm_unknown", -1), ConfirmS: p.floatOr("confirm_s", -1),
 		}
 		if p.err != nil {
 			line, _ := cr.FieldPos(0)
@@ -400,6 +431,22 @@ func (p *fieldParser) int(name string) int64 {
 	return v
 }
 
+// intOr is int for an optional column: def when the table has no such column.
+func (p *fieldParser) intOr(name string, def int64) int64 {
+	if _, ok := p.col[name]; !ok {
+		return def
+	}
+	return p.int(name)
+}
+
+// floatOr is float for an optional column.
+func (p *fieldParser) floatOr(name string, def float64) float64 {
+	if _, ok := p.col[name]; !ok {
+		return def
+	}
+	return p.float(name)
+}
+
 func (p *fieldParser) float(name string) float64 {
 	v, err := strconv.ParseFloat(p.str(name), 64)
 	if err != nil && p.err == nil {
@@ -425,6 +472,10 @@ type jsonRow struct {
 	PeakMemBytes    *int64   `json:"peak_mem_bytes"`
 	MOR             *int64   `json:"mor"`
 	MN              *int64   `json:"mn"`
+	Confirmed       *int64   `json:"confirmed"`
+	Refuted         *int64   `json:"refuted"`
+	ConfirmUnknown  *int64   `json:"confirm_unknown"`
+	ConfirmS        *float64 `json:"confirm_s"`
 }
 
 func optFloat(v float64) *float64 {
@@ -455,6 +506,8 @@ func WriteJSON(w io.Writer, rows []Row) error {
 			TraceBytes: optInt(r.TraceBytes), Events: optInt(r.Events), Resources: optInt(r.Resources),
 			AnalysisS: optFloat(r.AnalysisS), PeakMemBytes: optInt(r.PeakMemBytes),
 			MOR: optInt(r.MOR), MN: optInt(r.MN),
+			Confirmed: optInt(r.Confirmed), Refuted: optInt(r.Refuted), ConfirmUnknown: optInt(r.ConfirmUnknown),
+			ConfirmS: optFloat(r.ConfirmS),
 		})
 	}
 	enc := json.NewEncoder(w)
@@ -489,6 +542,7 @@ func ReadJSON(r io.Reader) ([]Row, error) {
 			PuppetUntracedS: f(m.PuppetUntracedS), PuppetTracedS: f(m.PuppetTracedS),
 			TraceBytes: n(m.TraceBytes), Events: n(m.Events), Resources: n(m.Resources),
 			AnalysisS: f(m.AnalysisS), PeakMemBytes: n(m.PeakMemBytes), MOR: n(m.MOR), MN: n(m.MN),
+			Confirmed: n(m.Confirmed), Refuted: n(m.Refuted), ConfirmUnknown: n(m.ConfirmUnknown), ConfirmS: f(m.ConfirmS),
 		})
 	}
 	return rows, nil

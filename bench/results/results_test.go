@@ -55,9 +55,22 @@ func TestFromRunDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Row{Module: "mymod", Version: "1.2.3", Status: StatusOK, PuppetUntracedS: 4.3, PuppetTracedS: 21.5,
-		TraceBytes: 12345678, Events: 400000, Resources: 7, AnalysisS: 0.25, PeakMemBytes: 30 << 20, MOR: 2, MN: 1}
+		TraceBytes: 12345678, Events: 400000, Resources: 7, AnalysisS: 0.25, PeakMemBytes: 30 << 20, MOR: 2, MN: 1,
+		Confirmed: -1, Refuted: -1, ConfirmUnknown: -1, ConfirmS: -1}
 	if row != want {
 		t.Errorf("row = %+v\nwant  %+v", row, want)
+	}
+	// fsmove bench --confirm's counts join the row.
+	if err := WriteJSONFile(dir, ConfirmJSON, Confirm{Exit: 1, Seconds: 61.5, Confirmed: 2, Unknown: 1, Applies: 4}); err != nil {
+		t.Fatal(err)
+	}
+	row, err = FromRunDir("mymod", "1.2.3", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.Confirmed, want.Refuted, want.ConfirmUnknown, want.ConfirmS = 2, 0, 1, 61.5
+	if row != want {
+		t.Errorf("confirmed row = %+v\nwant  %+v", row, want)
 	}
 	if s := row.Slowdown(); s < 4.99 || s > 5.01 {
 		t.Errorf("slowdown = %v, want 21.5/4.3 = 5", s)

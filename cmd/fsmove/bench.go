@@ -32,6 +32,12 @@ missing dependencies of the committed parameters file laid over it
 (bench/corpus/debian-params.txt, or --params), and writes it to
 OUT/corpus.txt. Writes OUT/runs/<module>/ per module and OUT/results.csv,
 results.json, results.html and the figures.
+
+--confirm re-applies the reported findings of every module that has some
+(fsmove confirm, one container at a time per module, within --timeout):
+results.csv gains the counts of confirmed, refuted and unknown findings and
+the time, findings.csv each finding's verdict, and report.json in the run
+directory the evidence.
 `
 
 // benchFlags are fsmove bench's flags.
@@ -45,6 +51,7 @@ type benchFlags struct {
 	seccompBPF bool
 	init       string
 	untraced   bool
+	confirm    bool
 	resume     bool
 	image      string
 	quiet      bool
@@ -68,6 +75,7 @@ func newBenchCmd(c *cli) *cobra.Command {
 	fs.BoolVar(&f.seccompBPF, "seccomp-bpf", true, "let strace filter in the kernel (--seccomp-bpf)")
 	fs.StringVar(&f.init, "init", string(container.InitSystemd), "the containers' PID 1: systemd or none")
 	fs.BoolVar(&f.untraced, "untraced", false, "also time each cleanly applied module without the tracer (a second container: doubles Puppet's time)")
+	fs.BoolVar(&f.confirm, "confirm", false, "re-apply each module's reported findings to test them (fsmove confirm): confirmed, refuted or unknown")
 	fs.BoolVar(&f.resume, "resume", false, "skip what the run directories already hold (finished runs, analyses, untraced times)")
 	fs.StringVar(&f.image, "image", container.DefaultImage, "Docker image")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
@@ -177,15 +185,15 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 	start := time.Now()
 	rows, work, err := corpusrun.Run(ctx, entries, &corpusrun.DockerBackend{Engines: engines, Fsmove: self}, corpusrun.Options{
 		OutDir: f.out, Workers: f.workers, Engines: len(engines), Timeout: f.timeout,
-		Tracer: tracerName, TracerBinary: fsmoveBinary(), SeccompBPF: f.seccompBPF, Init: initMode, Untraced: f.untraced, Resume: f.resume,
+		Tracer: tracerName, TracerBinary: fsmoveBinary(), SeccompBPF: f.seccompBPF, Init: initMode, Untraced: f.untraced, Confirm: f.confirm, Resume: f.resume,
 		Image: imgOpts, Progress: progress, FsmoveVersion: version,
 	})
 	if werr := report.WriteFiles(f.out, "fsmove bench: "+filepath.Base(corpusPath), rows); werr != nil {
 		return runError{werr}
 	}
 	report.Summary(stdout, rows, 5)
-	fmt.Fprintf(stdout, "work done: %d traced runs, %d analyses, %d untraced runs in %s; results in %s\n",
-		work.Traced, work.Analyzed, work.Untraced, time.Since(start).Round(time.Second), filepath.Join(f.out, "results.html"))
+	fmt.Fprintf(stdout, "work done: %d traced runs, %d analyses, %d untraced runs, %d confirmations in %s; results in %s\n",
+		work.Traced, work.Analyzed, work.Untraced, work.Confirmed, time.Since(start).Round(time.Second), filepath.Join(f.out, "results.html"))
 	if err != nil {
 		return runError{fmt.Errorf("%w (%d of %d modules have results; --resume continues)", err, len(rows), len(entries))}
 	}

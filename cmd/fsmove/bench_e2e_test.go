@@ -92,6 +92,39 @@ func TestBenchE2E(t *testing.T) {
 	if string(before) != string(after) {
 		t.Errorf("results.csv changed on resume:\n%s\n---\n%s", before, after)
 	}
+
+	// Resumed with --confirm: only the module with a finding is re-applied,
+	// and its verdict reaches results.csv and findings.csv.
+	third := bench("--resume", "--confirm")
+	if !strings.Contains(third, "work done: 0 traced runs, 0 analyses, 0 untraced runs, 1 confirmations") {
+		t.Errorf("bench --resume --confirm:\n%s", third)
+	}
+	csvFile, err = os.Open(filepath.Join(out, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err = results.ReadCSV(csvFile)
+	csvFile.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		switch {
+		case r.Module == "mor_exec_reads_file" && (r.Confirmed+r.Refuted+r.ConfirmUnknown != 1 || r.ConfirmS <= 0):
+			t.Errorf("%s: confirmed %d refuted %d unknown %d in %vs; want one verdict", r.Module, r.Confirmed, r.Refuted, r.ConfirmUnknown, r.ConfirmS)
+		case r.Module != "mor_exec_reads_file" && r.Confirmed != -1:
+			t.Errorf("%s: confirmed %d without findings", r.Module, r.Confirmed)
+		}
+	}
+	ff, err := os.Open(filepath.Join(out, "findings.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	findings, err := results.ReadFindingsCSV(ff)
+	ff.Close()
+	if err != nil || len(findings) != 1 || findings[0].Confirmation != "confirmed" {
+		t.Errorf("findings.csv: %+v, %v; want the MOR of mor_exec_reads_file confirmed", findings, err)
+	}
 }
 
 // checkRowAgainstRunDir compares a CSV row's numbers with the files of its
