@@ -5,48 +5,26 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// e2eConfirmations reads a JSON report's findings as "KIND producer
-// consumer" with their verdict, evidence and why, and the report's counts.
+// e2eConfirmations reads a JSON report's verdicts and their why, forced
+// order and evidence by finding ("KIND producer consumer"), and the number
+// of applies the confirmations took.
 func e2eConfirmations(t *testing.T, report []byte) (verdicts map[string]string, evidence map[string]string, applies int) {
 	t.Helper()
-	var r struct {
-		Findings []struct {
-			Kind     string `json:"kind"`
-			Producer struct {
-				Ref string `json:"ref"`
-			} `json:"producer"`
-			Consumer struct {
-				Ref string `json:"ref"`
-			} `json:"consumer"`
-			Confirmation *struct {
-				Verdict  string   `json:"verdict"`
-				Why      string   `json:"why"`
-				Forced   string   `json:"forced"`
-				Evidence []string `json:"evidence"`
-			} `json:"confirmation"`
-		} `json:"findings"`
-		Confirm *struct {
-			Applies int `json:"applies"`
-		} `json:"confirm"`
-	}
-	if err := json.Unmarshal(report, &r); err != nil {
-		t.Fatalf("report: %v\n%s", err, report)
-	}
+	r := readE2EReport(t, report)
 	verdicts, evidence = map[string]string{}, map[string]string{}
 	for _, f := range r.Findings {
-		key := f.Kind + " " + f.Producer.Ref + " " + f.Consumer.Ref
-		if f.Confirmation == nil {
-			verdicts[key] = "none"
+		c := f.Confirmation
+		if c == nil {
+			verdicts[f.key()] = "none"
 			continue
 		}
-		verdicts[key] = f.Confirmation.Verdict
-		evidence[key] = f.Confirmation.Why + "\n" + f.Confirmation.Forced + "\n" + strings.Join(f.Confirmation.Evidence, "\n")
+		verdicts[f.key()] = c.Verdict
+		evidence[f.key()] = c.Why + "\n" + c.Forced + "\n" + strings.Join(c.Evidence, "\n")
 	}
 	if r.Confirm != nil {
 		applies = r.Confirm.Applies

@@ -31,28 +31,12 @@ func requireDocker(t *testing.T) { containertest.Engine(t) }
 // itself. Findings a detector rule held back are not faults: left out.
 func e2eFindings(t *testing.T, report []byte) []string {
 	t.Helper()
-	var r struct {
-		Findings []struct {
-			Kind     string `json:"kind"`
-			Producer struct {
-				Ref string `json:"ref"`
-			} `json:"producer"`
-			Consumer struct {
-				Ref string `json:"ref"`
-			} `json:"consumer"`
-			Observed bool `json:"observed"`
-			HeldBack bool `json:"held_back"`
-		} `json:"findings"`
-	}
-	if err := json.Unmarshal(report, &r); err != nil {
-		t.Fatalf("JSON report: %v\n%.500s", err, report)
-	}
 	out := []string{}
-	for _, f := range r.Findings {
+	for _, f := range readE2EReport(t, report).Findings {
 		if f.HeldBack {
 			continue
 		}
-		line := f.Kind + " " + f.Producer.Ref + " " + f.Consumer.Ref
+		line := f.key()
 		if f.Observed {
 			line += " observed"
 		}
@@ -60,6 +44,44 @@ func e2eFindings(t *testing.T, report []byte) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// e2eReport is what the end-to-end tests read of a JSON report.
+type e2eReport struct {
+	Findings []e2eFinding `json:"findings"`
+	Confirm  *struct {
+		Applies int `json:"applies"`
+	} `json:"confirm"`
+}
+
+type e2eFinding struct {
+	Kind     string `json:"kind"`
+	Producer struct {
+		Ref string `json:"ref"`
+	} `json:"producer"`
+	Consumer struct {
+		Ref string `json:"ref"`
+	} `json:"consumer"`
+	Observed     bool `json:"observed"`
+	HeldBack     bool `json:"held_back"`
+	Confirmation *struct {
+		Verdict  string   `json:"verdict"`
+		Why      string   `json:"why"`
+		Forced   string   `json:"forced"`
+		Evidence []string `json:"evidence"`
+	} `json:"confirmation"`
+}
+
+// key names a finding as "KIND producer consumer".
+func (f e2eFinding) key() string { return f.Kind + " " + f.Producer.Ref + " " + f.Consumer.Ref }
+
+func readE2EReport(t *testing.T, report []byte) e2eReport {
+	t.Helper()
+	var r e2eReport
+	if err := json.Unmarshal(report, &r); err != nil {
+		t.Fatalf("JSON report: %v\n%.500s", err, report)
+	}
+	return r
 }
 
 // rawFindings returns the "findings" member of a JSON report, as written.
