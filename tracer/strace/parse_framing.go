@@ -79,7 +79,7 @@ func (p *lineParser) parseLine(line []byte, pid int) (bool, error) {
 	case '-':
 		return p.signalLine(line, rest, pid)
 	case '<':
-		if bracketed && p.solo <= 0 && p.r.pending[pid] == nil {
+		if bracketed && p.solo <= 0 && !p.r.pending.has(pid) {
 			p.learnSoloPid(unprefixed, pid)
 		}
 		return p.resumedLine(line, rest, pid)
@@ -114,12 +114,7 @@ func (p *lineParser) callLine(line, rest []byte, pid int) (bool, error) {
 		return false, nil
 	}
 	if bytes.HasSuffix(rest, []byte(unfinishedSuffix)) {
-		pc := p.r.startPending(pid)
-		pc.name, pc.wanted, pc.argMask = call.name, call.wanted, call.args
-		pc.args = pc.args[:0]
-		if call.wanted {
-			pc.args = append(pc.args, rest[j+1:len(rest)-len(unfinishedSuffix)]...)
-		}
+		p.r.pending.start(pid, call, rest[j+1:len(rest)-len(unfinishedSuffix)])
 		return false, nil
 	}
 	if !call.wanted {
@@ -142,26 +137,16 @@ func (p *lineParser) resumedLine(line, rest []byte, pid int) (bool, error) {
 	if !hasPrefixAt(rest, k, close) {
 		return false, p.r.malformedLine(line, "expected <... NAME resumed>")
 	}
-	name := rest[len(open):k]
-	pc := p.r.pending[pid]
-	if pc == nil || pc.name != string(name) {
-		if pc != nil {
-			p.r.dropPending(pid, pc)
-		}
+	call, joined, ok := p.r.pending.resume(pid, rest[len(open):k], rest[k+len(close):], p.joined)
+	p.joined = joined
+	if !ok {
 		p.r.warn(p.r.lineNo, "resumed call without its start", string(cut(line)))
 		return false, nil
 	}
-	wanted := pc.wanted
-	callName, argMask := pc.name, pc.argMask
-	if wanted {
-		p.joined = append(p.joined[:0], pc.args...)
-		p.joined = append(p.joined, rest[k+len(close):]...)
-	}
-	p.r.dropPending(pid, pc)
-	if !wanted {
+	if !call.wanted {
 		return false, nil
 	}
-	return p.decodeCall(line, callName, argMask, pid, p.joined, 0)
+	return p.decodeCall(line, call.name, call.args, pid, p.joined, 0)
 }
 
 // learnSoloPid handles strace -f writing to stderr: it prints no "[pid N]"
@@ -170,13 +155,9 @@ func (p *lineParser) resumedLine(line, rest []byte, pid int) (bool, error) {
 // is resumed under "[pid N]", N is that process: its pending call moves to N
 // and later unprefixed lines get pid N. (Events before that keep pid 0.)
 func (p *lineParser) learnSoloPid(unprefixed, pid int) {
-	pc := p.r.pending[unprefixed]
-	if pc == nil {
-		return
+	if p.r.pending.move(unprefixed, pid) {
+		p.solo = pid
 	}
-	delete(p.r.pending, unprefixed)
-	p.r.pending[pid] = pc
-	p.solo = pid
 }
 
 // exitLine reads "+++ exited with N +++", "+++ killed by SIGX [(core dumped)] +++"
@@ -215,18 +196,14 @@ func (p *lineParser) exitLine(line, rest []byte, pid int) (bool, error) {
 		if k == i {
 			return false, p.r.malformedLine(line, "bad superseded notice")
 		}
-		if pc := p.r.pending[old]; pc != nil && old != pid {
-			delete(p.r.pending, old)
-			p.r.endPending(pid)
-			p.r.pending[pid] = pc
-		}
+		p.r.pending.move(old, pid)
 		ev.Pid = old
 		return true, nil
 	default:
 		return false, p.r.malformedLine(line, "unknown +++ notice")
 	}
 	// A process that is gone will never resume its pending call.
-	p.r.endPending(pid)
+	p.r.pending.drop(pid)
 	return true, nil
 }
 

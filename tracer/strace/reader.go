@@ -125,8 +125,7 @@ type Reader struct {
 	ev      tracer.Event // reused between calls to Next
 	lineNo  int64
 	p       lineParser
-	pending map[int]*pendingCall
-	free    []*pendingCall
+	pending pendingCalls
 	carry   []byte // first part of a call cut by "strace: Process N attached"
 
 	closedBytes int64 // Bytes() once the source is closed
@@ -142,14 +141,6 @@ type Reader struct {
 
 // A Reader is a tracer.Source.
 var _ tracer.Source = (*Reader)(nil)
-
-// pendingCall is the first half of a call printed as "<unfinished ...>".
-type pendingCall struct {
-	name    string
-	wanted  bool
-	argMask uint64 // callInfo.args
-	args    []byte // the text between "(" and " <unfinished ...>" (kept only if wanted)
-}
 
 // Open reads a trace from path: a text file, a gzip or zstd compressed file
 // (recognised by their magic bytes), "-" for standard input, or a directory
@@ -200,9 +191,8 @@ func NewReader(r io.Reader, opts Options) *Reader {
 
 func newReader(src lineSource, opts Options) *Reader {
 	r := &Reader{
-		opts:    opts,
-		src:     src,
-		pending: make(map[int]*pendingCall),
+		opts: opts,
+		src:  src,
 	}
 	for _, e := range opts.FailedErrnos {
 		if n := len(e); n > 0 && n < len(r.errnoPick) {
@@ -282,7 +272,7 @@ func (r *Reader) Malformed() int64 { return r.malformed }
 // "resumed" half has not been read: at the end of a trace, calls the
 // tracer saw start but not return. (A call cut by the tracer detaching
 // is printed "<detached ...>" and is not counted.)
-func (r *Reader) Unfinished() int { return len(r.pending) }
+func (r *Reader) Unfinished() int { return r.pending.count() }
 
 // EndsMidLine reports whether the trace, read to its end, stopped in the
 // middle of a line: the tracer was killed while writing, or the file was
@@ -399,33 +389,3 @@ func (s *streamSource) close() error {
 type eofReader struct{}
 
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
-
-// startPending returns the pending-call record of pid, reusing records so
-// that "<unfinished ...>" lines do not allocate. A pid has at most one call
-// in flight, so a second first half replaces the first.
-func (r *Reader) startPending(pid int) *pendingCall {
-	if pc := r.pending[pid]; pc != nil {
-		return pc
-	}
-	var pc *pendingCall
-	if n := len(r.free); n > 0 {
-		pc, r.free = r.free[n-1], r.free[:n-1]
-	} else {
-		pc = new(pendingCall)
-	}
-	r.pending[pid] = pc
-	return pc
-}
-
-// endPending forgets pid's pending call, if any.
-func (r *Reader) endPending(pid int) {
-	if pc := r.pending[pid]; pc != nil {
-		r.dropPending(pid, pc)
-	}
-}
-
-// dropPending forgets pid's pending call pc and keeps the record for reuse.
-func (r *Reader) dropPending(pid int, pc *pendingCall) {
-	delete(r.pending, pid)
-	r.free = append(r.free, pc)
-}
