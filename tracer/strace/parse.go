@@ -6,7 +6,11 @@ package strace
 // decodes argument values (strings, flags, structs, arrays), and
 // parse_bytes.go has the byte-level helpers (numbers, escapes, spaces).
 
-import "github.com/fsmove/fsmove/tracer"
+import (
+	"sync"
+
+	"github.com/fsmove/fsmove/tracer"
+)
 
 // unfinishedSuffix ends the first half of a call interrupted by another
 // process's line.
@@ -28,18 +32,17 @@ type callInfo struct {
 	args   uint64 // Options.Args's answer: argument positions to decode, 0 = all
 }
 
-// lineParser decodes one line into the Reader's reused Event. Its buffers
-// are reused from line to line.
+// lineParser scans lines (see scan) into scannedLines. Its buffers are
+// reused from line to line. Each scanning goroutine has its own.
 type lineParser struct {
-	r          *Reader
+	rules      *scanRules
+	out        *scannedLine             // the line being scanned
 	b          []byte                   // the call text being decoded
 	strBuf     []byte                   // decoded string bytes of the current argument
 	joined     []byte                   // an unfinished call's text joined with its resumed half
 	exprBuf    []byte                   // an expression without its comments
 	sawComment bool                     // skipExpr passed over a /* comment */
 	elems      [maxDepth + 1]tracer.Arg // scratch Args for nested elements, one per depth
-	solo       int                      // pid of unprefixed lines in "[pid N]" output once known, else 0
-	ints       []int64                  // backing store for the Ints of the current event's arrays
 	calls      map[string]callInfo      // per syscall name: interned name and Want's answer
 	recent     [256]callInfo            // cache of calls, indexed by a cheap hash of the name
 	names      map[string]string        // interned argument names (name=value) and errno names
@@ -69,18 +72,91 @@ func (p *lineParser) callInfo(name []byte) callInfo {
 	if p.calls == nil {
 		p.calls = make(map[string]callInfo)
 	}
-	s, ok := internTable[string(name)]
-	if !ok {
-		s = string(name)
-	}
-	c := callInfo{name: s, wanted: p.r.wanted(s)}
-	if c.wanted && p.r.opts.Args != nil {
-		c.args = p.r.opts.Args(s)
-	}
-	if ok || len(p.calls) < maxUnknownNames {
-		p.calls[s] = c
+	c, known := p.rules.calls.lookup(name)
+	if known || len(p.calls) < maxUnknownNames {
+		p.calls[c.name] = c
 	}
 	return c
+}
+
+// callTable is the answers of Options.Want and Options.Args per syscall
+// name, shared by the scanning goroutines: each name is asked about once,
+// under the lock, whichever goroutine meets it first.
+type callTable struct {
+	mu    sync.Mutex
+	want  func(syscall string) bool
+	args  func(syscall string) uint64
+	calls map[string]callInfo
+}
+
+// lookup returns the callInfo of name, asking Want and Args on first sight.
+// known is false for a name not in internTable (its callInfo is kept only
+// up to maxUnknownNames of them).
+func (t *callTable) lookup(name []byte) (c callInfo, known bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c, ok := t.calls[string(name)]; ok {
+		return c, true
+	}
+	s, known := internTable[string(name)]
+	if !known {
+		s = string(name)
+	}
+	c = callInfo{name: s, wanted: t.want == nil || t.want(s)}
+	if c.wanted && t.args != nil {
+		c.args = t.args(s)
+	}
+	if t.calls == nil {
+		t.calls = make(map[string]callInfo)
+	}
+	if known || len(t.calls) < maxUnknownNames {
+		t.calls[s] = c
+	}
+	return c, known
+}
+
+// scanRules is what scanning needs of the Options: fixed once the Reader
+// is made, read by every scanning goroutine.
+type scanRules struct {
+	skipFailedArgs bool
+	failedErrnos   []string
+	// errnoPick[len][last byte] is set for the failedErrnos.
+	errnoPick [16][256]bool
+	calls     callTable
+}
+
+func newScanRules(opts Options) *scanRules {
+	s := &scanRules{
+		skipFailedArgs: opts.SkipFailedArgs,
+		failedErrnos:   opts.FailedErrnos,
+		calls:          callTable{want: opts.Want, args: opts.Args},
+	}
+	for _, e := range opts.FailedErrnos {
+		if n := len(e); n > 0 && n < len(s.errnoPick) {
+			s.errnoPick[n][e[n-1]] = true
+		}
+	}
+	return s
+}
+
+// failedErrno reports whether errno is one of Options.FailedErrnos (any,
+// when there are none).
+func (s *scanRules) failedErrno(errno []byte) bool {
+	if s.failedErrnos == nil {
+		return true
+	}
+	// Length and last letter first, from a table: most failed calls are
+	// rejected in a few instructions.
+	n := len(errno)
+	if n == 0 || n >= len(s.errnoPick) || !s.errnoPick[n][errno[n-1]] {
+		return false
+	}
+	for _, e := range s.failedErrnos {
+		if string(errno) == e {
+			return true
+		}
+	}
+	return false
 }
 
 // intern returns a shared string for a name (argument names, errno names).

@@ -7,21 +7,82 @@ import (
 	"github.com/fsmove/fsmove/tracer"
 )
 
-// parseLine reads one line. It returns true when r.ev holds an event to
-// deliver, and a non-nil error only for a fatal (strict mode) problem.
-func (p *lineParser) parseLine(line []byte, pid int) (bool, error) {
+// Reading a line has two stages. scan (this file's lineParser methods) finds
+// everything the line says by itself: its pid prefix, its kind, its call's
+// decoded arguments. It depends on no earlier line, so that chunks of a trace
+// can be scanned in parallel. apply (Reader.apply, in reader.go) then takes
+// the scanned lines in trace order and decides what depends on the lines
+// before: the pid of unprefixed lines once strace -f named the first process,
+// the pairing of unfinished and resumed halves, the exits that end pending
+// calls, Options.FailedArgs's choice, warnings and the strict mode's error.
+
+// lineKind is what scanning a line found.
+type lineKind uint8
+
+const (
+	// lineNone: nothing to deliver (a blank line, a -k stack frame,
+	// strace's diagnostics, a detached call, a call not wanted).
+	lineNone lineKind = iota
+	// lineEvent: ev is ready to deliver (its Pid still the scanned one).
+	lineEvent
+	// lineExit: ev is a process's exit or kill: the pid's pending call ends.
+	lineExit
+	// lineSuperseded: ev is the exit of old, whose pending call moves to
+	// the line's pid.
+	lineSuperseded
+	// lineFailed: a failed wanted call whose arguments are decoded only if
+	// Options.FailedArgs, asked in order, says so. ev has Pid, Syscall, Ret
+	// and Errno; args[argsAt:] is the text of its arguments.
+	lineFailed
+	// lineMalformed: why says what could not be read.
+	lineMalformed
+	// lineUnfinished: the first half of call; args is its text after "(".
+	lineUnfinished
+	// lineResumed: the second half of the call named name; args is its
+	// text after "resumed>".
+	lineResumed
+)
+
+// scannedLine is one trace line as scan leaves it for apply. Its slices
+// point into the line's buffer, valid until the line is applied.
+type scannedLine struct {
+	kind      lineKind
+	no        int64  // line number
+	bytes     int64  // text bytes read up to the end of this line
+	text      []byte // the whole line, for warnings
+	srcPid    int    // the source's pid for lines without a prefix
+	pid       int    // the prefix's pid, else srcPid
+	prefixed  bool   // the line has a pid prefix
+	bracketed bool   // … and it is "[pid N]"
+	angle     bool   // after the prefix, the line starts with '<' (a resumed half)
+	why       string // lineMalformed
+	call      callInfo
+	name      []byte // lineResumed
+	args      []byte
+	argsAt    int // lineFailed
+	old       int // lineSuperseded
+	ev        tracer.Event
+	ints      []int64 // backing store for the Ints of ev's arrays
+}
+
+// scan reads one line into out. pid is the source's pid for a line without
+// a pid prefix.
+func (p *lineParser) scan(line []byte, pid int, out *scannedLine) {
+	p.out = out
+	out.kind, out.text, out.srcPid, out.why = lineNone, line, pid, ""
+	out.bracketed, out.angle, out.prefixed = false, false, false
 	i := skipSpaces(line, 0)
-	unprefixed := pid
-	prefixed, bracketed := true, false
+	prefixed := true
 	switch {
 	case hasPrefixAt(line, i, "[pid"):
-		bracketed = true
+		out.bracketed = true
 		// "[pid 123] " from strace -f writing to stderr.
 		j := skipSpaces(line, i+4)
 		n, k := parseDigits(line, j)
 		k = skipComm(line, k)
 		if k == j || k >= len(line) || line[k] != ']' {
-			return false, p.r.malformedLine(line, "bad [pid N] prefix")
+			p.malformed("bad [pid N] prefix")
+			return
 		}
 		pid = n
 		i = skipSpaces(line, k+1)
@@ -39,9 +100,7 @@ func (p *lineParser) parseLine(line []byte, pid int) (bool, error) {
 	default:
 		prefixed = false
 	}
-	if !prefixed && p.solo > 0 {
-		pid = p.solo
-	}
+	out.pid, out.prefixed = pid, prefixed
 	// Timestamps: -t (12:34:56), -tt (12:34:56.123456), -ttt (1700000000.123456)
 	// and -r (0.000123, right-aligned). The call's order is the line order, so
 	// the value is not needed here (the -ff merge reads it separately).
@@ -51,7 +110,8 @@ func (p *lineParser) parseLine(line []byte, pid int) (bool, error) {
 			k++
 		}
 		if k >= len(line) || line[k] != ' ' {
-			return false, p.r.malformedLine(line, "bad timestamp")
+			p.malformed("bad timestamp")
+			return
 		}
 		i = skipSpaces(line, k)
 	}
@@ -63,31 +123,44 @@ func (p *lineParser) parseLine(line []byte, pid int) (bool, error) {
 			k++
 		}
 		if k >= len(line) || line[k] != ']' {
-			return false, p.r.malformedLine(line, "bad [instruction pointer]")
+			p.malformed("bad [instruction pointer]")
+			return
 		}
 		i = skipSpaces(line, k+1)
 	}
 	rest := line[i:]
 	if len(rest) == 0 {
-		return false, nil // blank line
+		return // blank line
 	}
 	switch rest[0] {
 	case '>':
-		return false, nil // -k: a stack frame of the previous call
+		return // -k: a stack frame of the previous call
 	case '+':
-		return p.exitLine(line, rest, pid)
+		p.exitLine(rest, pid)
+		return
 	case '-':
-		return p.signalLine(line, rest, pid)
+		p.signalLine(rest, pid)
+		return
 	case '<':
-		if bracketed && p.solo <= 0 && !p.r.pending.has(pid) {
-			p.learnSoloPid(unprefixed, pid)
-		}
-		return p.resumedLine(line, rest, pid)
+		out.angle = true
+		p.resumedLine(rest)
+		return
 	}
 	if bytes.HasPrefix(rest, []byte("strace: ")) || bytes.HasPrefix(rest, []byte("[ Process ")) {
-		return false, nil // strace's own diagnostics ("Process 123 attached", …)
+		return // strace's own diagnostics ("Process 123 attached", …)
 	}
-	return p.callLine(line, rest, pid)
+	p.callLine(rest, pid)
+}
+
+// scanTooLong marks a line cut because it was longer than maxLineSize.
+func scanTooLong(line []byte, out *scannedLine) {
+	out.kind, out.text, out.why = lineMalformed, line, "line longer than 64 MiB"
+	out.bracketed, out.angle, out.prefixed = false, false, false
+}
+
+// malformed marks the line being scanned as unreadable.
+func (p *lineParser) malformed(why string) {
+	p.out.kind, p.out.why = lineMalformed, why
 }
 
 // skipComm skips the command name strace -Y prints after a pid ("123<sh>").
@@ -101,63 +174,48 @@ func skipComm(line []byte, k int) int {
 }
 
 // callLine reads "name(args) = ret" or the first half "name(args <unfinished ...>".
-func (p *lineParser) callLine(line, rest []byte, pid int) (bool, error) {
+func (p *lineParser) callLine(rest []byte, pid int) {
 	j := 0
 	for j < len(rest) && isNameChar(rest[j]) {
 		j++
 	}
 	if j == 0 || j >= len(rest) || rest[j] != '(' {
-		return false, p.r.malformedLine(line, "expected a system call")
+		p.malformed("expected a system call")
+		return
 	}
 	call := p.callInfo(rest[:j])
 	if bytes.HasSuffix(rest, []byte(detachedSuffix)) {
-		return false, nil
+		return
 	}
 	if bytes.HasSuffix(rest, []byte(unfinishedSuffix)) {
-		p.r.pending.start(pid, call, rest[j+1:len(rest)-len(unfinishedSuffix)])
-		return false, nil
+		p.out.kind, p.out.call = lineUnfinished, call
+		p.out.args = rest[j+1 : len(rest)-len(unfinishedSuffix)]
+		return
 	}
 	if !call.wanted {
-		return false, nil
+		return
 	}
-	return p.decodeCall(line, call.name, call.args, pid, rest, j+1)
+	p.scanCall(call, pid, rest, j+1)
 }
 
-// resumedLine reads "<... name resumed>rest-of-args) = ret" and joins it with
-// the pid's pending first half. The event takes this line's number.
-func (p *lineParser) resumedLine(line, rest []byte, pid int) (bool, error) {
+// resumedLine reads "<... name resumed>rest-of-args) = ret"; apply joins it
+// with the pid's pending first half. The event takes this line's number.
+func (p *lineParser) resumedLine(rest []byte) {
 	const open, close = "<... ", " resumed>"
 	if !bytes.HasPrefix(rest, []byte(open)) {
-		return false, p.r.malformedLine(line, "expected <... NAME resumed>")
+		p.malformed("expected <... NAME resumed>")
+		return
 	}
 	k := len(open)
 	for k < len(rest) && isNameChar(rest[k]) {
 		k++
 	}
 	if !hasPrefixAt(rest, k, close) {
-		return false, p.r.malformedLine(line, "expected <... NAME resumed>")
+		p.malformed("expected <... NAME resumed>")
+		return
 	}
-	call, joined, ok := p.r.pending.resume(pid, rest[len(open):k], rest[k+len(close):], p.joined)
-	p.joined = joined
-	if !ok {
-		p.r.warn(p.r.lineNo, "resumed call without its start", string(cut(line)))
-		return false, nil
-	}
-	if !call.wanted {
-		return false, nil
-	}
-	return p.decodeCall(line, call.name, call.args, pid, p.joined, 0)
-}
-
-// learnSoloPid handles strace -f writing to stderr: it prints no "[pid N]"
-// while it traces a single process, so the first process's lines carry no
-// pid. When one of its calls started unprefixed ("vfork( <unfinished ...>")
-// is resumed under "[pid N]", N is that process: its pending call moves to N
-// and later unprefixed lines get pid N. (Events before that keep pid 0.)
-func (p *lineParser) learnSoloPid(unprefixed, pid int) {
-	if p.r.pending.move(unprefixed, pid) {
-		p.solo = pid
-	}
+	p.out.kind = lineResumed
+	p.out.name, p.out.args = rest[len(open):k], rest[k+len(close):]
 }
 
 // exitLine reads "+++ exited with N +++", "+++ killed by SIGX [(core dumped)] +++"
@@ -168,14 +226,15 @@ func (p *lineParser) learnSoloPid(unprefixed, pid int) {
 // than the leader calls execve: the thread's pid N disappears (the leader's pid
 // carries on with the new program), so it becomes the exit of pid N, and N's
 // pending execve moves to the leader so that its "<... execve resumed>" pairs.
-func (p *lineParser) exitLine(line, rest []byte, pid int) (bool, error) {
+func (p *lineParser) exitLine(rest []byte, pid int) {
 	ev := p.resetEvent(tracer.KindExit, pid, "")
 	switch {
 	case bytes.HasPrefix(rest, []byte("+++ exited with ")):
 		i := len("+++ exited with ")
 		n, k := parseDigits(rest, i)
 		if k == i {
-			return false, p.r.malformedLine(line, "bad exit notice")
+			p.malformed("bad exit notice")
+			return
 		}
 		ev.Ret = int64(n)
 	case bytes.HasPrefix(rest, []byte("+++ killed by ")):
@@ -185,7 +244,8 @@ func (p *lineParser) exitLine(line, rest []byte, pid int) (bool, error) {
 			k++
 		}
 		if k == i {
-			return false, p.r.malformedLine(line, "bad kill notice")
+			p.malformed("bad kill notice")
+			return
 		}
 		sig, name := p.constant(rest[i:k])
 		ev.Ret = -sig
@@ -194,28 +254,29 @@ func (p *lineParser) exitLine(line, rest []byte, pid int) (bool, error) {
 		i := len("+++ superseded by execve in pid ")
 		old, k := parseDigits(rest, i)
 		if k == i {
-			return false, p.r.malformedLine(line, "bad superseded notice")
+			p.malformed("bad superseded notice")
+			return
 		}
-		p.r.pending.move(old, pid)
 		ev.Pid = old
-		return true, nil
+		p.out.kind, p.out.old = lineSuperseded, old
+		return
 	default:
-		return false, p.r.malformedLine(line, "unknown +++ notice")
+		p.malformed("unknown +++ notice")
+		return
 	}
-	// A process that is gone will never resume its pending call.
-	p.r.pending.drop(pid)
-	return true, nil
+	p.out.kind = lineExit
 }
 
 // signalLine reads "--- SIGCHLD {…} ---" into a KindSignal event whose
 // Args[0] is the signal (Int its number, Str its name). Other "--- " notices
 // ("--- stopped by SIGSTOP ---") are skipped.
-func (p *lineParser) signalLine(line, rest []byte, pid int) (bool, error) {
+func (p *lineParser) signalLine(rest []byte, pid int) {
 	if !bytes.HasPrefix(rest, []byte("--- ")) {
-		return false, p.r.malformedLine(line, "expected a --- signal notice")
+		p.malformed("expected a --- signal notice")
+		return
 	}
 	if !bytes.HasPrefix(rest, []byte("--- SIG")) {
-		return false, nil
+		return
 	}
 	i := len("--- ")
 	k := i
@@ -225,67 +286,64 @@ func (p *lineParser) signalLine(line, rest []byte, pid int) (bool, error) {
 	ev := p.resetEvent(tracer.KindSignal, pid, "")
 	sig, name := p.constant(rest[i:k])
 	ev.Args = append(ev.Args, tracer.Arg{Kind: tracer.ArgInt, Int: sig, Str: name})
-	return true, nil
+	p.out.kind = lineEvent
 }
 
 func (p *lineParser) resetEvent(kind tracer.EventKind, pid int, name string) *tracer.Event {
-	ev := &p.r.ev
+	ev := &p.out.ev
 	ev.Kind, ev.Pid, ev.Syscall = kind, pid, name
 	ev.Args = ev.Args[:0]
 	ev.Ret, ev.Errno = 0, ""
-	p.ints = p.ints[:0]
+	p.out.ints = p.out.ints[:0]
 	return ev
 }
 
-// decodeCall decodes "args) = ret …" from b[i:] into the event, the
-// arguments in argMask only (0: all).
-func (p *lineParser) decodeCall(line []byte, name string, argMask uint64, pid int, b []byte, i int) (bool, error) {
-	ev := p.resetEvent(tracer.KindSyscall, pid, name)
-	last := -1 // the last argument to decode, when the rest can be left unread
-	if p.r.opts.SkipFailedArgs {
+// scanCall decodes "args) = ret …" from b[i:] into the event, the arguments
+// in call.args only (0: all). A failed call whose arguments depend on
+// Options.FailedArgs is left to apply (lineFailed).
+func (p *lineParser) scanCall(call callInfo, pid int, b []byte, i int) {
+	ev := p.resetEvent(tracer.KindSyscall, pid, call.name)
+	p.out.call = call
+	if p.rules.skipFailedArgs {
 		if ret, errno, ok := failedTail(b[i:]); ok {
 			ev.Ret, ev.Errno = ret, p.intern(errno)
-			if p.r.opts.FailedArgs == nil || !p.failedErrno(errno) || !p.r.opts.FailedArgs(ev) {
-				return true, nil
+			p.out.kind = lineEvent
+			if p.rules.failedErrno(errno) {
+				p.out.kind, p.out.args, p.out.argsAt = lineFailed, b, i
 			}
-			// The result is known already: decode up to the last argument
-			// asked for, and stop there.
-			if argMask != 0 {
-				last = bits.Len64(argMask) - 1
-			}
-			p.failedCall = true
+			return
 		}
 	}
+	p.decodeArgs(b, i, call.args, -1)
+}
+
+// decodeFailed decodes the arguments of a lineFailed call Options.FailedArgs
+// asked for: up to the last argument the caller reads (the result is known
+// already, the rest of the line is left unread), strings interned.
+func (p *lineParser) decodeFailed(out *scannedLine) {
+	p.out = out
+	last := -1
+	if argMask := out.call.args; argMask != 0 {
+		last = bits.Len64(argMask) - 1
+	}
+	p.failedCall = true
+	p.decodeArgs(out.args, out.argsAt, out.call.args, last)
+	p.failedCall = false
+}
+
+// decodeArgs decodes b[i:] as a call's arguments and result, into p.out.
+// With last >= 0 it stops after argument last.
+func (p *lineParser) decodeArgs(b []byte, i int, argMask uint64, last int) {
 	p.b = b
 	i, why := p.argList(i, argMask, last)
-	p.failedCall = false
-	if why == "" && (last < 0 || len(ev.Args) <= last) {
+	if why == "" && (last < 0 || len(p.out.ev.Args) <= last) {
 		why = p.result(i)
 	}
 	if why != "" {
-		return false, p.r.malformedLine(line, why)
+		p.malformed(why)
+		return
 	}
-	return true, nil
-}
-
-// failedErrno reports whether errno is one of Options.FailedErrnos (any,
-// when there are none).
-func (p *lineParser) failedErrno(errno []byte) bool {
-	if p.r.opts.FailedErrnos == nil {
-		return true
-	}
-	// Length and last letter first, from a table: most failed calls are
-	// rejected in a few instructions.
-	n := len(errno)
-	if n == 0 || n >= len(p.r.errnoPick) || !p.r.errnoPick[n][errno[n-1]] {
-		return false
-	}
-	for _, e := range p.r.opts.FailedErrnos {
-		if string(errno) == e {
-			return true
-		}
-	}
-	return false
+	p.out.kind = lineEvent
 }
 
 // failedTail recognises a failed call from the end of its line alone:
@@ -341,7 +399,7 @@ func failedTail(b []byte) (ret int64, errno []byte, ok bool) {
 // (" (Timeout)", " (flags …)", " <0.000012>") is ignored.
 func (p *lineParser) result(i int) string {
 	b := p.b
-	ev := &p.r.ev
+	ev := &p.out.ev
 	i = skipSpaces(b, i)
 	if i >= len(b) || b[i] != '=' {
 		return "missing return value"

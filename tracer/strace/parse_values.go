@@ -11,7 +11,7 @@ import (
 // 0 it stops after argument last, leaving the rest of the line unread.
 func (p *lineParser) argList(i int, argMask uint64, last int) (int, string) {
 	b := p.b
-	ev := &p.r.ev
+	ev := &p.out.ev
 	i = skipSpaces(b, i)
 	if i < len(b) && b[i] == ')' {
 		return i + 1, ""
@@ -200,7 +200,7 @@ func (p *lineParser) array(i int, a *tracer.Arg, depth int) (int, bool) {
 		return end, ok
 	}
 	a.Kind = tracer.ArgArray
-	first := len(p.ints)
+	first := len(p.out.ints)
 	i = j
 	if i < len(b) && b[i] == ']' {
 		return i + 1, true
@@ -213,7 +213,7 @@ func (p *lineParser) array(i int, a *tracer.Arg, depth int) (int, bool) {
 		}
 		a.Truncated = a.Truncated || el.Truncated // a writev buffer cut by -s
 		if depth == 0 && el.Kind == tracer.ArgInt {
-			p.ints = append(p.ints, el.Int)
+			p.out.ints = append(p.out.ints, el.Int)
 		}
 		i = skipSpaces(b, i)
 		if i >= len(b) {
@@ -223,8 +223,8 @@ func (p *lineParser) array(i int, a *tracer.Arg, depth int) (int, bool) {
 		case ',':
 			i++
 		case ']':
-			if n := len(p.ints); n > first {
-				a.Ints = p.ints[first:n:n]
+			if n := len(p.out.ints); n > first {
+				a.Ints = p.out.ints[first:n:n]
 			}
 			return i + 1, true
 		default:

@@ -41,11 +41,11 @@
 package strace
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"github.com/fsmove/fsmove/tracer"
 )
@@ -117,16 +117,36 @@ type lineSource interface {
 
 // Reader turns strace text into events. It implements tracer.Source.
 // A Reader is not safe for concurrent use.
+//
+// A single stream is scanned in parallel when GOMAXPROCS > 1 (see
+// parallelScan): chunks of lines are scanned on worker goroutines, and Next
+// applies the scanned lines in trace order. An -ff directory is read on the
+// caller's goroutine.
 type Reader struct {
-	opts Options
-	src  lineSource
-	err  error // sticky: io.EOF or the fatal error
+	opts  Options
+	rules *scanRules
+	src   lineSource
+	feed  lineFeed
+	err   error // sticky: io.EOF or the fatal error
 
-	ev      tracer.Event // reused between calls to Next
-	lineNo  int64
-	p       lineParser
+	ev     tracer.Event // reused between calls to Next
+	lineNo int64
+	p      lineParser  // scans on the caller's goroutine, and decodes what apply decides
+	line   scannedLine // the line being read, when not scanned in parallel
+
+	// What apply decides in trace order.
 	pending pendingCalls
-	carry   []byte // first part of a call cut by "strace: Process N attached"
+	solo    int    // pid of unprefixed lines in "[pid N]" output once known, else 0
+	joined  []byte // an unfinished call's text joined with its resumed half
+
+	// The parallel scan: started by the first Next, nil when serial.
+	// scanWorkers and chunkSize choose its shape (tests make chunks tiny).
+	scan        *parallelScan
+	started     bool
+	scanWorkers int
+	chunkSize   int
+	bytesDone   int64 // Bytes() while scanning in parallel
+	cutDone     bool  // EndsMidLine() once a parallel scan reached the end
 
 	closedBytes int64 // Bytes() once the source is closed
 	cutLast     bool  // EndsMidLine() once the source is closed
@@ -134,9 +154,6 @@ type Reader struct {
 	warnings  []tracer.Warning
 	warnCount int64
 	malformed int64
-
-	// errnoPick[len][last byte] is set for the Options.FailedErrnos.
-	errnoPick [16][256]bool
 }
 
 // A Reader is a tracer.Source.
@@ -191,15 +208,14 @@ func NewReader(r io.Reader, opts Options) *Reader {
 
 func newReader(src lineSource, opts Options) *Reader {
 	r := &Reader{
-		opts: opts,
-		src:  src,
+		opts:        opts,
+		rules:       newScanRules(opts),
+		src:         src,
+		feed:        lineFeed{src: src},
+		scanWorkers: runtime.GOMAXPROCS(0),
+		chunkSize:   defaultChunkSize,
 	}
-	for _, e := range opts.FailedErrnos {
-		if n := len(e); n > 0 && n < len(r.errnoPick) {
-			r.errnoPick[n][e[n-1]] = true
-		}
-	}
-	r.p.r = r
+	r.p.rules = r.rules
 	return r
 }
 
@@ -207,46 +223,122 @@ func newReader(src lineSource, opts Options) *Reader {
 // The event and its Args slice are reused by the following call; the strings
 // inside are not.
 func (r *Reader) Next() (*tracer.Event, error) {
+	if !r.started {
+		r.started = true
+		r.startScan()
+	}
 	for r.err == nil {
-		line, pid, err := r.src.next()
-		if err == errLineTooLong {
-			r.lineNo++
-			if ferr := r.malformedLine(line, "line longer than 64 MiB"); ferr != nil {
-				r.err = ferr
-				return nil, ferr
+		line, err := r.nextLine()
+		if err != nil {
+			if r.scan == nil {
+				r.lineNo = r.feed.no // lines read after the last logical one
 			}
-			continue
+			r.err = err
+			break
 		}
+		r.lineNo = line.no
+		if r.scan != nil {
+			r.bytesDone = line.bytes
+		}
+		ev, err := r.apply(line)
 		if err != nil {
 			r.err = err
 			break
 		}
-		r.lineNo++
-		if len(r.carry) > 0 {
-			r.carry = append(r.carry, line...)
-			line = r.carry
-		}
-		if bytes.HasSuffix(line, []byte(" attached")) {
-			// strace -f writing to stderr prints "strace: Process N attached"
-			// in the middle of the line of the call that created N; the call
-			// goes on at the start of the next line. Keep the first part.
-			if k := bytes.Index(line, []byte("strace: Process ")); k > 0 {
-				r.carry = append(r.carry[:0], line[:k]...)
-				continue
-			}
-		}
-		r.carry = r.carry[:0]
-		ok, err := r.p.parseLine(line, pid)
-		if err != nil {
-			r.err = err
-			return nil, err
-		}
-		if ok {
-			r.ev.Line = r.lineNo
+		if ev != nil {
+			r.ev = *ev
+			r.ev.Line = line.no
 			return &r.ev, nil
 		}
 	}
+	if r.scan != nil {
+		r.scan.stop()
+	}
 	return nil, r.err
+}
+
+// nextLine returns the next scanned line: from the parallel scan, or
+// scanned here.
+func (r *Reader) nextLine() (*scannedLine, error) {
+	if r.scan != nil {
+		return r.nextScanned()
+	}
+	text, pid, tooLong, err := r.feed.next()
+	if err != nil {
+		return nil, err
+	}
+	if tooLong {
+		scanTooLong(text, &r.line)
+	} else {
+		r.p.scan(text, pid, &r.line)
+	}
+	r.line.no = r.feed.no
+	return &r.line, nil
+}
+
+// apply decides, in trace order, what a scanned line means given the lines
+// before it (see scan), and returns the event to deliver, if any.
+func (r *Reader) apply(line *scannedLine) (*tracer.Event, error) {
+	pid := line.pid
+	if !line.prefixed && r.solo > 0 {
+		pid = r.solo
+	}
+	if line.angle && line.bracketed && r.solo <= 0 && !r.pending.has(pid) {
+		r.learnSoloPid(line.srcPid, pid)
+	}
+	switch line.kind {
+	case lineNone:
+		return nil, nil
+	case lineUnfinished:
+		r.pending.start(pid, line.call, line.args)
+		return nil, nil
+	case lineExit:
+		// A process that is gone will never resume its pending call.
+		r.pending.drop(pid)
+		line.ev.Pid = pid
+		return &line.ev, nil
+	case lineSuperseded:
+		r.pending.move(line.old, pid)
+		return &line.ev, nil
+	case lineResumed:
+		call, joined, ok := r.pending.resume(pid, line.name, line.args, r.joined)
+		r.joined = joined
+		if !ok {
+			r.warn(line.no, "resumed call without its start", string(cut(line.text)))
+			return nil, nil
+		}
+		if !call.wanted {
+			return nil, nil
+		}
+		r.p.out = line
+		r.p.scanCall(call, pid, joined, 0)
+	}
+	if line.kind == lineFailed {
+		line.ev.Pid = pid
+		if r.opts.FailedArgs == nil || !r.opts.FailedArgs(&line.ev) {
+			return &line.ev, nil
+		}
+		r.p.decodeFailed(line)
+	}
+	switch line.kind {
+	case lineMalformed:
+		return nil, r.malformedLine(line.text, line.why)
+	case lineEvent:
+		line.ev.Pid = pid
+		return &line.ev, nil
+	}
+	return nil, nil
+}
+
+// learnSoloPid handles strace -f writing to stderr: it prints no "[pid N]"
+// while it traces a single process, so the first process's lines carry no
+// pid. When one of its calls started unprefixed ("vfork( <unfinished ...>")
+// is resumed under "[pid N]", N is that process: its pending call moves to N
+// and later unprefixed lines get pid N. (Events before that keep pid 0.)
+func (r *Reader) learnSoloPid(unprefixed, pid int) {
+	if r.pending.move(unprefixed, pid) {
+		r.solo = pid
+	}
 }
 
 // SetFailedArgs replaces Options.FailedArgs, for a consumer that decides
@@ -278,8 +370,11 @@ func (r *Reader) Unfinished() int { return r.pending.count() }
 // middle of a line: the tracer was killed while writing, or the file was
 // cut.
 func (r *Reader) EndsMidLine() bool {
-	if r.src == nil {
+	switch {
+	case r.src == nil:
 		return r.cutLast
+	case r.scan != nil:
+		return r.cutDone
 	}
 	return r.src.endsMidLine()
 }
@@ -289,8 +384,11 @@ func (r *Reader) Lines() int64 { return r.lineNo }
 
 // Bytes is the number of (decompressed) text bytes read so far.
 func (r *Reader) Bytes() int64 {
-	if r.src == nil {
+	switch {
+	case r.src == nil:
 		return r.closedBytes
+	case r.scan != nil:
+		return r.bytesDone
 	}
 	return r.src.bytesRead()
 }
@@ -300,8 +398,12 @@ func (r *Reader) Close() error {
 	if r.src == nil {
 		return nil
 	}
-	r.closedBytes = r.src.bytesRead()
-	r.cutLast = r.src.endsMidLine()
+	if r.scan != nil {
+		// The scan's goroutines read the source: stop them first.
+		r.scan.stop()
+		r.scan.wait()
+	}
+	r.closedBytes, r.cutLast = r.Bytes(), r.EndsMidLine()
 	err := r.src.close()
 	r.src = nil
 	if r.err == nil {
@@ -347,17 +449,13 @@ func cut(line []byte) []byte {
 	return line
 }
 
-// wanted asks Options.Want about a syscall name. The parser remembers the
-// answer per name (lineParser.callInfo), so Want is asked once per name.
-func (r *Reader) wanted(name string) bool {
-	return r.opts.Want == nil || r.opts.Want(name)
-}
-
 // streamSource is one trace stream (a file, stdin, a decompressed stream).
 type streamSource struct {
 	lines      *lineSplitter
 	release    func()
-	underlying io.Closer // the file Open opened, nil for NewReader's reader
+	underlying io.Closer    // the file Open opened, nil for NewReader's reader
+	compressed bool         // lines reads a decompressor
+	async      *asyncReader // the decompressor's goroutine, when a parallel scan started one
 }
 
 func newStreamSource(r io.Reader, c io.Closer, bufferSize int) (*streamSource, error) {
@@ -365,7 +463,8 @@ func newStreamSource(r io.Reader, c io.Closer, bufferSize int) (*streamSource, e
 	if err != nil {
 		return &streamSource{lines: newLineSplitter(eofReader{}, 0), release: func() {}, underlying: c}, err
 	}
-	return &streamSource{lines: newLineSplitter(text, bufferSize), release: release, underlying: c}, nil
+	return &streamSource{lines: newLineSplitter(text, bufferSize), release: release, underlying: c,
+		compressed: isCompressed(text)}, nil
 }
 
 func (s *streamSource) next() ([]byte, int, error) {
@@ -378,6 +477,10 @@ func (s *streamSource) endsMidLine() bool { return s.lines.cutLast }
 func (s *streamSource) bytesRead() int64  { return s.lines.consumed }
 
 func (s *streamSource) close() error {
+	if s.async != nil {
+		s.async.close()
+		s.async = nil
+	}
 	s.release()
 	if s.underlying != nil {
 		return s.underlying.Close()
