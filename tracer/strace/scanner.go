@@ -77,6 +77,7 @@ type chunkLine struct {
 	tooLong    bool  // cut for being longer than maxLineSize
 	no         int64 // line number
 	bytes      int64 // text bytes read up to its end
+	cutLast    bool  // the source ended in the middle of this line
 }
 
 // parallelScan reads one stream with several goroutines: a chunker cuts the
@@ -151,7 +152,7 @@ func (s *parallelScan) chunker(feed *lineFeed, src lineSource, chunkSize int) {
 			start := len(c.text)
 			c.text = append(c.text, line...)
 			c.lines = append(c.lines, chunkLine{start: start, end: len(c.text), pid: pid,
-				tooLong: tooLong, no: feed.no, bytes: src.bytesRead()})
+				tooLong: tooLong, no: feed.no, bytes: src.bytesRead(), cutLast: src.endsMidLine()})
 		}
 		c.endNo, c.endBytes = feed.no, src.bytesRead()
 		// Neither send blocks: each channel holds every chunk there is.
@@ -196,6 +197,11 @@ func (r *Reader) nextScanned() (*scannedLine, error) {
 		if c := s.cur; c != nil {
 			if s.pos < len(c.recs) {
 				s.pos++
+				if c.lines[s.pos-1].cutLast {
+					// The serial path knows as soon as it hands out a
+					// last line without a newline.
+					r.cutDone = true
+				}
 				return &c.recs[s.pos-1], nil
 			}
 			r.lineNo, r.bytesDone = c.endNo, c.endBytes
