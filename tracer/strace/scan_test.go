@@ -292,3 +292,20 @@ func TestParallelScanStops(t *testing.T) {
 		t.Fatalf("strict read: %v", err)
 	}
 }
+
+// TestParallelScanOverlongLines: lines longer than maxLineSize (cut and
+// counted as malformed, the rest skipped), next to a call cut by "strace:
+// Process N attached", read the same in parallel, in any chunks.
+func TestParallelScanOverlongLines(t *testing.T) {
+	saved := maxLineSize
+	maxLineSize = 2 << 20
+	defer func() { maxLineSize = saved }()
+	long := `1 write(1, "` + strings.Repeat("x", 5<<20) + `", 5242880) = 5242880`
+	text := "[pid 1] close(3) = 0\n" + long + "\n[pid 2] clone(child_stack=NULL, flags=SIGCHLDstrace: Process 6 attached\n" +
+		long + "\n" + ", child_tidptr=0x7f) = 6\n[pid 1] close(4) = 0\n" + long
+	checkSameAsSerial(t, "over-long lines", []byte(text), scanShape{2, 1}, scanShape{3, 100}, scanShape{2, 4 << 20})
+	_, r := events(t, text, Options{})
+	if r.Malformed() != 3 || r.Lines() != 7 {
+		t.Fatalf("malformed %d lines %d, want 3 and 7", r.Malformed(), r.Lines())
+	}
+}

@@ -9,10 +9,11 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// defaultChunkSize is the text a parallel scan hands a worker at a time:
-// large enough that handing over costs nothing next to scanning, small
-// enough that chunks in flight stay a few megabytes.
-const defaultChunkSize = 1 << 20
+// defaultChunkSize is the least text a parallel scan hands a worker at a
+// time (the splitter hands out up to its buffer's worth of lines at once,
+// readBufferSize): large enough that handing over costs nothing next to
+// scanning, small enough that chunks in flight stay a few megabytes.
+const defaultChunkSize = 512 << 10
 
 // lineFeed numbers a source's lines and joins a call cut by strace -f's
 // "strace: Process N attached" into the logical lines the scanner reads.
@@ -54,37 +55,82 @@ func (f *lineFeed) next() (line []byte, pid int, tooLong bool, err error) {
 	}
 }
 
-// scanChunk is a run of whole logical lines and, once a worker has scanned
-// it, their scannedLines. Chunks are recycled: a fixed number is in flight.
+// scanChunk is a run of whole lines of the stream and, once a worker has
+// scanned it, their scannedLines. Chunks are recycled: a fixed number is in
+// flight.
 type scanChunk struct {
-	text  []byte
-	lines []chunkLine
-	recs  []scannedLine
-	done  chan struct{} // a worker has scanned the chunk
+	text []byte
+	segs []chunkSegment
+	recs []scannedLine
+	done chan struct{} // a worker has scanned the chunk
+	// lines is the number of lines in text (counted by the worker).
+	lines int64
 
 	// The source's state after the chunk's last line.
-	endNo    int64
 	endBytes int64
 	last     bool  // the source ended: err is io.EOF or the read error
 	err      error //
-	cutLast  bool  // the source ended in the middle of a line
+	cutLast  bool  // the source ended in the middle of the chunk's last line
 }
 
-// chunkLine is one logical line of a chunk.
-type chunkLine struct {
+// chunkSegment is a part of a chunk's text as the splitter handed it out:
+// whole lines, or one over-long line (kept cut: only a warning quotes it).
+type chunkSegment struct {
 	start, end int   // text[start:end]
-	pid        int   // the source's pid for a line without a prefix
-	tooLong    bool  // cut for being longer than maxLineSize
-	no         int64 // line number
-	bytes      int64 // text bytes read up to its end
-	cutLast    bool  // the source ended in the middle of this line
+	before     int64 // the splitter's byte count before the segment
+	tooLong    bool
+	length     int // bytes the splitter counted for an over-long line
 }
+
+// chunkSource hands out the lines of one chunk, for a lineFeed in a
+// worker: the same numbering and joining as on the serial path.
+type chunkSource struct {
+	c        *scanChunk
+	seg      int   // current segment
+	pos      int   // next byte of text
+	consumed int64 // the splitter's byte count after the last line handed out
+}
+
+func (s *chunkSource) next() ([]byte, int, error) {
+	for s.seg < len(s.c.segs) {
+		g := &s.c.segs[s.seg]
+		if g.tooLong {
+			s.seg++
+			s.pos = g.end
+			s.consumed = g.before + int64(g.length)
+			return s.c.text[g.start:g.end:g.end], 0, errLineTooLong
+		}
+		if s.pos < g.start {
+			s.pos = g.start
+		}
+		if s.pos >= g.end {
+			s.seg++
+			continue
+		}
+		end := g.end
+		next := end
+		if k := bytes.IndexByte(s.c.text[s.pos:g.end], '\n'); k >= 0 {
+			end, next = s.pos+k, s.pos+k+1
+		}
+		line := s.c.text[s.pos:end:end]
+		s.pos = next
+		s.consumed = g.before + int64(next-g.start)
+		return trimCR(line), 0, nil
+	}
+	return nil, 0, io.EOF
+}
+
+func (s *chunkSource) where() string     { return "" }
+func (s *chunkSource) bytesRead() int64  { return s.consumed }
+func (s *chunkSource) endsMidLine() bool { return false }
+func (s *chunkSource) close() error      { return nil }
 
 // parallelScan reads one stream with several goroutines: a chunker cuts the
-// feed's lines into chunks, workers scan chunks, and the Reader applies the
-// scanned lines of each chunk in trace order (Reader.nextScanned). The
-// chunker hands chunks to the Reader in order and to the workers at once;
-// the Reader waits for each chunk's scan before it applies it.
+// stream into chunks of whole lines, workers scan chunks, and the Reader
+// applies the scanned lines of each chunk in trace order
+// (Reader.nextScanned). The chunker hands chunks to the Reader in order and
+// to the workers at once; the Reader waits for each chunk's scan before it
+// applies it.
 type parallelScan struct {
 	free    chan *scanChunk // chunks to fill
 	work    chan *scanChunk // chunks to scan
@@ -93,8 +139,9 @@ type parallelScan struct {
 	stopped bool
 	wg      sync.WaitGroup
 
-	cur *scanChunk // the chunk being applied
-	pos int        // next line of cur
+	cur      *scanChunk // the chunk being applied
+	pos      int        // next line of cur
+	lineBase int64      // lines before cur
 }
 
 // startScan starts a parallel scan when the input is one stream and more
@@ -106,8 +153,8 @@ func (r *Reader) startScan() {
 	}
 	if stream.compressed {
 		// Decompress on a goroutine of its own, ahead of the chunker.
-		stream.lines.r = newAsyncReader(stream.lines.r)
-		stream.async = stream.lines.r.(*asyncReader)
+		stream.async = newAsyncReader(stream.lines.r)
+		stream.lines.r = stream.async
 	}
 	inFlight := 2 * r.scanWorkers
 	s := &parallelScan{
@@ -120,16 +167,18 @@ func (r *Reader) startScan() {
 		s.free <- &scanChunk{done: make(chan struct{}, 1)}
 	}
 	s.wg.Add(1 + r.scanWorkers)
-	go s.chunker(&r.feed, r.src, r.chunkSize)
+	go s.chunker(stream.lines, r.chunkSize)
 	for range r.scanWorkers {
 		go s.worker(r.rules)
 	}
 	r.scan = s
 }
 
-// chunker fills chunks with the feed's lines, chunkSize bytes of text or
-// more each, until the source ends or the scan stops.
-func (s *parallelScan) chunker(feed *lineFeed, src lineSource, chunkSize int) {
+// chunker fills chunks with the splitter's lines, chunkSize bytes of text
+// or more each, until the source ends or the scan stops. A chunk never ends
+// with a line that ends in " attached": strace -f may have cut a call there
+// (see lineFeed), and the lines joined must be scanned together.
+func (s *parallelScan) chunker(lines *lineSplitter, chunkSize int) {
 	defer s.wg.Done()
 	defer close(s.work)
 	for {
@@ -139,22 +188,34 @@ func (s *parallelScan) chunker(feed *lineFeed, src lineSource, chunkSize int) {
 		case <-s.quit:
 			return
 		}
-		c.text, c.lines = c.text[:0], c.lines[:0]
-		for len(c.text) < chunkSize {
-			line, pid, tooLong, err := feed.next()
-			if err != nil {
-				c.last, c.err, c.cutLast = true, err, src.endsMidLine()
+		if cap(c.text) < chunkSize {
+			c.text = make([]byte, 0, chunkSize+readBufferSize)
+		}
+		c.text, c.segs = c.text[:0], c.segs[:0]
+		attached := false // the last whole line ends in " attached"
+		for len(c.text) < chunkSize || attached {
+			block, err := lines.nextLines()
+			if err != nil && err != errLineTooLong {
+				c.last, c.err = true, err
 				break
 			}
-			if tooLong {
-				line = cut(line) // only a warning quotes it
-			}
 			start := len(c.text)
-			c.text = append(c.text, line...)
-			c.lines = append(c.lines, chunkLine{start: start, end: len(c.text), pid: pid,
-				tooLong: tooLong, no: feed.no, bytes: src.bytesRead(), cutLast: src.endsMidLine()})
+			// The count before the block, not before the call: skipping
+			// the rest of an over-long line counts too.
+			seg := chunkSegment{start: start, before: lines.consumed - int64(len(block))}
+			if err == errLineTooLong {
+				seg.tooLong, seg.length = true, len(block)
+				block = cut(block)
+			} else {
+				attached = endsAttached(block)
+			}
+			c.text = append(c.text, block...)
+			seg.end = len(c.text)
+			c.segs = append(c.segs, seg)
 		}
-		c.endNo, c.endBytes = feed.no, src.bytesRead()
+		// The splitter knows the stream ended mid-line once it has handed
+		// out that last line, perhaps before it reports the end.
+		c.endBytes, c.cutLast = lines.consumed, lines.cutLast
 		// Neither send blocks: each channel holds every chunk there is.
 		s.ordered <- c
 		s.work <- c
@@ -164,25 +225,51 @@ func (s *parallelScan) chunker(feed *lineFeed, src lineSource, chunkSize int) {
 	}
 }
 
-// worker scans chunks with a lineParser of its own.
+// endsAttached reports whether the last line of block ends in " attached".
+func endsAttached(block []byte) bool {
+	line := block
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	return bytes.HasSuffix(trimCR(line), []byte(" attached"))
+}
+
+// worker scans chunks with a lineParser of its own. Line numbers are
+// counted from the chunk's start; nextScanned adds the lines before it.
 func (s *parallelScan) worker(rules *scanRules) {
 	defer s.wg.Done()
 	p := lineParser{rules: rules}
+	src := &chunkSource{}
+	var feed lineFeed
 	for c := range s.work {
-		if cap(c.recs) < len(c.lines) {
-			c.recs = append(c.recs[:cap(c.recs)], make([]scannedLine, len(c.lines)-cap(c.recs))...)
-		}
-		c.recs = c.recs[:len(c.lines)]
-		for i, l := range c.lines {
-			rec := &c.recs[i]
-			text := c.text[l.start:l.end:l.end]
-			if l.tooLong {
+		*src = chunkSource{c: c}
+		feed = lineFeed{src: src, carry: feed.carry[:0]}
+		c.recs = c.recs[:0]
+		for {
+			text, pid, tooLong, err := feed.next()
+			if err != nil {
+				break
+			}
+			if n := len(c.recs); n < cap(c.recs) {
+				c.recs = c.recs[:n+1] // keeps the record's buffers
+			} else {
+				c.recs = append(c.recs, scannedLine{})
+			}
+			rec := &c.recs[len(c.recs)-1]
+			if tooLong {
 				scanTooLong(text, rec)
 			} else {
-				p.scan(text, l.pid, rec)
+				p.scan(text, pid, rec)
 			}
-			rec.no, rec.bytes = l.no, l.bytes
+			if rec.kind == lineNone {
+				// Nothing for apply to do (most lines of a trace: calls
+				// not wanted): the slot takes the next line.
+				c.recs = c.recs[:len(c.recs)-1]
+				continue
+			}
+			rec.no, rec.bytes = feed.no, src.bytesRead()
 		}
+		c.lines = feed.no
 		p.out = nil
 		c.done <- struct{}{}
 	}
@@ -196,15 +283,18 @@ func (r *Reader) nextScanned() (*scannedLine, error) {
 	for {
 		if c := s.cur; c != nil {
 			if s.pos < len(c.recs) {
+				rec := &c.recs[s.pos]
 				s.pos++
-				if c.lines[s.pos-1].cutLast {
+				rec.no += s.lineBase
+				if c.cutLast && s.pos == len(c.recs) {
 					// The serial path knows as soon as it hands out a
 					// last line without a newline.
 					r.cutDone = true
 				}
-				return &c.recs[s.pos-1], nil
+				return rec, nil
 			}
-			r.lineNo, r.bytesDone = c.endNo, c.endBytes
+			s.lineBase += c.lines
+			r.lineNo, r.bytesDone = s.lineBase, c.endBytes
 			if c.last {
 				r.cutDone = c.cutLast
 				return nil, c.err
