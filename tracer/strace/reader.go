@@ -6,6 +6,11 @@
 // allocating, except for the decoded strings of the events the caller wants
 // (see Options.Want).
 //
+// A single stream is scanned on GOMAXPROCS goroutines, in chunks of whole
+// lines; what depends on earlier lines (unfinished/resumed pairing,
+// Options.FailedArgs, warnings) is decided in trace order by Next, so the
+// events, warnings and errors are those of a serial read.
+//
 // Accepted shapes (checked against strace 6.1):
 //   - the pid prefix of `strace -f -o FILE` ("123 openat(…)"), the "[pid 123] "
 //     prefix of `strace -f` writing to stderr, or no pid at all;
@@ -55,7 +60,8 @@ type Options struct {
 	// Want, when set, says which system calls the caller cares about. Calls
 	// it rejects are skipped without decoding their arguments; their lines
 	// still count, unfinished/resumed halves still pair, and process exits
-	// and signals are always delivered. Want is asked once per distinct name.
+	// and signals are always delivered. Want is asked once per distinct name,
+	// perhaps on one of the Reader's scanning goroutines (one at a time).
 	Want func(syscall string) bool
 	// Strict makes the first malformed line a fatal error (naming the line)
 	// instead of a counted warning.
@@ -88,7 +94,8 @@ type Options struct {
 	// caller reads (bit i for argument i; 0 means all). The others are
 	// skipped without decoding and delivered as empty ArgOther values, so
 	// positions stay right: a stat buffer or an argv array costs a scan, not
-	// a decode. It is asked once per distinct name, like Want.
+	// a decode. It is asked once per distinct name, like Want (and on the
+	// same goroutines).
 	Args func(syscall string) uint64
 }
 
@@ -393,7 +400,9 @@ func (r *Reader) Bytes() int64 {
 	return r.src.bytesRead()
 }
 
-// Close releases the input. Next returns io.EOF afterwards.
+// Close releases the input. Next returns io.EOF afterwards. When the trace
+// is scanned in parallel, Close first waits for the scanning goroutines to
+// stop: at most until a pending read of the input returns.
 func (r *Reader) Close() error {
 	if r.src == nil {
 		return nil

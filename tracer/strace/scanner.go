@@ -194,6 +194,11 @@ func (s *parallelScan) chunker(lines *lineSplitter, chunkSize int) {
 		c.text, c.segs = c.text[:0], c.segs[:0]
 		attached := false // the last whole line ends in " attached"
 		for len(c.text) < chunkSize || attached {
+			select {
+			case <-s.quit:
+				return // Close waits for this goroutine: stop between reads
+			default:
+			}
 			block, err := lines.nextLines()
 			if err != nil && err != errLineTooLong {
 				c.last, c.err = true, err
@@ -285,18 +290,18 @@ func (r *Reader) nextScanned() (*scannedLine, error) {
 			if s.pos < len(c.recs) {
 				rec := &c.recs[s.pos]
 				s.pos++
-				rec.no += s.lineBase
-				if c.cutLast && s.pos == len(c.recs) {
+				if c.cutLast && rec.no == c.lines {
 					// The serial path knows as soon as it hands out a
 					// last line without a newline.
 					r.cutDone = true
 				}
+				rec.no += s.lineBase
 				return rec, nil
 			}
 			s.lineBase += c.lines
 			r.lineNo, r.bytesDone = s.lineBase, c.endBytes
+			r.cutDone = r.cutDone || c.cutLast
 			if c.last {
-				r.cutDone = c.cutLast
 				return nil, c.err
 			}
 			s.cur = nil
