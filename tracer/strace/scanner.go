@@ -380,9 +380,14 @@ func (a *asyncReader) run(src io.Reader) {
 		case <-a.quit:
 			return
 		}
-		n, err := io.ReadFull(src, buf)
-		if err == io.ErrUnexpectedEOF {
-			err = io.EOF
+		// Fill the block, keeping the error as the source gave it (a cut
+		// gzip stream's io.ErrUnexpectedEOF is not the end of the trace).
+		n := 0
+		var err error
+		for n < len(buf) && err == nil {
+			var m int
+			m, err = src.Read(buf[n:])
+			n += m
 		}
 		a.blocks <- asyncBlock{data: buf[:n], err: err} // never blocks: one slot per buffer
 		if err != nil {
