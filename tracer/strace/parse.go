@@ -39,7 +39,6 @@ type lineParser struct {
 	out        *scannedLine             // the line being scanned
 	b          []byte                   // the call text being decoded
 	strBuf     []byte                   // decoded string bytes of the current argument
-	joined     []byte                   // an unfinished call's text joined with its resumed half
 	exprBuf    []byte                   // an expression without its comments
 	sawComment bool                     // skipExpr passed over a /* comment */
 	elems      [maxDepth + 1]tracer.Arg // scratch Args for nested elements, one per depth

@@ -40,19 +40,19 @@ func (c *pendingCalls) start(pid int, call callInfo, args []byte) {
 
 // resume ends pid's pending call when it is named name: it returns the call
 // and, for a wanted call, its first half's text followed by rest (appended
-// to joined[:0]). A pending call of another name is dropped, and ok is false.
-func (c *pendingCalls) resume(pid int, name, rest, joined []byte) (call callInfo, text []byte, ok bool) {
+// to buf[:0]). A pending call of another name is dropped, and ok is false.
+func (c *pendingCalls) resume(pid int, name, rest, buf []byte) (call callInfo, joined []byte, ok bool) {
 	pc := c.byPid[pid]
 	if pc == nil {
-		return callInfo{}, joined, false
+		return callInfo{}, buf, false
 	}
 	if pc.call.name != string(name) {
 		c.drop(pid)
-		return callInfo{}, joined, false
+		return callInfo{}, buf, false
 	}
-	call = pc.call
+	call, joined = pc.call, buf
 	if call.wanted {
-		joined = append(append(joined[:0], pc.args...), rest...)
+		joined = append(append(buf[:0], pc.args...), rest...)
 	}
 	c.drop(pid)
 	return call, joined, true
