@@ -6,9 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fsmove/fsmove/bench/gen"
 	"github.com/fsmove/fsmove/tracer"
@@ -309,5 +311,35 @@ func TestParallelScanOverlongLines(t *testing.T) {
 	_, r := events(t, text, Options{})
 	if r.Malformed() != 3 || r.Lines() != 7 {
 		t.Fatalf("malformed %d lines %d, want 3 and 7", r.Malformed(), r.Lines())
+	}
+}
+
+// TestParallelScanDroppedReader: a Reader dropped in the middle of a trace,
+// without Close, does not leave its scanning goroutines behind.
+func TestParallelScanDroppedReader(t *testing.T) {
+	data := syntheticTrace(4 << 20)
+	before := runtime.NumGoroutine()
+	func() {
+		r := NewReader(bytes.NewReader(data), Options{})
+		r.scanWorkers, r.chunkSize = 2, 1<<10
+		for range 10 {
+			if _, err := r.Next(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r.scan == nil {
+			t.Fatal("the read did not scan in parallel")
+		}
+		if runtime.NumGoroutine() < before+3 {
+			t.Fatalf("%d goroutines while scanning, %d before", runtime.NumGoroutine(), before)
+		}
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines left, %d before", runtime.NumGoroutine(), before)
+		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -3,6 +3,7 @@ package strace
 import (
 	"bytes"
 	"io"
+	"runtime"
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
@@ -136,7 +137,7 @@ type parallelScan struct {
 	work    chan *scanChunk // chunks to scan
 	ordered chan *scanChunk // filled chunks, in trace order
 	quit    chan struct{}
-	stopped bool
+	stopOne sync.Once
 	wg      sync.WaitGroup
 
 	cur      *scanChunk // the chunk being applied
@@ -172,6 +173,9 @@ func (r *Reader) startScan() {
 		go s.worker(r.rules)
 	}
 	r.scan = s
+	// The goroutines do not hold the Reader: one dropped before its end
+	// without Close stops them when it is collected.
+	runtime.AddCleanup(r, func(s *parallelScan) { s.stop() }, s)
 }
 
 // chunker fills chunks with the splitter's lines, chunkSize bytes of text
@@ -318,10 +322,7 @@ func (r *Reader) nextScanned() (*scannedLine, error) {
 
 // stop asks the scan's goroutines to end; wait waits until they have.
 func (s *parallelScan) stop() {
-	if !s.stopped {
-		s.stopped = true
-		close(s.quit)
-	}
+	s.stopOne.Do(func() { close(s.quit) })
 }
 
 func (s *parallelScan) wait() { s.wg.Wait() }
