@@ -14,7 +14,9 @@ import (
 )
 
 // FuzzReader feeds arbitrary text to the Reader: it must never panic, every
-// event must have a valid Kind, and line numbers must increase.
+// event must have a valid Kind, line numbers must increase, and the parallel
+// scan, with chunks of a few bytes, must read exactly what the serial one
+// reads.
 func FuzzReader(f *testing.F) {
 	for _, name := range []string{"f.log", "stderr.log", "single.log"} {
 		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "strace", name))
@@ -40,6 +42,13 @@ func FuzzReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, filter bool) {
 		if filter {
 			checkWantIsAFilter(t, data)
+		}
+		for _, rc := range readerCases {
+			for _, shape := range []scanShape{{2, 1}, {3, 40}} {
+				if why := compareReads(data, rc, shape); why != "" {
+					t.Fatalf("%s, %v: differs from the serial read: %s", rc.name, shape, why)
+				}
+			}
 		}
 		opts := Options{}
 		if filter {

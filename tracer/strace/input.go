@@ -79,16 +79,48 @@ func newLineSplitter(r io.Reader, size int) *lineSplitter {
 // returns io.EOF; a last line without a newline is still returned.
 // An over-long line is returned cut, with errLineTooLong.
 func (s *lineSplitter) next() ([]byte, error) {
+	line, err := s.read(false)
+	if err == nil && !s.cutLast {
+		line = line[:len(line)-1]
+	}
+	if err == nil {
+		line = trimCR(line)
+	}
+	return line, err
+}
+
+// nextLines returns all the whole lines buffered, newlines included (at
+// least one line), or what next would return when that is a last line
+// without a newline or an over-long line. The slice is valid until the
+// next call.
+func (s *lineSplitter) nextLines() ([]byte, error) {
+	return s.read(true)
+}
+
+// read returns the next line, or with many all the whole lines buffered,
+// with their newlines.
+func (s *lineSplitter) read(many bool) ([]byte, error) {
 	for {
-		if k := bytes.IndexByte(s.buf[s.start:s.end], '\n'); k >= 0 {
-			line := s.buf[s.start : s.start+k]
-			s.start += k + 1
-			s.consumed += int64(k + 1)
-			if s.skipping {
+		if s.skipping {
+			if k := bytes.IndexByte(s.buf[s.start:s.end], '\n'); k >= 0 {
+				s.start += k + 1
+				s.consumed += int64(k + 1)
 				s.skipping = false
 				continue
 			}
-			return trimCR(line), nil
+		} else {
+			var k int
+			if many {
+				k = bytes.LastIndexByte(s.buf[s.start:s.end], '\n')
+			} else {
+				k = bytes.IndexByte(s.buf[s.start:s.end], '\n')
+			}
+			if k >= 0 {
+				lines := s.buf[s.start : s.start+k+1]
+				s.start += k + 1
+				s.consumed += int64(k + 1)
+				return lines, nil
+			}
 		}
 		if s.err != nil {
 			if s.start < s.end && !s.skipping {
@@ -96,7 +128,7 @@ func (s *lineSplitter) next() ([]byte, error) {
 				line := s.buf[s.start:s.end]
 				s.consumed += int64(s.end - s.start)
 				s.start = s.end
-				return trimCR(line), nil
+				return line, nil
 			}
 			return nil, s.err
 		}

@@ -6,6 +6,11 @@
 // allocating, except for the decoded strings of the events the caller wants
 // (see Options.Want).
 //
+// A single stream is scanned on GOMAXPROCS goroutines, in chunks of whole
+// lines; what depends on earlier lines (unfinished/resumed pairing,
+// Options.FailedArgs, warnings) is decided in trace order by Next, so the
+// events, warnings and errors are those of a serial read.
+//
 // Accepted shapes (checked against strace 6.1):
 //   - the pid prefix of `strace -f -o FILE` ("123 openat(…)"), the "[pid 123] "
 //     prefix of `strace -f` writing to stderr, or no pid at all;
@@ -41,11 +46,11 @@
 package strace
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"github.com/fsmove/fsmove/tracer"
 )
@@ -55,7 +60,8 @@ type Options struct {
 	// Want, when set, says which system calls the caller cares about. Calls
 	// it rejects are skipped without decoding their arguments; their lines
 	// still count, unfinished/resumed halves still pair, and process exits
-	// and signals are always delivered. Want is asked once per distinct name.
+	// and signals are always delivered. Want is asked once per distinct name,
+	// perhaps on one of the Reader's scanning goroutines (one at a time).
 	Want func(syscall string) bool
 	// Strict makes the first malformed line a fatal error (naming the line)
 	// instead of a counted warning.
@@ -88,7 +94,8 @@ type Options struct {
 	// caller reads (bit i for argument i; 0 means all). The others are
 	// skipped without decoding and delivered as empty ArgOther values, so
 	// positions stay right: a stat buffer or an argv array costs a scan, not
-	// a decode. It is asked once per distinct name, like Want.
+	// a decode. It is asked once per distinct name, like Want (and on the
+	// same goroutines).
 	Args func(syscall string) uint64
 }
 
@@ -117,17 +124,36 @@ type lineSource interface {
 
 // Reader turns strace text into events. It implements tracer.Source.
 // A Reader is not safe for concurrent use.
+//
+// A single stream is scanned in parallel when GOMAXPROCS > 1 (see
+// parallelScan): chunks of lines are scanned on worker goroutines, and Next
+// applies the scanned lines in trace order. An -ff directory is read on the
+// caller's goroutine.
 type Reader struct {
-	opts Options
-	src  lineSource
-	err  error // sticky: io.EOF or the fatal error
+	opts  Options
+	rules *scanRules
+	src   lineSource
+	feed  lineFeed
+	err   error // sticky: io.EOF or the fatal error
 
-	ev      tracer.Event // reused between calls to Next
-	lineNo  int64
-	p       lineParser
-	pending map[int]*pendingCall
-	free    []*pendingCall
-	carry   []byte // first part of a call cut by "strace: Process N attached"
+	ev     tracer.Event // reused between calls to Next
+	lineNo int64
+	p      lineParser  // scans on the caller's goroutine, and decodes what apply decides
+	line   scannedLine // the line being read, when not scanned in parallel
+
+	// What apply decides in trace order.
+	pending pendingCalls
+	solo    int    // pid of unprefixed lines in "[pid N]" output once known, else 0
+	joined  []byte // an unfinished call's text joined with its resumed half
+
+	// The parallel scan: started by the first Next, nil when serial.
+	// scanWorkers and chunkSize choose its shape (tests make chunks tiny).
+	scan        *parallelScan
+	started     bool
+	scanWorkers int
+	chunkSize   int
+	bytesDone   int64 // Bytes() while scanning in parallel
+	cutDone     bool  // EndsMidLine() once a parallel scan reached the end
 
 	closedBytes int64 // Bytes() once the source is closed
 	cutLast     bool  // EndsMidLine() once the source is closed
@@ -135,21 +161,10 @@ type Reader struct {
 	warnings  []tracer.Warning
 	warnCount int64
 	malformed int64
-
-	// errnoPick[len][last byte] is set for the Options.FailedErrnos.
-	errnoPick [16][256]bool
 }
 
 // A Reader is a tracer.Source.
 var _ tracer.Source = (*Reader)(nil)
-
-// pendingCall is the first half of a call printed as "<unfinished ...>".
-type pendingCall struct {
-	name    string
-	wanted  bool
-	argMask uint64 // callInfo.args
-	args    []byte // the text between "(" and " <unfinished ...>" (kept only if wanted)
-}
 
 // Open reads a trace from path: a text file, a gzip or zstd compressed file
 // (recognised by their magic bytes), "-" for standard input, or a directory
@@ -200,16 +215,14 @@ func NewReader(r io.Reader, opts Options) *Reader {
 
 func newReader(src lineSource, opts Options) *Reader {
 	r := &Reader{
-		opts:    opts,
-		src:     src,
-		pending: make(map[int]*pendingCall),
+		opts:        opts,
+		rules:       newScanRules(opts),
+		src:         src,
+		feed:        lineFeed{src: src},
+		scanWorkers: runtime.GOMAXPROCS(0),
+		chunkSize:   defaultChunkSize,
 	}
-	for _, e := range opts.FailedErrnos {
-		if n := len(e); n > 0 && n < len(r.errnoPick) {
-			r.errnoPick[n][e[n-1]] = true
-		}
-	}
-	r.p.r = r
+	r.p.rules = r.rules
 	return r
 }
 
@@ -217,46 +230,122 @@ func newReader(src lineSource, opts Options) *Reader {
 // The event and its Args slice are reused by the following call; the strings
 // inside are not.
 func (r *Reader) Next() (*tracer.Event, error) {
+	if !r.started {
+		r.started = true
+		r.startScan()
+	}
 	for r.err == nil {
-		line, pid, err := r.src.next()
-		if err == errLineTooLong {
-			r.lineNo++
-			if ferr := r.malformedLine(line, "line longer than 64 MiB"); ferr != nil {
-				r.err = ferr
-				return nil, ferr
+		line, err := r.nextLine()
+		if err != nil {
+			if r.scan == nil {
+				r.lineNo = r.feed.no // lines read after the last logical one
 			}
-			continue
+			r.err = err
+			break
 		}
+		r.lineNo = line.no
+		if r.scan != nil {
+			r.bytesDone = line.bytes
+		}
+		ev, err := r.apply(line)
 		if err != nil {
 			r.err = err
 			break
 		}
-		r.lineNo++
-		if len(r.carry) > 0 {
-			r.carry = append(r.carry, line...)
-			line = r.carry
-		}
-		if bytes.HasSuffix(line, []byte(" attached")) {
-			// strace -f writing to stderr prints "strace: Process N attached"
-			// in the middle of the line of the call that created N; the call
-			// goes on at the start of the next line. Keep the first part.
-			if k := bytes.Index(line, []byte("strace: Process ")); k > 0 {
-				r.carry = append(r.carry[:0], line[:k]...)
-				continue
-			}
-		}
-		r.carry = r.carry[:0]
-		ok, err := r.p.parseLine(line, pid)
-		if err != nil {
-			r.err = err
-			return nil, err
-		}
-		if ok {
-			r.ev.Line = r.lineNo
+		if ev != nil {
+			r.ev = *ev
+			r.ev.Line = line.no
 			return &r.ev, nil
 		}
 	}
+	if r.scan != nil {
+		r.scan.stop()
+	}
 	return nil, r.err
+}
+
+// nextLine returns the next scanned line: from the parallel scan, or
+// scanned here.
+func (r *Reader) nextLine() (*scannedLine, error) {
+	if r.scan != nil {
+		return r.nextScanned()
+	}
+	text, pid, tooLong, err := r.feed.next()
+	if err != nil {
+		return nil, err
+	}
+	if tooLong {
+		scanTooLong(text, &r.line)
+	} else {
+		r.p.scan(text, pid, &r.line)
+	}
+	r.line.no = r.feed.no
+	return &r.line, nil
+}
+
+// apply decides, in trace order, what a scanned line means given the lines
+// before it (see scan), and returns the event to deliver, if any.
+func (r *Reader) apply(line *scannedLine) (*tracer.Event, error) {
+	pid := line.pid
+	if !line.prefixed && r.solo > 0 {
+		pid = r.solo
+	}
+	if line.angle && line.bracketed && r.solo <= 0 && !r.pending.has(pid) {
+		r.learnSoloPid(line.srcPid, pid)
+	}
+	switch line.kind {
+	case lineNone:
+		return nil, nil
+	case lineUnfinished:
+		r.pending.start(pid, line.call, line.args)
+		return nil, nil
+	case lineExit:
+		// A process that is gone will never resume its pending call.
+		r.pending.drop(pid)
+		line.ev.Pid = pid
+		return &line.ev, nil
+	case lineSuperseded:
+		r.pending.move(line.old, pid)
+		return &line.ev, nil
+	case lineResumed:
+		call, joined, ok := r.pending.resume(pid, line.name, line.args, r.joined)
+		r.joined = joined
+		if !ok {
+			r.warn(line.no, "resumed call without its start", string(cut(line.text)))
+			return nil, nil
+		}
+		if !call.wanted {
+			return nil, nil
+		}
+		r.p.out = line
+		r.p.scanCall(call, pid, joined, 0)
+	}
+	if line.kind == lineFailed {
+		line.ev.Pid = pid
+		if r.opts.FailedArgs == nil || !r.opts.FailedArgs(&line.ev) {
+			return &line.ev, nil
+		}
+		r.p.decodeFailed(line)
+	}
+	switch line.kind {
+	case lineMalformed:
+		return nil, r.malformedLine(line.text, line.why)
+	case lineEvent:
+		line.ev.Pid = pid
+		return &line.ev, nil
+	}
+	return nil, nil
+}
+
+// learnSoloPid handles strace -f writing to stderr: it prints no "[pid N]"
+// while it traces a single process, so the first process's lines carry no
+// pid. When one of its calls started unprefixed ("vfork( <unfinished ...>")
+// is resumed under "[pid N]", N is that process: its pending call moves to N
+// and later unprefixed lines get pid N. (Events before that keep pid 0.)
+func (r *Reader) learnSoloPid(unprefixed, pid int) {
+	if r.pending.move(unprefixed, pid) {
+		r.solo = pid
+	}
 }
 
 // SetFailedArgs replaces Options.FailedArgs, for a consumer that decides
@@ -282,14 +371,17 @@ func (r *Reader) Malformed() int64 { return r.malformed }
 // "resumed" half has not been read: at the end of a trace, calls the
 // tracer saw start but not return. (A call cut by the tracer detaching
 // is printed "<detached ...>" and is not counted.)
-func (r *Reader) Unfinished() int { return len(r.pending) }
+func (r *Reader) Unfinished() int { return r.pending.count() }
 
 // EndsMidLine reports whether the trace, read to its end, stopped in the
 // middle of a line: the tracer was killed while writing, or the file was
 // cut.
 func (r *Reader) EndsMidLine() bool {
-	if r.src == nil {
+	switch {
+	case r.src == nil:
 		return r.cutLast
+	case r.scan != nil:
+		return r.cutDone
 	}
 	return r.src.endsMidLine()
 }
@@ -299,19 +391,28 @@ func (r *Reader) Lines() int64 { return r.lineNo }
 
 // Bytes is the number of (decompressed) text bytes read so far.
 func (r *Reader) Bytes() int64 {
-	if r.src == nil {
+	switch {
+	case r.src == nil:
 		return r.closedBytes
+	case r.scan != nil:
+		return r.bytesDone
 	}
 	return r.src.bytesRead()
 }
 
-// Close releases the input. Next returns io.EOF afterwards.
+// Close releases the input. Next returns io.EOF afterwards. When the trace
+// is scanned in parallel, Close first waits for the scanning goroutines to
+// stop: at most until a pending read of the input returns.
 func (r *Reader) Close() error {
 	if r.src == nil {
 		return nil
 	}
-	r.closedBytes = r.src.bytesRead()
-	r.cutLast = r.src.endsMidLine()
+	if r.scan != nil {
+		// The scan's goroutines read the source: stop them first.
+		r.scan.stop()
+		r.scan.wait()
+	}
+	r.closedBytes, r.cutLast = r.Bytes(), r.EndsMidLine()
 	err := r.src.close()
 	r.src = nil
 	if r.err == nil {
@@ -357,17 +458,13 @@ func cut(line []byte) []byte {
 	return line
 }
 
-// wanted asks Options.Want about a syscall name. The parser remembers the
-// answer per name (lineParser.callInfo), so Want is asked once per name.
-func (r *Reader) wanted(name string) bool {
-	return r.opts.Want == nil || r.opts.Want(name)
-}
-
 // streamSource is one trace stream (a file, stdin, a decompressed stream).
 type streamSource struct {
 	lines      *lineSplitter
 	release    func()
-	underlying io.Closer // the file Open opened, nil for NewReader's reader
+	underlying io.Closer    // the file Open opened, nil for NewReader's reader
+	compressed bool         // lines reads a decompressor
+	async      *asyncReader // the decompressor's goroutine, when a parallel scan started one
 }
 
 func newStreamSource(r io.Reader, c io.Closer, bufferSize int) (*streamSource, error) {
@@ -375,7 +472,8 @@ func newStreamSource(r io.Reader, c io.Closer, bufferSize int) (*streamSource, e
 	if err != nil {
 		return &streamSource{lines: newLineSplitter(eofReader{}, 0), release: func() {}, underlying: c}, err
 	}
-	return &streamSource{lines: newLineSplitter(text, bufferSize), release: release, underlying: c}, nil
+	return &streamSource{lines: newLineSplitter(text, bufferSize), release: release, underlying: c,
+		compressed: isCompressed(text)}, nil
 }
 
 func (s *streamSource) next() ([]byte, int, error) {
@@ -388,6 +486,10 @@ func (s *streamSource) endsMidLine() bool { return s.lines.cutLast }
 func (s *streamSource) bytesRead() int64  { return s.lines.consumed }
 
 func (s *streamSource) close() error {
+	if s.async != nil {
+		s.async.close()
+		s.async = nil
+	}
 	s.release()
 	if s.underlying != nil {
 		return s.underlying.Close()
@@ -399,33 +501,3 @@ func (s *streamSource) close() error {
 type eofReader struct{}
 
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
-
-// startPending returns the pending-call record of pid, reusing records so
-// that "<unfinished ...>" lines do not allocate. A pid has at most one call
-// in flight, so a second first half replaces the first.
-func (r *Reader) startPending(pid int) *pendingCall {
-	if pc := r.pending[pid]; pc != nil {
-		return pc
-	}
-	var pc *pendingCall
-	if n := len(r.free); n > 0 {
-		pc, r.free = r.free[n-1], r.free[:n-1]
-	} else {
-		pc = new(pendingCall)
-	}
-	r.pending[pid] = pc
-	return pc
-}
-
-// endPending forgets pid's pending call, if any.
-func (r *Reader) endPending(pid int) {
-	if pc := r.pending[pid]; pc != nil {
-		r.dropPending(pid, pc)
-	}
-}
-
-// dropPending forgets pid's pending call pc and keeps the record for reuse.
-func (r *Reader) dropPending(pid int, pc *pendingCall) {
-	delete(r.pending, pid)
-	r.free = append(r.free, pc)
-}

@@ -1,0 +1,345 @@
+package strace
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fsmove/fsmove/bench/gen"
+	"github.com/fsmove/fsmove/tracer"
+)
+
+// scanShape is how a Reader scans: workers < 2 is the serial path.
+type scanShape struct {
+	workers, chunkSize int
+}
+
+func (s scanShape) String() string {
+	if s.workers < 2 {
+		return "serial"
+	}
+	return fmt.Sprintf("%d workers, %d-byte chunks", s.workers, s.chunkSize)
+}
+
+// readerCase is a set of Options. make builds them afresh for each read, so
+// that an order-dependent FailedArgs starts from the same state.
+type readerCase struct {
+	name string
+	make func() (Options, func(r *Reader, events int))
+}
+
+// readerCases: everything decoded; the analysis's shape (Want, Args,
+// SkipFailedArgs with FailedErrnos and a FailedArgs whose answers depend on
+// the order it is asked in, replaced by SetFailedArgs half way); strict.
+var readerCases = []readerCase{
+	{"all", func() (Options, func(*Reader, int)) { return Options{}, nil }},
+	{"analysis", func() (Options, func(*Reader, int)) {
+		asked := 0
+		opts := Options{
+			Want:           func(name string) bool { return specSyscalls[name] || name == "read" },
+			Args:           func(name string) uint64 { return map[bool]uint64{true: 0b11}[strings.HasPrefix(name, "open")] },
+			SkipFailedArgs: true,
+			FailedErrnos:   []string{"ENOENT", "ENOTDIR"},
+			FailedArgs: func(ev *tracer.Event) bool {
+				asked++
+				return asked%3 != 0 // depends on every earlier question
+			},
+		}
+		switchAt := func(r *Reader, events int) {
+			if events == 200 {
+				r.SetFailedArgs(func(ev *tracer.Event) bool { return ev.Pid%2 == 0 })
+			}
+		}
+		return opts, switchAt
+	}},
+	{"strict", func() (Options, func(*Reader, int)) { return Options{Strict: true}, nil }},
+}
+
+// newShapedReader reads data with the Options of rc, scanned as shape says.
+func newShapedReader(data []byte, rc readerCase, shape scanShape) (*Reader, func(*Reader, int)) {
+	opts, hook := rc.make()
+	r := NewReader(bytes.NewReader(data), opts)
+	r.scanWorkers = shape.workers
+	if shape.chunkSize > 0 {
+		r.chunkSize = shape.chunkSize
+	}
+	return r, hook
+}
+
+// describeEvent writes every field of ev, with the Reader's counters.
+func describeEvent(ev *tracer.Event, r *Reader) string {
+	return fmt.Sprintf("%+v lines=%d bytes=%d", *ev, r.Lines(), r.Bytes())
+}
+
+// describeEnd writes the error that ended a read and the Reader's counters
+// and warnings, before and after Close.
+func describeEnd(r *Reader, err error) string {
+	s := fmt.Sprintf("end: %v\nwarnings %d: %+v\nmalformed %d unfinished %d lines %d bytes %d cut %v\n",
+		err, r.WarningCount(), r.Warnings(), r.Malformed(), r.Unfinished(), r.Lines(), r.Bytes(), r.EndsMidLine())
+	if err := r.Close(); err != nil {
+		s += fmt.Sprintf("close: %v\n", err)
+	}
+	return s + fmt.Sprintf("closed: bytes %d cut %v", r.Bytes(), r.EndsMidLine())
+}
+
+// sameEvent compares two events field by field (cheaper than formatting
+// megabytes of them).
+func sameEvent(a, b *tracer.Event) bool {
+	if a.Kind != b.Kind || a.Pid != b.Pid || a.Syscall != b.Syscall || a.Ret != b.Ret ||
+		a.Errno != b.Errno || a.Line != b.Line || len(a.Args) != len(b.Args) {
+		return false
+	}
+	for i := range a.Args {
+		x, y := &a.Args[i], &b.Args[i]
+		if x.Kind != y.Kind || x.Name != y.Name || x.Int != y.Int || x.Str != y.Str ||
+			x.Truncated != y.Truncated || !slices.Equal(x.Ints, y.Ints) || (x.Ints == nil) != (y.Ints == nil) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkSameAsSerial fails when a parallel scan of data gives anything else
+// than the serial one: the events, the counters after each, the error that
+// ends the read, the warnings and the final counters.
+func checkSameAsSerial(t *testing.T, name string, data []byte, shapes ...scanShape) {
+	t.Helper()
+	for _, rc := range readerCases {
+		for _, shape := range shapes {
+			if why := compareReads(data, rc, shape); why != "" {
+				t.Errorf("%s, %s, %v: differs from the serial read: %s", name, rc.name, shape, why)
+			}
+		}
+	}
+}
+
+// compareReads reads data serially and as shape says, in step, and
+// describes the first difference ("" if none).
+func compareReads(data []byte, rc readerCase, shape scanShape) string {
+	serial, serialHook := newShapedReader(data, rc, scanShape{workers: 1})
+	parallel, parallelHook := newShapedReader(data, rc, shape)
+	for events := 1; ; events++ {
+		want, werr := serial.Next()
+		got, gerr := parallel.Next()
+		if werr != nil || gerr != nil {
+			w, g := describeEnd(serial, werr), describeEnd(parallel, gerr)
+			if w != g {
+				return fmt.Sprintf("after %d events:\n%s", events-1, firstDifference(w, g))
+			}
+			return ""
+		}
+		if !sameEvent(want, got) || serial.Lines() != parallel.Lines() || serial.Bytes() != parallel.Bytes() {
+			return fmt.Sprintf("event %d:\nserial:   %s\nparallel: %s", events, describeEvent(want, serial), describeEvent(got, parallel))
+		}
+		if serialHook != nil {
+			serialHook(serial, events)
+			parallelHook(parallel, events)
+		}
+	}
+}
+
+// firstDifference shows the first line where two descriptions differ.
+func firstDifference(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return fmt.Sprintf("line %d:\nserial:   %.400s\nparallel: %.400s", i+1, wl, gl)
+		}
+	}
+	return "(same)"
+}
+
+// equivalenceTraces returns the committed strace traces (and some generated
+// ones), decompressed and cut to at most limit bytes (a cut may fall in the
+// middle of a line, which tests EndsMidLine too), plus the compressed files
+// as they are.
+func equivalenceTraces(t *testing.T, limit int) map[string][]byte {
+	t.Helper()
+	root := filepath.Join("..", "..", "testdata")
+	var paths []string
+	for _, pattern := range []string{"strace/*.log*", "strace/puppet7/*.log*", "strace/ff/*", "analyze/*/trace.log*", "runs/*/trace.log*"} {
+		m, err := filepath.Glob(filepath.Join(root, pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, m...)
+	}
+	if len(paths) < 10 {
+		t.Fatalf("found only %d committed traces: %v", len(paths), paths)
+	}
+	traces := map[string][]byte{}
+	for _, p := range paths {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, release, err := decompress(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		data, err := io.ReadAll(io.LimitReader(text, int64(limit)))
+		release()
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		traces[p] = data
+		if isCompressedMagic(raw) && len(raw) <= limit {
+			traces[p+" (compressed)"] = raw
+			// A cut compressed stream ends with the decompressor's error.
+			traces[p+" (compressed, cut)"] = raw[:len(raw)*2/3]
+		}
+	}
+	for seed := int64(1); seed <= 2; seed++ {
+		var buf bytes.Buffer
+		if err := gen.Generate(&buf, gen.Params{Size: int64(limit), Seed: seed}); err != nil {
+			t.Fatal(err)
+		}
+		traces[fmt.Sprintf("generated, seed %d", seed)] = buf.Bytes()
+	}
+	traces["synthetic"] = syntheticTrace(limit)
+	return traces
+}
+
+func isCompressedMagic(b []byte) bool {
+	return bytes.HasPrefix(b, gzipMagic) || bytes.HasPrefix(b, zstdMagic)
+}
+
+// TestParallelScanMatchesSerial: the parallel scan, with chunks so small
+// that unfinished and resumed halves (and the lines joined around "strace:
+// Process N attached") fall in different chunks, delivers exactly the
+// serial path's events, line numbers, counters, warnings and errors.
+func TestParallelScanMatchesSerial(t *testing.T) {
+	limit := 512 << 10
+	if testing.Short() {
+		limit = 128 << 10
+	}
+	traces := equivalenceTraces(t, limit)
+	for name, data := range traces {
+		shapes := []scanShape{{2, 1 << 10}, {3, 64 << 10}}
+		if len(data) <= 200<<10 {
+			shapes = append(shapes, scanShape{2, 64}, scanShape{4, 1})
+		}
+		checkSameAsSerial(t, name, data, shapes...)
+	}
+}
+
+// TestParallelScanEdgeCases covers what a chunk boundary could break.
+func TestParallelScanEdgeCases(t *testing.T) {
+	cases := map[string]string{
+		"empty":            "",
+		"no final newline": "1 openat(AT_FDCWD, \"/a\", O_RDONLY) = 3\n1 close(3",
+		"attached join": "[pid 5] clone(child_stack=NULL, flags=CLONE_CHILD_SETTID|SIGCHLDstrace: Process 6 attached\n" +
+			", child_tidptr=0x7f) = 6\n[pid 6] openat(AT_FDCWD, \"/b\", O_RDONLY) = 3\n",
+		"solo pid": "vfork( <unfinished ...>\n[pid 7] execve(\"/bin/true\", [\"true\"], 0x7ffd /* 20 vars */) = 0\n" +
+			"[pid 6] <... vfork resumed>) = 7\nopenat(AT_FDCWD, \"/c\", O_RDONLY) = 3\n",
+		"superseded": "10 execve(\"/bin/x\", [\"x\"], 0x7ffd /* 1 var */ <unfinished ...>\n" +
+			"9 +++ superseded by execve in pid 10 +++\n9 <... execve resumed>) = 0\n",
+		"resumed without start": "1 <... openat resumed>) = 3\n1 close(3) = 0\n",
+		"malformed":             "1 openat(\n1 ???\n1 close(3) = 0\n1 +++ exited with 0 +++\n",
+		"failed": "1 openat(AT_FDCWD, \"/x\", O_RDONLY) = -1 ENOENT (No such file or directory)\n" +
+			"2 openat(AT_FDCWD, \"/y\", O_RDONLY <unfinished ...>\n1 stat(\"/z\", 0x7f) = -1 ENOTDIR (Not a directory)\n" +
+			"2 <... openat resumed>) = -1 ENOENT (No such file or directory)\n",
+	}
+	for name, text := range cases {
+		data := []byte(strings.Repeat(text, 3))
+		checkSameAsSerial(t, name, data, scanShape{2, 1}, scanShape{2, 16}, scanShape{3, 100})
+	}
+}
+
+// TestParallelScanStops: a Reader closed before its end stops its scan's
+// goroutines (Close waits for them), and a strict error ends the read.
+func TestParallelScanStops(t *testing.T) {
+	data := syntheticTrace(1 << 20)
+	r := NewReader(bytes.NewReader(data), Options{})
+	r.scanWorkers, r.chunkSize = 2, 1<<10
+	for range 100 {
+		if _, err := r.Next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r.scan == nil {
+		t.Fatal("the read did not scan in parallel")
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Fatalf("Next after Close: %v, want EOF", err)
+	}
+	if r.Bytes() <= 0 || r.Bytes() >= int64(len(data)) {
+		t.Fatalf("Bytes after an early Close: %d of %d", r.Bytes(), len(data))
+	}
+
+	bad := append(append([]byte{}, data[:4096]...), "\n1 openat(\n"...)
+	bad = append(bad, data...)
+	r = NewReader(bytes.NewReader(bad), Options{Strict: true})
+	r.scanWorkers, r.chunkSize = 2, 256
+	var err error
+	for err == nil {
+		_, err = r.Next()
+	}
+	if !strings.Contains(err.Error(), "malformed") || r.Close() != nil {
+		t.Fatalf("strict read: %v", err)
+	}
+}
+
+// TestParallelScanOverlongLines: lines longer than maxLineSize (cut and
+// counted as malformed, the rest skipped), next to a call cut by "strace:
+// Process N attached", read the same in parallel, in any chunks.
+func TestParallelScanOverlongLines(t *testing.T) {
+	saved := maxLineSize
+	maxLineSize = 2 << 20
+	defer func() { maxLineSize = saved }()
+	long := `1 write(1, "` + strings.Repeat("x", 5<<20) + `", 5242880) = 5242880`
+	text := "[pid 1] close(3) = 0\n" + long + "\n[pid 2] clone(child_stack=NULL, flags=SIGCHLDstrace: Process 6 attached\n" +
+		long + "\n" + ", child_tidptr=0x7f) = 6\n[pid 1] close(4) = 0\n" + long
+	checkSameAsSerial(t, "over-long lines", []byte(text), scanShape{2, 1}, scanShape{3, 100}, scanShape{2, 4 << 20})
+	_, r := events(t, text, Options{})
+	if r.Malformed() != 3 || r.Lines() != 7 {
+		t.Fatalf("malformed %d lines %d, want 3 and 7", r.Malformed(), r.Lines())
+	}
+}
+
+// TestParallelScanDroppedReader: a Reader dropped in the middle of a trace,
+// without Close, does not leave its scanning goroutines behind.
+func TestParallelScanDroppedReader(t *testing.T) {
+	data := syntheticTrace(4 << 20)
+	before := runtime.NumGoroutine()
+	func() {
+		r := NewReader(bytes.NewReader(data), Options{})
+		r.scanWorkers, r.chunkSize = 2, 1<<10
+		for range 10 {
+			if _, err := r.Next(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r.scan == nil {
+			t.Fatal("the read did not scan in parallel")
+		}
+		if runtime.NumGoroutine() < before+3 {
+			t.Fatalf("%d goroutines while scanning, %d before", runtime.NumGoroutine(), before)
+		}
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines left, %d before", runtime.NumGoroutine(), before)
+		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,421 @@
+package strace
+
+import (
+	"bytes"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// defaultChunkSize is the least text a parallel scan hands a worker at a
+// time (the splitter hands out up to its buffer's worth of lines at once,
+// readBufferSize): large enough that handing over costs nothing next to
+// scanning, small enough that chunks in flight stay a few megabytes.
+const defaultChunkSize = 512 << 10
+
+// lineFeed numbers a source's lines and joins a call cut by strace -f's
+// "strace: Process N attached" into the logical lines the scanner reads.
+type lineFeed struct {
+	src   lineSource
+	no    int64  // number of the last line read
+	carry []byte // first part of a call cut by "strace: Process N attached"
+}
+
+// next returns the next logical line, the source's pid for it, and whether
+// it was cut for being longer than maxLineSize. The line is valid until the
+// next call.
+func (f *lineFeed) next() (line []byte, pid int, tooLong bool, err error) {
+	for {
+		line, pid, err := f.src.next()
+		if err == errLineTooLong {
+			f.no++
+			return line, pid, true, nil
+		}
+		if err != nil {
+			return nil, 0, false, err
+		}
+		f.no++
+		if len(f.carry) > 0 {
+			f.carry = append(f.carry, line...)
+			line = f.carry
+		}
+		if bytes.HasSuffix(line, []byte(" attached")) {
+			// strace -f writing to stderr prints "strace: Process N attached"
+			// in the middle of the line of the call that created N; the call
+			// goes on at the start of the next line. Keep the first part.
+			if k := bytes.Index(line, []byte("strace: Process ")); k > 0 {
+				f.carry = append(f.carry[:0], line[:k]...)
+				continue
+			}
+		}
+		f.carry = f.carry[:0]
+		return line, pid, false, nil
+	}
+}
+
+// scanChunk is a run of whole lines of the stream and, once a worker has
+// scanned it, their scannedLines. Chunks are recycled: a fixed number is in
+// flight.
+type scanChunk struct {
+	text []byte
+	segs []chunkSegment
+	recs []scannedLine
+	done chan struct{} // a worker has scanned the chunk
+	// lines is the number of lines in text (counted by the worker).
+	lines int64
+
+	// The source's state after the chunk's last line.
+	endBytes int64
+	last     bool  // the source ended: err is io.EOF or the read error
+	err      error //
+	cutLast  bool  // the source ended in the middle of the chunk's last line
+}
+
+// chunkSegment is a part of a chunk's text as the splitter handed it out:
+// whole lines, or one over-long line (kept cut: only a warning quotes it).
+type chunkSegment struct {
+	start, end int   // text[start:end]
+	before     int64 // the splitter's byte count before the segment
+	tooLong    bool
+	length     int // bytes the splitter counted for an over-long line
+}
+
+// chunkSource hands out the lines of one chunk, for a lineFeed in a
+// worker: the same numbering and joining as on the serial path.
+type chunkSource struct {
+	c        *scanChunk
+	seg      int   // current segment
+	pos      int   // next byte of text
+	consumed int64 // the splitter's byte count after the last line handed out
+}
+
+func (s *chunkSource) next() ([]byte, int, error) {
+	for s.seg < len(s.c.segs) {
+		g := &s.c.segs[s.seg]
+		if g.tooLong {
+			s.seg++
+			s.pos = g.end
+			s.consumed = g.before + int64(g.length)
+			return s.c.text[g.start:g.end:g.end], 0, errLineTooLong
+		}
+		if s.pos < g.start {
+			s.pos = g.start
+		}
+		if s.pos >= g.end {
+			s.seg++
+			continue
+		}
+		end := g.end
+		next := end
+		if k := bytes.IndexByte(s.c.text[s.pos:g.end], '\n'); k >= 0 {
+			end, next = s.pos+k, s.pos+k+1
+		}
+		line := s.c.text[s.pos:end:end]
+		s.pos = next
+		s.consumed = g.before + int64(next-g.start)
+		return trimCR(line), 0, nil
+	}
+	return nil, 0, io.EOF
+}
+
+func (s *chunkSource) where() string     { return "" }
+func (s *chunkSource) bytesRead() int64  { return s.consumed }
+func (s *chunkSource) endsMidLine() bool { return false }
+func (s *chunkSource) close() error      { return nil }
+
+// parallelScan reads one stream with several goroutines: a chunker cuts the
+// stream into chunks of whole lines, workers scan chunks, and the Reader
+// applies the scanned lines of each chunk in trace order
+// (Reader.nextScanned). The chunker hands chunks to the Reader in order and
+// to the workers at once; the Reader waits for each chunk's scan before it
+// applies it.
+type parallelScan struct {
+	free    chan *scanChunk // chunks to fill
+	work    chan *scanChunk // chunks to scan
+	ordered chan *scanChunk // filled chunks, in trace order
+	quit    chan struct{}
+	stopOne sync.Once
+	wg      sync.WaitGroup
+
+	cur      *scanChunk // the chunk being applied
+	pos      int        // next line of cur
+	lineBase int64      // lines before cur
+}
+
+// startScan starts a parallel scan when the input is one stream and more
+// than one goroutine can run.
+func (r *Reader) startScan() {
+	stream, ok := r.src.(*streamSource)
+	if !ok || r.err != nil || r.scanWorkers < 2 {
+		return
+	}
+	if stream.compressed {
+		// Decompress on a goroutine of its own, ahead of the chunker.
+		stream.async = newAsyncReader(stream.lines.r)
+		stream.lines.r = stream.async
+	}
+	inFlight := 2 * r.scanWorkers
+	s := &parallelScan{
+		free:    make(chan *scanChunk, inFlight),
+		work:    make(chan *scanChunk, inFlight),
+		ordered: make(chan *scanChunk, inFlight),
+		quit:    make(chan struct{}),
+	}
+	for range inFlight {
+		s.free <- &scanChunk{done: make(chan struct{}, 1)}
+	}
+	s.wg.Add(1 + r.scanWorkers)
+	go s.chunker(stream.lines, r.chunkSize)
+	for range r.scanWorkers {
+		go s.worker(r.rules)
+	}
+	r.scan = s
+	// The goroutines do not hold the Reader: one dropped before its end
+	// without Close stops them when it is collected.
+	runtime.AddCleanup(r, func(s *parallelScan) { s.stop() }, s)
+}
+
+// chunker fills chunks with the splitter's lines, chunkSize bytes of text
+// or more each, until the source ends or the scan stops. A chunk never ends
+// with a line that ends in " attached": strace -f may have cut a call there
+// (see lineFeed), and the lines joined must be scanned together.
+func (s *parallelScan) chunker(lines *lineSplitter, chunkSize int) {
+	defer s.wg.Done()
+	defer close(s.work)
+	for {
+		var c *scanChunk
+		select {
+		case c = <-s.free:
+		case <-s.quit:
+			return
+		}
+		if cap(c.text) < chunkSize {
+			c.text = make([]byte, 0, chunkSize+readBufferSize)
+		}
+		c.text, c.segs = c.text[:0], c.segs[:0]
+		attached := false // the last whole line ends in " attached"
+		for len(c.text) < chunkSize || attached {
+			select {
+			case <-s.quit:
+				return // Close waits for this goroutine: stop between reads
+			default:
+			}
+			block, err := lines.nextLines()
+			if err != nil && err != errLineTooLong {
+				c.last, c.err = true, err
+				break
+			}
+			start := len(c.text)
+			// The count before the block, not before the call: skipping
+			// the rest of an over-long line counts too.
+			seg := chunkSegment{start: start, before: lines.consumed - int64(len(block))}
+			if err == errLineTooLong {
+				seg.tooLong, seg.length = true, len(block)
+				block = cut(block)
+			} else {
+				attached = endsAttached(block)
+			}
+			c.text = append(c.text, block...)
+			seg.end = len(c.text)
+			c.segs = append(c.segs, seg)
+		}
+		// The splitter knows the stream ended mid-line once it has handed
+		// out that last line, perhaps before it reports the end.
+		c.endBytes, c.cutLast = lines.consumed, lines.cutLast
+		// Neither send blocks: each channel holds every chunk there is.
+		s.ordered <- c
+		s.work <- c
+		if c.last {
+			return
+		}
+	}
+}
+
+// endsAttached reports whether the last line of block ends in " attached".
+func endsAttached(block []byte) bool {
+	line := block
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	return bytes.HasSuffix(trimCR(line), []byte(" attached"))
+}
+
+// worker scans chunks with a lineParser of its own. Line numbers are
+// counted from the chunk's start; nextScanned adds the lines before it.
+func (s *parallelScan) worker(rules *scanRules) {
+	defer s.wg.Done()
+	p := lineParser{rules: rules}
+	src := &chunkSource{}
+	var feed lineFeed
+	for c := range s.work {
+		*src = chunkSource{c: c}
+		feed = lineFeed{src: src, carry: feed.carry[:0]}
+		c.recs = c.recs[:0]
+		for {
+			text, pid, tooLong, err := feed.next()
+			if err != nil {
+				break
+			}
+			if n := len(c.recs); n < cap(c.recs) {
+				c.recs = c.recs[:n+1] // keeps the record's buffers
+			} else {
+				c.recs = append(c.recs, scannedLine{})
+			}
+			rec := &c.recs[len(c.recs)-1]
+			if tooLong {
+				scanTooLong(text, rec)
+			} else {
+				p.scan(text, pid, rec)
+			}
+			if rec.kind == lineNone {
+				// Nothing for apply to do (most lines of a trace: calls
+				// not wanted): the slot takes the next line.
+				c.recs = c.recs[:len(c.recs)-1]
+				continue
+			}
+			rec.no, rec.bytes = feed.no, src.bytesRead()
+		}
+		c.lines = feed.no
+		p.out = nil
+		c.done <- struct{}{}
+	}
+}
+
+// nextScanned returns the next scanned line in trace order, recycling each
+// chunk once it is applied (the event returned last may point into it: it
+// is reused by the following call, as Next promises).
+func (r *Reader) nextScanned() (*scannedLine, error) {
+	s := r.scan
+	for {
+		if c := s.cur; c != nil {
+			if s.pos < len(c.recs) {
+				rec := &c.recs[s.pos]
+				s.pos++
+				if c.cutLast && rec.no == c.lines {
+					// The serial path knows as soon as it hands out a
+					// last line without a newline.
+					r.cutDone = true
+				}
+				rec.no += s.lineBase
+				return rec, nil
+			}
+			s.lineBase += c.lines
+			r.lineNo, r.bytesDone = s.lineBase, c.endBytes
+			r.cutDone = r.cutDone || c.cutLast
+			if c.last {
+				return nil, c.err
+			}
+			s.cur = nil
+			s.free <- c
+		}
+		c, ok := <-s.ordered
+		if !ok {
+			return nil, io.EOF // not reached: the last chunk ends the loop
+		}
+		<-c.done
+		s.cur, s.pos = c, 0
+	}
+}
+
+// stop asks the scan's goroutines to end; wait waits until they have.
+func (s *parallelScan) stop() {
+	s.stopOne.Do(func() { close(s.quit) })
+}
+
+func (s *parallelScan) wait() { s.wg.Wait() }
+
+// isCompressed reports whether decompress returned a decoder.
+func isCompressed(text io.Reader) bool {
+	switch text.(type) {
+	case *zstd.Decoder, *gzip.Reader:
+		return true
+	}
+	return false
+}
+
+// asyncReader reads its source on a goroutine of its own, a few blocks
+// ahead, so that decompression runs beside the chunker.
+type asyncReader struct {
+	blocks chan asyncBlock
+	free   chan []byte
+	quit   chan struct{}
+	done   chan struct{}
+	cur    asyncBlock
+	off    int
+	err    error
+}
+
+type asyncBlock struct {
+	data []byte
+	err  error
+}
+
+const (
+	asyncBlockSize = 256 << 10
+	asyncBlocks    = 4
+)
+
+func newAsyncReader(src io.Reader) *asyncReader {
+	a := &asyncReader{
+		blocks: make(chan asyncBlock, asyncBlocks),
+		free:   make(chan []byte, asyncBlocks),
+		quit:   make(chan struct{}),
+		done:   make(chan struct{}),
+	}
+	for range asyncBlocks {
+		a.free <- make([]byte, asyncBlockSize)
+	}
+	go a.run(src)
+	return a
+}
+
+func (a *asyncReader) run(src io.Reader) {
+	defer close(a.done)
+	for {
+		var buf []byte
+		select {
+		case buf = <-a.free:
+		case <-a.quit:
+			return
+		}
+		// Fill the block, keeping the error as the source gave it (a cut
+		// gzip stream's io.ErrUnexpectedEOF is not the end of the trace).
+		n := 0
+		var err error
+		for n < len(buf) && err == nil {
+			var m int
+			m, err = src.Read(buf[n:])
+			n += m
+		}
+		a.blocks <- asyncBlock{data: buf[:n], err: err} // never blocks: one slot per buffer
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (a *asyncReader) Read(p []byte) (int, error) {
+	for a.off >= len(a.cur.data) {
+		if a.err != nil {
+			return 0, a.err
+		}
+		if a.cur.data != nil {
+			a.free <- a.cur.data[:cap(a.cur.data)]
+		}
+		a.cur, a.off = <-a.blocks, 0
+		a.err = a.cur.err
+	}
+	n := copy(p, a.cur.data[a.off:])
+	a.off += n
+	return n, nil
+}
+
+// close stops the reading goroutine and waits for it, so that the source
+// can be released.
+func (a *asyncReader) close() {
+	close(a.quit)
+	<-a.done
+}
