@@ -8,9 +8,11 @@
 // by a relationship added to the entry manifest. The finding is confirmed
 // when Puppet fails where both baselines did not (or stops failing where
 // both did), or when a path of the finding ends in another state (kind,
-// mode, owner, content) than in the baselines; paths whose state differs
-// between the two baselines are unstable (a timestamp in a file) and not
-// compared. Refuted when all is the same; unknown when the order cannot be
+// mode, owner, content) than in the baselines. A text file whose content
+// differs between the two baselines only in some lines (the time of the
+// apply in a header, as Puppet's parsed-file types write it) is compared
+// on its other lines; another path that differs between them is unstable
+// and not compared. Refuted when all is the same; unknown when the order cannot be
 // forced (a dependency cycle, a resource Puppet cannot find).
 //
 // MN: one apply; then the producer's path is changed out of band (a line

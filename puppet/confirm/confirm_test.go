@@ -82,10 +82,16 @@ func TestProbe(t *testing.T) {
 	if !after[link].Same(states[link]) || !after[missing].Same(states[missing]) {
 		t.Errorf("unchanged paths differ: %v %v", after[link], after[missing])
 	}
-	if _, err := parseProbe("file\t644\n", []string{file}); err == nil {
+	if got := after[file].Lines; len(got) != 2 || got[0] != "two\n" || got[1] != "" {
+		t.Errorf("lines of a small text file: %q", got)
+	}
+	if after[sub].Lines != nil {
+		t.Errorf("a directory has lines: %q", after[sub].Lines)
+	}
+	if _, _, err := parseProbe("file\t644\n", []string{file}); err == nil {
 		t.Error("a short line was accepted")
 	}
-	if _, err := parseProbe("missing\n", []string{file, sub}); err == nil {
+	if _, _, err := parseProbe("missing\n", []string{file, sub}); err == nil {
 		t.Error("one line for two paths was accepted")
 	}
 }
@@ -107,6 +113,20 @@ func TestForcedOrder(t *testing.T) {
 	if a, _ := morApply("mor-1", f, runner.Entry{}); a.entry.Append != "File['/p'] -> Exec['c']" {
 		t.Errorf("observed: %s", a.entry.Append)
 	}
+}
+
+// withLines is o with path a text file of those lines (its hash made of
+// them).
+func withLines(o outcome, path string, lines ...string) outcome {
+	states := map[string]PathState{}
+	for k, v := range o.states {
+		states[k] = v
+	}
+	s := states[path]
+	s.Lines, s.Content = lines, strings.Join(lines, "")
+	states[path] = s
+	o.states = states
+	return o
 }
 
 func TestMORVerdict(t *testing.T) {
@@ -149,6 +169,12 @@ func TestMORVerdict(t *testing.T) {
 		{"only times differ", base, base, with(func(o *outcome) { s := o.states["/a"]; s.MTime = "9"; o.states["/a"] = s }), detector.Refuted, ""},
 		{"unstable path not compared", base, with(func(o *outcome) { o.states["/a"] = st("other") }),
 			with(func(o *outcome) { o.states["/a"] = st("third") }), detector.Refuted, "unstable"},
+		{"a timestamp line differs: compared on the others", withLines(base, "/a", "# at 10:01\n", "x=1\n"),
+			withLines(base, "/a", "# at 10:02\n", "x=1\n"), withLines(base, "/a", "# at 10:03\n", "x=1\n"), detector.Refuted, "compared without them"},
+		{"a timestamp line differs and another too", withLines(base, "/a", "# at 10:01\n", "x=1\n"),
+			withLines(base, "/a", "# at 10:02\n", "x=1\n"), withLines(base, "/a", "# at 10:03\n", "x=2\n"), detector.Confirmed, "line 2"},
+		{"a timestamp line differs, the other order adds a line", withLines(base, "/a", "# at 10:01\n", "x=1\n"),
+			withLines(base, "/a", "# at 10:02\n", "x=1\n"), withLines(base, "/a", "# at 10:03\n", "x=1\n", "y=2\n"), detector.Confirmed, "2 lines, then 3"},
 		{"every path unstable", base, with(func(o *outcome) { o.states["/a"], o.states["/b"] = st("x"), st("y") }),
 			base, detector.Unknown, "unstable"},
 		{"cycle", base, base, outcome{status: runner.StatusCompileFailed,

@@ -147,7 +147,17 @@ func morVerdict(f *detector.Finding, forced string, base1, base2, other outcome)
 			continue
 		}
 		if !s1.Same(s2) {
-			unstable = append(unstable, fmt.Sprintf("unstable: %s is %s, then %s in two applies of the same manifest", p, s1, s2))
+			lines, ok := unstableLines(s1, s2)
+			if !ok {
+				unstable = append(unstable, fmt.Sprintf("unstable: %s is %s, then %s in two applies of the same manifest", p, s1, s2))
+				continue
+			}
+			// Compared on the lines both plain applies agree on.
+			unstable = append(unstable, fmt.Sprintf("%s: %d of its %d lines differ between two applies of the same manifest, compared without them", p, len(lines), len(s1.Lines)))
+			compared++
+			if diff := sameBut(s1, so, lines); diff != "" {
+				evidence = append(evidence, fmt.Sprintf("%s: with %s, %s", p, forced, diff))
+			}
 			continue
 		}
 		compared++
