@@ -29,7 +29,8 @@ MOR: the manifest is applied twice as it is, and once per finding with the
 other order forced: "Consumer -> Producer" appended to the entry manifest (or
 "Producer -> Consumer" when the consumer already failed in the run). Confirmed
 when Puppet fails where it did not (or stops failing), or when a path of the
-finding ends in another state (kind, mode, owner, content); a text file that
+finding that the consumer writes (modifies, overwrites, expunges) ends in
+another state (kind, mode, owner, content); a text file that
 differs between the two plain applies only in some lines (a "generated at"
 header) is compared on its other lines, another path that differs between
 them is left out as unstable. Refuted when all is the same. Unknown when the order cannot be forced (a dependency cycle, a

@@ -7,8 +7,11 @@
 // MOR findings of a run) and one per finding with the other order forced
 // by a relationship added to the entry manifest. The finding is confirmed
 // when Puppet fails where both baselines did not (or stops failing where
-// both did), or when a path of the finding ends in another state (kind,
-// mode, owner, content) than in the baselines. A text file whose content
+// both did), or when a path of the finding that the consumer writes
+// (modifies, overwrites, expunges) ends in another state (kind, mode,
+// owner, content) than in the baselines: a path the consumer only reads
+// ends as whichever resource writes it last leaves it, which a forced
+// order may move for reasons that are not this pair's. A text file whose content
 // differs between the two baselines only in some lines (the time of the
 // apply in a header, as Puppet's parsed-file types write it) is compared
 // on its other lines; another path that differs between them is unstable

@@ -130,7 +130,7 @@ func withLines(o outcome, path string, lines ...string) outcome {
 }
 
 func TestMORVerdict(t *testing.T) {
-	f := &detector.Finding{Kind: detector.MOR, Paths: []detector.PathConflict{{Path: "/a"}, {Path: "/b"}}}
+	f := &detector.Finding{Kind: detector.MOR, Paths: []detector.PathConflict{{Path: "/a", Relation: detector.Modifies}, {Path: "/b", Relation: detector.Overwrites}}}
 	st := func(content string) PathState {
 		return PathState{Kind: "file", Mode: "644", Owner: "root:root", Content: content}
 	}
@@ -197,6 +197,21 @@ func TestMORVerdict(t *testing.T) {
 				t.Errorf("forced %q", c.Forced)
 			}
 		})
+	}
+}
+
+// A path the consumer only reads is not compared: another writer that the
+// forced order moves decides its state, not this pair. A failure counts.
+func TestMORVerdictReader(t *testing.T) {
+	reader := &detector.Finding{Kind: detector.MOR, Paths: []detector.PathConflict{{Path: "/a", Relation: detector.Consumes}}}
+	base := outcome{status: runner.StatusOK, states: map[string]PathState{"/a": {Kind: "file", Content: "1"}}}
+	other := outcome{status: runner.StatusOK, states: map[string]PathState{"/a": {Kind: "file", Content: "2"}}}
+	if c := morVerdict(reader, "X -> Y", base, base, other); c.Verdict != detector.Refuted || !strings.Contains(c.Why, "only reads") {
+		t.Errorf("a read path in another state: %s (%s)", c.Verdict, c.Why)
+	}
+	other.errors = []string{"Error: /Stage[main]/M/Exec[c]/returns: failed"}
+	if c := morVerdict(reader, "X -> Y", base, base, other); c.Verdict != detector.Confirmed {
+		t.Errorf("a reader that fails in the other order: %s (%s)", c.Verdict, c.Why)
 	}
 }
 

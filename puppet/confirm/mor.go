@@ -136,10 +136,19 @@ func morVerdict(f *detector.Finding, forced string, base1, base2, other outcome)
 		return c
 	}
 
-	// State of the finding's paths.
-	var unstable []string
+	// State of the finding's paths that both resources write: a path the
+	// consumer only reads (consumes, missing) does not end otherwise
+	// because of this pair, whatever else the forced order moves (a third
+	// resource that writes it), so it is not compared; the harm of a
+	// reader in the wrong order shows as a failure.
+	var unstable, readOnly []string
 	compared := 0
-	for _, p := range pathsOf(f) {
+	for _, pc := range f.Paths {
+		p := pc.Path
+		if !consumerWrites(pc.Relation) {
+			readOnly = append(readOnly, p)
+			continue
+		}
 		s1, ok1 := base1.states[p]
 		s2, ok2 := base2.states[p]
 		so, oko := other.states[p]
@@ -171,8 +180,13 @@ func morVerdict(f *detector.Finding, forced string, base1, base2, other outcome)
 		c.Evidence = append(evidence, unstable...)
 		return c
 	}
+	if compared == 0 && len(readOnly) > 0 && len(unstable) == 0 {
+		c.Verdict = detector.Refuted
+		c.Why = fmt.Sprintf("with %s Puppet's failures do not change, and the consumer only reads the finding's %d path(s)", forced, len(readOnly))
+		return c
+	}
 	if compared == 0 {
-		return unknown("no path of the finding is the same in two applies of the same manifest, and Puppet's failures do not change", unstable...)
+		return unknown("no path the consumer writes is the same in two applies of the same manifest, and Puppet's failures do not change", unstable...)
 	}
 	c.Verdict = detector.Refuted
 	outcome := "Puppet succeeds as it does without it"
@@ -182,6 +196,12 @@ func morVerdict(f *detector.Finding, forced string, base1, base2, other outcome)
 	c.Why = fmt.Sprintf("with %s %s, and the finding's %d stable path(s) end in the same state", forced, outcome, compared)
 	c.Evidence = unstable
 	return c
+}
+
+// consumerWrites reports whether the consumer of a path with this relation
+// writes it (so that the two orders can leave it otherwise).
+func consumerWrites(r detector.Relation) bool {
+	return r == detector.Modifies || r == detector.Overwrites || r == detector.Expunges
 }
 
 func sortedKeys(m map[string]string) []string {
