@@ -95,6 +95,11 @@ func (b *DockerBackend) Confirm(ctx context.Context, dir string) (results.Confir
 	report := filepath.Join(dir, results.ReportJSON)
 	tmp := report + ".confirm"
 	cmd := exec.CommandContext(ctx, b.Fsmove, "confirm", "--quiet", "--workers", "1", "--out", dir, "--format", "json", "-o", tmp)
+	// Stopped (an interrupt, the module's timeout), the child is asked to
+	// stop as a person would, with SIGINT, so that it removes its
+	// containers; killed only if it has not ended by then.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = runner.SalvageTimeout
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
