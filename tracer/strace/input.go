@@ -97,8 +97,11 @@ func (s *lineSplitter) nextLines() ([]byte, error) {
 	return s.read(true)
 }
 
-// read returns the next line, or with many all the whole lines buffered,
-// with their newlines.
+// manyBytes bounds the lines nextLines hands out at once.
+const manyBytes = 64 << 10
+
+// read returns the next line, or with many the whole lines buffered (up to
+// manyBytes), with their newlines.
 func (s *lineSplitter) read(many bool) ([]byte, error) {
 	for {
 		if s.skipping {
@@ -111,7 +114,13 @@ func (s *lineSplitter) read(many bool) ([]byte, error) {
 		} else {
 			var k int
 			if many {
-				k = bytes.LastIndexByte(s.buf[s.start:s.end], '\n')
+				// At most manyBytes of whole lines (one longer line
+				// whole), so that a chunk is about the size asked for.
+				end := min(s.end, s.start+manyBytes)
+				k = bytes.LastIndexByte(s.buf[s.start:end], '\n')
+				if k < 0 && end < s.end {
+					k = bytes.IndexByte(s.buf[s.start:s.end], '\n')
+				}
 			} else {
 				k = bytes.IndexByte(s.buf[s.start:s.end], '\n')
 			}

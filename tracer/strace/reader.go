@@ -147,7 +147,8 @@ type Reader struct {
 	joined  []byte // an unfinished call's text joined with its resumed half
 
 	// The parallel scan: started by the first Next, nil when serial.
-	// scanWorkers and chunkSize choose its shape (tests make chunks tiny).
+	// scanWorkers (0: serial) and chunkSize choose its shape (tests make
+	// chunks tiny).
 	scan        *parallelScan
 	started     bool
 	scanWorkers int
@@ -213,13 +214,23 @@ func NewReader(r io.Reader, opts Options) *Reader {
 	return rd
 }
 
+// scanWorkers is the default number of scanning goroutines: one per core,
+// none (a serial scan) on one core. (Leaving one core to the goroutine that
+// applies the scanned lines was no faster on two cores.)
+func scanWorkers() int {
+	if n := runtime.GOMAXPROCS(0); n > 1 {
+		return n
+	}
+	return 0
+}
+
 func newReader(src lineSource, opts Options) *Reader {
 	r := &Reader{
 		opts:        opts,
 		rules:       newScanRules(opts),
 		src:         src,
 		feed:        lineFeed{src: src},
-		scanWorkers: runtime.GOMAXPROCS(0),
+		scanWorkers: scanWorkers(),
 		chunkSize:   defaultChunkSize,
 	}
 	r.p.rules = r.rules

@@ -22,7 +22,7 @@ type scanShape struct {
 }
 
 func (s scanShape) String() string {
-	if s.workers < 2 {
+	if s.workers < 1 {
 		return "serial"
 	}
 	return fmt.Sprintf("%d workers, %d-byte chunks", s.workers, s.chunkSize)
@@ -123,7 +123,7 @@ func checkSameAsSerial(t *testing.T, name string, data []byte, shapes ...scanSha
 // compareReads reads data serially and as shape says, in step, and
 // describes the first difference ("" if none).
 func compareReads(data []byte, rc readerCase, shape scanShape) string {
-	serial, serialHook := newShapedReader(data, rc, scanShape{workers: 1})
+	serial, serialHook := newShapedReader(data, rc, scanShape{workers: 0})
 	parallel, parallelHook := newShapedReader(data, rc, shape)
 	for events := 1; ; events++ {
 		want, werr := serial.Next()
@@ -229,7 +229,7 @@ func TestParallelScanMatchesSerial(t *testing.T) {
 	}
 	traces := equivalenceTraces(t, limit)
 	for name, data := range traces {
-		shapes := []scanShape{{2, 1 << 10}, {3, 64 << 10}}
+		shapes := []scanShape{{1, 1 << 10}, {2, 1 << 10}, {3, 64 << 10}}
 		if len(data) <= 200<<10 {
 			shapes = append(shapes, scanShape{2, 64}, scanShape{4, 1})
 		}

@@ -14,7 +14,7 @@ import (
 // time (the splitter hands out up to its buffer's worth of lines at once,
 // readBufferSize): large enough that handing over costs nothing next to
 // scanning, small enough that chunks in flight stay a few megabytes.
-const defaultChunkSize = 512 << 10
+const defaultChunkSize = 128 << 10
 
 // lineFeed numbers a source's lines and joins a call cut by strace -f's
 // "strace: Process N attached" into the logical lines the scanner reads.
@@ -145,11 +145,11 @@ type parallelScan struct {
 	lineBase int64      // lines before cur
 }
 
-// startScan starts a parallel scan when the input is one stream and more
-// than one goroutine can run.
+// startScan starts a parallel scan when the input is one stream and there
+// is a core for a scanner besides the Reader's (scanWorkers > 0).
 func (r *Reader) startScan() {
 	stream, ok := r.src.(*streamSource)
-	if !ok || r.err != nil || r.scanWorkers < 2 {
+	if !ok || r.err != nil || r.scanWorkers < 1 {
 		return
 	}
 	if stream.compressed {
