@@ -16,7 +16,7 @@ func TestParseRef(t *testing.T) {
 		{"File[/etc/x]", "File", "/etc/x", true},
 		{"Notify[a [b]]", "Notify", "a [b]", true},
 		{"Exec[echo a: b]", "Exec", "echo a: b", true},
-		{" Apt::Source[deb http://x bookworm] ", "Apt::Source", "deb http://x bookworm", true},
+		{" Apt::Source[local repo bookworm] ", "Apt::Source", "local repo bookworm", true},
 		{"Apache::Vhost[default]", "Apache::Vhost", "default", true},
 		{"Class[::Foo]", "Class", "::Foo", true},
 		{"Class[Main]", "Class", "Main", true},
