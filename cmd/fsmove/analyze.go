@@ -240,8 +240,9 @@ type reportHooks struct {
 	// under it.
 	analyzed func()
 	// confirm re-applies the findings to test them (--confirm) and sets
-	// their confirmations; its error fails the command.
-	confirm func(ctx context.Context, rep *detector.Report) error
+	// their confirmations (unknown, with the reason, for those it could not
+	// test).
+	confirm func(ctx context.Context, rep *detector.Report)
 }
 
 // withRunRecord completes in from the run.json that fsmove run leaves beside
@@ -295,9 +296,7 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 		return runError{err}
 	}
 	if hooks.confirm != nil {
-		if err := hooks.confirm(ctx, rep); err != nil {
-			return runError{err}
-		}
+		hooks.confirm(ctx, rep)
 	}
 
 	out := stdout

@@ -78,8 +78,8 @@ func (cf *confirmFlags) check() error {
 
 // confirmHook re-applies the findings of a report in containers made with
 // opts (the run's); the applies' artifacts go to outDir/confirm.
-func confirmHook(eng *container.Engine, opts runner.Options, outDir string, cf *confirmFlags, all bool, stderr io.Writer) func(context.Context, *detector.Report) error {
-	return func(ctx context.Context, rep *detector.Report) error {
+func confirmHook(eng *container.Engine, opts runner.Options, outDir string, cf *confirmFlags, all bool, stderr io.Writer) func(context.Context, *detector.Report) {
+	return func(ctx context.Context, rep *detector.Report) {
 		var findings []*detector.Finding
 		for i := range rep.Findings {
 			f := &rep.Findings[i]
@@ -88,7 +88,7 @@ func confirmHook(eng *container.Engine, opts runner.Options, outDir string, cf *
 			}
 		}
 		if len(findings) == 0 {
-			return nil
+			return
 		}
 		progress := opts.Progress
 		if progress == nil {
@@ -103,19 +103,15 @@ func confirmHook(eng *container.Engine, opts runner.Options, outDir string, cf *
 			Log:     progress.Writer(stderr),
 		})
 		rep.Confirm = &stats
-		if err != nil && ctx.Err() == nil {
-			step.Fail(err.Error())
-			return err
-		}
-		if ctx.Err() != nil {
-			// Interrupted: the verdicts so far are reported, the rest
-			// say why they are unknown; the caller says the run stopped.
+		if err != nil {
+			// Interrupted (confirm.Run's only error): the verdicts so
+			// far are reported, the rest say why they are unknown; the
+			// caller says the run stopped.
 			_, why := runner.StoppedStatus(ctx)
 			step.Fail(why)
-			return nil
+			return
 		}
 		step.Done(fmt.Sprintf("%d confirmed, %d refuted, %d unknown", stats.Confirmed, stats.Refuted, stats.Unknown))
-		return nil
 	}
 }
 

@@ -403,7 +403,7 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 			step.Done("")
 		}
 	}
-	var confirm func(context.Context, *detector.Report) error
+	var confirm func(context.Context, *detector.Report)
 	if cf != nil {
 		confirm = confirmHook(eng, opts, opts.OutDir, cf, rf.all, stderr)
 	}

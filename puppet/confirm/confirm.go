@@ -73,11 +73,10 @@ type apply struct {
 
 // outcome is what a MOR comparison needs of one apply.
 type outcome struct {
-	err      error  // the apply could not be made (infrastructure, timeout)
-	status   string // run.json's status
-	errors   []string
-	states   map[string]PathState
-	puppetRC int
+	err    error  // the apply could not be made (infrastructure, timeout)
+	status string // run.json's status
+	errors []string
+	states map[string]PathState
 }
 
 // Run confirms findings: it sets each one's Confirmation. Only MOR and MN
@@ -225,13 +224,11 @@ func runOne(ctx context.Context, eng *container.Engine, a *apply, o Options) {
 	opts.Progress = runner.NewProgress(io.Discard, true)
 	opts.Log = io.Discard
 	opts.Verbose = false
+	opts.Hold, opts.HoldFor = "", 0 // a test's hold is the traced run's
 	opts.Then = a.then
 	rec, err := runner.Run(ctx, eng, opts)
 	if rec != nil {
 		a.outcome.status = rec.Status
-		if rec.PuppetExit != nil {
-			a.outcome.puppetRC = *rec.PuppetExit
-		}
 	}
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
