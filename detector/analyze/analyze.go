@@ -183,13 +183,34 @@ func interpretProgram(path string, st *Stats) (*interp.Result, error) {
 // argument decoding for failed calls, which have no effect, except the
 // failed lookups (ENOENT, ENOTDIR), which lower to Missing statements.
 // Interpret narrows these to the failed lookups of processes that may act
-// for a block (fstrace.Lowerer.NeedsFailedArgs).
+// for a block (fstrace.Lowerer.NeedsFailedArgs). The other failed calls
+// lower to nothing: the reader only counts them (countDropped). The data of
+// writes is decoded as the native tracers read it: the lowering reads block
+// markers on fds 1 and 2 and short writes (a pid) elsewhere.
 func ReaderOptions(strict bool) strace.Options {
 	return strace.Options{Strict: strict, Want: fstrace.Wanted, Args: fstrace.ArgsUsed,
-		SkipFailedArgs: true, FailedArgs: failedLookup, FailedErrnos: fstrace.LookupErrnos}
+		SkipFailedArgs: true, FailedArgs: failedLookup, FailedErrnos: fstrace.LookupErrnos,
+		DropFailed: true, ShortWrites: true}
 }
 
 func failedLookup(ev *tracer.Event) bool { return fstrace.FailedLookup(ev.Syscall, ev.Errno) }
+
+// droppedSource is a source that drops failed calls the lowering would give
+// no statement (strace.Options.DropFailed) and counts them.
+type droppedSource interface {
+	DroppedFailed() int64
+}
+
+// countDropped counts the failed calls src dropped as lowered: events that
+// failed and gave no statement.
+func countDropped(src tracer.Source, events *int64, low *fstrace.Lowerer) {
+	if d, ok := src.(droppedSource); ok {
+		n := d.DroppedFailed()
+		*events += n
+		low.Stats.Events += n
+		low.Stats.Failed += n
+	}
+}
 
 // failedArgsSource is a source that can be told which failed calls' arguments
 // to decode (the strace reader).
@@ -287,6 +308,7 @@ func Interpret(ctx context.Context, src tracer.Source, tr *TraceCounts, ignoreMi
 	})
 	full <- batch
 	close(full)
+	countDropped(src, &events, low)
 	tr.ReadLower = time.Since(t0)
 	<-interpDone
 	tr.Interpret = time.Since(t0)
@@ -339,6 +361,7 @@ func Lower(ctx context.Context, path string, strict bool, out io.Writer) (*Trace
 	defer r.Close()
 	low := fstrace.NewLowerer(puppet.Marker{})
 	stmts, events, readErr := lowerEvents(ctx, r, low, nil, func(b []fstrace.Statement) []fstrace.Statement { return b })
+	countDropped(r, &events, low)
 	tr := &TraceCounts{Bytes: r.Bytes(), Lines: r.Lines(), Events: events, Malformed: r.Malformed(),
 		Lowering: low.Stats, RunningMarkerWriters: low.RunningMarkerWriters(),
 		ReaderWarnings: r.WarningCount(), Unfinished: r.Unfinished(), EndsMidLine: r.EndsMidLine()}

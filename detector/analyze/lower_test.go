@@ -5,10 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fsmove/fsmove/fstrace"
+	"github.com/fsmove/fsmove/puppet"
+	"github.com/fsmove/fsmove/tracer/strace"
 )
 
 // badArgTrace holds a call whose path is a pointer (a bad argument) and a
@@ -134,5 +139,67 @@ func TestBadArgReachesReports(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("SARIF notifications lack the bad argument: %+v", inv.Notes)
+	}
+}
+
+// TestReaderShortcuts: what the analysis's reader leaves out
+// (strace.Options.DropFailed: failed calls that lower to nothing, counted;
+// ShortWrites: the data of long writes to fds other than 1 and 2) changes
+// no statement and no count of a real trace's analysis, and it does leave
+// calls out there.
+func TestReaderShortcuts(t *testing.T) {
+	for _, run := range []string{"clean", "mor_generate_use", "mn_config_service"} {
+		path := filepath.Join("..", "..", "testdata", "runs", run, "trace.log.zst")
+		read := func(shortcuts bool) (program string, tr TraceCounts, summary string, dropped int64) {
+			opts := ReaderOptions(false)
+			opts.DropFailed, opts.ShortWrites = shortcuts, shortcuts
+			for _, interpret := range []bool{false, true} {
+				r, err := strace.Open(path, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !interpret {
+					// The program as `fsmove lower` prints it.
+					low := fstrace.NewLowerer(puppet.Marker{})
+					stmts, events, err := lowerEvents(context.Background(), r, low, nil, func(b []fstrace.Statement) []fstrace.Statement { return b })
+					if err != nil {
+						t.Fatal(err)
+					}
+					countDropped(r, &events, low)
+					var out bytes.Buffer
+					if err := fstrace.Print(&out, stmts); err != nil {
+						t.Fatal(err)
+					}
+					program = fmt.Sprintf("%s\nevents %d, %+v", out.String(), events, low.Stats)
+				} else {
+					res, err := Interpret(context.Background(), r, &tr, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					tr.ReadLower, tr.Interpret = 0, 0
+					js, err := json.Marshal(res.Stats)
+					if err != nil {
+						t.Fatal(err)
+					}
+					summary, dropped = string(js), r.DroppedFailed()
+				}
+				r.Close()
+			}
+			return program, tr, summary, dropped
+		}
+		allProg, all, allRes, none := read(false)
+		cutProg, cut, cutRes, n := read(true)
+		if none != 0 || n == 0 || n >= all.Events {
+			t.Errorf("%s: dropped %d of %d events (%d without DropFailed); want some, not all", run, n, all.Events, none)
+		}
+		if allProg != cutProg {
+			t.Errorf("%s: the programs differ (%d and %d bytes)", run, len(allProg), len(cutProg))
+		}
+		if fmt.Sprintf("%+v", all) != fmt.Sprintf("%+v", cut) {
+			t.Errorf("%s: counts differ:\nall:       %+v\nshortcuts: %+v", run, all, cut)
+		}
+		if allRes != cutRes {
+			t.Errorf("%s: results differ:\nall:       %s\nshortcuts: %s", run, allRes, cutRes)
+		}
 	}
 }

@@ -284,7 +284,23 @@ func (s *Syscall) ExecsAtEntry() bool {
 }
 
 // Writes reports whether the call writes data (write, writev, pwrite64):
-// Puppet's block markers are among them.
+// Puppet's block markers are among them. Its fd is argument 0, its data
+// argument 1.
 func (s *Syscall) Writes() bool {
 	return len(s.Args) > 1 && (s.Args[1] == WriteData || s.Args[1] == WriteIovec)
+}
+
+// ShortWrite bounds the writes to fds other than 1 and 2 whose data the
+// tracers deliver: at most this many bytes in all (strace's default string
+// limit, -s 32, so such a write prints as strace prints it). A pid written
+// to a cgroup.procs file ("57\n") is one. The eBPF program's SHORT_WRITE
+// is the same bound.
+const ShortWrite = 32
+
+// WriteDataRead reports whether the tracers deliver the data of a write of
+// n bytes in all to fd: on fds 1 and 2 always (Puppet's block markers),
+// elsewhere only a short write. Reading every write's data would cost a
+// trace its downloads and compressed archives, which nothing reads.
+func WriteDataRead(fd int64, n int) bool {
+	return fd == 1 || fd == 2 || n <= ShortWrite
 }

@@ -76,10 +76,8 @@ var callTable = func() []callRow {
 }()
 
 // shortWrite bounds the writes to fds other than 1 and 2 that are decoded
-// with their data: at most this many bytes in all (strace's default string
-// limit, -s 32, so such a write prints as strace prints it). A pid written
-// to a cgroup.procs file ("57\n") is one.
-const shortWrite = 32
+// with their data (linux.WriteDataRead).
+const shortWrite = linux.ShortWrite
 
 // callsByNumber indexes callTable by x86_64 system call number.
 var callsByNumber = func() *[linux.MaxNr]*callRow {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/fsmove/fsmove/tracer"
+	"github.com/fsmove/fsmove/tracer/linux"
 )
 
 // unfinishedSuffix ends the first half of a call interrupted by another
@@ -30,6 +31,9 @@ type callInfo struct {
 	name   string // interned
 	wanted bool   // Options.Want's answer
 	args   uint64 // Options.Args's answer: argument positions to decode, 0 = all
+	// writes is set for a call that writes data (linux.Syscall.Writes)
+	// under Options.ShortWrites: argument 1's kind.
+	writes linux.ArgKind
 }
 
 // lineParser scans lines (see scan) into scannedLines. Its buffers are
@@ -50,6 +54,9 @@ type lineParser struct {
 	// that they cost no allocation; failedCall is set while one is decoded.
 	failedStrs map[string]string
 	failedCall bool
+	// dropped counts the failed calls scanned and dropped
+	// (Options.DropFailed).
+	dropped int64
 }
 
 // maxFailedStrs bounds failedStrs; it is emptied when full.
@@ -82,10 +89,11 @@ func (p *lineParser) callInfo(name []byte) callInfo {
 // name, shared by the scanning goroutines: each name is asked about once,
 // under the lock, whichever goroutine meets it first.
 type callTable struct {
-	mu    sync.Mutex
-	want  func(syscall string) bool
-	args  func(syscall string) uint64
-	calls map[string]callInfo
+	mu          sync.Mutex
+	want        func(syscall string) bool
+	args        func(syscall string) uint64
+	shortWrites bool
+	calls       map[string]callInfo
 }
 
 // lookup returns the callInfo of name, asking Want and Args on first sight.
@@ -105,6 +113,9 @@ func (t *callTable) lookup(name []byte) (c callInfo, known bool) {
 	if c.wanted && t.args != nil {
 		c.args = t.args(s)
 	}
+	if sc := linux.Lookup(s); c.wanted && t.shortWrites && sc != nil && sc.Writes() {
+		c.writes = sc.Args[1]
+	}
 	if t.calls == nil {
 		t.calls = make(map[string]callInfo)
 	}
@@ -118,6 +129,7 @@ func (t *callTable) lookup(name []byte) (c callInfo, known bool) {
 // is made, read by every scanning goroutine.
 type scanRules struct {
 	skipFailedArgs bool
+	dropFailed     bool
 	failedErrnos   []string
 	// errnoPick[len][last byte] is set for the failedErrnos.
 	errnoPick [16][256]bool
@@ -127,8 +139,9 @@ type scanRules struct {
 func newScanRules(opts Options) *scanRules {
 	s := &scanRules{
 		skipFailedArgs: opts.SkipFailedArgs,
+		dropFailed:     opts.DropFailed && opts.SkipFailedArgs && opts.FailedErrnos != nil,
 		failedErrnos:   opts.FailedErrnos,
-		calls:          callTable{want: opts.Want, args: opts.Args},
+		calls:          callTable{want: opts.Want, args: opts.Args, shortWrites: opts.ShortWrites},
 	}
 	for _, e := range opts.FailedErrnos {
 		if n := len(e); n > 0 && n < len(s.errnoPick) {

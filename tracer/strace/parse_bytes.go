@@ -1,5 +1,7 @@
 package strace
 
+import "bytes"
+
 func trimSpaces(t []byte) []byte {
 	for len(t) > 0 && t[0] == ' ' {
 		t = t[1:]
@@ -14,17 +16,23 @@ func trimSpaces(t []byte) []byte {
 // skipString returns the index after the string at b[i] == '"'.
 func skipString(b []byte, i int) (int, bool) {
 	i++
-	for i < len(b) {
-		switch b[i] {
-		case '\\':
-			i += 2
-			continue
-		case '"':
-			return i + 1, true
+	for {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return len(b), false
 		}
-		i++
+		k := i + q
+		// The quote ends the string unless it is escaped: after an odd
+		// run of backslashes.
+		run := 0
+		for j := k - 1; j >= i && b[j] == '\\'; j-- {
+			run++
+		}
+		if run%2 == 0 {
+			return k + 1, true
+		}
+		i = k + 1
 	}
-	return i, false
 }
 
 // parseNumber reads a whole term as a decimal, 0x hex or 0 octal number,

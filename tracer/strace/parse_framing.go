@@ -41,6 +41,10 @@ const (
 	// lineResumed: the second half of the call named name; args is its
 	// text after "resumed>".
 	lineResumed
+	// linePaired: the first half of a call whose second half a worker found
+	// in the same chunk and scanned with it (localPairs). The pid's call in
+	// flight ends here, as the two halves applied in order would end it.
+	linePaired
 )
 
 // scannedLine is one trace line as scan leaves it for apply. Its slices
@@ -63,6 +67,7 @@ type scannedLine struct {
 	old       int // lineSuperseded
 	ev        tracer.Event
 	ints      []int64 // backing store for the Ints of ev's arrays
+	joined    []byte  // both halves of a call paired by localPairs
 }
 
 // scan reads one line into out. pid is the source's pid for a line without
@@ -306,11 +311,18 @@ func (p *lineParser) scanCall(call callInfo, pid int, b []byte, i int) {
 	p.out.call = call
 	if p.rules.skipFailedArgs {
 		if ret, errno, ok := failedTail(b[i:]); ok {
+			if p.rules.failedErrno(errno) {
+				ev.Ret, ev.Errno = ret, p.intern(errno)
+				p.out.kind, p.out.args, p.out.argsAt = lineFailed, b, i
+				return
+			}
+			if p.rules.dropFailed {
+				p.dropped++
+				p.out.kind = lineNone // also for a call joined from its halves
+				return
+			}
 			ev.Ret, ev.Errno = ret, p.intern(errno)
 			p.out.kind = lineEvent
-			if p.rules.failedErrno(errno) {
-				p.out.kind, p.out.args, p.out.argsAt = lineFailed, b, i
-			}
 			return
 		}
 	}

@@ -126,6 +126,50 @@ func TestStrings(t *testing.T) {
 	}
 }
 
+// TestShortWrites: with ShortWrites, a write's data is decoded on fds 1
+// and 2, and elsewhere only when it is short (at most linux.ShortWrite
+// bytes, as the native tracers read it); the rest of the line still reads,
+// past any quote or backslash in the skipped text.
+func TestShortWrites(t *testing.T) {
+	long := strings.Repeat(`\377`, 33) // 33 bytes, four characters each
+	cases := []struct {
+		line string
+		want string // "" for skipped data
+	}{
+		{`1 write(1, "` + long + `", 33) = 33`, strings.Repeat("\xff", 33)},
+		{`1 write(2, "Notice: ` + strings.Repeat("x", 200) + `", 208) = 208`, "Notice: " + strings.Repeat("x", 200)},
+		{`1 write(7, "57\n", 3) = 3`, "57\n"},
+		{`1 write(7, "` + strings.Repeat(`\0`, 32) + `", 32) = 32`, strings.Repeat("\x00", 32)},
+		{`1 write(7, "` + strings.Repeat(`\0`, 33) + `", 33) = 33`, ""},
+		{`1 write(7, "` + long + `", 33) = 33`, ""},
+		{`1 write(7, "a\"b\\", 4) = 4`, "a\"b\\"},
+		{`1 write(7, "` + strings.Repeat(`\"\\`, 40) + `", 80) = 80`, ""},
+		{`1 write(7, "abc"..., 4096) = 4096`, ""},
+		{`1 pwrite64(9, "` + strings.Repeat("y", 40) + `", 40, 0) = 40`, ""},
+		{`1 writev(7, [{iov_base="12", iov_len=2}, {iov_base="\n", iov_len=1}], 2) = 3`, "12\n"},
+		{`1 writev(7, [{iov_base="` + strings.Repeat("z", 30) + `", iov_len=30}, {iov_base="zzz", iov_len=3}], 2) = 33`, ""},
+		{`1 writev(1, [{iov_base="` + strings.Repeat("z", 30) + `", iov_len=30}, {iov_base="zzz", iov_len=3}], 2) = 33`, strings.Repeat("z", 33)},
+	}
+	for _, c := range cases {
+		evs, r := events(t, c.line+"\n", Options{ShortWrites: true})
+		if len(evs) != 1 || r.Malformed() != 0 {
+			t.Errorf("%s: %d events, %d malformed", c.line, len(evs), r.Malformed())
+			continue
+		}
+		ev := evs[0]
+		got := ev.Arg(1)
+		if c.want == "" && (got.Kind != tracer.ArgOther || got.Str != "") || c.want != "" && got.Str != c.want {
+			t.Errorf("%s: data %+v, want %q", c.line, got, c.want)
+		}
+		if n := ev.Arg(2); n.Kind != tracer.ArgInt || n.Int == 0 {
+			t.Errorf("%s: the argument after the data is %+v", c.line, n)
+		}
+		if full := one(t, c.line); c.want != "" && full.Arg(1).Str != got.Str {
+			t.Errorf("%s: %q without ShortWrites, %q with", c.line, full.Arg(1).Str, got.Str)
+		}
+	}
+}
+
 func TestArguments(t *testing.T) {
 	cases := []struct {
 		arg  string

@@ -2,8 +2,10 @@ package strace
 
 import (
 	"bytes"
+	"math"
 
 	"github.com/fsmove/fsmove/tracer"
+	"github.com/fsmove/fsmove/tracer/linux"
 )
 
 // argList reads the arguments up to and including the closing ')',
@@ -22,10 +24,13 @@ func (p *lineParser) argList(i int, argMask uint64, last int) (int, string) {
 		n := len(ev.Args)
 		ev.Args = append(ev.Args, tracer.Arg{})
 		var ok bool
-		if argMask != 0 && (n >= 64 || argMask&(1<<n) == 0) {
+		switch {
+		case argMask != 0 && (n >= 64 || argMask&(1<<n) == 0):
 			ev.Args[n].Kind = tracer.ArgOther
 			i, ok = p.skipExpr(skipSpaces(b, i))
-		} else {
+		case n == 1 && p.out.call.writes != 0:
+			i, ok = p.writeData(i, &ev.Args[n])
+		default:
 			i, ok = p.topArg(i, &ev.Args[n])
 		}
 		if !ok {
@@ -47,6 +52,32 @@ func (p *lineParser) argList(i int, argMask uint64, last int) (int, string) {
 			return i, "bad argument"
 		}
 	}
+}
+
+// writeData reads the data argument of a write (Options.ShortWrites): on
+// fds 1 and 2 any, elsewhere a short write's; another is skipped, as an
+// ArgOther.
+func (p *lineParser) writeData(i int, a *tracer.Arg) (int, bool) {
+	fd := p.out.ev.Args[0].Int
+	if linux.WriteDataRead(fd, math.MaxInt) {
+		return p.topArg(i, a) // fd 1 or 2
+	}
+	i = skipSpaces(p.b, i)
+	end, ok := p.skipExpr(i)
+	if !ok {
+		return end, false
+	}
+	// A byte prints as at most four characters ("\377"), within quotes and
+	// perhaps followed by "...": a longer string is not short. An iovec
+	// array's text is longer than its data; it is decoded to be measured.
+	if p.out.call.writes == linux.WriteData && end-i > 4*linux.ShortWrite+len(`""...`) {
+		a.Kind = tracer.ArgOther
+		return end, true
+	}
+	if end, ok = p.topArg(i, a); ok && (a.Truncated || !linux.WriteDataRead(fd, len(a.Str))) {
+		*a = tracer.Arg{Kind: tracer.ArgOther}
+	}
+	return end, ok
 }
 
 // topArg reads one argument of the call, with its optional "name=".
@@ -499,14 +530,20 @@ func (p *lineParser) other(text []byte, a *tracer.Arg, depth int) {
 func (p *lineParser) str(i int) (int, bool) {
 	b := p.b
 	i++
+	quote := -1 // the next '"' at or after i, once searched
 	for {
 		// Copy the run of plain bytes in one go. The run ends at the next
 		// quote or backslash; two vectorised searches find it faster than a
-		// byte loop on the long strings of read and write calls.
-		k := len(b)
-		if q := bytes.IndexByte(b[i:], '"'); q >= 0 {
-			k = i + q
+		// byte loop on the long strings of read and write calls. The quote
+		// is searched again only once an escape has passed it (\"): a
+		// string with many escapes is not read again to its end each time.
+		if quote < i {
+			quote = len(b)
+			if q := bytes.IndexByte(b[i:], '"'); q >= 0 {
+				quote = i + q
+			}
 		}
+		k := quote
 		if e := bytes.IndexByte(b[i:k], '\\'); e >= 0 {
 			k = i + e
 		}

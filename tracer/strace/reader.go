@@ -90,6 +90,18 @@ type Options struct {
 	// before any call (in a Puppet trace most failed calls are readlinks
 	// failing with EINVAL, which the analysis never needs).
 	FailedErrnos []string
+	// DropFailed, with SkipFailedArgs and FailedErrnos, does not deliver
+	// the failed calls whose errno is not one of FailedErrnos: a caller for
+	// whom such a call has no effect (the analysis) counts them
+	// (Reader.DroppedFailed) without paying for an event each. In a
+	// Puppet trace they are half the lines.
+	DropFailed bool
+	// ShortWrites decodes the data of a write (write, writev, pwrite64) to
+	// an fd other than 1 and 2 only when it is short, as the native tracers
+	// deliver it (linux.WriteDataRead); a longer write's data argument is
+	// an empty ArgOther, as one Args leaves out. The downloads and archives
+	// that a Puppet run writes are a fifth of its trace's text.
+	ShortWrites bool
 	// Args, when set, says which argument positions of a wanted call the
 	// caller reads (bit i for argument i; 0 means all). The others are
 	// skipped without decoding and delivered as empty ArgOther values, so
@@ -162,6 +174,9 @@ type Reader struct {
 	warnings  []tracer.Warning
 	warnCount int64
 	malformed int64
+	// dropped counts the failed calls of the chunks applied so far that
+	// their workers dropped (Options.DropFailed); p counts the others.
+	dropped int64
 }
 
 // A Reader is a tracer.Source.
@@ -310,6 +325,9 @@ func (r *Reader) apply(line *scannedLine) (*tracer.Event, error) {
 	case lineUnfinished:
 		r.pending.start(pid, line.call, line.args)
 		return nil, nil
+	case linePaired:
+		r.pending.drop(pid)
+		return nil, nil
 	case lineExit:
 		// A process that is gone will never resume its pending call.
 		r.pending.drop(pid)
@@ -396,6 +414,10 @@ func (r *Reader) EndsMidLine() bool {
 	}
 	return r.src.endsMidLine()
 }
+
+// DroppedFailed is the number of failed calls that Options.DropFailed kept
+// from being delivered, once the trace is read to its end.
+func (r *Reader) DroppedFailed() int64 { return r.dropped + r.p.dropped }
 
 // Lines is the number of lines read so far.
 func (r *Reader) Lines() int64 { return r.lineNo }

@@ -66,6 +66,9 @@ type scanChunk struct {
 	done chan struct{} // a worker has scanned the chunk
 	// lines is the number of lines in text (counted by the worker).
 	lines int64
+	// dropped is the number of failed calls the worker dropped
+	// (Options.DropFailed).
+	dropped int64
 
 	// The source's state after the chunk's last line.
 	endBytes int64
@@ -250,10 +253,13 @@ func (s *parallelScan) worker(rules *scanRules) {
 	p := lineParser{rules: rules}
 	src := &chunkSource{}
 	var feed lineFeed
+	var pairs localPairs
 	for c := range s.work {
 		*src = chunkSource{c: c}
 		feed = lineFeed{src: src, carry: feed.carry[:0]}
 		c.recs = c.recs[:0]
+		pairs.reset()
+		dropped := p.dropped
 		for {
 			text, pid, tooLong, err := feed.next()
 			if err != nil {
@@ -269,6 +275,7 @@ func (s *parallelScan) worker(rules *scanRules) {
 				scanTooLong(text, rec)
 			} else {
 				p.scan(text, pid, rec)
+				pairs.see(&p, c.recs)
 			}
 			if rec.kind == lineNone {
 				// Nothing for apply to do (most lines of a trace: calls
@@ -278,10 +285,76 @@ func (s *parallelScan) worker(rules *scanRules) {
 			}
 			rec.no, rec.bytes = feed.no, src.bytesRead()
 		}
-		c.lines = feed.no
+		c.lines, c.dropped = feed.no, p.dropped-dropped
 		p.out = nil
 		c.done <- struct{}{}
 	}
+}
+
+// localPairs joins, inside one chunk, the two halves of a call that strace
+// printed as "<unfinished ...>" and "<... NAME resumed>", and scans the call
+// in the worker: otherwise the Reader would scan it while it applies lines
+// in order, on one core. A pair is joined only when applying the lines in
+// order would join it whatever came before the chunk: both halves carry the
+// same pid prefix, and no line between them touches that pid's call in
+// flight. The first half becomes linePaired (the pid's call in flight
+// ends), the second half the call's event. Any other half is left to the
+// Reader, as on the serial path.
+type localPairs struct {
+	open map[int]int // pid → index in the chunk's recs of its first half
+}
+
+func (lp *localPairs) reset() {
+	if lp.open == nil {
+		lp.open = make(map[int]int)
+	}
+	clear(lp.open)
+}
+
+// see looks at the last of recs, just scanned by p.
+func (lp *localPairs) see(p *lineParser, recs []scannedLine) {
+	i := len(recs) - 1
+	rec := &recs[i]
+	switch {
+	case rec.kind == lineNone:
+		return
+	case !rec.prefixed || rec.pid == rec.srcPid:
+		// The pid of a line without a prefix is known only in order
+		// (Reader.solo): it may be any pid's.
+		clear(lp.open)
+		return
+	}
+	switch rec.kind {
+	case lineUnfinished:
+		// A pid has one call in flight: a newer first half replaces an
+		// older one, which the Reader starts and this pair's end drops.
+		lp.open[rec.pid] = i
+		return
+	case lineSuperseded:
+		delete(lp.open, rec.old)
+	case lineResumed:
+		u, ok := lp.open[rec.pid]
+		if !ok || recs[u].call.name != string(rec.name) {
+			break // the Reader warns, or drops the other call
+		}
+		delete(lp.open, rec.pid)
+		first := &recs[u]
+		first.kind = linePaired
+		if !first.call.wanted {
+			rec.kind = lineNone
+			return
+		}
+		rec.joined = append(append(rec.joined[:0], first.args...), rec.args...)
+		p.out = rec
+		p.scanCall(first.call, rec.pid, rec.joined, 0)
+		// No longer a resumed half: the Reader must not take it for the
+		// first sign of strace -f's pid prefixes (Reader.learnSoloPid).
+		rec.angle = false
+		return
+	}
+	// An exit, a resumed half of another call, or any other line of the
+	// pid: the Reader decides.
+	delete(lp.open, rec.pid)
 }
 
 // nextScanned returns the next scanned line in trace order, recycling each
@@ -303,6 +376,7 @@ func (r *Reader) nextScanned() (*scannedLine, error) {
 				return rec, nil
 			}
 			s.lineBase += c.lines
+			r.dropped += c.dropped
 			r.lineNo, r.bytesDone = s.lineBase, c.endBytes
 			r.cutDone = r.cutDone || c.cutLast
 			if c.last {
