@@ -57,7 +57,12 @@ type lineParser struct {
 	// dropped counts the failed calls scanned and dropped
 	// (Options.DropFailed).
 	dropped int64
+	// recentExprs caches the values of symbolic expressions (expr).
+	recentExprs [recentExprSlots]exprSlot
 }
+
+// recentExprSlots is the size of lineParser.recentExprs.
+const recentExprSlots = 256
 
 // maxFailedStrs bounds failedStrs; it is emptied when full.
 const maxFailedStrs = 1 << 14

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -166,6 +167,50 @@ func TestShortWrites(t *testing.T) {
 		}
 		if full := one(t, c.line); c.want != "" && full.Arg(1).Str != got.Str {
 			t.Errorf("%s: %q without ShortWrites, %q with", c.line, full.Arg(1).Str, got.Str)
+		}
+	}
+}
+
+// TestRecentExprs: symbolic expressions decode to the same value when read
+// again from lineParser.recentExprs, also after more expressions than it
+// has slots, in another order, and next to numeric ones of the same text.
+func TestRecentExprs(t *testing.T) {
+	names := make([]string, 0, len(constantValues))
+	for name := range constantValues {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	type expr struct {
+		text string
+		want int64
+	}
+	var exprs []expr
+	for i := 0; i < 3*recentExprSlots; i++ {
+		x, y := names[(i*7)%len(names)], names[(i*13+5)%len(names)]
+		exprs = append(exprs, expr{x + "|" + y, constantValues[x] | constantValues[y]}, expr{x, constantValues[x]})
+	}
+	exprs = append(exprs, expr{"O_RDONLY|0x80000", 0x80000}, expr{"UNKNOWN_NAME|O_CLOEXEC", constantValues["O_CLOEXEC"]})
+	var text strings.Builder
+	for pass := 0; pass < 2; pass++ {
+		for i := range exprs {
+			e := exprs[i]
+			if pass == 1 {
+				e = exprs[len(exprs)-1-i]
+			}
+			fmt.Fprintf(&text, "1 fcntl(3, F_SETFL, %s) = 0\n", e.text)
+		}
+	}
+	evs, _ := events(t, text.String(), Options{})
+	if len(evs) != 2*len(exprs) {
+		t.Fatalf("%d events, want %d", len(evs), 2*len(exprs))
+	}
+	for i, ev := range evs {
+		e := exprs[i%len(exprs)]
+		if i >= len(exprs) {
+			e = exprs[len(exprs)-1-i%len(exprs)]
+		}
+		if a := ev.Arg(2); a.Kind != tracer.ArgInt || a.Int != e.want {
+			t.Fatalf("event %d, %s: %+v, want %#o", i, e.text, a, e.want)
 		}
 	}
 }

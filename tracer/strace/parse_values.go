@@ -452,6 +452,18 @@ func (p *lineParser) expr(text []byte, hadComment bool, a *tracer.Arg, depth int
 		a.Kind = tracer.ArgNull
 		return
 	}
+	// A trace repeats a few dozen symbolic expressions ("AT_FDCWD",
+	// "O_RDONLY|O_CLOEXEC"): their values are remembered, so that most
+	// cost no lookup of each name.
+	var slot *exprSlot
+	if len(text) > 0 && isIdentChar(text[0]) && !isDigit(text[0]) {
+		slot = &p.recentExprs[exprHash(text)]
+		if slot.text == string(text) {
+			a.Kind, a.Int = tracer.ArgInt, slot.value
+			return
+		}
+	}
+	symbolic := true // every term is a name
 	var v int64
 	terms := 0
 	for i := 0; i < len(text); {
@@ -480,6 +492,7 @@ func (p *lineParser) expr(text []byte, hadComment bool, a *tracer.Arg, depth int
 				p.other(text, a, depth)
 				return
 			}
+			symbolic = false
 			v |= n
 			if hexDigits > 8 && terms == 1 && last {
 				a.Kind, a.Int = tracer.ArgPtr, n
@@ -495,6 +508,24 @@ func (p *lineParser) expr(text []byte, hadComment bool, a *tracer.Arg, depth int
 		}
 	}
 	a.Kind, a.Int = tracer.ArgInt, v
+	if slot != nil && symbolic {
+		*slot = exprSlot{text: string(text), value: v}
+	}
+}
+
+// exprSlot is a symbolic expression and its value (lineParser.recentExprs).
+type exprSlot struct {
+	text  string
+	value int64
+}
+
+// exprHash picks an expression's slot in lineParser.recentExprs.
+func exprHash(text []byte) int {
+	h := uint32(len(text))
+	for _, c := range text {
+		h = h*31 + uint32(c)
+	}
+	return int(h % recentExprSlots)
 }
 
 // before them) into a scratch buffer: "-100 /* AT_FDCWD */</x>" → "-100</x>".
