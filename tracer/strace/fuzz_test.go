@@ -44,7 +44,7 @@ func FuzzReader(f *testing.F) {
 			checkWantIsAFilter(t, data)
 		}
 		for _, rc := range readerCases {
-			for _, shape := range []scanShape{{2, 1}, {3, 40}} {
+			for _, shape := range []scanShape{{2, 1, false}, {3, 40, false}, {2, 40, true}} {
 				if why := compareReads(data, rc, shape); why != "" {
 					t.Fatalf("%s, %v: differs from the serial read: %s", rc.name, shape, why)
 				}

@@ -16,6 +16,12 @@ var (
 	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 )
 
+// isCompressedMagic reports whether b starts with a magic number decompress
+// knows.
+func isCompressedMagic(b []byte) bool {
+	return bytes.HasPrefix(b, gzipMagic) || bytes.HasPrefix(b, zstdMagic)
+}
+
 // decompress looks at the first bytes of r and, when they are a gzip or zstd
 // magic number, returns a reader of the decompressed text. The returned closer
 // releases the decoder (it does not close r).
@@ -67,11 +73,22 @@ type lineSplitter struct {
 	// cutLast: the stream ended in the middle of a line (no final
 	// newline), as a trace does when the tracer is killed mid-write.
 	cutLast bool
+	// whole: buf is the whole text, a mapped file (mapped.go). Nothing is
+	// read, and the lines handed out stay valid: a chunk keeps them where
+	// they are. dropped is the offset up to which its pages were given
+	// back.
+	whole   bool
+	dropped int
 }
 
 // newLineSplitter reads r with a buffer of size bytes (grown for longer lines).
 func newLineSplitter(r io.Reader, size int) *lineSplitter {
 	return &lineSplitter{r: r, buf: make([]byte, max(size, 64))}
+}
+
+// newWholeSplitter hands out the lines of text, a mapped file.
+func newWholeSplitter(text []byte) *lineSplitter {
+	return &lineSplitter{buf: text, end: len(text), err: io.EOF, whole: true}
 }
 
 // next returns the next line without its newline (and without a trailing
@@ -124,14 +141,29 @@ func (s *lineSplitter) read(many bool) ([]byte, error) {
 			} else {
 				k = bytes.IndexByte(s.buf[s.start:s.end], '\n')
 			}
+			if k >= maxLineSize || k < 0 && s.whole && s.end-s.start >= maxLineSize {
+				// Only a whole text has lines longer than the buffer
+				// can grow: cut them as a stream's are cut. (k is one
+				// line's end here: a block of several lines is at most
+				// manyBytes, less than maxLineSize.)
+				return s.tooLong(maxLineSize)
+			}
 			if k >= 0 {
 				lines := s.buf[s.start : s.start+k+1]
 				s.start += k + 1
 				s.consumed += int64(k + 1)
+				if s.whole {
+					s.dropBehind()
+				}
 				return lines, nil
 			}
 		}
 		if s.err != nil {
+			if s.skipping {
+				// An over-long last line: the text ends with it.
+				s.consumed += int64(s.end - s.start)
+				s.start = s.end
+			}
 			if s.start < s.end && !s.skipping {
 				s.cutLast = true
 				line := s.buf[s.start:s.end]
@@ -151,11 +183,7 @@ func (s *lineSplitter) read(many bool) ([]byte, error) {
 				s.consumed += int64(s.end)
 				s.end = 0
 			} else if len(s.buf) >= maxLineSize {
-				line := s.buf[:s.end]
-				s.consumed += int64(s.end)
-				s.start = s.end
-				s.skipping = true
-				return line, errLineTooLong
+				return s.tooLong(s.end)
 			} else {
 				bigger := make([]byte, 2*len(s.buf))
 				copy(bigger, s.buf[:s.end])
@@ -168,6 +196,16 @@ func (s *lineSplitter) read(many bool) ([]byte, error) {
 			s.err = err
 		}
 	}
+}
+
+// tooLong hands out the first n bytes of an over-long line, cut, and skips
+// the rest of it.
+func (s *lineSplitter) tooLong(n int) ([]byte, error) {
+	line := s.buf[s.start : s.start+n]
+	s.consumed += int64(n)
+	s.start += n
+	s.skipping = true
+	return line, errLineTooLong
 }
 
 func trimCR(line []byte) []byte {

@@ -51,6 +51,8 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
+	"syscall"
 
 	"github.com/fsmove/fsmove/tracer"
 )
@@ -187,6 +189,10 @@ var _ tracer.Source = (*Reader)(nil)
 // of `strace -ff -o PREFIX` files (PREFIX.PID). For a directory, Event.Line
 // counts the lines in merged order over all files, and warnings name the file
 // and its own line number. A file is open only from its first merged line to its end.
+//
+// A plain text file is read through a memory mapping (mapped.go): its lines
+// are scanned where they are. A file cut short while it is read ends the
+// read with an error. A Reader dropped without Close keeps its mapping.
 func Open(path string, opts Options) (*Reader, error) {
 	if path == "-" {
 		return NewReader(os.Stdin, opts), nil
@@ -209,6 +215,11 @@ func Open(path string, opts Options) (*Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	if text := mapFile(f); text != nil {
+		src := &streamSource{lines: newWholeSplitter(text), underlying: f,
+			release: func() { syscall.Munmap(text) }}
+		return newReader(src, opts), nil
 	}
 	src, err := newStreamSource(f, f, readBufferSize)
 	if err != nil {
@@ -256,6 +267,27 @@ func newReader(src lineSource, opts Options) *Reader {
 // The event and its Args slice are reused by the following call; the strings
 // inside are not.
 func (r *Reader) Next() (*tracer.Event, error) {
+	if s, ok := r.src.(*streamSource); ok && s.lines.whole {
+		return r.nextMapped()
+	}
+	return r.next()
+}
+
+// nextMapped is next for a mapped trace file, whose lines it reads in
+// place: a fault on the mapping (the file was cut short meanwhile) is the
+// error that ends the read, not the end of the process.
+func (r *Reader) nextMapped() (ev *tracer.Event, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if errors.Is(err, errFileChanged) {
+			r.err = err // sticky, as any error that ends the read
+		}
+	}()
+	defer catchFault(&err) // runs first
+	return r.next()
+}
+
+func (r *Reader) next() (*tracer.Event, error) {
 	if !r.started {
 		r.started = true
 		r.startScan()

@@ -2,6 +2,7 @@ package strace
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,16 +17,23 @@ import (
 	"github.com/fsmove/fsmove/tracer"
 )
 
-// scanShape is how a Reader scans: workers < 2 is the serial path.
+// scanShape is how a Reader scans: workers < 1 is the serial path. mapped
+// reads the trace from a file, mapped, as Open does (a compressed trace is
+// read as it is otherwise).
 type scanShape struct {
 	workers, chunkSize int
+	mapped             bool
 }
 
 func (s scanShape) String() string {
-	if s.workers < 1 {
-		return "serial"
+	how := "serial"
+	if s.workers >= 1 {
+		how = fmt.Sprintf("%d workers, %d-byte chunks", s.workers, s.chunkSize)
 	}
-	return fmt.Sprintf("%d workers, %d-byte chunks", s.workers, s.chunkSize)
+	if s.mapped {
+		how += ", mapped"
+	}
+	return how
 }
 
 // readerCase is a set of Options. make builds them afresh for each read, so
@@ -67,12 +75,38 @@ var readerCases = []readerCase{
 // newShapedReader reads data with the Options of rc, scanned as shape says.
 func newShapedReader(data []byte, rc readerCase, shape scanShape) (*Reader, func(*Reader, int)) {
 	opts, hook := rc.make()
-	r := NewReader(bytes.NewReader(data), opts)
+	var r *Reader
+	if shape.mapped && !isCompressedMagic(data) { // a compressed file is read as a stream
+		r = openTemp(data, opts)
+	} else {
+		r = NewReader(bytes.NewReader(data), opts)
+	}
 	r.scanWorkers = shape.workers
 	if shape.chunkSize > 0 {
 		r.chunkSize = shape.chunkSize
 	}
 	return r, hook
+}
+
+// openTemp opens data as a file, with Open (which maps it when it can).
+// The file is removed at once: the Reader keeps it open.
+func openTemp(data []byte, opts Options) *Reader {
+	f, err := os.CreateTemp("", "trace-*.log")
+	if err != nil {
+		panic(err)
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		panic(err)
+	}
+	if err := f.Close(); err != nil {
+		panic(err)
+	}
+	r, err := Open(f.Name(), opts)
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
 
 // describeEvent writes every field of ev, with the Reader's counters.
@@ -216,10 +250,6 @@ func equivalenceTraces(t *testing.T, limit int) map[string][]byte {
 	return traces
 }
 
-func isCompressedMagic(b []byte) bool {
-	return bytes.HasPrefix(b, gzipMagic) || bytes.HasPrefix(b, zstdMagic)
-}
-
 // TestParallelScanMatchesSerial: the parallel scan, with chunks so small
 // that unfinished and resumed halves (and the lines joined around "strace:
 // Process N attached") fall in different chunks, delivers exactly the
@@ -231,9 +261,10 @@ func TestParallelScanMatchesSerial(t *testing.T) {
 	}
 	traces := equivalenceTraces(t, limit)
 	for name, data := range traces {
-		shapes := []scanShape{{1, 1 << 10}, {2, 1 << 10}, {3, 64 << 10}}
+		shapes := []scanShape{{1, 1 << 10, false}, {2, 1 << 10, false}, {3, 64 << 10, false},
+			{0, 0, true}, {2, 1 << 10, true}}
 		if len(data) <= 200<<10 {
-			shapes = append(shapes, scanShape{2, 64}, scanShape{4, 1})
+			shapes = append(shapes, scanShape{2, 64, false}, scanShape{4, 1, false}, scanShape{2, 64, true})
 		}
 		checkSameAsSerial(t, name, data, shapes...)
 	}
@@ -270,7 +301,8 @@ func TestParallelScanEdgeCases(t *testing.T) {
 	}
 	for name, text := range cases {
 		data := []byte(strings.Repeat(text, 3))
-		checkSameAsSerial(t, name, data, scanShape{2, 1}, scanShape{2, 16}, scanShape{3, 100}, scanShape{2, 4096})
+		checkSameAsSerial(t, name, data, scanShape{2, 1, false}, scanShape{2, 16, false}, scanShape{3, 100, false},
+			scanShape{2, 4096, false}, scanShape{0, 0, true}, scanShape{2, 16, true})
 	}
 }
 
@@ -321,7 +353,12 @@ func TestParallelScanOverlongLines(t *testing.T) {
 	long := `1 write(1, "` + strings.Repeat("x", 5<<20) + `", 5242880) = 5242880`
 	text := "[pid 1] close(3) = 0\n" + long + "\n[pid 2] clone(child_stack=NULL, flags=SIGCHLDstrace: Process 6 attached\n" +
 		long + "\n" + ", child_tidptr=0x7f) = 6\n[pid 1] close(4) = 0\n" + long
-	checkSameAsSerial(t, "over-long lines", []byte(text), scanShape{2, 1}, scanShape{3, 100}, scanShape{2, 4 << 20})
+	checkSameAsSerial(t, "over-long lines", []byte(text), scanShape{2, 1, false}, scanShape{3, 100, false}, scanShape{2, 4 << 20, false},
+		scanShape{0, 0, true}, scanShape{2, 100, true})
+	checkSameAsSerial(t, "over-long lines, final newline", []byte(text+"\n"), scanShape{2, 100, false}, scanShape{0, 0, true}, scanShape{2, 100, true})
+	if _, r := events(t, text, Options{}); r.Bytes() != int64(len(text)) {
+		t.Errorf("read %d bytes of %d", r.Bytes(), len(text))
+	}
 	_, r := events(t, text, Options{})
 	if r.Malformed() != 3 || r.Lines() != 7 {
 		t.Fatalf("malformed %d lines %d, want 3 and 7", r.Malformed(), r.Lines())
@@ -378,4 +415,94 @@ func scanGoroutines() int {
 		}
 	}
 	return n
+}
+
+// TestMappedDropsPages: a mapped trace gives back the pages its scan has
+// left behind, so that its resident memory stays bounded, and reads the
+// same with pages given back as it goes (even those of chunks still in
+// flight: they are read again).
+func TestMappedDropsPages(t *testing.T) {
+	savedKept, savedBatch := keptBehind, dropBatch
+	keptBehind, dropBatch = 0, 4096
+	defer func() { keptBehind, dropBatch = savedKept, savedBatch }()
+	data := syntheticTrace(16 << 20)
+	checkSameAsSerial(t, "synthetic, pages given back", data, scanShape{0, 0, true}, scanShape{2, 4096, true})
+
+	keptBehind, dropBatch = 1<<20, 1<<20
+	for _, shape := range []scanShape{{0, 0, true}, {2, 64 << 10, true}} {
+		r, _ := newShapedReader(data, readerCases[0], shape)
+		var most int64
+		for events := 0; ; events++ {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+			if events%5000 == 0 {
+				most = max(most, mappedRss(t))
+			}
+		}
+		r.Close()
+		if most <= 0 || most > 4<<20 {
+			t.Errorf("%v: the mapping of a %d MB trace held up to %d KB", shape, len(data)>>20, most>>10)
+		}
+	}
+}
+
+// mappedRss is the resident memory of the mapped trace files (deleted
+// temporary files: see openTemp) in /proc/self/smaps.
+func mappedRss(t *testing.T) int64 {
+	t.Helper()
+	smaps, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	in := false
+	for _, line := range strings.Split(string(smaps), "\n") {
+		if fields := strings.Fields(line); len(fields) >= 5 && strings.Contains(fields[0], "-") {
+			in = strings.Contains(line, "/trace-") && strings.HasSuffix(line, "(deleted)")
+			continue
+		}
+		if rest, ok := strings.CutPrefix(line, "Rss:"); ok && in {
+			var kb int64
+			fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb)
+			total += kb << 10
+		}
+	}
+	return total
+}
+
+// TestMappedFileCutShort: a mapped trace file cut short while it is read
+// (its pages past the new end fault) ends the read with an error, serial
+// or parallel, instead of ending the process.
+func TestMappedFileCutShort(t *testing.T) {
+	data := syntheticTrace(8 << 20)
+	for _, workers := range []int{0, 2} {
+		path := filepath.Join(t.TempDir(), "trace.log")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.scanWorkers = workers
+		if _, err := r.Next(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(path, int64(len(data)/2)); err != nil {
+			t.Fatal(err)
+		}
+		for err == nil {
+			_, err = r.Next()
+		}
+		if !errors.Is(err, errFileChanged) {
+			t.Errorf("%d workers: the read ended with %v, want %v", workers, err, errFileChanged)
+		}
+		if _, again := r.Next(); again != err {
+			t.Errorf("%d workers: then %v", workers, again)
+		}
+		if err := r.Close(); err != nil {
+			t.Errorf("%d workers: close: %v", workers, err)
+		}
+	}
 }

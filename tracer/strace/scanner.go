@@ -2,6 +2,7 @@ package strace
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"runtime"
 	"sync"
@@ -69,6 +70,8 @@ type scanChunk struct {
 	// dropped is the number of failed calls the worker dropped
 	// (Options.DropFailed).
 	dropped int64
+	// fault is the error of a scan that faulted on a mapped trace file.
+	fault error
 
 	// The source's state after the chunk's last line.
 	endBytes int64
@@ -188,6 +191,7 @@ func (r *Reader) startScan() {
 func (s *parallelScan) chunker(lines *lineSplitter, chunkSize int) {
 	defer s.wg.Done()
 	defer close(s.work)
+	faultsAsErrors()
 	for {
 		var c *scanChunk
 		select {
@@ -195,35 +199,15 @@ func (s *parallelScan) chunker(lines *lineSplitter, chunkSize int) {
 		case <-s.quit:
 			return
 		}
-		if cap(c.text) < chunkSize {
+		if cap(c.text) < chunkSize && !lines.whole {
 			c.text = make([]byte, 0, chunkSize+readBufferSize)
 		}
 		c.text, c.segs = c.text[:0], c.segs[:0]
-		attached := false // the last whole line ends in " attached"
-		for len(c.text) < chunkSize || attached {
-			select {
-			case <-s.quit:
-				return // Close waits for this goroutine: stop between reads
-			default:
-			}
-			block, err := lines.nextLines()
-			if err != nil && err != errLineTooLong {
-				c.last, c.err = true, err
-				break
-			}
-			start := len(c.text)
-			// The count before the block, not before the call: skipping
-			// the rest of an over-long line counts too.
-			seg := chunkSegment{start: start, before: lines.consumed - int64(len(block))}
-			if err == errLineTooLong {
-				seg.tooLong, seg.length = true, len(block)
-				block = cut(block)
-			} else {
-				attached = endsAttached(block)
-			}
-			c.text = append(c.text, block...)
-			seg.end = len(c.text)
-			c.segs = append(c.segs, seg)
+		if err := s.fill(c, lines, chunkSize); err != nil {
+			c.last, c.err = true, err
+		}
+		if c.err == errScanStopped {
+			return // Close waits for this goroutine: stop between reads
 		}
 		// The splitter knows the stream ended mid-line once it has handed
 		// out that last line, perhaps before it reports the end.
@@ -235,6 +219,53 @@ func (s *parallelScan) chunker(lines *lineSplitter, chunkSize int) {
 			return
 		}
 	}
+}
+
+// errScanStopped ends a chunk the chunker stopped filling: the scan stops.
+var errScanStopped = errors.New("scan stopped")
+
+// fill fills c with lines, chunkSize bytes or more, until the source ends
+// (c.last). Its error is a read error, a fault on a mapped trace file, or
+// errScanStopped.
+func (s *parallelScan) fill(c *scanChunk, lines *lineSplitter, chunkSize int) (err error) {
+	if lines.whole {
+		defer catchFault(&err)
+	}
+	// A whole text's chunk is the span of its blocks where they are: from
+	// base on.
+	base := lines.start
+	attached := false // the last whole line ends in " attached"
+	for len(c.text) < chunkSize || attached {
+		select {
+		case <-s.quit:
+			return errScanStopped
+		default:
+		}
+		block, err := lines.nextLines()
+		if err != nil && err != errLineTooLong {
+			return err // the end of the source (io.EOF) or a read error
+		}
+		// The count before the block, not before the call: skipping the
+		// rest of an over-long line counts too.
+		seg := chunkSegment{before: lines.consumed - int64(len(block))}
+		at := lines.start - len(block) - base // where a whole text's block is
+		if err == errLineTooLong {
+			seg.tooLong, seg.length = true, len(block)
+			block = cut(block)
+		} else {
+			attached = endsAttached(block)
+		}
+		if lines.whole {
+			seg.start, seg.end = at, at+len(block)
+			c.text = lines.buf[base : base+seg.end]
+		} else {
+			seg.start = len(c.text)
+			c.text = append(c.text, block...)
+			seg.end = len(c.text)
+		}
+		c.segs = append(c.segs, seg)
+	}
+	return nil
 }
 
 // endsAttached reports whether the last line of block ends in " attached".
@@ -250,45 +281,61 @@ func endsAttached(block []byte) bool {
 // counted from the chunk's start; nextScanned adds the lines before it.
 func (s *parallelScan) worker(rules *scanRules) {
 	defer s.wg.Done()
-	p := lineParser{rules: rules}
-	src := &chunkSource{}
-	var feed lineFeed
-	var pairs localPairs
+	faultsAsErrors()
+	w := scanWorker{p: lineParser{rules: rules}}
 	for c := range s.work {
-		*src = chunkSource{c: c}
-		feed = lineFeed{src: src, carry: feed.carry[:0]}
-		c.recs = c.recs[:0]
-		pairs.reset()
-		dropped := p.dropped
-		for {
-			text, pid, tooLong, err := feed.next()
-			if err != nil {
-				break
-			}
-			if n := len(c.recs); n < cap(c.recs) {
-				c.recs = c.recs[:n+1] // keeps the record's buffers
-			} else {
-				c.recs = append(c.recs, scannedLine{})
-			}
-			rec := &c.recs[len(c.recs)-1]
-			if tooLong {
-				scanTooLong(text, rec)
-			} else {
-				p.scan(text, pid, rec)
-				pairs.see(&p, c.recs)
-			}
-			if rec.kind == lineNone {
-				// Nothing for apply to do (most lines of a trace: calls
-				// not wanted): the slot takes the next line.
-				c.recs = c.recs[:len(c.recs)-1]
-				continue
-			}
-			rec.no, rec.bytes = feed.no, src.bytesRead()
-		}
-		c.lines, c.dropped = feed.no, p.dropped-dropped
-		p.out = nil
+		c.fault = w.scan(c)
+		w.p.out = nil
 		c.done <- struct{}{}
 	}
+}
+
+// scanWorker is what a worker keeps from chunk to chunk.
+type scanWorker struct {
+	p     lineParser
+	src   chunkSource
+	feed  lineFeed
+	pairs localPairs
+}
+
+// scan scans the lines of c into c.recs. Its error is a fault on a mapped
+// trace file.
+func (w *scanWorker) scan(c *scanChunk) (err error) {
+	defer catchFault(&err)
+	p, src, pairs := &w.p, &w.src, &w.pairs
+	*src = chunkSource{c: c}
+	w.feed = lineFeed{src: src, carry: w.feed.carry[:0]}
+	feed := &w.feed
+	c.recs = c.recs[:0]
+	pairs.reset()
+	dropped := p.dropped
+	for {
+		text, pid, tooLong, err := feed.next()
+		if err != nil {
+			break
+		}
+		if n := len(c.recs); n < cap(c.recs) {
+			c.recs = c.recs[:n+1] // keeps the record's buffers
+		} else {
+			c.recs = append(c.recs, scannedLine{})
+		}
+		rec := &c.recs[len(c.recs)-1]
+		if tooLong {
+			scanTooLong(text, rec)
+		} else {
+			p.scan(text, pid, rec)
+			pairs.see(p, c.recs)
+		}
+		if rec.kind == lineNone {
+			// Nothing for apply to do (most lines of a trace: calls
+			// not wanted): the slot takes the next line.
+			c.recs = c.recs[:len(c.recs)-1]
+			continue
+		}
+		rec.no, rec.bytes = feed.no, src.bytesRead()
+	}
+	c.lines, c.dropped = feed.no, p.dropped-dropped
+	return nil
 }
 
 // localPairs joins, inside one chunk, the two halves of a call that strace
@@ -390,6 +437,9 @@ func (r *Reader) nextScanned() (*scannedLine, error) {
 			return nil, io.EOF // not reached: the last chunk ends the loop
 		}
 		<-c.done
+		if c.fault != nil {
+			return nil, c.fault
+		}
 		s.cur, s.pos = c, 0
 	}
 }
