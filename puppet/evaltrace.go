@@ -4,6 +4,7 @@
 package puppet
 
 import (
+	"bytes"
 	"iter"
 	"strings"
 
@@ -122,6 +123,20 @@ func (Marker) CutMark(data string) bool {
 		}
 	}
 	return false
+}
+
+// MayMark reports whether data that a tracer printed as strace prints it
+// (within quotes, with C escapes, perhaps followed by "..." when cut) may
+// hold a marker, a failure report or the start of one cut short, without
+// decoding it. The lines that mark begin with their level's name, "Info: "
+// or "Error: ", which strace prints as they are; a cut string may have lost
+// it; and with -x or -xx strace prints bytes in hex, so text with \x
+// escapes may hold anything. The strace reader asks it about the long
+// writes to fds 1 and 2 (strace.Options.MarkerData): Puppet's debug lines
+// and the archives tar writes to a pipe need no decoding.
+func (Marker) MayMark(printed []byte) bool {
+	return bytes.Contains(printed, []byte(infoPrefix)) || bytes.Contains(printed, []byte(errorPrefix)) ||
+		bytes.HasSuffix(printed, []byte("...")) || bytes.Contains(printed, []byte(`\x`))
 }
 
 // Marks yields every evaltrace marker in data (OpBegin and OpEnd, not the

@@ -1,6 +1,7 @@
 package puppet
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -477,4 +478,59 @@ func TestCutMark(t *testing.T) {
 			t.Errorf("CutMark(%q) = %v, want %v", data, got, want)
 		}
 	}
+}
+
+// TestMayMark: data that holds a marker, a failure report or a cut start
+// of one may mark as strace prints it, in any of its string forms; debug
+// lines and binary data do not.
+func TestMayMark(t *testing.T) {
+	marking := []string{
+		green + "Info: /Stage[main]/Main/Exec[use-conf]: Starting to evaluate the resource (6 of 15)" + reset + "\n",
+		"Debug: x\n" + green + "Info: /Stage[main]/Main/File[/caf\u00e9]: Evaluated in 0.04 seconds" + reset + "\n",
+		"\x1b[1;31mError: /Stage[main]/Main/Exec[x \"q\"]/returns: change from 'notrun' to ['0'] failed: \\x" + reset + "\n",
+	}
+	for _, data := range marking {
+		for _, printed := range []string{quoteAsStrace(data, false), quoteAsStrace(data, true)} {
+			if !(Marker{}).MayMark([]byte(printed)) {
+				t.Errorf("MayMark(%s) = false", printed)
+			}
+		}
+	}
+	for cut, want := range map[string]bool{
+		quoteAsStrace("\x1b[0;3", false) + "...":                                true,
+		quoteAsStrace("Debug: Executing: '/usr/bin/systemc", false) + "...":     true,
+		quoteAsStrace("Debug: Executing: '/usr/bin/systemctl'\n", false):        false,
+		quoteAsStrace("\x00\x01ustar  \x00root\xff\xfe Notice: x", false):       false,
+		quoteAsStrace(green+"Notice: Applied catalog in 0.07 seconds\n", false): false,
+	} {
+		if got := (Marker{}).MayMark([]byte(cut)); got != want {
+			t.Errorf("MayMark(%s) = %v, want %v", cut, got, want)
+		}
+	}
+}
+
+// quoteAsStrace prints data as strace prints a string argument: printable
+// ASCII as it is, C escapes, other bytes in octal, or every byte in hex
+// (strace -xx).
+func quoteAsStrace(data string, hex bool) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case hex:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c < ' ' || c > '~':
+			fmt.Fprintf(&b, `\%o`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }

@@ -186,11 +186,12 @@ func interpretProgram(path string, st *Stats) (*interp.Result, error) {
 // for a block (fstrace.Lowerer.NeedsFailedArgs). The other failed calls
 // lower to nothing: the reader only counts them (countDropped). The data of
 // writes is decoded as the native tracers read it: the lowering reads block
-// markers on fds 1 and 2 and short writes (a pid) elsewhere.
+// markers on fds 1 and 2 (only the lines that may mark: Marker.MayMark) and
+// short writes (a pid) elsewhere.
 func ReaderOptions(strict bool) strace.Options {
 	return strace.Options{Strict: strict, Want: fstrace.Wanted, Args: fstrace.ArgsUsed,
 		SkipFailedArgs: true, FailedArgs: failedLookup, FailedErrnos: fstrace.LookupErrnos,
-		DropFailed: true, ShortWrites: true}
+		DropFailed: true, ShortWrites: true, MarkerData: puppet.Marker{}.MayMark}
 }
 
 func failedLookup(ev *tracer.Event) bool { return fstrace.FailedLookup(ev.Syscall, ev.Errno) }

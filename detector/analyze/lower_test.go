@@ -144,15 +144,36 @@ func TestBadArgReachesReports(t *testing.T) {
 
 // TestReaderShortcuts: what the analysis's reader leaves out
 // (strace.Options.DropFailed: failed calls that lower to nothing, counted;
-// ShortWrites: the data of long writes to fds other than 1 and 2) changes
+// ShortWrites: the data of long writes to fds other than 1 and 2;
+// MarkerData: the long writes to fds 1 and 2 that hold no marker) changes
 // no statement and no count of a real trace's analysis, and it does leave
 // calls out there.
 func TestReaderShortcuts(t *testing.T) {
+	// Markers too long to count as short writes, next to long writes that
+	// need no decoding.
+	title := "/etc/" + strings.Repeat("long", 40)
+	longMarks := writeTrace(t, strings.Join([]string{
+		`100 write(1, "\33[0;32mInfo: /Stage[main]/Main/File[` + title + `]: Starting to evaluate the resource (1 of 2)\33[0m\n", 250) = 250`,
+		`100 openat(AT_FDCWD, "` + title + `", O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC, 0644) = 3`,
+		`100 write(3, "` + strings.Repeat(`\0\1`, 100) + `", 200) = 200`,
+		`100 write(1, "Debug: ` + strings.Repeat("y", 300) + `\n", 308) = 308`,
+		`100 close(3) = 0`,
+		`100 write(1, "\33[0;32mInfo: /Stage[main]/Main/File[` + title + `]: Evaluated in 0.01 seconds\33[0m\n", 230) = 230`,
+		`100 write(2, "\33[1;31mError: /Stage[main]/Main/Exec[` + strings.Repeat("x", 150) + `]/returns: change from 'notrun' to ['0'] failed: boom\33[0m\n", 260) = 260`,
+		`100 exit_group(0) = ?`,
+		`100 +++ exited with 0 +++`, ""}, "\n"))
+	paths := []string{longMarks}
 	for _, run := range []string{"clean", "mor_generate_use", "mn_config_service"} {
-		path := filepath.Join("..", "..", "testdata", "runs", run, "trace.log.zst")
+		paths = append(paths, filepath.Join("..", "..", "testdata", "runs", run, "trace.log.zst"))
+	}
+	for _, path := range paths {
+		run := filepath.Base(filepath.Dir(path))
 		read := func(shortcuts bool) (program string, tr TraceCounts, summary string, dropped int64) {
 			opts := ReaderOptions(false)
 			opts.DropFailed, opts.ShortWrites = shortcuts, shortcuts
+			if !shortcuts {
+				opts.MarkerData = nil
+			}
 			for _, interpret := range []bool{false, true} {
 				r, err := strace.Open(path, opts)
 				if err != nil {
@@ -189,7 +210,13 @@ func TestReaderShortcuts(t *testing.T) {
 		}
 		allProg, all, allRes, none := read(false)
 		cutProg, cut, cutRes, n := read(true)
-		if none != 0 || n == 0 || n >= all.Events {
+		if path == longMarks {
+			for _, want := range []string{`begin "File[` + title + `]"`, `end "File[` + title + `]"`, `fail "Exec[`} {
+				if !strings.Contains(cutProg, want) {
+					t.Errorf("the long markers' program lacks %q:\n%s", want, cutProg)
+				}
+			}
+		} else if none != 0 || n == 0 || n >= all.Events {
 			t.Errorf("%s: dropped %d of %d events (%d without DropFailed); want some, not all", run, n, all.Events, none)
 		}
 		if allProg != cutProg {

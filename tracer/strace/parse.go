@@ -135,6 +135,7 @@ func (t *callTable) lookup(name []byte) (c callInfo, known bool) {
 type scanRules struct {
 	skipFailedArgs bool
 	dropFailed     bool
+	markerData     func(printed []byte) bool
 	failedErrnos   []string
 	// errnoPick[len][last byte] is set for the failedErrnos.
 	errnoPick [16][256]bool
@@ -145,6 +146,7 @@ func newScanRules(opts Options) *scanRules {
 	s := &scanRules{
 		skipFailedArgs: opts.SkipFailedArgs,
 		dropFailed:     opts.DropFailed && opts.SkipFailedArgs && opts.FailedErrnos != nil,
+		markerData:     opts.MarkerData,
 		failedErrnos:   opts.FailedErrnos,
 		calls:          callTable{want: opts.Want, args: opts.Args, shortWrites: opts.ShortWrites},
 	}

@@ -151,8 +151,23 @@ func TestShortWrites(t *testing.T) {
 		{`1 writev(7, [{iov_base="` + strings.Repeat("z", 30) + `", iov_len=30}, {iov_base="zzz", iov_len=3}], 2) = 33`, ""},
 		{`1 writev(1, [{iov_base="` + strings.Repeat("z", 30) + `", iov_len=30}, {iov_base="zzz", iov_len=3}], 2) = 33`, strings.Repeat("z", 33)},
 	}
-	for _, c := range cases {
-		evs, r := events(t, c.line+"\n", Options{ShortWrites: true})
+	// MarkerData lets the long writes to fds 1 and 2 through that it says
+	// may mark.
+	mayMark := func(printed []byte) bool { return strings.Contains(string(printed), "Info") }
+	cases = append(cases, []struct{ line, want string }{
+		{`1 write(1, "Debug: ` + strings.Repeat("x", 200) + `", 207) = 207`, ""},
+		{`1 write(1, "Info: ` + strings.Repeat("x", 200) + `", 206) = 206`, "Info: " + strings.Repeat("x", 200)},
+		{`1 write(2, "` + long + `", 33) = 33`, ""},
+		{`1 write(2, "57\n", 3) = 3`, "57\n"},
+		{`1 write(7, "57\n", 3) = 3`, "57\n"},
+		{`1 writev(1, [{iov_base="` + strings.Repeat("z", 300) + `", iov_len=300}], 1) = 300`, strings.Repeat("z", 300)},
+	}...)
+	for k, c := range cases {
+		opts := Options{ShortWrites: true}
+		if k >= len(cases)-6 {
+			opts.MarkerData = mayMark
+		}
+		evs, r := events(t, c.line+"\n", opts)
 		if len(evs) != 1 || r.Malformed() != 0 {
 			t.Errorf("%s: %d events, %d malformed", c.line, len(evs), r.Malformed())
 			continue

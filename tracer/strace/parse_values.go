@@ -55,12 +55,13 @@ func (p *lineParser) argList(i int, argMask uint64, last int) (int, string) {
 }
 
 // writeData reads the data argument of a write (Options.ShortWrites): on
-// fds 1 and 2 any, elsewhere a short write's; another is skipped, as an
-// ArgOther.
+// fds 1 and 2 any the MarkerData filter lets through, elsewhere a short
+// write's; another is skipped, as an ArgOther.
 func (p *lineParser) writeData(i int, a *tracer.Arg) (int, bool) {
 	fd := p.out.ev.Args[0].Int
-	if linux.WriteDataRead(fd, math.MaxInt) {
-		return p.topArg(i, a) // fd 1 or 2
+	marker := linux.WriteDataRead(fd, math.MaxInt) // fd 1 or 2
+	if marker && p.rules.markerData == nil {
+		return p.topArg(i, a)
 	}
 	i = skipSpaces(p.b, i)
 	end, ok := p.skipExpr(i)
@@ -70,11 +71,12 @@ func (p *lineParser) writeData(i int, a *tracer.Arg) (int, bool) {
 	// A byte prints as at most four characters ("\377"), within quotes and
 	// perhaps followed by "...": a longer string is not short. An iovec
 	// array's text is longer than its data; it is decoded to be measured.
-	if p.out.call.writes == linux.WriteData && end-i > 4*linux.ShortWrite+len(`""...`) {
+	short := p.out.call.writes != linux.WriteData || end-i <= 4*linux.ShortWrite+len(`""...`)
+	if !short && (!marker || !p.rules.markerData(p.b[i:end])) {
 		a.Kind = tracer.ArgOther
 		return end, true
 	}
-	if end, ok = p.topArg(i, a); ok && (a.Truncated || !linux.WriteDataRead(fd, len(a.Str))) {
+	if end, ok = p.topArg(i, a); ok && !marker && (a.Truncated || !linux.WriteDataRead(fd, len(a.Str))) {
 		*a = tracer.Arg{Kind: tracer.ArgOther}
 	}
 	return end, ok

@@ -104,6 +104,12 @@ type Options struct {
 	// an empty ArgOther, as one Args leaves out. The downloads and archives
 	// that a Puppet run writes are a fifth of its trace's text.
 	ShortWrites bool
+	// MarkerData, with ShortWrites, is asked about the data of a write to
+	// fd 1 or 2 that is not short, as strace printed it (within quotes,
+	// escaped, perhaps followed by "..."): when it says no, the data is
+	// skipped as for another fd. The analysis asks its block marker,
+	// which needs only the lines that may mark a block.
+	MarkerData func(printed []byte) bool
 	// Args, when set, says which argument positions of a wanted call the
 	// caller reads (bit i for argument i; 0 means all). The others are
 	// skipped without decoding and delivered as empty ArgOther values, so

@@ -57,6 +57,7 @@ var readerCases = []readerCase{
 			FailedErrnos:   []string{"ENOENT", "ENOTDIR"},
 			DropFailed:     true,
 			ShortWrites:    true,
+			MarkerData:     func(printed []byte) bool { return bytes.Contains(printed, []byte("a")) },
 			FailedArgs: func(ev *tracer.Event) bool {
 				asked++
 				return asked%3 != 0 // depends on every earlier question
