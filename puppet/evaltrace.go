@@ -127,16 +127,40 @@ func (Marker) CutMark(data string) bool {
 
 // MayMark reports whether data that a tracer printed as strace prints it
 // (within quotes, with C escapes, perhaps followed by "..." when cut) may
-// hold a marker, a failure report or the start of one cut short, without
-// decoding it. The lines that mark begin with their level's name, "Info: "
-// or "Error: ", which strace prints as they are; a cut string may have lost
-// it; and with -x or -xx strace prints bytes in hex, so text with \x
-// escapes may hold anything. The strace reader asks it about the long
-// writes to fds 1 and 2 (strace.Options.MarkerData): Puppet's debug lines
-// and the archives tar writes to a pipe need no decoding.
+// hold a marker, a failure report or a marker cut short (CutMark), without
+// decoding it. The strace reader asks it about the long writes to fds 1
+// and 2 (strace.Options.MarkerData): Puppet's debug lines and the archives
+// tar writes to a pipe need no decoding. It says no only when decoding
+// could not find one:
+//   - the lines that mark begin with "Info: " or "Error: " after their
+//     colour, and strace prints those words as they are (with -x or -xx it
+//     prints bytes in hex: text with \x escapes may hold anything);
+//   - CutMark, for cut data, also looks for a line that begins with an
+//     escape, and for a last line that is the start of "Info: ". A line
+//     begins after the opening quote or a "\n" (one that is really "\\n"
+//     only adds a line start to look at).
 func (Marker) MayMark(printed []byte) bool {
-	return bytes.Contains(printed, []byte(infoPrefix)) || bytes.Contains(printed, []byte(errorPrefix)) ||
-		bytes.HasSuffix(printed, []byte("...")) || bytes.Contains(printed, []byte(`\x`))
+	if bytes.Contains(printed, []byte(infoPrefix)) || bytes.Contains(printed, []byte(errorPrefix)) ||
+		bytes.Contains(printed, []byte(`\x`)) {
+		return true
+	}
+	text, cut := bytes.CutSuffix(printed, []byte(`"...`))
+	if !cut {
+		return false
+	}
+	text = bytes.TrimPrefix(text, []byte(`"`))
+	for {
+		for _, esc := range []string{`\33`, `\033`, `\\33`} { // ESC, or still escaped (sgrLen)
+			if bytes.HasPrefix(text, []byte(esc)) {
+				return true
+			}
+		}
+		k := bytes.Index(text, []byte(`\n`))
+		if k < 0 {
+			return len(text) < len(infoPrefix) // printed as it is
+		}
+		text = text[k+2:]
+	}
 }
 
 // Marks yields every evaltrace marker in data (OpBegin and OpEnd, not the

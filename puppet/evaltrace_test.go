@@ -2,6 +2,7 @@ package puppet
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -498,7 +499,10 @@ func TestMayMark(t *testing.T) {
 	}
 	for cut, want := range map[string]bool{
 		quoteAsStrace("\x1b[0;3", false) + "...":                                true,
-		quoteAsStrace("Debug: Executing: '/usr/bin/systemc", false) + "...":     true,
+		quoteAsStrace("Debug: Executing: '/usr/bin/systemc", false) + "...":     false,
+		quoteAsStrace("Debug: x\nInf", false) + "...":                           true,
+		quoteAsStrace("\x00\x01\n\x1b\x02\x03\xff", false) + "...":              true,
+		quoteAsStrace("\x00\x01\n7\x1b\x02\x03\xff", false) + "...":             false,
 		quoteAsStrace("Debug: Executing: '/usr/bin/systemctl'\n", false):        false,
 		quoteAsStrace("\x00\x01ustar  \x00root\xff\xfe Notice: x", false):       false,
 		quoteAsStrace(green+"Notice: Applied catalog in 0.07 seconds\n", false): false,
@@ -533,4 +537,29 @@ func quoteAsStrace(data string, hex bool) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// TestMayMarkCoversCutMark: whatever data a write holds, when Marker finds
+// a marker or a cut one in it, MayMark says yes to its printed form, cut
+// or whole.
+func TestMayMarkCoversCutMark(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pieces := []string{"\x1b", "\x1b[0;32m", "\x1b[0m", "\n", "\r\n", "Info: ", "Inf", "Error: ", "Debug: ",
+		"/Stage[main]/Main/File[/a]", ": Starting to", ": Evaluated in 0.1 seconds", "\\33[", "\x00", "\xff", "7", "x", " "}
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for n := rng.IntN(8); n >= 0; n-- {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		data := b.String()
+		cut := rng.IntN(2) == 0
+		printed := quoteAsStrace(data, false)
+		if cut {
+			printed += "..."
+		}
+		op, _, _, _ := Marker{}.NextMark(data)
+		if (op != fstrace.OpNop || cut && (Marker{}).CutMark(data)) && !(Marker{}).MayMark([]byte(printed)) {
+			t.Fatalf("MayMark(%s) = false; the data marks (%v) or is a cut mark", printed, op)
+		}
+	}
 }
