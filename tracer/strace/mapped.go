@@ -38,13 +38,13 @@ func mapFile(f *os.File) []byte {
 
 // Resident pages of a mapped trace: the splitter gives back the pages more
 // than keptBehind bytes behind its position, dropBatch bytes at a time. The
-// chunks in flight of a parallel scan (2 per worker, a few hundred KiB
-// each) lie within keptBehind of it; were one not, its pages would only be
-// read again.
+// chunks in flight of a parallel scan (2 per worker, 128 KiB or a little
+// more each: 8 MiB for 32 workers) lie within keptBehind of it; were one
+// not, its pages would only be read again.
 // (Variables only so that a test can make them tiny.)
 var (
-	keptBehind = 16 << 20
-	dropBatch  = 4 << 20
+	keptBehind = 8 << 20
+	dropBatch  = 1 << 20
 )
 
 // dropBehind gives back the pages of a mapped trace that lie well behind
