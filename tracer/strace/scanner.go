@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/fsmove/fsmove/tracer"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
@@ -76,6 +77,8 @@ type scanChunk struct {
 	dropped int64
 	// fault is the error of a scan that faulted on a mapped trace file.
 	fault error
+	// joined holds the calls localPairs joined from their halves.
+	joined []byte
 
 	// The source's state after the chunk's last line.
 	endBytes int64
@@ -315,7 +318,7 @@ func (w *scanWorker) scan(c *scanChunk) (err error) {
 	*src = chunkSource{c: c}
 	w.feed = lineFeed{src: src, carry: w.feed.carry[:0]}
 	feed := &w.feed
-	c.recs = c.recs[:0]
+	c.recs, c.joined = c.recs[:0], c.joined[:0]
 	pairs.reset()
 	dropped := p.dropped
 	for {
@@ -323,17 +326,12 @@ func (w *scanWorker) scan(c *scanChunk) (err error) {
 		if err != nil {
 			break
 		}
-		if n := len(c.recs); n < cap(c.recs) {
-			c.recs = c.recs[:n+1] // keeps the record's buffers
-		} else {
-			c.recs = append(c.recs, scannedLine{})
-		}
-		rec := &c.recs[len(c.recs)-1]
+		rec := c.nextRec()
 		if tooLong {
 			scanTooLong(text, rec)
 		} else {
 			p.scan(text, pid, rec)
-			pairs.see(p, c.recs)
+			pairs.see(p, c)
 		}
 		if rec.kind == lineNone {
 			// Nothing for apply to do (most lines of a trace: calls
@@ -345,6 +343,35 @@ func (w *scanWorker) scan(c *scanChunk) (err error) {
 	}
 	c.lines, c.dropped = feed.no, p.dropped-dropped
 	return nil
+}
+
+// Records are made recsPerGrowth at a time, each with room for
+// argsPerRecord arguments: a fresh scan's chunks fill hundreds of records
+// each, and growing them one at a time, each with its own Args, took a
+// tenth of a parallel scan's CPU.
+const (
+	recsPerGrowth = 512
+	argsPerRecord = 6
+)
+
+// nextRec returns the next record of c, one used before with its buffers
+// when there is one.
+func (c *scanChunk) nextRec() *scannedLine {
+	n := len(c.recs)
+	if n == cap(c.recs) {
+		more := max(n, recsPerGrowth)
+		recs := make([]scannedLine, n, n+more)
+		copy(recs, c.recs)
+		args := make([]tracer.Arg, more*argsPerRecord)
+		fresh := recs[n : n+more]
+		for i := range fresh {
+			k := i * argsPerRecord
+			fresh[i].ev.Args = args[k : k : k+argsPerRecord]
+		}
+		c.recs = recs
+	}
+	c.recs = c.recs[:n+1]
+	return &c.recs[n]
 }
 
 // localPairs joins, inside one chunk, the two halves of a call that strace
@@ -368,7 +395,8 @@ func (lp *localPairs) reset() {
 }
 
 // see looks at the last of recs, just scanned by p.
-func (lp *localPairs) see(p *lineParser, recs []scannedLine) {
+func (lp *localPairs) see(p *lineParser, c *scanChunk) {
+	recs := c.recs
 	i := len(recs) - 1
 	rec := &recs[i]
 	switch {
@@ -400,7 +428,11 @@ func (lp *localPairs) see(p *lineParser, recs []scannedLine) {
 			rec.kind = lineNone
 			return
 		}
-		rec.joined = append(append(rec.joined[:0], first.args...), rec.args...)
+		// The halves joined, in the chunk's buffer: a record's own would be
+		// allocated for each record the first time.
+		start := len(c.joined)
+		c.joined = append(append(c.joined, first.args...), rec.args...)
+		rec.joined = c.joined[start:len(c.joined):len(c.joined)]
 		p.out = rec
 		p.scanCall(first.call, rec.pid, rec.joined, 0)
 		// No longer a resumed half: the Reader must not take it for the
