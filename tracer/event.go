@@ -26,14 +26,15 @@ const (
 // does this for clone's flags=, child_stack=…).
 type Arg struct {
 	Kind ArgKind
-	Name string
-	Int  int64
-	Str  string
+	// Truncated is true when a string was cut by the tracer (strace -s N
+	// "..."...). (Next to Kind, so that the two share a word.)
+	Truncated bool
+	Name      string
+	Int       int64
+	Str       string
 	// Ints holds the integer elements of an array argument ([3, 4] from pipe2,
 	// socketpair). Backends may reuse it between events.
 	Ints []int64
-	// Truncated is true when a string was cut by the tracer (strace -s N "..."...).
-	Truncated bool
 }
 
 // EventKind distinguishes system calls from process life-cycle notices.

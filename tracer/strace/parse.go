@@ -46,8 +46,8 @@ type lineParser struct {
 	exprBuf    []byte                   // an expression without its comments
 	sawComment bool                     // skipExpr passed over a /* comment */
 	elems      [maxDepth + 1]tracer.Arg // scratch Args for nested elements, one per depth
-	calls      map[string]callInfo      // per syscall name: interned name and Want's answer
-	recent     [256]callInfo            // cache of calls, indexed by a cheap hash of the name
+	calls      map[string]*callInfo     // per syscall name: interned name and Want's answer
+	recent     [256]*callInfo           // cache of calls, indexed by a cheap hash of the name
 	names      map[string]string        // interned argument names (name=value) and errno names
 	// failedStrs interns the strings of the failed calls decoded for
 	// Options.FailedArgs (the same few paths probed again and again), so
@@ -67,21 +67,22 @@ const recentExprSlots = 256
 // maxFailedStrs bounds failedStrs; it is emptied when full.
 const maxFailedStrs = 1 << 14
 
-// callInfo interns a syscall name and remembers Want's answer for it.
+// callInfo interns a syscall name and remembers Want's answer for it. The
+// callInfo is shared (never changed): lines point to it.
 //
 // A small direct-mapped cache in front of the map saves hashing the name on
 // most lines: a trace uses a few dozen distinct calls.
-func (p *lineParser) callInfo(name []byte) callInfo {
+func (p *lineParser) callInfo(name []byte) *callInfo {
 	slot := &p.recent[(uint(len(name))*7+uint(name[0])*3+uint(name[len(name)-1])+uint(name[len(name)/2])*5)%uint(len(p.recent))]
-	if slot.name == string(name) {
-		return *slot
+	if c := *slot; c != nil && c.name == string(name) {
+		return c
 	}
 	if c, ok := p.calls[string(name)]; ok {
 		*slot = c
 		return c
 	}
 	if p.calls == nil {
-		p.calls = make(map[string]callInfo)
+		p.calls = make(map[string]*callInfo)
 	}
 	c, known := p.rules.calls.lookup(name)
 	if known || len(p.calls) < maxUnknownNames {
@@ -98,13 +99,13 @@ type callTable struct {
 	want        func(syscall string) bool
 	args        func(syscall string) uint64
 	shortWrites bool
-	calls       map[string]callInfo
+	calls       map[string]*callInfo
 }
 
 // lookup returns the callInfo of name, asking Want and Args on first sight.
 // known is false for a name not in internTable (its callInfo is kept only
 // up to maxUnknownNames of them).
-func (t *callTable) lookup(name []byte) (c callInfo, known bool) {
+func (t *callTable) lookup(name []byte) (c *callInfo, known bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if c, ok := t.calls[string(name)]; ok {
@@ -114,7 +115,7 @@ func (t *callTable) lookup(name []byte) (c callInfo, known bool) {
 	if !known {
 		s = string(name)
 	}
-	c = callInfo{name: s, wanted: t.want == nil || t.want(s)}
+	c = &callInfo{name: s, wanted: t.want == nil || t.want(s)}
 	if c.wanted && t.args != nil {
 		c.args = t.args(s)
 	}
@@ -122,7 +123,7 @@ func (t *callTable) lookup(name []byte) (c callInfo, known bool) {
 		c.writes = sc.Args[1]
 	}
 	if t.calls == nil {
-		t.calls = make(map[string]callInfo)
+		t.calls = make(map[string]*callInfo)
 	}
 	if known || len(t.calls) < maxUnknownNames {
 		t.calls[s] = c

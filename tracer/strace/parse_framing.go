@@ -51,23 +51,22 @@ const (
 // point into the line's buffer, valid until the line is applied.
 type scannedLine struct {
 	kind      lineKind
-	no        int64  // line number
-	bytes     int64  // text bytes read up to the end of this line
-	text      []byte // the whole line, for warnings
-	srcPid    int    // the source's pid for lines without a prefix
-	pid       int    // the prefix's pid, else srcPid
-	prefixed  bool   // the line has a pid prefix
-	bracketed bool   // … and it is "[pid N]"
-	angle     bool   // after the prefix, the line starts with '<' (a resumed half)
-	why       string // lineMalformed
-	call      callInfo
-	name      []byte // lineResumed
+	no        int64     // line number
+	bytes     int64     // text bytes read up to the end of this line
+	text      []byte    // the whole line, for warnings
+	srcPid    int       // the source's pid for lines without a prefix
+	pid       int       // the prefix's pid, else srcPid
+	prefixed  bool      // the line has a pid prefix
+	bracketed bool      // … and it is "[pid N]"
+	angle     bool      // after the prefix, the line starts with '<' (a resumed half)
+	why       string    // lineMalformed
+	call      *callInfo // the call of a call line (shared: never changed)
+	name      []byte    // lineResumed
 	args      []byte
 	argsAt    int // lineFailed
 	old       int // lineSuperseded
 	ev        tracer.Event
 	ints      []int64 // backing store for the Ints of ev's arrays
-	joined    []byte  // both halves of a call paired by localPairs
 }
 
 // scan reads one line into out. pid is the source's pid for a line without
@@ -306,7 +305,7 @@ func (p *lineParser) resetEvent(kind tracer.EventKind, pid int, name string) *tr
 // scanCall decodes "args) = ret …" from b[i:] into the event, the arguments
 // in call.args only (0: all). A failed call whose arguments depend on
 // Options.FailedArgs is left to apply (lineFailed).
-func (p *lineParser) scanCall(call callInfo, pid int, b []byte, i int) {
+func (p *lineParser) scanCall(call *callInfo, pid int, b []byte, i int) {
 	ev := p.resetEvent(tracer.KindSyscall, pid, call.name)
 	p.out.call = call
 	if p.rules.skipFailedArgs {

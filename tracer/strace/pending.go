@@ -11,14 +11,14 @@ type pendingCalls struct {
 
 // pendingCall is the first half of a call printed as "<unfinished ...>".
 type pendingCall struct {
-	call callInfo
+	call *callInfo
 	args []byte // the text between "(" and " <unfinished ...>" (kept only if wanted)
 }
 
 // start records pid's first half of call, whose arguments so far are args
 // (copied, and only when the call is wanted). A pid has at most one call in
 // flight, so a second first half replaces the first.
-func (c *pendingCalls) start(pid int, call callInfo, args []byte) {
+func (c *pendingCalls) start(pid int, call *callInfo, args []byte) {
 	pc := c.byPid[pid]
 	if pc == nil {
 		if n := len(c.free); n > 0 {
@@ -41,14 +41,14 @@ func (c *pendingCalls) start(pid int, call callInfo, args []byte) {
 // resume ends pid's pending call when it is named name: it returns the call
 // and, for a wanted call, its first half's text followed by rest (appended
 // to buf[:0]). A pending call of another name is dropped, and ok is false.
-func (c *pendingCalls) resume(pid int, name, rest, buf []byte) (call callInfo, joined []byte, ok bool) {
+func (c *pendingCalls) resume(pid int, name, rest, buf []byte) (call *callInfo, joined []byte, ok bool) {
 	pc := c.byPid[pid]
 	if pc == nil {
-		return callInfo{}, buf, false
+		return nil, buf, false
 	}
 	if pc.call.name != string(name) {
 		c.drop(pid)
-		return callInfo{}, buf, false
+		return nil, buf, false
 	}
 	call, joined = pc.call, buf
 	if call.wanted {

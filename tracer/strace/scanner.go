@@ -402,9 +402,11 @@ func (lp *localPairs) see(p *lineParser, c *scanChunk) {
 	switch {
 	case rec.kind == lineNone:
 		return
-	case !rec.prefixed || rec.pid == rec.srcPid:
+	case !rec.prefixed || rec.pid == rec.srcPid || rec.kind == lineMalformed:
 		// The pid of a line without a prefix is known only in order
-		// (Reader.solo): it may be any pid's.
+		// (Reader.solo): it may be any pid's. A malformed line may end
+		// the read (Options.Strict): a call started before it must then
+		// still be in flight.
 		clear(lp.open)
 		return
 	}
@@ -432,9 +434,9 @@ func (lp *localPairs) see(p *lineParser, c *scanChunk) {
 		// allocated for each record the first time.
 		start := len(c.joined)
 		c.joined = append(append(c.joined, first.args...), rec.args...)
-		rec.joined = c.joined[start:len(c.joined):len(c.joined)]
+		joined := c.joined[start:len(c.joined):len(c.joined)] // a failed call's args point into it
 		p.out = rec
-		p.scanCall(first.call, rec.pid, rec.joined, 0)
+		p.scanCall(first.call, rec.pid, joined, 0)
 		// No longer a resumed half: the Reader must not take it for the
 		// first sign of strace -f's pid prefixes (Reader.learnSoloPid).
 		rec.angle = false
