@@ -5,13 +5,14 @@
 #   make bench-analyze  generate a 1 GB trace and print analysis MB/s and peak RSS
 #   make bench-debian   run every Debian puppet-module-* package (resumable) and refresh bench/results/
 #   make bench-tracers  apply a fixture untraced and under each tracer, alternating; print median slowdowns
+#   make pgo TRACE=DIR  refresh cmd/fsmove/default.pgo from analyses of a saved run (trace.log, catalog.json)
 export PATH := /usr/local/go/bin:$(PATH)
 GO ?= go
 FUZZTIME ?= 15s
 BENCH_SIZE ?= 1G
 BENCH_DIR ?= /tmp/fsmove-bench
 
-.PHONY: build setup demo test unit fuzz bench bench-analyze bench-debian bench-tracers clean
+.PHONY: build setup demo test unit fuzz bench bench-analyze bench-debian bench-tracers pgo clean
 
 build:
 	$(GO) build -o bin/fsmove ./cmd/fsmove
@@ -48,6 +49,15 @@ bench-analyze: build
 	mkdir -p $(BENCH_DIR)
 	test -s $(BENCH_DIR)/trace-$(BENCH_SIZE).log || $(GO) run ./cmd/tracegen -size $(BENCH_SIZE) -o $(BENCH_DIR)/trace-$(BENCH_SIZE).log -catalog $(BENCH_DIR)/catalog-$(BENCH_SIZE).json
 	bin/fsmove analyze --stats --format json -o /dev/null $(BENCH_DIR)/trace-$(BENCH_SIZE).log $(BENCH_DIR)/catalog-$(BENCH_SIZE).json; test $$? -le 1
+
+# The profile go build uses to optimise fsmove (profile-guided optimisation:
+# hot calls inlined): CPU profiles of 8 analyses of a real run on two cores,
+# merged.
+pgo: build
+	test -n "$(TRACE)" || { echo "make pgo TRACE=DIR: DIR holds trace.log and catalog.json of a run"; exit 2; }
+	rm -rf $(BENCH_DIR)/pgo && mkdir -p $(BENCH_DIR)/pgo
+	for i in 1 2 3 4 5 6 7 8; do GOMAXPROCS=2 bin/fsmove analyze --cpuprofile $(BENCH_DIR)/pgo/$$i.prof --format json -o /dev/null $(TRACE)/trace.log $(TRACE)/catalog.json; test $$? -le 1 || exit 1; done
+	$(GO) tool pprof -proto $(BENCH_DIR)/pgo/*.prof > cmd/fsmove/default.pgo
 
 # The Debian corpus, with bench/corpus/debian-params.txt laid over it and
 # the untraced apply of every cleanly applied module (the slowdown):

@@ -7,9 +7,11 @@
 // (see Options.Want).
 //
 // A single stream is scanned on GOMAXPROCS goroutines, in chunks of whole
-// lines; what depends on earlier lines (unfinished/resumed pairing,
-// Options.FailedArgs, warnings) is decided in trace order by Next, so the
-// events, warnings and errors are those of a serial read.
+// lines; what depends on earlier lines (unfinished/resumed pairing across
+// chunks, Options.FailedArgs, warnings) is decided in trace order by Next,
+// so the events, warnings and errors are those of a serial read. A plain
+// trace file is read through a memory mapping, its lines scanned where
+// they are (mapped.go).
 //
 // Accepted shapes (checked against strace 6.1):
 //   - the pid prefix of `strace -f -o FILE` ("123 openat(…)"), the "[pid 123] "
