@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -95,6 +96,7 @@ const batchSize = 4096
 func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats, error) {
 	start := time.Now()
 	st := &Stats{}
+	defer gcForAnalysis()()
 
 	// The catalog loads while the trace is read.
 	type catalogResult struct {
@@ -160,6 +162,40 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 	st.PeakRSSBytes = peakRSS()
 	rep.Stats.PeakRSSBytes = st.PeakRSSBytes
 	return rep, st, nil
+}
+
+// The garbage collector's settings while an analysis runs (gcForAnalysis).
+const (
+	analysisGCPercent   = 400
+	analysisMemoryLimit = 200 << 20
+)
+
+// gcForAnalysis lets the heap grow to five times its live data between
+// collections, within a soft memory limit, while an analysis runs, and
+// returns what restores the settings. The analysis allocates a string for
+// every path of every event and keeps few: at Go's default (GOGC=100)
+// collection took 6% of its CPU, and on two cores, with its mark worker, a
+// tenth of its time (the 168 MB collectd trace, alternating runs: 0.29 s
+// against 0.26 s). The limit keeps a large trace within its memory target:
+// the 1 GB generated trace peaks at 237 MiB (244-258 MiB at the default).
+// GOGC and GOMEMLIMIT in the environment win.
+func gcForAnalysis() (restore func()) {
+	percent, limit := 0, int64(-1)
+	setPercent := os.Getenv("GOGC") == ""
+	if setPercent {
+		percent = debug.SetGCPercent(analysisGCPercent)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		limit = debug.SetMemoryLimit(analysisMemoryLimit)
+	}
+	return func() {
+		if setPercent {
+			debug.SetGCPercent(percent)
+		}
+		if limit >= 0 {
+			debug.SetMemoryLimit(limit)
+		}
+	}
 }
 
 // interpretProgram runs a hand-written FStrace program (the paper's figures).

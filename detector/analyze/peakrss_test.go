@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -50,4 +51,29 @@ func TestPeakRSSIsOwn(t *testing.T) {
 		t.Errorf("child's peak = %d bytes; want its own (well under the parent's %d)", own, held)
 	}
 	runtime.KeepAlive(ballast)
+}
+
+// TestGCForAnalysis: an analysis runs with its own collector settings,
+// restored after it, unless the environment sets them.
+func TestGCForAnalysis(t *testing.T) {
+	percent := func() int { p := debug.SetGCPercent(100); debug.SetGCPercent(p); return p }
+	limit := func() int64 { return debug.SetMemoryLimit(-1) }
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	p0, l0 := percent(), limit()
+	restore := gcForAnalysis()
+	if p, l := percent(), limit(); p != analysisGCPercent || l != analysisMemoryLimit {
+		t.Errorf("during an analysis: GOGC %d, limit %d; want %d, %d", p, l, analysisGCPercent, analysisMemoryLimit)
+	}
+	restore()
+	if p, l := percent(), limit(); p != p0 || l != l0 {
+		t.Errorf("after it: GOGC %d, limit %d; want %d, %d", p, l, p0, l0)
+	}
+	t.Setenv("GOGC", "50")
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	restore = gcForAnalysis()
+	if p, l := percent(), limit(); p != p0 || l != l0 {
+		t.Errorf("with GOGC and GOMEMLIMIT set: GOGC %d, limit %d; want them untouched (%d, %d)", p, l, p0, l0)
+	}
+	restore()
 }
