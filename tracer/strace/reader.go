@@ -285,7 +285,7 @@ func (r *Reader) Next() (*tracer.Event, error) {
 // place: a fault on the mapping (the file was cut short meanwhile) is the
 // error that ends the read, not the end of the process.
 func (r *Reader) nextMapped() (ev *tracer.Event, err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer debug.SetPanicOnFault(faultsAsErrors()) // restored on return
 	defer func() {
 		if errors.Is(err, errFileChanged) {
 			r.err = err // sticky, as any error that ends the read

@@ -400,7 +400,9 @@ func (lp *localPairs) see(p *lineParser, c *scanChunk) {
 	i := len(recs) - 1
 	rec := &recs[i]
 	switch {
-	case rec.kind == lineNone:
+	case rec.kind == lineNone, len(lp.open) == 0 && rec.kind != lineUnfinished:
+		// With no first half open, only a first half changes anything:
+		// most lines cost no map operation.
 		return
 	case !rec.prefixed || rec.pid == rec.srcPid || rec.kind == lineMalformed:
 		// The pid of a line without a prefix is known only in order
