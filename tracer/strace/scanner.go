@@ -13,10 +13,15 @@ import (
 )
 
 // defaultChunkSize is the least text a parallel scan hands a worker at a
-// time (the splitter hands out up to its buffer's worth of lines at once,
-// readBufferSize): large enough that handing over costs nothing next to
-// scanning, small enough that chunks in flight stay a few megabytes.
-const defaultChunkSize = 128 << 10
+// time; the splitter hands out up to manyBytes of lines at once, so a chunk
+// is mostly one such block, 32-64 KiB. Large enough that handing over costs
+// nothing next to scanning; small enough that the records of the chunks in
+// flight (about 6 bytes of record per byte of wanted text) stay in the
+// cores' caches until the Reader applies them. On two cores, chunks of 64
+// KiB took 11% less time than chunks of 128 KiB (the 168 MB collectd
+// trace, alternating runs: 215 against 240 ms), and 8 KiB chunks were
+// as slow as 128 KiB ones.
+const defaultChunkSize = 32 << 10
 
 // maxChunksInFlight bounds the chunks in flight of a parallel scan, but for
 // 2 per worker.
