@@ -49,23 +49,27 @@ const (
 
 // scannedLine is one trace line as scan leaves it for apply. Its slices
 // point into the line's buffer, valid until the line is applied.
+//
+// The fields apply reads for every call come first, the event among them:
+// in a parallel scan the Reader reads records another core wrote, and the
+// fewer cache lines a record's common case spans, the fewer it misses.
 type scannedLine struct {
 	kind      lineKind
-	no        int64     // line number
-	bytes     int64     // text bytes read up to the end of this line
-	text      []byte    // the whole line, for warnings
-	srcPid    int       // the source's pid for lines without a prefix
-	pid       int       // the prefix's pid, else srcPid
 	prefixed  bool      // the line has a pid prefix
 	bracketed bool      // … and it is "[pid N]"
 	angle     bool      // after the prefix, the line starts with '<' (a resumed half)
-	why       string    // lineMalformed
+	no        int64     // line number
+	bytes     int64     // text bytes read up to the end of this line
+	pid       int       // the prefix's pid, else srcPid
+	srcPid    int       // the source's pid for lines without a prefix
 	call      *callInfo // the call of a call line (shared: never changed)
-	name      []byte    // lineResumed
-	args      []byte
-	argsAt    int // lineFailed
-	old       int // lineSuperseded
 	ev        tracer.Event
+	text      []byte // the whole line, for warnings
+	why       string // lineMalformed
+	name      []byte // lineResumed
+	args      []byte
+	argsAt    int     // lineFailed
+	old       int     // lineSuperseded
 	ints      []int64 // backing store for the Ints of ev's arrays
 }
 

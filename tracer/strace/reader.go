@@ -158,7 +158,6 @@ type Reader struct {
 	feed  lineFeed
 	err   error // sticky: io.EOF or the fatal error
 
-	ev     tracer.Event // reused between calls to Next
 	lineNo int64
 	p      lineParser  // scans on the caller's goroutine, and decodes what apply decides
 	line   scannedLine // the line being read, when not scanned in parallel
@@ -319,9 +318,10 @@ func (r *Reader) next() (*tracer.Event, error) {
 			break
 		}
 		if ev != nil {
-			r.ev = *ev
-			r.ev.Line = line.no
-			return &r.ev, nil
+			// The event is the line's own: its record is reused only
+			// after the following call (nextScanned), as Next promises.
+			ev.Line = line.no
+			return ev, nil
 		}
 	}
 	if r.scan != nil {
