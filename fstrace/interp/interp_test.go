@@ -1,7 +1,12 @@
 package interp
 
 import (
+	"fmt"
 	"math"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fsmove/fsmove/fstrace"
@@ -759,4 +764,41 @@ func TestPathCacheSeesModelChanges(t *testing.T) {
 	wantEffects(t, res, "/t2/x", "B", "consumed")
 	wantEffects(t, res, "/t1/x", "B", "")
 	wantEffects(t, res, "/d/moved/f", "B", "consumed")
+}
+
+// Result lists the two halves of a large path table side by side on two
+// cores: the paths, their order and their accesses must be those listed on
+// one. Names are chosen so that table order, tree order and byte order
+// differ ("/a-b" sorts before "/a/b", and later paths join earlier
+// directories).
+func TestResultHalvesMerged(t *testing.T) {
+	in := New(Options{})
+	var prog []fstrace.Statement
+	names := []string{"a", "a-b", "a.b", "b", "A", "z", "a0"}
+	for i := range 3 * minParallelResult {
+		if i%500 == 0 {
+			prog = append(prog, begin(puppet, fmt.Sprint("B", i/500)))
+		}
+		dir := "/" + names[i%len(names)]
+		path := fmt.Sprintf("%s/%s%d", dir, names[(i/7)%len(names)], i%(minParallelResult+13))
+		eff := []fstrace.Effect{P, C, E}[i%3]
+		prog = append(prog, hp(puppet, eff, path))
+		if i%500 == 499 {
+			prog = append(prog, end(puppet, fmt.Sprint("B", i/500)))
+		}
+	}
+	in.Run(prog)
+	if n := len(in.m.paths.nodes); n < minParallelResult {
+		t.Fatalf("%d paths: too few for a parallel Result", n)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	one := in.Result()
+	runtime.GOMAXPROCS(2)
+	two := in.Result()
+	if !slices.IsSortedFunc(two.Paths, func(a, b PathAccesses) int { return strings.Compare(a.Path, b.Path) }) {
+		t.Error("paths not sorted")
+	}
+	if !reflect.DeepEqual(one, two) {
+		t.Errorf("results differ: %d paths on one core, %d on two", len(one.Paths), len(two.Paths))
+	}
 }
