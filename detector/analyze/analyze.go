@@ -217,35 +217,40 @@ func interpretProgram(path string, st *Stats) (*interp.Result, error) {
 // ReaderOptions are the strace reader's options for an analysis: only the
 // calls the lowering table knows, only the arguments it reads, and no
 // argument decoding for failed calls, which have no effect, except the
-// failed lookups (ENOENT, ENOTDIR), which lower to Missing statements.
-// Interpret narrows these to the failed lookups of processes that may act
-// for a block (fstrace.Lowerer.NeedsFailedArgs). The other failed calls
-// lower to nothing: the reader only counts them (countDropped). The data of
-// writes is decoded as the native tracers read it: the lowering reads block
+// failed lookups (ENOENT, ENOTDIR of a call that looks a path up), which
+// lower to Missing statements. Interpret narrows these to the failed
+// lookups of processes that may act for a block
+// (fstrace.Lowerer.NeedsFailedArgs). The other failed calls lower to
+// nothing: the reader only counts them (countDropped). The data of writes
+// is decoded as the native tracers read it: the lowering reads block
 // markers on fds 1 and 2 (only the lines that may mark: Marker.MayMark) and
-// short writes (a pid) elsewhere.
+// short writes (a pid) elsewhere; a write without data lowers to nothing,
+// and the reader only counts it too.
 func ReaderOptions(strict bool) strace.Options {
 	return strace.Options{Strict: strict, Want: fstrace.Wanted, Args: fstrace.ArgsUsed,
 		SkipFailedArgs: true, FailedArgs: failedLookup, FailedErrnos: fstrace.LookupErrnos,
-		DropFailed: true, ShortWrites: true, MarkerData: puppet.Marker{}.MayMark}
+		DropFailed: true, FailedWant: fstrace.LookupCall,
+		ShortWrites: true, MarkerData: puppet.Marker{}.MayMark, DropDataless: true}
 }
 
 func failedLookup(ev *tracer.Event) bool { return fstrace.FailedLookup(ev.Syscall, ev.Errno) }
 
-// droppedSource is a source that drops failed calls the lowering would give
-// no statement (strace.Options.DropFailed) and counts them.
+// droppedSource is a source that drops the calls the lowering would give no
+// statement and counts them: failed calls (strace.Options.DropFailed) and
+// writes without data (DropDataless).
 type droppedSource interface {
 	DroppedFailed() int64
+	DroppedWrites() int64
 }
 
-// countDropped counts the failed calls src dropped as lowered: events that
-// failed and gave no statement.
+// countDropped counts the calls src dropped as lowered: events that gave no
+// statement, failed or not.
 func countDropped(src tracer.Source, events *int64, low *fstrace.Lowerer) {
 	if d, ok := src.(droppedSource); ok {
-		n := d.DroppedFailed()
-		*events += n
-		low.Stats.Events += n
-		low.Stats.Failed += n
+		failed, writes := d.DroppedFailed(), d.DroppedWrites()
+		*events += failed + writes
+		low.Stats.Events += failed + writes
+		low.Stats.Failed += failed
 	}
 }
 

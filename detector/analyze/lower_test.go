@@ -143,10 +143,11 @@ func TestBadArgReachesReports(t *testing.T) {
 }
 
 // TestReaderShortcuts: what the analysis's reader leaves out
-// (strace.Options.DropFailed: failed calls that lower to nothing, counted;
-// ShortWrites: the data of long writes to fds other than 1 and 2;
-// MarkerData: the long writes to fds 1 and 2 that hold no marker) changes
-// no statement and no count of a real trace's analysis, and it does leave
+// (strace.Options.DropFailed with FailedWant: failed calls that lower to
+// nothing, counted; ShortWrites: the data of long writes to fds other than 1
+// and 2; MarkerData: the long writes to fds 1 and 2 that hold no marker;
+// DropDataless: the writes left without data, counted) changes no
+// statement and no count of a real trace's analysis, and it does leave
 // calls out there.
 func TestReaderShortcuts(t *testing.T) {
 	// Markers too long to count as short writes, next to long writes that
@@ -168,11 +169,11 @@ func TestReaderShortcuts(t *testing.T) {
 	}
 	for _, path := range paths {
 		run := filepath.Base(filepath.Dir(path))
-		read := func(shortcuts bool) (program string, tr TraceCounts, summary string, dropped int64) {
+		read := func(shortcuts bool) (program string, tr TraceCounts, summary string, dropped, writes int64) {
 			opts := ReaderOptions(false)
-			opts.DropFailed, opts.ShortWrites = shortcuts, shortcuts
+			opts.DropFailed, opts.ShortWrites, opts.DropDataless = shortcuts, shortcuts, shortcuts
 			if !shortcuts {
-				opts.MarkerData = nil
+				opts.MarkerData, opts.FailedWant = nil, nil
 			}
 			for _, interpret := range []bool{false, true} {
 				r, err := strace.Open(path, opts)
@@ -202,14 +203,14 @@ func TestReaderShortcuts(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					summary, dropped = string(js), r.DroppedFailed()
+					summary, dropped, writes = string(js), r.DroppedFailed(), r.DroppedWrites()
 				}
 				r.Close()
 			}
-			return program, tr, summary, dropped
+			return program, tr, summary, dropped, writes
 		}
-		allProg, all, allRes, none := read(false)
-		cutProg, cut, cutRes, n := read(true)
+		allProg, all, allRes, none, noWrites := read(false)
+		cutProg, cut, cutRes, n, writes := read(true)
 		if path == longMarks {
 			for _, want := range []string{`begin "File[` + title + `]"`, `end "File[` + title + `]"`, `fail "Exec[`} {
 				if !strings.Contains(cutProg, want) {
@@ -218,6 +219,8 @@ func TestReaderShortcuts(t *testing.T) {
 			}
 		} else if none != 0 || n == 0 || n >= all.Events {
 			t.Errorf("%s: dropped %d of %d events (%d without DropFailed); want some, not all", run, n, all.Events, none)
+		} else if noWrites != 0 || writes == 0 || writes >= all.Events {
+			t.Errorf("%s: dropped %d writes of %d events (%d without DropDataless); want some, not all", run, writes, all.Events, noWrites)
 		}
 		if allProg != cutProg {
 			t.Errorf("%s: the programs differ (%d and %d bytes)", run, len(allProg), len(cutProg))

@@ -34,6 +34,20 @@ type callInfo struct {
 	// writes is set for a call that writes data (linux.Syscall.Writes)
 	// under Options.ShortWrites: argument 1's kind.
 	writes linux.ArgKind
+	// failedWanted is Options.FailedWant's answer (true without it).
+	failedWanted bool
+}
+
+// dropCounts counts the calls a Reader scanned and did not deliver.
+type dropCounts struct {
+	failed int64 // Options.DropFailed
+	writes int64 // Options.DropDataless
+}
+
+func (d *dropCounts) add(e dropCounts) { d.failed += e.failed; d.writes += e.writes }
+
+func (d dropCounts) minus(e dropCounts) dropCounts {
+	return dropCounts{d.failed - e.failed, d.writes - e.writes}
 }
 
 // lineParser scans lines (see scan) into scannedLines. Its buffers are
@@ -54,9 +68,9 @@ type lineParser struct {
 	// that they cost no allocation; failedCall is set while one is decoded.
 	failedStrs map[string]string
 	failedCall bool
-	// dropped counts the failed calls scanned and dropped
-	// (Options.DropFailed).
-	dropped int64
+	// dropped counts the calls scanned and dropped (Options.DropFailed,
+	// DropDataless).
+	dropped dropCounts
 	// recentExprs caches the values of symbolic expressions (expr).
 	recentExprs [recentExprSlots]exprSlot
 }
@@ -98,6 +112,7 @@ type callTable struct {
 	mu          sync.Mutex
 	want        func(syscall string) bool
 	args        func(syscall string) uint64
+	failedWant  func(syscall string) bool
 	shortWrites bool
 	calls       map[string]*callInfo
 }
@@ -116,6 +131,7 @@ func (t *callTable) lookup(name []byte) (c *callInfo, known bool) {
 		s = string(name)
 	}
 	c = &callInfo{name: s, wanted: t.want == nil || t.want(s)}
+	c.failedWanted = !c.wanted || t.failedWant == nil || t.failedWant(s)
 	if c.wanted && t.args != nil {
 		c.args = t.args(s)
 	}
@@ -136,6 +152,7 @@ func (t *callTable) lookup(name []byte) (c *callInfo, known bool) {
 type scanRules struct {
 	skipFailedArgs bool
 	dropFailed     bool
+	dropDataless   bool
 	markerData     func(printed []byte) bool
 	failedErrnos   []string
 	// errnoPick[len][last byte] is set for the failedErrnos.
@@ -147,9 +164,13 @@ func newScanRules(opts Options) *scanRules {
 	s := &scanRules{
 		skipFailedArgs: opts.SkipFailedArgs,
 		dropFailed:     opts.DropFailed && opts.SkipFailedArgs && opts.FailedErrnos != nil,
+		dropDataless:   opts.DropDataless && opts.ShortWrites,
 		markerData:     opts.MarkerData,
 		failedErrnos:   opts.FailedErrnos,
 		calls:          callTable{want: opts.Want, args: opts.Args, shortWrites: opts.ShortWrites},
+	}
+	if s.dropFailed {
+		s.calls.failedWant = opts.FailedWant
 	}
 	for _, e := range opts.FailedErrnos {
 		if n := len(e); n > 0 && n < len(s.errnoPick) {

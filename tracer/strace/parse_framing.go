@@ -314,13 +314,13 @@ func (p *lineParser) scanCall(call *callInfo, pid int, b []byte, i int) {
 	p.out.call = call
 	if p.rules.skipFailedArgs {
 		if ret, errno, ok := failedTail(b[i:]); ok {
-			if p.rules.failedErrno(errno) {
+			if p.rules.failedErrno(errno) && call.failedWanted {
 				ev.Ret, ev.Errno = ret, p.intern(errno)
 				p.out.kind, p.out.args, p.out.argsAt = lineFailed, b, i
 				return
 			}
 			if p.rules.dropFailed {
-				p.dropped++
+				p.dropped.failed++
 				p.out.kind = lineNone // also for a call joined from its halves
 				return
 			}
@@ -359,6 +359,16 @@ func (p *lineParser) decodeArgs(b []byte, i int, argMask uint64, last int) {
 		return
 	}
 	p.out.kind = lineEvent
+	if p.rules.dropDataless && p.out.call.writes != 0 && !p.failedCall && p.out.ev.Errno == "" && dataless(p.out.ev.Args) {
+		p.dropped.writes++
+		p.out.kind = lineNone // also for a call joined from its halves
+	}
+}
+
+// dataless reports whether a write's arguments hold no data (argument 1:
+// not decoded, or empty).
+func dataless(args []tracer.Arg) bool {
+	return len(args) < 2 || args[1].Str == ""
 }
 
 // failedTail recognises a failed call from the end of its line alone:

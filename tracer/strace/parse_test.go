@@ -183,6 +183,49 @@ func TestShortWrites(t *testing.T) {
 		if full := one(t, c.line); c.want != "" && full.Arg(1).Str != got.Str {
 			t.Errorf("%s: %q without ShortWrites, %q with", c.line, full.Arg(1).Str, got.Str)
 		}
+		// DropDataless leaves out, and counts, the writes whose data is
+		// skipped.
+		opts.DropDataless = true
+		evs, r = events(t, c.line+"\n", opts)
+		if dropped := c.want == ""; (len(evs) == 0) != dropped || r.DroppedWrites() != int64(1-len(evs)) {
+			t.Errorf("%s: with DropDataless, %d events and %d dropped writes", c.line, len(evs), r.DroppedWrites())
+		}
+	}
+}
+
+// TestDroppedCalls: with DropFailed, the failed calls are dropped and
+// counted unless their errno is one of FailedErrnos and FailedWant says
+// yes to their name; a write that failed is not a dataless one; a write
+// that wrote nothing is.
+func TestDroppedCalls(t *testing.T) {
+	const trace = `1 rmdir("/a") = -1 ENOENT (No such file or directory)
+1 openat(AT_FDCWD, "/b", O_RDONLY) = -1 ENOENT (No such file or directory)
+1 rmdir("/c") = -1 ENOTEMPTY (Directory not empty)
+1 write(3, "x", 1) = -1 EPIPE (Broken pipe)
+1 write(3, "", 0) = 0
+1 write(3, "1\n", 2) = 2
+1 rename("/d", "/e") = -1 ENOTDIR (Not a directory)
+`
+	cases := []struct {
+		failedWant       func(string) bool
+		events           []string // syscall names delivered
+		failed, dataless int64
+	}{
+		{nil, []string{"rmdir", "openat", "write", "rename"}, 2, 1},
+		{func(name string) bool { return name == "openat" }, []string{"openat", "write"}, 4, 1},
+	}
+	for k, c := range cases {
+		opts := Options{SkipFailedArgs: true, FailedErrnos: []string{"ENOENT", "ENOTDIR"}, DropFailed: true,
+			FailedWant: c.failedWant, ShortWrites: true, DropDataless: true}
+		evs, r := events(t, trace, opts)
+		var names []string
+		for _, ev := range evs {
+			names = append(names, ev.Syscall)
+		}
+		if !slices.Equal(names, c.events) || r.DroppedFailed() != c.failed || r.DroppedWrites() != c.dataless {
+			t.Errorf("case %d: events %v, dropped %d failed and %d writes; want %v, %d and %d",
+				k, names, r.DroppedFailed(), r.DroppedWrites(), c.events, c.failed, c.dataless)
+		}
 	}
 }
 

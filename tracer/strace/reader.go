@@ -100,6 +100,13 @@ type Options struct {
 	// (Reader.DroppedFailed) without paying for an event each. In a
 	// Puppet trace they are half the lines.
 	DropFailed bool
+	// FailedWant, with DropFailed, says which calls' failures the caller
+	// reads (asked once per name, like Want): the failed calls of the
+	// others are dropped and counted too, whatever their errno. The
+	// analysis reads only failed lookups (fstrace.LookupCall): a failed
+	// rmdir or rename has no effect, and a Puppet run has tens of
+	// thousands of rmdirs failing with ENOENT.
+	FailedWant func(syscall string) bool
 	// ShortWrites decodes the data of a write (write, writev, pwrite64) to
 	// an fd other than 1 and 2 only when it is short, as the native tracers
 	// deliver it (linux.WriteDataRead); a longer write's data argument is
@@ -112,6 +119,12 @@ type Options struct {
 	// skipped as for another fd. The analysis asks its block marker,
 	// which needs only the lines that may mark a block.
 	MarkerData func(printed []byte) bool
+	// DropDataless, with ShortWrites, does not deliver a successful write
+	// whose data is not decoded (nor short, nor a marker MarkerData lets
+	// through) or is empty: a caller that reads nothing else of a write
+	// (the analysis reads block markers and pids) counts them
+	// (Reader.DroppedWrites). They are a tenth of a Puppet run's calls.
+	DropDataless bool
 	// Args, when set, says which argument positions of a wanted call the
 	// caller reads (bit i for argument i; 0 means all). The others are
 	// skipped without decoding and delivered as empty ArgOther values, so
@@ -183,9 +196,10 @@ type Reader struct {
 	warnings  []tracer.Warning
 	warnCount int64
 	malformed int64
-	// dropped counts the failed calls of the chunks applied so far that
-	// their workers dropped (Options.DropFailed); p counts the others.
-	dropped int64
+	// dropped counts the calls of the chunks applied so far that their
+	// workers dropped (Options.DropFailed, DropDataless); p counts the
+	// others.
+	dropped dropCounts
 }
 
 // A Reader is a tracer.Source.
@@ -457,7 +471,12 @@ func (r *Reader) EndsMidLine() bool {
 
 // DroppedFailed is the number of failed calls that Options.DropFailed kept
 // from being delivered, once the trace is read to its end.
-func (r *Reader) DroppedFailed() int64 { return r.dropped + r.p.dropped }
+func (r *Reader) DroppedFailed() int64 { return r.dropped.failed + r.p.dropped.failed }
+
+// DroppedWrites is the number of successful writes that
+// Options.DropDataless kept from being delivered, once the trace is read to
+// its end.
+func (r *Reader) DroppedWrites() int64 { return r.dropped.writes + r.p.dropped.writes }
 
 // Lines is the number of lines read so far.
 func (r *Reader) Lines() int64 { return r.lineNo }

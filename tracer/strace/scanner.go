@@ -77,9 +77,9 @@ type scanChunk struct {
 	done chan struct{} // a worker has scanned the chunk
 	// lines is the number of lines in text (counted by the worker).
 	lines int64
-	// dropped is the number of failed calls the worker dropped
-	// (Options.DropFailed).
-	dropped int64
+	// dropped counts the calls the worker dropped (Options.DropFailed,
+	// DropDataless).
+	dropped dropCounts
 	// fault is the error of a scan that faulted on a mapped trace file.
 	fault error
 	// joined holds the calls localPairs joined from their halves.
@@ -346,7 +346,7 @@ func (w *scanWorker) scan(c *scanChunk) (err error) {
 		}
 		rec.no, rec.bytes = feed.no, src.bytesRead()
 	}
-	c.lines, c.dropped = feed.no, p.dropped-dropped
+	c.lines, c.dropped = feed.no, p.dropped.minus(dropped)
 	return nil
 }
 
@@ -473,7 +473,7 @@ func (r *Reader) nextScanned() (*scannedLine, error) {
 				return rec, nil
 			}
 			s.lineBase += c.lines
-			r.dropped += c.dropped
+			r.dropped.add(c.dropped)
 			r.lineNo, r.bytesDone = s.lineBase, c.endBytes
 			r.cutDone = r.cutDone || c.cutLast
 			if c.last {
