@@ -304,6 +304,15 @@ func (s *parallelScan) worker(rules *scanRules) {
 		c.fault = w.scan(c)
 		w.p.out = nil
 		c.done <- struct{}{}
+		// Let the Reader's goroutine (and its consumer's) run. Go's
+		// scheduler has no priorities: woken by done, the Reader waits
+		// behind the workers until they block, and they block only
+		// once every chunk in flight is scanned; then it runs alone
+		// while they wait for chunks it frees. Yielding after each
+		// chunk keeps the two busy side by side: on two cores, 1.90
+		// busy cores instead of 1.80, and 213 against 266 ms on the
+		// collectd trace (runtime traces of the analyze benchmark).
+		runtime.Gosched()
 	}
 }
 
