@@ -120,10 +120,10 @@ type Options struct {
 	// which needs only the lines that may mark a block.
 	MarkerData func(printed []byte) bool
 	// DropDataless, with ShortWrites, does not deliver a successful write
-	// whose data is not decoded (nor short, nor a marker MarkerData lets
-	// through) or is empty: a caller that reads nothing else of a write
-	// (the analysis reads block markers and pids) counts them
-	// (Reader.DroppedWrites). They are a tenth of a Puppet run's calls.
+	// whose data is empty or not decoded (a long write to an fd other than
+	// 1 and 2, or one MarkerData turns down): a caller that reads nothing
+	// else of a write (the analysis reads block markers and pids) counts
+	// them (Reader.DroppedWrites). They are a tenth of a Puppet run's calls.
 	DropDataless bool
 	// Args, when set, says which argument positions of a wanted call the
 	// caller reads (bit i for argument i; 0 means all). The others are
