@@ -251,19 +251,19 @@ func (l *loop) syscallStop(tk *task) {
 
 // markerWanted tells whether a write, writev or pwrite64 whose registers
 // are in tk.regs is decoded: on fd 1 or 2 always (block markers), on
-// another fd when it writes at most shortWrite bytes in all. The filter
+// another fd when it writes at most linux.ShortWrite bytes in all. The filter
 // stops writev by its iovec count only; the total is read here.
 func (l *loop) markerWanted(tk *task, row *callRow) bool {
 	if fd := int32(uint32(tk.regs.Rdi)); fd == 1 || fd == 2 {
 		return true
 	}
 	n := tk.regs.Rdx // the length, or writev's iovec count
-	if n > shortWrite {
+	if n > linux.ShortWrite {
 		return false
 	}
 	if row.args[1] == linux.WriteIovec {
 		total, ok := l.mem.iovecTotal(tk.tid, tk.regs.Rsi, int(n))
-		return ok && total <= shortWrite
+		return ok && total <= linux.ShortWrite
 	}
 	return true
 }

@@ -38,7 +38,7 @@ type callRow struct {
 	notLowered bool
 	// marker marks write, writev and pwrite64: stopped (and decoded with
 	// their data) only on fds 1 and 2 (Puppet's block markers) or when they
-	// write at most shortWrite bytes (see loop.markerWanted).
+	// write at most linux.ShortWrite bytes (see loop.markerWanted).
 	marker bool
 }
 
@@ -74,10 +74,6 @@ var callTable = func() []callRow {
 	}
 	return t
 }()
-
-// shortWrite bounds the writes to fds other than 1 and 2 that are decoded
-// with their data (linux.WriteDataRead).
-const shortWrite = linux.ShortWrite
 
 // callsByNumber indexes callTable by x86_64 system call number.
 var callsByNumber = func() *[linux.MaxNr]*callRow {

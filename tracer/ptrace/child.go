@@ -9,6 +9,7 @@ import (
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/elastic/go-seccomp-bpf/arch"
+	"github.com/fsmove/fsmove/tracer/linux"
 	"golang.org/x/sys/unix"
 )
 
@@ -89,7 +90,7 @@ func loadFilter(forceNNP bool) error {
 // filterPolicy stops (SECCOMP_RET_TRACE) the calls of callTable that this
 // kernel's x86_64 table knows, the marker calls only on fds 1 and 2 or when
 // their third argument (write's and pwrite64's length, writev's iovec
-// count) is at most shortWrite, and allows everything else. A writev of
+// count) is at most linux.ShortWrite, and allows everything else. A writev of
 // few iovecs can still be long: the tracer checks its total at the stop
 // (loop.markerWanted).
 func filterPolicy() seccomp.Policy {
@@ -108,7 +109,7 @@ func filterPolicy() seccomp.Policy {
 			}
 			withArgs = append(withArgs, seccomp.NameWithConditions{
 				Name:       row.name,
-				Conditions: seccomp.ArgumentConditions{{Argument: 2, Operation: seccomp.LessOrEqual, Value: shortWrite}},
+				Conditions: seccomp.ArgumentConditions{{Argument: 2, Operation: seccomp.LessOrEqual, Value: linux.ShortWrite}},
 			})
 			continue
 		}

@@ -48,8 +48,8 @@ func (l *loop) decodeArgsFrom(tk *task, filled, regsOnly bool) {
 	// How much written data is read: Options.DataBytes of a write to fd 1
 	// or 2, all of a short write to another fd (see markerWanted).
 	dataBytes := l.opts.DataBytes
-	if fd := int32(uint32(tk.regs.Rdi)); tk.row.marker && fd != 1 && fd != 2 && dataBytes < shortWrite {
-		dataBytes = shortWrite
+	if fd := int32(uint32(tk.regs.Rdi)); tk.row.marker && fd != 1 && fd != 2 && dataBytes < linux.ShortWrite {
+		dataBytes = linux.ShortWrite
 	}
 	for i, kind := range tk.row.args {
 		v := regArg(&tk.regs, i)

@@ -102,7 +102,7 @@ func TestFilterStopsMarkerFdsAndShortWrites(t *testing.T) {
 				switch {
 				case len(c) == 1 && c[0].Argument == 0 && c[0].Operation == seccomp.Equal && (c[0].Value == 1 || c[0].Value == 2):
 					fds++
-				case len(c) == 1 && c[0].Argument == 2 && c[0].Operation == seccomp.LessOrEqual && c[0].Value == shortWrite:
+				case len(c) == 1 && c[0].Argument == 2 && c[0].Operation == seccomp.LessOrEqual && c[0].Value == linux.ShortWrite:
 					short++
 				default:
 					t.Errorf("%s condition %+v", call, c)
@@ -347,7 +347,7 @@ func TestProcessEvents(t *testing.T) {
 			if a := ev.Arg(1); ev.Arg(0).Int == 1 && !strings.HasPrefix(a.Str, "done in /") {
 				t.Errorf("write data %+v", a)
 			}
-			if fd := ev.Arg(0).Int; fd != 1 && fd != 2 && (ev.Arg(2).Int > shortWrite || ev.Arg(1).Str != "t") {
+			if fd := ev.Arg(0).Int; fd != 1 && fd != 2 && (ev.Arg(2).Int > linux.ShortWrite || ev.Arg(1).Str != "t") {
 				t.Errorf("write to fd %d of %d bytes (%+v) was stopped", fd, ev.Arg(2).Int, ev.Arg(1))
 			}
 		}
