@@ -38,9 +38,9 @@ func mapFile(f *os.File) []byte {
 
 // Resident pages of a mapped trace: the splitter gives back the pages more
 // than keptBehind bytes behind its position, dropBatch bytes at a time. The
-// chunks in flight of a parallel scan (2 per worker, 128 KiB or a little
-// more each: 8 MiB for 32 workers) lie within keptBehind of it; were one
-// not, its pages would only be read again.
+// chunks in flight of a parallel scan (at most maxChunksInFlight of about
+// defaultChunkSize to twice that: 2 MiB) lie within keptBehind of it; were
+// one not, its pages would only be read again.
 // (Variables only so that a test can make them tiny.)
 var (
 	keptBehind = 8 << 20
