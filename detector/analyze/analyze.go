@@ -19,6 +19,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -178,8 +179,36 @@ const (
 // tenth of its time (the 168 MB collectd trace, alternating runs: 0.29 s
 // against 0.26 s). The limit keeps a large trace within its memory target:
 // the 1 GB generated trace peaks at 237 MiB (244-258 MiB at the default).
-// GOGC and GOMEMLIMIT in the environment win.
+// GOGC and GOMEMLIMIT in the environment win. The settings are the
+// process's: analyses that overlap share them, the first sets them and the
+// last restores them.
 func gcForAnalysis() (restore func()) {
+	gcSettings.Lock()
+	defer gcSettings.Unlock()
+	if gcSettings.analyses == 0 {
+		gcSettings.restore = setGCForAnalysis()
+	}
+	gcSettings.analyses++
+	return func() {
+		gcSettings.Lock()
+		defer gcSettings.Unlock()
+		if gcSettings.analyses--; gcSettings.analyses == 0 {
+			gcSettings.restore()
+		}
+	}
+}
+
+// gcSettings counts the analyses running (gcForAnalysis) and holds what
+// restores the settings before the first of them.
+var gcSettings struct {
+	sync.Mutex
+	analyses int
+	restore  func()
+}
+
+// setGCForAnalysis sets the analysis's collector settings, but those the
+// environment sets, and returns what restores them.
+func setGCForAnalysis() (restore func()) {
 	percent, limit := 0, int64(-1)
 	setPercent := os.Getenv("GOGC") == ""
 	if setPercent {

@@ -54,7 +54,8 @@ func TestPeakRSSIsOwn(t *testing.T) {
 }
 
 // TestGCForAnalysis: an analysis runs with its own collector settings,
-// restored after it, unless the environment sets them.
+// restored after it (after the last of overlapping ones), unless the
+// environment sets them.
 func TestGCForAnalysis(t *testing.T) {
 	percent := func() int { p := debug.SetGCPercent(100); debug.SetGCPercent(p); return p }
 	limit := func() int64 { return debug.SetMemoryLimit(-1) }
@@ -68,6 +69,16 @@ func TestGCForAnalysis(t *testing.T) {
 	restore()
 	if p, l := percent(), limit(); p != p0 || l != l0 {
 		t.Errorf("after it: GOGC %d, limit %d; want %d, %d", p, l, p0, l0)
+	}
+	// Overlapping analyses: the settings stay until the last one ends.
+	first, second := gcForAnalysis(), gcForAnalysis()
+	first()
+	if p, l := percent(), limit(); p != analysisGCPercent || l != analysisMemoryLimit {
+		t.Errorf("while a second analysis runs: GOGC %d, limit %d; want %d, %d", p, l, analysisGCPercent, analysisMemoryLimit)
+	}
+	second()
+	if p, l := percent(), limit(); p != p0 || l != l0 {
+		t.Errorf("after overlapping analyses: GOGC %d, limit %d; want %d, %d", p, l, p0, l0)
 	}
 	t.Setenv("GOGC", "50")
 	t.Setenv("GOMEMLIMIT", "1GiB")
