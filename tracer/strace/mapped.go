@@ -70,14 +70,18 @@ var errFileChanged = errors.New("the trace file was cut short while it was read"
 // *err (debug.SetPanicOnFault must be on for the goroutine). Any other
 // panic goes on. Call it deferred.
 func catchFault(err *error) {
-	e := recover()
-	if e == nil {
-		return
+	if e := recover(); e != nil {
+		*err = faultError(e)
 	}
+}
+
+// faultError is the error of e, a value recovered from a panic, when it is
+// a memory fault; any other panic goes on.
+func faultError(e any) error {
 	if _, fault := e.(interface{ Addr() uintptr }); !fault {
 		panic(e)
 	}
-	*err = fmt.Errorf("%w (%v)", errFileChanged, e)
+	return fmt.Errorf("%w (%v)", errFileChanged, e)
 }
 
 // faultsAsErrors makes a memory fault on this goroutine a panic that

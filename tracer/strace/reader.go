@@ -298,14 +298,20 @@ func (r *Reader) Next() (*tracer.Event, error) {
 // place: a fault on the mapping (the file was cut short meanwhile) is the
 // error that ends the read, not the end of the process.
 func (r *Reader) nextMapped() (ev *tracer.Event, err error) {
-	defer debug.SetPanicOnFault(faultsAsErrors()) // restored on return
-	defer func() {
-		if errors.Is(err, errFileChanged) {
-			r.err = err // sticky, as any error that ends the read
-		}
-	}()
-	defer catchFault(&err) // runs first
+	// One deferred call: this runs for every event.
+	defer r.endMapped(faultsAsErrors(), &err)
 	return r.next()
+}
+
+// endMapped ends a call of nextMapped: it restores the goroutine's fault
+// mode and makes a fault on the mapping the error that ends the read
+// (sticky, as any error that ends it). Deferred, so that recover works.
+func (r *Reader) endMapped(faultMode bool, err *error) {
+	debug.SetPanicOnFault(faultMode)
+	if e := recover(); e != nil {
+		*err = faultError(e)
+		r.err = *err
+	}
 }
 
 func (r *Reader) next() (*tracer.Event, error) {
