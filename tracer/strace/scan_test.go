@@ -434,7 +434,11 @@ func TestMappedDropsPages(t *testing.T) {
 	data := syntheticTrace(32 << 20)
 	checkSameAsSerial(t, "synthetic, pages given back", data, scanShape{0, 0, true}, scanShape{2, 4096, true})
 
-	keptBehind, dropBatch = 1<<20, 1<<20
+	// What is kept behind must cover the chunks in flight (2 workers × 8
+	// chunks of up to 64 KiB here) and the reader's lag behind them, as
+	// the default's 8 MiB does: pages given back before a worker reads
+	// them are read again and never given back.
+	keptBehind, dropBatch = 4<<20, 1<<20
 	for _, shape := range []scanShape{{0, 0, true}, {2, 64 << 10, true}} {
 		r, _ := newShapedReader(data, readerCases[0], shape)
 		var most int64
