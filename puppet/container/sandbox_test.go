@@ -1,0 +1,167 @@
+package container
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/moby/profiles/seccomp"
+	specs "github.com/opencontainers/runtime-spec/specs-go"
+)
+
+// fsmove's profile never allows open_by_handle_at, allows what systemd's
+// sandboxing needs without conditions, and keeps Docker's conditions on the
+// rest (ptrace only with CAP_SYS_PTRACE).
+func TestSeccompProfile(t *testing.T) {
+	data, err := SeccompProfile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p seccomp.Seccomp
+	if err := json.Unmarshal([]byte(data), &p); err != nil {
+		t.Fatalf("the profile is not Docker's JSON: %v", err)
+	}
+	if p.DefaultAction != specs.ActErrno {
+		t.Errorf("default action %s, want errno (deny)", p.DefaultAction)
+	}
+	allowedAlways := map[string]bool{}
+	for _, r := range p.Syscalls {
+		for _, n := range r.Names {
+			if n == "open_by_handle_at" && r.Action != specs.ActErrno {
+				t.Errorf("a rule lets open_by_handle_at through: %+v", r)
+			}
+			if r.Action == specs.ActAllow && r.Includes == nil && r.Excludes == nil && len(r.Args) == 0 {
+				allowedAlways[n] = true
+			}
+			if n == "clone3" && r.Action == specs.ActErrno {
+				t.Errorf("clone3 still answered with an errno: %+v", r)
+			}
+		}
+	}
+	for _, n := range sandboxCalls {
+		if !allowedAlways[n] {
+			t.Errorf("%s is not allowed without conditions", n)
+		}
+	}
+	for _, n := range []string{"ptrace", "bpf", "perf_event_open", "kexec_load", "init_module", "keyctl", "open_by_handle_at"} {
+		if allowedAlways[n] {
+			t.Errorf("%s is allowed without conditions", n)
+		}
+	}
+	if !allowedAlways["openat"] || !allowedAlways["execve"] {
+		t.Error("Docker's default allowances are missing (openat, execve)")
+	}
+}
+
+const hybridMountinfo = `22 1 254:0 / / rw,relatime - ext4 /dev/vda rw
+31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
+32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
+35 31 0:32 / /sys/fs/cgroup/memory rw,relatime shared:7 - cgroup cgroup rw,memory
+40 31 0:37 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,name=systemd
+41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
+50 22 0:40 / /mnt/cgroup rw - cgroup2 cgroup2 rw
+`
+
+const v2Mountinfo = `22 1 254:0 / / rw,relatime - ext4 /dev/vda rw
+31 23 0:28 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot
+`
+
+// The container's view of a hybrid host: every mount read-only and
+// non-recursive, and only the run's subtree of name=systemd and cgroup2
+// writable.
+func TestCgroupMountsHybrid(t *testing.T) {
+	hc, err := parseMountinfo(strings.NewReader(hybridMountinfo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hc.v2Only || hc.unified() != "/sys/fs/cgroup/unified" || len(hc.mounts) != 4 {
+		t.Fatalf("layout %+v: want hybrid, 4 hierarchies (not /mnt/cgroup), cgroup2 at unified", hc)
+	}
+	rc := newRunCgroup(hc, "fsmove-abc", true)
+	ms, err := rc.mounts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ro, rw []string
+	for _, m := range ms {
+		if m.Source != m.Target || m.BindOptions == nil || !m.BindOptions.NonRecursive {
+			t.Errorf("mount %+v: want a non-recursive bind at its own path", m)
+		}
+		if m.ReadOnly {
+			ro = append(ro, m.Target)
+		} else {
+			rw = append(rw, m.Target)
+		}
+	}
+	wantRO := []string{"/sys/fs/cgroup", "/sys/fs/cgroup/cpu", "/sys/fs/cgroup/memory", "/sys/fs/cgroup/systemd", "/sys/fs/cgroup/unified"}
+	wantRW := []string{"/sys/fs/cgroup/systemd/fsmove/fsmove-abc/c", "/sys/fs/cgroup/unified/fsmove/fsmove-abc/c"}
+	if !slices.Equal(ro, wantRO) || !slices.Equal(rw, wantRW) {
+		t.Errorf("read-only %q\nwritable %q\nwant %q\nand %q", ro, rw, wantRO, wantRW)
+	}
+	if rc.parent() != "/fsmove/fsmove-abc/c" || rc.traceDir() != "/sys/fs/cgroup/unified/fsmove/fsmove-abc/c" {
+		t.Errorf("parent %s, trace dir %s", rc.parent(), rc.traceDir())
+	}
+}
+
+// On a cgroup2-only host the root itself is bound read-only and the run's
+// subtree writable; the limits go one level above it.
+func TestCgroupMountsV2(t *testing.T) {
+	hc, err := parseMountinfo(strings.NewReader(v2Mountinfo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := newRunCgroup(hc, "fsmove-abc", true).mounts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hc.v2Only || len(ms) != 2 || !ms[0].ReadOnly || ms[0].Target != "/sys/fs/cgroup" ||
+		ms[1].ReadOnly || ms[1].Target != "/sys/fs/cgroup/fsmove/fsmove-abc/c" {
+		t.Errorf("v2 mounts %+v", ms)
+	}
+	files := Limits{Memory: 1 << 30, Pids: 100, CPUs: 1.5}.v2Files()
+	if files["memory.max"] != "1073741824" || files["pids.max"] != "100" || files["cpu.max"] != "150000 100000" || files["memory.swap.max"] != "0" {
+		t.Errorf("v2 limit files %v", files)
+	}
+}
+
+// A v1 host without the name=systemd hierarchy cannot host systemd: the
+// error says what to mount.
+func TestCgroupNoSystemdHierarchy(t *testing.T) {
+	hc, err := parseMountinfo(strings.NewReader("31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n32 31 0:29 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newRunCgroup(hc, "x", true).mounts(); err == nil || !strings.Contains(err.Error(), "name=systemd") {
+		t.Errorf("mounts: %v, want an error naming name=systemd", err)
+	}
+	if _, err := parseMountinfo(strings.NewReader("22 1 254:0 / / rw - ext4 /dev/vda rw\n")); err == nil {
+		t.Error("a host without cgroups accepted")
+	}
+}
+
+func TestLimits(t *testing.T) {
+	l := Limits{Pids: -1}.withDefaults()
+	if l.Memory != DefaultLimits().Memory || l.Pids != -1 || l.CPUs <= 0 {
+		t.Errorf("withDefaults = %+v", l)
+	}
+	if s := l.String(); !strings.Contains(s, "pids unlimited") || !strings.Contains(s, "memory 4.0 GB") {
+		t.Errorf("String = %q", s)
+	}
+	for in, want := range map[string]int64{"512M": 512 << 20, "4G": 4 << 30, "1.5GiB": 3 << 29, "1000": 1000, "2k": 2048} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "G", "-1G", "lots", "1e30G"} {
+		if _, err := ParseSize(bad); err == nil {
+			t.Errorf("ParseSize(%q) accepted", bad)
+		}
+	}
+	if n, err := ParseNetwork("None"); err != nil || n != NetworkNone {
+		t.Errorf("ParseNetwork(None) = %q, %v", n, err)
+	}
+	if _, err := ParseNetwork("host"); err == nil {
+		t.Error("--network host accepted")
+	}
+}
