@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/detector/printable"
 	"github.com/fsmove/fsmove/fstrace/interp"
 )
 
@@ -89,7 +90,7 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	}
 	if len(unknown) > 0 {
 		fmt.Fprintf(t.w, "%s %d block(s) not in the catalog, not checked: %s\n",
-			t.style(ansiYellow, "warning:"), len(unknown), strings.Join(unknown, ", "))
+			t.style(ansiYellow, "warning:"), len(unknown), printable.String(strings.Join(unknown, ", ")))
 	}
 	if len(defaults) > 0 {
 		fmt.Fprintf(t.w, "note: %d block(s) of Puppet's default schedules and filebucket, not in the catalog, not checked\n",
@@ -97,17 +98,17 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	}
 	for _, wv := range r.UnusedWaivers {
 		fmt.Fprintf(t.w, "%s waiver on line %d (%s %s) matched no finding\n",
-			t.style(ansiYellow, "warning:"), wv.Line, wv.Ref1, wv.Ref2)
+			t.style(ansiYellow, "warning:"), wv.Line, printable.String(wv.Ref1.String()), printable.String(wv.Ref2.String()))
 	}
 	for _, w := range r.Warnings {
 		line := fmt.Sprintf("%s %d %s", t.style(ansiYellow, "warning:"), w.Count, w.Kind)
 		if w.Example != "" {
-			line += " (first: " + w.Example + ")"
+			line += " (first: " + printable.String(w.Example) + ")"
 		}
 		fmt.Fprintln(t.w, line)
 	}
 	for _, why := range r.Incomplete {
-		fmt.Fprintf(t.w, "%s %s\n", t.style(ansiRed, "INCOMPLETE:"), why)
+		fmt.Fprintf(t.w, "%s %s\n", t.style(ansiRed, "INCOMPLETE:"), printable.String(why))
 	}
 	mor, mn, waived, held := 0, 0, 0, 0
 	for i := range r.Findings {
@@ -156,18 +157,19 @@ func (t *textWriter) finding(n int, f *Finding) {
 	if f.Kind == MN {
 		arrow = "~>"
 	}
+	p := printable.String
 	fmt.Fprintf(t.w, "%s %d. %s %s %s\n", f.Kind, n,
-		t.style(ansiBold, f.Producer.Ref()), arrow, t.style(ansiBold, f.Consumer.Ref()))
-	fmt.Fprintf(t.w, "  producer: %s%s\n", f.Producer.Ref(), location(f.Producer, " at ", ""))
-	fmt.Fprintf(t.w, "  consumer: %s%s\n", f.Consumer.Ref(), location(f.Consumer, " at ", ""))
+		t.style(ansiBold, p(f.Producer.Ref())), arrow, t.style(ansiBold, p(f.Consumer.Ref())))
+	fmt.Fprintf(t.w, "  producer: %s%s\n", p(f.Producer.Ref()), p(location(f.Producer, " at ", "")))
+	fmt.Fprintf(t.w, "  consumer: %s%s\n", p(f.Consumer.Ref()), p(location(f.Consumer, " at ", "")))
 	if f.Observed {
-		fmt.Fprintf(t.w, "  observed: it failed in this run: %s\n", f.ObservedError)
+		fmt.Fprintf(t.w, "  observed: it failed in this run: %s\n", p(f.ObservedError))
 	}
 	if f.BothWays {
 		fmt.Fprintf(t.w, "  note: the paths relate them both ways; the fix keeps the order this run used\n")
 	}
 	if f.HeldBack {
-		fmt.Fprintf(t.w, "  held back: %s\n", f.HeldReason)
+		fmt.Fprintf(t.w, "  held back: %s\n", p(f.HeldReason))
 	}
 	shown := 0
 	for _, pc := range f.Paths {
@@ -184,24 +186,24 @@ func (t *textWriter) finding(n int, f *Finding) {
 		if pc.Waived {
 			continue
 		}
-		fmt.Fprintf(t.w, "    %s (%s)\n", pc.Path, pc.Relation)
+		fmt.Fprintf(t.w, "    %s (%s)\n", p(pc.Path), pc.Relation)
 		t.effect(pc.ProducerEffect.String(), pc.Producer, pc.ProducerEvidence)
 		t.effect(pc.ConsumerEffect.String(), pc.Consumer, pc.ConsumerEvidence)
 	}
 	if c := f.Confirmation; c != nil {
-		fmt.Fprintf(t.w, "  confirmation: %s: %s (%.0fs)\n", t.style(ansiBold, string(c.Verdict)), c.Why, c.Seconds)
+		fmt.Fprintf(t.w, "  confirmation: %s: %s (%.0fs)\n", t.style(ansiBold, string(c.Verdict)), p(c.Why), c.Seconds)
 		if c.Forced != "" {
-			fmt.Fprintf(t.w, "    forced: %s\n", c.Forced)
+			fmt.Fprintf(t.w, "    forced: %s\n", p(c.Forced))
 		}
 		for _, e := range c.Evidence {
-			fmt.Fprintf(t.w, "    %s\n", e)
+			fmt.Fprintf(t.w, "    %s\n", p(e))
 		}
 	}
-	fmt.Fprintf(t.w, "  fix: %s\n\n", t.style(ansiGreen, f.Fix))
+	fmt.Fprintf(t.w, "  fix: %s\n\n", t.style(ansiGreen, p(f.Fix)))
 }
 
 func (t *textWriter) effect(eff string, r *catalog.Resource, ev interp.Evidence) {
-	fmt.Fprintf(t.w, "      %s by %s %s\n", eff, r.Ref(), t.style(ansiDim, evidenceText(ev)))
+	fmt.Fprintf(t.w, "      %s by %s %s\n", eff, printable.String(r.Ref()), t.style(ansiDim, evidenceText(ev)))
 }
 
 // evidenceText is "(openat, trace line 42)".

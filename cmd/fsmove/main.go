@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fsmove/fsmove/detector/printable"
 	"io"
 	"os"
 	"os/signal"
@@ -98,7 +99,7 @@ func exitCode(stderr io.Writer, cmd string, err error) int {
 		return code // the traced command's own status
 	}
 	if msg := unsaid(err); msg != "" {
-		fmt.Fprintf(stderr, "%s: %s\n", cmd, msg)
+		fmt.Fprintf(stderr, "%s: %s\n", cmd, printable.Lines(msg))
 	}
 	return code
 }

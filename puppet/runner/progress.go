@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"github.com/fsmove/fsmove/detector/printable"
 	"io"
 	"os"
 	"sync"
@@ -42,16 +43,20 @@ type progressWriter struct {
 	w io.Writer
 }
 
+// Write writes b with its control characters escaped (printable.Lines):
+// what comes here is apt's and Puppet's output, which a module decides.
 func (pw *progressWriter) Write(b []byte) (int, error) {
 	p := pw.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clearLocked()
-	n, err := pw.w.Write(b)
-	if p.tty && n > 0 {
-		p.midLine = b[n-1] != '\n'
+	if _, err := io.WriteString(pw.w, printable.Lines(string(b))); err != nil {
+		return 0, err
 	}
-	return n, err
+	if p.tty && len(b) > 0 {
+		p.midLine = b[len(b)-1] != '\n'
+	}
+	return len(b), nil
 }
 
 // clearLocked erases a drawn step line; p.mu is held.
@@ -90,6 +95,7 @@ type Step struct {
 
 // Start begins a step. A step still running is ended first.
 func (p *Progress) Start(name, msg string) *Step {
+	msg = printable.String(msg)
 	s := &Step{p: p, name: name, msg: msg, start: time.Now(), stop: make(chan struct{})}
 	p.mu.Lock()
 	prev := p.current
@@ -127,6 +133,7 @@ func (p *Progress) Start(name, msg string) *Step {
 
 // Update changes the step's message.
 func (s *Step) Update(msg string) {
+	msg = printable.String(msg)
 	s.p.mu.Lock()
 	s.msg = msg
 	if !s.p.tty && !s.p.quiet {
@@ -156,6 +163,7 @@ func (s *Step) Done(result string) time.Duration { return s.end(true, result) }
 func (s *Step) Fail(result string) time.Duration { return s.end(false, result) }
 
 func (s *Step) end(ok bool, result string) time.Duration {
+	result = printable.String(result)
 	d := time.Since(s.start)
 	s.p.mu.Lock()
 	if s.closed {
