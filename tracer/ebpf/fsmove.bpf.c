@@ -131,10 +131,12 @@ struct {
  * calls lost because the inflight or exec_paths map was full, or because
  * their task was not in the pid namespace pidns_ino (its ids there cannot be
  * known: a task of the container's cgroup outside the container's pid
- * namespace, or in a namespace nested in it). */
+ * namespace, or in a namespace nested in it); drops[2] counts the calls, not
+ * lost, of tasks of the pid namespace outside the target cgroup (in_target's
+ * OUTSIDE). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 3);
 	__type(key, __u32);
 	__type(value, __u64);
 } drops SEC(".maps");
@@ -217,11 +219,31 @@ static __always_inline int short_write(__u8 special, const unsigned long *args)
 	return 1;
 }
 
+/* in_target says whether the current task is traced: IN_CGROUP when it is in
+ * the target cgroup (or below it), OUTSIDE when it is not but belongs to the
+ * pid namespace pidns_ino (a process of the container that left the cgroup
+ * it was put in: traced all the same, and its calls counted, for the run
+ * cannot be trusted), 0 otherwise. */
+#define IN_CGROUP 1
+#define OUTSIDE 2
 static __always_inline int in_target(void)
 {
-	if (target_level == 0)
-		return bpf_get_current_cgroup_id() == target_cgroup;
-	return bpf_get_current_ancestor_cgroup_id(target_level) == target_cgroup;
+	__u64 id = target_level == 0 ? bpf_get_current_cgroup_id() : bpf_get_current_ancestor_cgroup_id(target_level);
+	if (id == target_cgroup)
+		return IN_CGROUP;
+	if (pidns_ino == 0)
+		return 0;
+	struct bpf_pidns_info ns = {};
+	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)) != 0 || ns.pid == 0)
+		return 0;
+	/* runc's own process for a docker exec joins the pid namespace a
+	 * moment before runc puts it in the cgroup, and is named so until it
+	 * execs the command: it is not yet in the container, not out of it. */
+	char comm[8];
+	if (bpf_get_current_comm(comm, sizeof(comm)) == 0 && comm[0] == 'r' && comm[1] == 'u' && comm[2] == 'n' &&
+	    comm[3] == 'c' && comm[4] == ':' && comm[5] == '[')
+		return 0;
+	return OUTSIDE;
 }
 
 SEC("tracepoint/raw_syscalls/sys_enter")
@@ -234,8 +256,11 @@ int sys_enter(struct trace_event_raw_sys_enter *ctx)
 	struct plan *p = bpf_map_lookup_elem(&plans, &key);
 	if (!p || !p->wanted)
 		return 0;
-	if (!in_target())
+	int where = in_target();
+	if (!where)
 		return 0;
+	if (where == OUTSIDE)
+		count_drop(2);
 	/* Writes: to stdout and stderr (Puppet's log lines, the block
 	 * markers), and short ones to any fd (a pid to cgroup.procs). */
 	if ((p->special == SP_WRITE || p->special == SP_WRITEV) && ctx->args[0] != 1 && ctx->args[0] != 2 &&

@@ -45,7 +45,8 @@ func startCapture(tr *Tracer) *capture {
 // nsRun is a workload traced as the init of a new pid namespace.
 type nsRun struct {
 	evs     []tracer.Event
-	hostPid int // the host pid of the namespace's init (pid 1 in it)
+	outside uint64 // Tracer.Outside at the end
+	hostPid int    // the host pid of the namespace's init (pid 1 in it)
 	out     string
 }
 
@@ -104,7 +105,40 @@ func traceInNewPidNS(t *testing.T, opts Options, work string) nsRun {
 	if c.err != nil {
 		t.Fatalf("Next: %v", c.err)
 	}
-	return nsRun{evs: c.evs, hostPid: cmd.Process.Pid, out: out.String()}
+	return nsRun{evs: c.evs, outside: tr.Outside(), hostPid: cmd.Process.Pid, out: out.String()}
+}
+
+// A process of the container's pid namespace that leaves the container's
+// cgroup is traced all the same, and its calls are counted (Outside): a
+// container that could do that could hide from the trace.
+func TestOutsideCgroupSeen(t *testing.T) {
+	needEBPF(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "opened-after-leaving")
+	if err := os.WriteFile(file, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := cgroup2Mount()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The child moves itself to the cgroup2 root, then opens the file.
+	r := traceInNewPidNS(t, Options{}, fmt.Sprintf("sh -c 'echo $$ > %s/cgroup.procs && cat %s >/dev/null'", root, file))
+	seen := false
+	for _, ev := range r.evs {
+		seen = seen || strings.HasPrefix(ev.Syscall, "open") && !ev.Failed() && ev.Arg(1).Str == file && ev.Pid < 100
+	}
+	if !seen {
+		t.Errorf("the open of %s after leaving the cgroup is not in the trace (with a namespace pid)", file)
+	}
+	if r.outside == 0 {
+		t.Error("Outside() = 0: the calls made outside the cgroup were not counted")
+	}
+
+	// A workload that stays in its cgroup counts nothing.
+	if r := traceInNewPidNS(t, Options{}, "cat "+file+" >/dev/null"); r.outside != 0 {
+		t.Errorf("Outside() = %d for a workload that never left its cgroup", r.outside)
+	}
 }
 
 func isFork(ev *tracer.Event) bool {

@@ -355,15 +355,28 @@ func (t *Tracer) closeAll() {
 // Dropped returns the number of events lost so far (ring buffer full,
 // per-task maps full, or tasks outside Options.PidNS).
 func (t *Tracer) Dropped() uint64 {
+	return t.count(0) + t.count(1)
+}
+
+// Outside returns the number of calls made by tasks of Options.PidNS that
+// were not in the traced cgroup: a process of the container that left the
+// cgroup it was put in. They are traced all the same (their ids in the
+// namespace are known), but a process that could leave it could as well
+// have gone where it is not seen (a pid namespace of its own outside the
+// cgroup): the capture cannot be trusted to be complete.
+func (t *Tracer) Outside() uint64 {
+	return t.count(2)
+}
+
+// count sums one counter of the drops map over the CPUs.
+func (t *Tracer) count(key uint32) uint64 {
+	var perCPU []uint64
+	if err := t.objs.Drops.Lookup(key, &perCPU); err != nil {
+		return 0
+	}
 	var total uint64
-	for key := uint32(0); key < 2; key++ {
-		var perCPU []uint64
-		if err := t.objs.Drops.Lookup(key, &perCPU); err != nil {
-			continue
-		}
-		for _, n := range perCPU {
-			total += n
-		}
+	for _, n := range perCPU {
+		total += n
 	}
 	return total
 }
