@@ -176,7 +176,7 @@ func Status(runStatus string) string {
 		return StatusApplyFailed
 	case runner.StatusTimeout:
 		return StatusTimeout
-	case runner.StatusInfraError, runner.StatusIncomplete:
+	case runner.StatusInfraError, runner.StatusIncomplete, runner.StatusTampered:
 		return StatusInfraError // incomplete: the eBPF tracer lost events
 	}
 	return ""

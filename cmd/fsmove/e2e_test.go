@@ -325,6 +325,12 @@ func TestRunUsage(t *testing.T) {
 		{"run", "./no/such/dir"},
 		{"run", "--format", "yaml", "../../testdata/modules/clean"},
 		{"run", "--manifest", "/no/such/file.pp", "../../testdata/modules/clean"},
+		{"run", "--network", "host", "../../testdata/modules/clean"},
+		{"run", "--memory", "1K", "../../testdata/modules/clean"},
+		{"run", "--memory", "lots", "../../testdata/modules/clean"},
+		{"run", "--pids-limit", "5", "../../testdata/modules/clean"},
+		{"run", "--cpus", "0.01", "../../testdata/modules/clean"},
+		{"run", "--max-trace", "10", "../../testdata/modules/clean"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(&stdout, &stderr, args); code != exitUsage {

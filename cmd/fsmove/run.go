@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fsmove/fsmove/detector"
+	"github.com/fsmove/fsmove/detector/printable"
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
 	"github.com/fsmove/fsmove/tracer/ebpf"
@@ -119,6 +120,12 @@ type runFlags struct {
 	mirror        string
 	seccompBPF    bool
 	allowDrops    bool
+	network       string
+	memory        string
+	pids          int64
+	cpus          float64
+	daemonCaps    bool
+	maxTrace      string
 	timeout       time.Duration
 	keep          bool
 	force         bool
@@ -149,6 +156,12 @@ func newRunCmd(c *cli) *cobra.Command {
 	fs.StringVar(&f.tracer, "tracer", "", "capture `backend`: "+strings.Join(runner.Tracers(), ", ")+" (ptrace and strace trace inside the container, ebpf from the host; default ebpf where this host allows it, else strace)")
 	fs.StringVar(&f.init, "init", string(container.InitSystemd), "the container's PID 1: systemd (boots like a host; Puppet manages services through systemd) or none (for images without systemd)")
 	fs.StringVar(&f.mirror, "mirror", "", "Debian mirror `URL` for building the image (default: the one this machine's apt sources name)")
+	fs.StringVar(&f.network, "network", container.NetworkIsolated, "the container's network: isolated (reaches the outside, e.g. a Debian mirror, but not this host's services nor other containers), none, or bridge (Docker's default bridge: reaches the host and its containers)")
+	fs.StringVar(&f.memory, "memory", "", "memory limit of the container, e.g. 2G (default "+container.FormatBytes(container.DefaultLimits().Memory)+"; -1 for none)")
+	fs.Int64Var(&f.pids, "pids-limit", 0, fmt.Sprintf("most tasks in the container (default %d; -1 for none)", container.DefaultLimits().Pids))
+	fs.Float64Var(&f.cpus, "cpus", 0, fmt.Sprintf("CPUs' worth of time the container may use (default %g; -1 for no limit)", container.DefaultLimits().CPUs))
+	fs.StringVar(&f.maxTrace, "max-trace", "", "cap of trace.log, e.g. 8G (default "+container.FormatBytes(runner.DefaultMaxTrace)+"); a trace cut there makes the run incomplete")
+	fs.BoolVar(&f.daemonCaps, "daemon-caps", false, "give root in the container DAC_READ_SEARCH and SYS_NICE, which some daemons keep when they drop root; only for modules you trust (they are powers over this host unless the engine remaps users)")
 	fs.BoolVar(&f.allowDrops, "allow-drops", false, "accept an ebpf capture that lost events (otherwise the run is incomplete: exit 3)")
 	fs.BoolVar(&f.seccompBPF, "seccomp-bpf", true, "let strace filter in the kernel (--seccomp-bpf); breaks setuid programs in the traced tree")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "limit for the whole run, analysis included (a run that exceeds it exits 3, its artifacts kept)")
@@ -315,6 +328,22 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 	if err := checkMirror(f.mirror); err != nil {
 		return fail("%v", err)
 	}
+	network := container.NetworkIsolated
+	if f.network != "" {
+		if network, err = container.ParseNetwork(f.network); err != nil {
+			return fail("--network: %v", err)
+		}
+	}
+	limits, err := f.limits()
+	if err != nil {
+		return fail("%v", err)
+	}
+	var maxTrace int64
+	if f.maxTrace != "" {
+		if maxTrace, err = container.ParseSize(f.maxTrace); err != nil || maxTrace < 1<<20 {
+			return fail("--max-trace %s: want a size of at least 1M (e.g. 8G)", f.maxTrace)
+		}
+	}
 	// The default tracer (f.tracer "") is chosen by the caller, once every
 	// usage check has passed.
 	return runner.Options{
@@ -327,12 +356,42 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 		TracerBinary:  fsmoveBinary(),
 		AllowDrops:    f.allowDrops,
 		SeccompBPF:    f.seccompBPF,
+		DaemonCaps:    f.daemonCaps,
+		Limits:        limits,
+		Network:       network,
+		MaxTrace:      maxTrace,
 		OutDir:        out,
 		Force:         f.force,
 		Keep:          f.keep,
 		Verbose:       f.verbose,
 		FsmoveVersion: version,
 	}, nil
+}
+
+// limits reads --memory, --pids-limit and --cpus: 0 (not given) is the
+// default, -1 no limit.
+func (f *runFlags) limits() (container.Limits, error) {
+	var l container.Limits
+	switch strings.TrimSpace(f.memory) {
+	case "":
+	case "-1":
+		l.Memory = -1
+	default:
+		n, err := container.ParseSize(f.memory)
+		if err != nil || n < 64<<20 {
+			return l, fmt.Errorf("--memory %s: want a size of at least 64M (e.g. 2G), or -1 for no limit", f.memory)
+		}
+		l.Memory = n
+	}
+	if f.pids < -1 || (f.pids > 0 && f.pids < 32) {
+		return l, fmt.Errorf("--pids-limit %d: want at least 32, or -1 for no limit", f.pids)
+	}
+	l.Pids = f.pids
+	if f.cpus < 0 && f.cpus != -1 || (f.cpus > 0 && f.cpus < 0.1) {
+		return l, fmt.Errorf("--cpus %g: want at least 0.1, or -1 for no limit", f.cpus)
+	}
+	l.CPUs = f.cpus
+	return l, nil
 }
 
 // fsmoveBinary is the fsmove executable the ptrace backend copies into the
@@ -370,19 +429,19 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 
 	puppetFailed := rec.Status != runner.StatusOK
 	if rec.Status == runner.StatusIncomplete {
-		fmt.Fprintf(stderr, "fsmove run: %s\n", rec.Error)
+		fmt.Fprintf(stderr, "fsmove run: %s\n", printable.Lines(rec.Error))
 	} else if puppetFailed {
-		fmt.Fprintf(stderr, "fsmove run: %s; Puppet's log is %s\n", rec.Error, filepath.Join(opts.OutDir, runner.PuppetLogFile))
+		fmt.Fprintf(stderr, "fsmove run: %s; Puppet's log is %s\n", printable.Lines(rec.Error), filepath.Join(opts.OutDir, runner.PuppetLogFile))
 		if log, err := os.Open(filepath.Join(opts.OutDir, runner.PuppetLogFile)); err == nil {
 			for _, line := range runner.PuppetErrors(log, 5) {
-				fmt.Fprintf(stderr, "  %s\n", line)
+				fmt.Fprintf(stderr, "  %s\n", printable.String(line))
 			}
 			log.Close()
 		}
 	}
 	if opts.Verbose {
 		if data, err := os.ReadFile(filepath.Join(opts.OutDir, runner.PuppetLogFile)); err == nil {
-			stderr.Write(data)
+			io.WriteString(stderr, printable.Lines(string(data)))
 		}
 	}
 	tracePath := filepath.Join(opts.OutDir, runner.TraceFile)
@@ -449,7 +508,7 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 // reportStopped says on stderr what became of an interrupted or timed-out
 // run: the step it stopped in, the container, and where the artifacts are.
 func reportStopped(stderr io.Writer, rec *runner.RunRecord, out string, tempOut bool) {
-	fmt.Fprintf(stderr, "fsmove run: %s\n", rec.Error)
+	fmt.Fprintf(stderr, "fsmove run: %s\n", printable.Lines(rec.Error))
 	short := rec.ContainerID
 	if len(short) > 12 {
 		short = short[:12]

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -19,19 +17,30 @@ import (
 	"github.com/docker/docker/pkg/stdcopy"
 )
 
-// Spec says how to create a run container.
+// Spec says how to create a run container. Whatever it says, the
+// container is fsmove's sandbox (docs/DESIGN.md, "The container"): never
+// privileged, fsmove's seccomp profile (SeccompProfile), Docker's default
+// capabilities and no more unless a field below asks, a cgroup subtree of
+// its own with nothing else of the host's cgroups writable, limits, and a
+// network that does not reach the host's services.
 type Spec struct {
 	Image string
 	// Hostname is fixed so that two runs of the same module see the same
 	// node name (Puppet's certname, and so the catalog's file name).
 	Hostname string
 	Env      []string
-	// CapAdd lists the extra capabilities, e.g. "SYS_PTRACE" for strace.
-	// The container is never privileged.
-	CapAdd []string
-	// SeccompUnconfined drops Docker's default seccomp profile, which
-	// forbids ptrace on engines older than 20.10 and strace's seccomp filter.
-	SeccompUnconfined bool
+	// Ptrace gives CAP_SYS_PTRACE, which a tracer in the container (strace,
+	// fsmove trace) needs to attach to systemd's services.
+	Ptrace bool
+	// DaemonCaps gives root the capabilities some daemons keep when they
+	// drop root (DaemonCapNames). Off by default: they are powers over the
+	// host unless the engine maps the container's root to an unprivileged
+	// user (Engine.Namespaced), where they are given anyway.
+	DaemonCaps bool
+	// Limits bound memory, tasks and CPU (zero fields: DefaultLimits).
+	Limits Limits
+	// Network is one of Networks ("" is NetworkIsolated).
+	Network string
 	// Labels are added to fsmove's own label.
 	Labels map[string]string
 	// Init is what runs as the container's PID 1: InitNone (the zero
@@ -67,20 +76,43 @@ func ParseInit(s string) (Init, error) {
 // systemdCommand is PID 1 of a systemd container (Debian's path).
 const systemdCommand = "/lib/systemd/systemd"
 
-// cgroupV2Only reports whether the host mounts only the unified cgroup
-// hierarchy (cgroup v2) at /sys/fs/cgroup, rather than v1 controllers
-// (possibly with v2 at /sys/fs/cgroup/unified, the hybrid layout).
-func cgroupV2Only() bool {
-	_, err := os.Stat("/sys/fs/cgroup/cgroup.controllers")
-	return err == nil
-}
-
 // Container is a started container that fsmove created.
 type Container struct {
 	ID string
 	// Name is the unique name Create gave it.
-	Name   string
+	Name string
+	// Config says how it was made, for run.json.
+	Config Config
 	engine *Engine
+	cg     *runCgroup // nil when the engine places it (systemd driver)
+}
+
+// Config is what a container was given, in words for run.json and the
+// report: what a module in it can do.
+type Config struct {
+	Init         Init     `json:"init"`
+	Capabilities []string `json:"capabilities_added"`
+	Seccomp      string   `json:"seccomp"`
+	CgroupParent string   `json:"cgroup_parent,omitempty"`
+	CgroupNS     string   `json:"cgroup_namespace"`
+	// CgroupWritable lists the host's cgroup directories the container may
+	// write (systemd mode); nothing else of /sys/fs/cgroup is writable.
+	CgroupWritable []string `json:"cgroup_writable"`
+	Limits         string   `json:"limits"`
+	Network        string   `json:"network"`
+}
+
+// TraceCgroup is the cgroup2 directory that holds every process of the
+// container and that they cannot leave (the parent of the engine's cgroup
+// of the container, which in systemd mode is writable to them): what the
+// eBPF tracer filters on.
+// It is "" when the engine chose the container's cgroup (see
+// ebpf.DockerCgroup then).
+func (c *Container) TraceCgroup() string {
+	if c.cg == nil {
+		return ""
+	}
+	return c.cg.traceDir()
 }
 
 // createTimeout bounds the engine's create call, which Create does not let
@@ -102,9 +134,9 @@ func (e *Engine) Create(ctx context.Context, spec Spec) (*Container, error) {
 	for k, v := range spec.Labels {
 		labels[k] = v
 	}
-	var secOpts []string
-	if spec.SeccompUnconfined {
-		secOpts = append(secOpts, "seccomp=unconfined")
+	name, err := uniqueName()
+	if err != nil {
+		return nil, err
 	}
 	cfg := &container.Config{
 		Image:    spec.Image,
@@ -113,29 +145,143 @@ func (e *Engine) Create(ctx context.Context, spec Spec) (*Container, error) {
 		Cmd:      []string{"sleep", "infinity"},
 		Labels:   labels,
 	}
-	useInit := true
-	host := &container.HostConfig{
-		CapAdd:      spec.CapAdd,
-		SecurityOpt: secOpts,
-		Init:        &useInit,
-		Privileged:  false,
+	host, conf, cg, err := e.sandbox(ctx, name, spec)
+	if err != nil {
+		return nil, err
 	}
 	if spec.Init == InitSystemd {
 		systemdConfig(cfg, host)
-	}
-	name, err := uniqueName()
-	if err != nil {
-		return nil, err
 	}
 	createCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
 	defer cancel()
 	created, err := e.cli.ContainerCreate(createCtx, cfg, host, nil, nil, name)
 	if err != nil {
 		e.removeName(ctx, name)
+		if cg != nil {
+			cg.remove()
+		}
 		return nil, fmt.Errorf("create container from %s: %w", spec.Image, err)
 	}
-	return &Container{ID: created.ID, Name: name, engine: e}, nil
+	return &Container{ID: created.ID, Name: name, Config: conf, engine: e, cg: cg}, nil
 }
+
+// sweepStale removes the cgroup subtrees of fsmove's runs whose container is
+// gone (hostCgroups.sweepStale); a name the engine cannot say about is kept.
+func (e *Engine) sweepStale(ctx context.Context, hc *hostCgroups) {
+	hc.sweepStale(func(name string) bool {
+		_, err := e.cli.ContainerInspect(ctx, name)
+		return !cerrdefs.IsNotFound(err)
+	})
+}
+
+// DaemonCapNames are capabilities a host's root has and Docker's default
+// set lacks, which some daemons keep when they switch users and fail to
+// start without (pure-ftpd: "Unable to switch capabilities"): reading any
+// file (DAC_READ_SEARCH) and priorities (SYS_NICE). In a container that
+// shares the host's users they are powers over the host: DAC_READ_SEARCH
+// opens host files by handle (denied by fsmove's seccomp profile all the
+// same), SYS_NICE starves the host with real-time priorities.
+var DaemonCapNames = []string{"DAC_READ_SEARCH", "SYS_NICE"}
+
+// sandbox is the host side of spec: capabilities, seccomp, cgroups, limits
+// and network (see Spec). The run's cgroup subtree it returns is made
+// already (systemd mode) and is removed with the container.
+func (e *Engine) sandbox(ctx context.Context, name string, spec Spec) (*container.HostConfig, Config, *runCgroup, error) {
+	profile, err := SeccompProfile()
+	if err != nil {
+		return nil, Config{}, nil, err
+	}
+	useInit := true
+	host := &container.HostConfig{
+		SecurityOpt: []string{"seccomp=" + profile},
+		Init:        &useInit,
+		Privileged:  false,
+	}
+	conf := Config{Init: spec.Init, Seccomp: "fsmove (Docker's default + namespace and mount calls for systemd, open_by_handle_at denied)",
+		CgroupNS: "private", Capabilities: []string{}, CgroupWritable: []string{}}
+	if spec.Init == "" {
+		conf.Init = InitNone
+	}
+	if spec.Ptrace {
+		host.CapAdd = append(host.CapAdd, "SYS_PTRACE")
+	}
+	if spec.DaemonCaps || e.Namespaced {
+		host.CapAdd = append(host.CapAdd, boundedCaps(DaemonCapNames)...)
+	}
+	conf.Capabilities = append(conf.Capabilities, host.CapAdd...)
+
+	limits := spec.Limits.withDefaults()
+	conf.Limits = limits.String()
+	if limits.Memory > 0 {
+		host.Resources.Memory, host.Resources.MemorySwap = limits.Memory, limits.Memory
+	}
+	if limits.Pids > 0 {
+		host.Resources.PidsLimit = &limits.Pids
+	}
+	if limits.CPUs > 0 {
+		host.Resources.NanoCPUs = int64(limits.CPUs * 1e9)
+	}
+
+	if conf.Network, err = e.networkMode(ctx, spec.Network); err != nil {
+		return nil, Config{}, nil, err
+	}
+	host.NetworkMode = container.NetworkMode(conf.Network)
+
+	systemd := spec.Init == InitSystemd
+	if !systemd {
+		// Docker's own mounts of the cgroups: read-only, and in a
+		// private namespace only the container's own.
+		host.CgroupnsMode = container.CgroupnsModePrivate
+		if e.CgroupDriver == "systemd" {
+			return host, conf, nil, nil // the engine names slices itself
+		}
+		hc, err := readHostCgroups()
+		if err != nil || !e.local {
+			return host, conf, nil, nil // the engine places it where it likes
+		}
+		e.sweepStale(ctx, hc)
+		cg := newRunCgroup(hc, name, false)
+		host.CgroupParent = cg.parent()
+		conf.CgroupParent = host.CgroupParent
+		return host, conf, cg, nil
+	}
+	if e.CgroupDriver == "systemd" {
+		return nil, Config{}, nil, errors.New("the Docker engine uses the systemd cgroup driver, where fsmove cannot " +
+			"give a systemd container a cgroup subtree of its own and keep the host's cgroups read-only: run the " +
+			"engine with the cgroupfs driver (dockerd --exec-opt native.cgroupdriver=cgroupfs), or use --init none")
+	}
+	if !e.local {
+		return nil, Config{}, nil, errors.New("systemd mode needs fsmove on the Docker engine's host (it prepares " +
+			"the container's cgroups there); with a remote engine use --init none")
+	}
+	hc, err := readHostCgroups()
+	if err != nil {
+		return nil, Config{}, nil, err
+	}
+	e.sweepStale(ctx, hc)
+	cg := newRunCgroup(hc, name, true)
+	if host.Mounts, err = cg.mounts(); err != nil {
+		return nil, Config{}, nil, err
+	}
+	if err := cg.prepare(limits); err != nil {
+		cg.remove()
+		return nil, Config{}, nil, err
+	}
+	host.CgroupParent = cg.parent()
+	// The host's namespace: see cgroup.go.
+	host.CgroupnsMode = container.CgroupnsModeHost
+	conf.CgroupParent, conf.CgroupNS = host.CgroupParent, "host (read-only but for cgroup_writable)"
+	for _, m := range host.Mounts {
+		if !m.ReadOnly {
+			conf.CgroupWritable = append(conf.CgroupWritable, m.Target)
+		}
+	}
+	return host, conf, cg, nil
+}
+
+// namePrefix starts the name of every container fsmove creates (and of its
+// cgroup subtree).
+const namePrefix = "fsmove-"
 
 // uniqueName is a container name no other run uses.
 func uniqueName() (string, error) {
@@ -143,7 +289,7 @@ func uniqueName() (string, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", fmt.Errorf("container name: %w", err)
 	}
-	return "fsmove-" + hex.EncodeToString(b[:]), nil
+	return namePrefix + hex.EncodeToString(b[:]), nil
 }
 
 // removeName removes the container called name if there is one, with a
@@ -155,12 +301,16 @@ func (e *Engine) removeName(ctx context.Context, name string) {
 }
 
 // Start starts a created container.
+// It checks that the container is in the cgroup fsmove made for it.
 func (c *Container) Start(ctx context.Context) error {
 	if err := c.engine.cli.ContainerStart(ctx, c.ID, container.StartOptions{}); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		return fmt.Errorf("start container: %w", err)
+	}
+	if c.cg != nil {
+		return c.cg.check(c.ID)
 	}
 	return nil
 }
@@ -187,35 +337,10 @@ func (e *Engine) Start(ctx context.Context, spec Spec) (*Container, error) {
 	return c, nil
 }
 
-// systemdConfig makes a container boot systemd, never privileged: tmpfs on
-// /run and /run/lock (systemd wants them writable and empty), and the
-// host's cgroup hierarchy. On a v1 or hybrid host the host's
-// /sys/fs/cgroup is bind-mounted read-only: Docker's own cgroup of the
-// container stays writable under it, and that is where systemd makes its
-// units' cgroups. On a v2-only host systemd needs the mount read-write in a
-// cgroup namespace of its own. systemd is told it runs in a container
-// ("container" in its environment) and stopped with SIGRTMIN+3, as it asks.
-//
-// Docker's default seccomp profile is lifted (never privileged, no added
-// capability): it refuses unshare(CLONE_NEWUSER), so systemd could not
-// start services whose units sandbox themselves with PrivateUsers= and
-// friends, as Debian 12's redis-server does ("Failed to set up user
-// namespacing", status 217/USER). On a host they start; here they must too.
-// For the same reason root gets the capabilities daemons keep when they
-// drop root (hostRootCaps), as they would on a host.
-// hostRootCaps are capabilities a host's root has and Docker's default set
-// lacks, which daemons keep when they switch users and fail to start
-// without (pure-ftpd: "Unable to switch capabilities"): reading any file
-// (DAC_READ_SEARCH) and priorities (SYS_NICE). Nothing that administers
-// the host (SYS_ADMIN, SYS_MODULE, ...). Only those this host's bounding
-// set has are asked for (a container cannot get more, and asking fails
-// its start), as the bit numbers of capability.h say.
-var hostRootCaps = boundedCaps(map[string]uint{"DAC_READ_SEARCH": 2, "SYS_NICE": 23})
-
-// boundedCaps keeps the capabilities (name → bit) in this process's
-// bounding set (CapBnd of /proc/self/status); all of them when it cannot
+// boundedCaps keeps the capabilities named (capBits) that are in this
+// process's bounding set (CapBnd of /proc/self/status); all of them when it cannot
 // be read.
-func boundedCaps(caps map[string]uint) []string {
+func boundedCaps(names []string) []string {
 	var bnd uint64 = ^uint64(0)
 	if data, err := os.ReadFile("/proc/self/status"); err == nil {
 		for _, line := range strings.Split(string(data), "\n") {
@@ -226,36 +351,29 @@ func boundedCaps(caps map[string]uint) []string {
 			}
 		}
 	}
-	var names []string
-	for name, bit := range caps {
-		if bnd&(1<<bit) != 0 {
-			names = append(names, name)
+	var kept []string
+	for _, name := range names {
+		if bit, ok := capBits[name]; ok && bnd&(1<<bit) != 0 {
+			kept = append(kept, name)
 		}
 	}
-	sort.Strings(names)
-	return names
+	return kept
 }
 
+// capBits are the bit numbers of capability.h of the capabilities fsmove
+// may add.
+var capBits = map[string]uint{"DAC_READ_SEARCH": 2, "SYS_PTRACE": 19, "SYS_NICE": 23}
+
+// systemdConfig makes a container boot systemd as a host does: tmpfs on
+// /run and /run/lock (systemd wants them writable and empty); the cgroups
+// are sandbox's. systemd is told it runs in a container ("container" in its
+// environment) and stopped with SIGRTMIN+3, as it asks.
 func systemdConfig(cfg *container.Config, host *container.HostConfig) {
 	cfg.Cmd = []string{systemdCommand}
-	for _, c := range hostRootCaps {
-		if !slices.Contains(host.CapAdd, c) {
-			host.CapAdd = append(host.CapAdd, c)
-		}
-	}
-	if !slices.Contains(host.SecurityOpt, "seccomp=unconfined") {
-		host.SecurityOpt = append(host.SecurityOpt, "seccomp=unconfined")
-	}
 	cfg.Env = append(cfg.Env, "container=docker")
 	cfg.StopSignal = "SIGRTMIN+3"
 	host.Init = nil
 	host.Tmpfs = map[string]string{"/run": "rw,nosuid,nodev,mode=755", "/run/lock": "rw,nosuid,nodev,noexec"}
-	if cgroupV2Only() {
-		host.Binds = []string{"/sys/fs/cgroup:/sys/fs/cgroup:rw"}
-		host.CgroupnsMode = container.CgroupnsModePrivate
-	} else {
-		host.Binds = []string{"/sys/fs/cgroup:/sys/fs/cgroup:ro"}
-	}
 }
 
 // WaitBooted waits until systemd in the container has finished booting
@@ -316,7 +434,7 @@ func (c *Container) ShortID() string {
 // removeTimeout bounds the removal of a container.
 const removeTimeout = 30 * time.Second
 
-// Remove kills and removes the container. It uses its own short deadline
+// Remove kills and removes the container and its cgroup subtree. It uses its own short deadline
 // and ignores ctx's cancellation, because it runs on the way out of a
 // cancelled or timed-out run, which is exactly when it must still work. A
 // container that is already gone counts as removed.
@@ -326,6 +444,9 @@ func (c *Container) Remove(ctx context.Context) error {
 	err := c.engine.cli.ContainerRemove(rmCtx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
 	if err != nil && !cerrdefs.IsNotFound(err) {
 		return fmt.Errorf("remove container %s: %w", c.ShortID(), err)
+	}
+	if c.cg != nil {
+		return c.cg.remove()
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
@@ -38,6 +39,18 @@ type Engine struct {
 	APIVersion string
 	// ServerVersion is the engine's version (e.g. "20.10.24+dfsg1").
 	ServerVersion string
+	// CgroupDriver ("cgroupfs" or "systemd") and CgroupVersion ("1" or
+	// "2") are the engine's, as docker info gives them.
+	CgroupDriver, CgroupVersion string
+	// Namespaced: the engine maps the container's root to an unprivileged
+	// user of the host (userns-remap, or a rootless engine), so that
+	// capabilities in the container are powers over its own namespaces
+	// only.
+	Namespaced bool
+	// local: the engine listens on a unix socket of this host.
+	local bool
+	// isolatedReady: NetworkIsolated is set up (ensureIsolated).
+	isolatedReady bool
 }
 
 // HowToStartDocker is the advice printed when the engine cannot be reached.
@@ -75,9 +88,17 @@ func ConnectHost(ctx context.Context, host string) (*Engine, error) {
 		cli.Close()
 		return nil, fmt.Errorf("%w at %s: %v\n%s", ErrUnreachable, cli.DaemonHost(), err, HowToStartDocker)
 	}
-	e := &Engine{cli: cli, APIVersion: cli.ClientVersion()}
+	e := &Engine{cli: cli, APIVersion: cli.ClientVersion(), local: strings.HasPrefix(cli.DaemonHost(), "unix://")}
 	if v, err := cli.ServerVersion(pingCtx); err == nil {
 		e.ServerVersion = v.Version
+	}
+	if info, err := cli.Info(pingCtx); err == nil {
+		e.CgroupDriver, e.CgroupVersion = info.CgroupDriver, info.CgroupVersion
+		for _, o := range info.SecurityOptions {
+			// "name=userns", "name=rootless", "name=seccomp,profile=default"
+			name, _, _ := strings.Cut(o, ",")
+			e.Namespaced = e.Namespaced || name == "name=userns" || name == "name=rootless"
+		}
 	}
 	return e, nil
 }

@@ -7,33 +7,27 @@ import (
 	"github.com/docker/docker/api/types/container"
 )
 
-// A systemd container is host-like without being privileged: seccomp
-// lifted (units that sandbox themselves start), no capability beyond those
-// the host's bounding set has, never SYS_ADMIN.
-func TestSystemdConfigHostLike(t *testing.T) {
-	cfg, host := &container.Config{}, &container.HostConfig{CapAdd: []string{"SYS_PTRACE"}, SecurityOpt: []string{"seccomp=unconfined"}}
+// A systemd container boots systemd without any privilege of its own: the
+// systemd settings add no capability and no security option.
+func TestSystemdConfigAddsNoPrivilege(t *testing.T) {
+	cfg, host := &container.Config{}, &container.HostConfig{CapAdd: []string{"SYS_PTRACE"}, SecurityOpt: []string{"seccomp={}"}}
 	systemdConfig(cfg, host)
-	if n := slices.Index(host.SecurityOpt, "seccomp=unconfined"); n < 0 || len(host.SecurityOpt) != 1 {
-		t.Errorf("security options %q: want seccomp=unconfined once", host.SecurityOpt)
+	if !slices.Equal(host.SecurityOpt, []string{"seccomp={}"}) {
+		t.Errorf("security options %q: systemd mode must not change them", host.SecurityOpt)
 	}
-	if host.Privileged || slices.Contains(host.CapAdd, "SYS_ADMIN") {
-		t.Errorf("privileged %v, caps %q", host.Privileged, host.CapAdd)
+	if host.Privileged || !slices.Equal(host.CapAdd, []string{"SYS_PTRACE"}) {
+		t.Errorf("privileged %v, caps %q: systemd mode must add nothing", host.Privileged, host.CapAdd)
 	}
-	if !slices.Contains(host.CapAdd, "SYS_PTRACE") {
-		t.Errorf("the tracer's capability was lost: %q", host.CapAdd)
-	}
-	for _, c := range hostRootCaps {
-		if !slices.Contains(host.CapAdd, c) {
-			t.Errorf("%s not added: %q", c, host.CapAdd)
-		}
+	if !slices.Equal(cfg.Cmd, []string{systemdCommand}) || host.Init != nil {
+		t.Errorf("PID 1 %q (docker-init %v): want systemd itself", cfg.Cmd, host.Init)
 	}
 }
 
 func TestBoundedCaps(t *testing.T) {
-	// Bit 63 is no capability: never in a bounding set.
-	got := boundedCaps(map[string]uint{"CHOWN": 0, "NOPE": 63})
-	if !slices.Equal(got, []string{"CHOWN"}) {
-		t.Errorf("boundedCaps = %q, want [CHOWN] (bit 63 is in no bounding set)", got)
+	// NOPE has no bit: never kept; the others are in any root's set.
+	got := boundedCaps([]string{"SYS_PTRACE", "NOPE", "SYS_NICE"})
+	if !slices.Equal(got, []string{"SYS_PTRACE", "SYS_NICE"}) {
+		t.Errorf("boundedCaps = %q, want [SYS_PTRACE SYS_NICE]", got)
 	}
 }
 

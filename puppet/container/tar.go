@@ -151,14 +151,39 @@ func (a *Archive) Bytes() ([]byte, error) {
 	return a.buf.Bytes(), nil
 }
 
-// Extract unpacks a tar stream (as CopyOut returns it) into destDir and
-// returns the relative names of the regular files written. Only
-// directories and regular files are written; links and other kinds are
-// skipped, and names that would leave destDir are refused.
-func Extract(r io.Reader, destDir string) ([]string, error) {
+// Budget bounds what Extract writes: module code in the container decides
+// what is there, and a sparse file of a terabyte costs it nothing. Sizes are
+// checked from the tar headers, before anything is written.
+type Budget struct {
+	// PerFile is the most one file may hold, Total the most all files of
+	// every Extract with this budget may hold together.
+	PerFile, Total int64
+	// Cut: a file over budget is copied up to what the budget allows and
+	// cut there (a trace, whose beginning is worth analyzing); otherwise
+	// it is not copied at all.
+	Cut bool
+	// Used is what the files written so far hold.
+	Used int64
+	// Over says, one line each, what was cut or left out.
+	Over []string
+}
+
+// ErrTampered says that what fsmove copies out of the container is not a
+// regular file or a directory: the container made it a link or a device.
+var ErrTampered = errors.New("the container tampered with it")
+
+// Extract unpacks a tar stream (as CopyOut returns it) into destDir within
+// budget and returns the relative names of the regular files written. Only
+// directories and regular files are written; links and other kinds below
+// the top are skipped, and names that would leave destDir are refused. The
+// top entry (what was asked for) must be a regular file or a directory:
+// anything else is ErrTampered. A file over budget ends the extraction (the
+// rest of the stream is not read: a sparse terabyte would take hours), so
+// copy what matters file by file.
+func Extract(r io.Reader, destDir string, budget *Budget) ([]string, error) {
 	var files []string
 	tr := tar.NewReader(r)
-	for {
+	for top := true; ; top = false {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
 			return files, nil
@@ -170,6 +195,9 @@ func Extract(r io.Reader, destDir string) ([]string, error) {
 		if err != nil {
 			return files, err
 		}
+		if top && h.Typeflag != tar.TypeDir && h.Typeflag != tar.TypeReg {
+			return files, fmt.Errorf("%s is %s, not a file or a directory: %w", name, typeName(h), ErrTampered)
+		}
 		target := filepath.Join(destDir, filepath.FromSlash(name))
 		switch h.Typeflag {
 		case tar.TypeDir:
@@ -177,15 +205,60 @@ func Extract(r io.Reader, destDir string) ([]string, error) {
 				return files, err
 			}
 		case tar.TypeReg:
+			size := budget.allow(name, h.Size)
+			if size < 0 {
+				// Skipping it would read it all: the rest of the
+				// stream is left unread.
+				return files, nil
+			}
 			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 				return files, err
 			}
-			if err := writeFile(target, tr); err != nil {
+			if err := writeFile(target, io.LimitReader(tr, size)); err != nil {
 				return files, err
 			}
 			files = append(files, name)
+			if size < h.Size {
+				return files, nil // cut: the rest is left unread
+			}
 		}
 	}
+}
+
+// allow says how many bytes of a file of size bytes may be written (-1:
+// none, the file is left out) and records it.
+func (b *Budget) allow(name string, size int64) int64 {
+	room := min(b.PerFile, b.Total-b.Used)
+	if size <= room {
+		b.Used += size
+		return size
+	}
+	limit := fmt.Sprintf("the budget of one file, %s", FormatBytes(b.PerFile))
+	if b.Total-b.Used < b.PerFile {
+		limit = fmt.Sprintf("what is left of the budget of all files, %s of %s", FormatBytes(max(room, 0)), FormatBytes(b.Total))
+	}
+	if !b.Cut || room <= 0 {
+		b.Over = append(b.Over, fmt.Sprintf("%s (%s) was not copied: it is over %s", name, FormatBytes(size), limit))
+		return -1
+	}
+	b.Over = append(b.Over, fmt.Sprintf("%s (%s) was cut at %s: it is over %s", name, FormatBytes(size), FormatBytes(room), limit))
+	b.Used += room
+	return room
+}
+
+// typeName says what kind of tar entry h is, for people.
+func typeName(h *tar.Header) string {
+	switch h.Typeflag {
+	case tar.TypeSymlink:
+		return "a symbolic link to " + h.Linkname
+	case tar.TypeLink:
+		return "a hard link to " + h.Linkname
+	case tar.TypeChar, tar.TypeBlock:
+		return "a device"
+	case tar.TypeFifo:
+		return "a named pipe"
+	}
+	return fmt.Sprintf("of tar type %q", h.Typeflag)
 }
 
 func writeFile(target string, r io.Reader) error {

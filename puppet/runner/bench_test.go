@@ -28,7 +28,7 @@ func BenchmarkApply(b *testing.B) {
 		b.Fatal(err)
 	}
 	c, err := eng.Start(ctx, container.Spec{Image: img.ID, Hostname: NodeName, Env: []string{"LANG=C.UTF-8"},
-		CapAdd: []string{"SYS_PTRACE"}, SeccompUnconfined: true})
+		Ptrace: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,8 +22,8 @@ import (
 // puppet.log, puppet.exit.
 type capture struct {
 	name string
-	// ptrace: the tracer runs in the container and needs CAP_SYS_PTRACE and
-	// no seccomp profile (never --privileged).
+	// ptrace: the tracer runs in the container and needs CAP_SYS_PTRACE
+	// (never --privileged).
 	ptrace bool
 	// binary: fsmove itself is copied into the container (its native
 	// tracer is "fsmove trace").
@@ -118,15 +119,22 @@ type hostTrace struct {
 	t    *ebpf.Tracer
 	f    *os.File
 	done chan error
+	// cut: the trace reached its cap; what came after was read and thrown
+	// away (the ring buffer must not fill).
+	cut bool
+	max int64
 }
 
 // startHostTrace starts tracing the container's cgroup. Events carry the
 // pids of the container's namespace (that of initPid, the host's pid of the
 // container's PID 1), as clone returns them inside the container.
-func startHostTrace(containerID string, initPid int, outDir string) (*hostTrace, error) {
-	cg, err := ebpf.DockerCgroup(containerID)
-	if err != nil {
-		return nil, err
+func startHostTrace(c *container.Container, initPid int, outDir string, maxBytes int64) (*hostTrace, error) {
+	cg := c.TraceCgroup()
+	if cg == "" {
+		var err error
+		if cg, err = ebpf.DockerCgroup(c.ID); err != nil {
+			return nil, err
+		}
 	}
 	ns, err := ebpf.PidNamespace(initPid)
 	if err != nil {
@@ -141,14 +149,14 @@ func startHostTrace(containerID string, initPid int, outDir string) (*hostTrace,
 		t.Close()
 		return nil, err
 	}
-	h := &hostTrace{t: t, f: f, done: make(chan error, 1)}
+	h := &hostTrace{t: t, f: f, done: make(chan error, 1), max: maxBytes}
 	go func() { h.done <- h.drain() }()
 	return h, nil
 }
 
 // drain writes events until the tracer is stopped and empty.
 func (h *hostTrace) drain() error {
-	bw := bufio.NewWriterSize(h.f, 1<<20)
+	bw := bufio.NewWriterSize(&capWriter{w: h.f, left: h.max, cut: &h.cut}, 1<<20)
 	_, err := tracer.Drain(h.t, strace.NewWriter(bw))
 	var dropped *ebpf.ErrDropped
 	if errors.As(err, &dropped) {
@@ -160,22 +168,47 @@ func (h *hostTrace) drain() error {
 	return err
 }
 
+// capWriter writes at most left bytes to w and drops the rest, saying so
+// in cut.
+type capWriter struct {
+	w    io.Writer
+	left int64
+	cut  *bool
+}
+
+func (c *capWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) <= c.left {
+		n, err := c.w.Write(p)
+		c.left -= int64(n)
+		return n, err
+	}
+	*c.cut = true
+	if c.left > 0 {
+		if _, err := c.w.Write(p[:c.left]); err != nil {
+			return 0, err
+		}
+		c.left = 0
+	}
+	return len(p), nil
+}
+
 // stop ends the capture once the apply has returned, and reports how many
-// events were lost (the run is then incomplete).
-func (h *hostTrace) stop() (dropped uint64, err error) {
+// events were lost and how many calls came from processes of the container
+// outside its cgroup (either makes the run incomplete).
+func (h *hostTrace) stop() (dropped, outside uint64, err error) {
 	stopErr := h.t.Stop()
 	drainErr := <-h.done
-	dropped = h.t.Dropped()
+	dropped, outside = h.t.Dropped(), h.t.Outside()
 	h.t.Close()
 	closeErr := h.f.Close()
 	var de *ebpf.ErrDropped
 	if stopErr != nil && !errors.As(stopErr, &de) {
-		return dropped, stopErr
+		return dropped, outside, stopErr
 	}
 	if drainErr != nil {
-		return dropped, drainErr
+		return dropped, outside, drainErr
 	}
-	return dropped, closeErr
+	return dropped, outside, closeErr
 }
 
 // readBinary reads the fsmove binary that the ptrace backend puts in the

@@ -17,13 +17,16 @@ type RunRecord struct {
 	Module        ModuleSpec `json:"module"`
 	Entry         Entry      `json:"entry"`
 	// ModulePath are the --modulepath directories, absolute, in order.
-	ModulePath    []string            `json:"module_path,omitempty"`
-	Image         container.ImageInfo `json:"image"`
-	Engine        string              `json:"engine_version,omitempty"`
-	ContainerID   string              `json:"container_id,omitempty"`
-	PuppetVersion string              `json:"puppet_version,omitempty"`
-	StraceVersion string              `json:"strace_version,omitempty"`
-	Tracer        string              `json:"tracer"`
+	ModulePath  []string            `json:"module_path,omitempty"`
+	Image       container.ImageInfo `json:"image"`
+	Engine      string              `json:"engine_version,omitempty"`
+	ContainerID string              `json:"container_id,omitempty"`
+	// Sandbox is what the container was given: capabilities, seccomp,
+	// cgroups, limits, network.
+	Sandbox       *container.Config `json:"sandbox,omitempty"`
+	PuppetVersion string            `json:"puppet_version,omitempty"`
+	StraceVersion string            `json:"strace_version,omitempty"`
+	Tracer        string            `json:"tracer"`
 	// TracerNote says why this tracer was chosen, or what it cannot see.
 	TracerNote string `json:"tracer_note,omitempty"`
 	// Init is the container's PID 1: systemd or none.
@@ -60,6 +63,13 @@ type RunRecord struct {
 	// DroppedEvents counts the events an eBPF capture lost (its ring buffer
 	// was full); a run with drops is incomplete unless --allow-drops.
 	DroppedEvents uint64 `json:"dropped_events"`
+	// OutsideCalls counts the system calls an eBPF capture saw from
+	// processes of the container's pid namespace outside the container's
+	// cgroup; the run is then incomplete, whatever --allow-drops says.
+	OutsideCalls uint64 `json:"outside_calls"`
+	// OverBudget says what was cut or left out of the artifacts for being
+	// over its budget (runner.DefaultMaxTrace and friends).
+	OverBudget []string `json:"over_budget,omitempty"`
 	// PathMap maps the directories the modules have in the container to
 	// where they are on this machine, so that a report can show the user's
 	// own file:line instead of /fsmove/modules/….
@@ -102,7 +112,10 @@ const (
 	StatusTimeout       = "timeout"
 	StatusInterrupted   = "interrupted"
 	StatusInfraError    = "infra-error"
-	StatusIncomplete    = "incomplete" // the tracer lost events
+	StatusIncomplete    = "incomplete" // the tracer lost events, the trace was cut, a process left its cgroup
+	// StatusTampered: an artifact in the container was made a link or a
+	// device (container.ErrTampered); what could be copied was analyzed.
+	StatusTampered = "tampered"
 )
 
 // What became of a run's container (RunRecord.Container).

@@ -45,6 +45,14 @@ type Options struct {
 	// Init is the container's PID 1: systemd (the default, as on a host)
 	// or none (for images without systemd).
 	Init container.Init
+	// DaemonCaps, Limits and Network configure the container's sandbox
+	// (container.Spec).
+	DaemonCaps bool
+	Limits     container.Limits
+	Network    string
+	// MaxTrace caps trace.log (0: DefaultMaxTrace); a trace cut there
+	// makes the run incomplete.
+	MaxTrace int64
 	// BootTimeout bounds systemd's boot in the container (default 90 s).
 	BootTimeout time.Duration
 	// OutDir receives the artifacts. It must be missing, empty, or hold
@@ -214,6 +222,10 @@ type run struct {
 	c    *container.Container
 	capt capture
 	ctx  context.Context // the run's, which Ctrl-C and the timeout end
+	// traceCut: trace.log reached Options.MaxTrace, the rest is lost.
+	traceCut bool
+	// tampered: artifacts the container replaced (container.ErrTampered).
+	tampered []error
 }
 
 // step runs fn as a named progress step, whose work ctx bounds, and
@@ -286,14 +298,15 @@ func (r *run) run(ctx context.Context) (err error) {
 
 	err = r.step(ctx, "container", "starting", func(s *Step) (string, error) {
 		spec := container.Spec{
-			Image:    r.rec.Image.ID,
-			Hostname: NodeName,
-			Env:      []string{"LANG=C.UTF-8"},
-			Labels:   map[string]string{"fsmove.module": r.opts.Module.Raw},
-			Init:     r.opts.Init,
-		}
-		if capt.ptrace {
-			spec.CapAdd, spec.SeccompUnconfined = []string{"SYS_PTRACE"}, true
+			Image:      r.rec.Image.ID,
+			Hostname:   NodeName,
+			Env:        []string{"LANG=C.UTF-8"},
+			Labels:     map[string]string{"fsmove.module": r.opts.Module.Raw},
+			Init:       r.opts.Init,
+			Ptrace:     capt.ptrace,
+			DaemonCaps: r.opts.DaemonCaps,
+			Limits:     r.opts.Limits,
+			Network:    r.opts.Network,
 		}
 		if err := ctx.Err(); err != nil {
 			return "", err
@@ -306,6 +319,7 @@ func (r *run) run(ctx context.Context) (err error) {
 		}
 		r.c = c
 		r.rec.ContainerID = c.ID
+		r.rec.Sandbox = &c.Config
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
@@ -361,15 +375,18 @@ func (r *run) run(ctx context.Context) (err error) {
 			if err != nil {
 				return "", err
 			}
-			if host, err = startHostTrace(r.c.ID, initPid, r.opts.OutDir); err != nil {
+			if host, err = startHostTrace(r.c, initPid, r.opts.OutDir, r.maxTrace()); err != nil {
 				return "", fmt.Errorf("starting the %s tracer: %w", capt.name, err)
 			}
 		}
 		var out bytes.Buffer
 		status, err := r.c.Exec(ctx, cmd, nil, &out)
 		if host != nil {
-			dropped, stopErr := host.stop()
-			r.rec.DroppedEvents = dropped
+			dropped, outside, stopErr := host.stop()
+			r.rec.DroppedEvents, r.rec.OutsideCalls = dropped, outside
+			if host.cut {
+				r.overBudget([]string{fmt.Sprintf("%s was cut at %s, its cap (--max-trace)", TraceFile, container.FormatBytes(r.maxTrace()))}, true)
+			}
 			if err == nil && stopErr != nil {
 				err = fmt.Errorf("the %s tracer: %w", capt.name, stopErr)
 			}
@@ -417,13 +434,44 @@ func (r *run) run(ctx context.Context) (err error) {
 			return err
 		}
 	}
-	if r.rec.DroppedEvents > 0 && !r.opts.AllowDrops {
-		// The analysis still runs on what was captured, but the run
-		// cannot be trusted to be complete.
-		r.rec.Status = StatusIncomplete
-		r.rec.Error = fmt.Sprintf("the %s tracer lost %d events: the trace is incomplete (rerun, or accept it with --allow-drops)", capt.name, r.rec.DroppedEvents)
-	}
+	r.judgeCapture(capt)
 	return nil
+}
+
+// judgeCapture marks a run whose capture cannot be trusted: tampered
+// artifacts, a cut trace, processes seen outside the container's cgroup,
+// lost events (unless --allow-drops). Each problem is said in Error, after
+// Puppet's own; the analysis still runs on what was captured.
+func (r *run) judgeCapture(capt capture) {
+	status := ""
+	var problems []string
+	if len(r.tampered) > 0 {
+		status = StatusTampered
+		problems = append(problems, fmt.Sprintf("the module tampered with what fsmove copies out of the container, which was left out: %v", errors.Join(r.tampered...)))
+	}
+	if r.traceCut {
+		problems = append(problems, fmt.Sprintf("%s reached its cap of %s and was cut there: the rest of the run is not in it "+
+			"(raise --max-trace)", TraceFile, container.FormatBytes(r.maxTrace())))
+	}
+	if r.rec.OutsideCalls > 0 {
+		// Never accepted: the container got out of what it was given.
+		problems = append(problems, fmt.Sprintf("%d system calls came from processes of the container that had left its cgroup, "+
+			"which the container cannot do unless it got around fsmove's sandbox: the trace may be incomplete", r.rec.OutsideCalls))
+	}
+	if r.rec.DroppedEvents > 0 && !r.opts.AllowDrops {
+		problems = append(problems, fmt.Sprintf("the %s tracer lost %d events (or saw processes it cannot name, in a pid namespace "+
+			"of their own): the trace is incomplete (rerun, or accept it with --allow-drops)", capt.name, r.rec.DroppedEvents))
+	}
+	if len(problems) == 0 {
+		return
+	}
+	if status == "" {
+		status = StatusIncomplete
+	}
+	if r.rec.Status != StatusOK && r.rec.Error != "" {
+		problems = append([]string{r.rec.Error}, problems...)
+	}
+	r.rec.Status, r.rec.Error = status, strings.Join(problems, "; ")
 }
 
 // salvageContext is the context of the copy-out: not ended by ctx, which
@@ -646,21 +694,42 @@ func modulePathEntry(dir, dest string) (modulePathTarget, error) {
 	return modulePathTarget{archiveName: dest + "/" + name, puppetDir: dest}, nil
 }
 
-// copyOut brings the artifacts to the output directory and reads Puppet's
-// exit status. Missing pieces (no catalog after a compile error) are not
-// errors; a missing trace is.
+// Budgets of what is copied out of the container: the trace (Options.MaxTrace,
+// cut there), and each other artifact and all of them (left out when over).
+// A Puppet run's log and graphs are a few MB; more is a module filling them.
+const (
+	DefaultMaxTrace    = 4 << 30
+	ArtifactFileBudget = 256 << 20
+	ArtifactsBudget    = 1 << 30
+)
+
+// copyOut brings the artifacts to the output directory, within their
+// budgets, and reads Puppet's exit status. Missing pieces (no catalog after
+// a compile error) are not errors; a missing trace is. An artifact that the
+// container replaced with something else than a file or a directory is
+// left out and recorded (r.tampered): the run fails, after the analysis of
+// what was captured.
 func (r *run) copyOut(ctx context.Context) (string, error) {
 	dir := r.opts.OutDir
-	get := func(path string) ([]string, error) {
+	artifacts := &container.Budget{PerFile: ArtifactFileBudget, Total: ArtifactsBudget}
+	var tampered []error
+	get := func(path, dest string, budget *container.Budget) ([]string, error) {
 		rc, err := r.c.CopyOut(ctx, path)
 		if err != nil {
 			return nil, err
 		}
 		defer rc.Close()
-		return container.Extract(rc, dir)
+		files, err := container.Extract(rc, dest, budget)
+		if errors.Is(err, container.ErrTampered) {
+			tampered = append(tampered, fmt.Errorf("%s: %w", path, err))
+		}
+		return files, err
 	}
 	if !r.capt.host && !r.capt.untraced { // a host tracer wrote trace.log here itself
-		if _, err := get(tracePath); err != nil {
+		trace := &container.Budget{PerFile: r.maxTrace(), Total: r.maxTrace(), Cut: true}
+		_, err := get(tracePath, dir, trace)
+		r.overBudget(trace.Over, true)
+		if err != nil {
 			return "", fmt.Errorf("no trace: %w", err)
 		}
 	}
@@ -671,9 +740,12 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 		}
 		r.rec.TraceBytes = info.Size()
 	}
-	get(puppetLogPath)
-	get(graphDir)
-	os.Remove(filepath.Join(dir, GraphsDir, ".keep"))
+	// File by file, by name: a directory's stream holds whatever the
+	// module put there, and must be read to its end to skip it.
+	get(puppetLogPath, dir, artifacts)
+	for _, g := range graphFiles {
+		get(graphDir+"/"+g, filepath.Join(dir, GraphsDir), artifacts)
+	}
 
 	// The catalog is <certname>.json; keep it as catalog.json.
 	tmp, err := os.MkdirTemp(dir, ".catalog-")
@@ -681,30 +753,41 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	if rc, err := r.c.CopyOut(ctx, catalogDir); err == nil {
-		files, _ := container.Extract(rc, tmp)
-		rc.Close()
-		for _, f := range files {
-			if strings.HasSuffix(f, ".json") {
-				if err := os.Rename(filepath.Join(tmp, f), filepath.Join(dir, CatalogFile)); err != nil {
-					return "", err
-				}
-				break
-			}
+	if files, _ := get(catalogDir+"/"+NodeName+".json", tmp, artifacts); len(files) == 1 {
+		if err := os.Rename(filepath.Join(tmp, files[0]), filepath.Join(dir, CatalogFile)); err != nil {
+			return "", err
 		}
 	}
 
-	if rc, err := r.c.CopyOut(ctx, puppetExitPath); err == nil {
-		exitDir, _ := os.MkdirTemp(tmp, "exit-")
-		container.Extract(rc, exitDir)
-		rc.Close()
+	exitDir, _ := os.MkdirTemp(tmp, "exit-")
+	if _, err := get(puppetExitPath, exitDir, artifacts); err == nil {
 		data, _ := os.ReadFile(filepath.Join(exitDir, filepath.Base(puppetExitPath)))
 		if n, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
 			r.rec.PuppetExit = intPtr(n)
 			r.rec.PuppetOutcome = PuppetOutcome(n)
 		}
 	}
-	return fmt.Sprintf("trace %s, %d artifacts", formatBytes(r.rec.TraceBytes), len(listArtifacts(dir))), nil
+	r.overBudget(artifacts.Over, false)
+	r.tampered = tampered
+	return fmt.Sprintf("trace %s, %d artifacts", container.FormatBytes(r.rec.TraceBytes), len(listArtifacts(dir))), nil
+}
+
+// maxTrace is the cap of trace.log.
+func (r *run) maxTrace() int64 {
+	if r.opts.MaxTrace > 0 {
+		return r.opts.MaxTrace
+	}
+	return DefaultMaxTrace
+}
+
+// overBudget records and says what a budget left out or cut; a cut trace
+// makes the run incomplete.
+func (r *run) overBudget(lines []string, trace bool) {
+	for _, l := range lines {
+		fmt.Fprintf(r.opts.Log, "fsmove: %s\n", l)
+	}
+	r.rec.OverBudget = append(r.rec.OverBudget, lines...)
+	r.traceCut = r.traceCut || (trace && len(lines) > 0)
 }
 
 func (r *run) forgeReachable(ctx context.Context) error {
@@ -776,16 +859,4 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f kB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -54,6 +54,9 @@ const (
 	catalogDir = "/var/cache/puppet/client_data/catalog"
 )
 
+// graphFiles are the graphs puppet apply --graph writes in graphDir.
+var graphFiles = []string{"relationships.dot", "expanded_relationships.dot", "resources.dot"}
+
 // applySh is the wrapper that runs Puppet under strace and stops tracing
 // when Puppet exits (see its comments).
 //

@@ -36,12 +36,11 @@ func puppetContainer(ctx context.Context, t testing.TB, fixture string) (*contai
 		t.Fatal(err)
 	}
 	c, err := eng.Start(ctx, container.Spec{
-		Image:             "fsmove/puppet:bookworm",
-		Hostname:          "fsmove-ptrace-e2e",
-		CapAdd:            []string{"SYS_PTRACE"},
-		SeccompUnconfined: true,
-		Labels:            map[string]string{"fsmove.test": "ptrace"},
-		Init:              container.InitSystemd, // as fsmove run's default
+		Image:    "fsmove/puppet:bookworm",
+		Hostname: "fsmove-ptrace-e2e",
+		Ptrace:   true,
+		Labels:   map[string]string{"fsmove.test": "ptrace"},
+		Init:     container.InitSystemd, // as fsmove run's default
 	})
 	if err != nil {
 		t.Fatal(err)

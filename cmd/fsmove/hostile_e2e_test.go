@@ -1,0 +1,313 @@
+package main
+
+// The hostile-module suite: testdata/hostile/hostile tries, class by class,
+// every way out of fsmove's container that a module of the Forge could try
+// (docs/DESIGN.md, "The container"), and prints what came of each as
+// "RESULT <attack>: <outcome>" lines in Puppet's log. Each run must keep it
+// in: nothing of the host read or written, no host cgroup changed, no
+// priority or limit beyond what it was given, no host service reached,
+// nothing oversized copied out, no terminal escape printed, and nothing it
+// did missing from the trace unless the run says it is incomplete. It runs
+// in both init modes with every tracer, and fails (never skips) in CI.
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/runner"
+)
+
+// hostileHost is what the attacks aim at on this host, made by the test.
+type hostileHost struct {
+	canary, secret string
+	token          string
+	port           int
+	ips            []string
+	reached        *atomic.Int64 // connections the listener took
+	// releaseAgents are the host's release_agent files and their content.
+	releaseAgents map[string]string
+}
+
+func newHostileHost(t *testing.T) *hostileHost {
+	t.Helper()
+	h := &hostileHost{token: randomWord(t), secret: "secret-" + randomWord(t), reached: new(atomic.Int64)}
+	// Not t.TempDir: a directory the test's cleanup could not remove if
+	// an attack changed it would fail the test for the wrong reason.
+	h.canary = filepath.Join(os.TempDir(), "fsmove-canary-"+h.token)
+	if err := os.MkdirAll(h.canary, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(h.canary) })
+	if err := os.WriteFile(filepath.Join(h.canary, "secret"), []byte(h.secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp4", "0.0.0.0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	h.port = ln.Addr().(*net.TCPAddr).Port
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			h.reached.Add(1)
+			c.Close()
+		}
+	}()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil && !ipn.IP.IsLoopback() {
+			h.ips = append(h.ips, ipn.IP.String())
+		}
+	}
+	h.releaseAgents = map[string]string{}
+	matches, _ := filepath.Glob("/sys/fs/cgroup/*/release_agent")
+	for _, m := range matches {
+		data, _ := os.ReadFile(m)
+		h.releaseAgents[m] = string(data)
+	}
+	return h
+}
+
+func randomWord(t *testing.T) string {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// TestE2EHostileModule applies the hostile module with every tracer, in
+// both init modes, and checks that each attack was contained.
+func TestE2EHostileModule(t *testing.T) {
+	requireDocker(t)
+	useBuiltBinary(t)
+	h := newHostileHost(t)
+	slots := make(chan struct{}, e2eParallel)
+	var alone sync.RWMutex
+	for _, init := range container.Inits {
+		for _, tracer := range runner.Tracers() {
+			t.Run(string(init)+"/"+tracer, func(t *testing.T) {
+				t.Parallel()
+				slots <- struct{}{}
+				defer func() { <-slots }()
+				// An eBPF capture runs alone (see TestE2ERunFixtures).
+				if tracer == "ebpf" {
+					alone.Lock()
+					defer alone.Unlock()
+				} else {
+					alone.RLock()
+					defer alone.RUnlock()
+				}
+				testHostile(t, h, tracer, init)
+			})
+		}
+	}
+}
+
+// hostileLimits are the run's limits: small enough that the attacks reach
+// them quickly.
+var hostileLimits = []string{"--pids-limit", "200", "--memory", "768M"}
+
+func testHostile(t *testing.T, h *hostileHost, tracer string, init container.Init) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := append([]string{"run", "--quiet", "--tracer", tracer, "--init", string(init), "--out", out, "--format", "json"}, hostileLimits...)
+	args = append(args, "--param", "hostile::canary="+h.canary, "--param", "hostile::token="+h.token,
+		"--param", fmt.Sprintf("hostile::port=%d", h.port), "--param", "hostile::host_ips='"+strings.Join(h.ips, " ")+"'",
+		filepath.Join("..", "..", "testdata", "hostile", "hostile"))
+	code := run(&stdout, &stderr, args)
+	rec, err := runner.ReadRecord(out)
+	if err != nil {
+		t.Fatalf("exit %d, no run.json: %v\n%s", code, err, stderr.String())
+	}
+	// The module tampers with an artifact: the run analyzes what it could
+	// copy and fails.
+	if code != exitRun || rec.Status != runner.StatusTampered || !strings.Contains(rec.Error, "expanded_relationships.dot") {
+		t.Errorf("exit %d, status %q, error %q: want exit %d, status %q naming the linked graph",
+			code, rec.Status, rec.Error, exitRun, runner.StatusTampered)
+	}
+	if rec.AnalyzeExit == nil {
+		t.Errorf("the run was not analyzed\n%s", stderr.String())
+	}
+	results := hostileResults(t, filepath.Join(out, runner.PuppetLogFile))
+	t.Logf("results: %q", results)
+	want := func(attack string, ok func(outcome string) bool, why string) {
+		t.Helper()
+		outcomes := results[attack]
+		if len(outcomes) == 0 {
+			t.Errorf("%s: no RESULT line: the attack did not run", attack)
+		}
+		for _, o := range outcomes {
+			if !ok(o) {
+				t.Errorf("%s: %s (%s)", attack, o, why)
+			}
+		}
+	}
+	denied := func(o string) bool { return strings.HasPrefix(o, "denied") }
+
+	// open_by_handle_at on a bind-mounted file.
+	want("handle", denied, "the host's root opened by handle")
+	if data, err := os.ReadFile(filepath.Join(h.canary, "secret")); err != nil || string(data) != h.secret+"\n" {
+		t.Errorf("the canary changed: %q, %v", data, err)
+	}
+	filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if data, _ := os.ReadFile(p); bytes.Contains(data, []byte(h.secret)) {
+				t.Errorf("%s holds the host's secret", p)
+			}
+		}
+		return nil
+	})
+
+	// The host's cgroups: only the subtree the container was given.
+	if rec.Sandbox == nil {
+		t.Fatal("run.json has no sandbox")
+	}
+	inWritable := func(dir string) bool {
+		for _, w := range rec.Sandbox.CgroupWritable {
+			if dir == w || strings.HasPrefix(dir, w+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	moved := func(o string) bool {
+		dir, ok := strings.CutPrefix(o, "MOVED ")
+		return denied(o) || ok && inWritable(dir)
+	}
+	want("cgroup-move", moved, "moved into a cgroup outside the container's subtree")
+	want("cgroup-mkdir", denied, "made a cgroup at a hierarchy's root")
+	if init == container.InitSystemd {
+		want("cgroup-release-agent", denied, "wrote a host release_agent")
+	}
+	for p, before := range h.releaseAgents {
+		if after, _ := os.ReadFile(p); string(after) != before {
+			t.Errorf("%s changed: %q, was %q", p, after, before)
+		}
+	}
+	if left, _ := filepath.Glob("/sys/fs/cgroup/*/fsmove-evil-" + h.token); len(left) > 0 {
+		t.Errorf("cgroups made at the host's roots: %v", left)
+	}
+
+	// The trace: what a process did after trying to leave its cgroup is
+	// in it; what it did in a pid namespace of its own is, or the run
+	// says the capture is incomplete.
+	trace, err := os.ReadFile(filepath.Join(out, runner.TraceFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !created(trace, "/root/hostile-after-cgroup-"+h.token) {
+		t.Errorf("the file made after the cgroup attacks is not in the trace (outside calls %d, dropped %d)",
+			rec.OutsideCalls, rec.DroppedEvents)
+	}
+	want("pidns-marker", func(o string) bool { return strings.HasPrefix(o, "made") }, "no pid namespace made")
+	if !created(trace, "/root/hostile-pidns-"+h.token) &&
+		(rec.DroppedEvents == 0 || !strings.Contains(rec.Error, "incomplete")) {
+		t.Errorf("the file made in a nested pid namespace is not in the trace, and the run does not say it is incomplete (%q)", rec.Error)
+	}
+
+	// Priorities and limits.
+	want("nice-fifo", denied, "real-time scheduling granted")
+	want("nice-renice", denied, "a raised priority granted")
+	want("pids", func(o string) bool { return strings.HasPrefix(o, "stopped after") }, "the pids limit did not hold")
+	want("memory", func(o string) bool { return strings.HasPrefix(o, "stopped") }, "the memory limit did not hold")
+	if !strings.Contains(rec.Sandbox.Limits, "pids 200") || !strings.Contains(rec.Sandbox.Limits, "memory 768.0 MB") {
+		t.Errorf("run.json limits %q: want the flags' pids 200 and memory 768 MB", rec.Sandbox.Limits)
+	}
+	wantCaps := []string{}
+	if tracer != "ebpf" {
+		wantCaps = []string{"SYS_PTRACE"} // the tracer in the container
+	}
+	if !slices.Equal(rec.Sandbox.Capabilities, wantCaps) {
+		t.Errorf("capabilities added %q, want %q", rec.Sandbox.Capabilities, wantCaps)
+	}
+
+	// The network: no service of the host.
+	want("network", func(o string) bool { return strings.HasPrefix(o, "blocked") }, "reached the host's service")
+
+	// Copy-out: the sparse file left out, the linked artifact too.
+	want("copyout-huge", func(o string) bool { return strings.HasPrefix(o, "made") }, "")
+	var size int64
+	filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
+			size += info.Size()
+		}
+		return nil
+	})
+	if size > 300<<20 || !slices.ContainsFunc(rec.OverBudget, func(s string) bool { return strings.Contains(s, "resources.dot") }) {
+		t.Errorf("--out holds %d bytes, over_budget %q: want the 2 GiB graph left out and said", size, rec.OverBudget)
+	}
+	if _, err := os.Lstat(filepath.Join(out, runner.GraphsDir, "expanded_relationships.dot")); err == nil {
+		t.Error("the linked graph was copied")
+	}
+
+	// Escapes: none printed raw, by the run or by a text report of its
+	// artifacts; the findings name the titles, escaped.
+	if bytes.ContainsAny(stderr.Bytes(), "\x1b\x07") {
+		t.Errorf("the run printed a raw escape on stderr:\n%q", stderr.String())
+	}
+	if !slices.ContainsFunc(e2eFindings(t, stdout.Bytes()), func(f string) bool { return strings.Contains(f, "\x1b]0;pwned\x07") }) {
+		t.Errorf("no finding names the escaped title (JSON keeps it exact): %q", e2eFindings(t, stdout.Bytes()))
+	}
+	var text, textErr bytes.Buffer
+	run(&text, &textErr, []string{"analyze", filepath.Join(out, runner.TraceFile), filepath.Join(out, runner.CatalogFile)})
+	if bytes.ContainsAny(text.Bytes(), "\x1b\x07") || bytes.ContainsAny(textErr.Bytes(), "\x1b\x07") {
+		t.Errorf("the text report prints a raw escape:\n%q", text.String())
+	}
+	if !bytes.Contains(text.Bytes(), []byte(`\x1b]0;pwned\x07`)) {
+		t.Errorf("the text report does not show the title, escaped:\n%s", text.String())
+	}
+}
+
+// resultLine is a RESULT line of the hostile module, as Puppet logs an
+// Exec's output ("Notice: /Stage[main]/…/returns: RESULT attack: outcome").
+var resultLine = regexp.MustCompile(`RESULT ([a-z-]+): (.*?)(\x1b\[0m)?$`)
+
+// hostileResults reads the RESULT lines of Puppet's log: attack → outcomes.
+func hostileResults(t *testing.T, log string) map[string][]string {
+	t.Helper()
+	f, err := os.Open(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	results := map[string][]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if m := resultLine.FindStringSubmatch(sc.Text()); m != nil {
+			results[m[1]] = append(results[m[1]], m[2])
+		}
+	}
+	return results
+}
+
+// created says whether the trace shows path opened to be created (touch).
+func created(trace []byte, path string) bool {
+	for _, line := range bytes.Split(trace, []byte("\n")) {
+		if bytes.Contains(line, []byte(`"`+path+`"`)) && bytes.Contains(line, []byte("O_CREAT")) && !bytes.Contains(line, []byte("= -1")) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,163 @@
+package container
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/network"
+)
+
+// Networks a container can be on (--network).
+const (
+	// NetworkIsolated (the default): fsmove's own bridge network. The
+	// container reaches the outside through the host's NAT, as apt needs
+	// to install packages, but not the host's own services (the host drops
+	// what comes in from the bridge, but DNS) nor other containers (no
+	// traffic between containers on it; Docker isolates it from its other
+	// networks).
+	NetworkIsolated = "isolated"
+	// NetworkNone: no network but loopback, for modules that install
+	// nothing.
+	NetworkNone = "none"
+	// NetworkBridge: Docker's default bridge, where the container reaches
+	// the host's services and the other containers on that bridge.
+	NetworkBridge = "bridge"
+)
+
+// Networks lists the --network values.
+var Networks = []string{NetworkIsolated, NetworkNone, NetworkBridge}
+
+// ParseNetwork reads a --network value (case does not matter).
+func ParseNetwork(s string) (string, error) {
+	for _, n := range Networks {
+		if strings.EqualFold(s, n) {
+			return n, nil
+		}
+	}
+	return "", fmt.Errorf("unknown network %q (want %s)", s, strings.Join(Networks, ", "))
+}
+
+// isolatedNetwork is the Docker network of NetworkIsolated and its bridge
+// interface on the host; inputChain is the host's iptables chain that keeps
+// the bridge's traffic from the host.
+const (
+	isolatedNetwork = "fsmove"
+	isolatedBridge  = "fsmove0"
+	inputChain      = "FSMOVE-INPUT"
+)
+
+// networkMode turns a --network value into the container's network mode,
+// making the isolated network first when it is missing.
+func (e *Engine) networkMode(ctx context.Context, n string) (string, error) {
+	switch n {
+	case "", NetworkIsolated:
+		if err := e.ensureIsolated(ctx); err != nil {
+			return "", err
+		}
+		return isolatedNetwork, nil
+	case NetworkNone, NetworkBridge:
+		return n, nil
+	}
+	return "", fmt.Errorf("unknown network %q (want %s)", n, strings.Join(Networks, ", "))
+}
+
+// isolatedMu guards Engine.isolatedReady: the network and its rules are
+// made once per engine and process, and stay for the next runs.
+var isolatedMu sync.Mutex
+
+// ensureIsolated makes the isolated network if it is missing (another
+// fsmove may make it at the same moment: that is fine) and the host's rule
+// that drops what comes in from its bridge.
+func (e *Engine) ensureIsolated(ctx context.Context) error {
+	isolatedMu.Lock()
+	defer isolatedMu.Unlock()
+	if e.isolatedReady {
+		return nil
+	}
+	if !e.local {
+		return fmt.Errorf("the isolated network needs fsmove beside the Docker engine, to keep containers from " +
+			"the engine host's services; with a remote engine choose --network bridge or --network none")
+	}
+	_, err := e.cli.NetworkInspect(ctx, isolatedNetwork, network.InspectOptions{})
+	if cerrdefs.IsNotFound(err) {
+		_, err = e.cli.NetworkCreate(ctx, isolatedNetwork, network.CreateOptions{
+			Driver: "bridge",
+			Options: map[string]string{
+				"com.docker.network.bridge.name":       isolatedBridge,
+				"com.docker.network.bridge.enable_icc": "false",
+			},
+			Labels: map[string]string{LabelKey: LabelValue},
+		})
+		if cerrdefs.IsConflict(err) {
+			err = nil // made meanwhile by another fsmove
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("fsmove's network %q: %w", isolatedNetwork, err)
+	}
+	if err := dropInput(); err != nil {
+		return fmt.Errorf("keeping containers on fsmove's network from the host's services: %w\n"+
+			"(install iptables, or choose --network bridge, where the container reaches the host and other "+
+			"containers, or --network none)", err)
+	}
+	e.isolatedReady = true
+	return nil
+}
+
+// inputRules are the host's rules for the isolated bridge: DNS passes (the
+// host may be the resolver Docker forwards to), everything else addressed
+// to the host itself is dropped. Forwarded traffic (to the mirror) is not
+// INPUT and is not touched.
+var inputRules = [][]string{
+	{"-p", "udp", "--dport", "53", "-j", "RETURN"},
+	{"-p", "tcp", "--dport", "53", "-j", "RETURN"},
+	{"-j", "DROP"},
+}
+
+// dropInput installs inputChain and the jump to it from INPUT, each only
+// if missing (iptables -C), so that it can run again and beside another
+// fsmove.
+func dropInput() error {
+	if _, err := iptables("-n", "-L", inputChain); err != nil {
+		if _, err := iptables("-N", inputChain); err != nil {
+			if _, again := iptables("-n", "-L", inputChain); again != nil {
+				return err
+			}
+		}
+	}
+	for _, r := range inputRules {
+		if _, err := iptables(append([]string{"-C", inputChain}, r...)...); err == nil {
+			continue
+		}
+		if _, err := iptables(append([]string{"-A", inputChain}, r...)...); err != nil {
+			return err
+		}
+	}
+	jump := []string{"INPUT", "-i", isolatedBridge, "-j", inputChain}
+	if _, err := iptables(append([]string{"-C"}, jump...)...); err == nil {
+		return nil
+	}
+	_, err := iptables(append([]string{"-I"}, jump...)...)
+	return err
+}
+
+// iptables runs the host's iptables, waiting for its lock.
+func iptables(args ...string) (string, error) {
+	path, err := exec.LookPath("iptables")
+	if err != nil {
+		return "", errors.New("iptables is not installed on this host")
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(path, append([]string{"-w"}, args...)...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("iptables %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(out.String()))
+	}
+	return out.String(), nil
+}

@@ -1,0 +1,163 @@
+package container
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestE2ESandboxConfig creates (without starting) a container in each mode
+// and reads back from the engine what it was given: never privileged, no
+// capability but the tracer's and, when asked, the daemons', fsmove's
+// seccomp profile, read-only cgroups but the run's own subtree, limits,
+// the isolated network. Removing it removes its cgroup subtree.
+func TestE2ESandboxConfig(t *testing.T) {
+	required := os.Getenv("FSMOVE_E2E") == "1"
+	if testing.Short() && !required {
+		t.Skip("e2e test skipped in -short mode")
+	}
+	ctx := context.Background()
+	eng, err := Connect(ctx)
+	if err != nil {
+		if required {
+			t.Fatalf("FSMOVE_E2E=1 but Docker is unreachable: %v", err)
+		}
+		t.Skipf("Docker unreachable: %v", err)
+	}
+	defer eng.Close()
+	img, err := eng.EnsureImage(ctx, ImageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		spec Spec
+		caps []string
+	}{
+		{"systemd", Spec{Init: InitSystemd}, nil},
+		{"systemd-ptrace-daemon", Spec{Init: InitSystemd, Ptrace: true, DaemonCaps: true}, []string{"SYS_PTRACE", "DAC_READ_SEARCH", "SYS_NICE"}},
+		{"none-ptrace", Spec{Init: InitNone, Ptrace: true, Network: NetworkNone}, []string{"SYS_PTRACE"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := tc.spec
+			spec.Image = img.ID
+			spec.Labels = map[string]string{"fsmove.test": "sandbox-config"}
+			spec.Limits = Limits{Memory: 1 << 30, Pids: 100, CPUs: 1}
+			c, err := eng.Create(ctx, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := eng.cli.ContainerInspect(ctx, c.ID)
+			if err != nil {
+				c.Remove(ctx)
+				t.Fatal(err)
+			}
+			h := info.HostConfig
+			want := slices.Clone(tc.caps)
+			if eng.Namespaced && !tc.spec.DaemonCaps {
+				want = append(want, DaemonCapNames...)
+			}
+			var got []string // the engine names them CAP_X
+			for _, c := range h.CapAdd {
+				got = append(got, strings.TrimPrefix(c, "CAP_"))
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if h.Privileged || !slices.Equal(got, want) {
+				t.Errorf("privileged %v, caps added %q: want %q", h.Privileged, got, want)
+			}
+			profile, _ := SeccompProfile()
+			if !slices.Contains(h.SecurityOpt, "seccomp="+profile) || slices.ContainsFunc(h.SecurityOpt, func(o string) bool { return strings.Contains(o, "unconfined") }) {
+				t.Errorf("security options: not fsmove's profile alone (%d options)", len(h.SecurityOpt))
+			}
+			if h.Memory != 1<<30 || h.MemorySwap != 1<<30 || h.PidsLimit == nil || *h.PidsLimit != 100 || h.NanoCPUs != 1e9 {
+				t.Errorf("limits: memory %d swap %d pids %v cpus %d", h.Memory, h.MemorySwap, h.PidsLimit, h.NanoCPUs)
+			}
+			wantNet := isolatedNetwork
+			if tc.spec.Network != "" {
+				wantNet = tc.spec.Network
+			}
+			if string(h.NetworkMode) != wantNet {
+				t.Errorf("network %q, want %q", h.NetworkMode, wantNet)
+			}
+			var writable []string
+			for _, m := range h.Mounts {
+				if !m.ReadOnly {
+					writable = append(writable, m.Target)
+				} else if m.BindOptions == nil || !m.BindOptions.NonRecursive {
+					t.Errorf("read-only mount %s is recursive: its submounts stay writable", m.Target)
+				}
+			}
+			if tc.spec.Init == InitSystemd {
+				if c.cg == nil || len(writable) == 0 || string(h.CgroupnsMode) != "host" {
+					t.Fatalf("systemd: cgroup %v, writable %q, namespace %q", c.cg, writable, h.CgroupnsMode)
+				}
+				for _, w := range writable {
+					if !strings.HasSuffix(w, "/fsmove/"+c.Name+"/c") {
+						t.Errorf("writable mount %s is not the run's own subtree", w)
+					}
+					if _, err := os.Stat(w); err != nil {
+						t.Errorf("the run's subtree %s was not made: %v", w, err)
+					}
+				}
+			} else if len(h.Mounts) != 0 || string(h.CgroupnsMode) != "private" {
+				t.Errorf("none: mounts %v, cgroup namespace %q: want Docker's own, private", h.Mounts, h.CgroupnsMode)
+			}
+			if err := c.Remove(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if left, _ := filepath.Glob("/sys/fs/cgroup/*/fsmove/" + c.Name); len(left) > 0 {
+				t.Errorf("the run's cgroup subtree is left after Remove: %v", left)
+			}
+		})
+	}
+}
+
+// Debian's redis-server, whose unit sandboxes itself (PrivateTmp=,
+// PrivateDevices=, ProtectSystem=, ReadOnlyDirectories=, ...), installs and
+// starts in a systemd container: fsmove's seccomp profile allows what
+// systemd and its helpers need for that, with no added capability. (With
+// Docker's default profile its install fails in dpkg.)
+func TestE2ESandboxedUnitStarts(t *testing.T) {
+	required := os.Getenv("FSMOVE_E2E") == "1"
+	if testing.Short() && !required {
+		t.Skip("e2e test skipped in -short mode")
+	}
+	ctx := context.Background()
+	eng, err := Connect(ctx)
+	if err != nil {
+		if required {
+			t.Fatalf("FSMOVE_E2E=1 but Docker is unreachable: %v", err)
+		}
+		t.Skipf("Docker unreachable: %v", err)
+	}
+	defer eng.Close()
+	img, err := eng.EnsureImage(ctx, ImageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := eng.Start(ctx, Spec{Image: img.ID, Init: InitSystemd, Labels: map[string]string{"fsmove.test": "sandboxed-unit"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Remove(ctx)
+	if _, err := c.WaitBooted(ctx, 90*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	// The image's policy-rc.d keeps maintainer scripts from starting
+	// daemons: systemctl starts it.
+	var out strings.Builder
+	status, err := c.Exec(ctx, []string{"/bin/sh", "-c", `apt-get update -qq 2>&1 | tail -3 &&
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server 2>&1 | tail -3 &&
+systemctl start redis-server; systemctl is-active redis-server || systemctl status --no-pager redis-server | tail -8`}, nil, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status != 0 || !strings.Contains(out.String(), "\nactive\n") && !strings.HasPrefix(out.String(), "active\n") {
+		t.Errorf("redis-server did not install and start (status %d):\n%s", status, out.String())
+	}
+}

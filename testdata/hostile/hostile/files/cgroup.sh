@@ -1,0 +1,57 @@
+#!/bin/sh
+# Try to leave the container's cgroups and to change the host's, then act,
+# so that the test sees whether the tracer still saw us. Every write that
+# works is reported with its path ("MOVED", "MADE", "WRITTEN"); the test
+# checks those against the subtree fsmove gave the container.
+token=$1
+while IFS=: read -r id ctrls path; do
+	case "$ctrls" in
+	"") h=/sys/fs/cgroup/unified; [ -d $h ] || h=/sys/fs/cgroup ;;
+	name=*) h=/sys/fs/cgroup/${ctrls#name=} ;;
+	*) h=/sys/fs/cgroup/$ctrls ;;
+	esac
+	[ -d "$h" ] || continue
+	# Our own cgroup and every one above it, up to the hierarchy's root.
+	p=$path
+	while :; do
+		dir=$h$p
+		[ "$p" = / ] && dir=$h
+		if [ -e "$dir/cgroup.procs" ]; then
+			if echo $$ 2>/dev/null >"$dir/cgroup.procs"; then
+				echo "RESULT cgroup-move: MOVED $dir"
+			else
+				echo "RESULT cgroup-move: denied $dir"
+			fi
+		fi
+		[ "$p" = / ] && break
+		p=$(dirname "$p")
+	done
+	if mkdir "$h/fsmove-evil-$token" 2>/dev/null; then
+		# A directory made in a tmpfs of the container's own is no cgroup.
+		if [ -e "$h/fsmove-evil-$token/cgroup.procs" ]; then
+			echo "RESULT cgroup-mkdir: MADE $h/fsmove-evil-$token"
+		else
+			echo "RESULT cgroup-mkdir: denied $h (a plain directory of the container's own)"
+		fi
+		rmdir "$h/fsmove-evil-$token"
+	else
+		echo "RESULT cgroup-mkdir: denied $h"
+	fi
+	if [ -e "$h/release_agent" ]; then
+		if echo /bin/true 2>/dev/null >"$h/release_agent"; then
+			echo "RESULT cgroup-release-agent: WRITTEN $h/release_agent"
+		else
+			echo "RESULT cgroup-release-agent: denied $h"
+		fi
+	fi
+done </proc/self/cgroup
+# Wherever we are now, act: the trace must show this, or the run must say
+# it is incomplete.
+touch "/root/hostile-after-cgroup-$token"
+echo "RESULT cgroup-marker: made /root/hostile-after-cgroup-$token"
+# A pid namespace (and user namespace) of our own, nested in the container's.
+if unshare -U -r -p -f sh -c "touch /root/hostile-pidns-$token" 2>/dev/null; then
+	echo "RESULT pidns-marker: made /root/hostile-pidns-$token"
+else
+	echo "RESULT pidns-marker: unshare failed"
+fi
