@@ -150,7 +150,11 @@ type Catalog struct {
 	// Puppet's ordering edges between catalog resources, by ID (AddPuppetGraph).
 	puppetOrder [][2]int32
 	// Generators of resources made at apply time (generated.go).
-	generated       map[string]*Resource // from Puppet's graph, by folded reference
+	generated map[string]*Resource // from Puppet's graph, by folded reference
+	// generatedEdges are Puppet's ordering edges between catalog
+	// resources and a generated resource (by folded reference): its own
+	// autorequires (a concat File's parent directory) and its generator's.
+	generatedEdges  map[string]*GeneratedEdges
 	genOnce         sync.Once
 	concatByPath    map[string]*Resource
 	recursiveByPath map[string]*Resource

@@ -252,3 +252,163 @@ func fileLinesCommute(a, b *Resource) bool {
 	mba, okB := matches(b, la)
 	return okA && okB && !mab && !mba
 }
+
+// EnforcesContent reports whether r is a File whose check of its own path
+// can make it change the path's content or existence: it has content,
+// source or a link target, removes the path, or purges a directory. A File
+// that found such a path already right still produced it, as far as
+// another node is concerned. A File that manages only metadata
+// (MetadataOnly) or only ensures a file or directory exists changes
+// nothing when it finds the path there.
+func EnforcesContent(r *Resource) bool {
+	if !r.IsFile() {
+		return false
+	}
+	for _, p := range []string{"content", "source", "target"} {
+		if _, ok := r.Params[p]; ok {
+			return true
+		}
+	}
+	switch ensure, _ := r.StringParam("ensure"); ensure {
+	case "absent", "link":
+		return true
+	case "directory":
+		return r.boolParam("purge")
+	}
+	return false
+}
+
+// boolParam reads a boolean parameter (true, "true").
+func (r *Resource) boolParam(name string) bool {
+	switch v := r.Params[name].(type) {
+	case bool:
+		return v
+	case string:
+		return strings.EqualFold(v, "true")
+	}
+	return false
+}
+
+// RunsAsRoot reports whether what r does on the node runs as root, as
+// Puppet itself does: every type but a Service (its daemon usually drops
+// root) and an Exec given another user. Root reads and writes whatever the
+// mode and owner say; only a file's execute bits matter to it.
+func RunsAsRoot(r *Resource) bool {
+	if r.IsService() {
+		return false
+	}
+	if r.IsExec() {
+		if u, ok := r.StringParam("user"); ok && u != "" && u != "root" && u != "0" {
+			return false
+		}
+	}
+	return true
+}
+
+// EntryNames returns the names of the entries a key-level editor of a
+// name-service database (/etc/hosts, /etc/services, …) adds or changes, as
+// a lookup would ask for them: a Host's name, aliases and address, the
+// words of a file_line's line, the values an augeas set writes. Nil when r
+// is not such an editor.
+func EntryNames(r *Resource) []string {
+	e, ok := KeyEdit(r)
+	if !ok {
+		return nil
+	}
+	var names []string
+	add := func(s string) {
+		s = strings.Trim(s, `"' `)
+		if s != "" && s != "*" {
+			names = append(names, s)
+		}
+	}
+	switch {
+	case strings.HasPrefix(e.Family, "host:"):
+		add(r.Namevar())
+		for _, a := range r.StringsParam("host_aliases") {
+			add(a)
+		}
+		if ip, ok := r.StringParam("ip"); ok {
+			add(ip)
+		}
+	case strings.HasPrefix(e.Family, "file_line:"):
+		line, _ := r.StringParam("line")
+		line, _, _ = strings.Cut(line, "#")
+		for _, f := range strings.Fields(line) {
+			add(f)
+		}
+	case strings.HasPrefix(e.Family, "augeas:"):
+		for _, v := range augeasSetValues(r) {
+			add(v)
+		}
+	default:
+		for _, k := range e.Keys {
+			add(k)
+		}
+	}
+	return names
+}
+
+// augeasSetValues are the values of an augeas resource's set commands.
+func augeasSetValues(r *Resource) []string {
+	var cmds []string
+	switch v := r.Params["changes"].(type) {
+	case string:
+		cmds = strings.Split(v, "\n")
+	case []any:
+		for _, c := range v {
+			if s, ok := c.(string); ok {
+				cmds = append(cmds, strings.Split(s, "\n")...)
+			}
+		}
+	}
+	var vals []string
+	for _, c := range cmds {
+		f := strings.Fields(c)
+		if len(f) >= 3 && (f[0] == "set" || f[0] == "setm") {
+			vals = append(vals, strings.Join(f[2:], " "))
+		}
+	}
+	return vals
+}
+
+// Mentions reports whether any of names appears as a word (between
+// characters that are not letters, digits, '-', '_' or '.') in r's title
+// or in a string of its parameters: an Exec whose command looks a host or a
+// service up by that name.
+func Mentions(r *Resource, names []string) bool {
+	texts := []string{r.Title}
+	for _, v := range r.Params {
+		texts = append(texts, stringList(v)...)
+	}
+	for _, t := range texts {
+		for _, n := range names {
+			if containsWord(t, n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// containsWord reports whether w occurs in s with no name character on
+// either side.
+func containsWord(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before := j == 0 || !nameChar(s[j-1])
+		after := j+len(w) == len(s) || !nameChar(s[j+len(w)])
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func nameChar(c byte) bool {
+	return c == '-' || c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}

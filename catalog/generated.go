@@ -30,6 +30,7 @@ import (
 func (c *Catalog) AddPuppetGraph(expanded io.Reader) error {
 	if c.generated == nil {
 		c.generated = map[string]*Resource{}
+		c.generatedEdges = map[string]*GeneratedEdges{}
 	}
 	return eachDotEdge(expanded, func(from, to string) {
 		wa, fromName := whitOf(from)
@@ -42,6 +43,9 @@ func (c *Catalog) AddPuppetGraph(expanded io.Reader) error {
 			}
 			return
 		}
+		if okSrc != okDst && puppetOrders(wa, wb) {
+			c.addGeneratedEdge(src, fromName, dst, toName, okSrc)
+		}
 		if wa != 0 || wb != 0 || !okSrc {
 			return
 		}
@@ -50,6 +54,42 @@ func (c *Catalog) AddPuppetGraph(expanded io.Reader) error {
 			c.generated[key] = src // the same answer whatever the file's edge order
 		}
 	})
+}
+
+// GeneratedEdges are Puppet's ordering edges of one generated resource with
+// catalog resources: Before are ordered before it, After after it.
+type GeneratedEdges struct {
+	Before, After []*Resource
+}
+
+// addGeneratedEdge records an ordering edge between a catalog resource and
+// a generated one (known: which end is the catalog's). A whit end stands
+// for its container.
+func (c *Catalog) addGeneratedEdge(src *Resource, srcName string, dst *Resource, dstName string, srcKnown bool) {
+	gen := dstName
+	if !srcKnown {
+		gen = srcName
+	}
+	key := normalRef(gen)
+	e := c.generatedEdges[key]
+	if e == nil {
+		e = &GeneratedEdges{}
+		c.generatedEdges[key] = e
+	}
+	if srcKnown {
+		e.Before = append(e.Before, src)
+	} else {
+		e.After = append(e.After, dst)
+	}
+}
+
+// GeneratedOrder returns Puppet's ordering edges of the generated resource
+// ref (which the catalog does not have) with catalog resources, from the
+// graph AddPuppetGraph read: a generated File autorequires its parent
+// directory's File like any File, and follows its generator. Nil when the
+// graph has none.
+func (c *Catalog) GeneratedOrder(ref string) *GeneratedEdges {
+	return c.generatedEdges[normalRef(ref)]
 }
 
 // normalRef folds a reference's type name for the generated index.

@@ -42,6 +42,13 @@ type relation struct {
 	conflict PathConflict
 	before   bool // producer < consumer on this path
 	notify   bool // producer ⇝ consumer (a Service) on this path
+	// holdBefore and holdNotify say why before or notify is no fault
+	// after all (holdOrder, holdNotify), "" when it is one.
+	holdBefore, holdNotify string
+	// prodVia and consVia name the generated resources whose blocks made
+	// the uses ("" for the catalog resource's own): Puppet ordered those
+	// by their own edges too (rule 16).
+	prodVia, consVia string
 	// existence: the consumer needed only that the path exist (a
 	// directory it created names in, or looked into); another producer
 	// ordered before the consumer meets that need too (rule 10).
@@ -101,6 +108,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 			continue
 		}
 		r, ok := g.Lookup(name)
+		generated := false
 		telling := tellsCatalog(name)
 		if telling {
 			st.ResourceBlocks++
@@ -110,6 +118,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 			// File): its accesses are its generator's.
 			if r, ok = gen.Generator(name); ok && r != nil {
 				st.GeneratedBlocks++
+				generated = true
 			}
 		}
 		if !ok || r == nil {
@@ -124,6 +133,9 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 			continue
 		}
 		roles[i] = roleOf(r)
+		if generated {
+			roles[i].via = name
+		}
 	}
 	for _, f := range res.Failures {
 		if int(f.Block) < len(roles) && roles[f.Block].res != nil && roles[f.Block].failure == "" {
@@ -233,12 +245,19 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use) {
 				ProducerEvidence: x.prodBy,
 				ConsumerEffect:   eff,
 				ConsumerEvidence: needBy,
+				Metadata:         x.metaOnly || y.probeOnly,
 				producerReplaced: x.acc.Replaced,
 			}
 			if !before {
 				pc.Relation, pc.ConsumerEffect, pc.ConsumerEvidence = Consumes, fstrace.Consumed, y.consBy
 			}
-			r := relation{conflict: pc, before: before, notify: notify}
+			r := relation{conflict: pc, before: before, notify: notify, prodVia: x.role.via, consVia: y.role.via}
+			if before {
+				r.holdBefore = holdOrder(x, y, rel, pa.Path, pa.IsDir)
+			}
+			if notify {
+				r.holdNotify = holdNotify(x, y, pa.Path, pa.IsDir)
+			}
 			if before && rel == Consumes && pa.IsDir {
 				r.existence = true
 				for k := range uses {
@@ -292,18 +311,22 @@ func judge(pr *pair, g Graph, opts Options, st *Stats) (Finding, bool) {
 		pr.relations = keep
 	}
 
+	// Rule 16: a generated resource (concat's File) has its own orderings
+	// in Puppet's graph: a relation of its block that they order is
+	// ordered.
+	if !ordered {
+		for i := range pr.relations {
+			if rel := &pr.relations[i]; rel.before && generatedOrdered(rel, g) {
+				rel.before = false
+				st.GeneratedOrdered++
+			}
+		}
+	}
+
 	// MN first: adding ~> fixes a missing order too, so a pair that is
 	// both is reported once, as MN. Notifies is asked once per direction.
 	var notified [2]int8 // by direction: 0 unknown, 1 yes, -1 no
-	mnDir := -1
-	for _, rel := range pr.relations {
-		if !rel.notify {
-			continue
-		}
-		prod := roleFor(pr, rel.conflict.Producer)
-		if prod.isPackage && !opts.PackageNotify {
-			continue
-		}
+	unnotified := func(rel relation) bool {
 		d := direction(pr, rel.conflict.Producer)
 		if notified[d] == 0 {
 			notified[d] = -1
@@ -311,18 +334,27 @@ func judge(pr *pair, g Graph, opts Options, st *Stats) (Finding, bool) {
 				notified[d] = 1
 			}
 		}
-		if notified[d] < 0 && mnDir < 0 {
-			mnDir = d
+		return notified[d] < 0
+	}
+	notifyCounts := func(rel relation) bool {
+		return rel.notify && (!roleFor(pr, rel.conflict.Producer).isPackage || opts.PackageNotify)
+	}
+	mnDir := -1
+	for _, rel := range pr.relations {
+		if notifyCounts(rel) && rel.holdNotify == "" && unnotified(rel) {
+			mnDir = direction(pr, rel.conflict.Producer)
+			break
 		}
 	}
+	activeBefore := func(rel relation) bool { return !ordered && rel.before && rel.holdBefore == "" }
 
 	var f Finding
 	switch {
 	case mnDir >= 0:
 		f.Kind = MN
 		for _, rel := range pr.relations {
-			mnPath := rel.notify && direction(pr, rel.conflict.Producer) == mnDir
-			if mnPath || (!ordered && rel.before) {
+			mnPath := notifyCounts(rel) && rel.holdNotify == "" && direction(pr, rel.conflict.Producer) == mnDir
+			if mnPath || activeBefore(rel) {
 				f.Paths = append(f.Paths, rel.conflict)
 			}
 		}
@@ -331,19 +363,16 @@ func judge(pr *pair, g Graph, opts Options, st *Stats) (Finding, bool) {
 		} else {
 			f.Producer, f.Consumer = pr.b.res, pr.a.res
 		}
-	case !ordered:
+	case slices.ContainsFunc(pr.relations, activeBefore):
 		f.Kind = MOR
 		for _, rel := range pr.relations {
-			if rel.before {
+			if activeBefore(rel) {
 				f.Paths = append(f.Paths, rel.conflict)
 			}
 		}
-		if len(f.Paths) == 0 {
-			return f, false
-		}
 		f.Producer, f.Consumer, f.BothWays = traceDirection(f.Paths)
 	default:
-		return f, false
+		return heldByPathRules(pr, ordered, notifyCounts, unnotified)
 	}
 	for _, pc := range f.Paths {
 		if pc.Relation == Missing {
@@ -355,8 +384,72 @@ func judge(pr *pair, g Graph, opts Options, st *Stats) (Finding, bool) {
 	if !f.Observed {
 		holdBack(&f)
 	}
+	f.Confidence = confidenceOf(&f)
 	f.Fix = suggestFix(f.Kind, f.Producer, f.Consumer, g.Ordered(f.Consumer, f.Producer))
 	return f, true
+}
+
+// heldByPathRules makes the finding a pair would have been but for the
+// path rules (holdOrder, holdNotify): held back, with each path's reason,
+// so that --all and JSON show it. ok is false when nothing was held.
+func heldByPathRules(pr *pair, ordered bool, notifyCounts, unnotified func(relation) bool) (f Finding, ok bool) {
+	var reasons []string
+	for _, rel := range pr.relations {
+		pc := rel.conflict
+		switch {
+		case notifyCounts(rel) && rel.holdNotify != "" && unnotified(rel):
+			f.Kind, pc.HeldReason = MN, rel.holdNotify
+		case !ordered && rel.before && rel.holdBefore != "":
+			pc.HeldReason = rel.holdBefore
+		default:
+			continue
+		}
+		f.Paths = append(f.Paths, pc)
+		if !slices.Contains(reasons, pc.HeldReason) {
+			reasons = append(reasons, pc.HeldReason)
+		}
+	}
+	if len(f.Paths) == 0 {
+		return f, false
+	}
+	f.Producer, f.Consumer, f.BothWays = traceDirection(f.Paths)
+	f.HeldBack, f.HeldReason = true, strings.Join(reasons, "; ")
+	f.Confidence = confidenceOf(&f)
+	f.Fix = suggestFix(f.Kind, f.Producer, f.Consumer, false)
+	return f, true
+}
+
+// confidenceOf ranks a finding's evidence: observed in this run, a content
+// or existence conflict on some path, or only metadata and lookups.
+func confidenceOf(f *Finding) Confidence {
+	if f.Observed {
+		return Observed
+	}
+	for _, pc := range f.Paths {
+		if !pc.Metadata {
+			return Content
+		}
+	}
+	return Metadata
+}
+
+// generatedOrdered reports whether Puppet ordered a relation's two uses
+// through a generated resource's own edges (rule 16): the producer's block
+// was a generated resource ordered before the consumer (or after it), or
+// the consumer's was one ordered after the producer (or before it).
+func generatedOrdered(rel *relation, g Graph) bool {
+	gg, ok := g.(GeneratedOrderGraph)
+	if !ok {
+		return false
+	}
+	prod, cons := rel.conflict.Producer, rel.conflict.Consumer
+	if v := rel.prodVia; v != "" && (gg.OrderedAfterGenerated(v, cons) || gg.OrderedBeforeGenerated(cons, v)) {
+		return true
+	}
+	if v := rel.consVia; v != "" && (gg.OrderedBeforeGenerated(prod, v) || gg.OrderedAfterGenerated(v, prod)) {
+		return true
+	}
+	return false
 }
 
 // metByOther reports whether one of the path's other producers is ordered

@@ -219,9 +219,9 @@ func TestMNPairCollectsAllPaths(t *testing.T) {
 
 func TestFileOwnPath(t *testing.T) {
 	g := newFake()
-	g.add("File[/etc/foo]", "f.pp", 1)
-	g.add("File[conf]", "f.pp", 2, "path", "/etc/conf")
-	g.add("File[/srv/tree]", "f.pp", 3, "recurse", true)
+	g.add("File[/etc/foo]", "f.pp", 1, "content", "x")
+	g.add("File[conf]", "f.pp", 2, "path", "/etc/conf", "source", "puppet:///m/conf")
+	g.add("File[/srv/tree]", "f.pp", 3, "recurse", true, "source", "puppet:///m/tree")
 	g.add("File[/srv/flat]", "f.pp", 4)
 	g.add("Exec[gen]", "f.pp", 5)
 	g.add("Exec[use]", "f.pp", 6)

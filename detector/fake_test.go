@@ -103,9 +103,12 @@ func (g *fakeGraph) Notifies(a, b *catalog.Resource) bool {
 }
 
 // acc is one block's access in a hand-built result: effects is a string of
-// p (produced), c (consumed), e (expunged); the evidence line is line, and
-// the syscall is given or "openat"; m is a failed lookup (Missing), k a
-// production that kept the content (chmod, append).
+// p (produced), c (consumed: read), e (expunged); the evidence line is line,
+// and the syscall is given or "openat"; m is a failed lookup (Missing), k a
+// production that kept the content (a metadata change when the syscall is
+// chmod, chown, utime or an xattr call; else an append), s a consumption
+// that only looked at metadata (stat), x an execution, n a mode change that
+// left no execute bit.
 type acc struct {
 	block   string
 	effects string
@@ -172,10 +175,20 @@ func result(paths ...pathSpec) *interp.Result {
 				case 'p':
 					x.Produced, x.ProducedBy = true, ev
 					x.Replaced, x.ReplacedBy = true, ev
+					x.ContentProduced = true
 				case 'k': // produced, content kept (chmod, append)
 					x.Produced, x.ProducedBy = true, ev
+					x.ContentProduced = x.ContentProduced || !isMetadataCall(ev.Syscall())
 				case 'c':
 					x.Consumed, x.ConsumedBy = true, ev
+					x.ContentConsumed = true
+				case 's':
+					x.Consumed, x.ConsumedBy = true, ev
+				case 'x':
+					x.Consumed, x.ConsumedBy = true, ev
+					x.ContentConsumed, x.Executed = true, true
+				case 'n':
+					x.NoExec = true
 				case 'e':
 					x.Expunged, x.ExpungedBy = true, ev
 				case 'm':
@@ -187,6 +200,16 @@ func result(paths ...pathSpec) *interp.Result {
 		res.Paths = append(res.Paths, pa)
 	}
 	return res
+}
+
+// isMetadataCall: the calls whose production changes only metadata.
+func isMetadataCall(syscall string) bool {
+	for _, m := range []string{"chmod", "chown", "utime", "xattr"} {
+		if strings.Contains(syscall, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // failed marks block as reported failed by Puppet with msg.

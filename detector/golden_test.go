@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 func goldenReport(t *testing.T) *Report {
 	g, res := orderGraph()
 	g.add("Service[nginx]", "/etc/puppet/code/environments/production/modules/nginx/manifests/service.pp", 4)
-	g.add("File[/etc/nginx/sites-enabled/my site]", "/etc/puppet/code/environments/production/modules/nginx/manifests/site.pp", 17)
+	g.add("File[/etc/nginx/sites-enabled/my site]", "/etc/puppet/code/environments/production/modules/nginx/manifests/site.pp", 17, "ensure", "link", "target", "/etc/nginx/sites-available/my site")
 	g.add("Exec[apt-get update]", "", 0)
 	g.add("Nginx::Site[my site]", "/etc/puppet/code/environments/production/modules/nginx/manifests/site.pp", 30)
 	more := result(

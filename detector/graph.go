@@ -37,6 +37,17 @@ type GeneratorGraph interface {
 	Generator(ref string) (*catalog.Resource, bool)
 }
 
+// GeneratedOrderGraph is a GeneratorGraph that also knows the orderings
+// Puppet gave a generated resource (catalog.Catalog.GeneratedOrder): its own
+// autorequires, which its generator does not have.
+type GeneratedOrderGraph interface {
+	GeneratorGraph
+	// OrderedBeforeGenerated reports whether an ordering path leads from a
+	// to the generated resource gen; OrderedAfterGenerated from gen to b.
+	OrderedBeforeGenerated(a *catalog.Resource, gen string) bool
+	OrderedAfterGenerated(gen string, b *catalog.Resource) bool
+}
+
 // UnitGraph is a Graph that also knows which Service manages a systemd
 // unit (catalog.Catalog.UnitService): the accesses of a unit's processes
 // (interp.UnitBlock) are that Service's.
@@ -64,6 +75,32 @@ func (g *catalogGraph) Generator(ref string) (*catalog.Resource, bool) {
 }
 func (g *catalogGraph) UnitService(unit string) (*catalog.Resource, bool) {
 	return g.cat.UnitService(unit)
+}
+
+func (g *catalogGraph) OrderedBeforeGenerated(a *catalog.Resource, gen string) bool {
+	e := g.cat.GeneratedOrder(gen)
+	if e == nil {
+		return false
+	}
+	for _, c := range e.Before {
+		if c == a || g.graph.Ordered(a, c) {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *catalogGraph) OrderedAfterGenerated(gen string, b *catalog.Resource) bool {
+	e := g.cat.GeneratedOrder(gen)
+	if e == nil {
+		return false
+	}
+	for _, c := range e.After {
+		if c == b || g.graph.Ordered(c, b) {
+			return true
+		}
+	}
+	return false
 }
 
 // isContainer reports whether r's blocks are container whits. Puppet logs
@@ -109,13 +146,24 @@ type blockRole struct {
 	// creates are paths the resource only checks, whoever made them: an
 	// Exec's creates, a symlink File's target. Looking them up is not a need.
 	creates []string
+	// enforces: a File that can change its own path's content or existence
+	// (catalog.EnforcesContent): finding it right is still producing it.
+	// ensures: a File that makes its own path exist when it is missing
+	// (ensure file, present, directory).
+	enforces, ensures bool
+	// root: what the resource does runs as root (catalog.RunsAsRoot).
+	root bool
+	// via is the block's own name when it is a resource generated at apply
+	// time, whose work is its generator's (res): Puppet ordered it by its
+	// own edges too (GeneratedOrderGraph).
+	via string
 }
 
 // roleOf classifies a catalog resource. Type names compare exactly as
 // Puppet capitalises them, but case-insensitively to be safe; never by
 // prefix (the original's "File" also matched "Filebucket", bug 10).
 func roleOf(r *catalog.Resource) blockRole {
-	role := blockRole{res: r}
+	role := blockRole{res: r, root: catalog.RunsAsRoot(r)}
 	switch {
 	case r.IsService():
 		role.isService = true
@@ -124,6 +172,11 @@ func roleOf(r *catalog.Resource) blockRole {
 	case r.IsFile():
 		role.ownPath = filePath(r)
 		role.recurse = r.Recurses()
+		role.enforces = catalog.EnforcesContent(r)
+		switch ensure, _ := r.StringParam("ensure"); ensure {
+		case "file", "present", "directory":
+			role.ensures = true
+		}
 		// A symlink may dangle: looking up its target is not a need.
 		if t, ok := r.StringParam("target"); ok && t != "" {
 			if !strings.HasPrefix(t, "/") {

@@ -154,6 +154,7 @@ type jsonStats struct {
 	HeldBack           int         `json:"held_back"`
 	Commuting          int         `json:"commuting"`
 	NeedMet            int         `json:"need_met"`
+	GeneratedOrdered   int         `json:"generated_ordered"`
 	Waived             int         `json:"waived"`
 	Waivers            int         `json:"waivers"`
 	UnusedWaivers      int         `json:"unused_waivers"`
@@ -241,7 +242,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		ContainerAccesses: s.ContainerAccesses,
 		UnitMoves:         s.Interp.UnitMoves, UnitBlocks: s.UnitBlocks, UnclaimedUnits: s.UnclaimedUnits, UnclaimedAccesses: s.UnclaimedAccesses,
 		Paths: s.Paths, FilteredPaths: s.FilteredPaths, RelatedPairs: s.RelatedPairs,
-		MOR: s.MOR, MN: s.MN, HeldBack: s.HeldBack, Commuting: s.Commuting, NeedMet: s.NeedMet, Waived: s.Waived, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,
+		MOR: s.MOR, MN: s.MN, HeldBack: s.HeldBack, Commuting: s.Commuting, NeedMet: s.NeedMet, GeneratedOrdered: s.GeneratedOrdered, Waived: s.Waived, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,
 		Phases: []jsonPhase{}, PeakRSSBytes: s.PeakRSSBytes,
 	}
 	for _, p := range s.Phases {

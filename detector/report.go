@@ -47,6 +47,9 @@ type Finding struct {
 	// not run yet (Puppet's error is ObservedError).
 	Observed      bool
 	ObservedError string
+	// Confidence says what kind of evidence makes the finding (see
+	// Confidence): findings rank observed, content, metadata.
+	Confidence Confidence
 	// HeldBack: the pair is not a fault by a rule of the detector (it only
 	// meets on the account databases, or the two resources commute); it is
 	// kept for --all and JSON with the reason, and never counts as a fault.
@@ -59,6 +62,30 @@ type Finding struct {
 	// Confirmation is set when the finding was re-applied to test it
 	// (fsmove run --confirm, fsmove confirm).
 	Confirmation *Confirmation
+}
+
+// Confidence is how strong a finding's evidence is.
+type Confidence uint8
+
+const (
+	// Observed: the consumer failed in this run because the producer had
+	// not run yet.
+	Observed Confidence = iota
+	// Content: a path's content or existence made by one resource is what
+	// the other read, overwrote or removed.
+	Content
+	// Metadata: only metadata (mode, owner) or a lookup (stat, access)
+	// relates them on every path.
+	Metadata
+)
+
+var confidenceNames = [...]string{"observed", "content", "metadata"}
+
+func (c Confidence) String() string {
+	if int(c) < len(confidenceNames) {
+		return confidenceNames[c]
+	}
+	return "unknown"
 }
 
 // Reported reports whether f counts as a fault: neither waived nor held
@@ -77,6 +104,12 @@ type PathConflict struct {
 	ConsumerEvidence interp.Evidence
 	Waived           bool // a pair+path waiver covers this path
 	WaiverReason     string
+	// HeldReason says why this path alone does not make a fault (a rule
+	// of rules.go), in a held-back finding.
+	HeldReason string
+	// Metadata: the producer changed only metadata here, or the consumer
+	// only looked the path up (stat, access): see Confidence.
+	Metadata bool
 	// producerReplaced: the producer replaced the content here (not only a
 	// metadata change or an append).
 	producerReplaced bool
@@ -245,6 +278,7 @@ type Stats struct {
 	HeldBack          int // findings held back by a rule (--all shows them)
 	Commuting         int // of those, pairs that commute
 	NeedMet           int // path relations dropped: another, ordered producer met the need
+	GeneratedOrdered  int // path relations Puppet ordered through a generated resource's own edges
 	Waived            int
 	Waivers           int // waivers given
 	UnusedWaivers     int

@@ -3,6 +3,7 @@ package detector
 import (
 	"strings"
 
+	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/fstrace/interp"
 )
@@ -68,21 +69,41 @@ type use struct {
 	// consumed: the block read the path at any time (for notifications).
 	consumed bool
 	consBy   interp.Evidence
+	// What the effects were about (interp.Access): metaOnly: the block
+	// changed only the path's metadata (chmod, chown, utime, xattrs);
+	// noExec: a mode change of it left no execute bit; probeOnly: it only
+	// looked at the path's metadata or existence (stat, access); executed:
+	// it ran it; ownContent: it wrote the path's content itself.
+	metaOnly, noExec, probeOnly, executed, ownContent bool
+	// guarded: the block made the path only after looking it up and not
+	// finding it (or it is an Exec's creates): it makes the path only when
+	// it is missing.
+	guarded bool
 }
 
 // readUse applies the rules that turn a raw access into a use.
 func readUse(role *blockRole, a *interp.Access, path string) use {
 	u := use{role: role, acc: a,
 		produced: a.Produced, prodBy: a.ProducedBy,
-		consumed: a.Consumed, consBy: a.ConsumedBy}
+		consumed: a.Consumed, consBy: a.ConsumedBy,
+		metaOnly:  a.Produced && !a.ContentProduced,
+		noExec:    a.NoExec,
+		probeOnly: a.Consumed && !a.ContentConsumed,
+		executed:  a.Executed, ownContent: a.ContentProduced,
+		guarded: a.Produced && (a.Missing && a.MissingBy.Line < a.ProducedBy.Line || role.checks(path))}
 	u.replaces, u.replBy = a.Replaced, a.ReplacedBy
 
 	switch {
 	case role.ownsPath(path):
 		// A File inspects its own path (stat, checksum) before it replaces
-		// it: that is enforcing, not needing. It counts as producing the
-		// path even when the content was already right.
-		if a.Consumed && !a.Produced {
+		// it: that is enforcing, not needing. When the File manages what is
+		// in the path (content, source, purge: catalog.EnforcesContent),
+		// or that the path itself exists (ensure), it counts as producing
+		// it even when it found it right: on another node it would make
+		// it. A File that only manages metadata changed nothing when it
+		// found the path so, and what it would change is metadata (rule
+		// 12); nor does a File ensure its recursed descendants exist.
+		if a.Consumed && !a.Produced && (role.enforces || role.ensures && path == role.ownPath) {
 			u.produced, u.prodBy = true, a.ConsumedBy
 		}
 	case role.checks(path):
@@ -153,6 +174,62 @@ func notifies(x, y *use, path string, isDir bool) bool {
 	}
 	return true
 }
+
+// holdOrder says why a must-precede relation on one path, which precedes
+// found, is no fault after all, or "" when it is one. Each reason is a
+// general fact, rule 12-15 of doc.go.
+func holdOrder(x, y *use, rel Relation, path string, isDir bool) string {
+	p, c := PuppetRef(x.role.res), PuppetRef(y.role.res)
+	switch {
+	case rel == Missing:
+		return "" // it failed in this run: nothing holds that back
+	case x.metaOnly && y.role.root && rel != Overwrites && !(x.noExec && (y.executed || y.probeOnly)):
+		// Rule 12: root reads, writes and removes whatever the mode and
+		// owner say; only a file whose every execute bit is gone stops it
+		// running it (or finding it runnable).
+		return p + " only changes the metadata of " + path + ", which " + c + " does not depend on: it runs as root, and the file stays executable"
+	case rel == Overwrites && x.guarded:
+		// Rule 13: an ensure-present producer (mkdir -p, a creates
+		// guard, a default written only when there is none) finds the
+		// other's path in the other order and leaves it.
+		return p + " makes " + path + " only when it is missing (it looked for it first): in the other order it finds " + c + "'s and leaves it"
+	case rel != Overwrites && rel != Expunges && isNameServiceDatabase(path):
+		// Rule 14: one entry added to /etc/hosts, /etc/services… changes
+		// only the lookups of that entry's names.
+		names := catalog.EntryNames(x.role.res)
+		if len(names) > 0 && !catalog.Mentions(y.role.res, names) {
+			return p + " adds the entry " + strings.Join(names, " ") + " to " + path + ", which " + c + " reads only to look up other names"
+		}
+	}
+	return ""
+}
+
+// holdNotify says why a must-notify relation on one path is no fault after
+// all, or "" when it is one (rule 15): the service must have read what the
+// producer changed, and it must be the service's input, not its own state.
+func holdNotify(x, y *use, path string, isDir bool) string {
+	c := PuppetRef(y.role.res)
+	switch {
+	case y.probeOnly && isDir:
+		return c + " only looked the directory " + path + " up: it neither listed it nor made or removed entries in it, so a change of it is not something it keeps"
+	case y.probeOnly:
+		return c + " only looked " + path + " up (stat, access): it did not read what " + PuppetRef(x.role.res) + " changed"
+	case y.ownContent && !isDir && !x.replaces:
+		// A producer that replaced the file leaves the daemon writing to
+		// the old inode (a log recreated under it, paper Table 1).
+		return c + " writes " + path + " itself, and " + PuppetRef(x.role.res) + " changed it in place: it is the daemon's own state, which it sees as it is, not configuration it read once"
+	}
+	return ""
+}
+
+// nameServiceDatabases are the files the C library's name service reads
+// one entry at a time (hosts, services, protocols, networks, rpc, ethers).
+var nameServiceDatabases = map[string]bool{
+	"/etc/hosts": true, "/etc/services": true, "/etc/protocols": true,
+	"/etc/networks": true, "/etc/rpc": true, "/etc/ethers": true,
+}
+
+func isNameServiceDatabase(path string) bool { return nameServiceDatabases[path] }
 
 // accountDatabases are the files every owner lookup, apt, adduser and
 // Puppet's User/Group providers read and write. A pair that meets only on

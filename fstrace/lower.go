@@ -272,7 +272,7 @@ func ArgsUsed(syscall string) uint64 {
 		return 0
 	}
 	var mask uint64
-	for _, p := range []argPos{row.dir, row.path, row.dir2, row.path2, row.fd, row.fd2, row.fds, row.data, row.flags} {
+	for _, p := range []argPos{row.dir, row.path, row.dir2, row.path2, row.fd, row.fd2, row.fds, row.data, row.flags, row.mode} {
 		if p != noArg {
 			mask |= 1 << p.index()
 		}
@@ -467,6 +467,16 @@ func (c *lowering) fdArg(p argPos, def int32) int32 {
 	return clampInt32(a.Int)
 }
 
+// intArg returns an integer argument (a mode); ok is false when the row
+// has none or the event did not print it as a number.
+func (c *lowering) intArg(p argPos) (int64, bool) {
+	a := c.arg(p)
+	if a == nil || a.Kind != tracer.ArgInt {
+		return 0, false
+	}
+	return a.Int, true
+}
+
 // pathArg returns a path argument. A row without the argument yields ""
 // (the fd itself), and so does NULL (utimensat). ok is false when the path
 // cannot be used: a pointer, a truncated string, a missing argument.
@@ -649,6 +659,11 @@ func (c *lowering) lowerPath(out []Statement) []Statement {
 	flags := c.flagsArg()
 	s := c.stmt(c.pathOp(flags))
 	s.Dir, s.Path, s.Effect, s.Flags = dir, path, c.row.effect, c.row.stmtFlags
+	if c.row.mode != noArg {
+		if mode, ok := c.intArg(c.row.mode); ok && mode&0o111 == 0 {
+			s.Flags |= NoExec
+		}
+	}
 	return append(out, s)
 }
 
@@ -706,6 +721,9 @@ func (c *lowering) lowerOpen(out []Statement) []Statement {
 	if h.Effect == Produced && flags&oAppend != 0 && flags&oTrunc == 0 {
 		h.Flags |= Keeps // appending keeps what was there (a log)
 	}
+	if flags&oPath != 0 {
+		h.Flags |= Probe // O_PATH only looks the path up
+	}
 	out = append(out, h)
 	if fdOK {
 		newFd.Dir, newFd.Path = dir, path
@@ -719,7 +737,7 @@ func (c *lowering) lowerExec(out []Statement) []Statement {
 	path, ok := c.pathArg(c.row.path)
 	if ok && !c.bad {
 		h := c.stmt(c.pathOp(c.flagsArg()))
-		h.Dir, h.Path, h.Effect = dir, path, Consumed
+		h.Dir, h.Path, h.Effect, h.Flags = dir, path, Consumed, Runs
 		out = append(out, h)
 	}
 	// The exec happened even if its path was unreadable: cloexec fds close.

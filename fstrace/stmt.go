@@ -77,6 +77,19 @@ const (
 	FdAnon                            // NewFd: an fd that is not a file (pipe, socket, eventfd): Path is empty
 	MakeDir                           // Hpath/HpathSym with Produced: the path is created as a directory (mkdir)
 	Keeps                             // Hpath/HpathSym with Produced: the content is kept (a metadata change, an O_APPEND open): not a replacement
+	// Meta: Hpath/HpathSym with Produced changes only metadata (mode,
+	// owner, times, extended attributes): content and name are kept. It
+	// comes with Keeps.
+	Meta
+	// NoExec: with Meta, a mode change that leaves no execute bit (the new
+	// mode is in the call's arguments).
+	NoExec
+	// Probe: Hpath/HpathSym with Consumed looked only at the path's
+	// metadata or existence (stat, access, statfs, reading an extended
+	// attribute), not at its content.
+	Probe
+	// Runs: Hpath/HpathSym with Consumed executed the path (exec).
+	Runs
 )
 
 // Statement is one FStrace statement executed by process Pid.

@@ -103,6 +103,7 @@ type syscallRow struct {
 	// itself (Path "").
 	dir, path   argPos
 	dir2, path2 argPos // the second name of link, rename, symlink
+	mode        argPos // the new mode of a mode change (chmod): NoExec when it has no execute bit
 	fd, fd2     argPos // fds the call acts on (close, dup, write, close_range)
 	fds         argPos // an array of new fds (pipe, socketpair)
 	data        argPos // the bytes written (block markers)
@@ -119,7 +120,7 @@ type syscallRow struct {
 	noFollow    bool      // never follows a final symlink (lstat, lchown)
 	noFollowBit int64     // a bit of flags that stops following (AT_SYMLINK_NOFOLLOW)
 	openFlags   int64     // creat: the open flags it implies (it has no flags argument)
-	stmtFlags   uint32    // statement flags always set (MakeDir; Keeps for metadata changes)
+	stmtFlags   uint32    // statement flags always set (MakeDir; Keeps|Meta for metadata changes, Probe for looks at metadata)
 	flagBits    []flagBit // bits of flags that set statement flags (O_CLOEXEC → FdCloexec)
 	// lookup marks the calls that look their path up to read or execute it
 	// (their success consumes the path, or changes the cwd to it): when one
@@ -141,14 +142,14 @@ var syscallTable = withLayout([]syscallRow{
 	{name: "creat", form: formOpen, openFlags: oCreat | oWronly | oTrunc},
 
 	// Looking at a path: consumed.
-	{name: "stat", form: formPath, effect: Consumed, lookup: true},
-	{name: "lstat", form: formPath, effect: Consumed, noFollow: true, lookup: true},
-	{name: "newfstatat", form: formPath, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
-	{name: "statx", form: formPath, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
-	{name: "statfs", form: formPath, effect: Consumed, lookup: true},
-	{name: "access", form: formPath, effect: Consumed, lookup: true},
-	{name: "faccessat", form: formPath, effect: Consumed, lookup: true},
-	{name: "faccessat2", form: formPath, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
+	{name: "stat", form: formPath, effect: Consumed, stmtFlags: Probe, lookup: true},
+	{name: "lstat", form: formPath, effect: Consumed, stmtFlags: Probe, noFollow: true, lookup: true},
+	{name: "newfstatat", form: formPath, effect: Consumed, stmtFlags: Probe, noFollowBit: atSymlinkNofollow, lookup: true},
+	{name: "statx", form: formPath, effect: Consumed, stmtFlags: Probe, noFollowBit: atSymlinkNofollow, lookup: true},
+	{name: "statfs", form: formPath, effect: Consumed, stmtFlags: Probe, lookup: true},
+	{name: "access", form: formPath, effect: Consumed, stmtFlags: Probe, lookup: true},
+	{name: "faccessat", form: formPath, effect: Consumed, stmtFlags: Probe, lookup: true},
+	{name: "faccessat2", form: formPath, effect: Consumed, stmtFlags: Probe, noFollowBit: atSymlinkNofollow, lookup: true},
 	{name: "readlink", form: formPath, effect: Consumed, noFollow: true, lookup: true},
 	{name: "readlinkat", form: formPath, effect: Consumed, noFollow: true, lookup: true},
 	{name: "getdents", form: formPath, effect: Consumed, note: "listing the directory open on the fd"},
@@ -178,36 +179,36 @@ var syscallTable = withLayout([]syscallRow{
 	// Changing contents or metadata: produced.
 	{name: "truncate", form: formPath, effect: Produced},
 	{name: "ftruncate", form: formPath, effect: Produced},
-	{name: "chmod", form: formPath, effect: Produced, stmtFlags: Keeps},
-	{name: "fchmod", form: formPath, effect: Produced, stmtFlags: Keeps},
-	{name: "fchmodat", form: formPath, effect: Produced, stmtFlags: Keeps},
-	{name: "fchmodat2", form: formPath, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow},
-	{name: "chown", form: formPath, effect: Produced, stmtFlags: Keeps},
-	{name: "lchown", form: formPath, effect: Produced, stmtFlags: Keeps, noFollow: true},
-	{name: "fchown", form: formPath, effect: Produced, stmtFlags: Keeps},
-	{name: "fchownat", form: formPath, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow},
-	{name: "utime", form: formPath, effect: Produced, stmtFlags: Keeps},
-	{name: "utimes", form: formPath, effect: Produced, stmtFlags: Keeps},
-	{name: "futimesat", form: formPath, effect: Produced, stmtFlags: Keeps},
-	{name: "utimensat", form: formPath, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow, note: "a NULL path means the fd itself"},
+	{name: "chmod", form: formPath, effect: Produced, stmtFlags: Keeps | Meta},
+	{name: "fchmod", form: formPath, effect: Produced, stmtFlags: Keeps | Meta},
+	{name: "fchmodat", form: formPath, effect: Produced, stmtFlags: Keeps | Meta},
+	{name: "fchmodat2", form: formPath, effect: Produced, stmtFlags: Keeps | Meta, noFollowBit: atSymlinkNofollow},
+	{name: "chown", form: formPath, effect: Produced, stmtFlags: Keeps | Meta},
+	{name: "lchown", form: formPath, effect: Produced, stmtFlags: Keeps | Meta, noFollow: true},
+	{name: "fchown", form: formPath, effect: Produced, stmtFlags: Keeps | Meta},
+	{name: "fchownat", form: formPath, effect: Produced, stmtFlags: Keeps | Meta, noFollowBit: atSymlinkNofollow},
+	{name: "utime", form: formPath, effect: Produced, stmtFlags: Keeps | Meta},
+	{name: "utimes", form: formPath, effect: Produced, stmtFlags: Keeps | Meta},
+	{name: "futimesat", form: formPath, effect: Produced, stmtFlags: Keeps | Meta},
+	{name: "utimensat", form: formPath, effect: Produced, stmtFlags: Keeps | Meta, noFollowBit: atSymlinkNofollow, note: "a NULL path means the fd itself"},
 
 	// Extended attributes: get/list consume, set/remove produce.
-	{name: "getxattr", form: formPath, effect: Consumed, lookup: true},
-	{name: "lgetxattr", form: formPath, effect: Consumed, noFollow: true, lookup: true},
-	{name: "fgetxattr", form: formPath, effect: Consumed},
-	{name: "getxattrat", form: formPath, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
-	{name: "listxattr", form: formPath, effect: Consumed, lookup: true},
-	{name: "llistxattr", form: formPath, effect: Consumed, noFollow: true, lookup: true},
-	{name: "flistxattr", form: formPath, effect: Consumed},
-	{name: "listxattrat", form: formPath, effect: Consumed, noFollowBit: atSymlinkNofollow, lookup: true},
-	{name: "setxattr", form: formPath, effect: Produced, stmtFlags: Keeps},
-	{name: "lsetxattr", form: formPath, effect: Produced, stmtFlags: Keeps, noFollow: true},
-	{name: "fsetxattr", form: formPath, effect: Produced, stmtFlags: Keeps},
-	{name: "setxattrat", form: formPath, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow},
-	{name: "removexattr", form: formPath, effect: Produced, stmtFlags: Keeps},
-	{name: "lremovexattr", form: formPath, effect: Produced, stmtFlags: Keeps, noFollow: true},
-	{name: "fremovexattr", form: formPath, effect: Produced, stmtFlags: Keeps},
-	{name: "removexattrat", form: formPath, effect: Produced, stmtFlags: Keeps, noFollowBit: atSymlinkNofollow},
+	{name: "getxattr", form: formPath, effect: Consumed, stmtFlags: Probe, lookup: true},
+	{name: "lgetxattr", form: formPath, effect: Consumed, stmtFlags: Probe, noFollow: true, lookup: true},
+	{name: "fgetxattr", form: formPath, effect: Consumed, stmtFlags: Probe},
+	{name: "getxattrat", form: formPath, effect: Consumed, stmtFlags: Probe, noFollowBit: atSymlinkNofollow, lookup: true},
+	{name: "listxattr", form: formPath, effect: Consumed, stmtFlags: Probe, lookup: true},
+	{name: "llistxattr", form: formPath, effect: Consumed, stmtFlags: Probe, noFollow: true, lookup: true},
+	{name: "flistxattr", form: formPath, effect: Consumed, stmtFlags: Probe},
+	{name: "listxattrat", form: formPath, effect: Consumed, stmtFlags: Probe, noFollowBit: atSymlinkNofollow, lookup: true},
+	{name: "setxattr", form: formPath, effect: Produced, stmtFlags: Keeps | Meta},
+	{name: "lsetxattr", form: formPath, effect: Produced, stmtFlags: Keeps | Meta, noFollow: true},
+	{name: "fsetxattr", form: formPath, effect: Produced, stmtFlags: Keeps | Meta},
+	{name: "setxattrat", form: formPath, effect: Produced, stmtFlags: Keeps | Meta, noFollowBit: atSymlinkNofollow},
+	{name: "removexattr", form: formPath, effect: Produced, stmtFlags: Keeps | Meta},
+	{name: "lremovexattr", form: formPath, effect: Produced, stmtFlags: Keeps | Meta, noFollow: true},
+	{name: "fremovexattr", form: formPath, effect: Produced, stmtFlags: Keeps | Meta},
+	{name: "removexattrat", form: formPath, effect: Produced, stmtFlags: Keeps | Meta, noFollowBit: atSymlinkNofollow},
 
 	// Working directory.
 	{name: "chdir", form: formSetCwd, lookup: true},
@@ -261,8 +262,8 @@ var syscallTable = withLayout([]syscallRow{
 // argLayout is where a row's arguments are: the roles of syscallRow that
 // follow from the call's argument kinds in linux.Syscalls.
 type argLayout struct {
-	dir, path, dir2, path2, fd, fd2, fds, data, flags argPos
-	flagsName                                         string
+	dir, path, dir2, path2, fd, fd2, fds, data, flags, mode argPos
+	flagsName                                               string
 }
 
 // layoutOf places the roles of a row of form f (updatesFd: its fd argument
@@ -297,6 +298,8 @@ func layoutOf(call *linux.Syscall, f form, updatesFd bool) argLayout {
 			fdPos = append(fdPos, p)
 		case linux.OutFDs:
 			l.fds = p
+		case linux.Mode:
+			l.mode = p
 		case linux.WriteData, linux.WriteIovec:
 			l.data = p
 		case linux.Cmd:
@@ -340,6 +343,9 @@ func withLayout(rows []syscallRow) []syscallRow {
 		l := layoutOf(call, r.form, r.updatesFd)
 		r.dir, r.path, r.dir2, r.path2 = l.dir, l.path, l.dir2, l.path2
 		r.fd, r.fd2, r.fds, r.data, r.flags, r.flagsName = l.fd, l.fd2, l.fds, l.data, l.flags, l.flagsName
+		if r.stmtFlags&Meta != 0 {
+			r.mode = l.mode // only a mode change's mode says anything
+		}
 	}
 	return rows
 }

@@ -105,6 +105,8 @@ func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect,
 		if !a.Consumed {
 			a.Consumed, a.ConsumedBy = true, ev
 		}
+		a.ContentConsumed = a.ContentConsumed || st.Flags&fstrace.Probe == 0
+		a.Executed = a.Executed || st.Flags&fstrace.Runs != 0
 	case fstrace.Produced:
 		if !a.Produced {
 			a.Produced, a.ProducedBy = true, ev
@@ -112,6 +114,8 @@ func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect,
 		if !a.Replaced && st.Flags&fstrace.Keeps == 0 {
 			a.Replaced, a.ReplacedBy = true, ev
 		}
+		a.ContentProduced = a.ContentProduced || st.Flags&fstrace.Meta == 0
+		a.NoExec = a.NoExec || st.Flags&fstrace.NoExec != 0
 	case fstrace.Expunged:
 		if a.Produced && !a.Expunged {
 			// Created (or written) and removed within the block.

@@ -109,6 +109,17 @@ type Access struct {
 	// (create, truncate, rename or link onto, mkdir), not only kept it (a
 	// metadata change, an append); ReplacedBy is the first such.
 	Replaced bool
+	// What the effects were about (docs/DESIGN.md, "What changed"):
+	// ContentProduced: some production changed more than metadata (its
+	// content, its name: Produced without fstrace.Meta). ContentConsumed:
+	// some consumption looked at more than metadata or existence (read,
+	// listed, executed, an entry made in the directory: Consumed without
+	// fstrace.Probe). Executed: the block executed the path. NoExec: a
+	// mode change of the block left no execute bit.
+	ContentProduced bool
+	ContentConsumed bool
+	Executed        bool
+	NoExec          bool
 	// Evidence per effect, valid when the matching flag is set.
 	ProducedBy Evidence
 	ConsumedBy Evidence
