@@ -70,6 +70,40 @@
 //     a directory made by both a Package and a File, and a File inside it
 //     that requires the File.
 //
+// What a relation needs (docs/DESIGN.md, "What changed"): the model says,
+// per block and path, whether a production changed only metadata (chmod,
+// chown, utime, xattrs), whether a consumption only looked at metadata or
+// existence (stat, access), whether the path was executed, and whether a
+// mode change left no execute bit. The path rules below hold a relation
+// back, with its reason, one path at a time; a pair whose every relation is
+// held is a held-back finding:
+//  12. a production of metadata only does not matter to a consumer that
+//     runs as root (every type but a Service, and an Exec with another
+//     user): root reads, writes and removes whatever the mode and owner say,
+//     unless every execute bit of a file it runs (or checks it can run) is
+//     gone. And a File that found its own path right produced it only if it
+//     manages what is in it (catalog.EnforcesContent) or that it exists
+//     (ensure, its own path only, not recursed descendants);
+//  13. a producer that made the path only after looking it up and not
+//     finding it (mkdir -p, a default written when there is none, an
+//     Exec's creates) commutes with a resource that overwrites it: in the
+//     other order it finds that one's path and leaves it;
+//  14. an entry that a key-level editor (Host, augeas, file_line) adds to a
+//     name-service database (/etc/hosts, services, protocols, networks, rpc,
+//     ethers) changes only the lookups of its own names: a consumer whose
+//     parameters do not name them does not depend on it. A Service that read
+//     the file at start still needs the restart (MN is not held);
+//  15. a Service needs a restart only for what it read: not for a path it
+//     only looked up (a directory it neither listed nor made entries in, a
+//     program it only checked is there), nor for its own state (a file it
+//     writes itself) that another changed in place;
+//  16. a resource generated before Puppet builds its graph (concat's File)
+//     has its own autorequires there (its parent directory's File): a
+//     relation of its block that they order is ordered
+//     (GeneratedOrderGraph).
+//
+// An observed fault (rule 5) is never held back.
+//
 // Held-back findings stay in the report (Finding.HeldBack, the reason, and
 // Commutes), in JSON always and in the text report with --all; they never
 // count as faults or set the exit status.

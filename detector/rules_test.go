@@ -163,7 +163,7 @@ func TestRuleRubyTempfiles(t *testing.T) {
 			t.Errorf("%s is a Ruby tempfile", p)
 		}
 	}
-	for _, p := range []string{"/tmp/20261123", "/tmp/backup-20261123-x", "/etc/puppet20261123-1-a", "/tmp/app"} {
+	for _, p := range []string{"/tmp/20261123", "/tmp/backup-20261123-x", "/etc/puppet20261123-1-a", "/tmp/app", "/tmp/log20261123-42-"} {
 		if isRubyTempfile(p) {
 			t.Errorf("%s is not a Ruby tempfile", p)
 		}
@@ -177,6 +177,9 @@ func TestRuleExecCreatesCheck(t *testing.T) {
 	// Near miss: the Exec reads a path that is not its creates.
 	res = result(dir("/opt/app", at("File[/opt/app]", "p:mkdir@10"), at("Exec[edit-conf]", "c:newfstatat@20")))
 	expect(t, Detect(res, rulesGraph(), Options{}), "MOR File[/opt/app]->Exec[edit-conf] /opt/app")
+	// Near miss: a path inside its creates is used, not checked.
+	res = result(p("/opt/app/bin/run", a("Package[app]", "p", 10), at("Exec[unpack]", "c:openat@20")))
+	expect(t, Detect(res, rulesGraph(), Options{}), "MOR Package[app]->Exec[unpack] /opt/app/bin/run")
 }
 
 func TestRuleSymlinkTarget(t *testing.T) {

@@ -1,0 +1,256 @@
+package detector
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fsmove/fsmove/catalog"
+)
+
+// The hold rules (rules 12-16 of doc.go) and the guards of the older ones:
+// each has a case that is held back (or not related at all) and near
+// misses that must stay faults, so that widening a rule fails a test.
+
+// held reports the findings of rep as summary lines, held-back ones marked.
+func held(rep *Report) []string {
+	var out []string
+	for i, s := range summary(rep) {
+		if rep.Findings[i].HeldBack {
+			s += " held"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func expectHeld(t *testing.T, rep *Report, want ...string) {
+	t.Helper()
+	if got := held(rep); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n got  %q\n want %q", got, want)
+	}
+}
+
+func holdGraph() *fakeGraph {
+	g := newFake()
+	g.add("File[/usr/bin]", "h.pp", 1, "ensure", "directory", "recurse", true, "mode", "go-w")
+	g.add("File[/etc/shadow]", "h.pp", 2, "owner", "root", "mode", "0640")
+	g.add("Exec[run]", "h.pp", 3, "command", "/usr/bin/tool --check")
+	g.add("Exec[as-app]", "h.pp", 4, "command", "/usr/bin/tool", "user", "app")
+	g.add("Service[app]", "h.pp", 5)
+	g.add("Package[app]", "h.pp", 6)
+	g.add("File[/etc/app.conf]", "h.pp", 7, "content", "x")
+	g.add("Exec[setup]", "h.pp", 8, "command", "app-setup")
+	g.add("Host[db.test]", "h.pp", 9, "ip", "10.0.0.9", "host_aliases", []any{"db"})
+	g.add("Exec[ping-db]", "h.pp", 10, "command", "getent hosts db.test")
+	g.add("Exec[lookup-other]", "h.pp", 11, "command", "getent hosts localhost")
+	g.add("File[/etc/hosts]", "h.pp", 12, "content", "127.0.0.1 localhost\n")
+	g.add("File[/etc/app.d]", "h.pp", 13, "ensure", "directory", "owner", "app")
+	return g
+}
+
+// Rule 12: a production of metadata only does not matter to a consumer
+// that runs as root, unless it took away every execute bit of what the
+// consumer runs.
+func TestRuleMetadataAgainstRoot(t *testing.T) {
+	g := holdGraph()
+	chmodThenRun := func(consumer, use string, noexec bool) *Report {
+		eff := "k:fchmodat@10"
+		if noexec {
+			eff = "kn:fchmodat@10"
+		}
+		return Detect(result(p("/usr/bin/tool", at("File[/usr/bin]", eff), at(consumer, use+"@20"))), g, Options{})
+	}
+	// Held back: a root Exec runs it, reads it, stats it; the x bits stay.
+	for _, use := range []string{"x:execve", "c:openat", "s:newfstatat"} {
+		rep := chmodThenRun("Exec[run]", use, false)
+		expectHeld(t, rep, "MOR File[/usr/bin]->Exec[run] /usr/bin/tool held")
+		if f := rep.Findings[0]; !strings.Contains(f.HeldReason, "only changes the metadata") || f.Confidence != Metadata {
+			t.Errorf("%s: reason %q, confidence %v", use, f.HeldReason, f.Confidence)
+		}
+	}
+	// Near miss: every execute bit gone, and the Exec runs it (or checks it can).
+	expectHeld(t, chmodThenRun("Exec[run]", "x:execve", true), "MOR File[/usr/bin]->Exec[run] /usr/bin/tool")
+	expectHeld(t, chmodThenRun("Exec[run]", "s:access", true), "MOR File[/usr/bin]->Exec[run] /usr/bin/tool")
+	// ... but reading it as root still does not care.
+	expectHeld(t, chmodThenRun("Exec[run]", "c:openat", true), "MOR File[/usr/bin]->Exec[run] /usr/bin/tool held")
+	// Near miss: an Exec running as another user, and a daemon.
+	expectHeld(t, chmodThenRun("Exec[as-app]", "c:openat", false), "MOR File[/usr/bin]->Exec[as-app] /usr/bin/tool")
+	expectHeld(t, chmodThenRun("Service[app]", "c:openat", false), "MN File[/usr/bin]->Service[app] /usr/bin/tool")
+	// Near miss: the producer wrote content too.
+	rep := Detect(result(p("/usr/bin/tool", at("File[/usr/bin]", "p:openat@10"), at("Exec[run]", "x:execve@20"))), g, Options{})
+	expectHeld(t, rep, "MOR File[/usr/bin]->Exec[run] /usr/bin/tool")
+	if rep.Findings[0].Confidence != Content {
+		t.Errorf("confidence %v, want content", rep.Findings[0].Confidence)
+	}
+}
+
+// Rule 12, inspection: a File that manages only metadata and found its path
+// right changed nothing; one that manages content still produced it.
+func TestRuleInspectionProducesOnlyContent(t *testing.T) {
+	g := holdGraph()
+	inspect := func(file, path string) *Report {
+		return Detect(result(p(path, at(file, "s:newfstatat@10"), at("Exec[run]", "c:openat@20"))), g, Options{})
+	}
+	expectHeld(t, inspect("File[/etc/shadow]", "/etc/shadow"))
+	expectHeld(t, inspect("File[/usr/bin]", "/usr/bin/tool")) // a recursed descendant
+	// Near miss: content managed.
+	expectHeld(t, inspect("File[/etc/app.conf]", "/etc/app.conf"), "MOR File[/etc/app.conf]->Exec[run] /etc/app.conf")
+	// Near miss: a directory the File makes exist, its own path.
+	rep := Detect(result(dir("/etc/app.d", at("File[/etc/app.d]", "s:newfstatat@10"), at("Exec[run]", "c:openat@20"))), g, Options{})
+	expectHeld(t, rep, "MOR File[/etc/app.d]->Exec[run] /etc/app.d")
+}
+
+// Rule 13: a producer that makes a path only when it is missing commutes
+// with one that overwrites it.
+func TestRuleGuardedCreation(t *testing.T) {
+	g := holdGraph()
+	guarded := result(p("/etc/app.conf", at("Exec[setup]", "m:newfstatat@9", "p:openat@10"), at("File[/etc/app.conf]", "p:rename@20")))
+	rep := Detect(guarded, g, Options{})
+	expectHeld(t, rep, "MOR Exec[setup]->File[/etc/app.conf] /etc/app.conf held")
+	if !strings.Contains(rep.Findings[0].HeldReason, "only when it is missing") {
+		t.Errorf("reason %q", rep.Findings[0].HeldReason)
+	}
+	// Near miss: no lookup before the write.
+	expectHeld(t, Detect(result(p("/etc/app.conf", at("Exec[setup]", "p:openat@10"), at("File[/etc/app.conf]", "p:rename@20"))), g, Options{}),
+		"MOR Exec[setup]->File[/etc/app.conf] /etc/app.conf")
+	// Near miss: the lookup came after the write (it checked its own work).
+	expectHeld(t, Detect(result(p("/etc/app.conf", at("Exec[setup]", "p:openat@10", "m:stat@11"), at("File[/etc/app.conf]", "p:rename@20"))), g, Options{}),
+		"MOR Exec[setup]->File[/etc/app.conf] /etc/app.conf")
+	// Near miss: the other resource reads what the guarded one made.
+	expectHeld(t, Detect(result(p("/etc/app.conf", at("Exec[setup]", "m:newfstatat@9", "p:openat@10"), at("Exec[run]", "c:openat@20"))), g, Options{}),
+		"MOR Exec[setup]->Exec[run] /etc/app.conf")
+}
+
+// Rule 14: an entry added to a name-service database changes only the
+// lookups of its names.
+func TestRuleNameServiceEntry(t *testing.T) {
+	g := holdGraph()
+	hosts := func(producer, consumer string) *Report {
+		return Detect(result(p("/etc/hosts", at(producer, "c:openat@9", "p:rename@10"), at(consumer, "c:openat@20"))), g, Options{})
+	}
+	rep := hosts("Host[db.test]", "Exec[lookup-other]")
+	expectHeld(t, rep, "MOR Host[db.test]->Exec[lookup-other] /etc/hosts held")
+	if !strings.Contains(rep.Findings[0].HeldReason, "db.test") {
+		t.Errorf("reason %q", rep.Findings[0].HeldReason)
+	}
+	// Near miss: the consumer looks up that very name.
+	expectHeld(t, hosts("Host[db.test]", "Exec[ping-db]"), "MOR Host[db.test]->Exec[ping-db] /etc/hosts")
+	// Near miss: a File replaces the whole database.
+	expectHeld(t, hosts("File[/etc/hosts]", "Exec[lookup-other]"), "MOR File[/etc/hosts]->Exec[lookup-other] /etc/hosts")
+	// Near miss: a daemon that read it at start needs a restart.
+	expectHeld(t, hosts("Host[db.test]", "Service[app]"), "MN Host[db.test]->Service[app] /etc/hosts")
+	// Near miss: not a name-service database.
+	expectHeld(t, Detect(result(p("/etc/app.conf", at("Host[db.test]", "c:openat@9", "p:rename@10"), at("Exec[lookup-other]", "c:openat@20"))), g, Options{}),
+		"MOR Host[db.test]->Exec[lookup-other] /etc/app.conf")
+}
+
+// Rule 15: a service needs a restart for what it read, not for what it
+// only looked up, nor for its own state changed in place.
+func TestRuleNotifyNeedsARead(t *testing.T) {
+	g := holdGraph()
+	g.edge("File[/etc/app.conf]", "Service[app]", before)
+	g.edge("File[/etc/app.d]", "Service[app]", before)
+	g.edge("Exec[setup]", "Service[app]", before)
+	rep := Detect(result(p("/etc/app.conf", at("File[/etc/app.conf]", "p:rename@10"), at("Service[app]", "s:newfstatat@20"))), g, Options{})
+	expectHeld(t, rep, "MN File[/etc/app.conf]->Service[app] /etc/app.conf held")
+	// Near miss: it read it.
+	expectHeld(t, Detect(result(p("/etc/app.conf", at("File[/etc/app.conf]", "p:rename@10"), at("Service[app]", "c:openat@20"))), g, Options{}),
+		"MN File[/etc/app.conf]->Service[app] /etc/app.conf")
+	// A directory only looked up is held; one it made an entry in is not.
+	expectHeld(t, Detect(result(dir("/etc/app.d", at("File[/etc/app.d]", "p:mkdir@10"), at("Service[app]", "s:newfstatat@20"))), g, Options{}),
+		"MN File[/etc/app.d]->Service[app] /etc/app.d held")
+	expectHeld(t, Detect(result(dir("/etc/app.d", at("File[/etc/app.d]", "p:mkdir@10"), at("Service[app]", "c:openat@20"))), g, Options{}),
+		"MN File[/etc/app.d]->Service[app] /etc/app.d")
+	// Its own state, changed in place by another: held; replaced: not.
+	expectHeld(t, Detect(result(p("/var/lib/app/cache.db", at("Exec[setup]", "k:openat@10"), at("Service[app]", "c:openat@20", "k:write@21"))), g, Options{}),
+		"MN Exec[setup]->Service[app] /var/lib/app/cache.db held")
+	expectHeld(t, Detect(result(p("/var/lib/app/cache.db", at("Exec[setup]", "p:rename@10"), at("Service[app]", "c:openat@20", "k:write@21"))), g, Options{}),
+		"MN Exec[setup]->Service[app] /var/lib/app/cache.db")
+}
+
+// Rule 16: a generated resource's own orderings in Puppet's graph order
+// its block's relations.
+func TestRuleGeneratedOrdering(t *testing.T) {
+	g := &genOrderGraph{fakeGraph: newFake()}
+	g.add("Concat_file[/etc/app/x.conf]", "c.pp", 1, "path", "/etc/app/x.conf")
+	g.add("File[/etc/app]", "c.pp", 2, "ensure", "directory")
+	res := result(dir("/etc/app", at("File[/etc/app]", "p:mkdir@10"), at("File[/etc/app/x.conf]", "c:openat@20")))
+	// Without the generated File's edge: a missing order.
+	expectHeld(t, Detect(res, g, Options{}), "MOR File[/etc/app]->Concat_file[/etc/app/x.conf] /etc/app")
+	// With Puppet's autorequire of the generated File: ordered.
+	g.before = map[string][]string{"File[/etc/app/x.conf]": {"File[/etc/app]"}}
+	rep := Detect(res, g, Options{})
+	expectHeld(t, rep)
+	if rep.Stats.GeneratedOrdered != 1 {
+		t.Errorf("generated ordered %d", rep.Stats.GeneratedOrdered)
+	}
+}
+
+// genOrderGraph is a fake GeneratedOrderGraph: File[p] is generated by the
+// Concat_file of p, and before[gen] lists what Puppet ordered before gen.
+type genOrderGraph struct {
+	*fakeGraph
+	before map[string][]string
+}
+
+func (g *genOrderGraph) Generator(ref string) (*catalog.Resource, bool) {
+	if strings.HasPrefix(ref, "File[") {
+		r, ok := g.res[normRef("Concat_file["+strings.TrimPrefix(ref, "File["))]
+		return r, ok
+	}
+	return nil, false
+}
+
+func (g *genOrderGraph) OrderedBeforeGenerated(a *catalog.Resource, gen string) bool {
+	for _, b := range g.before[gen] {
+		if g.res[normRef(b)] == a {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *genOrderGraph) OrderedAfterGenerated(string, *catalog.Resource) bool { return false }
+
+// The guards of the older rules: each mutation that widens one makes one of
+// these fail.
+func TestOlderRuleGuards(t *testing.T) {
+	g := rulesGraph()
+	g.add("File[/etc/app/mode-only]", "app.pp", 30, "mode", "0600")
+	g.add("Exec[read-mode-only]", "app.pp", 31)
+	// metadataBeforeContent needs the producer not to have replaced the
+	// content: a mode-only File that made the file (ensure default) did.
+	rep := Detect(result(p("/etc/app/mode-only", at("File[/etc/app/mode-only]", "p:openat@10"), at("Exec[edit-conf]", "c@20", "p:rename@21"))), g, Options{})
+	expectHeld(t, rep, "MOR File[/etc/app/mode-only]->Exec[edit-conf] /etc/app/mode-only")
+	// Commuting pairs are held back as MOR only: a mode-only File against a
+	// daemon reading the file is a missing notifier.
+	g.edge("File[/etc/app/mode-only]", "Service[app]", before)
+	expectHeld(t, Detect(result(p("/etc/app/mode-only", at("File[/etc/app/mode-only]", "k:chmod@10"), at("Service[app]", "c@20"))), g, Options{}),
+		"MN File[/etc/app/mode-only]->Service[app] /etc/app/mode-only")
+	// metadataBeforeContent does not hold pairs related both ways (an
+	// editor that is not root, so that rule 12 leaves the pair alone).
+	g.add("Exec[edit-as-app]", "app.pp", 32, "user", "app")
+	rep = Detect(result(
+		p("/etc/app/mode-only", at("File[/etc/app/mode-only]", "k:chmod@10"), at("Exec[edit-as-app]", "c@20", "p:rename@21")),
+		p("/etc/app/other", at("Exec[edit-as-app]", "k:openat@25"), at("File[/etc/app/mode-only]", "c@30"))), g, Options{})
+	if fs := held(rep); len(fs) != 1 || strings.HasSuffix(fs[0], " held") {
+		t.Errorf("a pair related both ways was held back: %q", fs)
+	}
+	// An observed fault is never held back, even on the account databases.
+	res := failed(result(p("/etc/passwd", at("User[app]", "p:rename@20"), at("File[/var/log/app]", "m:openat@10"))),
+		"File[/var/log/app]", "Error: could not find user app")
+	rep = Detect(res, g, Options{})
+	expectHeld(t, rep, "MOR User[app]->File[/var/log/app] /etc/passwd")
+	if !rep.Findings[0].Observed || rep.Findings[0].Confidence != Observed {
+		t.Errorf("observed %v confidence %v", rep.Findings[0].Observed, rep.Findings[0].Confidence)
+	}
+	// Nor by a path rule: a lookup of another name that failed for want of
+	// the name-service database is still a fault of this run.
+	hg := holdGraph()
+	res = failed(result(p("/etc/hosts", at("Host[db.test]", "p:rename@20"), at("Exec[lookup-other]", "m:openat@10"))),
+		"Exec[lookup-other]", "Error: getent failed")
+	expectHeld(t, Detect(res, hg, Options{}), "MOR Host[db.test]->Exec[lookup-other] /etc/hosts")
+	// A held notify relation of a pair that is notified makes no finding.
+	hg.edge("File[/etc/app.conf]", "Service[app]", notify)
+	expectHeld(t, Detect(result(p("/etc/app.conf", at("File[/etc/app.conf]", "p:rename@10"), at("Service[app]", "s:newfstatat@20"))), hg, Options{}))
+}
