@@ -386,7 +386,17 @@ func judge(pr *pair, g Graph, opts Options, st *Stats) (Finding, bool) {
 	}
 	f.Confidence = confidenceOf(&f)
 	f.Fix = suggestFix(f.Kind, f.Producer, f.Consumer, g.Ordered(f.Consumer, f.Producer))
+	if f.Kind == MN && slices.ContainsFunc(f.Paths, func(pc PathConflict) bool { return isUnitFile(pc.Path) }) {
+		f.Fix += "; systemd must reread the unit too: Puppet's systemd provider runs systemctl daemon-reload before it restarts a service whose unit file changed"
+	}
 	return f, true
+}
+
+// isUnitFile reports whether path is a systemd service unit file or one of
+// its drop-ins, which systemd reads when it reloads or starts the unit.
+func isUnitFile(path string) bool {
+	dir, name := path[:strings.LastIndexByte(path, '/')+1], path[strings.LastIndexByte(path, '/')+1:]
+	return strings.HasSuffix(name, ".service") || strings.HasSuffix(strings.TrimSuffix(dir, "/"), ".service.d")
 }
 
 // heldByPathRules makes the finding a pair would have been but for the

@@ -254,3 +254,26 @@ func TestOlderRuleGuards(t *testing.T) {
 	hg.edge("File[/etc/app.conf]", "Service[app]", notify)
 	expectHeld(t, Detect(result(p("/etc/app.conf", at("File[/etc/app.conf]", "p:rename@10"), at("Service[app]", "s:newfstatat@20"))), hg, Options{}))
 }
+
+// An MN on a unit file says systemd must reread it, and that Puppet's
+// provider does; one on another file does not.
+func TestUnitFileFix(t *testing.T) {
+	g := holdGraph()
+	g.add("File[/etc/systemd/system/app.service]", "h.pp", 20, "content", "[Service]\n")
+	g.edge("File[/etc/systemd/system/app.service]", "Service[app]", before)
+	g.edge("File[/etc/app.conf]", "Service[app]", before)
+	rep := Detect(result(p("/etc/systemd/system/app.service", at("File[/etc/systemd/system/app.service]", "p:rename@10"), at("Service[app]", "c:openat@20"))), g, Options{})
+	if len(rep.Findings) != 1 || !strings.Contains(rep.Findings[0].Fix, "daemon-reload") {
+		t.Errorf("unit file MN: %q", summary(rep))
+	}
+	rep = Detect(result(p("/etc/app.conf", at("File[/etc/app.conf]", "p:rename@10"), at("Service[app]", "c:openat@20"))), g, Options{})
+	if len(rep.Findings) != 1 || strings.Contains(rep.Findings[0].Fix, "daemon-reload") {
+		t.Errorf("config file MN: %q %q", summary(rep), rep.Findings[0].Fix)
+	}
+	for path, want := range map[string]bool{"/etc/systemd/system/app.service": true, "/etc/systemd/system/app.service.d/x.conf": true,
+		"/etc/app.service.conf": false, "/etc/systemd/system/app.socket": false} {
+		if isUnitFile(path) != want {
+			t.Errorf("isUnitFile(%s) = %v", path, !want)
+		}
+	}
+}

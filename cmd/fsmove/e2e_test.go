@@ -111,6 +111,9 @@ type fixtureCase struct {
 }
 
 var fixtureCases = []fixtureCase{
+	{"near_rules",
+		[]string{"MOR Augeas[fsmove-svc] Exec[lookup-svc]"},
+		[]string{"MOR Augeas[fsmove-svc] Exec[lookup-svc]"}, false, false},
 	{"mor_exec_reads_file",
 		[]string{"MOR File[/etc/mor_exec_reads_file.conf] Exec[read-conf]"},
 		[]string{"MOR File[/etc/mor_exec_reads_file.conf] Exec[read-conf]"}, false, false},
@@ -145,8 +148,8 @@ var fixtureCases = []fixtureCase{
 		[]string{"MOR File[/etc/mor_observed_failure.conf] Exec[read-conf] observed"},
 		true, false},
 	{"mn_systemd_service",
-		[]string{"MN File[/etc/mn_systemd_service.conf] Service[mn-systemd]"},
-		[]string{"MN File[/etc/mn_systemd_service.conf] Service[mn-systemd]"},
+		[]string{"MN File[/etc/default/mn-systemd] Service[mn-systemd]", "MN File[/etc/mn_systemd_service.conf] Service[mn-systemd]"},
+		[]string{"MN File[/etc/default/mn-systemd] Service[mn-systemd]", "MN File[/etc/mn_systemd_service.conf] Service[mn-systemd]"},
 		false, true},
 }
 

@@ -43,7 +43,8 @@ type Interp struct {
 	open     BlockID // the open block, NoBlock between blocks
 	failures []BlockFailure
 
-	cur BlockID // the block the current statement acts for
+	cur     BlockID  // the block the current statement acts for
+	curProc *process // the process of the current statement
 
 	cache pathCache
 	miss  missCache
@@ -87,7 +88,7 @@ func (in *Interp) Step(st *fstrace.Statement) {
 		return
 	}
 	p := in.lookupProc(st.Pid)
-	in.cur = in.block(p)
+	in.cur, in.curProc = in.block(p), p
 	switch st.Op {
 	case fstrace.OpNewFd:
 		in.newFd(p, st)
@@ -192,6 +193,9 @@ func (in *Interp) ensure(l location) location {
 // record charges effect eff on l to the current block.
 func (in *Interp) record(l location, isDir bool, eff fstrace.Effect, st *fstrace.Statement) {
 	if in.cur == NoBlock {
+		if eff == fstrace.Consumed && in.curProc != nil && in.curProc.init {
+			in.initRead(in.curProc, in.m.locPath(l), isDir, st)
+		}
 		return
 	}
 	in.m.paths.record(in.m.locPath(l), isDir, in.cur, eff, st)

@@ -44,7 +44,24 @@ type process struct {
 	attr  *attribution
 	// provisional: created on first sight, not (yet) by a NewProc.
 	provisional bool
+	// init: the pid namespace's init (systemd). Its reads act for no block,
+	// but those it makes for a unit are the unit's (initRead).
+	init bool
+	// pending are the reads init made since it last started a process:
+	// the child inherits them, and they become its unit's when it joins one
+	// (systemd reads a unit's EnvironmentFile= just before it forks).
+	pending []pendingRead
 }
+
+// pendingRead is a read of init's that may turn out to be for a unit.
+type pendingRead struct {
+	id    pathID
+	isDir bool
+	st    fstrace.Statement // its evidence: Syscall, Line and Flags only
+}
+
+// maxPending bounds the reads kept for the next process init starts.
+const maxPending = 64
 
 func (in *Interp) block(p *process) BlockID {
 	if p.attr.dynamic {
@@ -70,10 +87,11 @@ func (in *Interp) lookupProc(pid int32) *process {
 		if pid == initPid {
 			// init (systemd in a container booted with it) acts for no
 			// block, and neither do the processes it starts, unless
-			// they join a unit's cgroup (writePid). It is traced only so
-			// that its children, the services, are. It is not the
-			// trace's root.
+			// they join a unit's cgroup (writePid). It is traced so that
+			// its children, the services, are, and for what it reads on
+			// a unit's behalf (initRead). It is not the trace's root.
 			p.attr.dynamic = false
+			p.init = true
 			in.procs[pid] = p
 			in.stats.Processes++
 			in.lastPid, in.lastProc = pid, p
@@ -212,6 +230,9 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 	} else {
 		c.fs = &fsInfo{cwd: parent.fs.cwd}
 	}
+	if parent.init && st.Flags&fstrace.ShareThread == 0 {
+		c.pending, parent.pending = parent.pending, nil
+	}
 	switch {
 	case st.Flags&fstrace.ShareThread != 0:
 		c.attr = parent.attr
@@ -256,6 +277,7 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 // exec closes the close-on-exec fds. A table shared with other processes
 // is copied first: the exec'ing process gets its own.
 func (in *Interp) exec(p *process) {
+	p.pending = nil // a program that did not join a unit first: not a service's start
 	if p.files.users > 1 {
 		own := in.copyFiles(p.files)
 		in.releaseFiles(p.files)
@@ -308,6 +330,42 @@ func (in *Interp) writePid(p *process, st *fstrace.Statement) {
 	// In place: a cgroup move takes all of a process's threads, which
 	// share this attribution.
 	*target.attr = attribution{block: block}
+	if block != NoBlock {
+		for i := range target.pending {
+			pr := &target.pending[i]
+			in.m.paths.record(pr.id, pr.isDir, block, fstrace.Consumed, &pr.st)
+			in.stats.UnitReads++
+		}
+	}
+	target.pending = nil
+}
+
+// initRead takes a read that init made outside every block (in.cur is
+// NoBlock): a unit file or a drop-in of a service is that unit's (systemd
+// reads them on a reload or a start, on the unit's behalf); another file is
+// kept for the next process init starts (see process.pending). Only what
+// init read is taken, not what it looked up.
+func (in *Interp) initRead(p *process, id pathID, isDir bool, st *fstrace.Statement) {
+	if st.Flags&fstrace.Probe != 0 {
+		return
+	}
+	n := &in.m.paths.nodes[id]
+	unit := ""
+	switch {
+	case !isDir && strings.HasSuffix(n.name, ".service"):
+		unit = n.name
+	case strings.HasSuffix(in.m.paths.nodes[n.parent].name, ".service.d"):
+		unit = strings.TrimSuffix(in.m.paths.nodes[n.parent].name, ".d")
+	}
+	if unit != "" {
+		in.m.paths.record(id, isDir, in.blockID(UnitBlock(unit)), fstrace.Consumed, st)
+		in.stats.UnitReads++
+		return
+	}
+	if len(p.pending) < maxPending {
+		p.pending = append(p.pending, pendingRead{id: id, isDir: isDir,
+			st: fstrace.Statement{Syscall: st.Syscall, Line: st.Line, Flags: st.Flags}})
+	}
 }
 
 // UnitBlock names the block of a systemd service unit: the accesses of the

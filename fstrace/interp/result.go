@@ -187,6 +187,7 @@ type Stats struct {
 	MissingLookups  int64 // Missing statements interpreted inside blocks (the lowering leaves repeats out)
 	FailedBlocks    int64 // blocks reported as failed (len(Result.Failures))
 	UnitMoves       int64 // processes moved into a systemd unit's cgroup (attributed by unit from then on)
+	UnitReads       int64 // reads systemd (init) made for a unit: its unit files, drop-ins, and what it read just before starting its process
 }
 
 // Result is the outcome of interpreting one program.

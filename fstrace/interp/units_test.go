@@ -35,10 +35,10 @@ func TestServiceProcessActsForItsUnit(t *testing.T) {
 	wantEffects(t, res, "/etc/demo.conf", UnitBlock("demo.service"), "consumed")
 	wantEffects(t, res, "/etc/demo.d/x", UnitBlock("demo.service"), "consumed")
 	wantEffects(t, res, "/etc/demo.conf", "File[/etc/other]", "")
-	// init's own work is no block's, even inside one.
-	if pa := findPath(res, "/etc/systemd/system/demo.service"); pa != nil {
-		t.Errorf("pid 1's read charged to %v", pa.Accesses)
-	}
+	// init's own work is no block's, even inside one; but a unit file
+	// it reads is its unit's.
+	wantEffects(t, res, "/etc/systemd/system/demo.service", UnitBlock("demo.service"), "consumed")
+	wantEffects(t, res, "/etc/systemd/system/demo.service", "Service[demo]", "")
 	if res.Stats.UnitMoves != 1 {
 		t.Errorf("UnitMoves = %d, want 1 (two writes, one move)", res.Stats.UnitMoves)
 	}
@@ -74,6 +74,43 @@ func TestWritePidNearMisses(t *testing.T) {
 		if _, ok := BlockUnit(b); ok {
 			t.Errorf("unit block %q made by a near miss", b)
 		}
+	}
+}
+
+// What systemd reads for a unit is the unit's: its drop-ins by name, and
+// the files it reads just before it starts the unit's process (its
+// EnvironmentFile=), which the child takes along into the unit's cgroup.
+// Near misses: what init only looked up, what it read before starting a
+// process that never joined a unit, and a cgroup directory named after a
+// unit.
+func TestInitReadsForUnits(t *testing.T) {
+	probe := hp(1, C, "/etc/default/probed")
+	probe.Flags = fstrace.Probe
+	_, res := run(
+		begin(puppet, "Service[demo]"),
+		hp(1, C, "/etc/systemd/system/demo.service.d/override.conf"),
+		hp(1, C, "/etc/default/helper"),
+		newProc(1, 85, 0),
+		execve(85),
+		hp(85, C, "/etc/helper.conf"),
+		hp(1, C, "/etc/default/demo"),
+		probe,
+		newProc(1, 86, 0),
+		open(86, unitProcs, 3),
+		writePid(86, 3, 0),
+		mkdir(1, "/sys/fs/cgroup/unified/x/other.service"),
+		hp(1, C, "/sys/fs/cgroup/unified/x/other.service"),
+		end(puppet, "Service[demo]"),
+	)
+	wantEffects(t, res, "/etc/systemd/system/demo.service.d/override.conf", UnitBlock("demo.service"), "consumed")
+	wantEffects(t, res, "/etc/default/demo", UnitBlock("demo.service"), "consumed")
+	for _, p := range []string{"/etc/default/helper", "/etc/default/probed", "/etc/helper.conf", "/sys/fs/cgroup/unified/x/other.service"} {
+		if pa := findPath(res, p); pa != nil {
+			t.Errorf("%s charged to %v", p, pa.Accesses)
+		}
+	}
+	if res.Stats.UnitReads != 2 {
+		t.Errorf("UnitReads = %d, want 2", res.Stats.UnitReads)
 	}
 }
 

@@ -8,16 +8,27 @@
 #
 # File['/etc/mn_systemd_service.conf'] is ordered before the Service but does
 # not notify it: a later change of the file would leave the daemon running
-# with the old settings. Expected finding: one MN from that File to the
+# with the old settings. Expected finding: an MN from that File to the
 # Service.
 #
+# File['/etc/default/mn-systemd'] is the unit's EnvironmentFile: systemd
+# itself (PID 1) reads it when it starts the unit, and passes its settings
+# to the daemon, which never opens it. It too is ordered before the Service
+# and does not notify it: a second expected MN.
+#
 # Near misses: File['/etc/mn_systemd_service.d/extra.conf'], which the
-# daemon reads too, notifies the Service; the unit file notifies it and is
-# read only by systemd itself (PID 1, no resource's work).
+# daemon reads too, notifies the Service; the unit file, which systemd reads
+# for the unit, notifies it.
 class mn_systemd_service {
   file { '/etc/mn_systemd_service.conf':
     ensure  => file,
     content => "greeting=hello\n",
+    before  => Service['mn-systemd'],
+  }
+
+  file { '/etc/default/mn-systemd':
+    ensure  => file,
+    content => "GREETING=hello\n",
     before  => Service['mn-systemd'],
   }
 
@@ -38,6 +49,7 @@ class mn_systemd_service {
       Description=fsmove fixture mn_systemd_service
 
       [Service]
+      EnvironmentFile=/etc/default/mn-systemd
       ExecStartPre=/bin/cat /etc/mn_systemd_service.conf
       ExecStart=/bin/sh -c 'cat /etc/mn_systemd_service.conf /etc/mn_systemd_service.d/extra.conf >/dev/null; exec sleep infinity'
 

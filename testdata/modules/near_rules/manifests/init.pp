@@ -1,0 +1,54 @@
+# Fixture: the path rules of the detector (detector/doc.go, rules 12 and 14)
+# on a real run, with a fault that they must not hide.
+#
+# Rule 12. Exec['install-tool'] installs a script with mode 0775;
+# File['/usr/local/lib/near_rules'] then takes the group write bit off every
+# file below it (recurse, mode go-w), as hardening modules do to /usr/bin.
+# Exec['run-tool'] runs the script, unordered with the File. It runs as
+# root, and the script stays executable: both orders run it the same way.
+# Held back, not a fault.
+#
+# Rule 14. Augeas['fsmove-svc'] adds the service fsmove-svc (9999/tcp) to
+# /etc/services. Exec['lookup-ssh'] looks up another service there: both
+# orders give it the same answer. Held back, not a fault.
+#
+# Expected finding: Exec['lookup-svc'] looks up fsmove-svc itself, and
+# nothing orders it after the Augeas: in the other order getent finds no
+# such service and the Exec fails. MOR Augeas['fsmove-svc'] ->
+# Exec['lookup-svc'].
+class near_rules {
+  exec { 'install-tool':
+    command => "/bin/sh -c 'mkdir -p /usr/local/lib/near_rules && printf \"#!/bin/sh\\nexit 0\\n\" >/usr/local/lib/near_rules/tool && chmod 0775 /usr/local/lib/near_rules/tool'",
+    creates => '/usr/local/lib/near_rules/tool',
+  }
+
+  file { '/usr/local/lib/near_rules':
+    ensure  => directory,
+    recurse => true,
+    mode    => 'go-w',
+    require => Exec['install-tool'],
+  }
+
+  exec { 'run-tool':
+    command => '/usr/local/lib/near_rules/tool',
+    require => Exec['install-tool'],
+  }
+
+  augeas { 'fsmove-svc':
+    context => '/files/etc/services',
+    changes => [
+      'set service-name[last()+1] fsmove-svc',
+      'set service-name[last()]/port 9999',
+      'set service-name[last()]/protocol tcp',
+    ],
+    onlyif  => "match service-name[. = 'fsmove-svc'] size == 0",
+  }
+
+  exec { 'lookup-ssh':
+    command => '/usr/bin/getent services ssh',
+  }
+
+  exec { 'lookup-svc':
+    command => '/usr/bin/getent services fsmove-svc',
+  }
+}
