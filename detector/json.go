@@ -69,6 +69,7 @@ type jsonFinding struct {
 	BothWays     bool           `json:"both_ways"`
 	Observed     bool           `json:"observed"`
 	ObservedErr  string         `json:"observed_error"`
+	Confidence   string         `json:"confidence"`
 	HeldBack     bool           `json:"held_back"`
 	HeldReason   string         `json:"held_reason"`
 	Commutes     bool           `json:"commutes"`
@@ -97,6 +98,8 @@ type jsonConflict struct {
 	ConsumerEvidence jsonEvidence `json:"consumer_evidence"`
 	Waived           bool         `json:"waived"`
 	WaiverReason     string       `json:"waiver_reason"`
+	HeldReason       string       `json:"held_reason"`
+	Metadata         bool         `json:"metadata"`
 }
 
 type jsonEvidence struct {
@@ -197,6 +200,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 			BothWays:     f.BothWays,
 			Observed:     f.Observed,
 			ObservedErr:  f.ObservedError,
+			Confidence:   f.Confidence.String(),
 			HeldBack:     f.HeldBack,
 			HeldReason:   f.HeldReason,
 			Commutes:     f.Commutes,
@@ -216,6 +220,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 				ConsumerEvidence: toJSONEvidence(pc.ConsumerEvidence),
 				Waived:           pc.Waived,
 				WaiverReason:     pc.WaiverReason,
+				HeldReason:       pc.HeldReason,
+				Metadata:         pc.Metadata,
 			})
 		}
 		out.Findings = append(out.Findings, jf)

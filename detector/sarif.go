@@ -85,19 +85,26 @@ type sarifMessage struct {
 }
 
 type sarifResult struct {
-	RuleID              string             `json:"ruleId"`
-	RuleIndex           int                `json:"ruleIndex"`
-	Level               string             `json:"level"`
-	Message             sarifMessage       `json:"message"`
-	Locations           []sarifLocation    `json:"locations,omitempty"`
-	RelatedLocations    []sarifLocation    `json:"relatedLocations,omitempty"`
-	PartialFingerprints map[string]string  `json:"partialFingerprints"`
-	Properties          *sarifConfirmation `json:"properties,omitempty"`
+	RuleID              string            `json:"ruleId"`
+	RuleIndex           int               `json:"ruleIndex"`
+	Level               string            `json:"level"`
+	Message             sarifMessage      `json:"message"`
+	Locations           []sarifLocation   `json:"locations,omitempty"`
+	RelatedLocations    []sarifLocation   `json:"relatedLocations,omitempty"`
+	PartialFingerprints map[string]string `json:"partialFingerprints"`
+	Properties          sarifResultProps  `json:"properties"`
 }
 
-// sarifConfirmation is a result's property bag when the finding was
-// re-applied to test it: the verdict and its evidence (JSON's
-// "confirmation").
+// sarifResultProps is a result's property bag: the finding's confidence
+// (JSON's "confidence"), and the confirmation when it was re-applied.
+type sarifResultProps struct {
+	Confidence string `json:"confidence"`
+	*sarifConfirmation
+}
+
+// sarifConfirmation is the part of a result's property bag that is there
+// when the finding was re-applied to test it: the verdict and its evidence
+// (JSON's "confirmation").
 type sarifConfirmation struct {
 	Confirmation         string   `json:"confirmation"`
 	ConfirmationWhy      string   `json:"confirmationWhy"`
@@ -151,7 +158,8 @@ var sarifRules = [...]struct {
 // WriteSARIF writes a SARIF 2.1.0 log: one run of the fsmove driver with
 // the rules MOR and MN, and one result per finding that is not waived,
 // located at the consumer's manifest line (the service's, for MN), with the
-// producer as a related location.
+// producer as a related location. The level follows the confidence
+// (sarifLevel), which the property bag carries too.
 func (r *Report) WriteSARIF(w io.Writer) error {
 	if err := r.check(); err != nil {
 		return err
@@ -191,16 +199,12 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		res := sarifResult{
 			RuleID:    sarifRules[f.Kind].id,
 			RuleIndex: int(f.Kind),
-			Level:     "error",
+			Level:     sarifLevel(f),
 			Message:   sarifMessage{sarifText(f)},
 			PartialFingerprints: map[string]string{
 				"fsmovePair/v1": f.Kind.String() + ":" + f.Producer.Ref() + "|" + f.Consumer.Ref(),
 			},
-			Properties: sarifConfirmationOf(f.Confirmation),
-		}
-		if f.Confirmation != nil && f.Confirmation.Verdict == Refuted {
-			// Re-applying showed no difference: most likely not a fault.
-			res.Level = "note"
+			Properties: sarifResultProps{Confidence: f.Confidence.String(), sarifConfirmation: sarifConfirmationOf(f.Confirmation)},
 		}
 		if loc, ok := sarifLocationOf(f.Consumer, r.SourceRoot); ok {
 			res.Locations = append(res.Locations, loc)
@@ -217,6 +221,20 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}})
+}
+
+// sarifLevel is a result's level: "error" for a finding observed in this
+// run or made by content, "warning" when only metadata or lookups relate
+// the two resources, and "note" when re-applying refuted it (most likely
+// not a fault).
+func sarifLevel(f *Finding) string {
+	switch {
+	case f.Confirmation != nil && f.Confirmation.Verdict == Refuted:
+		return "note"
+	case f.Confidence == Metadata:
+		return "warning"
+	}
+	return "error"
 }
 
 // sarifText is the result message: what conflicts, on which paths, with
@@ -238,6 +256,9 @@ func sarifText(f *Finding) string {
 	}
 	if f.Observed {
 		fmt.Fprintf(&b, " It failed in this run: %s", f.ObservedError)
+	}
+	if f.Confidence == Metadata {
+		b.WriteString(" Only metadata (mode, owner) or a lookup relates them, on every path.")
 	}
 	if c := f.Confirmation; c != nil {
 		fmt.Fprintf(&b, " Re-applied to test it: %s, %s.", c.Verdict, c.Why)

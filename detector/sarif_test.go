@@ -22,7 +22,7 @@ var sarifShape = map[string]struct{ allowed, required []string }{
 	"reportingDescriptor": {[]string{"id", "name", "shortDescription", "fullDescription", "defaultConfiguration"}, []string{"id"}},
 	"configuration":       {[]string{"level"}, nil},
 	"message":             {[]string{"text"}, []string{"text"}},
-	"result":              {[]string{"ruleId", "ruleIndex", "level", "message", "locations", "relatedLocations", "partialFingerprints"}, []string{"message"}},
+	"result":              {[]string{"ruleId", "ruleIndex", "level", "message", "locations", "relatedLocations", "partialFingerprints", "properties"}, []string{"message"}},
 	"location":            {[]string{"id", "physicalLocation", "message"}, nil},
 	"physicalLocation":    {[]string{"artifactLocation", "region"}, []string{"artifactLocation"}},
 	"artifactLocation":    {[]string{"uri", "uriBaseId"}, []string{"uri"}},

@@ -2,8 +2,10 @@ package detector
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
@@ -67,6 +69,8 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		if len(list) == 0 {
 			continue
 		}
+		// Strongest evidence first; compareFindings' order within a rank.
+		slices.SortStableFunc(list, func(x, y *Finding) int { return cmp.Compare(x.Confidence, y.Confidence) })
 		head := fmt.Sprintf("%s: %d", sec.title, len(list))
 		st := ansiRed
 		switch {
@@ -160,6 +164,7 @@ func (t *textWriter) finding(n int, f *Finding) {
 	p := printable.String
 	fmt.Fprintf(t.w, "%s %d. %s %s %s\n", f.Kind, n,
 		t.style(ansiBold, p(f.Producer.Ref())), arrow, t.style(ansiBold, p(f.Consumer.Ref())))
+	fmt.Fprintf(t.w, "  confidence: %s\n", confidenceText(f.Confidence))
 	fmt.Fprintf(t.w, "  producer: %s%s\n", p(f.Producer.Ref()), p(location(f.Producer, " at ", "")))
 	fmt.Fprintf(t.w, "  consumer: %s%s\n", p(f.Consumer.Ref()), p(location(f.Consumer, " at ", "")))
 	if f.Observed {
@@ -168,14 +173,21 @@ func (t *textWriter) finding(n int, f *Finding) {
 	if f.BothWays {
 		fmt.Fprintf(t.w, "  note: the paths relate them both ways; the fix keeps the order this run used\n")
 	}
-	if f.HeldBack {
-		fmt.Fprintf(t.w, "  held back: %s\n", p(f.HeldReason))
-	}
-	shown := 0
+	shown, pathsHeld := 0, f.HeldBack
 	for _, pc := range f.Paths {
 		if !pc.Waived {
 			shown++
+			pathsHeld = pathsHeld && pc.HeldReason != ""
 		}
+	}
+	// A finding held back path by path gives each path's reason under the
+	// path; its own reason joins them all, which only one path keeps short.
+	pathsHeld = pathsHeld && shown > 1
+	switch {
+	case pathsHeld:
+		fmt.Fprintf(t.w, "  held back: every path, for the reason under it\n")
+	case f.HeldBack:
+		fmt.Fprintf(t.w, "  held back: %s\n", p(f.HeldReason))
 	}
 	if waived := len(f.Paths) - shown; waived > 0 {
 		fmt.Fprintf(t.w, "  conflicts on %d path(s), %d more waived:\n", shown, waived)
@@ -186,9 +198,12 @@ func (t *textWriter) finding(n int, f *Finding) {
 		if pc.Waived {
 			continue
 		}
-		fmt.Fprintf(t.w, "    %s (%s)\n", p(pc.Path), pc.Relation)
+		t.path(pc)
 		t.effect(pc.ProducerEffect.String(), pc.Producer, pc.ProducerEvidence)
 		t.effect(pc.ConsumerEffect.String(), pc.Consumer, pc.ConsumerEvidence)
+		if f.HeldBack && pc.HeldReason != "" && (pathsHeld || pc.HeldReason != f.HeldReason) {
+			fmt.Fprintf(t.w, "      held back: %s\n", p(pc.HeldReason))
+		}
 	}
 	if c := f.Confirmation; c != nil {
 		fmt.Fprintf(t.w, "  confirmation: %s: %s (%.0fs)\n", t.style(ansiBold, string(c.Verdict)), p(c.Why), c.Seconds)
@@ -200,6 +215,29 @@ func (t *textWriter) finding(n int, f *Finding) {
 		}
 	}
 	fmt.Fprintf(t.w, "  fix: %s\n\n", t.style(ansiGreen, p(f.Fix)))
+}
+
+// path is a conflict's path line: the path and its relation, and whether
+// only metadata or a lookup relates the two resources there.
+func (t *textWriter) path(pc PathConflict) {
+	rel := pc.Relation.String()
+	if pc.Metadata {
+		rel += "; only metadata or a lookup"
+	}
+	fmt.Fprintf(t.w, "    %s (%s)\n", printable.String(pc.Path), rel)
+}
+
+// confidenceText is the confidence with what it means, for the text report.
+func confidenceText(c Confidence) string {
+	switch c {
+	case Observed:
+		return "observed (it failed in this run)"
+	case Content:
+		return "content (what one made, the other read, replaced or removed)"
+	case Metadata:
+		return "metadata (only mode, owner or a lookup relates them)"
+	}
+	return c.String()
 }
 
 func (t *textWriter) effect(eff string, r *catalog.Resource, ev interp.Evidence) {
