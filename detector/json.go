@@ -17,6 +17,7 @@ const JSONSchemaVersion = 1
 type jsonReport struct {
 	SchemaVersion    int           `json:"schema_version"`
 	Findings         []jsonFinding `json:"findings"`
+	Groups           []jsonGroup   `json:"groups"`
 	UnresolvedBlocks []string      `json:"unresolved_blocks"`
 	UnusedWaivers    []jsonWaiver  `json:"unused_waivers"`
 	Complete         bool          `json:"complete"`
@@ -75,8 +76,21 @@ type jsonFinding struct {
 	Commutes     bool           `json:"commutes"`
 	Waived       bool           `json:"waived"`
 	WaiverReason string         `json:"waiver_reason"`
+	Group        int            `json:"group"`
 	// Confirmation is there when the finding was re-applied to test it.
 	Confirmation *jsonConfirmation `json:"confirmation,omitempty"`
+}
+
+// jsonGroup is a Group: Members index "findings".
+type jsonGroup struct {
+	Kind       string       `json:"kind"`
+	By         string       `json:"by"`
+	Resource   jsonResource `json:"resource"`
+	Paths      []string     `json:"paths"`
+	Confidence string       `json:"confidence"`
+	HeldBack   bool         `json:"held_back"`
+	Fix        string       `json:"fix"`
+	Members    []int        `json:"members"`
 }
 
 type jsonResource struct {
@@ -184,6 +198,15 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		Findings:         []jsonFinding{},
 		UnresolvedBlocks: append([]string{}, r.UnresolvedBlocks...),
 		UnusedWaivers:    []jsonWaiver{},
+		Groups:           []jsonGroup{},
+	}
+	groups := GroupFindings(r.Findings)
+	inGroup := groupIndex(groups, len(r.Findings))
+	for i := range groups {
+		g := &groups[i]
+		out.Groups = append(out.Groups, jsonGroup{Kind: g.Kind.String(), By: g.By.String(),
+			Resource: toJSONResource(g.Resource), Paths: g.Paths, Confidence: g.Confidence.String(),
+			HeldBack: g.HeldBack, Fix: g.Fix(r.Findings), Members: g.Members})
 	}
 	if c := r.Confirm; c != nil {
 		out.Confirm = &jsonConfirm{Confirmed: c.Confirmed, Refuted: c.Refuted, Unknown: c.Unknown,
@@ -206,6 +229,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 			Commutes:     f.Commutes,
 			Waived:       f.Waived,
 			WaiverReason: f.WaiverReason,
+			Group:        inGroup[i],
 			Confirmation: confirmationJSON(f.Confirmation),
 		}
 		for _, pc := range f.Paths {

@@ -169,3 +169,175 @@ func TestHeldPathReasonsInText(t *testing.T) {
 		t.Errorf("one path's reason printed %d times:\n%s", n, buf.String())
 	}
 }
+
+// groupReport: File[/etc/services] makes what five Execs read, none of
+// them ordered after it; and Exec[lone] reads what File[/etc/other] makes.
+func groupReport(t *testing.T) *Report {
+	t.Helper()
+	g := newFake()
+	g.add("File[/etc/services]", "init.pp", 3, "content", "x")
+	accs := []acc{a("File[/etc/services]", "p", 10)}
+	for i, n := range []string{"a", "b", "c", "d", "e"} {
+		g.add("Exec["+n+"]", "init.pp", 10+i)
+		accs = append(accs, a("Exec["+n+"]", "c", int64(20+i)))
+	}
+	g.add("File[/etc/other]", "other.pp", 1, "content", "y")
+	g.add("Exec[lone]", "other.pp", 2)
+	res := result(
+		p("/etc/other", a("File[/etc/other]", "p", 30), a("Exec[lone]", "c", 31)),
+		p("/etc/services", accs...),
+	)
+	rep := Detect(res, g, Options{})
+	if len(rep.Findings) != 6 {
+		t.Fatalf("findings %v", summary(rep))
+	}
+	return rep
+}
+
+// TestGroupInText: a group is one item with three examples and the one
+// fix; the counts stay findings, with the number of items.
+func TestGroupInText(t *testing.T) {
+	var buf bytes.Buffer
+	if err := groupReport(t).WriteText(&buf, false); err != nil {
+		t.Fatal(err)
+	}
+	text := buf.String()
+	for _, want := range []string{
+		"Missing ordering relationships (MOR): 6, shown as 2 items\n",
+		"MOR 1. File[/etc/services] -> 5 resources (same path: /etc/services)\n  confidence: content",
+		"  producer: File[/etc/services] at init.pp:3\n",
+		"    /etc/services (consumes)\n      produced by File[/etc/services] (openat, trace line 10)\n  consumers (5), for example:\n",
+		"    Exec[a] at init.pp:10: consumed (openat, trace line 20)\n",
+		"    Exec[c] at init.pp:12: consumed (openat, trace line 22)\n    … and 2 more\n",
+		"  fix: File['/etc/services'] must come before each of them: add before => [Exec['a'], Exec['b'], Exec['c'], Exec['d'], Exec['e']] to File['/etc/services'] (init.pp:3)",
+		"MOR 2. File[/etc/other] -> Exec[lone]\n",
+		"Faults found: 6 MOR, 0 MN (shown as 2 items)\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "Exec[d] at") {
+		t.Errorf("a fourth example:\n%s", text)
+	}
+}
+
+// TestGroupInJSON: every finding stays, with its group's index (-1 when
+// none), and "groups" lists the group with its members.
+func TestGroupInJSON(t *testing.T) {
+	rep := groupReport(t)
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Findings []struct {
+			Consumer struct{ Ref string }
+			Group    *int `json:"group"`
+		} `json:"findings"`
+		Groups []struct {
+			Kind, By, Confidence, Fix string
+			HeldBack                  bool `json:"held_back"`
+			Resource                  struct{ Ref string }
+			Paths                     []string
+			Members                   []int
+		} `json:"groups"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Findings) != 6 || len(doc.Groups) != 1 {
+		t.Fatalf("%d findings, %d groups:\n%s", len(doc.Findings), len(doc.Groups), buf.String())
+	}
+	g := doc.Groups[0]
+	if g.Kind != "MOR" || g.By != "producer" || g.Resource.Ref != "File[/etc/services]" || !slices.Equal(g.Paths, []string{"/etc/services"}) ||
+		g.Confidence != "content" || g.HeldBack || !strings.Contains(g.Fix, "before => [Exec['a']") {
+		t.Errorf("group %+v", g)
+	}
+	if len(g.Members) != 5 {
+		t.Fatalf("members %v", g.Members)
+	}
+	for i, f := range doc.Findings {
+		want := -1
+		if slices.Contains(g.Members, i) {
+			want = 0
+		}
+		if f.Group == nil || *f.Group != want {
+			t.Errorf("finding %d (%s): group %v, want %d", i, f.Consumer.Ref, f.Group, want)
+		}
+	}
+}
+
+// TestGroupInSARIF: one result for the group, at the producer's line, the
+// consumers as related locations, the members in the property bag.
+func TestGroupInSARIF(t *testing.T) {
+	var buf bytes.Buffer
+	if err := groupReport(t).WriteSARIF(&buf); err != nil {
+		t.Fatal(err)
+	}
+	results := checkSARIF(t, buf.Bytes())
+	if len(results) != 2 {
+		t.Fatalf("%d results:\n%s", len(results), buf.String())
+	}
+	var grp map[string]any
+	for _, r := range results {
+		if props := r["properties"].(map[string]any); props["groupSize"] != nil {
+			grp = r
+		}
+	}
+	if grp == nil {
+		t.Fatalf("no group result:\n%s", buf.String())
+	}
+	props := grp["properties"].(map[string]any)
+	if props["groupSize"].(float64) != 5 || props["groupBy"] != "producer" || props["confidence"] != "content" || len(props["groupMembers"].([]any)) != 5 {
+		t.Errorf("group properties %v", props)
+	}
+	loc := asList(grp["locations"])[0].(map[string]any)["physicalLocation"].(map[string]any)
+	if loc["artifactLocation"].(map[string]any)["uri"] != "init.pp" || loc["region"].(map[string]any)["startLine"].(float64) != 3 {
+		t.Errorf("group location %v", loc)
+	}
+	if n := len(asList(grp["relatedLocations"])); n != 5 {
+		t.Errorf("%d related locations", n)
+	}
+	msg := grp["message"].(map[string]any)["text"].(string)
+	if !strings.HasPrefix(msg, "File[/etc/services] writes files that 5 resources use, and none of them is ordered after it: Exec[a], Exec[b], Exec[c], Exec[d], Exec[e].") {
+		t.Errorf("message %s", msg)
+	}
+	if fp := grp["partialFingerprints"].(map[string]any); fp["fsmoveGroup/v1"] != "MOR:producer:File[/etc/services]|/etc/services" {
+		t.Errorf("fingerprints %v", fp)
+	}
+}
+
+// TestGroupByConsumerText: one consumer, many producers; a group's
+// module-controlled text goes through printable like a finding's.
+func TestGroupByConsumerText(t *testing.T) {
+	res := groupRes("Service[s\x1b[2Jx]", "File[/etc/a]", "File[/etc/b]")
+	rep := &Report{}
+	for _, p := range []string{"File[/etc/a]", "File[/etc/b]"} {
+		f := mkFinding(res, p, "Service[s\x1b[2Jx]", "/etc/s.conf\x1b]0;t\x07", "/etc/s.d")
+		f.Kind = MN
+		rep.Findings = append(rep.Findings, f)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteText(&buf, false); err != nil {
+		t.Fatal(err)
+	}
+	text := buf.String()
+	if strings.ContainsAny(text, "\x1b\x07") {
+		t.Errorf("control characters in the text report:\n%q", text)
+	}
+	for _, want := range []string{
+		"MN 1. 2 resources ~> Service[s",
+		"(same paths: /etc/s.conf",
+		"  consumer: Service[s",
+		"  producers (2), for example:\n    File[/etc/a] at m.pp:2:\n      /etc/s.conf\\x1b]0;t\\x07: produced (rename, trace line 1)\n      /etc/s.d: produced (rename, trace line 1)\n",
+		"    /etc/s.d (consumes)\n      consumed by Service[s\\x1b[2Jx] (openat, trace line 2)\n",
+		"  fix: Service['s",
+		"must be notified by each of them: add subscribe => [File['/etc/a'], File['/etc/b']]",
+		"Faults found: 0 MOR, 2 MN (shown as 1 item)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+}
