@@ -93,7 +93,7 @@ func TestConfirmationInReports(t *testing.T) {
 	}
 	levels := map[string]string{}
 	for _, r := range log.Runs[0].Results {
-		if r.Properties != nil {
+		if r.Properties != nil && r.Properties.Confirmation != "" {
 			levels[r.Properties.Confirmation] = r.Level
 			if !strings.Contains(r.Message.Text, "Re-applied to test it: "+r.Properties.Confirmation) {
 				t.Errorf("SARIF message lacks the verdict: %s", r.Message.Text)

@@ -15,21 +15,29 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // goldenReport is a report with every feature the writers show: MOR and MN,
 // a pair with paths both ways, a waived finding, a partly waived one, an
 // unknown block, an unused waiver, a resource without a manifest position,
-// and fixed stats.
+// findings of each confidence (one observed in the run, one made only by a
+// lookup), and fixed stats.
 func goldenReport(t *testing.T) *Report {
 	g, res := orderGraph()
 	g.add("Service[nginx]", "/etc/puppet/code/environments/production/modules/nginx/manifests/service.pp", 4)
 	g.add("File[/etc/nginx/sites-enabled/my site]", "/etc/puppet/code/environments/production/modules/nginx/manifests/site.pp", 17, "ensure", "link", "target", "/etc/nginx/sites-available/my site")
 	g.add("Exec[apt-get update]", "", 0)
 	g.add("Nginx::Site[my site]", "/etc/puppet/code/environments/production/modules/nginx/manifests/site.pp", 30)
+	g.add("Exec[check]", "a.pp", 3)
+	g.add("Exec[probe]", "c.pp", 8)
+	g.add("Exec[wait]", "c.pp", 12)
 	more := result(
 		p("/etc/apt/sources.list", a("Exec[two]", "p", 30), a("Exec[apt-get update]", "c", 31)),
 		p("/etc/nginx/sites-enabled/my site", a("File[/etc/nginx/sites-enabled/my site]", "c", 40), a("Service[nginx]", "c", 41)),
 		p("/etc/nginx/sites-enabled/my site.bak", a("File[/etc/nginx/sites-enabled/my site]", "p", 42), a("Nginx::Site[my site]", "c", 43)),
 		p("/run/lock/x", a("Schedule[daily]", "p", 50), a("Exec[one]", "c", 51)),
 		p("/run/lock/y", a("Custom_type[z]", "p", 52), a("Exec[one]", "c", 53)),
+		// Exec[probe] only stats what Exec[check] made: metadata.
+		p("/srv/flag", a("Exec[check]", "p", 60), a("Exec[probe]", "s", 61)),
+		// Exec[wait] failed: it looked for what Exec[check] made later.
+		p("/srv/ready", at("Exec[wait]", "m:openat@62"), a("Exec[check]", "p", 63)),
 	)
-	res = merge(res, more)
+	res = failed(merge(res, more), "Exec[wait]", "Error: /Stage[main]/Main/Exec[wait]/returns: change from 'notrun' to ['0'] failed: test -e /srv/ready returned 1")
 	waivers, err := LoadWaivers(bytes.NewBufferString(
 		"Exec[two] Exec[one] /var/y -- /var/y is a lock file, order does not matter\n" +
 			"Exec['apt-get update'] Exec[two] -- apt-get update tolerates a half-written list\n" +

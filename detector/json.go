@@ -17,6 +17,7 @@ const JSONSchemaVersion = 1
 type jsonReport struct {
 	SchemaVersion    int           `json:"schema_version"`
 	Findings         []jsonFinding `json:"findings"`
+	Groups           []jsonGroup   `json:"groups"`
 	UnresolvedBlocks []string      `json:"unresolved_blocks"`
 	UnusedWaivers    []jsonWaiver  `json:"unused_waivers"`
 	Complete         bool          `json:"complete"`
@@ -69,13 +70,27 @@ type jsonFinding struct {
 	BothWays     bool           `json:"both_ways"`
 	Observed     bool           `json:"observed"`
 	ObservedErr  string         `json:"observed_error"`
+	Confidence   string         `json:"confidence"`
 	HeldBack     bool           `json:"held_back"`
 	HeldReason   string         `json:"held_reason"`
 	Commutes     bool           `json:"commutes"`
 	Waived       bool           `json:"waived"`
 	WaiverReason string         `json:"waiver_reason"`
+	Group        int            `json:"group"`
 	// Confirmation is there when the finding was re-applied to test it.
 	Confirmation *jsonConfirmation `json:"confirmation,omitempty"`
+}
+
+// jsonGroup is a Group: Members index "findings".
+type jsonGroup struct {
+	Kind       string       `json:"kind"`
+	By         string       `json:"by"`
+	Resource   jsonResource `json:"resource"`
+	Paths      []string     `json:"paths"`
+	Confidence string       `json:"confidence"`
+	HeldBack   bool         `json:"held_back"`
+	Fix        string       `json:"fix"`
+	Members    []int        `json:"members"`
 }
 
 type jsonResource struct {
@@ -97,6 +112,8 @@ type jsonConflict struct {
 	ConsumerEvidence jsonEvidence `json:"consumer_evidence"`
 	Waived           bool         `json:"waived"`
 	WaiverReason     string       `json:"waiver_reason"`
+	HeldReason       string       `json:"held_reason"`
+	Metadata         bool         `json:"metadata"`
 }
 
 type jsonEvidence struct {
@@ -181,6 +198,15 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		Findings:         []jsonFinding{},
 		UnresolvedBlocks: append([]string{}, r.UnresolvedBlocks...),
 		UnusedWaivers:    []jsonWaiver{},
+		Groups:           []jsonGroup{},
+	}
+	groups := GroupFindings(r.Findings)
+	inGroup := groupIndex(groups, len(r.Findings))
+	for i := range groups {
+		g := &groups[i]
+		out.Groups = append(out.Groups, jsonGroup{Kind: g.Kind.String(), By: g.By.String(),
+			Resource: toJSONResource(g.Resource), Paths: g.Paths, Confidence: g.Confidence.String(),
+			HeldBack: g.HeldBack, Fix: g.Fix(r.Findings), Members: g.Members})
 	}
 	if c := r.Confirm; c != nil {
 		out.Confirm = &jsonConfirm{Confirmed: c.Confirmed, Refuted: c.Refuted, Unknown: c.Unknown,
@@ -197,11 +223,13 @@ func (r *Report) WriteJSON(w io.Writer) error {
 			BothWays:     f.BothWays,
 			Observed:     f.Observed,
 			ObservedErr:  f.ObservedError,
+			Confidence:   f.Confidence.String(),
 			HeldBack:     f.HeldBack,
 			HeldReason:   f.HeldReason,
 			Commutes:     f.Commutes,
 			Waived:       f.Waived,
 			WaiverReason: f.WaiverReason,
+			Group:        inGroup[i],
 			Confirmation: confirmationJSON(f.Confirmation),
 		}
 		for _, pc := range f.Paths {
@@ -216,6 +244,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 				ConsumerEvidence: toJSONEvidence(pc.ConsumerEvidence),
 				Waived:           pc.Waived,
 				WaiverReason:     pc.WaiverReason,
+				HeldReason:       pc.HeldReason,
+				Metadata:         pc.Metadata,
 			})
 		}
 		out.Findings = append(out.Findings, jf)

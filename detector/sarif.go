@@ -85,19 +85,31 @@ type sarifMessage struct {
 }
 
 type sarifResult struct {
-	RuleID              string             `json:"ruleId"`
-	RuleIndex           int                `json:"ruleIndex"`
-	Level               string             `json:"level"`
-	Message             sarifMessage       `json:"message"`
-	Locations           []sarifLocation    `json:"locations,omitempty"`
-	RelatedLocations    []sarifLocation    `json:"relatedLocations,omitempty"`
-	PartialFingerprints map[string]string  `json:"partialFingerprints"`
-	Properties          *sarifConfirmation `json:"properties,omitempty"`
+	RuleID              string            `json:"ruleId"`
+	RuleIndex           int               `json:"ruleIndex"`
+	Level               string            `json:"level"`
+	Message             sarifMessage      `json:"message"`
+	Locations           []sarifLocation   `json:"locations,omitempty"`
+	RelatedLocations    []sarifLocation   `json:"relatedLocations,omitempty"`
+	PartialFingerprints map[string]string `json:"partialFingerprints"`
+	Properties          sarifResultProps  `json:"properties"`
 }
 
-// sarifConfirmation is a result's property bag when the finding was
-// re-applied to test it: the verdict and its evidence (JSON's
-// "confirmation").
+// sarifResultProps is a result's property bag: the finding's confidence
+// (JSON's "confidence"), and the confirmation when it was re-applied.
+type sarifResultProps struct {
+	Confidence string `json:"confidence"`
+	// For a group's result: by "producer" or "consumer", how many
+	// findings, and the members' other resources (consumers or producers).
+	GroupBy      string   `json:"groupBy,omitempty"`
+	GroupSize    int      `json:"groupSize,omitempty"`
+	GroupMembers []string `json:"groupMembers,omitempty"`
+	*sarifConfirmation
+}
+
+// sarifConfirmation is the part of a result's property bag that is there
+// when the finding was re-applied to test it: the verdict and its evidence
+// (JSON's "confirmation").
 type sarifConfirmation struct {
 	Confirmation         string   `json:"confirmation"`
 	ConfirmationWhy      string   `json:"confirmationWhy"`
@@ -149,9 +161,11 @@ var sarifRules = [...]struct {
 }
 
 // WriteSARIF writes a SARIF 2.1.0 log: one run of the fsmove driver with
-// the rules MOR and MN, and one result per finding that is not waived,
-// located at the consumer's manifest line (the service's, for MN), with the
-// producer as a related location.
+// the rules MOR and MN, and one result per finding that is not waived nor
+// held back, located at the consumer's manifest line (the service's, for
+// MN), with the producer as a related location; a Group of them is one
+// result instead (sarifGroup). The level follows the confidence
+// (sarifLevel), which the property bag carries too.
 func (r *Report) WriteSARIF(w io.Writer) error {
 	if err := r.check(); err != nil {
 		return err
@@ -183,24 +197,28 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{"warning", sarifMessage{text}})
 	}
 	run := sarifRun{Tool: sarifTool{Driver: driver}, Invocations: []sarifInvocation{inv}, Results: []sarifResult{}}
+	groups := GroupFindings(r.Findings)
+	inGroup := groupIndex(groups, len(r.Findings))
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		if !f.Reported() {
 			continue
 		}
+		if gi := inGroup[i]; gi >= 0 {
+			if g := &groups[gi]; g.Members[0] == i {
+				run.Results = append(run.Results, r.sarifGroup(g))
+			}
+			continue
+		}
 		res := sarifResult{
 			RuleID:    sarifRules[f.Kind].id,
 			RuleIndex: int(f.Kind),
-			Level:     "error",
+			Level:     sarifLevel(f),
 			Message:   sarifMessage{sarifText(f)},
 			PartialFingerprints: map[string]string{
 				"fsmovePair/v1": f.Kind.String() + ":" + f.Producer.Ref() + "|" + f.Consumer.Ref(),
 			},
-			Properties: sarifConfirmationOf(f.Confirmation),
-		}
-		if f.Confirmation != nil && f.Confirmation.Verdict == Refuted {
-			// Re-applying showed no difference: most likely not a fault.
-			res.Level = "note"
+			Properties: sarifResultProps{Confidence: f.Confidence.String(), sarifConfirmation: sarifConfirmationOf(f.Confirmation)},
 		}
 		if loc, ok := sarifLocationOf(f.Consumer, r.SourceRoot); ok {
 			res.Locations = append(res.Locations, loc)
@@ -217,6 +235,119 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}})
+}
+
+// sarifGroup is the one result of a group of findings: located at the
+// shared resource's manifest line (where its fix goes), with each member's
+// other resource as a related location. The members share the kind,
+// confidence and verdict, so the first one gives the level.
+func (r *Report) sarifGroup(g *Group) sarifResult {
+	fs := r.Findings
+	first := &fs[g.Members[0]]
+	others := g.Others(fs)
+	props := sarifResultProps{Confidence: g.Confidence.String(), GroupBy: g.By.String(), GroupSize: len(g.Members)}
+	for _, o := range others {
+		props.GroupMembers = append(props.GroupMembers, o.Ref())
+	}
+	if first.Confirmation != nil {
+		c := &sarifConfirmation{Confirmation: string(first.Confirmation.Verdict), ConfirmationEvidence: []string{}}
+		var whys []string
+		for _, m := range g.Members {
+			o := g.other(&fs[m]).Ref()
+			whys = append(whys, o+": "+fs[m].Confirmation.Why)
+			for _, e := range fs[m].Confirmation.Evidence {
+				c.ConfirmationEvidence = append(c.ConfirmationEvidence, o+": "+e)
+			}
+		}
+		c.ConfirmationWhy = strings.Join(whys, "; ")
+		props.sarifConfirmation = c
+	}
+	res := sarifResult{
+		RuleID:    sarifRules[g.Kind].id,
+		RuleIndex: int(g.Kind),
+		Level:     sarifLevel(first),
+		Message:   sarifMessage{sarifGroupText(g, fs)},
+		PartialFingerprints: map[string]string{
+			"fsmoveGroup/v1": g.Kind.String() + ":" + g.By.String() + ":" + g.Resource.Ref() + "|" + strings.Join(g.Paths, "|"),
+		},
+		Properties: props,
+	}
+	if loc, ok := sarifLocationOf(g.Resource, r.SourceRoot); ok {
+		res.Locations = append(res.Locations, loc)
+	}
+	role := "consumer "
+	if g.By == ByConsumer {
+		role = "producer "
+	}
+	for _, o := range others {
+		if loc, ok := sarifLocationOf(o, r.SourceRoot); ok {
+			id := len(res.RelatedLocations) + 1
+			loc.ID = &id
+			loc.Message = &sarifMessage{role + o.Ref()}
+			res.RelatedLocations = append(res.RelatedLocations, loc)
+		}
+	}
+	return res
+}
+
+// sarifGroupText is a group's message: the shared resource, how many
+// others and which, the shared paths with its evidence, and the one fix.
+func sarifGroupText(g *Group, fs []Finding) string {
+	var refs []string
+	for _, o := range g.Others(fs) {
+		refs = append(refs, o.Ref())
+	}
+	n, list, ref := len(g.Members), strings.Join(refs, ", "), g.Resource.Ref()
+	var b strings.Builder
+	switch {
+	case g.By == ByProducer && g.Kind == MN:
+		fmt.Fprintf(&b, "%s changes files that %d services read, but notifies none of them: %s.", ref, n, list)
+	case g.By == ByProducer:
+		fmt.Fprintf(&b, "%s writes files that %d resources use, and none of them is ordered after it: %s.", ref, n, list)
+	case g.Kind == MN:
+		fmt.Fprintf(&b, "%s reads files that %d resources change, and none of them notifies it: %s.", ref, n, list)
+	default:
+		fmt.Fprintf(&b, "%s uses files that %d resources write, and is ordered after none of them: %s.", ref, n, list)
+	}
+	first := &fs[g.Members[0]]
+	for _, pc := range first.Paths {
+		if pc.Waived {
+			continue
+		}
+		if g.By == ByProducer {
+			fmt.Fprintf(&b, " %s: %s by %s %s, then used by each (%s).", pc.Path,
+				pc.ProducerEffect, pc.Producer.Ref(), evidenceText(pc.ProducerEvidence), pc.Relation)
+		} else {
+			fmt.Fprintf(&b, " %s: made by each, then %s by %s %s (%s).", pc.Path,
+				pc.ConsumerEffect, pc.Consumer.Ref(), evidenceText(pc.ConsumerEvidence), pc.Relation)
+		}
+	}
+	switch g.Confidence {
+	case Observed:
+		b.WriteString(" Each failed in this run.")
+	case Metadata:
+		b.WriteString(" Only metadata (mode, owner) or a lookup relates them, on every path.")
+	}
+	if c := first.Confirmation; c != nil {
+		fmt.Fprintf(&b, " Re-applied to test it: %s, for each of them.", c.Verdict)
+	}
+	b.WriteString(" Fix: ")
+	b.WriteString(g.Fix(fs))
+	return b.String()
+}
+
+// sarifLevel is a result's level: "error" for a finding observed in this
+// run or made by content, "warning" when only metadata or lookups relate
+// the two resources, and "note" when re-applying refuted it (most likely
+// not a fault).
+func sarifLevel(f *Finding) string {
+	switch {
+	case f.Confirmation != nil && f.Confirmation.Verdict == Refuted:
+		return "note"
+	case f.Confidence == Metadata:
+		return "warning"
+	}
+	return "error"
 }
 
 // sarifText is the result message: what conflicts, on which paths, with
@@ -238,6 +369,9 @@ func sarifText(f *Finding) string {
 	}
 	if f.Observed {
 		fmt.Fprintf(&b, " It failed in this run: %s", f.ObservedError)
+	}
+	if f.Confidence == Metadata {
+		b.WriteString(" Only metadata (mode, owner) or a lookup relates them, on every path.")
 	}
 	if c := f.Confirmation; c != nil {
 		fmt.Fprintf(&b, " Re-applied to test it: %s, %s.", c.Verdict, c.Why)

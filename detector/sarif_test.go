@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/fsmove/fsmove/catalog"
 )
 
 // sarifShape lists, for each SARIF 2.1.0 object fsmove writes, the
@@ -22,7 +24,7 @@ var sarifShape = map[string]struct{ allowed, required []string }{
 	"reportingDescriptor": {[]string{"id", "name", "shortDescription", "fullDescription", "defaultConfiguration"}, []string{"id"}},
 	"configuration":       {[]string{"level"}, nil},
 	"message":             {[]string{"text"}, []string{"text"}},
-	"result":              {[]string{"ruleId", "ruleIndex", "level", "message", "locations", "relatedLocations", "partialFingerprints"}, []string{"message"}},
+	"result":              {[]string{"ruleId", "ruleIndex", "level", "message", "locations", "relatedLocations", "partialFingerprints", "properties"}, []string{"message"}},
 	"location":            {[]string{"id", "physicalLocation", "message"}, nil},
 	"physicalLocation":    {[]string{"artifactLocation", "region"}, []string{"artifactLocation"}},
 	"artifactLocation":    {[]string{"uri", "uriBaseId"}, []string{"uri"}},
@@ -144,14 +146,26 @@ func TestSARIFShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	results := checkSARIF(t, buf.Bytes())
-	// One result per finding that is not waived.
-	if len(results) != rep.Faults() || len(results) == len(rep.Findings) {
-		t.Errorf("%d results for %d faults of %d findings", len(results), rep.Faults(), len(rep.Findings))
+	// One result per reported finding, or per group of them; located at
+	// the consumer (the service, for MN), or at a group's shared resource.
+	groups := GroupFindings(rep.Findings)
+	inGroup := groupIndex(groups, len(rep.Findings))
+	var at []*catalog.Resource
+	for i, f := range rep.Findings {
+		switch gi := inGroup[i]; {
+		case !f.Reported():
+		case gi < 0:
+			at = append(at, f.Consumer)
+		case groups[gi].Members[0] == i:
+			at = append(at, groups[gi].Resource)
+		}
 	}
-	// The location is the consumer's (the service's, for MN).
-	for i, f := range nonWaived(rep) {
+	if len(results) != len(at) || len(groups) == 0 || len(results) == rep.Faults() {
+		t.Fatalf("%d results for %d faults in %d groups", len(results), rep.Faults(), len(groups))
+	}
+	for i, r := range at {
 		locs := asList(results[i]["locations"])
-		if f.Consumer.File == "" {
+		if r.File == "" {
 			if len(locs) != 0 {
 				t.Errorf("result %d: a location for a resource without file", i)
 			}
@@ -159,23 +173,13 @@ func TestSARIFShape(t *testing.T) {
 		}
 		pl := locs[0].(map[string]any)["physicalLocation"].(map[string]any)
 		uri := pl["artifactLocation"].(map[string]any)["uri"].(string)
-		if !strings.HasSuffix(strings.ReplaceAll(uri, "%20", " "), f.Consumer.File) {
-			t.Errorf("result %d: uri %s, consumer at %s", i, uri, f.Consumer.File)
+		if !strings.HasSuffix(strings.ReplaceAll(uri, "%20", " "), r.File) {
+			t.Errorf("result %d: uri %s, %s at %s", i, uri, r.Ref(), r.File)
 		}
-		if line := pl["region"].(map[string]any)["startLine"].(float64); int(line) != f.Consumer.Line {
-			t.Errorf("result %d: line %v, consumer at %d", i, line, f.Consumer.Line)
-		}
-	}
-}
-
-func nonWaived(r *Report) []Finding {
-	var out []Finding
-	for _, f := range r.Findings {
-		if !f.Waived {
-			out = append(out, f)
+		if line := pl["region"].(map[string]any)["startLine"].(float64); int(line) != r.Line {
+			t.Errorf("result %d: line %v, %s at %d", i, line, r.Ref(), r.Line)
 		}
 	}
-	return out
 }
 
 func TestSARIFSourceRoot(t *testing.T) {

@@ -2,8 +2,10 @@ package detector
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
@@ -35,9 +37,11 @@ func (t *textWriter) style(s, text string) string {
 }
 
 // WriteText writes the report for people: findings grouped MOR then MN,
-// each with both resources and their manifest positions, the conflicting
-// paths with effects and evidence, and the fix; then warnings and the
-// summary counts. Waived findings and paths are left out (JSON keeps them);
+// strongest confidence first, each with both resources and their manifest
+// positions, the conflicting paths with effects and evidence, and the fix;
+// a Group as one item with a few of its members; then warnings and the
+// summary counts (of findings, with the number of items when groups made
+// it smaller). Waived findings and paths are left out (JSON keeps them);
 // findings a rule held back are listed only with ShowHeldBack.
 func (r *Report) WriteText(w io.Writer, color bool) error {
 	if err := r.check(); err != nil {
@@ -54,20 +58,20 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		{MOR, true, "Held back, not faults (--all)"},
 		{MN, true, "Held back notifiers, not faults (--all)"},
 	}
+	groups := GroupFindings(r.Findings)
+	reportedItems := 0
 	for _, sec := range sections {
-		if sec.held && !r.ShowHeldBack {
+		items, findings := r.textItems(groups, sec.kind, sec.held)
+		if !sec.held {
+			reportedItems += len(items)
+		}
+		if len(items) == 0 || sec.held && !r.ShowHeldBack {
 			continue
 		}
-		var list []*Finding
-		for i := range r.Findings {
-			if f := &r.Findings[i]; f.Kind == sec.kind && !f.Waived && f.HeldBack == sec.held {
-				list = append(list, f)
-			}
+		head := fmt.Sprintf("%s: %d", sec.title, findings)
+		if len(items) != findings {
+			head += ", shown as " + plural(len(items), "item")
 		}
-		if len(list) == 0 {
-			continue
-		}
-		head := fmt.Sprintf("%s: %d", sec.title, len(list))
 		st := ansiRed
 		switch {
 		case sec.held:
@@ -76,8 +80,12 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 			st = ansiYellow
 		}
 		fmt.Fprintf(t.w, "%s\n%s\n\n", t.style(st, head), strings.Repeat("=", len(head)))
-		for n, f := range list {
-			t.finding(n+1, f)
+		for n, it := range items {
+			if it.group != nil {
+				t.group(n+1, it.group, r.Findings)
+			} else {
+				t.finding(n+1, it.finding)
+			}
 		}
 	}
 	var defaults, unknown []string
@@ -124,8 +132,15 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		}
 	}
 	summary := fmt.Sprintf("%d MOR, %d MN", mor, mn)
+	var notes []string
+	if reportedItems != mor+mn {
+		notes = append(notes, "shown as "+plural(reportedItems, "item"))
+	}
 	if waived > 0 {
-		summary += fmt.Sprintf(" (%d waived)", waived)
+		notes = append(notes, fmt.Sprintf("%d waived", waived))
+	}
+	if len(notes) > 0 {
+		summary += " (" + strings.Join(notes, "; ") + ")"
 	}
 	if held > 0 {
 		how := "--all shows them"
@@ -152,6 +167,43 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	return t.w.Flush()
 }
 
+// textItem is one item of the text report: a finding, or a group of them.
+type textItem struct {
+	finding *Finding
+	group   *Group
+}
+
+// textItems lists the items of one section of the text report: its
+// findings that are not waived, a group once in place of its members,
+// ranked by confidence (observed, content, metadata) and in the findings'
+// order within a rank. findings counts the findings they show.
+func (r *Report) textItems(groups []Group, kind Kind, held bool) (items []textItem, findings int) {
+	idx := groupIndex(groups, len(r.Findings))
+	done := make([]bool, len(groups))
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		if f.Kind != kind || f.Waived || f.HeldBack != held {
+			continue
+		}
+		findings++
+		switch gi := idx[i]; {
+		case gi < 0:
+			items = append(items, textItem{finding: f})
+		case !done[gi]:
+			done[gi] = true
+			items = append(items, textItem{group: &groups[gi]})
+		}
+	}
+	confidence := func(it textItem) Confidence {
+		if it.group != nil {
+			return it.group.Confidence
+		}
+		return it.finding.Confidence
+	}
+	slices.SortStableFunc(items, func(x, y textItem) int { return cmp.Compare(confidence(x), confidence(y)) })
+	return items, findings
+}
+
 func (t *textWriter) finding(n int, f *Finding) {
 	arrow := "->"
 	if f.Kind == MN {
@@ -160,6 +212,7 @@ func (t *textWriter) finding(n int, f *Finding) {
 	p := printable.String
 	fmt.Fprintf(t.w, "%s %d. %s %s %s\n", f.Kind, n,
 		t.style(ansiBold, p(f.Producer.Ref())), arrow, t.style(ansiBold, p(f.Consumer.Ref())))
+	fmt.Fprintf(t.w, "  confidence: %s\n", confidenceText(f.Confidence))
 	fmt.Fprintf(t.w, "  producer: %s%s\n", p(f.Producer.Ref()), p(location(f.Producer, " at ", "")))
 	fmt.Fprintf(t.w, "  consumer: %s%s\n", p(f.Consumer.Ref()), p(location(f.Consumer, " at ", "")))
 	if f.Observed {
@@ -168,14 +221,21 @@ func (t *textWriter) finding(n int, f *Finding) {
 	if f.BothWays {
 		fmt.Fprintf(t.w, "  note: the paths relate them both ways; the fix keeps the order this run used\n")
 	}
-	if f.HeldBack {
-		fmt.Fprintf(t.w, "  held back: %s\n", p(f.HeldReason))
-	}
-	shown := 0
+	shown, pathsHeld := 0, f.HeldBack
 	for _, pc := range f.Paths {
 		if !pc.Waived {
 			shown++
+			pathsHeld = pathsHeld && pc.HeldReason != ""
 		}
+	}
+	// A finding held back path by path gives each path's reason under the
+	// path; its own reason joins them all, which only one path keeps short.
+	pathsHeld = pathsHeld && shown > 1
+	switch {
+	case pathsHeld:
+		fmt.Fprintf(t.w, "  held back: every path, for the reason under it\n")
+	case f.HeldBack:
+		fmt.Fprintf(t.w, "  held back: %s\n", p(f.HeldReason))
 	}
 	if waived := len(f.Paths) - shown; waived > 0 {
 		fmt.Fprintf(t.w, "  conflicts on %d path(s), %d more waived:\n", shown, waived)
@@ -186,9 +246,12 @@ func (t *textWriter) finding(n int, f *Finding) {
 		if pc.Waived {
 			continue
 		}
-		fmt.Fprintf(t.w, "    %s (%s)\n", p(pc.Path), pc.Relation)
+		t.path(pc)
 		t.effect(pc.ProducerEffect.String(), pc.Producer, pc.ProducerEvidence)
 		t.effect(pc.ConsumerEffect.String(), pc.Consumer, pc.ConsumerEvidence)
+		if f.HeldBack && pc.HeldReason != "" && (pathsHeld || pc.HeldReason != f.HeldReason) {
+			fmt.Fprintf(t.w, "      held back: %s\n", p(pc.HeldReason))
+		}
 	}
 	if c := f.Confirmation; c != nil {
 		fmt.Fprintf(t.w, "  confirmation: %s: %s (%.0fs)\n", t.style(ansiBold, string(c.Verdict)), p(c.Why), c.Seconds)
@@ -200,6 +263,138 @@ func (t *textWriter) finding(n int, f *Finding) {
 		}
 	}
 	fmt.Fprintf(t.w, "  fix: %s\n\n", t.style(ansiGreen, p(f.Fix)))
+}
+
+// groupExamples is how many members the text report shows of a group.
+const groupExamples = 3
+
+// group writes a group as one item: the shared resource, the shared paths
+// with its evidence, a few members with theirs, and the one fix.
+func (t *textWriter) group(n int, g *Group, fs []Finding) {
+	p := printable.String
+	arrow := "->"
+	if g.Kind == MN {
+		arrow = "~>"
+	}
+	others := fmt.Sprintf("%d resources", len(g.Members))
+	shared := t.style(ansiBold, p(g.Resource.Ref()))
+	left, right := shared, others
+	role, otherRole := "producer", "consumers"
+	if g.By == ByConsumer {
+		left, right = others, shared
+		role, otherRole = "consumer", "producers"
+	}
+	fmt.Fprintf(t.w, "%s %d. %s %s %s (%s)\n", g.Kind, n, left, arrow, right, p(samePaths(g.Paths)))
+	fmt.Fprintf(t.w, "  confidence: %s\n", confidenceText(g.Confidence))
+	fmt.Fprintf(t.w, "  %s: %s%s\n", role, p(g.Resource.Ref()), p(location(g.Resource, " at ", "")))
+	first := &fs[g.Members[0]]
+	sameHeld := g.HeldBack
+	for _, m := range g.Members[1:] {
+		sameHeld = sameHeld && fs[m].HeldReason == first.HeldReason
+	}
+	if sameHeld {
+		fmt.Fprintf(t.w, "  held back: %s\n", p(first.HeldReason))
+	}
+	fmt.Fprintf(t.w, "  conflicts on %d path(s), the same for each:\n", len(g.Paths))
+	for _, pc := range first.Paths {
+		if pc.Waived {
+			continue
+		}
+		t.path(pc)
+		if g.By == ByProducer {
+			t.effect(pc.ProducerEffect.String(), pc.Producer, pc.ProducerEvidence)
+		} else {
+			t.effect(pc.ConsumerEffect.String(), pc.Consumer, pc.ConsumerEvidence)
+		}
+	}
+	fmt.Fprintf(t.w, "  %s (%d), for example:\n", otherRole, len(g.Members))
+	for _, m := range g.Members[:min(len(g.Members), groupExamples)] {
+		f := &fs[m]
+		o := g.other(f)
+		var evs []string
+		for _, pc := range f.Paths {
+			if pc.Waived {
+				continue
+			}
+			eff, ev := pc.ConsumerEffect.String(), pc.ConsumerEvidence
+			if g.By == ByConsumer {
+				eff, ev = pc.ProducerEffect.String(), pc.ProducerEvidence
+			}
+			if len(g.Paths) > 1 {
+				eff = p(pc.Path) + ": " + eff
+			}
+			if e := evidenceText(ev); e != "" {
+				eff += " " + t.style(ansiDim, e)
+			}
+			evs = append(evs, eff)
+		}
+		line := "    " + p(o.Ref()) + p(location(o, " at ", ""))
+		if len(evs) == 1 {
+			fmt.Fprintf(t.w, "%s: %s\n", line, evs[0])
+		} else {
+			fmt.Fprintf(t.w, "%s:\n", line)
+			for _, e := range evs {
+				fmt.Fprintf(t.w, "      %s\n", e)
+			}
+		}
+		if f.Observed {
+			fmt.Fprintf(t.w, "      observed: it failed in this run: %s\n", p(f.ObservedError))
+		}
+		if f.HeldBack && !sameHeld {
+			fmt.Fprintf(t.w, "      held back: %s\n", p(f.HeldReason))
+		}
+		if c := f.Confirmation; c != nil {
+			fmt.Fprintf(t.w, "      confirmation: %s: %s (%.0fs)\n", t.style(ansiBold, string(c.Verdict)), p(c.Why), c.Seconds)
+		}
+	}
+	if more := len(g.Members) - groupExamples; more > 0 {
+		fmt.Fprintf(t.w, "    … and %d more\n", more)
+	}
+	fmt.Fprintf(t.w, "  fix: %s\n\n", t.style(ansiGreen, p(g.Fix(fs))))
+}
+
+// plural is "1 item", "2 items".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// samePaths is "same path: /etc/services", or the first few of many.
+func samePaths(paths []string) string {
+	if len(paths) == 1 {
+		return "same path: " + paths[0]
+	}
+	const most = 3
+	s := "same paths: " + strings.Join(paths[:min(len(paths), most)], ", ")
+	if len(paths) > most {
+		s += fmt.Sprintf(" and %d more", len(paths)-most)
+	}
+	return s
+}
+
+// path is a conflict's path line: the path and its relation, and whether
+// only metadata or a lookup relates the two resources there.
+func (t *textWriter) path(pc PathConflict) {
+	rel := pc.Relation.String()
+	if pc.Metadata {
+		rel += "; only metadata or a lookup"
+	}
+	fmt.Fprintf(t.w, "    %s (%s)\n", printable.String(pc.Path), rel)
+}
+
+// confidenceText is the confidence with what it means, for the text report.
+func confidenceText(c Confidence) string {
+	switch c {
+	case Observed:
+		return "observed (it failed in this run)"
+	case Content:
+		return "content (what one made, the other read, replaced or removed)"
+	case Metadata:
+		return "metadata (only mode, owner or a lookup relates them)"
+	}
+	return c.String()
 }
 
 func (t *textWriter) effect(eff string, r *catalog.Resource, ev interp.Evidence) {
