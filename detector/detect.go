@@ -2,6 +2,7 @@ package detector
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -385,7 +386,8 @@ func judge(pr *pair, g Graph, opts Options, st *Stats) (Finding, bool) {
 		holdBack(&f)
 	}
 	f.Confidence = confidenceOf(&f)
-	f.Fix = suggestFix(f.Kind, f.Producer, f.Consumer, g.Ordered(f.Consumer, f.Producer))
+	f.Reversed = f.Kind == MN && g.Ordered(f.Consumer, f.Producer)
+	f.Fix = suggestFix(f.Kind, f.Producer, f.Consumer, f.Reversed)
 	if f.Kind == MN && slices.ContainsFunc(f.Paths, func(pc PathConflict) bool { return isUnitFile(pc.Path) }) {
 		f.Fix += "; systemd must reread the unit too: Puppet's systemd provider runs systemctl daemon-reload before it restarts a service whose unit file changed"
 	}
@@ -423,7 +425,13 @@ func heldByPathRules(pr *pair, ordered bool, notifyCounts, unnotified func(relat
 		return f, false
 	}
 	f.Producer, f.Consumer, f.BothWays = traceDirection(f.Paths)
-	f.HeldBack, f.HeldReason = true, strings.Join(reasons, "; ")
+	f.HeldBack, f.HeldReason = true, reasons[0]
+	if len(reasons) > 1 {
+		f.HeldReason = fmt.Sprintf("%s (and %d more reasons: see each path)", reasons[0], len(reasons)-1)
+	}
+	// Rules 12-14 say the two orders give the same outcome: the pair
+	// commutes (rule 15 says no restart is needed, which is not that).
+	f.Commutes = f.Kind == MOR
 	f.Confidence = confidenceOf(&f)
 	f.Fix = suggestFix(f.Kind, f.Producer, f.Consumer, false)
 	return f, true

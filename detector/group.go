@@ -189,7 +189,7 @@ func (g *Group) Fix(fs []Finding) string {
 	// suggestFix's reversed case: a member whose producer is ordered after
 	// its service now needs that ordering removed first.
 	for _, m := range g.Members {
-		if strings.Contains(fs[m].Fix, "dependency cycle") {
+		if fs[m].Reversed {
 			fix += "; some of them are ordered the other way now: remove those orderings first, or Puppet reports a dependency cycle (each finding's own fix says which)"
 			break
 		}

@@ -50,6 +50,10 @@ type Finding struct {
 	// Confidence says what kind of evidence makes the finding (see
 	// Confidence): findings rank observed, content, metadata.
 	Confidence Confidence
+	// Reversed: an MN whose service is ordered before its producer today,
+	// so that adding the notification alone would make a dependency cycle
+	// (the fix says to remove that ordering first).
+	Reversed bool
 	// HeldBack: the pair is not a fault by a rule of the detector (it only
 	// meets on the account databases, or the two resources commute); it is
 	// kept for --all and JSON with the reason, and never counts as a fault.

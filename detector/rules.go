@@ -187,7 +187,10 @@ func holdOrder(x, y *use, rel Relation, path string, isDir bool) string {
 		// Rule 12: root reads, writes and removes whatever the mode and
 		// owner say; only a file whose every execute bit is gone stops it
 		// running it (or finding it runnable).
-		return p + " only changes the metadata of " + path + ", which " + c + " does not depend on: it runs as root, and the file stays executable"
+		if y.executed || y.probeOnly {
+			return p + " only changes the metadata of " + path + ", and " + c + " runs as root: the file stays executable, which is all root needs to run it"
+		}
+		return p + " only changes the metadata of " + path + ", and " + c + " runs as root, which reads, writes and removes it whatever its mode and owner"
 	case rel == Overwrites && x.guarded:
 		// Rule 13: an ensure-present producer (mkdir -p, a creates
 		// guard, a default written only when there is none) finds the

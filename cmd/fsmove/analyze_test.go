@@ -46,7 +46,8 @@ var analyzeCases = []analyzeCase{
 		{"MN", "File[/etc/cron.d/backup]", "Service[cron]", []string{"/etc/cron.d/backup"}}}},
 	{dir: "clean_class_require", golden: "expected.txt", exit: 0},
 	// Once a known false positive: the File sets only the mode, the Exec's
-	// unless reads the content and appends in place. They commute: held
+	// unless reads the content and appends in place, as root. They commute
+	// (rule 12: a metadata change against a root consumer): held
 	// back, listed with --all (expected.txt) and in JSON with held_back.
 	{dir: "fp_commutative_mode_content", golden: "expected.txt", exit: 0, want: nil,
 		flags: []string{"--all"}},
