@@ -1,23 +1,20 @@
 # Fixture: missing ordering relationship (write/write: overwriting a file
 # another resource writes).
 #
-# Package['netbase'] ships /etc/rpc as a dpkg conffile: dpkg unpacks it as
-# /etc/rpc.dpkg-new and renames that over /etc/rpc when it configures the
-# package. File['/etc/rpc'] replaces the file with its own content, and
-# nothing orders the two. Manifest order makes this run end with the File's
-# content. In the other order the File writes /etc/rpc first and dpkg then
-# finds a file it did not install at one of its conffile paths: with
-# Puppet's --force-confold it keeps it and leaves /etc/rpc.dpkg-dist, on a
-# later upgrade it prompts or replaces it, and the outcome depends on dpkg's
-# conffile rules instead of the manifest.
-#
 # Exec['write-conf'] writes /etc/mor_overwrite_conffile.conf (no `creates`,
 # so it runs every time) and File['/etc/mor_overwrite_conffile.conf'] writes
 # the same file, unordered: whichever runs last decides the content.
+# Expected finding: MOR Exec['write-conf'] ->
+# File['/etc/mor_overwrite_conffile.conf'] (the producer is the resource that
+# ran first).
 #
-# Expected findings: MOR Package['netbase'] -> File['/etc/rpc'] and
-# MOR Exec['write-conf'] -> File['/etc/mor_overwrite_conffile.conf'] (the
-# producer is the resource that ran first).
+# Near miss, held back: Package['netbase'] ships /etc/rpc as a dpkg conffile
+# and File['/etc/rpc'] replaces it, unordered. dpkg looks for the conffile
+# before it installs it (the trace shows the lookup fail), and with
+# Puppet's default --force-confold it keeps a file it finds there (leaving
+# its own as /etc/rpc.dpkg-dist): in the other order the File's content
+# stays all the same, and dpkg treats the file as locally changed in both.
+# The detector's rule 13 holds the pair back.
 #
 # Near miss: File['/etc/ethertypes'] replaces another conffile of the same
 # package but requires the Package, so it is not reported.
