@@ -25,6 +25,9 @@ type Options struct {
 	NoDefaultFilters bool
 	// Waivers suppress findings (see LoadWaivers).
 	Waivers []Waiver
+	// Packages is dpkg's database after the apply (ParsePackages), for
+	// rule 17; nil knows only that a package installs its own files.
+	Packages *Packages
 }
 
 // NewFilterFor builds the filter Detect uses for opts.
@@ -50,6 +53,9 @@ type relation struct {
 	// the uses ("" for the catalog resource's own): Puppet ordered those
 	// by their own edges too (rule 16).
 	prodVia, consVia string
+	// owner is the dpkg package whose unpack made the path, when a
+	// Package's install did (rule 17).
+	owner string
 	// existence: the consumer needed only that the path exist (a
 	// directory it created names in, or looked into); another producer
 	// ordered before the consumer meets that need too (rule 10).
@@ -146,6 +152,9 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	slices.Sort(rep.UnresolvedBlocks)
 	st.UnresolvedBlocks = len(rep.UnresolvedBlocks)
 
+	owners := findPackageOwners(res, roles)
+	packages := packageResources(g, roles)
+
 	pairs := make(map[pairKey]*pair)
 	var uses []use
 	for pi := range res.Paths {
@@ -174,12 +183,12 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 		if len(uses) < 2 {
 			continue
 		}
-		relatePath(pairs, pa, uses)
+		relatePath(pairs, pa, uses, owners)
 	}
 	st.RelatedPairs = len(pairs)
 
 	for _, pr := range pairs {
-		if f, ok := judge(pr, g, opts, st); ok {
+		if f, ok := judge(pr, g, opts, st, packages); ok {
 			rep.Findings = append(rep.Findings, f)
 		}
 	}
@@ -207,9 +216,38 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	return rep
 }
 
+// ResourceGraph is a Graph that can list the catalog's resources.
+type ResourceGraph interface {
+	Graph
+	Resources() []*catalog.Resource
+}
+
+// packageResources lists the catalog's Package resources (those with a
+// block when g cannot list them), sorted.
+func packageResources(g Graph, roles []blockRole) []*catalog.Resource {
+	var packages []*catalog.Resource
+	if rg, ok := g.(ResourceGraph); ok {
+		for _, r := range rg.Resources() {
+			if r.IsPackage() {
+				packages = append(packages, r)
+			}
+		}
+	} else {
+		seen := map[*catalog.Resource]bool{}
+		for i := range roles {
+			if r := roles[i].res; roles[i].isPackage && !seen[r] {
+				seen[r] = true
+				packages = append(packages, r)
+			}
+		}
+	}
+	slices.SortFunc(packages, compareResources)
+	return packages
+}
+
 // relatePath adds to pairs the relations that one path makes between the
 // resources of its uses (the rules of rules.go).
-func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use) {
+func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use, owners packageOwners) {
 	for i := range uses {
 		x := &uses[i]
 		if !x.produced {
@@ -253,6 +291,9 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use) {
 				pc.Relation, pc.ConsumerEffect, pc.ConsumerEvidence = Consumes, fstrace.Consumed, y.consBy
 			}
 			r := relation{conflict: pc, before: before, notify: notify, prodVia: x.role.via, consVia: y.role.via}
+			if x.role.isPackage {
+				r.owner = owners.owner(x.acc.Block, x.prodBy.Line)
+			}
 			if before {
 				r.holdBefore = holdOrder(x, y, rel, pa.Path, pa.IsDir)
 			}
@@ -289,7 +330,7 @@ func pairOf(pairs map[pairKey]*pair, x, y *blockRole) *pair {
 
 // judge decides whether a related pair is a fault, and which. Findings that
 // a rule holds back are returned too, marked HeldBack.
-func judge(pr *pair, g Graph, opts Options, st *Stats) (Finding, bool) {
+func judge(pr *pair, g Graph, opts Options, st *Stats, packages []*catalog.Resource) (Finding, bool) {
 	slices.SortStableFunc(pr.relations, func(x, y relation) int {
 		if c := strings.Compare(x.conflict.Path, y.conflict.Path); c != 0 {
 			return c
@@ -299,13 +340,22 @@ func judge(pr *pair, g Graph, opts Options, st *Stats) (Finding, bool) {
 	ordered := g.Ordered(pr.a.res, pr.b.res) || g.Ordered(pr.b.res, pr.a.res)
 
 	// Rule 10: a consumer that only needed a directory to exist has its need
-	// met by another producer that is ordered before it.
+	// met by another producer that is ordered before it. Rule 17: a path a
+	// Package's install made is there before the consumer when another
+	// Package ordered before it installs the path's package.
 	if !ordered {
 		keep := pr.relations[:0]
 		for _, rel := range pr.relations {
 			if rel.existence && !rel.notify && metByOther(rel, g) {
 				st.NeedMet++
 				continue
+			}
+			if rel.before && metByPackage(rel, packages, g, opts.Packages) {
+				st.NeedMet++
+				if !rel.notify {
+					continue
+				}
+				rel.before = false
 			}
 			keep = append(keep, rel)
 		}

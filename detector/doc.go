@@ -100,7 +100,13 @@
 //  16. a resource generated before Puppet builds its graph (concat's File)
 //     has its own autorequires there (its parent directory's File): a
 //     relation of its block that they order is ordered
-//     (GeneratedOrderGraph).
+//     (GeneratedOrderGraph);
+//  17. a path that a Package's install made belongs to the dpkg package whose
+//     file list dpkg wrote next (dpkg unpacks one package at a time, then
+//     writes /var/lib/dpkg/info/P.list): when another Package ordered before
+//     the consumer installs that dpkg package, itself or as a dependency
+//     (Options.Packages, dpkg's database after the apply), the path is there
+//     before the consumer in any order (dpkg.go).
 //
 // An observed fault (rule 5) is never held back.
 //

@@ -68,6 +68,14 @@ func normRef(ref string) string {
 	return t + ref[open:]
 }
 
+func (g *fakeGraph) Resources() []*catalog.Resource {
+	var rs []*catalog.Resource
+	for _, r := range g.res {
+		rs = append(rs, r)
+	}
+	return rs
+}
+
 func (g *fakeGraph) Lookup(ref string) (*catalog.Resource, bool) {
 	g.lookups++
 	r, ok := g.res[normRef(ref)]

@@ -70,6 +70,7 @@ func (g *catalogGraph) Lookup(ref string) (*catalog.Resource, bool) { return g.c
 func (g *catalogGraph) Ordered(a, b *catalog.Resource) bool         { return g.graph.Ordered(a, b) }
 func (g *catalogGraph) Notifies(a, b *catalog.Resource) bool        { return g.graph.Notifies(a, b) }
 func (g *catalogGraph) IsContainer(r *catalog.Resource) bool        { return g.graph.IsContainer(r) }
+func (g *catalogGraph) Resources() []*catalog.Resource              { return g.cat.Resources }
 func (g *catalogGraph) Generator(ref string) (*catalog.Resource, bool) {
 	return g.cat.Generator(ref)
 }

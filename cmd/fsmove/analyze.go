@@ -267,6 +267,10 @@ func withRunRecord(in analyze.Input) analyze.Input {
 	if _, err := os.Stat(filepath.Join(graphs, analyze.ExpandedGraph)); in.PuppetGraphs == "" && err == nil {
 		in.PuppetGraphs = graphs
 	}
+	packages := filepath.Join(filepath.Dir(in.Trace), runner.PackagesFile)
+	if _, err := os.Stat(packages); in.Packages == "" && err == nil {
+		in.Packages = packages
+	}
 	return in
 }
 

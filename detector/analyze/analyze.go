@@ -50,6 +50,9 @@ type Input struct {
 	// graphs ("" for none): expanded_relationships.dot tells which
 	// resource generated the ones that are not in the catalog.
 	PuppetGraphs string
+	// Packages is dpkg's database after the apply, as fsmove run saves it
+	// ("" for none): which package depends on which (detector rule 17).
+	Packages string
 }
 
 // ExpandedGraph is the file of PuppetGraphs that Run reads.
@@ -142,7 +145,21 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 
 	st.Graph = cr.graph
 	mapManifestPaths(cr.cat, in.PathMap)
-	rep := detector.Detect(res, detector.CatalogGraph(cr.cat, cr.graph), opts.Detector)
+	dopts := opts.Detector
+	badPackages := 0
+	if in.Packages != "" {
+		f, err := os.Open(in.Packages)
+		if err != nil {
+			return nil, st, &InputError{err}
+		}
+		dopts.Packages, badPackages, err = detector.ParsePackages(f)
+		f.Close()
+		if err != nil {
+			return nil, st, &InputError{fmt.Errorf("%s: %w", in.Packages, err)}
+		}
+	}
+	rep := detector.Detect(res, detector.CatalogGraph(cr.cat, cr.graph), dopts)
+	rep.AddWarning("lines of dpkg's package list not understood", int64(badPackages), in.Packages)
 	rep.SourceRoot = in.SourceRoot
 	rep.Stats.TraceBytes = tr.Bytes
 	rep.Stats.TraceLines = tr.Lines

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/puppet/container"
 )
 
@@ -106,7 +107,10 @@ const (
 	CatalogFile   = "catalog.json"
 	PuppetLogFile = "puppet.log"
 	GraphsDir     = "graphs"
-	SiteFile      = "site.pp"
+	// PackagesFile is dpkg's database after the apply: each installed
+	// package's dependencies (detector.PackagesFormat), for the analysis.
+	PackagesFile = "packages.tsv"
+	SiteFile     = "site.pp"
 	// ConfirmDir holds the applies of fsmove confirm, one directory each.
 	ConfirmDir = "confirm"
 )
@@ -759,6 +763,8 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 		}
 	}
 
+	r.savePackages(ctx)
+
 	exitDir, _ := os.MkdirTemp(tmp, "exit-")
 	if _, err := get(puppetExitPath, exitDir, artifacts); err == nil {
 		data, _ := os.ReadFile(filepath.Join(exitDir, filepath.Base(puppetExitPath)))
@@ -770,6 +776,18 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 	r.overBudget(artifacts.Over, false)
 	r.tampered = tampered
 	return fmt.Sprintf("trace %s, %d artifacts", container.FormatBytes(r.rec.TraceBytes), len(listArtifacts(dir))), nil
+}
+
+// savePackages writes dpkg's list of the installed packages and their
+// dependencies as the apply left them (PackagesFile), when the image has
+// dpkg. Its absence only makes the analysis know less.
+func (r *run) savePackages(ctx context.Context) {
+	out := &cappedBuffer{max: ArtifactFileBudget}
+	status, err := r.c.Exec(ctx, []string{"dpkg-query", "-W", "-f", detector.PackagesFormat}, nil, out)
+	if err != nil || status != 0 || out.cut {
+		return
+	}
+	os.WriteFile(filepath.Join(r.opts.OutDir, PackagesFile), out.buf.Bytes(), 0o644)
 }
 
 // maxTrace is the cap of trace.log.
