@@ -9,7 +9,8 @@
 # Held back, not a fault.
 #
 # Rule 14. Augeas['fsmove-svc'] adds the service fsmove-svc (9999/tcp) to
-# /etc/services. Exec['lookup-ssh'] looks up another service there: both
+# /etc/services. Exec['lookup-ssh'] looks up another service there (the
+# minimal image has none by that name: it accepts either answer): both
 # orders give it the same answer. Held back, not a fault.
 #
 # Expected finding: Exec['lookup-svc'] looks up fsmove-svc itself, and
@@ -45,7 +46,7 @@ class near_rules {
   }
 
   exec { 'lookup-ssh':
-    command => '/usr/bin/getent services ssh',
+    command => "/bin/sh -c '/usr/bin/getent services ssh || true'",
   }
 
   exec { 'lookup-svc':
