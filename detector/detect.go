@@ -53,9 +53,9 @@ type relation struct {
 	// the uses ("" for the catalog resource's own): Puppet ordered those
 	// by their own edges too (rule 16).
 	prodVia, consVia string
-	// owner is the dpkg package whose unpack made the path, when a
-	// Package's install did (rule 17).
-	owner string
+	// byPackage: the producer is a Package, whose install made the path
+	// (rule 17).
+	byPackage bool
 	// existence: the consumer needed only that the path exist (a
 	// directory it created names in, or looked into); another producer
 	// ordered before the consumer meets that need too (rule 10).
@@ -152,7 +152,6 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	slices.Sort(rep.UnresolvedBlocks)
 	st.UnresolvedBlocks = len(rep.UnresolvedBlocks)
 
-	owners := findPackageOwners(res, roles)
 	packages := packageResources(g, roles)
 
 	pairs := make(map[pairKey]*pair)
@@ -183,7 +182,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 		if len(uses) < 2 {
 			continue
 		}
-		relatePath(pairs, pa, uses, owners)
+		relatePath(pairs, pa, uses)
 	}
 	st.RelatedPairs = len(pairs)
 
@@ -247,7 +246,7 @@ func packageResources(g Graph, roles []blockRole) []*catalog.Resource {
 
 // relatePath adds to pairs the relations that one path makes between the
 // resources of its uses (the rules of rules.go).
-func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use, owners packageOwners) {
+func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use) {
 	for i := range uses {
 		x := &uses[i]
 		if !x.produced {
@@ -291,9 +290,7 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use, ow
 				pc.Relation, pc.ConsumerEffect, pc.ConsumerEvidence = Consumes, fstrace.Consumed, y.consBy
 			}
 			r := relation{conflict: pc, before: before, notify: notify, prodVia: x.role.via, consVia: y.role.via}
-			if x.role.isPackage {
-				r.owner = owners.owner(x.acc.Block, x.prodBy.Line)
-			}
+			r.byPackage = x.role.isPackage
 			if before {
 				r.holdBefore = holdOrder(x, y, rel, pa.Path, pa.IsDir)
 			}

@@ -4,54 +4,55 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
-	"github.com/fsmove/fsmove/fstrace/interp"
 )
 
-// What dpkg knows, for rule 17 (doc.go): which Debian package installed a
-// path, and what each installed package depends on.
-//
-// Which package a path is dpkg's from the trace alone: dpkg unpacks one
-// package at a time, each file under a temporary name renamed into place,
-// and then writes the package's file list, /var/lib/dpkg/info/P.list (or
-// P:arch.list). So within the block of the Package resource whose install
-// ran dpkg, a path made before P's list and after the previous package's
-// list is P's (packageOwners). What each package depends on is not in the
-// trace: fsmove run saves dpkg's database after the apply (Packages).
+// What dpkg knows, for rule 17 (doc.go): which Debian packages ship a path,
+// and what each installed package depends on. fsmove run saves it after the
+// apply (runner.PackagesFile); fsmove analyze reads it beside the trace.
 
-// Packages is dpkg's view of the node after the apply: each installed
-// package's dependencies, and who provides each virtual package.
+// Packages is dpkg's view of the node after the apply.
 type Packages struct {
 	deps      map[string][]string // package → the packages it may need (alternatives included)
 	providers map[string][]string // virtual package → installed packages providing it
+	owners    map[string][]string // path → the packages whose file lists name it
 	closures  map[string]map[string]bool
 }
 
-// PackagesFormat is the dpkg-query format ParsePackages reads: one line a
-// package, tab-separated: name, Provides, Pre-Depends, Depends.
-const PackagesFormat = "${binary:Package}\t${Provides}\t${Pre-Depends}\t${Depends}\n"
+// PackagesScript prints what ParsePackages reads, in a Debian container:
+// a P line per installed package (name, Provides, Pre-Depends, Depends) and
+// an F line per path of its file list (name, path).
+const PackagesScript = `dpkg-query -W -f 'P\t${binary:Package}\t${Provides}\t${Pre-Depends}\t${Depends}\n' &&
+awk '{ n = FILENAME; sub(/.*\//, "", n); sub(/\.list$/, "", n); print "F\t" n "\t" $0 }' /var/lib/dpkg/info/*.list`
 
-// ParsePackages reads what dpkg-query -W -f PackagesFormat prints. Lines it
-// cannot read are skipped and counted.
+// ParsePackages reads what PackagesScript prints. Lines it cannot read are
+// skipped and counted.
 func ParsePackages(r io.Reader) (*Packages, int, error) {
-	p := &Packages{deps: map[string][]string{}, providers: map[string][]string{}, closures: map[string]map[string]bool{}}
+	p := &Packages{deps: map[string][]string{}, providers: map[string][]string{},
+		owners: map[string][]string{}, closures: map[string]map[string]bool{}}
 	bad := 0
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		f := strings.Split(sc.Text(), "\t")
-		if len(f) != 4 || f[0] == "" {
+		switch {
+		case len(f) == 5 && f[0] == "P" && f[1] != "":
+			name := packageName(f[1])
+			for _, v := range dpkgNames(f[2]) {
+				p.providers[v] = append(p.providers[v], name)
+			}
+			p.deps[name] = append(dpkgNames(f[3]), dpkgNames(f[4])...)
+		case len(f) == 3 && f[0] == "F" && strings.HasPrefix(f[2], "/"):
+			path := f[2]
+			if len(path) > 1 {
+				path = strings.TrimSuffix(path, "/")
+			}
+			p.owners[path] = append(p.owners[path], packageName(f[1]))
+		default:
 			bad++
-			continue
 		}
-		name := packageName(f[0])
-		for _, v := range dpkgNames(f[1]) {
-			p.providers[v] = append(p.providers[v], name)
-		}
-		p.deps[name] = append(dpkgNames(f[2]), dpkgNames(f[3])...)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, bad, fmt.Errorf("dpkg's packages: %w", err)
@@ -78,11 +79,22 @@ func dpkgNames(field string) []string {
 	return names
 }
 
+// Owners returns the packages whose file lists name path.
+func (p *Packages) Owners(path string) []string {
+	if p == nil {
+		return nil
+	}
+	return p.owners[path]
+}
+
 // Brings reports whether installing pkg installs owner too: owner is pkg or
 // in the closure of its dependencies among the installed packages.
 func (p *Packages) Brings(pkg, owner string) bool {
+	if pkg == owner {
+		return true
+	}
 	if p == nil {
-		return pkg == owner
+		return false
 	}
 	c, ok := p.closures[pkg]
 	if !ok {
@@ -105,63 +117,23 @@ func (p *Packages) Brings(pkg, owner string) bool {
 	return c[owner]
 }
 
-// dpkgInfoList is where dpkg writes a package's file list.
-const dpkgInfoList = "/var/lib/dpkg/info/"
-
-// packageOwners finds, for each Package block, where each dpkg package's
-// unpack ended: the line of the write of its file list.
-type packageOwners map[interp.BlockID][]listWrite
-
-type listWrite struct {
-	line int64
-	pkg  string
-}
-
-func findPackageOwners(res *interp.Result, roles []blockRole) packageOwners {
-	owners := packageOwners{}
-	for i := range res.Paths {
-		pa := &res.Paths[i]
-		name, ok := strings.CutPrefix(pa.Path, dpkgInfoList)
-		if !ok || !strings.HasSuffix(name, ".list") || strings.Contains(name, "/") {
-			continue
-		}
-		for _, a := range pa.Accesses {
-			if a.Produced && a.Block >= 0 && int(a.Block) < len(roles) && roles[a.Block].isPackage {
-				owners[a.Block] = append(owners[a.Block], listWrite{a.ProducedBy.Line, packageName(strings.TrimSuffix(name, ".list"))})
-			}
-		}
-	}
-	for _, lists := range owners {
-		sort.Slice(lists, func(i, j int) bool { return lists[i].line < lists[j].line })
-	}
-	return owners
-}
-
-// owner is the dpkg package whose unpack made a path at line in block b, or
-// "" (a maintainer script's work, after the last unpack).
-func (o packageOwners) owner(b interp.BlockID, line int64) string {
-	lists := o[b]
-	i := sort.Search(len(lists), func(i int) bool { return lists[i].line >= line })
-	if i == len(lists) {
-		return ""
-	}
-	return lists[i].pkg
-}
-
-// metByPackage reports whether a Package resource other than the
-// relation's producer, ordered before its consumer, installs the dpkg
-// package that owns the path (itself, or among its dependencies): in every
-// order Puppet may take, the path is there before the consumer (rule 17).
+// metByPackage reports whether, for a path a Package's install made,
+// another Package resource ordered before the consumer installs one of the
+// path's packages (itself, or as a dependency): in every order Puppet may
+// take, the path is there before the consumer (rule 17).
 func metByPackage(rel relation, packages []*catalog.Resource, g Graph, pkgs *Packages) bool {
-	if rel.owner == "" {
+	owners := pkgs.Owners(rel.conflict.Path)
+	if !rel.byPackage || len(owners) == 0 {
 		return false
 	}
 	for _, q := range packages {
-		if q == rel.conflict.Producer || q == rel.conflict.Consumer {
+		if q == rel.conflict.Producer || q == rel.conflict.Consumer || !g.Ordered(q, rel.conflict.Consumer) {
 			continue
 		}
-		if pkgs.Brings(q.Namevar(), rel.owner) && g.Ordered(q, rel.conflict.Consumer) {
-			return true
+		for _, o := range owners {
+			if pkgs.Brings(q.Namevar(), o) {
+				return true
+			}
 		}
 	}
 	return false

@@ -193,8 +193,17 @@ func (in *Interp) ensure(l location) location {
 // record charges effect eff on l to the current block.
 func (in *Interp) record(l location, isDir bool, eff fstrace.Effect, st *fstrace.Statement) {
 	if in.cur == NoBlock {
-		if eff == fstrace.Consumed && in.curProc != nil && in.curProc.init {
-			in.initRead(in.curProc, in.m.locPath(l), isDir, st)
+		if p := in.curProc; p != nil && p.init {
+			switch eff {
+			case fstrace.Consumed:
+				in.initRead(p, in.m.locPath(l), isDir, st)
+			case fstrace.Produced:
+				// systemd writes its own state (the unit's cgroup,
+				// its invocation id) just before it reads what the
+				// unit's start needs: what it read before that was
+				// for something else.
+				p.pending = p.pending[:0]
+			}
 		}
 		return
 	}

@@ -60,7 +60,8 @@ type pendingRead struct {
 	st    fstrace.Statement // its evidence: Syscall, Line and Flags only
 }
 
-// maxPending bounds the reads kept for the next process init starts.
+// maxPending bounds the reads kept for the next process init starts: the
+// last ones it made.
 const maxPending = 64
 
 func (in *Interp) block(p *process) BlockID {
@@ -230,9 +231,6 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 	} else {
 		c.fs = &fsInfo{cwd: parent.fs.cwd}
 	}
-	if parent.init && st.Flags&fstrace.ShareThread == 0 {
-		c.pending, parent.pending = parent.pending, nil
-	}
 	switch {
 	case st.Flags&fstrace.ShareThread != 0:
 		c.attr = parent.attr
@@ -265,8 +263,23 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 		}
 		in.releaseFiles(child.files)
 		in.stats.UnknownPids--
+		if !child.attr.dynamic {
+			// It already joined a cgroup (a service's unit): tracers that
+			// order calls by their end show the child's move before the
+			// parent's clone returns. It acts for that unit, not for
+			// what its parent acts for.
+			c.attr = child.attr
+		}
 	} else if !early {
 		in.stats.Processes++
+	}
+	if parent.init && st.Flags&fstrace.ShareThread == 0 {
+		// What init read just before is the unit's the child joins: now,
+		// when it has joined already, or when it does (writePid).
+		c.pending, parent.pending = parent.pending, nil
+		if !c.attr.dynamic && c.attr.block != NoBlock {
+			in.chargePending(c, c.attr.block)
+		}
 	}
 	in.procs[st.Child] = c
 	if in.lastPid == st.Child {
@@ -330,14 +343,20 @@ func (in *Interp) writePid(p *process, st *fstrace.Statement) {
 	// In place: a cgroup move takes all of a process's threads, which
 	// share this attribution.
 	*target.attr = attribution{block: block}
+	in.chargePending(target, block)
+}
+
+// chargePending gives the reads p took along from init to block (none when
+// it is NoBlock), and forgets them.
+func (in *Interp) chargePending(p *process, block BlockID) {
 	if block != NoBlock {
-		for i := range target.pending {
-			pr := &target.pending[i]
+		for i := range p.pending {
+			pr := &p.pending[i]
 			in.m.paths.record(pr.id, pr.isDir, block, fstrace.Consumed, &pr.st)
 			in.stats.UnitReads++
 		}
 	}
-	target.pending = nil
+	p.pending = nil
 }
 
 // initRead takes a read that init made outside every block (in.cur is
@@ -362,10 +381,14 @@ func (in *Interp) initRead(p *process, id pathID, isDir bool, st *fstrace.Statem
 		in.stats.UnitReads++
 		return
 	}
-	if len(p.pending) < maxPending {
-		p.pending = append(p.pending, pendingRead{id: id, isDir: isDir,
-			st: fstrace.Statement{Syscall: st.Syscall, Line: st.Line, Flags: st.Flags}})
+	// The most recent reads are the ones for the next start: when the list
+	// is full, the oldest goes (init reads hundreds of files on a reload).
+	if len(p.pending) == maxPending {
+		copy(p.pending, p.pending[1:])
+		p.pending = p.pending[:maxPending-1]
 	}
+	p.pending = append(p.pending, pendingRead{id: id, isDir: isDir,
+		st: fstrace.Statement{Syscall: st.Syscall, Line: st.Line, Flags: st.Flags}})
 }
 
 // UnitBlock names the block of a systemd service unit: the accesses of the

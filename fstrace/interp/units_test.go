@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/fsmove/fsmove/fstrace"
@@ -111,6 +112,46 @@ func TestInitReadsForUnits(t *testing.T) {
 	}
 	if res.Stats.UnitReads != 2 {
 		t.Errorf("UnitReads = %d, want 2", res.Stats.UnitReads)
+	}
+}
+
+// The child's move into its unit can come before init's clone returns (an
+// eBPF trace orders calls by their end): the child still acts for the
+// unit, and what init read just before is the unit's.
+func TestChildJoinsUnitBeforeCloneReturns(t *testing.T) {
+	_, res := run(
+		begin(puppet, "Service[demo]"),
+		hp(1, C, "/etc/default/demo"),
+		open(86, unitProcs, 3),
+		writePid(86, 3, 0),
+		newProc(1, 86, 0),
+		hp(86, C, "/etc/demo.conf"),
+		end(puppet, "Service[demo]"),
+	)
+	wantEffects(t, res, "/etc/default/demo", UnitBlock("demo.service"), "consumed")
+	wantEffects(t, res, "/etc/demo.conf", UnitBlock("demo.service"), "consumed")
+}
+
+// init reads far more than maxPending files between two starts (a
+// reload): the ones just before the start are kept.
+func TestInitKeepsItsLastReads(t *testing.T) {
+	stmts := []fstrace.Statement{begin(puppet, "Service[demo]")}
+	for i := range 3 * maxPending {
+		stmts = append(stmts, hp(1, C, fmt.Sprintf("/etc/reload/%d", i)))
+	}
+	stmts = append(stmts, hp(1, C, "/etc/default/demo"), newProc(1, 86, 0), open(86, unitProcs, 3), writePid(86, 3, 0), end(puppet, "Service[demo]"))
+	_, res := run(stmts...)
+	wantEffects(t, res, "/etc/default/demo", UnitBlock("demo.service"), "consumed")
+	if pa := findPath(res, "/etc/reload/0"); pa != nil {
+		t.Errorf("an old read was charged: %v", pa.Accesses)
+	}
+	// What init read before it wrote its own state for the start is not
+	// the unit's.
+	_, res = run(begin(puppet, "Service[demo]"), hp(1, C, "/etc/systemd/journald.conf"), mkdir(1, "/run/systemd/units/x"),
+		hp(1, C, "/etc/default/demo"), newProc(1, 86, 0), open(86, unitProcs, 3), writePid(86, 3, 0), end(puppet, "Service[demo]"))
+	wantEffects(t, res, "/etc/default/demo", UnitBlock("demo.service"), "consumed")
+	if pa := findPath(res, "/etc/systemd/journald.conf"); pa != nil {
+		t.Errorf("a read before init's own write was charged: %v", pa.Accesses)
 	}
 }
 

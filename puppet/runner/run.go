@@ -108,7 +108,8 @@ const (
 	PuppetLogFile = "puppet.log"
 	GraphsDir     = "graphs"
 	// PackagesFile is dpkg's database after the apply: each installed
-	// package's dependencies (detector.PackagesFormat), for the analysis.
+	// package's dependencies and files (detector.PackagesScript), for the
+	// analysis.
 	PackagesFile = "packages.tsv"
 	SiteFile     = "site.pp"
 	// ConfirmDir holds the applies of fsmove confirm, one directory each.
@@ -778,12 +779,12 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 	return fmt.Sprintf("trace %s, %d artifacts", container.FormatBytes(r.rec.TraceBytes), len(listArtifacts(dir))), nil
 }
 
-// savePackages writes dpkg's list of the installed packages and their
-// dependencies as the apply left them (PackagesFile), when the image has
-// dpkg. Its absence only makes the analysis know less.
+// savePackages writes dpkg's list of the installed packages, their
+// dependencies and their files as the apply left them (PackagesFile), when
+// the image has dpkg. Its absence only makes the analysis know less.
 func (r *run) savePackages(ctx context.Context) {
 	out := &cappedBuffer{max: ArtifactFileBudget}
-	status, err := r.c.Exec(ctx, []string{"dpkg-query", "-W", "-f", detector.PackagesFormat}, nil, out)
+	status, err := r.c.Exec(ctx, []string{"/bin/sh", "-c", detector.PackagesScript}, nil, out)
 	if err != nil || status != 0 || out.cut {
 		return
 	}
