@@ -106,22 +106,29 @@ func KeyEdit(r *Resource) (Edit, bool) {
 	return Edit{}, false
 }
 
-// augeasEdit reads the changes of an augeas resource: a string of commands
-// one a line, or an array of them.
-func augeasEdit(r *Resource) (Edit, bool) {
-	var cmds []string
+// augeasCommands reads the changes of an augeas resource: a string of
+// commands one a line, or an array of them; ok is false for anything else.
+func augeasCommands(r *Resource) (cmds []string, ok bool) {
 	switch v := r.Params["changes"].(type) {
 	case string:
-		cmds = strings.Split(v, "\n")
+		return strings.Split(v, "\n"), true
 	case []any:
 		for _, c := range v {
 			s, ok := c.(string)
 			if !ok {
-				return Edit{}, false
+				return nil, false
 			}
 			cmds = append(cmds, strings.Split(s, "\n")...)
 		}
-	default:
+		return cmds, true
+	}
+	return nil, false
+}
+
+// augeasEdit reads the changes of an augeas resource (augeasCommands).
+func augeasEdit(r *Resource) (Edit, bool) {
+	cmds, ok := augeasCommands(r)
+	if !ok {
 		return Edit{}, false
 	}
 	ctx, _ := r.StringParam("context")
@@ -351,17 +358,7 @@ func EntryNames(r *Resource) []string {
 
 // augeasSetValues are the values of an augeas resource's set commands.
 func augeasSetValues(r *Resource) []string {
-	var cmds []string
-	switch v := r.Params["changes"].(type) {
-	case string:
-		cmds = strings.Split(v, "\n")
-	case []any:
-		for _, c := range v {
-			if s, ok := c.(string); ok {
-				cmds = append(cmds, strings.Split(s, "\n")...)
-			}
-		}
-	}
+	cmds, _ := augeasCommands(r)
 	var vals []string
 	for _, c := range cmds {
 		f := strings.Fields(c)

@@ -168,8 +168,7 @@ const e2eParallel = 2
 func TestE2ERunFixtures(t *testing.T) {
 	requireDocker(t)
 	useBuiltBinary(t)
-	slots := make(chan struct{}, e2eParallel)
-	var alone sync.RWMutex
+	sched := newE2ESched()
 	type mode struct {
 		tracer string
 		init   container.Init
@@ -186,22 +185,35 @@ func TestE2ERunFixtures(t *testing.T) {
 				continue
 			}
 			t.Run(string(m.init)+"/"+tracer+"/"+c.module, func(t *testing.T) {
-				t.Parallel()
-				slots <- struct{}{}
-				defer func() { <-slots }()
-				// An eBPF capture runs alone: a second traced apply on
-				// the same two cores could make it lose events (exit 3).
-				if tracer == "ebpf" {
-					alone.Lock()
-					defer alone.Unlock()
-				} else {
-					alone.RLock()
-					defer alone.RUnlock()
-				}
-				testFixture(t, tracer, m.init, c)
+				sched.run(t, tracer, func() { testFixture(t, tracer, m.init, c) })
 			})
 		}
 	}
+}
+
+// e2eSched runs the subtests of an end-to-end test in parallel,
+// e2eParallel at a time, and an eBPF capture alone: a second traced apply
+// on the same two cores could make it lose events (exit 3).
+type e2eSched struct {
+	slots chan struct{}
+	alone sync.RWMutex
+}
+
+func newE2ESched() *e2eSched { return &e2eSched{slots: make(chan struct{}, e2eParallel)} }
+
+// run makes t parallel and runs fn in a slot, alone for the ebpf tracer.
+func (s *e2eSched) run(t *testing.T, tracer string, fn func()) {
+	t.Parallel()
+	s.slots <- struct{}{}
+	defer func() { <-s.slots }()
+	if tracer == "ebpf" {
+		s.alone.Lock()
+		defer s.alone.Unlock()
+	} else {
+		s.alone.RLock()
+		defer s.alone.RUnlock()
+	}
+	fn()
 }
 
 // useBuiltBinary builds fsmove for the ptrace backend, which copies the

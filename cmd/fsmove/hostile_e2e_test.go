@@ -23,7 +23,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -103,23 +102,11 @@ func TestE2EHostileModule(t *testing.T) {
 	requireDocker(t)
 	useBuiltBinary(t)
 	h := newHostileHost(t)
-	slots := make(chan struct{}, e2eParallel)
-	var alone sync.RWMutex
+	sched := newE2ESched()
 	for _, init := range container.Inits {
 		for _, tracer := range runner.Tracers() {
 			t.Run(string(init)+"/"+tracer, func(t *testing.T) {
-				t.Parallel()
-				slots <- struct{}{}
-				defer func() { <-slots }()
-				// An eBPF capture runs alone (see TestE2ERunFixtures).
-				if tracer == "ebpf" {
-					alone.Lock()
-					defer alone.Unlock()
-				} else {
-					alone.RLock()
-					defer alone.RUnlock()
-				}
-				testHostile(t, h, tracer, init)
+				sched.run(t, tracer, func() { testHostile(t, h, tracer, init) })
 			})
 		}
 	}

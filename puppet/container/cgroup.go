@@ -1,12 +1,11 @@
 package container
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/docker/docker/api/types/mount"
 	"golang.org/x/sys/unix"
+
+	"github.com/fsmove/fsmove/tracer/linux"
 )
 
 // A container's cgroups (docs/DESIGN.md, "The container").
@@ -70,53 +71,27 @@ type hostCgroups struct {
 // readHostCgroups reads the cgroup mounts of this process's mount namespace
 // (which must be the engine's: the engine runs on this host).
 func readHostCgroups() (*hostCgroups, error) {
-	f, err := os.Open("/proc/self/mountinfo")
+	mounts, err := linux.Mounts()
 	if err != nil {
 		return nil, fmt.Errorf("reading the host's cgroup mounts: %w", err)
 	}
-	defer f.Close()
-	return parseMountinfo(f)
+	return cgroupsOf(mounts)
 }
 
-// parseMountinfo keeps the cgroup and cgroup2 mounts at or below cgroupRoot
-// of a /proc/<pid>/mountinfo.
-func parseMountinfo(r io.Reader) (*hostCgroups, error) {
+// cgroupsOf keeps the cgroup and cgroup2 mounts at or below cgroupRoot.
+func cgroupsOf(mounts []linux.Mount) (*hostCgroups, error) {
 	hc := &hostCgroups{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		// "36 25 0:33 / /sys/fs/cgroup/memory rw,relatime shared:5 - cgroup cgroup rw,memory"
-		fields := strings.Fields(sc.Text())
-		sep := -1
-		for i, f := range fields {
-			if f == "-" {
-				sep = i
-				break
-			}
-		}
-		if sep < 5 || sep+3 >= len(fields) {
+	for _, mt := range mounts {
+		if mt.Dir != cgroupRoot && !strings.HasPrefix(mt.Dir, cgroupRoot+"/") {
 			continue
 		}
-		dir, fstype, opts := fields[4], fields[sep+1], fields[sep+3]
-		if dir != cgroupRoot && !strings.HasPrefix(dir, cgroupRoot+"/") {
-			continue
-		}
-		switch fstype {
+		switch mt.FSType {
 		case "cgroup2":
-			if dir == cgroupRoot {
-				hc.v2Only = true
-			}
-			hc.mounts = append(hc.mounts, cgroupMount{dir: dir, v2: true})
+			hc.v2Only = hc.v2Only || mt.Dir == cgroupRoot
+			hc.mounts = append(hc.mounts, cgroupMount{dir: mt.Dir, v2: true})
 		case "cgroup":
-			m := cgroupMount{dir: dir}
-			for _, o := range strings.Split(opts, ",") {
-				m.systemd = m.systemd || o == "name=systemd"
-			}
-			hc.mounts = append(hc.mounts, m)
+			hc.mounts = append(hc.mounts, cgroupMount{dir: mt.Dir, systemd: slices.Contains(strings.Split(mt.Super, ","), "name=systemd")})
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading the host's cgroup mounts: %w", err)
 	}
 	if len(hc.mounts) == 0 {
 		return nil, fmt.Errorf("no cgroup hierarchy is mounted under %s", cgroupRoot)

@@ -16,23 +16,8 @@ import (
 // seccomp profile, read-only cgroups but the run's own subtree, limits,
 // the isolated network. Removing it removes its cgroup subtree.
 func TestE2ESandboxConfig(t *testing.T) {
-	required := os.Getenv("FSMOVE_E2E") == "1"
-	if testing.Short() && !required {
-		t.Skip("e2e test skipped in -short mode")
-	}
 	ctx := context.Background()
-	eng, err := Connect(ctx)
-	if err != nil {
-		if required {
-			t.Fatalf("FSMOVE_E2E=1 but Docker is unreachable: %v", err)
-		}
-		t.Skipf("Docker unreachable: %v", err)
-	}
-	defer eng.Close()
-	img, err := eng.EnsureImage(ctx, ImageOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng, img := e2eEngine(t)
 	for _, tc := range []struct {
 		name string
 		spec Spec
@@ -123,23 +108,8 @@ func TestE2ESandboxConfig(t *testing.T) {
 // systemd and its helpers need for that, with no added capability. (With
 // Docker's default profile its install fails in dpkg.)
 func TestE2ESandboxedUnitStarts(t *testing.T) {
-	required := os.Getenv("FSMOVE_E2E") == "1"
-	if testing.Short() && !required {
-		t.Skip("e2e test skipped in -short mode")
-	}
 	ctx := context.Background()
-	eng, err := Connect(ctx)
-	if err != nil {
-		if required {
-			t.Fatalf("FSMOVE_E2E=1 but Docker is unreachable: %v", err)
-		}
-		t.Skipf("Docker unreachable: %v", err)
-	}
-	defer eng.Close()
-	img, err := eng.EnsureImage(ctx, ImageOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng, img := e2eEngine(t)
 	c, err := eng.Start(ctx, Spec{Image: img.ID, Init: InitSystemd, Labels: map[string]string{"fsmove.test": "sandboxed-unit"}})
 	if err != nil {
 		t.Fatal(err)
@@ -160,4 +130,29 @@ systemctl start redis-server; systemctl is-active redis-server || systemctl stat
 	if status != 0 || !strings.Contains(out.String(), "\nactive\n") && !strings.HasPrefix(out.String(), "active\n") {
 		t.Errorf("redis-server did not install and start (status %d):\n%s", status, out.String())
 	}
+}
+
+// e2eEngine connects to Docker and makes sure fsmove's image exists, for
+// this package's end-to-end tests (containertest.Engine cannot be used
+// here: it imports this package). It skips in -short mode or without
+// Docker, unless FSMOVE_E2E=1, which makes that a failure.
+func e2eEngine(t *testing.T) (*Engine, ImageInfo) {
+	t.Helper()
+	required := os.Getenv("FSMOVE_E2E") == "1"
+	if testing.Short() && !required {
+		t.Skip("e2e test skipped in -short mode")
+	}
+	eng, err := Connect(context.Background())
+	if err != nil {
+		if required {
+			t.Fatalf("FSMOVE_E2E=1 but Docker is unreachable: %v", err)
+		}
+		t.Skipf("Docker unreachable (set FSMOVE_E2E=1 to make this a failure): %v", err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	img, err := eng.EnsureImage(context.Background(), ImageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng, img
 }

@@ -2,10 +2,12 @@ package container
 
 import (
 	"encoding/json"
+	"io"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/fsmove/fsmove/tracer/linux"
 	"github.com/moby/profiles/seccomp"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 )
@@ -71,7 +73,7 @@ const v2Mountinfo = `22 1 254:0 / / rw,relatime - ext4 /dev/vda rw
 // non-recursive, and only the run's subtree of name=systemd and cgroup2
 // writable.
 func TestCgroupMountsHybrid(t *testing.T) {
-	hc, err := parseMountinfo(strings.NewReader(hybridMountinfo))
+	hc, err := parseMountinfo(t, strings.NewReader(hybridMountinfo))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +109,7 @@ func TestCgroupMountsHybrid(t *testing.T) {
 // On a cgroup2-only host the root itself is bound read-only and the run's
 // subtree writable; the limits go one level above it.
 func TestCgroupMountsV2(t *testing.T) {
-	hc, err := parseMountinfo(strings.NewReader(v2Mountinfo))
+	hc, err := parseMountinfo(t, strings.NewReader(v2Mountinfo))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,16 +130,25 @@ func TestCgroupMountsV2(t *testing.T) {
 // A v1 host without the name=systemd hierarchy cannot host systemd: the
 // error says what to mount.
 func TestCgroupNoSystemdHierarchy(t *testing.T) {
-	hc, err := parseMountinfo(strings.NewReader("31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n32 31 0:29 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"))
+	hc, err := parseMountinfo(t, strings.NewReader("31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n32 31 0:29 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := newRunCgroup(hc, "x", true).mounts(); err == nil || !strings.Contains(err.Error(), "name=systemd") {
 		t.Errorf("mounts: %v, want an error naming name=systemd", err)
 	}
-	if _, err := parseMountinfo(strings.NewReader("22 1 254:0 / / rw - ext4 /dev/vda rw\n")); err == nil {
+	if _, err := parseMountinfo(t, strings.NewReader("22 1 254:0 / / rw - ext4 /dev/vda rw\n")); err == nil {
 		t.Error("a host without cgroups accepted")
 	}
+}
+
+func parseMountinfo(t *testing.T, r io.Reader) (*hostCgroups, error) {
+	t.Helper()
+	ms, err := linux.ParseMountinfo(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cgroupsOf(ms)
 }
 
 func TestLimits(t *testing.T) {

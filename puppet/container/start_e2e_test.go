@@ -3,7 +3,6 @@ package container
 import (
 	"context"
 	"errors"
-	"os"
 	"testing"
 	"time"
 )
@@ -14,22 +13,7 @@ import (
 // container of this process is left. Docker creates a container even when
 // the client has given up on the create call; fsmove must still remove it.
 func TestE2EStartCancelled(t *testing.T) {
-	required := os.Getenv("FSMOVE_E2E") == "1"
-	if testing.Short() && !required {
-		t.Skip("e2e test skipped in -short mode")
-	}
-	eng, err := Connect(context.Background())
-	if err != nil {
-		if required {
-			t.Fatalf("FSMOVE_E2E=1 but Docker is unreachable: %v", err)
-		}
-		t.Skipf("Docker unreachable (set FSMOVE_E2E=1 to make this a failure): %v", err)
-	}
-	defer eng.Close()
-	img, err := eng.EnsureImage(context.Background(), ImageOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng, img := e2eEngine(t)
 	for _, d := range []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond,
 		50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond} {
 		ctx, cancel := context.WithCancel(context.Background())

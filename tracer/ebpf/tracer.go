@@ -47,7 +47,6 @@
 package ebpf
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -298,30 +297,15 @@ func target(opts Options) (id uint64, level uint32, err error) {
 
 // cgroup2Root returns the mount point of the cgroup2 hierarchy holding path.
 func cgroup2Root(path string) (string, error) {
-	f, err := os.Open("/proc/self/mountinfo")
+	mounts, err := linux.Mounts()
 	if err != nil {
 		return "", fmt.Errorf("ebpf: %w", err)
 	}
-	defer f.Close()
 	path = filepath.Clean(path)
 	best := ""
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		// 36 35 0:30 / /sys/fs/cgroup/unified rw,… - cgroup2 cgroup2 rw
-		fields := strings.Fields(sc.Text())
-		sep := -1
-		for i, f := range fields {
-			if f == "-" {
-				sep = i
-				break
-			}
-		}
-		if sep < 0 || sep+1 >= len(fields) || len(fields) < 5 || fields[sep+1] != "cgroup2" {
-			continue
-		}
-		mp := fields[4]
-		if (path == mp || strings.HasPrefix(path, mp+"/")) && len(mp) > len(best) {
-			best = mp
+	for _, m := range mounts {
+		if m.FSType == "cgroup2" && (path == m.Dir || strings.HasPrefix(path, m.Dir+"/")) && len(m.Dir) > len(best) {
+			best = m.Dir
 		}
 	}
 	if best == "" {
