@@ -54,8 +54,10 @@ type relation struct {
 	// by their own edges too (rule 16).
 	prodVia, consVia string
 	// byPackage: the producer is a Package, whose install made the path
-	// (rule 17).
+	// (rule 17); script: the dpkg package whose maintainer scripts made
+	// it in that install (interp.Access.Script), "" when none did.
 	byPackage bool
+	script    string
 	// existence: the consumer needed only that the path exist (a
 	// directory it created names in, or looked into); another producer
 	// ordered before the consumer meets that need too (rule 10).
@@ -291,6 +293,9 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use) {
 			}
 			r := relation{conflict: pc, before: before, notify: notify, prodVia: x.role.via, consVia: y.role.via}
 			r.byPackage = x.role.isPackage
+			if r.byPackage {
+				r.script = x.acc.Script()
+			}
 			if before {
 				r.holdBefore = holdOrder(x, y, rel, pa.Path, pa.IsDir)
 			}

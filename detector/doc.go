@@ -101,12 +101,13 @@
 //     has its own autorequires there (its parent directory's File): a
 //     relation of its block that they order is ordered
 //     (GeneratedOrderGraph);
-//  17. a path that a Package's install made belongs to the dpkg package whose
-//     file list dpkg wrote next (dpkg unpacks one package at a time, then
-//     writes /var/lib/dpkg/info/P.list): when another Package ordered before
-//     the consumer installs that dpkg package, itself or as a dependency
-//     (Options.Packages, dpkg's database after the apply), the path is there
-//     before the consumer in any order (dpkg.go).
+//  17. a path that a Package's install made belongs to the dpkg packages
+//     whose file lists name it (Options.Packages, dpkg's database after the
+//     apply) and to the one whose maintainer script made it in that install
+//     (interp.Access.Script: update-rc.d's links, a postinst's defaults):
+//     when another Package ordered before the consumer installs one of
+//     them, itself or as a dependency, the path is there before the
+//     consumer in any order (dpkg.go).
 //
 // An observed fault (rule 5) is never held back.
 //

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
@@ -120,10 +121,19 @@ func (p *Packages) Brings(pkg, owner string) bool {
 // metByPackage reports whether, for a path a Package's install made,
 // another Package resource ordered before the consumer installs one of the
 // path's packages (itself, or as a dependency): in every order Puppet may
-// take, the path is there before the consumer (rule 17).
+// take, the path is there before the consumer (rule 17). The path's
+// packages are those whose file lists name it, and the one whose
+// maintainer script made it in this install (update-rc.d's links, a
+// postinst's default configuration).
 func metByPackage(rel relation, packages []*catalog.Resource, g Graph, pkgs *Packages) bool {
+	if !rel.byPackage {
+		return false
+	}
 	owners := pkgs.Owners(rel.conflict.Path)
-	if !rel.byPackage || len(owners) == 0 {
+	if rel.script != "" {
+		owners = append(slices.Clip(owners), rel.script)
+	}
+	if len(owners) == 0 {
 		return false
 	}
 	for _, q := range packages {

@@ -3,6 +3,9 @@ package detector
 import (
 	"strings"
 	"testing"
+
+	"github.com/fsmove/fsmove/fstrace"
+	"github.com/fsmove/fsmove/fstrace/interp"
 )
 
 func TestParsePackages(t *testing.T) {
@@ -87,4 +90,63 @@ func TestRulePackageOwner(t *testing.T) {
 	rep = Detect(result(dir("/etc/ssh", at("Exec[make-dir]", "p:mkdir@10"), at("File[/etc/ssh/ssh_known_hosts]", "c:openat@100"))),
 		graph("openssh-client"), Options{Packages: pk})
 	expect(t, rep, "MOR Exec[make-dir]->File[/etc/ssh/ssh_known_hosts] /etc/ssh")
+}
+
+// Rule 17 through a maintainer script: Package[ftpsync]'s install brings
+// rsync as a dependency, and rsync's postinst makes the rc links that
+// Service[rsync] looks at. Package[rsync], ordered before the Service,
+// installs rsync in the other order too. The Result comes from the
+// interpreter, which says which script made what (interp.Access.Script).
+func TestRulePackageScript(t *testing.T) {
+	line := int64(0)
+	st := func(s fstrace.Statement) fstrace.Statement {
+		line++
+		s.Line, s.Syscall = line, "test"
+		return s
+	}
+	marker := func(op fstrace.Op, block string) fstrace.Statement {
+		return st(fstrace.Statement{Op: op, Pid: 100, Block: block})
+	}
+	hp := func(pid int32, eff fstrace.Effect, path string, flags uint32) fstrace.Statement {
+		return st(fstrace.Statement{Op: fstrace.OpHpath, Pid: pid, Dir: fstrace.AtFdcwd, Path: path, Effect: eff, Flags: flags})
+	}
+	clone := func(pid, child int32) fstrace.Statement {
+		return st(fstrace.Statement{Op: fstrace.OpNewProc, Pid: pid, Child: child})
+	}
+	trace := func(script string) *interp.Result {
+		in := interp.New(interp.Options{})
+		in.Run([]fstrace.Statement{
+			marker(fstrace.OpBegin, "Package[ftpsync]"),
+			clone(100, 300),
+			hp(300, fstrace.Produced, "/var/lib/dpkg/info/rsync.list", 0),
+			clone(300, 301),
+			hp(301, fstrace.Consumed, script, fstrace.Runs),
+			st(fstrace.Statement{Op: fstrace.OpExec, Pid: 301}),
+			hp(301, fstrace.Produced, "/etc/rc2.d/S01rsync", 0),
+			marker(fstrace.OpEnd, "Package[ftpsync]"),
+			marker(fstrace.OpBegin, "Service[rsync]"),
+			hp(100, fstrace.Consumed, "/etc/rc2.d/S01rsync", fstrace.Probe),
+			marker(fstrace.OpEnd, "Service[rsync]"),
+		})
+		return in.Result()
+	}
+	graph := func(first string) *fakeGraph {
+		g := newFake()
+		g.add("Package[ftpsync]", "s.pp", 1)
+		g.add("Package["+first+"]", "s.pp", 2)
+		g.add("Service[rsync]", "s.pp", 3, "ensure", "running")
+		g.edge("Package["+first+"]", "Service[rsync]", notify)
+		return g
+	}
+	const fault = "MOR Package[ftpsync]->Service[rsync] /etc/rc2.d/S01rsync"
+	rep := Detect(trace("/var/lib/dpkg/info/rsync.postinst"), graph("rsync"), Options{})
+	expect(t, rep)
+	if rep.Stats.NeedMet != 1 {
+		t.Errorf("need met %d", rep.Stats.NeedMet)
+	}
+	// Near miss: the Package ordered before the Service is another one.
+	expect(t, Detect(trace("/var/lib/dpkg/info/rsync.postinst"), graph("unrelated"), Options{}), fault)
+	// Near miss: the links were made by a program that is no maintainer
+	// script of an installed package.
+	expect(t, Detect(trace("/usr/sbin/update-rc.d"), graph("rsync"), Options{}), fault)
 }

@@ -207,7 +207,11 @@ func (in *Interp) record(l location, isDir bool, eff fstrace.Effect, st *fstrace
 		}
 		return
 	}
-	in.m.paths.record(in.m.locPath(l), isDir, in.cur, eff, st)
+	var script uint16
+	if p := in.curProc; p != nil {
+		script = p.script
+	}
+	in.m.paths.record(in.m.locPath(l), isDir, in.cur, eff, st, script)
 }
 
 // recordParent charges Consumed on the directory holding l: creating a
@@ -216,7 +220,7 @@ func (in *Interp) recordParent(l location, st *fstrace.Statement) {
 	if in.cur == NoBlock {
 		return
 	}
-	in.m.paths.record(in.m.dirPath(l.dir), true, in.cur, fstrace.Consumed, st)
+	in.m.paths.record(in.m.dirPath(l.dir), true, in.cur, fstrace.Consumed, st, 0)
 }
 
 // detached reports whether l names an inode through a name that was
@@ -290,6 +294,11 @@ func (in *Interp) hpath(p *process, st *fstrace.Statement, follow bool) {
 	switch st.Effect {
 	case fstrace.Consumed:
 		in.record(l, in.isDir(l), fstrace.Consumed, st)
+		if st.Flags&fstrace.Runs != 0 {
+			if id := in.scriptOf(in.m.locPath(l)); id != 0 {
+				p.script = id
+			}
+		}
 	case fstrace.Produced:
 		makeDir := st.Flags&fstrace.MakeDir != 0
 		if !l.exists() {
@@ -347,7 +356,7 @@ func (in *Interp) missing(p *process, st *fstrace.Statement, follow bool) {
 		}
 	}
 	in.stats.MissingLookups++
-	in.m.paths.record(id, false, in.cur, fstrace.Missing, st)
+	in.m.paths.record(id, false, in.cur, fstrace.Missing, st, 0)
 }
 
 func (in *Interp) link(p *process, st *fstrace.Statement) {

@@ -76,8 +76,9 @@ func (t *pathTable) child(parent pathID, name string) pathID {
 // record adds effect eff of block b to path id, keeping the first evidence
 // of each effect. A path produced and then expunged by the same block is a
 // temporary: the block's access to it is dropped (Missing included). A
-// failed lookup (Missing) leaves isDir as it was.
-func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect, st *fstrace.Statement) {
+// failed lookup (Missing) leaves isDir as it was. script is the maintainer
+// script the producing process runs (process.script; 0 for none).
+func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect, st *fstrace.Statement, script uint16) {
 	n := &t.nodes[id]
 	if eff != fstrace.Missing {
 		n.isDir = isDir
@@ -110,6 +111,9 @@ func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect,
 	case fstrace.Produced:
 		if !a.Produced {
 			a.Produced, a.ProducedBy = true, ev
+			a.script = script
+		} else if a.script != script {
+			a.script = mixedScripts
 		}
 		if !a.Replaced && st.Flags&fstrace.Keeps == 0 {
 			a.Replaced, a.ReplacedBy = true, ev

@@ -51,6 +51,11 @@ type process struct {
 	// the child inherits them, and they become its unit's when it joins one
 	// (systemd reads a unit's EnvironmentFile= just before it forks).
 	pending []pendingRead
+	// script: the process runs a maintainer script of a Debian package
+	// the block installed (scriptOf), or descends from one; what it
+	// makes is that package's (Access.Script, the detector's rule 17).
+	// 0 when it does not.
+	script uint16
 }
 
 // pendingRead is a read of init's that may turn out to be for a unit.
@@ -219,7 +224,7 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 		in.forgetProc(st.Child)
 	}
 
-	c := &process{}
+	c := &process{script: parent.script}
 	if st.Flags&fstrace.ShareFiles != 0 {
 		c.files = parent.files
 		c.files.users++
@@ -263,6 +268,9 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 		}
 		in.releaseFiles(child.files)
 		in.stats.UnknownPids--
+		if child.script != 0 {
+			c.script = child.script // it ran a maintainer script itself
+		}
 		if !child.attr.dynamic {
 			// It already joined a cgroup (a service's unit): tracers that
 			// order calls by their end show the child's move before the
@@ -352,7 +360,7 @@ func (in *Interp) chargePending(p *process, block BlockID) {
 	if block != NoBlock {
 		for i := range p.pending {
 			pr := &p.pending[i]
-			in.m.paths.record(pr.id, pr.isDir, block, fstrace.Consumed, &pr.st)
+			in.m.paths.record(pr.id, pr.isDir, block, fstrace.Consumed, &pr.st, 0)
 			in.stats.UnitReads++
 		}
 	}
@@ -377,7 +385,7 @@ func (in *Interp) initRead(p *process, id pathID, isDir bool, st *fstrace.Statem
 		unit = strings.TrimSuffix(in.m.paths.nodes[n.parent].name, ".d")
 	}
 	if unit != "" {
-		in.m.paths.record(id, isDir, in.blockID(UnitBlock(unit)), fstrace.Consumed, st)
+		in.m.paths.record(id, isDir, in.blockID(UnitBlock(unit)), fstrace.Consumed, st, 0)
 		in.stats.UnitReads++
 		return
 	}
@@ -403,4 +411,51 @@ func BlockUnit(block string) (unit string, ok bool) {
 		return "", false
 	}
 	return strings.TrimSuffix(unit, "]"), true
+}
+
+// dpkgInfo is where dpkg keeps each installed package's file list and
+// maintainer scripts (its admin directory's info/).
+var dpkgInfo = [...]string{"var", "lib", "dpkg", "info"}
+
+// scriptOf returns the id of the package whose maintainer script id is
+// (/var/lib/dpkg/info/P.preinst or P.postinst), when the current block
+// wrote P's file list before: the block installs P, and the script is
+// that install's, not a trigger's run for a package installed earlier.
+// 0 otherwise.
+func (in *Interp) scriptOf(id pathID) uint16 {
+	t := &in.m.paths
+	name := t.nodes[id].name
+	stem, ok := strings.CutSuffix(name, ".postinst")
+	if !ok {
+		stem, ok = strings.CutSuffix(name, ".preinst")
+	}
+	if !ok || stem == "" || in.cur == NoBlock {
+		return 0
+	}
+	dir := t.nodes[id].parent
+	for i := len(dpkgInfo) - 1; i >= 0; i-- {
+		if dir == rootPath || t.nodes[dir].name != dpkgInfo[i] {
+			return 0
+		}
+		dir = t.nodes[dir].parent
+	}
+	if dir != rootPath {
+		return 0
+	}
+	list, ok := t.kids[pathKey{t.nodes[id].parent, stem + ".list"}]
+	if !ok {
+		return 0
+	}
+	for i := range t.nodes[list].accesses {
+		if a := &t.nodes[list].accesses[i]; a.Block == in.cur && a.Produced {
+			return scriptID(packageName(stem))
+		}
+	}
+	return 0
+}
+
+// packageName drops the architecture of a package name (libc6:amd64).
+func packageName(s string) string {
+	name, _, _ := strings.Cut(s, ":")
+	return name
 }

@@ -120,12 +120,44 @@ type Access struct {
 	ContentConsumed bool
 	Executed        bool
 	NoExec          bool
+	// script: the maintainer script whose processes made every production
+	// (an id in scriptPackages; 0 none, mixedScripts more than one or
+	// not only them). Script gives its package.
+	script uint16
 	// Evidence per effect, valid when the matching flag is set.
 	ProducedBy Evidence
 	ConsumedBy Evidence
 	ExpungedBy Evidence
 	MissingBy  Evidence
 	ReplacedBy Evidence
+}
+
+// Script returns the Debian package whose maintainer scripts (preinst,
+// postinst, and what they ran) made every production of the access, when
+// the block had installed that package (its file list written): what a
+// postinst makes, such as update-rc.d's links, is there after the
+// package's install whichever Package resource installs it. "" when the
+// access produced nothing, or not only through one such package.
+func (a *Access) Script() string {
+	if a.script == 0 || a.script == mixedScripts {
+		return ""
+	}
+	return scriptPackages.name(uint32(a.script))
+}
+
+// scriptPackages interns the package names of Access.Script; ids fit a
+// uint16 below mixedScripts, and a name past them is not kept (the
+// access reads as no script's, which holds nothing back).
+var scriptPackages = nameTable{ids: map[string]uint32{"": 0}, list: []string{""}}
+
+const mixedScripts = 1<<16 - 1
+
+func scriptID(pkg string) uint16 {
+	id := scriptPackages.id(pkg)
+	if id >= mixedScripts || scriptPackages.name(id) != pkg {
+		return 0
+	}
+	return uint16(id)
 }
 
 // Has reports whether the access includes effect e.
