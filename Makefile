@@ -39,6 +39,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzInterp$$' -fuzztime=$(FUZZTIME) ./fstrace/interp
 	$(GO) test -run='^$$' -fuzz='^FuzzLoadWaivers$$' -fuzztime=$(FUZZTIME) ./detector
 	$(GO) test -run='^$$' -fuzz='^FuzzParseFilters$$' -fuzztime=$(FUZZTIME) ./detector
+	$(GO) test -run='^$$' -fuzz='^FuzzParsePackages$$' -fuzztime=$(FUZZTIME) ./detector
 	$(GO) test -run='^$$' -fuzz='^FuzzMark$$' -fuzztime=$(FUZZTIME) ./puppet
 	$(GO) test -run='^$$' -fuzz='^FuzzSourceRef$$' -fuzztime=$(FUZZTIME) ./puppet
 

@@ -150,3 +150,32 @@ func TestRulePackageScript(t *testing.T) {
 	// script of an installed package.
 	expect(t, Detect(trace("/usr/sbin/update-rc.d"), graph("rsync"), Options{}), fault)
 }
+
+// FuzzParsePackages: any listing is read without a panic; what is kept is
+// what the format allows (owners are absolute paths without a trailing
+// slash, a package brings itself) and every other line is counted.
+func FuzzParsePackages(f *testing.F) {
+	f.Add("P\tssh\t\t\topenssh-client (>= 1), a | b\nF\tssh\t/etc/ssh/\nF\tssh\t/\n")
+	f.Add("P\tlibc6:amd64\tlibc\t\t\nF\tlibc6:amd64\t/lib\nbroken\n\n")
+	f.Add("P\t\t\t\t\nF\tx\trelative\nP\tx\ty\tz\n")
+	f.Fuzz(func(t *testing.T, listing string) {
+		p, bad, err := ParsePackages(strings.NewReader(listing))
+		if err != nil {
+			return // a line longer than the scanner takes
+		}
+		lines := strings.Count(listing, "\n") + 1
+		if bad < 0 || bad > lines {
+			t.Fatalf("%d bad lines of %d", bad, lines)
+		}
+		for path, owners := range p.owners {
+			if !strings.HasPrefix(path, "/") || (len(path) > 1 && strings.HasSuffix(path, "/")) || len(owners) == 0 {
+				t.Fatalf("owner entry %q: %q", path, owners)
+			}
+		}
+		for name := range p.deps {
+			if !p.Brings(name, name) {
+				t.Fatalf("%q does not bring itself", name)
+			}
+		}
+	})
+}
