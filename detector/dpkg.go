@@ -45,10 +45,10 @@ func ParsePackages(r io.Reader) (*Packages, int, error) {
 				p.providers[v] = append(p.providers[v], name)
 			}
 			p.deps[name] = append(dpkgNames(f[3]), dpkgNames(f[4])...)
-		case len(f) == 3 && f[0] == "F" && strings.HasPrefix(f[2], "/"):
-			path := f[2]
-			if len(path) > 1 {
-				path = strings.TrimSuffix(path, "/")
+		case len(f) == 3 && f[0] == "F" && packageName(f[1]) != "" && strings.HasPrefix(f[2], "/"):
+			path := strings.TrimRight(f[2], "/")
+			if path == "" {
+				path = "/"
 			}
 			p.owners[path] = append(p.owners[path], packageName(f[1]))
 		default:
