@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/docker/go-units"
 	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/detector/printable"
 	"github.com/fsmove/fsmove/puppet/container"
@@ -340,7 +341,7 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 	}
 	var maxTrace int64
 	if f.maxTrace != "" {
-		if maxTrace, err = container.ParseSize(f.maxTrace); err != nil || maxTrace < 1<<20 {
+		if maxTrace, err = units.RAMInBytes(f.maxTrace); err != nil || maxTrace < 1<<20 {
 			return fail("--max-trace %s: want a size of at least 1M (e.g. 8G)", f.maxTrace)
 		}
 	}
@@ -377,7 +378,7 @@ func (f *runFlags) limits() (container.Limits, error) {
 	case "-1":
 		l.Memory = -1
 	default:
-		n, err := container.ParseSize(f.memory)
+		n, err := units.RAMInBytes(f.memory)
 		if err != nil || n < 64<<20 {
 			return l, fmt.Errorf("--memory %s: want a size of at least 64M (e.g. 2G), or -1 for no limit", f.memory)
 		}

@@ -12,10 +12,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/docker/go-units"
 	"github.com/fsmove/fsmove/bench/gen"
 )
 
@@ -106,26 +105,14 @@ func writeTo(name string, stdout io.Writer, write func(io.Writer) error) error {
 	return f.Close()
 }
 
-// parseSize reads 1024, 64K, 64M, 1G (powers of 1024).
+// parseSize reads 1024, 64K, 64M, 1G (powers of 1024), as docker run --memory does.
 func parseSize(s string) (int64, error) {
-	mult := int64(1)
-	switch {
-	case strings.HasSuffix(s, "K"), strings.HasSuffix(s, "k"):
-		mult = 1 << 10
-	case strings.HasSuffix(s, "M"), strings.HasSuffix(s, "m"):
-		mult = 1 << 20
-	case strings.HasSuffix(s, "G"), strings.HasSuffix(s, "g"):
-		mult = 1 << 30
-	}
-	if mult != 1 {
-		s = s[:len(s)-1]
-	}
-	v, err := strconv.ParseInt(s, 10, 64)
+	v, err := units.RAMInBytes(s)
 	if err != nil {
 		return 0, err
 	}
-	if v <= 0 || v > (1<<50)/mult {
+	if v <= 0 || v > 1<<50 { // RAMInBytes does not check for overflow
 		return 0, errors.New("out of range")
 	}
-	return v * mult, nil
+	return v, nil
 }

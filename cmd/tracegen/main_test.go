@@ -15,7 +15,7 @@ func TestParseSize(t *testing.T) {
 		ok   bool
 	}{
 		{"1024", 1024, true}, {"64K", 64 << 10, true}, {"64m", 64 << 20, true}, {"1G", 1 << 30, true},
-		{"", 0, false}, {"G", 0, false}, {"-1M", 0, false}, {"0", 0, false}, {"1T", 0, false}, {"99999999G", 0, false},
+		{"", 0, false}, {"G", 0, false}, {"-1M", 0, false}, {"0", 0, false}, {"1T", 1 << 40, true}, {"2P", 0, false}, {"99999999999G", 0, false}, {"1.5GiB", 3 << 29, true},
 	}
 	for _, tt := range tests {
 		got, err := parseSize(tt.in)

@@ -134,15 +134,13 @@ func (hc *hostCgroups) writable() ([]string, error) {
 type runCgroup struct {
 	hc  *hostCgroups
 	run string // /fsmove/<name>, relative to each hierarchy's mount
-	// systemd: the subtree is prepared for systemd (writable binds)
-	systemd bool
 }
 
 // cgroupBase is the directory of every run's subtree.
 const cgroupBase = "/fsmove"
 
-func newRunCgroup(hc *hostCgroups, name string, systemd bool) *runCgroup {
-	return &runCgroup{hc: hc, run: cgroupBase + "/" + name, systemd: systemd}
+func newRunCgroup(hc *hostCgroups, name string) *runCgroup {
+	return &runCgroup{hc: hc, run: cgroupBase + "/" + name}
 }
 
 // parent is the HostConfig.CgroupParent: the engine puts the container in
@@ -160,13 +158,11 @@ func (rc *runCgroup) traceDir() string {
 	return filepath.Join(u, rc.parent())
 }
 
-// prepare makes the directories the container's mounts bind (systemd mode)
-// and, on a cgroup2-only host, sets limits on the run's cgroup. The engine
-// makes the rest when it starts the container.
+// prepare makes the directories the container's mounts bind (systemd
+// mode: in none mode the engine makes them all) and, on a cgroup2-only
+// host, sets limits on the run's cgroup. The engine makes the rest when it
+// starts the container.
 func (rc *runCgroup) prepare(l Limits) error {
-	if !rc.systemd {
-		return nil
-	}
 	dirs, err := rc.hc.writable()
 	if err != nil {
 		return err
@@ -395,30 +391,6 @@ func hostCPUs() int {
 		return set.Count()
 	}
 	return 1
-}
-
-// ParseSize reads a byte count with an optional binary suffix: 512M, 4G,
-// 1.5GiB, 1000 (bytes).
-func ParseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	lower := strings.ToLower(t)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
-		{"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"tb", 1 << 40},
-		{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"t", 1 << 40}, {"b", 1}} {
-		if strings.HasSuffix(lower, u.suffix) {
-			t, mult = t[:len(t)-len(u.suffix)], u.mult
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
-	if err != nil || f < 0 || f*float64(mult) > float64(1<<62) {
-		return 0, fmt.Errorf("%q is not a size (e.g. 512M, 4G)", s)
-	}
-	return int64(f * float64(mult)), nil
 }
 
 // FormatBytes writes a byte count for people: 4.0 GB, 312.5 kB, 12 B

@@ -187,7 +187,7 @@ var DaemonCapNames = []string{"DAC_READ_SEARCH", "SYS_NICE"}
 // and network (see Spec). The run's cgroup subtree it returns is made
 // already (systemd mode) and is removed with the container.
 func (e *Engine) sandbox(ctx context.Context, name string, spec Spec) (*container.HostConfig, Config, *runCgroup, error) {
-	profile, err := SeccompProfile()
+	profile, err := SeccompProfile(spec.Init)
 	if err != nil {
 		return nil, Config{}, nil, err
 	}
@@ -197,10 +197,13 @@ func (e *Engine) sandbox(ctx context.Context, name string, spec Spec) (*containe
 		Init:        &useInit,
 		Privileged:  false,
 	}
-	conf := Config{Init: spec.Init, Seccomp: "fsmove (Docker's default + namespace and mount calls for systemd, open_by_handle_at denied)",
+	conf := Config{Init: spec.Init, Seccomp: "fsmove (Docker's default, open_by_handle_at denied)",
 		CgroupNS: "private", Capabilities: []string{}, CgroupWritable: []string{}}
 	if spec.Init == "" {
 		conf.Init = InitNone
+	}
+	if spec.Init == InitSystemd {
+		conf.Seccomp = "fsmove (Docker's default + namespace and mount calls for systemd, open_by_handle_at denied)"
 	}
 	if spec.Ptrace {
 		host.CapAdd = append(host.CapAdd, "SYS_PTRACE")
@@ -240,7 +243,7 @@ func (e *Engine) sandbox(ctx context.Context, name string, spec Spec) (*containe
 			return host, conf, nil, nil // the engine places it where it likes
 		}
 		e.sweepStale(ctx, hc)
-		cg := newRunCgroup(hc, name, false)
+		cg := newRunCgroup(hc, name)
 		host.CgroupParent = cg.parent()
 		conf.CgroupParent = host.CgroupParent
 		return host, conf, cg, nil
@@ -259,7 +262,7 @@ func (e *Engine) sandbox(ctx context.Context, name string, spec Spec) (*containe
 		return nil, Config{}, nil, err
 	}
 	e.sweepStale(ctx, hc)
-	cg := newRunCgroup(hc, name, true)
+	cg := newRunCgroup(hc, name)
 	if host.Mounts, err = cg.mounts(); err != nil {
 		return nil, Config{}, nil, err
 	}
@@ -338,8 +341,8 @@ func (e *Engine) Start(ctx context.Context, spec Spec) (*Container, error) {
 }
 
 // boundedCaps keeps the capabilities named (capBits) that are in this
-// process's bounding set (CapBnd of /proc/self/status); all of them when it cannot
-// be read.
+// process's bounding set (CapBnd of /proc/self/status); all of them when it
+// cannot be read.
 func boundedCaps(names []string) []string {
 	var bnd uint64 = ^uint64(0)
 	if data, err := os.ReadFile("/proc/self/status"); err == nil {
@@ -351,6 +354,11 @@ func boundedCaps(names []string) []string {
 			}
 		}
 	}
+	return capsIn(names, bnd)
+}
+
+// capsIn keeps the capabilities named whose bits are set in bnd.
+func capsIn(names []string, bnd uint64) []string {
 	var kept []string
 	for _, name := range names {
 		if bit, ok := capBits[name]; ok && bnd&(1<<bit) != 0 {
@@ -361,8 +369,8 @@ func boundedCaps(names []string) []string {
 }
 
 // capBits are the bit numbers of capability.h of the capabilities fsmove
-// may add.
-var capBits = map[string]uint{"DAC_READ_SEARCH": 2, "SYS_PTRACE": 19, "SYS_NICE": 23}
+// may add when the host has them (DaemonCapNames).
+var capBits = map[string]uint{"DAC_READ_SEARCH": 2, "SYS_NICE": 23}
 
 // systemdConfig makes a container boot systemd as a host does: tmpfs on
 // /run and /run/lock (systemd wants them writable and empty); the cgroups

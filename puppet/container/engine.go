@@ -39,9 +39,9 @@ type Engine struct {
 	APIVersion string
 	// ServerVersion is the engine's version (e.g. "20.10.24+dfsg1").
 	ServerVersion string
-	// CgroupDriver ("cgroupfs" or "systemd") and CgroupVersion ("1" or
-	// "2") are the engine's, as docker info gives them.
-	CgroupDriver, CgroupVersion string
+	// CgroupDriver ("cgroupfs" or "systemd") is the engine's, as docker
+	// info gives it.
+	CgroupDriver string
 	// Namespaced: the engine maps the container's root to an unprivileged
 	// user of the host (userns-remap, or a rootless engine), so that
 	// capabilities in the container are powers over its own namespaces
@@ -93,7 +93,7 @@ func ConnectHost(ctx context.Context, host string) (*Engine, error) {
 		e.ServerVersion = v.Version
 	}
 	if info, err := cli.Info(pingCtx); err == nil {
-		e.CgroupDriver, e.CgroupVersion = info.CgroupDriver, info.CgroupVersion
+		e.CgroupDriver = info.CgroupDriver
 		for _, o := range info.SecurityOptions {
 			// "name=userns", "name=rootless", "name=seccomp,profile=default"
 			name, _, _ := strings.Cut(o, ",")

@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -21,6 +20,7 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/image"
+	"github.com/fsmove/fsmove/tracer/linux"
 )
 
 // DefaultImage is the tag fsmove runs Puppet in.
@@ -460,15 +460,11 @@ func unmountUnder(dir string) error {
 // text) that lie below dir, deepest first.
 func MountsUnder(mountinfo, dir string) []string {
 	prefix := strings.TrimSuffix(filepath.Clean(dir), "/") + "/"
+	mounts, _ := linux.ParseMountinfo(strings.NewReader(mountinfo))
 	var points []string
-	for _, line := range strings.Split(mountinfo, "\n") {
-		fields := strings.Fields(line)
-		if len(fields) < 5 {
-			continue
-		}
-		p := unescapeMountPath(fields[4])
-		if strings.HasPrefix(p, prefix) {
-			points = append(points, p)
+	for _, m := range mounts {
+		if strings.HasPrefix(m.Dir, prefix) {
+			points = append(points, m.Dir)
 		}
 	}
 	// A mount below another has the longer path.
@@ -479,25 +475,6 @@ func MountsUnder(mountinfo, dir string) []string {
 		return points[i] < points[j]
 	})
 	return points
-}
-
-// unescapeMountPath undoes mountinfo's octal escapes (\040 for a space).
-func unescapeMountPath(s string) string {
-	if !strings.Contains(s, "\\") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // tailBuffer keeps the last tailBytes bytes written to it: enough to show

@@ -55,7 +55,7 @@ func TestE2ESandboxConfig(t *testing.T) {
 			if h.Privileged || !slices.Equal(got, want) {
 				t.Errorf("privileged %v, caps added %q: want %q", h.Privileged, got, want)
 			}
-			profile, _ := SeccompProfile()
+			profile, _ := SeccompProfile(tc.spec.Init)
 			if !slices.Contains(h.SecurityOpt, "seccomp="+profile) || slices.ContainsFunc(h.SecurityOpt, func(o string) bool { return strings.Contains(o, "unconfined") }) {
 				t.Errorf("security options: not fsmove's profile alone (%d options)", len(h.SecurityOpt))
 			}

@@ -31,18 +31,30 @@ var sandboxCalls = []string{
 // ("Shocker"). Docker's default allows it with that capability.
 var deniedCalls = []string{"open_by_handle_at"}
 
-// seccompJSON is fsmove's profile, built once (SeccompProfile).
-var seccompJSON = sync.OnceValues(buildSeccompProfile)
+// seccompJSON holds fsmove's two profiles, built once each: without and
+// with sandboxCalls (SeccompProfile).
+var seccompJSON = [2]func() (string, error){
+	sync.OnceValues(func() (string, error) { return buildSeccompProfile(false) }),
+	sync.OnceValues(func() (string, error) { return buildSeccompProfile(true) }),
+}
 
-// SeccompProfile returns fsmove's seccomp profile in the JSON form Docker
-// takes ("seccomp=<json>" in the security options): Docker's default
-// profile (github.com/moby/profiles/seccomp, the engine's own source of it)
-// with sandboxCalls allowed without CAP_SYS_ADMIN and deniedCalls never
-// allowed. The rest keeps its conditions (ptrace with CAP_SYS_PTRACE, for
-// the ptrace tracers).
-func SeccompProfile() (string, error) { return seccompJSON() }
+// SeccompProfile returns fsmove's seccomp profile for a container booted
+// with init, in the JSON form Docker takes ("seccomp=<json>" in the
+// security options): Docker's default profile
+// (github.com/moby/profiles/seccomp, the engine's own source of it) with
+// deniedCalls never allowed. Under systemd, sandboxCalls are allowed
+// without CAP_SYS_ADMIN too; without it nothing needs them, and Docker's
+// conditions stay (a user namespace is kernel attack surface). The rest
+// keeps its conditions (ptrace with CAP_SYS_PTRACE, for the ptrace
+// tracers).
+func SeccompProfile(init Init) (string, error) {
+	if init == InitSystemd {
+		return seccompJSON[1]()
+	}
+	return seccompJSON[0]()
+}
 
-func buildSeccompProfile() (string, error) {
+func buildSeccompProfile(sandboxing bool) (string, error) {
 	p := seccomp.DefaultProfile()
 	var rules []*seccomp.Syscall
 	for _, r := range p.Syscalls {
@@ -55,7 +67,7 @@ func buildSeccompProfile() (string, error) {
 		// Docker answers clone3 with ENOSYS without CAP_SYS_ADMIN (its
 		// flags are behind a pointer, out of seccomp's reach), so that
 		// glibc falls back to clone; systemd's sandboxing may use either.
-		if r.Action == specs.ActErrno && slices.Contains(r.Names, "clone3") {
+		if sandboxing && r.Action == specs.ActErrno && slices.Contains(r.Names, "clone3") {
 			r.Names = slices.DeleteFunc(r.Names, func(n string) bool { return n == "clone3" })
 			if len(r.Names) == 0 {
 				continue
@@ -63,10 +75,12 @@ func buildSeccompProfile() (string, error) {
 		}
 		rules = append(rules, r)
 	}
-	rules = append(rules, &seccomp.Syscall{
-		LinuxSyscall: specs.LinuxSyscall{Names: slices.Clone(sandboxCalls), Action: specs.ActAllow},
-		Comment:      "fsmove: what systemd needs to sandbox units, without CAP_SYS_ADMIN",
-	})
+	if sandboxing {
+		rules = append(rules, &seccomp.Syscall{
+			LinuxSyscall: specs.LinuxSyscall{Names: slices.Clone(sandboxCalls), Action: specs.ActAllow},
+			Comment:      "fsmove: what systemd needs to sandbox units, without CAP_SYS_ADMIN",
+		})
+	}
 	p.Syscalls = rules
 	data, err := json.Marshal(p)
 	if err != nil {

@@ -23,11 +23,21 @@ func TestSystemdConfigAddsNoPrivilege(t *testing.T) {
 	}
 }
 
-func TestBoundedCaps(t *testing.T) {
-	// NOPE has no bit: never kept; the others are in any root's set.
-	got := boundedCaps([]string{"SYS_PTRACE", "NOPE", "SYS_NICE"})
-	if !slices.Equal(got, []string{"SYS_PTRACE", "SYS_NICE"}) {
-		t.Errorf("boundedCaps = %q, want [SYS_PTRACE SYS_NICE]", got)
+func TestCapsIn(t *testing.T) {
+	const dacReadSearch, sysNice = 1 << 2, 1 << 23
+	for _, c := range []struct {
+		bnd  uint64
+		want []string
+	}{
+		{^uint64(0), []string{"DAC_READ_SEARCH", "SYS_NICE"}},
+		{sysNice, []string{"SYS_NICE"}},
+		{dacReadSearch | 1<<19, []string{"DAC_READ_SEARCH"}},
+		{0, nil},
+	} {
+		// NOPE has no bit: never kept.
+		if got := capsIn([]string{"DAC_READ_SEARCH", "NOPE", "SYS_NICE"}, c.bnd); !slices.Equal(got, c.want) {
+			t.Errorf("capsIn(%#x) = %q, want %q", c.bnd, got, c.want)
+		}
 	}
 }
 

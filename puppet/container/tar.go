@@ -172,57 +172,39 @@ type Budget struct {
 // regular file or a directory: the container made it a link or a device.
 var ErrTampered = errors.New("the container tampered with it")
 
-// Extract unpacks a tar stream (as CopyOut returns it) into destDir within
-// budget and returns the relative names of the regular files written. Only
-// directories and regular files are written; links and other kinds below
-// the top are skipped, and names that would leave destDir are refused. The
-// top entry (what was asked for) must be a regular file or a directory:
-// anything else is ErrTampered. A file over budget ends the extraction (the
-// rest of the stream is not read: a sparse terabyte would take hours), so
-// copy what matters file by file.
-func Extract(r io.Reader, destDir string, budget *Budget) ([]string, error) {
-	var files []string
+// Extract writes the one regular file of a tar stream (what CopyOut of a
+// file returns) into destDir within budget and returns its name ("" when
+// the budget left it out). Anything else at the top of the stream — a
+// directory, which could hold any number of entries, a link, a device — is
+// ErrTampered: fsmove copies out files one by one, by name, and the
+// container made that name something else. A name that would leave destDir
+// is refused. Only the file's header is read when it is over budget (a
+// sparse terabyte would take hours to read).
+func Extract(r io.Reader, destDir string, budget *Budget) (string, error) {
 	tr := tar.NewReader(r)
-	for top := true; ; top = false {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return files, nil
-		}
-		if err != nil {
-			return files, fmt.Errorf("read archive: %w", err)
-		}
-		name, err := cleanName(h.Name)
-		if err != nil {
-			return files, err
-		}
-		if top && h.Typeflag != tar.TypeDir && h.Typeflag != tar.TypeReg {
-			return files, fmt.Errorf("%s is %s, not a file or a directory: %w", name, typeName(h), ErrTampered)
-		}
-		target := filepath.Join(destDir, filepath.FromSlash(name))
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(target, 0o755); err != nil {
-				return files, err
-			}
-		case tar.TypeReg:
-			size := budget.allow(name, h.Size)
-			if size < 0 {
-				// Skipping it would read it all: the rest of the
-				// stream is left unread.
-				return files, nil
-			}
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return files, err
-			}
-			if err := writeFile(target, io.LimitReader(tr, size)); err != nil {
-				return files, err
-			}
-			files = append(files, name)
-			if size < h.Size {
-				return files, nil // cut: the rest is left unread
-			}
-		}
+	h, err := tr.Next()
+	if err != nil {
+		return "", fmt.Errorf("read archive: %w", err)
 	}
+	name, err := cleanName(h.Name)
+	if err != nil {
+		return "", err
+	}
+	if h.Typeflag != tar.TypeReg {
+		return "", fmt.Errorf("%s is %s, not a regular file: %w", name, typeName(h), ErrTampered)
+	}
+	size := budget.allow(name, h.Size)
+	if size < 0 {
+		return "", nil
+	}
+	target := filepath.Join(destDir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return "", err
+	}
+	if err := writeFile(target, io.LimitReader(tr, size)); err != nil {
+		return "", err
+	}
+	return name, nil
 }
 
 // allow says how many bytes of a file of size bytes may be written (-1:
@@ -249,6 +231,8 @@ func (b *Budget) allow(name string, size int64) int64 {
 // typeName says what kind of tar entry h is, for people.
 func typeName(h *tar.Header) string {
 	switch h.Typeflag {
+	case tar.TypeDir:
+		return "a directory"
 	case tar.TypeSymlink:
 		return "a symbolic link to " + h.Linkname
 	case tar.TypeLink:

@@ -119,10 +119,9 @@ type hostTrace struct {
 	t    *ebpf.Tracer
 	f    *os.File
 	done chan error
-	// cut: the trace reached its cap; what came after was read and thrown
-	// away (the ring buffer must not fill).
-	cut bool
-	max int64
+	// out caps trace.log: once it is full (out.cut), what comes after is
+	// read and thrown away (the ring buffer must not fill).
+	out *capWriter
 }
 
 // startHostTrace starts tracing the container's cgroup. Events carry the
@@ -149,14 +148,14 @@ func startHostTrace(c *container.Container, initPid int, outDir string, maxBytes
 		t.Close()
 		return nil, err
 	}
-	h := &hostTrace{t: t, f: f, done: make(chan error, 1), max: maxBytes}
+	h := &hostTrace{t: t, f: f, done: make(chan error, 1), out: &capWriter{w: f, left: maxBytes}}
 	go func() { h.done <- h.drain() }()
 	return h, nil
 }
 
 // drain writes events until the tracer is stopped and empty.
 func (h *hostTrace) drain() error {
-	bw := bufio.NewWriterSize(&capWriter{w: h.f, left: h.max, cut: &h.cut}, 1<<20)
+	bw := bufio.NewWriterSize(h.out, 1<<20)
 	_, err := tracer.Drain(h.t, strace.NewWriter(bw))
 	var dropped *ebpf.ErrDropped
 	if errors.As(err, &dropped) {
@@ -169,11 +168,11 @@ func (h *hostTrace) drain() error {
 }
 
 // capWriter writes at most left bytes to w and drops the rest, saying so
-// in cut.
+// in cut: for what the module decides the size of.
 type capWriter struct {
 	w    io.Writer
 	left int64
-	cut  *bool
+	cut  bool
 }
 
 func (c *capWriter) Write(p []byte) (int, error) {
@@ -182,7 +181,7 @@ func (c *capWriter) Write(p []byte) (int, error) {
 		c.left -= int64(n)
 		return n, err
 	}
-	*c.cut = true
+	c.cut = true
 	if c.left > 0 {
 		if _, err := c.w.Write(p[:c.left]); err != nil {
 			return 0, err

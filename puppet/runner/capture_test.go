@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,5 +62,24 @@ func TestPlainApplyRecordsPuppetStatus(t *testing.T) {
 	pid, _ := os.ReadFile(filepath.Join(dir, "puppet.pid"))
 	if strings.TrimSpace(string(exit)) != "4" || !strings.Contains(string(log), "applying apply --debug") || len(pid) == 0 {
 		t.Errorf("puppet.exit %q, puppet.log %q, puppet.pid %q", exit, log, pid)
+	}
+}
+
+// capWriter keeps the first left bytes, says it cut, and never fails the
+// writer upstream for what it drops.
+func TestCapWriter(t *testing.T) {
+	var buf bytes.Buffer
+	c := &capWriter{w: &buf, left: 5}
+	for _, p := range []string{"abc", "", "defg", "hij"} {
+		if n, err := c.Write([]byte(p)); n != len(p) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", p, n, err)
+		}
+	}
+	if buf.String() != "abcde" || !c.cut || c.left != 0 {
+		t.Errorf("kept %q, cut %v, left %d: want abcde, cut, 0", buf.String(), c.cut, c.left)
+	}
+	exact := &capWriter{w: &bytes.Buffer{}, left: 3}
+	if exact.Write([]byte("abc")); exact.cut {
+		t.Error("a write that fits exactly was said cut")
 	}
 }

@@ -24,32 +24,17 @@ type Node struct {
 // and its exit status.
 func (n *Node) Shell(ctx context.Context, script string, args ...string) (string, int, error) {
 	cmd := append([]string{"/bin/sh", "-c", script, "fsmove-shell"}, args...)
-	out := &cappedBuffer{max: maxShellOutput}
+	var buf bytes.Buffer
+	out := &capWriter{w: &buf, left: maxShellOutput}
 	status, err := n.r.c.Exec(ctx, cmd, []string{"LANG=C.UTF-8"}, out)
 	if out.cut {
-		out.buf.WriteString("\n[fsmove: the output was cut at " + container.FormatBytes(maxShellOutput) + "]\n")
+		buf.WriteString("\n[fsmove: the output was cut at " + container.FormatBytes(maxShellOutput) + "]\n")
 	}
-	return out.buf.String(), status, err
+	return buf.String(), status, err
 }
 
 // maxShellOutput bounds what Node.Shell keeps of a command's output.
 const maxShellOutput = 32 << 20
-
-// cappedBuffer keeps the first max bytes written to it and drops the rest.
-type cappedBuffer struct {
-	buf bytes.Buffer
-	max int
-	cut bool
-}
-
-func (c *cappedBuffer) Write(p []byte) (int, error) {
-	if room := c.max - c.buf.Len(); len(p) > room {
-		c.cut = true
-		c.buf.Write(p[:max(room, 0)])
-		return len(p), nil
-	}
-	return c.buf.Write(p)
-}
 
 // Apply runs the run's puppet apply again, untraced, with the same entry
 // manifest and module path, and returns Puppet's exit status and its

@@ -389,7 +389,7 @@ func (r *run) run(ctx context.Context) (err error) {
 		if host != nil {
 			dropped, outside, stopErr := host.stop()
 			r.rec.DroppedEvents, r.rec.OutsideCalls = dropped, outside
-			if host.cut {
+			if host.out.cut {
 				r.overBudget([]string{fmt.Sprintf("%s was cut at %s, its cap (--max-trace)", TraceFile, container.FormatBytes(r.maxTrace()))}, true)
 			}
 			if err == nil && stopErr != nil {
@@ -718,17 +718,18 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 	dir := r.opts.OutDir
 	artifacts := &container.Budget{PerFile: ArtifactFileBudget, Total: ArtifactsBudget}
 	var tampered []error
-	get := func(path, dest string, budget *container.Budget) ([]string, error) {
+	defer func() { r.tampered = tampered }() // a tampered trace ends the copy early
+	get := func(path, dest string, budget *container.Budget) (string, error) {
 		rc, err := r.c.CopyOut(ctx, path)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		defer rc.Close()
-		files, err := container.Extract(rc, dest, budget)
+		file, err := container.Extract(rc, dest, budget)
 		if errors.Is(err, container.ErrTampered) {
 			tampered = append(tampered, fmt.Errorf("%s: %w", path, err))
 		}
-		return files, err
+		return file, err
 	}
 	if !r.capt.host && !r.capt.untraced { // a host tracer wrote trace.log here itself
 		trace := &container.Budget{PerFile: r.maxTrace(), Total: r.maxTrace(), Cut: true}
@@ -745,50 +746,59 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 		}
 		r.rec.TraceBytes = info.Size()
 	}
-	// File by file, by name: a directory's stream holds whatever the
-	// module put there, and must be read to its end to skip it.
+	// File by file, by name (Extract takes one regular file): a
+	// directory's stream would hold whatever the module put there.
 	get(puppetLogPath, dir, artifacts)
 	for _, g := range graphFiles {
 		get(graphDir+"/"+g, filepath.Join(dir, GraphsDir), artifacts)
 	}
 
-	// The catalog is <certname>.json; keep it as catalog.json.
+	// The catalog is <certname>.json, kept as catalog.json; puppet.exit
+	// is only read. Both pass through a temporary directory.
 	tmp, err := os.MkdirTemp(dir, ".catalog-")
 	if err != nil {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	if files, _ := get(catalogDir+"/"+NodeName+".json", tmp, artifacts); len(files) == 1 {
-		if err := os.Rename(filepath.Join(tmp, files[0]), filepath.Join(dir, CatalogFile)); err != nil {
+	if file, _ := get(catalogDir+"/"+NodeName+".json", tmp, artifacts); file != "" {
+		if err := os.Rename(filepath.Join(tmp, file), filepath.Join(dir, CatalogFile)); err != nil {
 			return "", err
 		}
 	}
 
 	r.savePackages(ctx)
 
-	exitDir, _ := os.MkdirTemp(tmp, "exit-")
-	if _, err := get(puppetExitPath, exitDir, artifacts); err == nil {
-		data, _ := os.ReadFile(filepath.Join(exitDir, filepath.Base(puppetExitPath)))
+	if _, err := get(puppetExitPath, tmp, artifacts); err == nil {
+		data, _ := os.ReadFile(filepath.Join(tmp, filepath.Base(puppetExitPath)))
 		if n, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
 			r.rec.PuppetExit = intPtr(n)
 			r.rec.PuppetOutcome = PuppetOutcome(n)
 		}
 	}
 	r.overBudget(artifacts.Over, false)
-	r.tampered = tampered
 	return fmt.Sprintf("trace %s, %d artifacts", container.FormatBytes(r.rec.TraceBytes), len(listArtifacts(dir))), nil
 }
 
 // savePackages writes dpkg's list of the installed packages, their
 // dependencies and their files as the apply left them (PackagesFile), when
-// the image has dpkg. Its absence only makes the analysis know less.
+// the image has dpkg. Its absence only makes the analysis know less: a
+// failure is said, and the run goes on.
 func (r *run) savePackages(ctx context.Context) {
-	out := &cappedBuffer{max: ArtifactFileBudget}
+	var buf bytes.Buffer
+	out := &capWriter{w: &buf, left: ArtifactFileBudget}
 	status, err := r.c.Exec(ctx, []string{"/bin/sh", "-c", detector.PackagesScript}, nil, out)
-	if err != nil || status != 0 || out.cut {
-		return
+	switch {
+	case err != nil:
+	case status != 0:
+		err = fmt.Errorf("dpkg-query exited %d (no dpkg in the image?)", status)
+	case out.cut:
+		err = fmt.Errorf("over %s", container.FormatBytes(ArtifactFileBudget))
+	default:
+		err = os.WriteFile(filepath.Join(r.opts.OutDir, PackagesFile), buf.Bytes(), 0o644)
 	}
-	os.WriteFile(filepath.Join(r.opts.OutDir, PackagesFile), out.buf.Bytes(), 0o644)
+	if err != nil {
+		fmt.Fprintf(r.opts.Log, "fsmove: dpkg's package list not saved (the analysis knows less of packages): %v\n", err)
+	}
 }
 
 // maxTrace is the cap of trace.log.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -26,9 +27,9 @@ func Mounts() ([]Mount, error) {
 }
 
 // ParseMountinfo reads a mountinfo file: "36 25 0:33 / /sys/fs/cgroup/memory
-// rw,relatime shared:5 - cgroup cgroup rw,memory" gives the mount point, the
-// type after the "-" and the superblock options. Lines it cannot read are
-// skipped.
+// rw,relatime shared:5 - cgroup cgroup rw,memory" gives the mount point
+// (its octal escapes undone: \040 is a space), the type after the "-" and
+// the superblock options. Lines it cannot read are skipped.
 func ParseMountinfo(r io.Reader) ([]Mount, error) {
 	var ms []Mount
 	sc := bufio.NewScanner(r)
@@ -45,10 +46,29 @@ func ParseMountinfo(r io.Reader) ([]Mount, error) {
 		if sep < 5 || sep+3 >= len(fields) {
 			continue
 		}
-		ms = append(ms, Mount{Dir: fields[4], FSType: fields[sep+1], Super: fields[sep+3]})
+		ms = append(ms, Mount{Dir: unescape(fields[4]), FSType: fields[sep+1], Super: fields[sep+3]})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("mountinfo: %w", err)
 	}
 	return ms, nil
+}
+
+// unescape undoes mountinfo's octal escapes (\040 for a space).
+func unescape(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
