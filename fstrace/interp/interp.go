@@ -45,6 +45,11 @@ type Interp struct {
 
 	cur     BlockID  // the block the current statement acts for
 	curProc *process // the process of the current statement
+	// pending are the reads init made since it last started a process
+	// (initRead): the child takes them, and they become its unit's when
+	// it joins one (systemd reads a unit's EnvironmentFile= just before
+	// it forks). Only init and the children it just started have any.
+	pending map[*process][]pendingRead
 
 	cache pathCache
 	miss  missCache
@@ -65,6 +70,7 @@ func New(opts Options) *Interp {
 		cache:       newPathCache(),
 		procs:       make(map[int32]*process),
 		exitedEarly: make(map[int32]bool),
+		pending:     make(map[*process][]pendingRead),
 		blockIDs:    make(map[string]BlockID),
 		open:        NoBlock,
 	}
@@ -194,15 +200,17 @@ func (in *Interp) ensure(l location) location {
 func (in *Interp) record(l location, isDir bool, eff fstrace.Effect, st *fstrace.Statement) {
 	if in.cur == NoBlock {
 		if p := in.curProc; p != nil && p.init {
-			switch eff {
-			case fstrace.Consumed:
+			switch {
+			case eff == fstrace.Consumed && st.Flags&fstrace.Probe == 0:
 				in.initRead(p, in.m.locPath(l), isDir, st)
-			case fstrace.Produced:
+			case eff == fstrace.Produced:
 				// systemd writes its own state (the unit's cgroup,
 				// its invocation id) just before it reads what the
 				// unit's start needs: what it read before that was
 				// for something else.
-				p.pending = p.pending[:0]
+				if reads, ok := in.pending[p]; ok {
+					in.pending[p] = reads[:0]
+				}
 			}
 		}
 		return

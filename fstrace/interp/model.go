@@ -507,10 +507,10 @@ func (m *fsModel) entryName(ino inodeID) (name string, dir inodeID, ok bool) {
 // isUnitName reports whether a cgroup directory is named like a systemd
 // unit that holds processes.
 func isUnitName(name string) bool {
-	for _, suffix := range []string{".service", ".scope"} {
-		if len(name) > len(suffix) && strings.HasSuffix(name, suffix) {
-			return true
-		}
-	}
-	return false
+	return isServiceName(name) || len(name) > len(".scope") && strings.HasSuffix(name, ".scope")
+}
+
+// isServiceName reports whether name is a service unit's (foo.service).
+func isServiceName(name string) bool {
+	return len(name) > len(".service") && strings.HasSuffix(name, ".service")
 }

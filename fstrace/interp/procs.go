@@ -47,22 +47,21 @@ type process struct {
 	// init: the pid namespace's init (systemd). Its reads act for no block,
 	// but those it makes for a unit are the unit's (initRead).
 	init bool
-	// pending are the reads init made since it last started a process:
-	// the child inherits them, and they become its unit's when it joins one
-	// (systemd reads a unit's EnvironmentFile= just before it forks).
-	pending []pendingRead
-	// script: the process runs a maintainer script of a Debian package
-	// the block installed (scriptOf), or descends from one; what it
+	// script: the process runs the postinst of a Debian package the
+	// block installed (scriptOf), or descends from one; what it
 	// makes is that package's (Access.Script, the detector's rule 17).
 	// 0 when it does not.
 	script uint16
 }
 
-// pendingRead is a read of init's that may turn out to be for a unit.
+// pendingRead is a read of init's that may turn out to be for a unit: the
+// path and what record needs of the statement (its evidence and flags).
 type pendingRead struct {
-	id    pathID
-	isDir bool
-	st    fstrace.Statement // its evidence: Syscall, Line and Flags only
+	id      pathID
+	isDir   bool
+	flags   uint32
+	line    int64
+	syscall string
 }
 
 // maxPending bounds the reads kept for the next process init starts: the
@@ -122,6 +121,7 @@ func (in *Interp) forgetProc(pid int32) {
 	}
 	in.releaseFiles(p.files)
 	delete(in.procs, pid)
+	delete(in.pending, p)
 	if p.provisional {
 		// strace may print a short-lived child's whole life before its
 		// parent's clone returns: remember it for that NewProc.
@@ -284,9 +284,12 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 	if parent.init && st.Flags&fstrace.ShareThread == 0 {
 		// What init read just before is the unit's the child joins: now,
 		// when it has joined already, or when it does (writePid).
-		c.pending, parent.pending = parent.pending, nil
-		if !c.attr.dynamic && c.attr.block != NoBlock {
-			in.chargePending(c, c.attr.block)
+		if reads, ok := in.pending[parent]; ok {
+			delete(in.pending, parent)
+			in.pending[c] = reads
+			if !c.attr.dynamic && c.attr.block != NoBlock {
+				in.chargePending(c, c.attr.block)
+			}
 		}
 	}
 	in.procs[st.Child] = c
@@ -298,7 +301,7 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 // exec closes the close-on-exec fds. A table shared with other processes
 // is copied first: the exec'ing process gets its own.
 func (in *Interp) exec(p *process) {
-	p.pending = nil // a program that did not join a unit first: not a service's start
+	delete(in.pending, p) // a program that did not join a unit first: not a service's start
 	if p.files.users > 1 {
 		own := in.copyFiles(p.files)
 		in.releaseFiles(p.files)
@@ -342,7 +345,7 @@ func (in *Interp) writePid(p *process, st *fstrace.Statement) {
 		}
 	}
 	block := NoBlock
-	if strings.HasSuffix(unit, ".service") {
+	if isServiceName(unit) {
 		block = in.blockID(UnitBlock(unit))
 	}
 	if target.attr.dynamic || target.attr.block != block {
@@ -358,31 +361,28 @@ func (in *Interp) writePid(p *process, st *fstrace.Statement) {
 // it is NoBlock), and forgets them.
 func (in *Interp) chargePending(p *process, block BlockID) {
 	if block != NoBlock {
-		for i := range p.pending {
-			pr := &p.pending[i]
-			in.m.paths.record(pr.id, pr.isDir, block, fstrace.Consumed, &pr.st, 0)
+		for _, pr := range in.pending[p] {
+			st := fstrace.Statement{Syscall: pr.syscall, Line: pr.line, Flags: pr.flags}
+			in.m.paths.record(pr.id, pr.isDir, block, fstrace.Consumed, &st, 0)
 			in.stats.UnitReads++
 		}
 	}
-	p.pending = nil
+	delete(in.pending, p)
 }
 
 // initRead takes a read that init made outside every block (in.cur is
-// NoBlock): a unit file or a drop-in of a service is that unit's (systemd
-// reads them on a reload or a start, on the unit's behalf); another file is
-// kept for the next process init starts (see process.pending). Only what
-// init read is taken, not what it looked up.
+// NoBlock; lookups are not reads and never come here): a unit file or a
+// drop-in of a service is that unit's (systemd reads them on a reload or a
+// start, on the unit's behalf); another file is kept for the next process
+// init starts (see Interp.pending).
 func (in *Interp) initRead(p *process, id pathID, isDir bool, st *fstrace.Statement) {
-	if st.Flags&fstrace.Probe != 0 {
-		return
-	}
 	n := &in.m.paths.nodes[id]
 	unit := ""
-	switch {
-	case !isDir && strings.HasSuffix(n.name, ".service"):
+	switch dir := in.m.paths.nodes[n.parent].name; {
+	case !isDir && isServiceName(n.name):
 		unit = n.name
-	case strings.HasSuffix(in.m.paths.nodes[n.parent].name, ".service.d"):
-		unit = strings.TrimSuffix(in.m.paths.nodes[n.parent].name, ".d")
+	case strings.HasSuffix(dir, ".d") && isServiceName(strings.TrimSuffix(dir, ".d")):
+		unit = strings.TrimSuffix(dir, ".d")
 	}
 	if unit != "" {
 		in.m.paths.record(id, isDir, in.blockID(UnitBlock(unit)), fstrace.Consumed, st, 0)
@@ -391,12 +391,12 @@ func (in *Interp) initRead(p *process, id pathID, isDir bool, st *fstrace.Statem
 	}
 	// The most recent reads are the ones for the next start: when the list
 	// is full, the oldest goes (init reads hundreds of files on a reload).
-	if len(p.pending) == maxPending {
-		copy(p.pending, p.pending[1:])
-		p.pending = p.pending[:maxPending-1]
+	reads := in.pending[p]
+	if len(reads) == maxPending {
+		copy(reads, reads[1:])
+		reads = reads[:maxPending-1]
 	}
-	p.pending = append(p.pending, pendingRead{id: id, isDir: isDir,
-		st: fstrace.Statement{Syscall: st.Syscall, Line: st.Line, Flags: st.Flags}})
+	in.pending[p] = append(reads, pendingRead{id: id, isDir: isDir, flags: st.Flags, line: st.Line, syscall: st.Syscall})
 }
 
 // UnitBlock names the block of a systemd service unit: the accesses of the
@@ -413,36 +413,23 @@ func BlockUnit(block string) (unit string, ok bool) {
 	return strings.TrimSuffix(unit, "]"), true
 }
 
-// dpkgInfo is where dpkg keeps each installed package's file list and
-// maintainer scripts (its admin directory's info/).
-var dpkgInfo = [...]string{"var", "lib", "dpkg", "info"}
-
 // scriptOf returns the id of the package whose maintainer script id is
-// (/var/lib/dpkg/info/P.preinst or P.postinst), when the current block
-// wrote P's file list before: the block installs P, and the script is
-// that install's, not a trigger's run for a package installed earlier.
-// 0 otherwise.
+// (/var/lib/dpkg/info/P.postinst, which dpkg runs to configure P), when
+// the current block wrote P's file list before: the block installs P, and
+// the script is that install's, not a trigger's run for a package
+// installed earlier. 0 otherwise. (A new package's preinst runs from
+// dpkg's temporary directory, before its file list exists: not taken.)
 func (in *Interp) scriptOf(id pathID) uint16 {
 	t := &in.m.paths
-	name := t.nodes[id].name
-	stem, ok := strings.CutSuffix(name, ".postinst")
-	if !ok {
-		stem, ok = strings.CutSuffix(name, ".preinst")
-	}
+	stem, ok := strings.CutSuffix(t.nodes[id].name, ".postinst")
 	if !ok || stem == "" || in.cur == NoBlock {
 		return 0
 	}
-	dir := t.nodes[id].parent
-	for i := len(dpkgInfo) - 1; i >= 0; i-- {
-		if dir == rootPath || t.nodes[dir].name != dpkgInfo[i] {
-			return 0
-		}
-		dir = t.nodes[dir].parent
-	}
-	if dir != rootPath {
+	info := t.nodes[id].parent
+	if info != t.lexical(rootPath, "var/lib/dpkg/info") {
 		return 0
 	}
-	list, ok := t.kids[pathKey{t.nodes[id].parent, stem + ".list"}]
+	list, ok := t.kids[pathKey{info, stem + ".list"}]
 	if !ok {
 		return 0
 	}

@@ -115,7 +115,9 @@ type Access struct {
 	// some consumption looked at more than metadata or existence (read,
 	// listed, executed, an entry made in the directory: Consumed without
 	// fstrace.Probe). Executed: the block executed the path. NoExec: a
-	// mode change of the block left no execute bit.
+	// mode change of the block left no execute bit; a later one that
+	// gives them back does not clear it (the safe side: rule 12 then
+	// holds nothing back).
 	ContentProduced bool
 	ContentConsumed bool
 	Executed        bool
@@ -132,12 +134,12 @@ type Access struct {
 	ReplacedBy Evidence
 }
 
-// Script returns the Debian package whose maintainer scripts (preinst,
-// postinst, and what they ran) made every production of the access, when
-// the block had installed that package (its file list written): what a
-// postinst makes, such as update-rc.d's links, is there after the
-// package's install whichever Package resource installs it. "" when the
-// access produced nothing, or not only through one such package.
+// Script returns the Debian package whose postinst (and what it ran) made
+// every production of the access, when the block had installed that
+// package (its file list written): what a postinst makes, such as
+// update-rc.d's links, is there after the package's install whichever
+// Package resource installs it. "" when the access produced nothing, or not
+// only through one such package.
 func (a *Access) Script() string {
 	if a.script == 0 || a.script == mixedScripts {
 		return ""
