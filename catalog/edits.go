@@ -168,13 +168,8 @@ func augeasEdit(r *Resource) (Edit, bool) {
 // target or ensure other than file/present. Its change keeps the content,
 // and a key-level edit keeps the inode and so the metadata.
 func MetadataOnly(r *Resource) bool {
-	if !r.IsFile() {
+	if !r.IsFile() || r.setsContent() {
 		return false
-	}
-	for _, p := range []string{"content", "source", "target"} {
-		if _, ok := r.Params[p]; ok {
-			return false
-		}
 	}
 	switch ensure, _ := r.StringParam("ensure"); ensure {
 	case "", "file", "present":
@@ -271,16 +266,25 @@ func EnforcesContent(r *Resource) bool {
 	if !r.IsFile() {
 		return false
 	}
-	for _, p := range []string{"content", "source", "target"} {
-		if _, ok := r.Params[p]; ok {
-			return true
-		}
+	if r.setsContent() {
+		return true
 	}
 	switch ensure, _ := r.StringParam("ensure"); ensure {
 	case "absent", "link":
 		return true
 	case "directory":
 		return r.boolParam("purge")
+	}
+	return false
+}
+
+// setsContent reports whether a File has a parameter that says what is in
+// it: content, source or target.
+func (r *Resource) setsContent() bool {
+	for _, p := range []string{"content", "source", "target"} {
+		if _, ok := r.Params[p]; ok {
+			return true
+		}
 	}
 	return false
 }

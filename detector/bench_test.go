@@ -63,10 +63,13 @@ func syntheticRun(nres, npaths int) (*interp.Result, *benchGraph) {
 		for j := 0; j < n; j++ {
 			a := interp.Access{Block: interp.BlockID(rng.IntN(nres))}
 			ev := interp.NewEvidence("openat", int64(i*10+j))
+			// Writes and reads of content, as openat's are (without
+			// ContentProduced every production would be metadata only,
+			// held back by rule 12).
 			if j == 0 && rng.IntN(3) == 0 {
-				a.Produced, a.ProducedBy = true, ev
+				a.Produced, a.ProducedBy, a.ContentProduced, a.Replaced, a.ReplacedBy = true, ev, true, true, ev
 			} else {
-				a.Consumed, a.ConsumedBy = true, ev
+				a.Consumed, a.ConsumedBy, a.ContentConsumed = true, ev, true
 			}
 			pa.Accesses = append(pa.Accesses, a)
 		}

@@ -3,6 +3,7 @@ package detector
 import (
 	"cmp"
 	"fmt"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -297,7 +298,7 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use) {
 				r.script = x.acc.Script()
 			}
 			if before {
-				r.holdBefore = holdOrder(x, y, rel, pa.Path, pa.IsDir)
+				r.holdBefore = holdOrder(x, y, rel, pa.Path)
 			}
 			if notify {
 				r.holdNotify = holdNotify(x, y, pa.Path, pa.IsDir)
@@ -341,39 +342,29 @@ func judge(pr *pair, g Graph, opts Options, st *Stats, packages []*catalog.Resou
 	})
 	ordered := g.Ordered(pr.a.res, pr.b.res) || g.Ordered(pr.b.res, pr.a.res)
 
-	// Rule 10: a consumer that only needed a directory to exist has its need
-	// met by another producer that is ordered before it. Rule 17: a path a
-	// Package's install made is there before the consumer when another
-	// Package ordered before it installs the path's package.
+	// A must-precede relation that Puppet's order meets after all, in
+	// every order it may take: rule 10, a directory the consumer only
+	// needed to exist is made by another producer ordered before it; rule
+	// 17, a Package ordered before the consumer installs the path's
+	// package; rule 16, a generated resource's (concat's File) own edges
+	// order the two uses. The notify part of the relation stays.
 	if !ordered {
 		keep := pr.relations[:0]
 		for _, rel := range pr.relations {
-			if rel.existence && !rel.notify && metByOther(rel, g) {
+			switch {
+			case !rel.before:
+			case rel.existence && metByOther(rel, g), metByPackage(rel, packages, g, opts.Packages):
 				st.NeedMet++
-				continue
-			}
-			if rel.before && metByPackage(rel, packages, g, opts.Packages) {
-				st.NeedMet++
-				if !rel.notify {
-					continue
-				}
+				rel.before = false
+			case generatedOrdered(&rel, g):
+				st.GeneratedOrdered++
 				rel.before = false
 			}
-			keep = append(keep, rel)
+			if rel.before || rel.notify {
+				keep = append(keep, rel)
+			}
 		}
 		pr.relations = keep
-	}
-
-	// Rule 16: a generated resource (concat's File) has its own orderings
-	// in Puppet's graph: a relation of its block that they order is
-	// ordered.
-	if !ordered {
-		for i := range pr.relations {
-			if rel := &pr.relations[i]; rel.before && generatedOrdered(rel, g) {
-				rel.before = false
-				st.GeneratedOrdered++
-			}
-		}
 	}
 
 	// MN first: adding ~> fixes a missing order too, so a pair that is
@@ -440,17 +431,24 @@ func judge(pr *pair, g Graph, opts Options, st *Stats, packages []*catalog.Resou
 	f.Confidence = confidenceOf(&f)
 	f.Reversed = f.Kind == MN && g.Ordered(f.Consumer, f.Producer)
 	f.Fix = suggestFix(f.Kind, f.Producer, f.Consumer, f.Reversed)
-	if f.Kind == MN && slices.ContainsFunc(f.Paths, func(pc PathConflict) bool { return isUnitFile(pc.Path) }) {
-		f.Fix += "; systemd must reread the unit too: Puppet's systemd provider runs systemctl daemon-reload before it restarts a service whose unit file changed"
+	if changesUnitFile(&f) {
+		f.Fix += unitFileNote
 	}
 	return f, true
 }
 
-// isUnitFile reports whether path is a systemd service unit file or one of
-// its drop-ins, which systemd reads when it reloads or starts the unit.
-func isUnitFile(path string) bool {
-	dir, name := path[:strings.LastIndexByte(path, '/')+1], path[strings.LastIndexByte(path, '/')+1:]
-	return strings.HasSuffix(name, ".service") || strings.HasSuffix(strings.TrimSuffix(dir, "/"), ".service.d")
+// unitFileNote ends the fix of an MN on a unit file: the restart alone
+// would run the old unit.
+const unitFileNote = "; systemd must reread the unit too: Puppet's systemd provider runs systemctl daemon-reload before it restarts a service whose unit file changed"
+
+// changesUnitFile reports whether f is an MN on a systemd service's unit
+// file or drop-in.
+func changesUnitFile(f *Finding) bool {
+	return f.Kind == MN && slices.ContainsFunc(f.Paths, func(pc PathConflict) bool {
+		dir, name := path.Split(pc.Path)
+		_, ok := interp.UnitOfFile(path.Base(dir), name)
+		return ok
+	})
 }
 
 // heldByPathRules makes the finding a pair would have been but for the

@@ -33,7 +33,7 @@ func goldenReport(t *testing.T) *Report {
 		p("/run/lock/x", a("Schedule[daily]", "p", 50), a("Exec[one]", "c", 51)),
 		p("/run/lock/y", a("Custom_type[z]", "p", 52), a("Exec[one]", "c", 53)),
 		// Exec[probe] only stats what Exec[check] made: metadata.
-		p("/srv/flag", a("Exec[check]", "p", 60), a("Exec[probe]", "s", 61)),
+		p("/srv/flag", a("Exec[check]", "p", 60), at("Exec[probe]", "s:newfstatat@61")),
 		// Exec[wait] failed: it looked for what Exec[check] made later.
 		p("/srv/ready", at("Exec[wait]", "m:openat@62"), a("Exec[check]", "p", 63)),
 	)

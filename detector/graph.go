@@ -2,6 +2,7 @@ package detector
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
@@ -80,28 +81,12 @@ func (g *catalogGraph) UnitService(unit string) (*catalog.Resource, bool) {
 
 func (g *catalogGraph) OrderedBeforeGenerated(a *catalog.Resource, gen string) bool {
 	e := g.cat.GeneratedOrder(gen)
-	if e == nil {
-		return false
-	}
-	for _, c := range e.Before {
-		if c == a || g.graph.Ordered(a, c) {
-			return true
-		}
-	}
-	return false
+	return e != nil && slices.ContainsFunc(e.Before, func(c *catalog.Resource) bool { return c == a || g.graph.Ordered(a, c) })
 }
 
 func (g *catalogGraph) OrderedAfterGenerated(gen string, b *catalog.Resource) bool {
 	e := g.cat.GeneratedOrder(gen)
-	if e == nil {
-		return false
-	}
-	for _, c := range e.After {
-		if c == b || g.graph.Ordered(c, b) {
-			return true
-		}
-	}
-	return false
+	return e != nil && slices.ContainsFunc(e.After, func(c *catalog.Resource) bool { return c == b || g.graph.Ordered(c, b) })
 }
 
 // isContainer reports whether r's blocks are container whits. Puppet logs

@@ -194,5 +194,8 @@ func (g *Group) Fix(fs []Finding) string {
 			break
 		}
 	}
+	if slices.ContainsFunc(g.Members, func(m int) bool { return changesUnitFile(&fs[m]) }) {
+		fix += unitFileNote
+	}
 	return fix
 }

@@ -178,8 +178,10 @@ func notifies(x, y *use, path string, isDir bool) bool {
 // holdOrder says why a must-precede relation on one path, which precedes
 // found, is no fault after all, or "" when it is one. Each reason is a
 // general fact, rule 12-15 of doc.go.
-func holdOrder(x, y *use, rel Relation, path string, isDir bool) string {
-	p, c := PuppetRef(x.role.res), PuppetRef(y.role.res)
+func holdOrder(x, y *use, rel Relation, path string) string {
+	// The references are made only for a reason given: most relations
+	// have none, and this runs for every one.
+	p, c := func() string { return PuppetRef(x.role.res) }, func() string { return PuppetRef(y.role.res) }
 	switch {
 	case rel == Missing:
 		return "" // it failed in this run: nothing holds that back
@@ -188,20 +190,20 @@ func holdOrder(x, y *use, rel Relation, path string, isDir bool) string {
 		// owner say; only a file whose every execute bit is gone stops it
 		// running it (or finding it runnable).
 		if y.executed || y.probeOnly {
-			return p + " only changes the metadata of " + path + ", and " + c + " runs as root: the file stays executable, which is all root needs to run it"
+			return p() + " only changes the metadata of " + path + ", and " + c() + " runs as root: the file stays executable, which is all root needs to run it"
 		}
-		return p + " only changes the metadata of " + path + ", and " + c + " runs as root, which reads, writes and removes it whatever its mode and owner"
+		return p() + " only changes the metadata of " + path + ", and " + c() + " runs as root, which reads, writes and removes it whatever its mode and owner"
 	case rel == Overwrites && x.guarded:
 		// Rule 13: an ensure-present producer (mkdir -p, a creates
 		// guard, a default written only when there is none) finds the
 		// other's path in the other order and leaves it.
-		return p + " makes " + path + " only when it is missing (it looked for it first): in the other order it finds " + c + "'s and leaves it"
+		return p() + " makes " + path + " only when it is missing (it looked for it first): in the other order it finds " + c() + "'s and leaves it"
 	case rel != Overwrites && rel != Expunges && isNameServiceDatabase(path):
 		// Rule 14: one entry added to /etc/hosts, /etc/services… changes
 		// only the lookups of that entry's names.
 		names := catalog.EntryNames(x.role.res)
 		if len(names) > 0 && !catalog.Mentions(y.role.res, names) {
-			return p + " adds the entry " + strings.Join(names, " ") + " to " + path + ", which " + c + " reads only to look up other names"
+			return p() + " adds the entry " + strings.Join(names, " ") + " to " + path + ", which " + c() + " reads only to look up other names"
 		}
 	}
 	return ""
@@ -211,16 +213,16 @@ func holdOrder(x, y *use, rel Relation, path string, isDir bool) string {
 // all, or "" when it is one (rule 15): the service must have read what the
 // producer changed, and it must be the service's input, not its own state.
 func holdNotify(x, y *use, path string, isDir bool) string {
-	c := PuppetRef(y.role.res)
+	c := func() string { return PuppetRef(y.role.res) }
 	switch {
 	case y.probeOnly && isDir:
-		return c + " only looked the directory " + path + " up: it neither listed it nor made or removed entries in it, so a change of it is not something it keeps"
+		return c() + " only looked the directory " + path + " up: it neither listed it nor made or removed entries in it, so a change of it is not something it keeps"
 	case y.probeOnly:
-		return c + " only looked " + path + " up (stat, access): it did not read what " + PuppetRef(x.role.res) + " changed"
+		return c() + " only looked " + path + " up (stat, access): it did not read what " + PuppetRef(x.role.res) + " changed"
 	case y.ownContent && !isDir && !x.replaces:
 		// A producer that replaced the file leaves the daemon writing to
 		// the old inode (a log recreated under it, paper Table 1).
-		return c + " writes " + path + " itself, and " + PuppetRef(x.role.res) + " changed it in place: it is the daemon's own state, which it sees as it is, not configuration it read once"
+		return c() + " writes " + path + " itself, and " + PuppetRef(x.role.res) + " changed it in place: it is the daemon's own state, which it sees as it is, not configuration it read once"
 	}
 	return ""
 }

@@ -271,9 +271,75 @@ func TestUnitFileFix(t *testing.T) {
 		t.Errorf("config file MN: %q %q", summary(rep), rep.Findings[0].Fix)
 	}
 	for path, want := range map[string]bool{"/etc/systemd/system/app.service": true, "/etc/systemd/system/app.service.d/x.conf": true,
-		"/etc/app.service.conf": false, "/etc/systemd/system/app.socket": false} {
-		if isUnitFile(path) != want {
-			t.Errorf("isUnitFile(%s) = %v", path, !want)
+		"/etc/app.service.conf": false, "/etc/systemd/system/app.socket": false, "/etc/.service": false} {
+		f := Finding{Kind: MN, Paths: []PathConflict{{Path: path}}}
+		if changesUnitFile(&f) != want {
+			t.Errorf("changesUnitFile(%s) = %v", path, !want)
+		}
+		if f.Kind = MOR; changesUnitFile(&f) {
+			t.Errorf("changesUnitFile(MOR on %s) = true", path)
+		}
+	}
+	// A group of them says it too.
+	fs := []Finding{{Kind: MN, Producer: g.res["file[/etc/systemd/system/app.service]"], Consumer: g.res["service[app]"],
+		Paths: []PathConflict{{Path: "/etc/systemd/system/app.service"}}}}
+	grp := Group{Kind: MN, By: ByProducer, Resource: fs[0].Producer, Members: []int{0}}
+	if fix := grp.Fix(fs); !strings.Contains(fix, "daemon-reload") {
+		t.Errorf("group fix %q: no daemon-reload", fix)
+	}
+}
+
+// Rule 16 through the real catalog: Puppet's expanded graph gives the
+// generated File its own edges (its parent directory's File before it, the
+// Service it notifies after it), which CatalogGraph answers from; an edge
+// that is not there orders nothing.
+func TestGeneratedOrderFromPuppetGraph(t *testing.T) {
+	cat, err := catalog.Read(strings.NewReader(`{"name":"n","resources":[
+	 {"type":"File","title":"/etc/app","parameters":{"ensure":"directory"}},
+	 {"type":"Concat_file","title":"/etc/app/x.conf","parameters":{"path":"/etc/app/x.conf"}},
+	 {"type":"Exec","title":"before-dir","parameters":{"command":"/bin/true","before":"File[/etc/app]"}},
+	 {"type":"Service","title":"app","parameters":{"ensure":"running"}},
+	 {"type":"Exec","title":"unrelated","parameters":{"command":"/bin/true"}}
+	]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.AddPuppetGraph(strings.NewReader(`digraph Expanded_relationships {
+    "File[/etc/app]" -> "File[/etc/app/x.conf]" [
+        fontsize = 8
+    ]
+    "File[/etc/app/x.conf]" -> "Service[app]" [
+        fontsize = 8
+    ]
+}`)); err != nil {
+		t.Fatal(err)
+	}
+	cg, err := cat.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := CatalogGraph(cat, cg).(GeneratedOrderGraph)
+	ref := func(s string) *catalog.Resource {
+		r, ok := cat.Lookup(s)
+		if !ok {
+			t.Fatalf("no %s", s)
+		}
+		return r
+	}
+	for _, c := range []struct {
+		name string
+		got  bool
+		want bool
+	}{
+		{"the directory before the generated File", g.OrderedBeforeGenerated(ref("File[/etc/app]"), "File[/etc/app/x.conf]"), true},
+		{"what precedes the directory, before it too", g.OrderedBeforeGenerated(ref("Exec[before-dir]"), "File[/etc/app/x.conf]"), true},
+		{"an unrelated Exec before it", g.OrderedBeforeGenerated(ref("Exec[unrelated]"), "File[/etc/app/x.conf]"), false},
+		{"the Service after it", g.OrderedAfterGenerated("File[/etc/app/x.conf]", ref("Service[app]")), true},
+		{"the directory after it", g.OrderedAfterGenerated("File[/etc/app/x.conf]", ref("File[/etc/app]")), false},
+		{"a File Puppet's graph does not have", g.OrderedBeforeGenerated(ref("File[/etc/app]"), "File[/etc/app/y.conf]"), false},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, c.got, c.want)
 		}
 	}
 }

@@ -510,6 +510,20 @@ func isUnitName(name string) bool {
 	return isServiceName(name) || len(name) > len(".scope") && strings.HasSuffix(name, ".scope")
 }
 
+// UnitOfFile returns the service unit that a file called name, in a
+// directory called dir, configures: its unit file (foo.service) or one of
+// its drop-ins (in foo.service.d). systemd reads them when it reloads or
+// starts the unit, on the unit's behalf.
+func UnitOfFile(dir, name string) (unit string, ok bool) {
+	switch {
+	case isServiceName(name):
+		return name, true
+	case strings.HasSuffix(dir, ".d") && isServiceName(strings.TrimSuffix(dir, ".d")):
+		return strings.TrimSuffix(dir, ".d"), true
+	}
+	return "", false
+}
+
 // isServiceName reports whether name is a service unit's (foo.service).
 func isServiceName(name string) bool {
 	return len(name) > len(".service") && strings.HasSuffix(name, ".service")

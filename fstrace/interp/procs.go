@@ -377,14 +377,7 @@ func (in *Interp) chargePending(p *process, block BlockID) {
 // init starts (see Interp.pending).
 func (in *Interp) initRead(p *process, id pathID, isDir bool, st *fstrace.Statement) {
 	n := &in.m.paths.nodes[id]
-	unit := ""
-	switch dir := in.m.paths.nodes[n.parent].name; {
-	case !isDir && isServiceName(n.name):
-		unit = n.name
-	case strings.HasSuffix(dir, ".d") && isServiceName(strings.TrimSuffix(dir, ".d")):
-		unit = strings.TrimSuffix(dir, ".d")
-	}
-	if unit != "" {
+	if unit, ok := UnitOfFile(in.m.paths.nodes[n.parent].name, n.name); ok && !isDir {
 		in.m.paths.record(id, isDir, in.blockID(UnitBlock(unit)), fstrace.Consumed, st, 0)
 		in.stats.UnitReads++
 		return
