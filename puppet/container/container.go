@@ -229,6 +229,13 @@ func (e *Engine) sandbox(ctx context.Context, name string, spec Spec) (*containe
 		return nil, Config{}, nil, err
 	}
 	host.NetworkMode = container.NetworkMode(conf.Network)
+	if conf.Network == isolatedNetwork {
+		// No IPv6 in the container: the host's rule is iptables', and a
+		// link-local address would reach the host's services through
+		// the bridge. (Engines do this already for a network without
+		// IPv6; here it does not depend on the engine.)
+		host.Sysctls = map[string]string{"net.ipv6.conf.all.disable_ipv6": "1"}
+	}
 
 	systemd := spec.Init == InitSystemd
 	if !systemd {

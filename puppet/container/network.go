@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -84,7 +85,10 @@ func (e *Engine) ensureIsolated(ctx context.Context) error {
 		return fmt.Errorf("the isolated network needs fsmove beside the Docker engine, to keep containers from " +
 			"the engine host's services; with a remote engine choose --network bridge or --network none")
 	}
-	_, err := e.cli.NetworkInspect(ctx, isolatedNetwork, network.InspectOptions{})
+	nw, err := e.cli.NetworkInspect(ctx, isolatedNetwork, network.InspectOptions{})
+	if err == nil {
+		err = checkIsolated(nw)
+	}
 	if cerrdefs.IsNotFound(err) {
 		_, err = e.cli.NetworkCreate(ctx, isolatedNetwork, network.CreateOptions{
 			Driver: "bridge",
@@ -101,12 +105,32 @@ func (e *Engine) ensureIsolated(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("fsmove's network %q: %w", isolatedNetwork, err)
 	}
+	if _, err := os.Stat("/sys/class/net/" + isolatedBridge); err != nil {
+		// A rootless engine, or one in another network namespace: the
+		// host's rule would not see the bridge.
+		return fmt.Errorf("fsmove's network has no bridge %s on this host, where its rule must keep containers from "+
+			"the host's services (%v): choose --network bridge or --network none", isolatedBridge, err)
+	}
 	if err := dropInput(); err != nil {
 		return fmt.Errorf("keeping containers on fsmove's network from the host's services: %w\n"+
 			"(install iptables, or choose --network bridge, where the container reaches the host and other "+
 			"containers, or --network none)", err)
 	}
 	e.isolatedReady = true
+	return nil
+}
+
+// checkIsolated refuses a network called fsmove that is not the one
+// ensureIsolated makes: the host's rule names its bridge, and containers on
+// it must not reach each other.
+func checkIsolated(nw network.Inspect) error {
+	if nw.Driver != "bridge" || nw.Options["com.docker.network.bridge.name"] != isolatedBridge ||
+		nw.Options["com.docker.network.bridge.enable_icc"] != "false" || nw.EnableIPv6 {
+		return fmt.Errorf("a Docker network %q exists that fsmove did not make (driver %q, bridge %q, inter-container "+
+			"traffic %q, IPv6 %v): remove it (docker network rm %s) and fsmove makes its own",
+			isolatedNetwork, nw.Driver, nw.Options["com.docker.network.bridge.name"],
+			nw.Options["com.docker.network.bridge.enable_icc"], nw.EnableIPv6, isolatedNetwork)
+	}
 	return nil
 }
 

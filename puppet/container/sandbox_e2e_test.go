@@ -66,6 +66,9 @@ func TestE2ESandboxConfig(t *testing.T) {
 			if tc.spec.Network != "" {
 				wantNet = tc.spec.Network
 			}
+			if ipv6Off := h.Sysctls["net.ipv6.conf.all.disable_ipv6"] == "1"; ipv6Off != (wantNet == isolatedNetwork) {
+				t.Errorf("network %q: IPv6 disabled %v", wantNet, ipv6Off)
+			}
 			if string(h.NetworkMode) != wantNet {
 				t.Errorf("network %q, want %q", h.NetworkMode, wantNet)
 			}

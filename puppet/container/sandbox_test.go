@@ -3,10 +3,12 @@ package container
 import (
 	"encoding/json"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/docker/docker/api/types/network"
 	"github.com/fsmove/fsmove/tracer/linux"
 	"github.com/moby/profiles/seccomp"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
@@ -169,5 +171,27 @@ func TestLimits(t *testing.T) {
 	}
 	if _, err := ParseNetwork("host"); err == nil {
 		t.Error("--network host accepted")
+	}
+}
+
+// A network called fsmove that fsmove did not make is refused: the host's
+// rule names fsmove's bridge, and its containers must not reach each other.
+func TestCheckIsolated(t *testing.T) {
+	ours := network.Inspect{Driver: "bridge", Options: map[string]string{
+		"com.docker.network.bridge.name": isolatedBridge, "com.docker.network.bridge.enable_icc": "false"}}
+	if err := checkIsolated(ours); err != nil {
+		t.Errorf("fsmove's own network refused: %v", err)
+	}
+	for name, change := range map[string]func(*network.Inspect){
+		"another bridge":          func(n *network.Inspect) { n.Options["com.docker.network.bridge.name"] = "br-1234" },
+		"inter-container traffic": func(n *network.Inspect) { delete(n.Options, "com.docker.network.bridge.enable_icc") },
+		"IPv6":                    func(n *network.Inspect) { n.EnableIPv6 = true },
+		"another driver":          func(n *network.Inspect) { n.Driver = "macvlan" },
+	} {
+		n := network.Inspect{Driver: ours.Driver, Options: maps.Clone(ours.Options)}
+		change(&n)
+		if err := checkIsolated(n); err == nil || !strings.Contains(err.Error(), "docker network rm") {
+			t.Errorf("%s: accepted (%v)", name, err)
+		}
 	}
 }
