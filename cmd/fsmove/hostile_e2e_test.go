@@ -185,6 +185,7 @@ func testHostile(t *testing.T, h *hostileHost, tracer string, init container.Ini
 	}
 	want("cgroup-move", moved, "moved into a cgroup outside the container's subtree")
 	want("cgroup-mkdir", denied, "made a cgroup at a hierarchy's root")
+	want("cgroup-userns", denied, "a user namespace of its own made the host's cgroups writable")
 	if init == container.InitSystemd {
 		want("cgroup-release-agent", denied, "wrote a host release_agent")
 	}

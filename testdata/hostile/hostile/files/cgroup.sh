@@ -45,6 +45,23 @@ while IFS=: read -r id ctrls path; do
 		fi
 	fi
 done </proc/self/cgroup
+# In a user and mount namespace of our own (systemd mode lets a module make
+# them, as systemd does for its units): remount the read-only cgroup binds
+# read-write, or mount a cgroup2 hierarchy afresh, and move there ("0" is
+# the writer itself).
+for h in /sys/fs/cgroup/unified /sys/fs/cgroup/pids /sys/fs/cgroup; do
+	[ -e $h/cgroup.procs ] || continue
+	if unshare -U -r -m sh -c "mount -o remount,bind,rw $h && echo 0 >$h/cgroup.procs" 2>/dev/null; then
+		echo "RESULT cgroup-userns: WRITTEN $h (remounted read-write)"
+	else
+		echo "RESULT cgroup-userns: denied $h"
+	fi
+done
+if unshare -U -r -m sh -c "mkdir -p /tmp/cg-$token && mount -t cgroup2 none /tmp/cg-$token && echo 0 >/tmp/cg-$token/cgroup.procs" 2>/dev/null; then
+	echo "RESULT cgroup-userns: WRITTEN a cgroup2 hierarchy mounted afresh"
+else
+	echo "RESULT cgroup-userns: denied mounting cgroup2"
+fi
 # Wherever we are now, act: the trace must show this, or the run must say
 # it is incomplete.
 touch "/root/hostile-after-cgroup-$token"
