@@ -1,7 +1,8 @@
 # fsmove — see README.md. Targets:
 #   make demo           set up Docker and the image, then run fsmove on a bundled example module
 #   make test           set up, then vet and run every test (end-to-end included) and short fuzz runs
-#   make build          build bin/fsmove
+#   make build          build bin/fsmove, its version from git describe
+#   make install        build, then install fsmove to $(PREFIX)/bin (default /usr/local)
 #   make bench-analyze  generate a 1 GB trace and print analysis MB/s and peak RSS
 #   make bench-debian   run every Debian puppet-module-* package (resumable) and refresh bench/results/
 #   make bench-tracers  apply a fixture untraced and under each tracer, alternating; print median slowdowns
@@ -11,11 +12,20 @@ GO ?= go
 FUZZTIME ?= 15s
 BENCH_SIZE ?= 1G
 BENCH_DIR ?= /tmp/fsmove-bench
+PREFIX ?= /usr/local
+# fsmove version prints this; without it (go build, go install) fsmove
+# reads its version from the build information Go stamps in.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+LDFLAGS := $(if $(VERSION),-X main.version=$(VERSION))
 
-.PHONY: build setup demo test unit fuzz bench bench-analyze bench-debian bench-tracers pgo clean
+.PHONY: build install setup demo test unit fuzz bench bench-analyze bench-debian bench-tracers pgo clean
 
 build:
-	$(GO) build -o bin/fsmove ./cmd/fsmove
+	$(GO) build -buildvcs=auto -ldflags '$(LDFLAGS)' -o bin/fsmove ./cmd/fsmove
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 bin/fsmove $(DESTDIR)$(PREFIX)/bin/fsmove
 
 setup:
 	bash .ci/setup

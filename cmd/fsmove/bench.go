@@ -186,7 +186,7 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 	rows, work, err := corpusrun.Run(ctx, entries, &corpusrun.DockerBackend{Engines: engines, Fsmove: self}, corpusrun.Options{
 		OutDir: f.out, Workers: f.workers, Engines: len(engines), Timeout: f.timeout,
 		Tracer: tracerName, TracerBinary: fsmoveBinary(), SeccompBPF: f.seccompBPF, Init: initMode, Untraced: f.untraced, Confirm: f.confirm, Resume: f.resume,
-		Image: imgOpts, Progress: progress, FsmoveVersion: version,
+		Image: imgOpts, Progress: progress, FsmoveVersion: buildVersion(),
 	})
 	if werr := report.WriteFiles(f.out, "fsmove bench: "+filepath.Base(corpusPath), rows); werr != nil {
 		return runError{werr}

@@ -36,7 +36,7 @@ func newRootCmd(c *cli) *cobra.Command {
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		switch {
 		case *showVersion:
-			return runVersion(c.stdout)
+			return runVersion(c.stdout, false)
 		case len(args) == 0:
 			rootUsage(c.stderr, root)
 			return usageError{errSaid}

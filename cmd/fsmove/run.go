@@ -365,7 +365,7 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 		Force:         f.force,
 		Keep:          f.keep,
 		Verbose:       f.verbose,
-		FsmoveVersion: version,
+		FsmoveVersion: buildVersion(),
 	}, nil
 }
 
