@@ -45,6 +45,12 @@ when incomplete); 2 usage or input error, or an incomplete analysis without
 findings (--allow-incomplete makes that 0); 3 interrupted.
 `
 
+// reportFormats are the values of --format, colorModes those of --color.
+var (
+	reportFormats = []string{"text", "json", "sarif"}
+	colorModes    = []string{"auto", "always", "never"}
+)
+
 // reportFlags are the analysis and report flags shared by analyze and run.
 type reportFlags struct {
 	format           string
@@ -65,7 +71,7 @@ type reportFlags struct {
 // addReportFlags registers the shared analysis/report flags on fs.
 func addReportFlags(fs *pflag.FlagSet) *reportFlags {
 	rf := &reportFlags{}
-	fs.StringVar(&rf.format, "format", "text", "report `format`: text, json or sarif")
+	enumVar(fs, &rf.format, "format", "text", reportFormats, "report `format`: "+orList(reportFormats))
 	fs.StringVarP(&rf.output, "output", "o", "", "write the report to `FILE` instead of standard output")
 	fs.StringVar(&rf.graphOut, "graph-out", "", "write the dependency graph with findings highlighted to `FILE` (DOT)")
 	fs.BoolVar(&rf.packageNotify, "package-notify", false, "also report Package -> Service missing notifiers")
@@ -75,7 +81,7 @@ func addReportFlags(fs *pflag.FlagSet) *reportFlags {
 	fs.StringVar(&rf.waivers, "waivers", "", "suppress findings listed in `FILE` (lines: REF1 REF2 [PATH] -- reason)")
 	fs.BoolVar(&rf.strict, "strict", false, "make the first malformed trace line fatal")
 	fs.BoolVar(&rf.stats, "stats", false, "print counts and the time of each phase to standard error")
-	fs.StringVar(&rf.color, "color", "auto", "colour the text report: auto, always or never")
+	enumVar(fs, &rf.color, "color", "auto", colorModes, "colour the text report: "+orList(colorModes))
 	fs.BoolVar(&rf.allowIncomplete, "allow-incomplete", false, "an incomplete analysis without findings exits 0, not 2 (the report still says why it is incomplete)")
 	fs.BoolVar(&rf.all, "all", false, "also list, with the reason, the relations a rule holds back as not faults (account databases only, commuting editors); JSON always has them")
 	return rf
@@ -112,21 +118,11 @@ func (rf *reportFlags) detectorOptions() (detector.Options, error) {
 }
 
 // check checks the report flags before any work (analyze's or run's):
-// --format and --color; --filter prefixes are absolute paths (paths in the
+// --filter prefixes are absolute paths (paths in the
 // trace; a relative one would never match); -o and --graph-out can be
 // written (their directory exists and is writable, and they are not
 // directories); --filter-file and --waivers can be read and parsed.
 func (rf *reportFlags) check() error {
-	switch rf.format {
-	case "text", "json", "sarif":
-	default:
-		return fmt.Errorf("unknown --format %q (want text, json or sarif)", rf.format)
-	}
-	switch rf.color {
-	case "auto", "always", "never":
-	default:
-		return fmt.Errorf("unknown --color %q (want auto, always or never)", rf.color)
-	}
 	for _, p := range rf.filters {
 		if !strings.HasPrefix(p, "/") {
 			return fmt.Errorf("--filter %q: a filter is an absolute path prefix as the trace names paths (e.g. /var/cache), not a relative path", p)

@@ -41,9 +41,7 @@ func newRootCmd(c *cli) *cobra.Command {
 			rootUsage(c.stderr, root)
 			return usageError{errSaid}
 		}
-		fmt.Fprintf(c.stderr, "fsmove: unknown command %q\n\n", args[0])
-		rootUsage(c.stderr, root)
-		return usageError{errSaid}
+		return unknownCommand(root, args[0])
 	}
 	root.SetOut(c.stdout)
 	root.SetErr(c.stderr)
@@ -67,11 +65,6 @@ func newRootCmd(c *cli) *cobra.Command {
 		newVersionCmd(c),
 	)
 	return root
-}
-
-// flagError makes a flag that cobra could not parse a usage error.
-func flagError(cmd *cobra.Command, err error) error {
-	return usagef("%v (see %s --help)", err, cmd.CommandPath())
 }
 
 // commandHelp prints a subcommand's help: its text (Long: synopsis and

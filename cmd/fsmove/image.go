@@ -42,7 +42,7 @@ func newImageCmd(c *cli) *cobra.Command {
 				commandHelp(c.stderr, cmd)
 				return usageError{errSaid}
 			}
-			return usagef("unknown subcommand %q (the only one is build)", args[0])
+			return unknownCommand(cmd, args[0])
 		},
 	}
 	var f imageFlags

@@ -154,10 +154,10 @@ func newRunCmd(c *cli) *cobra.Command {
 	fs.Var(setupFlag{&f.setup, false}, "setup", "shell `CMD` to prepare the node before the traced apply, untraced (repeatable)")
 	fs.Var(setupFlag{&f.setup, true}, "setup-file", "local shell `SCRIPT` to prepare the node before the traced apply, untraced (repeatable)")
 	fs.StringVar(&f.image, "image", container.DefaultImage, "Docker image (built by \"fsmove image build\" when missing)")
-	fs.StringVar(&f.tracer, "tracer", "", "capture `backend`: "+strings.Join(runner.Tracers(), ", ")+" (ptrace and strace trace inside the container, ebpf from the host; default ebpf where this host allows it, else strace)")
-	fs.StringVar(&f.init, "init", string(container.InitSystemd), "the container's PID 1: systemd (boots like a host; Puppet manages services through systemd) or none (for images without systemd)")
+	enumVar(fs, &f.tracer, "tracer", "", runner.Tracers(), "capture `backend`: "+strings.Join(runner.Tracers(), ", ")+" (ptrace and strace trace inside the container, ebpf from the host; default ebpf where this host allows it, else strace)")
+	enumVar(fs, &f.init, "init", string(container.InitSystemd), initNames(), "the container's PID 1: systemd (boots like a host; Puppet manages services through systemd) or none (for images without systemd)")
 	fs.StringVar(&f.mirror, "mirror", "", "Debian mirror `URL` for building the image (default: the one this machine's apt sources name)")
-	fs.StringVar(&f.network, "network", container.NetworkIsolated, "the container's network: isolated (reaches the outside, e.g. a Debian mirror, but not this host's services nor other containers), none, or bridge (Docker's default bridge: reaches the host and its containers)")
+	enumVar(fs, &f.network, "network", container.NetworkIsolated, container.Networks, "the container's network: isolated (reaches the outside, e.g. a Debian mirror, but not this host's services nor other containers), none, or bridge (Docker's default bridge: reaches the host and its containers)")
 	fs.StringVar(&f.memory, "memory", "", "memory limit of the container, e.g. 2G (default "+container.FormatBytes(container.DefaultLimits().Memory)+"; -1 for none)")
 	fs.Int64Var(&f.pids, "pids-limit", 0, fmt.Sprintf("most tasks in the container (default %d; -1 for none)", container.DefaultLimits().Pids))
 	fs.Float64Var(&f.cpus, "cpus", 0, fmt.Sprintf("CPUs' worth of time the container may use (default %g; -1 for no limit)", container.DefaultLimits().CPUs))
@@ -367,6 +367,15 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 		Verbose:       f.verbose,
 		FsmoveVersion: buildVersion(),
 	}, nil
+}
+
+// initNames are the --init values.
+func initNames() []string {
+	var names []string
+	for _, m := range container.Inits {
+		names = append(names, string(m))
+	}
+	return names
 }
 
 // limits reads --memory, --pids-limit and --cpus: 0 (not given) is the

@@ -116,7 +116,7 @@ func TestRunChecksBeforeAnything(t *testing.T) {
 		force bool
 	}{
 		{"bad tracer", "run", []string{"--tracer", "dtrace"}, exitUsage, `unknown --tracer "dtrace"`, false},
-		{"bad init", "run", []string{"--init", "upstart"}, exitUsage, `unknown init "upstart"`, false},
+		{"bad init", "run", []string{"--init", "upstart"}, exitUsage, `unknown --init "upstart"`, false},
 		{"relative filter", "run", []string{"--filter", "var/cache"}, exitUsage, `--filter "var/cache": a filter is an absolute path prefix`, false},
 		{"relative filter in a file", "run", []string{"--filter-file", "{root}/filters"}, exitUsage, "not an absolute path", false},
 		{"missing filter file", "run", []string{"--filter-file", "{root}/nope"}, exitUsage, "nope: no such file", false},
