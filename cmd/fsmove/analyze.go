@@ -19,36 +19,46 @@ import (
 	"github.com/spf13/pflag"
 )
 
-const analyzeUsage = `Usage:
-  fsmove analyze [flags] TRACE CATALOG
-  fsmove analyze [flags] --fstrace PROGRAM.fst CATALOG
-
+// analyzeHelp is fsmove analyze's help; the details are in README.md.
+var analyzeHelp = help{
+	synopsis: `fsmove analyze [flags] TRACE CATALOG
+fsmove analyze [flags] --fstrace PROGRAM.fst CATALOG`,
+	description: `
 Analyze a captured trace of "puppet apply" against the catalog Puppet applied,
 and report missing ordering relationships (MOR) and missing notifiers (MN).
-
-TRACE is the output of "strace -f -o FILE" (any of -s N, -y, -yy, -X, -t, -tt,
--ttt, -r, -T), optionally gzip- or zstd-compressed, a directory of "strace -ff"
-files, or "-" for standard input. CATALOG is the catalog JSON ("puppet catalog
-find" output, or the cache "puppet apply --catalog_cache_terminus json" writes),
-or "-" for standard input (not both). No Docker and no network are needed.
-
-The analysis is incomplete when the input cannot show every fault: no resource
-block is recognised (Puppet ran without --evaltrace, or strace's -s cut its
-log lines), the trace ends early (a compressed file cut short, a last line
-without its newline, inside a block, before Puppet exits), or the catalog names
-fewer than half of the trace's resource blocks (another run's catalog). The
-report says why; problems that were worked around (malformed lines, fds never
-opened, catalog entries skipped) are counted in it.
-
-Exit status: 0 the analysis is complete and found nothing; 1 findings (also
-when incomplete); 2 usage or input error, or an incomplete analysis without
-findings (--allow-incomplete makes that 0); 3 interrupted.
-`
+TRACE is the output of "strace -f -o FILE" (plain, gzip or zstd), a directory
+of "strace -ff" files, or "-" for standard input; CATALOG is the catalog JSON.
+No Docker and no network are needed. The report says when the analysis is
+incomplete (the trace ends early, no resource block is recognised, another
+run's catalog) and why.`,
+	examples: []example{
+		{"fsmove analyze out/trace.log out/catalog.json", "a saved fsmove run, again"},
+		{"fsmove analyze --format json trace.log.zst cat.json", "JSON, from a compressed trace"},
+		{"fsmove analyze --all trace.log catalog.json", "with the pairs held back as not faults"},
+		{"fsmove analyze --waivers waivers.txt trace.log cat.json", "without the findings you waived"},
+		{"fsmove analyze --fstrace prog.fst catalog.json", "a hand-written FStrace program"},
+	},
+	groups: []flagGroup{
+		{"Input", []string{"fstrace", "puppet-graphs", "strict"}},
+		{"Report output", reportOutputFlags},
+		{"Filters", filterFlags},
+		{"Debugging", []string{"stats", "cpuprofile"}},
+	},
+	exit: exitStatusHelp,
+	more: `More: README.md ("fsmove analyze in detail", "Exit status").`,
+}
 
 // reportFormats are the values of --format, colorModes those of --color.
 var (
 	reportFormats = []string{"text", "json", "sarif"}
 	colorModes    = []string{"auto", "always", "never"}
+)
+
+// reportOutputFlags and filterFlags are the flags of addReportFlags, as
+// the help of run, analyze and confirm groups them.
+var (
+	reportOutputFlags = []string{"format", "output", "color", "graph-out", "all", "allow-incomplete"}
+	filterFlags       = []string{"package-notify", "filter", "filter-file", "no-default-filters", "waivers"}
 )
 
 // reportFlags are the analysis and report flags shared by analyze and run.
@@ -72,18 +82,18 @@ type reportFlags struct {
 func addReportFlags(fs *pflag.FlagSet) *reportFlags {
 	rf := &reportFlags{}
 	enumVar(fs, &rf.format, "format", "text", reportFormats, "report `format`: "+orList(reportFormats))
-	fs.StringVarP(&rf.output, "output", "o", "", "write the report to `FILE` instead of standard output")
-	fs.StringVar(&rf.graphOut, "graph-out", "", "write the dependency graph with findings highlighted to `FILE` (DOT)")
+	fs.StringVarP(&rf.output, "output", "o", "", "write the report to `FILE`, not standard output")
+	fs.StringVar(&rf.graphOut, "graph-out", "", "write the dependency graph, findings marked, to `FILE` (DOT)")
 	fs.BoolVar(&rf.packageNotify, "package-notify", false, "also report Package -> Service missing notifiers")
 	stringsFlag(fs, &rf.filters, "filter", "ignore paths under `PREFIX` (repeatable; added to the defaults)")
-	fs.StringVar(&rf.filterFile, "filter-file", "", "read more path prefixes to ignore from `FILE` (one per line, # comments)")
-	fs.BoolVar(&rf.noDefaultFilters, "no-default-filters", false, "do not ignore /proc, /sys, /dev, Puppet's own state and Ruby's load path")
-	fs.StringVar(&rf.waivers, "waivers", "", "suppress findings listed in `FILE` (lines: REF1 REF2 [PATH] -- reason)")
+	fs.StringVar(&rf.filterFile, "filter-file", "", "more path prefixes to ignore, one a line, from `FILE`")
+	fs.BoolVar(&rf.noDefaultFilters, "no-default-filters", false, "do not ignore /proc, /sys, /dev, Puppet's state, Ruby's paths")
+	fs.StringVar(&rf.waivers, "waivers", "", "suppress the findings `FILE` lists (REF1 REF2 [PATH] -- reason)")
 	fs.BoolVar(&rf.strict, "strict", false, "make the first malformed trace line fatal")
-	fs.BoolVar(&rf.stats, "stats", false, "print counts and the time of each phase to standard error")
+	fs.BoolVar(&rf.stats, "stats", false, "print counts and each phase's time on standard error")
 	enumVar(fs, &rf.color, "color", "auto", colorModes, "colour the text report: "+orList(colorModes))
-	fs.BoolVar(&rf.allowIncomplete, "allow-incomplete", false, "an incomplete analysis without findings exits 0, not 2 (the report still says why it is incomplete)")
-	fs.BoolVar(&rf.all, "all", false, "also list, with the reason, the relations a rule holds back as not faults (account databases only, commuting editors); JSON always has them")
+	fs.BoolVar(&rf.allowIncomplete, "allow-incomplete", false, "an incomplete analysis without findings exits 0, not 2")
+	fs.BoolVar(&rf.all, "all", false, "also list the pairs a rule holds back as not faults, with why")
 	return rf
 }
 
@@ -179,13 +189,13 @@ func newAnalyzeCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "analyze",
 		Short: "analyze a captured trace against a catalog",
-		Long:  analyzeUsage,
 	}
 	fs := cmd.Flags()
 	rf := addReportFlags(fs)
 	fs.StringVar(&af.fstrace, "fstrace", "", "interpret the hand-written FStrace `PROGRAM` instead of a trace")
 	fs.StringVar(&af.puppetGraphs, "puppet-graphs", "", "`DIR` where puppet apply --graph wrote its graphs: expanded_relationships.dot names the generators of resources made at apply time (default: the graphs/ of an fsmove run beside the trace)")
 	fs.StringVar(&af.cpuProfile, "cpuprofile", "", "write a CPU profile of the analysis to `FILE` (for developers)")
+	setHelp(cmd, analyzeHelp)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return runAnalyze(cmd.Context(), c.stdout, c.stderr, args, &af, rf)
 	}

@@ -19,26 +19,31 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const benchUsage = `Usage: fsmove bench [flags] CORPUS
-       fsmove bench [flags] --debian
-
-Runs every module of CORPUS (one module a line: a directory,
-deb:puppet-module-AUTHOR-NAME or AUTHOR-NAME[@VERSION], then optional
-class=NAME, module=NAME, version=V, timeout=DUR, deps=PKG,... and
-param.KEY=VALUE; # comments), each in a fresh container, traced, and
-analyzes each trace. --debian builds the corpus from Debian's
-puppet-module-* packages instead, with the class, parameters, timeouts and
-missing dependencies of the committed parameters file laid over it
-(bench/corpus/debian-params.txt, or --params), and writes it to
-OUT/corpus.txt. Writes OUT/runs/<module>/ per module and OUT/results.csv,
-results.json, results.html and the figures.
-
---confirm re-applies the reported findings of every module that has some
-(fsmove confirm, one container at a time per module, within --timeout):
-results.csv gains the counts of confirmed, refuted and unknown findings and
-the time, findings.csv each finding's verdict, and report.json in the run
-directory the evidence.
-`
+// benchHelp is fsmove bench's help; corpus files are described in
+// README.md ("Corpus files").
+var benchHelp = help{
+	synopsis: `fsmove bench [flags] CORPUS
+fsmove bench [flags] --debian`,
+	description: `
+Run every module of CORPUS (one module a line, as "fsmove run" takes it, with
+optional class=, param.KEY=, timeout=, deps= fields), each in a fresh
+container, traced, and analyze each trace. --debian runs Debian's
+puppet-module-* packages instead, with bench/corpus/debian-params.txt (or
+--params) laid over them. Writes OUT/runs/<module>/ per module and
+OUT/results.csv, results.json, results.html and the figures; --confirm adds
+each finding's verdict.`,
+	examples: []example{
+		{"fsmove bench --out results corpus.txt", "run a corpus file"},
+		{"fsmove bench --debian --resume --untraced", "Debian's modules, resumed, with slowdowns"},
+		{"fsmove bench --resume --confirm corpus.txt", "add the confirmations' verdicts"},
+	},
+	groups: []flagGroup{
+		{"Common flags", []string{"out", "debian", "params", "resume", "workers", "timeout", "quiet"}},
+		{"Container and tracing", []string{"tracer", "image", "init", "seccomp-bpf", "docker-host"}},
+		{"What is measured", []string{"untraced", "confirm"}},
+	},
+	more: `More: README.md ("Corpus files"), bench/results/README.md.`,
+}
 
 // benchFlags are fsmove bench's flags.
 type benchFlags struct {
@@ -63,7 +68,6 @@ func newBenchCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "run a corpus of modules and tabulate and plot the results",
-		Long:  benchUsage,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.out, "out", "fsmove-bench", "output directory")
@@ -80,6 +84,7 @@ func newBenchCmd(c *cli) *cobra.Command {
 	fs.StringVar(&f.image, "image", container.DefaultImage, "Docker image")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
 	stringsFlag(fs, &f.hosts, "docker-host", "Docker engine `URL` (repeatable: modules go round-robin to the engines; default DOCKER_HOST or the local socket)")
+	setHelp(cmd, benchHelp)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return runBench(cmd.Context(), c.stdout, c.stderr, args, &f)
 	}

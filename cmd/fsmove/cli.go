@@ -2,10 +2,8 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -65,56 +63,6 @@ func newRootCmd(c *cli) *cobra.Command {
 		newVersionCmd(c),
 	)
 	return root
-}
-
-// commandHelp prints a subcommand's help: its text (Long: synopsis and
-// description) and its flags.
-func commandHelp(w io.Writer, cmd *cobra.Command) {
-	fmt.Fprint(w, cmd.Long)
-	if !strings.HasSuffix(cmd.Long, "\n") {
-		fmt.Fprintln(w)
-	}
-	if cmd.HasAvailableFlags() {
-		fmt.Fprint(w, "\nFlags:\n", cmd.Flags().FlagUsagesWrapped(100))
-	}
-	if cmd.HasAvailableSubCommands() {
-		fmt.Fprintln(w, "\nCommands:")
-		for _, sub := range cmd.Commands() {
-			if sub.IsAvailableCommand() {
-				fmt.Fprintf(w, "  %-10s %s\n", sub.Name(), sub.Short)
-			}
-		}
-	}
-}
-
-// rootUsage prints fsmove's own help: the commands and the exit statuses.
-func rootUsage(w io.Writer, root *cobra.Command) {
-	fmt.Fprint(w, `fsmove finds missing ordering relationships (MOR) and missing notifiers (MN)
-in Puppet code by tracing one real "puppet apply".
-
-Usage:
-  fsmove <command> [flags] [arguments]
-
-Commands:
-`)
-	for _, cmd := range root.Commands() {
-		if cmd.IsAvailableCommand() {
-			fmt.Fprintf(w, "  %-10s %s\n", cmd.Name(), cmd.Short)
-		}
-	}
-	fmt.Fprint(w, `
-Run "fsmove <command> --help" for a command's flags, and
-"fsmove completion bash --help" to set up shell completion.
-
-Exit status (every command):
-  0  the analysis is complete and found nothing
-  1  findings (also when the analysis is incomplete: the report says so)
-  2  usage or input error, or an incomplete analysis without findings (the
-     trace ends early, no resource block recognised, another run's catalog;
-     --allow-incomplete makes that 0)
-  3  the run itself failed (Docker, Puppet, the tracer), timed out, or was
-     interrupted (SIGINT or SIGTERM); what was captured is kept in --out
-`)
 }
 
 // stringsFlag is a repeatable string flag (--filter, --modulepath):

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // TestExitCode checks the one mapping from a subcommand's error to the
@@ -171,5 +174,64 @@ func TestAnalyzeCancelled(t *testing.T) {
 	}
 	if stdout.Len() > 0 {
 		t.Errorf("an interrupted analysis wrote a report:\n%s", stdout.String())
+	}
+}
+
+// TestHelpFlagGroups: every flag of every fsmove command is in exactly
+// one group of its help and every name a group lists is a flag; a
+// command's help is at most 100 columns wide, run's under 90 lines, with
+// its parts in order.
+func TestHelpFlagGroups(t *testing.T) {
+	root := newRootCmd(&cli{})
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	walkCommands(root, func(cmd *cobra.Command) {
+		if cmd == root || cmd.Name() == "help" || strings.HasPrefix(cmd.CommandPath(), "fsmove completion") {
+			return // fsmove's own help; cobra's commands
+		}
+		cmd.InitDefaultHelpFlag()
+		in := map[string]int{}
+		for _, g := range helpGroups(cmd) {
+			for _, name := range g.flags {
+				if cmd.Flags().Lookup(name) == nil {
+					t.Errorf("%s: group %q lists --%s, which is no flag", cmd.CommandPath(), g.title, name)
+				}
+				in[name]++
+			}
+		}
+		cmd.Flags().VisitAll(func(f *pflag.Flag) {
+			if in[f.Name] != 1 {
+				t.Errorf("%s --%s is in %d groups, want 1", cmd.CommandPath(), f.Name, in[f.Name])
+			}
+		})
+		var out bytes.Buffer
+		commandHelp(&out, cmd)
+		for _, line := range strings.Split(out.String(), "\n") {
+			if len([]rune(line)) > helpWidth {
+				t.Errorf("%s --help has a line of %d columns: %q", cmd.CommandPath(), len(line), line)
+			}
+		}
+	})
+
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, []string{"run", "--help"}); code != exitOK {
+		t.Fatalf("run --help: exit %d", code)
+	}
+	help := stdout.String()
+	if n := strings.Count(help, "\n"); n >= 90 {
+		t.Errorf("run --help is %d lines, want under 90", n)
+	}
+	last := -1
+	for _, part := range []string{"Usage:\n  fsmove run", "\nExamples:\n  fsmove run ", "\nCommon flags:\n", "\nWhat to apply:\n",
+		"\nContainer and tracing:\n", "\nConfirmation:\n", "\nReport output:\n", "\nFilters:\n", "\nDebugging:\n", "\nExit status:\n", "README.md"} {
+		i := strings.Index(help, part)
+		if i <= last {
+			t.Errorf("run --help: %q at %d, want it after %d", part, i, last)
+		}
+		last = i
+	}
+	examples, _, _ := strings.Cut(help[strings.Index(help, "Examples:\n"):], "\n\n")
+	if n := strings.Count(examples, "\n  fsmove run "); n < 4 || n > 8 {
+		t.Errorf("run --help has %d examples, want 4 to 8", n)
 	}
 }

@@ -17,40 +17,30 @@ import (
 	"github.com/spf13/pflag"
 )
 
-const confirmUsage = `Usage: fsmove confirm [flags] --out DIR
-
+// confirmHelp is fsmove confirm's help; how each kind is tested is in
+// README.md ("Confirming findings").
+var confirmHelp = help{
+	synopsis: `fsmove confirm [flags] --out DIR`,
+	description: `
 Confirm the findings of an earlier "fsmove run" by applying its module again,
-untraced, in fresh containers. DIR is that run's --out: its run.json, site.pp,
-trace.log and catalog.json. The trace is analyzed again (give the report flags
-the run had: --package-notify, --filter, --waivers, --all, ...), and every
-finding it reports (with --all, the held-back ones too) is tested:
-
-MOR: the manifest is applied twice as it is, and once per finding with the
-other order forced: "Consumer -> Producer" appended to the entry manifest (or
-"Producer -> Consumer" when the consumer already failed in the run). Confirmed
-when Puppet fails where it did not (or stops failing), or when a path of the
-finding that the consumer writes (modifies, overwrites, expunges) ends in
-another state (kind, mode, owner, content); a text file that
-differs between the two plain applies only in some lines (a "generated at"
-header) is compared on its other lines, another path that differs between
-them is left out as unstable. Refuted when all is the same. Unknown when the order cannot be forced (a dependency cycle, a
-resource Puppet cannot find).
-
-MN: the manifest is applied, the producer's path changed out of band (a line
-appended to a file, a directory's mode changed) and the manifest applied
-again. Confirmed when Puppet restored the path and systemd did not restart
-the service (same invocation and start time): it runs with what it read
-before. Refuted when the service was restarted. A package producer, a path
-Puppet does not restore, a service that does not run: unknown.
-
-The report carries each finding's verdict with its evidence (text; JSON
-"confirmation"; SARIF result properties, and a refuted finding is a note) and
-the cost. Each apply's artifacts are kept in DIR/confirm/ (baseline-1,
-mor-N, mn-N: run.json, puppet.log, catalog.json).
-
-Exit status: as fsmove analyze's (1 when findings are reported, confirmed or
-not); 3 when Docker fails or the command is interrupted.
-`
+untraced, in fresh containers. DIR is that run's --out. The trace is analyzed
+again (give the report flags the run had: --filter, --waivers, --all, ...) and
+every finding it reports is tested: confirmed, refuted or unknown, with the
+evidence. Each apply's artifacts are kept in DIR/confirm/.`,
+	examples: []example{
+		{"fsmove confirm --out fsmove-out/mymodule", "test the findings of a saved run"},
+		{"fsmove confirm --workers 1 --out fsmove-out/mymodule", "one container at a time"},
+		{"fsmove confirm --all --format json --out DIR", "the held-back pairs too, as JSON"},
+	},
+	groups: []flagGroup{
+		{"Common flags", []string{"out", "workers", "confirm-timeout", "quiet"}},
+		{"Report output", reportOutputFlags},
+		{"Filters", filterFlags},
+		{"Debugging", []string{"stats", "strict"}},
+	},
+	exit: exitStatusHelp,
+	more: `More: README.md ("Confirming findings").`,
+}
 
 // confirmFlags are the flags of re-applying findings to test them, shared
 // by fsmove run --confirm and fsmove confirm.
@@ -61,8 +51,8 @@ type confirmFlags struct {
 
 func addConfirmFlags(fs *pflag.FlagSet) *confirmFlags {
 	cf := &confirmFlags{}
-	fs.IntVar(&cf.workers, "workers", 2, "confirming applies that run at once, each in its own container")
-	fs.DurationVar(&cf.timeout, "confirm-timeout", 15*time.Minute, "limit for each confirming apply (one that exceeds it gives the verdict unknown)")
+	fs.IntVar(&cf.workers, "workers", 2, "confirming applies at once, each in a container")
+	fs.DurationVar(&cf.timeout, "confirm-timeout", 15*time.Minute, "limit of each confirming apply (over it: unknown)")
 	return cf
 }
 
@@ -121,13 +111,13 @@ func newConfirmCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "confirm",
 		Short: "confirm an earlier run's findings by re-applying its module in fresh containers",
-		Long:  confirmUsage,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&out, "out", "", "the `DIR` of an earlier fsmove run (its --out)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress output (for CI)")
 	cf := addConfirmFlags(fs)
 	rf := addReportFlags(fs)
+	setHelp(cmd, confirmHelp)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return runConfirm(cmd.Context(), c.stdout, c.stderr, args, out, quiet, cf, rf)
 	}

@@ -16,19 +16,26 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const ebpfUsage = `Usage:
-  fsmove ebpf [flags] -- COMMAND [ARG...]
-  fsmove ebpf [flags] --container ID
-  fsmove ebpf [flags] --cgroup PATH
-
+var ebpfHelp = help{
+	synopsis: `fsmove ebpf [flags] -- COMMAND [ARG...]
+fsmove ebpf [flags] --container ID
+fsmove ebpf [flags] --cgroup PATH`,
+	description: `
 Trace with eBPF (a debugging aid for the eBPF tracer): a command, run in a
 cgroup of its own, or a running Docker container or cgroup v2 directory until
 Ctrl-C. The system calls the analysis needs are printed in strace's text form,
-which "fsmove analyze" and "fsmove lower" read. Needs root.
-
-Exit status: 0, or 3 when the tracer failed or lost events (unless
---allow-drops), or 2 for a usage error.
-`
+which "fsmove analyze" and "fsmove lower" read. Needs root.`,
+	examples: []example{
+		{"fsmove ebpf -o trace.log -- ls /etc", "trace a command"},
+		{"fsmove ebpf --container $(docker ps -q --no-trunc | head -1)", "a running container"},
+	},
+	groups: []flagGroup{
+		{"Flags", []string{"output", "container", "cgroup", "failed", "allow-drops"}},
+	},
+	exit: `Exit status: 0; 2 for a usage error; 3 when the tracer failed or lost events
+(unless --allow-drops).
+`,
+}
 
 // ebpfFlags are fsmove ebpf's flags.
 type ebpfFlags struct {
@@ -44,7 +51,6 @@ func newEBPFCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ebpf",
 		Short: "trace a command or a container with eBPF, printing strace's text form (debugging)",
-		Long:  ebpfUsage,
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&ef.out, "output", "o", "", "write the trace to `FILE` instead of standard output")
@@ -52,6 +58,7 @@ func newEBPFCmd(c *cli) *cobra.Command {
 	fs.StringVar(&ef.cgroupPath, "cgroup", "", "trace this cgroup v2 directory and the cgroups below it")
 	fs.BoolVar(&ef.keepFailed, "failed", false, "print failed calls too (the analysis ignores them; the kernel drops them by default)")
 	fs.BoolVar(&ef.allowDrops, "allow-drops", false, "exit 0 even when events were lost (the trace is then incomplete)")
+	setHelp(cmd, ebpfHelp)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return runEBPF(cmd.Context(), c.stdout, c.stderr, args, &ef)
 	}

@@ -10,17 +10,20 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const imageUsage = `Usage:
-  fsmove image build [--tag TAG] [--rebuild] [--mirror URL] [-v] [--quiet]
-
-Builds the Docker image fsmove runs Puppet in (Debian bookworm with Debian's
-puppet-agent, Puppet's core type modules, systemd and strace), or reuses it
+var imageHelp = help{
+	synopsis: `fsmove image build [--tag TAG] [--rebuild] [--mirror URL] [-v] [--quiet]`,
+	description: `
+Build the Docker image fsmove runs Puppet in (Debian bookworm with Debian's
+puppet-agent, Puppet's core type modules, systemd and strace), or reuse it
 when the tag exists and was built from the same recipe. With a reachable
 registry it is built FROM debian:bookworm; without one, from a debootstrap
-rootfs imported through the Docker API (needs root and debootstrap). The
-Debian mirror is the one this machine's apt sources name, or --mirror.
-"fsmove run" builds it itself when it is missing.
-`
+rootfs (needs root and debootstrap). The Debian mirror is the one this
+machine's apt sources name, or --mirror. "fsmove run" builds it when missing.`,
+	examples: []example{
+		{"fsmove image build", "build the default image, or reuse it"},
+		{"fsmove image build --rebuild -v", "build it again, showing apt's output"},
+	},
+}
 
 // imageFlags are fsmove image build's flags.
 type imageFlags struct {
@@ -35,7 +38,6 @@ func newImageCmd(c *cli) *cobra.Command {
 	image := &cobra.Command{
 		Use:   "image",
 		Short: "build the Docker image fsmove runs Puppet in",
-		Long:  imageUsage,
 		Args:  cobra.ArbitraryArgs, // an unknown subcommand is said by RunE
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -49,7 +51,6 @@ func newImageCmd(c *cli) *cobra.Command {
 	build := &cobra.Command{
 		Use:   "build",
 		Short: "build the image, or reuse it when it is up to date",
-		Long:  imageUsage,
 		Args:  noArgs,
 	}
 	fs := build.Flags()
@@ -58,10 +59,15 @@ func newImageCmd(c *cli) *cobra.Command {
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "show debootstrap/apt/docker build output")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only errors and the image ID")
 	fs.StringVar(&f.mirror, "mirror", "", "Debian mirror `URL` (default: the one this machine's apt sources name)")
+	buildHelp := imageHelp
+	buildHelp.groups = []flagGroup{{"Flags", []string{"tag", "rebuild", "mirror", "verbose", "quiet"}}}
+	setHelp(build, buildHelp)
 	build.RunE = func(cmd *cobra.Command, args []string) error {
 		return runImageBuild(cmd.Context(), c.stdout, c.stderr, &f)
 	}
 	image.AddCommand(build)
+	imageHelp.groups = []flagGroup{{"Flags", nil}} // only --help
+	setHelp(image, imageHelp)
 	return image
 }
 

@@ -11,21 +11,26 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const lowerUsage = `Usage:
-  fsmove lower [flags] TRACE
-
+var lowerHelp = help{
+	synopsis: `fsmove lower [flags] TRACE`,
+	description: `
 Print the FStrace program of a trace: the statements each system call lowers
 to, grouped in the begin/end blocks of Puppet's resources, in the textual form
-"fsmove analyze --fstrace" reads back. TRACE is as for "fsmove analyze".
-`
+"fsmove analyze --fstrace" reads back. TRACE is as for "fsmove analyze".`,
+	examples: []example{
+		{"fsmove lower fsmove-out/mymodule/trace.log", "the program of a run's trace"},
+		{"fsmove lower trace.log > prog.fst", "to edit it and analyze it with --fstrace"},
+	},
+	groups: []flagGroup{{"Flags", []string{"strict"}}},
+}
 
 func newLowerCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lower",
 		Short: "print the FStrace program of a trace",
-		Long:  lowerUsage,
 	}
 	strict := cmd.Flags().Bool("strict", false, "make the first malformed trace line fatal")
+	setHelp(cmd, lowerHelp)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return runLower(cmd.Context(), c.stdout, c.stderr, args, *strict)
 	}

@@ -46,65 +46,43 @@ func (f setupFlag) Set(v string) error {
 	return nil
 }
 
-const runUsage = `Usage: fsmove run [flags] MODULE
-       fsmove run [flags] --manifest FILE | -e CODE
-
-MODULE is a module directory, deb:puppet-module-[AUTHOR-]NAME (a Debian
-package, installed with apt in the container) or AUTHOR-NAME[@VERSION] (from
-the Puppet Forge). fsmove applies it once in a fresh container, traced,
-keeps the artifacts in --out and reports missing ordering relationships and
-missing notifiers.
-
-What is applied: "include MODULE" by default; --class (with --param) for
-another class of the module; --param CLASS::KEY=VALUE (Hiera's naming)
-declares that class with that parameter before the entry class, for a
-parameter of a class the entry class includes; --manifest FILE or -e CODE
-for a manifest of your own. Without MODULE, --manifest or -e is applied by itself, with the
---modulepath modules (and Debian's packaged modules) available; the run is
-then named after the manifest file (or "manifest" for -e), as in the default
---out.
-
-A Debian package's module name is guessed from the package's name
-(puppet-module-puppetlabs-stdlib: stdlib; puppet-module-nova: nova); when the
-package installed another module directory (puppet-module-heini-wait-for:
-wait_for), fsmove takes that one.
-
---modulepath DIR is a directory of modules, or one module: a directory with
-manifests/, metadata.json or only Ruby code (lib/puppet, lib/facter). Every
---modulepath, the module directory and the --manifest file are checked
-before any container starts.
-
---setup CMD (run as /bin/sh -c CMD) and --setup-file SCRIPT (a local shell
-script, copied into the container and run with /bin/sh) prepare the node the
-way a module's test suite does (a directory the module assumes, a package it
-expects): after the modules are in place and before the traced apply, as
-root, untraced, with DEBIAN_FRONTEND=noninteractive. Both are repeatable;
-all run in the order given. Their output goes to setup.log in --out, their
-time is the step "setup" of run.json, and run.json's entry.setup lists them.
-A setup that exits non-zero fails the run (exit 3, status infra-error, with
-the tail of its output).
-
---out holds the run's artifacts and nothing else. A new or empty directory
-is used as it is; one that holds an earlier run (run.json, trace.log, …) is
-refused unless --force, which deletes that run first; one that holds other
-files is refused even with --force (fsmove never deletes files it did not
-write). -o and --graph-out go elsewhere.
-
-Every flag, path and file is checked before anything is deleted, built or
-started: a mistake exits 2 and leaves --out as it was.
-
-Ctrl-C (SIGINT) or SIGTERM at any step stops the run: the container is
-removed (unless --keep), what was captured so far stays in --out, and
-run.json says status "interrupted" and the step (stopped_step). After an
-interrupted apply fsmove still copies out the partial trace, for at most a
-minute; a second Ctrl-C stops that at once. A run that exceeds --timeout
-stops the same way, with status "timeout".
-
-Exit status: 0 the analysis is complete and found nothing; 1 findings; 2
-usage or input error (before anything starts), or an incomplete analysis
-without findings; 3 the run failed (Docker, setup, Puppet, tracer), timed
-out (--timeout) or was interrupted (SIGINT or SIGTERM: 3, not 130).
-`
+// runHelp is fsmove run's help; the details are in README.md ("fsmove run
+// in detail").
+var runHelp = help{
+	synopsis: `fsmove run [flags] MODULE
+fsmove run [flags] --manifest FILE | -e CODE`,
+	description: `
+Apply a Puppet module once in a fresh Docker container, traced, keep the
+artifacts in --out and report missing ordering relationships (MOR) and missing
+notifiers (MN). MODULE is a module directory, deb:puppet-module-[AUTHOR-]NAME
+(a Debian package) or AUTHOR-NAME[@VERSION] (from the Puppet Forge). What is
+applied is "include MODULE", or --class, --manifest or -e. Every flag and path
+is checked before anything starts: a mistake exits 2 and changes nothing.
+Ctrl-C stops the run, removes the container and keeps what was captured.
+`,
+	examples: []example{
+		{"fsmove run ./mymodule", "apply it traced, report; exit 1 on findings"},
+		{"fsmove run --modulepath ./deps ./mymodule", "with the modules it depends on"},
+		{"fsmove run --class mymodule::server --param port=8080 ./mymodule", "another class, with a parameter"},
+		{"fsmove run -e 'include mymod' --modulepath ./mods", "just this code, no module argument"},
+		{"fsmove run --setup 'mkdir -p /srv/data' ./mymodule", "prepare the node first, untraced"},
+		{"fsmove run --confirm ./mymodule", "then test each finding by re-applying it"},
+		{"fsmove run --format sarif -o fsmove.sarif --quiet ./mymodule", "a report for code scanning, in CI"},
+		{"fsmove run deb:puppet-module-saz-memcached", "a module Debian packages"},
+	},
+	groups: []flagGroup{
+		{"Common flags", []string{"out", "force", "timeout", "quiet", "verbose"}},
+		{"What to apply", []string{"class", "param", "execute", "manifest", "modulepath", "setup", "setup-file"}},
+		{"Container and tracing", []string{"tracer", "image", "mirror", "init", "network", "memory", "pids-limit", "cpus", "daemon-caps", "max-trace", "allow-drops", "seccomp-bpf"}},
+		{"Confirmation", []string{"confirm", "workers", "confirm-timeout"}},
+		{"Report output", reportOutputFlags},
+		{"Filters", filterFlags},
+		{"Debugging", []string{"keep", "keep-artifacts", "stats", "strict"}},
+	},
+	exit: exitStatusHelp,
+	more: `More: README.md ("Use", "fsmove run in detail", "Exit status"); the container
+and its sandbox: docs/DESIGN.md.`,
+}
 
 // runFlags are fsmove run's own flags.
 type runFlags struct {
@@ -142,38 +120,38 @@ func newRunCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "apply a module in a fresh Docker container, traced, and analyze it",
-		Long:  runUsage,
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.out, "out", "", "artifact directory (default ./fsmove-out/<module name>, or <manifest name> without a module)")
+	fs.StringVar(&f.out, "out", "", "`DIR` of the run's artifacts (default ./fsmove-out/<module or manifest>)")
 	stringsFlag(fs, &f.modulePath, "modulepath", "a `DIR` of dependency modules, or one module (repeatable)")
-	fs.StringVar(&f.class, "class", "", "class to include (default: the module's name; needs a module)")
-	fs.StringVarP(&f.code, "execute", "e", "", "Puppet `CODE` to apply instead of including a class (no module needed)")
-	fs.StringVar(&f.manifest, "manifest", "", "manifest `FILE` to apply instead of including a class (no module needed)")
-	stringsFlag(fs, &f.params, "param", "class parameter `KEY=VALUE`, or CLASS::KEY=VALUE for another class (repeatable; needs a module)")
-	fs.Var(setupFlag{&f.setup, false}, "setup", "shell `CMD` to prepare the node before the traced apply, untraced (repeatable)")
-	fs.Var(setupFlag{&f.setup, true}, "setup-file", "local shell `SCRIPT` to prepare the node before the traced apply, untraced (repeatable)")
-	fs.StringVar(&f.image, "image", container.DefaultImage, "Docker image (built by \"fsmove image build\" when missing)")
-	enumVar(fs, &f.tracer, "tracer", "", runner.Tracers(), "capture `backend`: "+strings.Join(runner.Tracers(), ", ")+" (ptrace and strace trace inside the container, ebpf from the host; default ebpf where this host allows it, else strace)")
-	enumVar(fs, &f.init, "init", string(container.InitSystemd), initNames(), "the container's PID 1: systemd (boots like a host; Puppet manages services through systemd) or none (for images without systemd)")
-	fs.StringVar(&f.mirror, "mirror", "", "Debian mirror `URL` for building the image (default: the one this machine's apt sources name)")
-	enumVar(fs, &f.network, "network", container.NetworkIsolated, container.Networks, "the container's network: isolated (reaches the outside, e.g. a Debian mirror, but not this host's services nor other containers), none, or bridge (Docker's default bridge: reaches the host and its containers)")
-	fs.StringVar(&f.memory, "memory", "", "memory limit of the container, e.g. 2G (default "+container.FormatBytes(container.DefaultLimits().Memory)+"; -1 for none)")
-	fs.Int64Var(&f.pids, "pids-limit", 0, fmt.Sprintf("most tasks in the container (default %d; -1 for none)", container.DefaultLimits().Pids))
-	fs.Float64Var(&f.cpus, "cpus", 0, fmt.Sprintf("CPUs' worth of time the container may use (default %g; -1 for no limit)", container.DefaultLimits().CPUs))
-	fs.StringVar(&f.maxTrace, "max-trace", "", "cap of trace.log, e.g. 8G (default "+container.FormatBytes(runner.DefaultMaxTrace)+"); a trace cut there makes the run incomplete")
-	fs.BoolVar(&f.daemonCaps, "daemon-caps", false, "give root in the container DAC_READ_SEARCH and SYS_NICE, which some daemons keep when they drop root; only for modules you trust (they are powers over this host unless the engine remaps users)")
-	fs.BoolVar(&f.allowDrops, "allow-drops", false, "accept an ebpf capture that lost events (otherwise the run is incomplete: exit 3)")
-	fs.BoolVar(&f.seccompBPF, "seccomp-bpf", true, "let strace filter in the kernel (--seccomp-bpf); breaks setuid programs in the traced tree")
-	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "limit for the whole run, analysis included (a run that exceeds it exits 3, its artifacts kept)")
-	fs.BoolVar(&f.force, "force", false, "replace the earlier run that --out holds (only fsmove's own files are deleted)")
+	fs.StringVar(&f.class, "class", "", "`class` to include (default: the module's name)")
+	fs.StringVarP(&f.code, "execute", "e", "", "Puppet `CODE` to apply instead of including a class")
+	fs.StringVar(&f.manifest, "manifest", "", "manifest `FILE` to apply instead of including a class")
+	stringsFlag(fs, &f.params, "param", "class parameter `KEY=VALUE`, or CLASS::KEY=VALUE (repeatable)")
+	fs.Var(setupFlag{&f.setup, false}, "setup", "shell `CMD` that prepares the node, untraced (repeatable)")
+	fs.Var(setupFlag{&f.setup, true}, "setup-file", "local shell `SCRIPT` that prepares the node, untraced (repeatable)")
+	fs.StringVar(&f.image, "image", container.DefaultImage, "Docker `image`, built when missing")
+	enumVar(fs, &f.tracer, "tracer", "", runner.Tracers(), "capture `backend`: "+orList(runner.Tracers())+" (default: ebpf if allowed)")
+	enumVar(fs, &f.init, "init", string(container.InitSystemd), initNames(), "PID 1: systemd (boots like a host) or none")
+	fs.StringVar(&f.mirror, "mirror", "", "Debian mirror `URL` for the image (default: this machine's apt's)")
+	enumVar(fs, &f.network, "network", container.NetworkIsolated, container.Networks, "isolated (not this host), none or bridge")
+	fs.StringVar(&f.memory, "memory", "", "the container's memory limit (default "+container.FormatBytes(container.DefaultLimits().Memory)+"; -1 none)")
+	fs.Int64Var(&f.pids, "pids-limit", 0, fmt.Sprintf("most tasks in the container (default %d; -1 none)", container.DefaultLimits().Pids))
+	fs.Float64Var(&f.cpus, "cpus", 0, fmt.Sprintf("CPUs' worth of time the container may use (default %g; -1 none)", container.DefaultLimits().CPUs))
+	fs.StringVar(&f.maxTrace, "max-trace", "", "cap of trace.log (default "+container.FormatBytes(runner.DefaultMaxTrace)+"); a cut trace is incomplete")
+	fs.BoolVar(&f.daemonCaps, "daemon-caps", false, "give root DAC_READ_SEARCH, SYS_NICE (trusted code only)")
+	fs.BoolVar(&f.allowDrops, "allow-drops", false, "accept an ebpf capture that lost events (else: incomplete)")
+	fs.BoolVar(&f.seccompBPF, "seccomp-bpf", true, "let strace filter in the kernel (breaks setuid)")
+	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "limit of the whole run, --confirm included")
+	fs.BoolVar(&f.force, "force", false, "replace the earlier run that --out holds (only fsmove's own files)")
 	fs.BoolVar(&f.keep, "keep", false, "keep the container (docker rm -f it yourself)")
-	fs.BoolVar(&f.keepArtifacts, "keep-artifacts", true, "keep the artifacts in --out after the analysis (false: use a temporary directory)")
+	fs.BoolVar(&f.keepArtifacts, "keep-artifacts", true, "keep the artifacts (false: in a temporary dir)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "show apt's and Puppet's output")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output (for CI)")
-	fs.BoolVar(&f.confirm, "confirm", false, "test each finding by re-applying the module untraced in fresh containers (see fsmove confirm --help); --timeout covers it")
+	fs.BoolVar(&f.confirm, "confirm", false, "test each finding by re-applying the module (fsmove confirm)")
 	f.confirmFlags = addConfirmFlags(fs)
 	rf := addReportFlags(fs)
+	setHelp(cmd, runHelp)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return runRun(cmd.Context(), c.abort, c.stdout, c.stderr, args, &f, rf)
 	}

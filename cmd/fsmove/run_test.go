@@ -273,16 +273,27 @@ func TestRunOptionsWithoutModule(t *testing.T) {
 	}
 }
 
+// TestRunHelpMentionsNewFlags: the help names the forms of MODULE and the
+// flags; the prose it leaves out is in README.md.
 func TestRunHelpMentionsNewFlags(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := run(&stdout, &stderr, []string{"run", "--help"}); code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"--manifest FILE | -e CODE", "-setup CMD", "-setup-file SCRIPT", "setup.log",
-		"deb:puppet-module-[AUTHOR-]NAME", "lib/puppet",
-		"-force", "stopped_step", "3, not 130", "timed\nout (--timeout)"} {
+	for _, want := range []string{"--manifest FILE | -e CODE", "-setup CMD", "-setup-file SCRIPT",
+		"deb:puppet-module-[AUTHOR-]NAME", "-force", `"fsmove run in detail"`} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("--help lacks %q", want)
+		}
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### fsmove run in detail", "setup.log", "lib/puppet", "stopped_step", "3, not 130",
+		"puppet-module-heini-wait-for", "--param CLASS::KEY=VALUE"} {
+		if !strings.Contains(string(readme), want) {
+			t.Errorf("README.md lacks %q", want)
 		}
 	}
 }

@@ -15,36 +15,28 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const traceUsage = `Usage:
-  fsmove trace [flags] -- CMD [ARG...]
-  fsmove trace --attach PID[,PID...] [flags] -- CMD [ARG...]
-
-Run CMD under fsmove's native tracer (ptrace with a seccomp-bpf filter: only
-the system calls the analysis needs stop the command) and save the trace in
-strace's text form, which "fsmove analyze" and "fsmove lower" read.
-
-Writes are recorded with their data on fds 1 and 2 (Puppet's log), and on
-other fds when they write at most 32 bytes (a pid written to a cgroup.procs
-file); longer writes to other fds are not recorded.
-
---attach also follows processes that are already running, with all their
-threads and every process they create until CMD exits: in a container booted
-with systemd, "--attach 1" follows PID 1, which starts the services that
-Puppet asks for. They are attached before CMD starts (an error if one cannot
-be: gone, or not permitted), stopped at every system call (they have no
-filter: slower than CMD's processes), recorded in the same form, and detached
-when CMD exits; they keep running.
-
-Tracing ends when CMD exits: processes it left running (daemons) are
-detached and keep running. The exit status is CMD's (128+N if killed by
-signal N), or 125 when the tracer itself failed, so that a script can run
-"fsmove trace -- puppet apply ..." in place of "puppet apply ...".
-
-Needs ptrace and seccomp (in Docker: --cap-add SYS_PTRACE --security-opt
-seccomp=unconfined). Without CAP_SYS_ADMIN the filter is loaded with
-no-new-privs, so setuid programs (sudo, su) run without their privileges.
-
-`
+// traceHelp is fsmove trace's help; the details are in README.md
+// ("fsmove trace").
+var traceHelp = help{
+	synopsis: `fsmove trace [flags] -- CMD [ARG...]
+fsmove trace --attach PID[,PID...] [flags] -- CMD [ARG...]`,
+	description: `
+Run CMD under fsmove's native tracer (ptrace with a seccomp-bpf filter) and save
+the trace in strace's text form, which "fsmove analyze" and "fsmove lower" read.
+--attach also follows running processes (in a systemd container, PID 1) until
+CMD exits. Tracing ends when CMD exits. Needs ptrace and seccomp (in Docker:
+--cap-add SYS_PTRACE --security-opt seccomp=unconfined).`,
+	examples: []example{
+		{"fsmove trace -- puppet apply --evaltrace site.pp", "trace an apply into trace.log"},
+		{"fsmove trace --attach 1 --out t.log -- puppet apply …", "PID 1's services too"},
+	},
+	groups: []flagGroup{
+		{"Flags", []string{"out", "attach", "failed-args", "no-new-privs", "no-predict", "stats"}},
+	},
+	exit: `Exit status: CMD's (128+N if killed by signal N), or 125 when the tracer failed.
+`,
+	more: `More: README.md ("fsmove trace").`,
+}
 
 // traceFailed is the exit status of fsmove trace when the tracer failed.
 const traceFailed = 125
@@ -64,7 +56,6 @@ func newTraceCmd(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trace",
 		Short: "run a command under the native ptrace tracer, saving an strace-form trace",
-		Long:  traceUsage,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&tf.out, "out", "trace.log", "write the trace to `FILE`")
@@ -73,6 +64,7 @@ func newTraceCmd(c *cli) *cobra.Command {
 	fs.BoolVar(&tf.noPredict, "no-predict", false, "stop and record every readlink, also those the tracer sees fail")
 	fs.BoolVar(&tf.stats, "stats", false, "print the tracer's counts (stops, events, predicted failures) on stderr")
 	fs.StringVar(&tf.attach, "attach", "", "also follow the running processes `PID[,PID...]` (and what they start) until CMD exits, e.g. 1")
+	setHelp(cmd, traceHelp)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return runTrace(cmd.Context(), c.stderr, args, &tf)
 	}

@@ -67,18 +67,21 @@ func describeBuild(ldflags string, bi *debug.BuildInfo) buildInfo {
 func buildVersion() string { return readBuildInfo().version }
 
 func newVersionCmd(c *cli) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "print fsmove's version",
-		Long: `Usage:
-  fsmove version
-
-Print fsmove's version (the git tag or commit it was built from), its commit,
-the Go version and the platform. "fsmove --version" prints the first line only.
-`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runVersion(c.stdout, true) },
+		Args:  noArgs,
+		RunE:  func(cmd *cobra.Command, args []string) error { return runVersion(c.stdout, true) },
 	}
+	setHelp(cmd, help{
+		synopsis: "fsmove version",
+		description: `
+Print fsmove's version (the git tag or commit it was built from), its commit,
+the Go version and the platform. "fsmove --version" prints the first line only.`,
+		examples: []example{{"fsmove version", "what a bug report needs"}},
+		groups:   []flagGroup{{"Flags", nil}},
+	})
+	return cmd
 }
 
 // runVersion prints fsmove's version; long adds the commit, Go's version
