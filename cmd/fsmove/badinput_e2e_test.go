@@ -55,3 +55,43 @@ func TestE2EBadRunInput(t *testing.T) {
 		})
 	}
 }
+
+// TestE2ERunCompileErrorReadable: a module with a syntax error, run with
+// -v (Puppet's whole log on stderr). What fsmove prints names the user's
+// file and line (not the container's /fsmove/modules/…), has no colour
+// codes, says the failure once, and the apply step's line says the outcome
+// rather than "done".
+func TestE2ERunCompileErrorReadable(t *testing.T) {
+	requireDocker(t)
+	mod := filepath.Join(t.TempDir(), "mymod")
+	os.MkdirAll(filepath.Join(mod, "manifests"), 0o755)
+	os.WriteFile(filepath.Join(mod, "manifests", "init.pp"), []byte("class mymod {\n  package { 'foo'\n    ensure => installed,\n  }\n}\n"), 0o644)
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"run", "-v", "--init", "none", "--tracer", "strace", "--out", out, mod})
+	got := stderr.String()
+	if code != exitRun {
+		t.Errorf("exit %d, want 3", code)
+	}
+	hostFile := filepath.Join(mod, "manifests", "init.pp")
+	for _, want := range []string{
+		"  Error: Syntax error at 'ensure' (file: " + hostFile + ", line: 3",
+		"apply     FAILED in ",
+		": Puppet could not compile the catalog (exit 1)\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stderr lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"/fsmove/modules/mymod", "\x1b", `\x1b`, "apply     done", "nothing to analyze"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("stderr has %q", bad)
+		}
+	}
+	if n := strings.Count(got, "fsmove run: Puppet could not compile the catalog"); n != 1 {
+		t.Errorf("the failure is said %d times, want once", n)
+	}
+	if t.Failed() {
+		t.Logf("stderr:\n%s", got)
+	}
+}

@@ -416,26 +416,34 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 	}
 
 	puppetFailed := rec.Status != runner.StatusOK
+	logPath := filepath.Join(opts.OutDir, runner.PuppetLogFile)
+	if opts.Verbose {
+		// Puppet's output as the user reads it: no colour codes, the
+		// module's files where they are on this machine.
+		if data, err := os.ReadFile(logPath); err == nil {
+			io.WriteString(stderr, printable.Lines(runner.HostPaths(runner.StripANSI(string(data)), rec.PathMap)))
+		}
+	}
+	// A failure is said once: what failed, Puppet's errors, where its log is.
 	if rec.Status == runner.StatusIncomplete {
 		fmt.Fprintf(stderr, "fsmove run: %s\n", printable.Lines(rec.Error))
 	} else if puppetFailed {
-		fmt.Fprintf(stderr, "fsmove run: %s; Puppet's log is %s\n", printable.Lines(rec.Error), filepath.Join(opts.OutDir, runner.PuppetLogFile))
-		if log, err := os.Open(filepath.Join(opts.OutDir, runner.PuppetLogFile)); err == nil {
+		fmt.Fprintf(stderr, "fsmove run: %s\n", printable.Lines(rec.Error))
+		if log, err := os.Open(logPath); err == nil {
 			for _, line := range runner.PuppetErrors(log, 5) {
-				fmt.Fprintf(stderr, "  %s\n", printable.String(line))
+				fmt.Fprintf(stderr, "  %s\n", printable.String(runner.HostPaths(line, rec.PathMap)))
 			}
 			log.Close()
 		}
-	}
-	if opts.Verbose {
-		if data, err := os.ReadFile(filepath.Join(opts.OutDir, runner.PuppetLogFile)); err == nil {
-			io.WriteString(stderr, printable.Lines(string(data)))
-		}
+		fmt.Fprintf(stderr, "fsmove run: Puppet's log is %s\n", logPath)
 	}
 	tracePath := filepath.Join(opts.OutDir, runner.TraceFile)
 	catalogPath := filepath.Join(opts.OutDir, runner.CatalogFile)
 	if _, err := os.Stat(catalogPath); err != nil {
-		return runError{errors.New("Puppet wrote no catalog, so there is nothing to analyze; fix the compile error above")}
+		if puppetFailed {
+			return runError{errSaid} // no catalog, nothing to analyze: said above
+		}
+		return runError{errors.New("Puppet wrote no catalog, so there is nothing to analyze")}
 	}
 
 	step := opts.Progress.Start("analyze", "analyzing "+runner.TraceFile)

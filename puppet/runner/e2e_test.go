@@ -128,6 +128,10 @@ func TestE2ECompileFailure(t *testing.T) {
 	if fileExists(filepath.Join(out, CatalogFile)) {
 		t.Error("catalog written although Puppet did not compile")
 	}
+	// The apply step's line says the outcome, not "puppet finished".
+	if s, ok := rec.ApplyStep(); !ok || s.Detail != "Puppet could not compile the catalog (exit 1)" {
+		t.Errorf("apply step %+v", s)
+	}
 	f, err := os.Open(filepath.Join(out, PuppetLogFile))
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package runner
 import (
 	"bufio"
 	"io"
+	"sort"
 	"strings"
 )
 
@@ -35,7 +36,7 @@ func PuppetErrorBlocks(log io.Reader, n int) []string {
 	sc := bufio.NewScanner(log)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		line := stripANSI(sc.Text())
+		line := StripANSI(sc.Text())
 		switch {
 		case strings.HasPrefix(line, "Error:"):
 			flush()
@@ -66,9 +67,10 @@ func isLogLevelLine(line string) bool {
 	return false
 }
 
-// stripANSI removes the colour sequences (ESC [ … letter) that Puppet's
-// console log writes around every line.
-func stripANSI(s string) string {
+// StripANSI removes the colour sequences (ESC [ … letter) that Puppet's
+// console log writes around every line: fsmove prints Puppet's output
+// without them (puppet.log keeps them).
+func StripANSI(s string) string {
 	if strings.IndexByte(s, 0x1b) < 0 {
 		return s
 	}
@@ -99,7 +101,7 @@ func ExecOutput(log io.Reader, n int) []string {
 	sc := bufio.NewScanner(log)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		line := stripANSI(sc.Text())
+		line := StripANSI(sc.Text())
 		if strings.HasPrefix(line, "Notice: ") && strings.Contains(line, "]/returns: ") {
 			lines = append(lines, line)
 			if len(lines) > n {
@@ -108,4 +110,26 @@ func ExecOutput(log io.Reader, n int) []string {
 		}
 	}
 	return lines
+}
+
+// HostPaths replaces, in a line of Puppet's output, the directories the
+// modules have in the container (/fsmove/modules/mymod/…) with where they
+// are on this machine (pathMap: RunRecord.PathMap), so that an error names
+// the user's own file.
+func HostPaths(s string, pathMap map[string]string) string {
+	if len(pathMap) == 0 || !strings.Contains(s, "/") {
+		return s
+	}
+	from := make([]string, 0, len(pathMap))
+	for dir := range pathMap {
+		from = append(from, dir)
+	}
+	// The longest first: /fsmove/modulepath/1 before /fsmove/modulepath/10
+	// cannot match wrongly, as each is followed by "/".
+	sort.Slice(from, func(i, j int) bool { return len(from[i]) > len(from[j]) })
+	pairs := make([]string, 0, 2*len(from))
+	for _, dir := range from {
+		pairs = append(pairs, dir+"/", strings.TrimSuffix(pathMap[dir], "/")+"/")
+	}
+	return strings.NewReplacer(pairs...).Replace(s)
 }

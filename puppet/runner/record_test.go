@@ -93,8 +93,8 @@ func TestStripANSI(t *testing.T) {
 		"a\x1b[1;31;40mb\x1b[0mc":  "abc",
 	}
 	for in, want := range cases {
-		if got := stripANSI(in); got != want {
-			t.Errorf("stripANSI(%q) = %q, want %q", in, got, want)
+		if got := StripANSI(in); got != want {
+			t.Errorf("StripANSI(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -289,5 +289,30 @@ func TestExecOutput(t *testing.T) {
 	log := "Notice: /Stage[main]/A/Exec[x]/returns: one\nDebug: z\n\x1b[mNotice: /Stage[main]/A/Exec[x]/returns: two\x1b[0m\nNotice: /Stage[main]/A/Exec[x]/returns: three\nNotice: /Stage[main]/A/File[f]/ensure: created\n"
 	if got := ExecOutput(strings.NewReader(log), 2); strings.Join(got, "|") != "Notice: /Stage[main]/A/Exec[x]/returns: two|Notice: /Stage[main]/A/Exec[x]/returns: three" {
 		t.Errorf("ExecOutput = %q", got)
+	}
+}
+
+// TestHostPaths: the container's module directories become the host's,
+// the longest first; other paths stay.
+func TestHostPaths(t *testing.T) {
+	pathMap := map[string]string{
+		"/fsmove/modules/mymod":  "/home/me/mymod",
+		"/fsmove/modulepath/1":   "/home/me/deps1/",
+		"/fsmove/modulepath/10":  "/home/me/deps10",
+		"/fsmove/modulepath/1/x": "/elsewhere/x",
+	}
+	for in, want := range map[string]string{
+		"Error: Syntax error at 'ensure' (file: /fsmove/modules/mymod/manifests/init.pp, line: 8, column: 5)": "Error: Syntax error at 'ensure' (file: /home/me/mymod/manifests/init.pp, line: 8, column: 5)",
+		"at /fsmove/modulepath/10/stdlib/lib/x.rb:3 and /fsmove/modulepath/1/concat/init.pp:4":                "at /home/me/deps10/stdlib/lib/x.rb:3 and /home/me/deps1/concat/init.pp:4",
+		"/fsmove/modulepath/1/x/y.pp":      "/elsewhere/x/y.pp",
+		"/fsmove/modules/mymodule/init.pp": "/fsmove/modules/mymodule/init.pp",
+		"/fsmove/site.pp:1":                "/fsmove/site.pp:1",
+	} {
+		if got := HostPaths(in, pathMap); got != want {
+			t.Errorf("HostPaths(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := HostPaths("/fsmove/modules/mymod/x", nil); got != "/fsmove/modules/mymod/x" {
+		t.Errorf("no map: %q", got)
 	}
 }

@@ -241,6 +241,14 @@ func (r *run) step(ctx context.Context, name, msg string, fn func(s *Step) (stri
 	s := r.opts.Progress.Start(name, msg)
 	r.opts.HoldStep(ctx, name)
 	result, err := fn(s)
+	var outcome stepOutcome
+	if errors.As(err, &outcome) {
+		// The step did its work (run.json's ok: Puppet ran to its end,
+		// its time counts), with a bad outcome the run goes on with.
+		d := s.Fail(string(outcome))
+		r.rec.AddStep(name, d, true, string(outcome))
+		return nil
+	}
 	if err != nil {
 		detail := firstLine(err.Error())
 		if ctx.Err() != nil && r.ctx.Err() != nil {
@@ -257,6 +265,13 @@ func (r *run) step(ctx context.Context, name, msg string, fn func(s *Step) (stri
 	r.rec.AddStep(name, d, true, result)
 	return nil
 }
+
+// stepOutcome is what a step's function returns when the step did its
+// work but the outcome is a failure the run goes on with (Puppet could not
+// compile the catalog): the step's line says it, and the run continues.
+type stepOutcome string
+
+func (o stepOutcome) Error() string { return string(o) }
 
 func (r *run) run(ctx context.Context) (err error) {
 	capt, err := captureFor(r.opts.Tracer)
@@ -403,7 +418,7 @@ func (r *run) run(ctx context.Context) (err error) {
 		if status != 0 {
 			return "", fmt.Errorf("the traced apply failed (status %d): %s", status, strings.TrimSpace(out.String()))
 		}
-		return "puppet finished", nil
+		return r.applyOutcome(ctx)
 	})
 
 	// Copy out whatever there is, also after a failed, timed-out or
@@ -522,6 +537,38 @@ func (r *run) removeContainer(ctx context.Context) error {
 	return nil
 }
 
+// applyOutcome says, for the apply step's line, how Puppet ended: from
+// its exit status and whether it wrote a catalog, read in the container
+// (the artifacts are copied out after the step). A failure is a
+// stepOutcome: the run goes on to copy out what there is.
+func (r *run) applyOutcome(ctx context.Context) (string, error) {
+	var out bytes.Buffer
+	script := `cat "$1" 2>/dev/null; test -e "$2" && echo catalog`
+	if _, err := r.c.Exec(ctx, []string{"/bin/sh", "-c", script, "fsmove", puppetExitPath, catalogDir + "/" + NodeName + ".json"}, nil, &out); err != nil {
+		return "puppet finished", nil // the copy and run.json say the rest
+	}
+	fields := strings.Fields(out.String())
+	exit, err := strconv.Atoi(firstOr(fields, ""))
+	catalog := len(fields) > 1 && fields[1] == "catalog"
+	switch {
+	case err != nil:
+		return "", stepOutcome("Puppet's exit status is unknown (killed?)")
+	case PuppetSucceeded(exit):
+		return fmt.Sprintf("puppet finished (%s)", PuppetOutcome(exit)), nil
+	case !catalog:
+		return "", stepOutcome(fmt.Sprintf("Puppet could not compile the catalog (exit %d)", exit))
+	}
+	return "", stepOutcome(fmt.Sprintf("Puppet applied the catalog with failures (exit %d)", exit))
+}
+
+// firstOr is words[0], or def when there is none.
+func firstOr(words []string, def string) string {
+	if len(words) == 0 {
+		return def
+	}
+	return words[0]
+}
+
 // setPuppetStatus fills Status from Puppet's exit status.
 func (r *run) setPuppetStatus() {
 	switch {
@@ -532,7 +579,7 @@ func (r *run) setPuppetStatus() {
 		r.rec.Status = StatusOK
 	case !fileExists(filepath.Join(r.opts.OutDir, CatalogFile)):
 		r.rec.Status = StatusCompileFailed
-		r.rec.Error = fmt.Sprintf("Puppet failed (exit %d) before applying a catalog", *r.rec.PuppetExit)
+		r.rec.Error = fmt.Sprintf("Puppet could not compile the catalog (exit %d)", *r.rec.PuppetExit)
 	default:
 		r.rec.Status = StatusPuppetFailed
 		r.rec.Error = fmt.Sprintf("Puppet exited with %d (%s)", *r.rec.PuppetExit, PuppetOutcome(*r.rec.PuppetExit))
