@@ -56,9 +56,10 @@ func confirmationJSON(c *Confirmation) *jsonConfirmation {
 }
 
 type jsonWarning struct {
-	Kind    string `json:"kind"`
-	Count   int64  `json:"count"`
-	Example string `json:"example"`
+	Kind          string `json:"kind"`
+	Count         int64  `json:"count"`
+	Example       string `json:"example"`
+	ChangesReport bool   `json:"changes_report"`
 }
 
 type jsonFinding struct {
@@ -258,7 +259,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	out.Incomplete = append([]string{}, r.Incomplete...)
 	out.Warnings = []jsonWarning{}
 	for _, w := range r.Warnings {
-		out.Warnings = append(out.Warnings, jsonWarning{w.Kind, w.Count, w.Example})
+		out.Warnings = append(out.Warnings, jsonWarning{w.Kind, w.Count, w.Example, w.ChangesReport()})
 	}
 	s := &r.Stats
 	out.Stats = jsonStats{

@@ -146,6 +146,8 @@ type Report struct {
 	Incomplete []string
 	// Warnings count the problems of the input that the analysis worked
 	// around (malformed lines, fds never opened, catalog entries skipped).
+	// Only those that change what the report means are in the text report
+	// (docs/DESIGN.md, Warnings); JSON, SARIF and --stats have them all.
 	Warnings []InputWarning
 	Stats    Stats
 	// Confirm, when set, counts the findings' confirmations and gives
@@ -158,15 +160,35 @@ type InputWarning struct {
 	Kind    string // what, in a few words: "malformed trace lines"
 	Count   int64
 	Example string // the first one, when known ("line 12: …")
+	Effect  WarningEffect
 }
+
+// WarningEffect says whether an input problem changes what the report
+// means, which decides whether the text report shows it.
+type WarningEffect uint8
+
+const (
+	// Counted: worked around without changing any finding or a clean
+	// result (an fd inherited from before the trace): counted only, under
+	// --stats and in JSON and SARIF.
+	Counted WarningEffect = iota
+	// ChangesReport: because of it a relation may be missing or wrong (a
+	// call whose path was lost, a catalog entry skipped, a block marker
+	// cut): in the text report too.
+	ChangesReport
+)
+
+// ChangesReport reports whether the warning changes what the report means.
+func (w InputWarning) ChangesReport() bool { return w.Effect == ChangesReport }
 
 // Complete reports whether the analysis covers the whole run.
 func (r *Report) Complete() bool { return len(r.Incomplete) == 0 }
 
-// AddWarning counts n problems of a kind; n == 0 adds nothing.
-func (r *Report) AddWarning(kind string, n int64, example string) {
+// AddWarning counts n problems of a kind, with the effect they have on
+// the report; n == 0 adds nothing.
+func (r *Report) AddWarning(effect WarningEffect, kind string, n int64, example string) {
 	if n > 0 {
-		r.Warnings = append(r.Warnings, InputWarning{Kind: kind, Count: n, Example: example})
+		r.Warnings = append(r.Warnings, InputWarning{Kind: kind, Count: n, Example: example, Effect: effect})
 	}
 }
 
@@ -242,8 +264,10 @@ type Stats struct {
 	// path or fd argument could not be read (BadArgs), system calls with
 	// no lowering row (UnknownCalls), Puppet info lines cut by strace -s
 	// where a block marker may have been (CutMarks), blocks begun while
-	// another was open (ImplicitEnds), clones whose child is the creating
-	// process (SelfClones). Also in Warnings, in words, when not zero.
+	// another was open (ImplicitEnds: with Interp.UnmatchedEnds, an
+	// incompleteness reason), clones whose child is the creating process
+	// (SelfClones). The others are also in Warnings, in words, when not
+	// zero.
 	BadArgs      int64
 	UnknownCalls int64
 	CutMarks     int64

@@ -190,11 +190,11 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 			sarifNotification{"error", sarifMessage{"Incomplete analysis: " + why}})
 	}
 	for _, w := range r.Warnings {
-		text := fmt.Sprintf("%d %s", w.Count, w.Kind)
-		if w.Example != "" {
-			text += " (first: " + w.Example + ")"
+		level := "note" // counted only: it changes no finding
+		if w.ChangesReport() {
+			level = "warning"
 		}
-		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{"warning", sarifMessage{text}})
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{level, sarifMessage{w.text()}})
 	}
 	run := sarifRun{Tool: sarifTool{Driver: driver}, Invocations: []sarifInvocation{inv}, Results: []sarifResult{}}
 	groups := GroupFindings(r.Findings)

@@ -109,11 +109,9 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 			t.style(ansiYellow, "warning:"), wv.Line, printable.String(wv.Ref1.String()), printable.String(wv.Ref2.String()))
 	}
 	for _, w := range r.Warnings {
-		line := fmt.Sprintf("%s %d %s", t.style(ansiYellow, "warning:"), w.Count, w.Kind)
-		if w.Example != "" {
-			line += " (first: " + printable.String(w.Example) + ")"
+		if w.ChangesReport() { // the others are counted under --stats
+			fmt.Fprintln(t.w, t.style(ansiYellow, "warning:")+" "+w.text())
 		}
-		fmt.Fprintln(t.w, line)
 	}
 	for _, why := range r.Incomplete {
 		fmt.Fprintf(t.w, "%s %s\n", t.style(ansiRed, "INCOMPLETE:"), printable.String(why))
@@ -462,6 +460,16 @@ func (r *Report) WriteStats(w io.Writer) error {
 	for _, row := range rows {
 		fmt.Fprintf(bw, "  %-24s %d\n", row.name, row.value)
 	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintln(bw, "Input problems worked around (* also in the report):")
+		for _, w := range r.Warnings {
+			mark := " "
+			if w.ChangesReport() {
+				mark = "*"
+			}
+			fmt.Fprintf(bw, " %s%s\n", mark, printable.String(w.text()))
+		}
+	}
 	if len(s.Phases) > 0 {
 		fmt.Fprintln(bw, "Phases:")
 		for _, p := range s.Phases {
@@ -469,6 +477,16 @@ func (r *Report) WriteStats(w io.Writer) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// text is "41 fds used but never opened in the trace (inherited)", with
+// the first one when known, unescaped.
+func (w InputWarning) text() string {
+	s := fmt.Sprintf("%d %s", w.Count, w.Kind)
+	if w.Example != "" {
+		s += " (first: " + w.Example + ")"
+	}
+	return s
 }
 
 // isPuppetDefault reports whether a block is one of the resources Puppet

@@ -35,10 +35,12 @@ or "-" for standard input (not both). No Docker and no network are needed.
 The analysis is incomplete when the input cannot show every fault: no resource
 block is recognised (Puppet ran without --evaltrace, or strace's -s cut its
 log lines), the trace ends early (a compressed file cut short, a last line
-without its newline, inside a block, before Puppet exits), or the catalog names
-fewer than half of the trace's resource blocks (another run's catalog). The
-report says why; problems that were worked around (malformed lines, fds never
-opened, catalog entries skipped) are counted in it.
+without its newline, inside a block, before Puppet exits), Puppet's block
+markers do not pair up (markers were lost), or the catalog names fewer than
+half of the trace's resource blocks (another run's catalog). The report says
+why. Problems that were worked around are counted: the text report prints
+those that change what it means (malformed lines, catalog entries skipped),
+--stats and JSON all of them (fds inherited from before the trace too).
 
 Exit status: 0 the analysis is complete and found nothing; 1 findings (also
 when incomplete); 2 usage or input error, or an incomplete analysis without

@@ -159,7 +159,7 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 		}
 	}
 	rep := detector.Detect(res, detector.CatalogGraph(cr.cat, cr.graph), dopts)
-	rep.AddWarning("lines of dpkg's package list not understood", int64(badPackages), in.Packages)
+	rep.AddWarning(detector.ChangesReport, "lines of dpkg's package list not understood", int64(badPackages), in.Packages)
 	rep.SourceRoot = in.SourceRoot
 	rep.Stats.TraceBytes = tr.Bytes
 	rep.Stats.TraceLines = tr.Lines
