@@ -23,8 +23,17 @@ type jsonReport struct {
 	Complete         bool          `json:"complete"`
 	Incomplete       []string      `json:"incomplete"`
 	Warnings         []jsonWarning `json:"warnings"`
+	Checked          jsonChecked   `json:"checked"`
 	Stats            jsonStats     `json:"stats"`
 	Confirm          *jsonConfirm  `json:"confirm,omitempty"`
+}
+
+// jsonChecked is Checked: what the analysis checked.
+type jsonChecked struct {
+	Resources    int `json:"resources"`
+	Blocks       int `json:"blocks"`
+	Paths        int `json:"paths"`
+	RelatedPairs int `json:"related_pairs"`
 }
 
 type jsonConfirm struct {
@@ -261,6 +270,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	for _, w := range r.Warnings {
 		out.Warnings = append(out.Warnings, jsonWarning{w.Kind, w.Count, w.Example, w.ChangesReport()})
 	}
+	c := r.Checked()
+	out.Checked = jsonChecked{Resources: c.Resources, Blocks: c.Blocks, Paths: c.Paths, RelatedPairs: c.RelatedPairs}
 	s := &r.Stats
 	out.Stats = jsonStats{
 		TraceBytes: s.TraceBytes, TraceLines: s.TraceLines, MalformedLines: s.MalformedLines,

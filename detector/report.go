@@ -181,6 +181,25 @@ const (
 // ChangesReport reports whether the warning changes what the report means.
 func (w InputWarning) ChangesReport() bool { return w.Effect == ChangesReport }
 
+// Checked is what the analysis checked, for a clean report to say so.
+type Checked struct {
+	Resources    int // the catalog's resources whose blocks the trace has
+	Blocks       int // blocks of the trace (resources, classes, systemd units)
+	Paths        int // distinct paths the blocks accessed
+	RelatedPairs int // resource pairs a path relates, checked against the catalog's order
+}
+
+// Checked returns what the analysis checked, from its stats.
+func (r *Report) Checked() Checked {
+	s := &r.Stats
+	return Checked{
+		Resources:    s.ResourceBlocks - s.UnknownResources,
+		Blocks:       s.Blocks,
+		Paths:        s.Paths,
+		RelatedPairs: s.RelatedPairs,
+	}
+}
+
 // Complete reports whether the analysis covers the whole run.
 func (r *Report) Complete() bool { return len(r.Incomplete) == 0 }
 
