@@ -16,6 +16,9 @@ const JSONSchemaVersion = 1
 // Field names are stable: add, never rename.
 type jsonReport struct {
 	SchemaVersion    int           `json:"schema_version"`
+	Tool             jsonTool      `json:"tool"`
+	Module           string        `json:"module"`
+	BasePath         string        `json:"base_path"`
 	Findings         []jsonFinding `json:"findings"`
 	Groups           []jsonGroup   `json:"groups"`
 	UnresolvedBlocks []string      `json:"unresolved_blocks"`
@@ -26,6 +29,12 @@ type jsonReport struct {
 	Checked          jsonChecked   `json:"checked"`
 	Stats            jsonStats     `json:"stats"`
 	Confirm          *jsonConfirm  `json:"confirm,omitempty"`
+}
+
+// jsonTool names the program that wrote the report.
+type jsonTool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
 }
 
 // jsonChecked is Checked: what the analysis checked.
@@ -190,8 +199,10 @@ type jsonStats struct {
 	PeakRSSBytes       int64       `json:"peak_rss_bytes,omitempty"`
 }
 
-func toJSONResource(r *catalog.Resource) jsonResource {
-	return jsonResource{Ref: r.Ref(), Type: r.Type, Title: r.Title, File: r.File, Line: r.Line}
+// jsonResource is res, its file relative to the base path when under it.
+func (r *Report) jsonResource(res *catalog.Resource) jsonResource {
+	file, _ := r.relFile(res.File)
+	return jsonResource{Ref: res.Ref(), Type: res.Type, Title: res.Title, File: file, Line: res.Line}
 }
 
 func toJSONEvidence(e interp.Evidence) jsonEvidence {
@@ -206,6 +217,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	out := jsonReport{
 		SchemaVersion:    JSONSchemaVersion,
+		Tool:             jsonTool{Name: "fsmove", Version: r.ToolVersion},
+		Module:           r.Module,
+		BasePath:         r.BasePath,
 		Findings:         []jsonFinding{},
 		UnresolvedBlocks: append([]string{}, r.UnresolvedBlocks...),
 		UnusedWaivers:    []jsonWaiver{},
@@ -216,8 +230,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	for i := range groups {
 		g := &groups[i]
 		out.Groups = append(out.Groups, jsonGroup{Kind: g.Kind.String(), By: g.By.String(),
-			Resource: toJSONResource(g.Resource), Paths: g.Paths, Confidence: g.Confidence.String(),
-			HeldBack: g.HeldBack, Fix: g.Fix(r.Findings), Members: g.Members})
+			Resource: r.jsonResource(g.Resource), Paths: g.Paths, Confidence: g.Confidence.String(),
+			HeldBack: g.HeldBack, Fix: r.relText(g.Fix(r.Findings)), Members: g.Members})
 	}
 	if c := r.Confirm; c != nil {
 		out.Confirm = &jsonConfirm{Confirmed: c.Confirmed, Refuted: c.Refuted, Unknown: c.Unknown,
@@ -227,10 +241,10 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		f := &r.Findings[i]
 		jf := jsonFinding{
 			Kind:         f.Kind.String(),
-			Producer:     toJSONResource(f.Producer),
-			Consumer:     toJSONResource(f.Consumer),
+			Producer:     r.jsonResource(f.Producer),
+			Consumer:     r.jsonResource(f.Consumer),
 			Paths:        []jsonConflict{},
-			Fix:          f.Fix,
+			Fix:          r.relText(f.Fix),
 			BothWays:     f.BothWays,
 			Observed:     f.Observed,
 			ObservedErr:  f.ObservedError,

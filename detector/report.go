@@ -2,6 +2,8 @@ package detector
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/fsmove/fsmove/catalog"
@@ -68,6 +70,17 @@ type Finding struct {
 	Confirmation *Confirmation
 }
 
+// FixSite returns the resource the fix goes on (the consumer of an MOR,
+// which requires the producer; the producer of an MN, which notifies the
+// service) and the other one: reports that place a finding at one
+// manifest line place it at the first.
+func (f *Finding) FixSite() (at, other *catalog.Resource) {
+	if f.Kind == MN {
+		return f.Producer, f.Consumer
+	}
+	return f.Consumer, f.Producer
+}
+
 // Confidence is how strong a finding's evidence is.
 type Confidence uint8
 
@@ -128,14 +141,18 @@ type Report struct {
 	UnresolvedBlocks []string
 	// UnusedWaivers are waivers that matched no finding: probably stale.
 	UnusedWaivers []Waiver
-	// ToolVersion, when set by the caller, goes into SARIF's driver.version.
+	// ToolVersion, when set by the caller, is fsmove's version: SARIF's
+	// driver.version, JSON's tool.version.
 	ToolVersion string
-	// SourceRoot, when set, is the directory SARIF locations are relative
-	// to (uriBaseId %SRCROOT%): manifests of the module under test, e.g.
-	// /etc/puppet/code/environments/production/modules/mymod, so that code
-	// scanning finds manifests/init.pp in the repository. Other manifests
-	// stay absolute file:// URIs.
-	SourceRoot string
+	// Module is the name of the module under test ("" when the run applied
+	// other code), for JSON's module.
+	Module string
+	// BasePath, when set, is the absolute directory that manifest files
+	// are written relative to in SARIF (uriBaseId SRCROOT, for code
+	// scanning), JSON, JUnit and Code Quality: the top of the git work
+	// tree holding the module, so that site/profile/manifests/init.pp maps
+	// to the repository's file. Files outside it stay absolute.
+	BasePath string
 	// ShowHeldBack makes the text report list the findings that a rule
 	// held back, with the reason (--all). JSON always has them.
 	ShowHeldBack bool
@@ -198,6 +215,30 @@ func (r *Report) Checked() Checked {
 		Paths:        s.Paths,
 		RelatedPairs: s.RelatedPairs,
 	}
+}
+
+// relFile is file relative to BasePath, and whether it is under it; a
+// file outside it (another module's, Puppet's own) is returned as it is.
+func (r *Report) relFile(file string) (string, bool) {
+	if r.BasePath == "" || !filepath.IsAbs(file) {
+		return file, false
+	}
+	rel, err := filepath.Rel(r.BasePath, file)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return file, false
+	}
+	return rel, true
+}
+
+// relText is a message with the manifest positions under BasePath written
+// relative to it ("… (site/profile/manifests/init.pp:3)"), for the formats
+// that a CI system shows with the repository's files.
+func (r *Report) relText(s string) string {
+	base := strings.TrimSuffix(r.BasePath, "/")
+	if base == "" {
+		return s // (a base of / would also be "")
+	}
+	return strings.ReplaceAll(s, base+"/", "")
 }
 
 // Complete reports whether the analysis covers the whole run.
