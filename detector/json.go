@@ -16,6 +16,9 @@ const JSONSchemaVersion = 1
 // Field names are stable: add, never rename.
 type jsonReport struct {
 	SchemaVersion    int           `json:"schema_version"`
+	Tool             jsonTool      `json:"tool"`
+	Module           string        `json:"module"`
+	BasePath         string        `json:"base_path"`
 	Findings         []jsonFinding `json:"findings"`
 	Groups           []jsonGroup   `json:"groups"`
 	UnresolvedBlocks []string      `json:"unresolved_blocks"`
@@ -23,8 +26,23 @@ type jsonReport struct {
 	Complete         bool          `json:"complete"`
 	Incomplete       []string      `json:"incomplete"`
 	Warnings         []jsonWarning `json:"warnings"`
+	Checked          jsonChecked   `json:"checked"`
 	Stats            jsonStats     `json:"stats"`
 	Confirm          *jsonConfirm  `json:"confirm,omitempty"`
+}
+
+// jsonTool names the program that wrote the report.
+type jsonTool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// jsonChecked is Checked: what the analysis checked.
+type jsonChecked struct {
+	Resources    int `json:"resources"`
+	Blocks       int `json:"blocks"`
+	Paths        int `json:"paths"`
+	RelatedPairs int `json:"related_pairs"`
 }
 
 type jsonConfirm struct {
@@ -56,9 +74,10 @@ func confirmationJSON(c *Confirmation) *jsonConfirmation {
 }
 
 type jsonWarning struct {
-	Kind    string `json:"kind"`
-	Count   int64  `json:"count"`
-	Example string `json:"example"`
+	Kind          string `json:"kind"`
+	Count         int64  `json:"count"`
+	Example       string `json:"example"`
+	ChangesReport bool   `json:"changes_report"`
 }
 
 type jsonFinding struct {
@@ -180,8 +199,10 @@ type jsonStats struct {
 	PeakRSSBytes       int64       `json:"peak_rss_bytes,omitempty"`
 }
 
-func toJSONResource(r *catalog.Resource) jsonResource {
-	return jsonResource{Ref: r.Ref(), Type: r.Type, Title: r.Title, File: r.File, Line: r.Line}
+// jsonResource is res, its file relative to the base path when under it.
+func (r *Report) jsonResource(res *catalog.Resource) jsonResource {
+	file, _ := r.relFile(res.File)
+	return jsonResource{Ref: res.Ref(), Type: res.Type, Title: res.Title, File: file, Line: res.Line}
 }
 
 func toJSONEvidence(e interp.Evidence) jsonEvidence {
@@ -196,6 +217,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	out := jsonReport{
 		SchemaVersion:    JSONSchemaVersion,
+		Tool:             jsonTool{Name: "fsmove", Version: r.ToolVersion},
+		Module:           r.Module,
+		BasePath:         r.BasePath,
 		Findings:         []jsonFinding{},
 		UnresolvedBlocks: append([]string{}, r.UnresolvedBlocks...),
 		UnusedWaivers:    []jsonWaiver{},
@@ -206,8 +230,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	for i := range groups {
 		g := &groups[i]
 		out.Groups = append(out.Groups, jsonGroup{Kind: g.Kind.String(), By: g.By.String(),
-			Resource: toJSONResource(g.Resource), Paths: g.Paths, Confidence: g.Confidence.String(),
-			HeldBack: g.HeldBack, Fix: g.Fix(r.Findings), Members: g.Members})
+			Resource: r.jsonResource(g.Resource), Paths: g.Paths, Confidence: g.Confidence.String(),
+			HeldBack: g.HeldBack, Fix: r.relText(g.Fix(r.Findings)), Members: g.Members})
 	}
 	if c := r.Confirm; c != nil {
 		out.Confirm = &jsonConfirm{Confirmed: c.Confirmed, Refuted: c.Refuted, Unknown: c.Unknown,
@@ -217,10 +241,10 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		f := &r.Findings[i]
 		jf := jsonFinding{
 			Kind:         f.Kind.String(),
-			Producer:     toJSONResource(f.Producer),
-			Consumer:     toJSONResource(f.Consumer),
+			Producer:     r.jsonResource(f.Producer),
+			Consumer:     r.jsonResource(f.Consumer),
 			Paths:        []jsonConflict{},
-			Fix:          f.Fix,
+			Fix:          r.relText(f.Fix),
 			BothWays:     f.BothWays,
 			Observed:     f.Observed,
 			ObservedErr:  f.ObservedError,
@@ -258,8 +282,10 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	out.Incomplete = append([]string{}, r.Incomplete...)
 	out.Warnings = []jsonWarning{}
 	for _, w := range r.Warnings {
-		out.Warnings = append(out.Warnings, jsonWarning{w.Kind, w.Count, w.Example})
+		out.Warnings = append(out.Warnings, jsonWarning{w.Kind, w.Count, w.Example, w.ChangesReport()})
 	}
+	c := r.Checked()
+	out.Checked = jsonChecked{Resources: c.Resources, Blocks: c.Blocks, Paths: c.Paths, RelatedPairs: c.RelatedPairs}
 	s := &r.Stats
 	out.Stats = jsonStats{
 		TraceBytes: s.TraceBytes, TraceLines: s.TraceLines, MalformedLines: s.MalformedLines,

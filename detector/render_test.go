@@ -341,3 +341,55 @@ func TestGroupByConsumerText(t *testing.T) {
 		}
 	}
 }
+
+// TestThousands checks the digit grouping of the clean report's figures.
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 1234567: "1,234,567", -12345: "-12,345"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+	if got := plural(1, "path"); got != "1 path" {
+		t.Errorf("plural(1) = %q", got)
+	}
+}
+
+// TestJSONBasePath: with a base path, resources' files under it and the
+// fixes' positions are relative; files outside it stay absolute; the tool,
+// its version and the module are at the top.
+func TestJSONBasePath(t *testing.T) {
+	g := newFake()
+	g.add("File[/etc/x]", "/repo/site/profile/manifests/init.pp", 3)
+	g.add("Exec[use]", "/elsewhere/use.pp", 5)
+	rep := Detect(result(p("/etc/x", a("File[/etc/x]", "p", 1), a("Exec[use]", "c", 2))), g, Options{})
+	rep.BasePath, rep.Module, rep.ToolVersion = "/repo", "profile", "1.2.3"
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Tool     struct{ Name, Version string }
+		Module   string
+		BasePath string `json:"base_path"`
+		Findings []struct {
+			Fix                string
+			Producer, Consumer struct{ File string }
+		}
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Tool.Name != "fsmove" || doc.Tool.Version != "1.2.3" || doc.Module != "profile" || doc.BasePath != "/repo" {
+		t.Errorf("top: tool %+v, module %q, base %q", doc.Tool, doc.Module, doc.BasePath)
+	}
+	if len(doc.Findings) != 1 {
+		t.Fatalf("%d findings", len(doc.Findings))
+	}
+	f := doc.Findings[0]
+	if f.Producer.File != "site/profile/manifests/init.pp" || f.Consumer.File != "/elsewhere/use.pp" {
+		t.Errorf("files %q, %q", f.Producer.File, f.Consumer.File)
+	}
+	if strings.Contains(f.Fix, "/repo/") {
+		t.Errorf("fix names the base: %s", f.Fix)
+	}
+}

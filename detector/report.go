@@ -2,6 +2,8 @@ package detector
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/fsmove/fsmove/catalog"
@@ -68,6 +70,17 @@ type Finding struct {
 	Confirmation *Confirmation
 }
 
+// FixSite returns the resource the fix goes on (the consumer of an MOR,
+// which requires the producer; the producer of an MN, which notifies the
+// service) and the other one: reports that place a finding at one
+// manifest line place it at the first.
+func (f *Finding) FixSite() (at, other *catalog.Resource) {
+	if f.Kind == MN {
+		return f.Producer, f.Consumer
+	}
+	return f.Consumer, f.Producer
+}
+
 // Confidence is how strong a finding's evidence is.
 type Confidence uint8
 
@@ -128,14 +141,18 @@ type Report struct {
 	UnresolvedBlocks []string
 	// UnusedWaivers are waivers that matched no finding: probably stale.
 	UnusedWaivers []Waiver
-	// ToolVersion, when set by the caller, goes into SARIF's driver.version.
+	// ToolVersion, when set by the caller, is fsmove's version: SARIF's
+	// driver.version, JSON's tool.version.
 	ToolVersion string
-	// SourceRoot, when set, is the directory SARIF locations are relative
-	// to (uriBaseId %SRCROOT%): manifests of the module under test, e.g.
-	// /etc/puppet/code/environments/production/modules/mymod, so that code
-	// scanning finds manifests/init.pp in the repository. Other manifests
-	// stay absolute file:// URIs.
-	SourceRoot string
+	// Module is the name of the module under test ("" when the run applied
+	// other code), for JSON's module.
+	Module string
+	// BasePath, when set, is the absolute directory that manifest files
+	// are written relative to in SARIF (uriBaseId SRCROOT, for code
+	// scanning), JSON, JUnit and Code Quality: the top of the git work
+	// tree holding the module, so that site/profile/manifests/init.pp maps
+	// to the repository's file. Files outside it stay absolute.
+	BasePath string
 	// ShowHeldBack makes the text report list the findings that a rule
 	// held back, with the reason (--all). JSON always has them.
 	ShowHeldBack bool
@@ -146,6 +163,8 @@ type Report struct {
 	Incomplete []string
 	// Warnings count the problems of the input that the analysis worked
 	// around (malformed lines, fds never opened, catalog entries skipped).
+	// Only those that change what the report means are in the text report
+	// (docs/DESIGN.md, Warnings); JSON, SARIF and --stats have them all.
 	Warnings []InputWarning
 	Stats    Stats
 	// Confirm, when set, counts the findings' confirmations and gives
@@ -158,15 +177,78 @@ type InputWarning struct {
 	Kind    string // what, in a few words: "malformed trace lines"
 	Count   int64
 	Example string // the first one, when known ("line 12: …")
+	Effect  WarningEffect
+}
+
+// WarningEffect says whether an input problem changes what the report
+// means, which decides whether the text report shows it.
+type WarningEffect uint8
+
+const (
+	// Counted: worked around without changing any finding or a clean
+	// result (an fd inherited from before the trace): counted only, under
+	// --stats and in JSON and SARIF.
+	Counted WarningEffect = iota
+	// ChangesReport: because of it a relation may be missing or wrong (a
+	// call whose path was lost, a catalog entry skipped, a block marker
+	// cut): in the text report too.
+	ChangesReport
+)
+
+// ChangesReport reports whether the warning changes what the report means.
+func (w InputWarning) ChangesReport() bool { return w.Effect == ChangesReport }
+
+// Checked is what the analysis checked, for a clean report to say so.
+type Checked struct {
+	Resources    int // the catalog's resources whose blocks the trace has
+	Blocks       int // blocks of the trace (resources, classes, systemd units)
+	Paths        int // distinct paths the blocks accessed
+	RelatedPairs int // resource pairs a path relates, checked against the catalog's order
+}
+
+// Checked returns what the analysis checked, from its stats.
+func (r *Report) Checked() Checked {
+	s := &r.Stats
+	return Checked{
+		Resources:    s.ResourceBlocks - s.UnknownResources,
+		Blocks:       s.Blocks,
+		Paths:        s.Paths,
+		RelatedPairs: s.RelatedPairs,
+	}
+}
+
+// relFile is file relative to BasePath, and whether it is under it; a
+// file outside it (another module's, Puppet's own) is returned as it is.
+func (r *Report) relFile(file string) (string, bool) {
+	if r.BasePath == "" || !filepath.IsAbs(file) {
+		return file, false
+	}
+	rel, err := filepath.Rel(r.BasePath, file)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return file, false
+	}
+	return rel, true
+}
+
+// relText is a message with the manifest positions under BasePath written
+// relative to it ("… (site/profile/manifests/init.pp:3)"), for the formats
+// that a CI system shows with the repository's files.
+func (r *Report) relText(s string) string {
+	base := strings.TrimSuffix(r.BasePath, "/")
+	if base == "" {
+		return s // (a base of / would also be "")
+	}
+	return strings.ReplaceAll(s, base+"/", "")
 }
 
 // Complete reports whether the analysis covers the whole run.
 func (r *Report) Complete() bool { return len(r.Incomplete) == 0 }
 
-// AddWarning counts n problems of a kind; n == 0 adds nothing.
-func (r *Report) AddWarning(kind string, n int64, example string) {
+// AddWarning counts n problems of a kind, with the effect they have on
+// the report; n == 0 adds nothing.
+func (r *Report) AddWarning(effect WarningEffect, kind string, n int64, example string) {
 	if n > 0 {
-		r.Warnings = append(r.Warnings, InputWarning{Kind: kind, Count: n, Example: example})
+		r.Warnings = append(r.Warnings, InputWarning{Kind: kind, Count: n, Example: example, Effect: effect})
 	}
 }
 
@@ -242,8 +324,10 @@ type Stats struct {
 	// path or fd argument could not be read (BadArgs), system calls with
 	// no lowering row (UnknownCalls), Puppet info lines cut by strace -s
 	// where a block marker may have been (CutMarks), blocks begun while
-	// another was open (ImplicitEnds), clones whose child is the creating
-	// process (SelfClones). Also in Warnings, in words, when not zero.
+	// another was open (ImplicitEnds: with Interp.UnmatchedEnds, an
+	// incompleteness reason), clones whose child is the creating process
+	// (SelfClones). The others are also in Warnings, in words, when not
+	// zero.
 	BadArgs      int64
 	UnknownCalls int64
 	CutMarks     int64

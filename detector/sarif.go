@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"path/filepath"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
@@ -27,9 +28,12 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool        sarifTool         `json:"tool"`
-	Invocations []sarifInvocation `json:"invocations"`
-	Results     []sarifResult     `json:"results"`
+	Tool sarifTool `json:"tool"`
+	// OriginalURIBaseIDs says where SRCROOT is (SARIF 3.14.14): the base
+	// path, so that a consumer can resolve the relative URIs.
+	OriginalURIBaseIDs map[string]sarifArtifactLocation `json:"originalUriBaseIds,omitempty"`
+	Invocations        []sarifInvocation                `json:"invocations"`
+	Results            []sarifResult                    `json:"results"`
 }
 
 // sarifInvocation says whether the analysis covered the whole run (SARIF
@@ -162,10 +166,13 @@ var sarifRules = [...]struct {
 
 // WriteSARIF writes a SARIF 2.1.0 log: one run of the fsmove driver with
 // the rules MOR and MN, and one result per finding that is not waived nor
-// held back, located at the consumer's manifest line (the service's, for
-// MN), with the producer as a related location; a Group of them is one
-// result instead (sarifGroup). The level follows the confidence
-// (sarifLevel), which the property bag carries too.
+// held back, located where its fix goes: at the consumer's manifest line
+// for MOR (require), with the producer as a related location, and at the
+// producer's for MN (notify), with the service as a related location; a
+// Group of them is one result instead (sarifGroup). The level follows the
+// confidence (sarifLevel), which the property bag carries too. Manifest
+// files under BasePath are relative to SRCROOT, and so are the positions
+// in the messages.
 func (r *Report) WriteSARIF(w io.Writer) error {
 	if err := r.check(); err != nil {
 		return err
@@ -190,13 +197,20 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 			sarifNotification{"error", sarifMessage{"Incomplete analysis: " + why}})
 	}
 	for _, w := range r.Warnings {
-		text := fmt.Sprintf("%d %s", w.Count, w.Kind)
-		if w.Example != "" {
-			text += " (first: " + w.Example + ")"
+		level := "note" // counted only: it changes no finding
+		if w.ChangesReport() {
+			level = "warning"
 		}
-		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{"warning", sarifMessage{text}})
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{level, sarifMessage{w.text()}})
 	}
 	run := sarifRun{Tool: sarifTool{Driver: driver}, Invocations: []sarifInvocation{inv}, Results: []sarifResult{}}
+	if r.BasePath != "" {
+		// A directory's URI ends in "/" (3.14.14), so that the relative
+		// ones resolve under it.
+		base := strings.TrimSuffix(r.BasePath, "/") + "/"
+		run.OriginalURIBaseIDs = map[string]sarifArtifactLocation{
+			sarifSrcRoot: {URI: (&url.URL{Scheme: "file", Path: base}).String()}}
+	}
 	groups := GroupFindings(r.Findings)
 	inGroup := groupIndex(groups, len(r.Findings))
 	for i := range r.Findings {
@@ -214,19 +228,25 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 			RuleID:    sarifRules[f.Kind].id,
 			RuleIndex: int(f.Kind),
 			Level:     sarifLevel(f),
-			Message:   sarifMessage{sarifText(f)},
+			Message:   sarifMessage{r.relText(sarifText(f))},
 			PartialFingerprints: map[string]string{
 				"fsmovePair/v1": f.Kind.String() + ":" + f.Producer.Ref() + "|" + f.Consumer.Ref(),
 			},
 			Properties: sarifResultProps{Confidence: f.Confidence.String(), sarifConfirmation: sarifConfirmationOf(f.Confirmation)},
 		}
-		if loc, ok := sarifLocationOf(f.Consumer, r.SourceRoot); ok {
+		// At the resource the fix goes on, the other one related.
+		at, other := f.FixSite()
+		role := "producer "
+		if f.Kind == MN {
+			role = "service "
+		}
+		if loc, ok := r.sarifLocationOf(at); ok {
 			res.Locations = append(res.Locations, loc)
 		}
-		if loc, ok := sarifLocationOf(f.Producer, r.SourceRoot); ok {
+		if loc, ok := r.sarifLocationOf(other); ok {
 			id := 1
 			loc.ID = &id
-			loc.Message = &sarifMessage{"producer " + f.Producer.Ref()}
+			loc.Message = &sarifMessage{role + other.Ref()}
 			res.RelatedLocations = append(res.RelatedLocations, loc)
 		}
 		run.Results = append(run.Results, res)
@@ -266,13 +286,13 @@ func (r *Report) sarifGroup(g *Group) sarifResult {
 		RuleID:    sarifRules[g.Kind].id,
 		RuleIndex: int(g.Kind),
 		Level:     sarifLevel(first),
-		Message:   sarifMessage{sarifGroupText(g, fs)},
+		Message:   sarifMessage{r.relText(sarifGroupText(g, fs))},
 		PartialFingerprints: map[string]string{
 			"fsmoveGroup/v1": g.Kind.String() + ":" + g.By.String() + ":" + g.Resource.Ref() + "|" + strings.Join(g.Paths, "|"),
 		},
 		Properties: props,
 	}
-	if loc, ok := sarifLocationOf(g.Resource, r.SourceRoot); ok {
+	if loc, ok := r.sarifLocationOf(g.Resource); ok {
 		res.Locations = append(res.Locations, loc)
 	}
 	role := "consumer "
@@ -280,7 +300,7 @@ func (r *Report) sarifGroup(g *Group) sarifResult {
 		role = "producer "
 	}
 	for _, o := range others {
-		if loc, ok := sarifLocationOf(o, r.SourceRoot); ok {
+		if loc, ok := r.sarifLocationOf(o); ok {
 			id := len(res.RelatedLocations) + 1
 			loc.ID = &id
 			loc.Message = &sarifMessage{role + o.Ref()}
@@ -350,15 +370,19 @@ func sarifLevel(f *Finding) string {
 	return "error"
 }
 
+// headline is the finding in one sentence, without its paths.
+func (f *Finding) headline() string {
+	if f.Kind == MN {
+		return fmt.Sprintf("%s changes files that %s reads, but does not notify it.", f.Producer.Ref(), f.Consumer.Ref())
+	}
+	return fmt.Sprintf("%s and %s are not ordered, but one uses files the other writes.", f.Producer.Ref(), f.Consumer.Ref())
+}
+
 // sarifText is the result message: what conflicts, on which paths, with
 // the evidence, and the fix.
 func sarifText(f *Finding) string {
 	var b strings.Builder
-	if f.Kind == MN {
-		fmt.Fprintf(&b, "%s changes files that %s reads, but does not notify it.", f.Producer.Ref(), f.Consumer.Ref())
-	} else {
-		fmt.Fprintf(&b, "%s and %s are not ordered, but one uses files the other writes.", f.Producer.Ref(), f.Consumer.Ref())
-	}
+	b.WriteString(f.headline())
 	for _, pc := range f.Paths {
 		if pc.Waived {
 			continue
@@ -381,27 +405,29 @@ func sarifText(f *Finding) string {
 	return b.String()
 }
 
-// sarifLocationOf is the manifest position of r, if known. A file under
-// root becomes a relative URI against %SRCROOT%; another absolute path a
+// sarifSrcRoot is the uriBaseId of the files under the base path.
+const sarifSrcRoot = "SRCROOT"
+
+// sarifLocationOf is the manifest position of res, if known. A file under
+// BasePath becomes a URI relative to SRCROOT; another absolute path a
 // file:// URI; a relative path stays relative. Paths are percent-escaped.
-func sarifLocationOf(r *catalog.Resource, root string) (sarifLocation, bool) {
-	if r == nil || r.File == "" {
+func (r *Report) sarifLocationOf(res *catalog.Resource) (sarifLocation, bool) {
+	if res == nil || res.File == "" {
 		return sarifLocation{}, false
 	}
 	var al sarifArtifactLocation
-	root = strings.TrimSuffix(root, "/")
-	switch {
-	case root != "" && strings.HasPrefix(r.File, root+"/"):
-		al.URI = (&url.URL{Path: strings.TrimPrefix(r.File, root+"/")}).EscapedPath()
-		al.URIBaseID = "%SRCROOT%"
-	case strings.HasPrefix(r.File, "/"):
-		al.URI = (&url.URL{Scheme: "file", Path: r.File}).String()
+	switch rel, under := r.relFile(res.File); {
+	case under:
+		al.URI = (&url.URL{Path: filepath.ToSlash(rel)}).EscapedPath()
+		al.URIBaseID = sarifSrcRoot
+	case strings.HasPrefix(res.File, "/"):
+		al.URI = (&url.URL{Scheme: "file", Path: res.File}).String()
 	default:
-		al.URI = (&url.URL{Path: r.File}).EscapedPath()
+		al.URI = (&url.URL{Path: res.File}).EscapedPath()
 	}
 	loc := sarifLocation{PhysicalLocation: sarifPhysicalLocation{ArtifactLocation: al}}
-	if r.Line > 0 {
-		loc.PhysicalLocation.Region = &sarifRegion{StartLine: r.Line}
+	if res.Line > 0 {
+		loc.PhysicalLocation.Region = &sarifRegion{StartLine: res.Line}
 	}
 	return loc, true
 }

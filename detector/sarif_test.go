@@ -16,7 +16,7 @@ import (
 // Taken from the OASIS schema, sarif-schema-2.1.0.json.
 var sarifShape = map[string]struct{ allowed, required []string }{
 	"log":                 {[]string{"$schema", "version", "runs"}, []string{"version", "runs"}},
-	"run":                 {[]string{"tool", "invocations", "results"}, []string{"tool"}},
+	"run":                 {[]string{"tool", "originalUriBaseIds", "invocations", "results"}, []string{"tool"}},
 	"invocation":          {[]string{"executionSuccessful", "toolExecutionNotifications", "properties"}, []string{"executionSuccessful"}},
 	"notification":        {[]string{"level", "message"}, []string{"message"}},
 	"tool":                {[]string{"driver"}, []string{"driver"}},
@@ -67,6 +67,14 @@ func checkSARIF(t *testing.T, data []byte) (results []map[string]any) {
 	}
 	run := checkObject(t, "run", "run", runs[0])
 	tool := checkObject(t, "tool", "tool", run["tool"])
+	if bases, ok := run["originalUriBaseIds"]; ok {
+		for id, b := range bases.(map[string]any) {
+			base := checkObject(t, "originalUriBaseIds."+id, "artifactLocation", b)
+			if uri, _ := base["uri"].(string); !strings.HasPrefix(uri, "file:///") || !strings.HasSuffix(uri, "/") {
+				t.Errorf("base %s: uri %q is not an absolute directory URI", id, uri)
+			}
+		}
+	}
 	driver := checkObject(t, "driver", "toolComponent", tool["driver"])
 	if driver["name"] != "fsmove" {
 		t.Errorf("driver name %v", driver["name"])
@@ -146,14 +154,17 @@ func TestSARIFShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	results := checkSARIF(t, buf.Bytes())
-	// One result per reported finding, or per group of them; located at
-	// the consumer (the service, for MN), or at a group's shared resource.
+	// One result per reported finding, or per group of them; located
+	// where the fix goes: at the consumer for MOR, at the producer for MN,
+	// at a group's shared resource.
 	groups := GroupFindings(rep.Findings)
 	inGroup := groupIndex(groups, len(rep.Findings))
 	var at []*catalog.Resource
 	for i, f := range rep.Findings {
 		switch gi := inGroup[i]; {
 		case !f.Reported():
+		case gi < 0 && f.Kind == MN:
+			at = append(at, f.Producer)
 		case gi < 0:
 			at = append(at, f.Consumer)
 		case groups[gi].Members[0] == i:
@@ -182,21 +193,68 @@ func TestSARIFShape(t *testing.T) {
 	}
 }
 
-func TestSARIFSourceRoot(t *testing.T) {
+// TestSARIFBasePath: with a base path, the module's manifests in a
+// subfolder of the repository are relative to SRCROOT, which
+// originalUriBaseIds locates; the messages name them relative too; an MN
+// result is at the producer, with the service related; a file outside the
+// base stays absolute.
+func TestSARIFBasePath(t *testing.T) {
 	g := newFake()
-	g.add("File[/etc/x]", "/code/modules/m/manifests/init.pp", 3)
-	g.add("Exec[use]", "/code/modules/m/manifests/my use.pp", 5)
-	rep := Detect(result(p("/etc/x", a("File[/etc/x]", "p", 1), a("Exec[use]", "c", 2))), g, Options{})
+	g.add("File[/etc/x]", "/repo/site/profile/manifests/init.pp", 3)
+	g.add("Exec[use]", "/repo/site/profile/manifests/my use.pp", 5)
+	g.add("Service[x]", "/usr/share/puppet/modules/x/manifests/init.pp", 9)
+	rep := Detect(result(
+		p("/etc/x", a("File[/etc/x]", "p", 1), a("Exec[use]", "c", 2), a("Service[x]", "c", 3))), g, Options{})
+	if rep.Faults() != 2 {
+		t.Fatalf("%d faults, want an MOR and an MN", rep.Faults())
+	}
 	var abs, rel bytes.Buffer
 	rep.WriteSARIF(&abs)
-	rep.SourceRoot = "/code/modules/m/"
+	rep.BasePath = "/repo/"
 	rep.WriteSARIF(&rel)
 	checkSARIF(t, abs.Bytes())
-	checkSARIF(t, rel.Bytes())
-	if !strings.Contains(abs.String(), `"uri": "file:///code/modules/m/manifests/my%20use.pp"`) {
-		t.Errorf("absolute URI missing:\n%s", abs.String())
+	results := checkSARIF(t, rel.Bytes())
+	if !strings.Contains(abs.String(), `"uri": "file:///repo/site/profile/manifests/my%20use.pp"`) || strings.Contains(abs.String(), "originalUriBaseIds") {
+		t.Errorf("without a base path, absolute URIs and no base:\n%s", abs.String())
 	}
-	if !strings.Contains(rel.String(), `"uri": "manifests/my%20use.pp",`) || !strings.Contains(rel.String(), `"uriBaseId": "%SRCROOT%"`) {
-		t.Errorf("relative URI missing:\n%s", rel.String())
+	var doc struct {
+		Runs []struct {
+			OriginalURIBaseIDs map[string]struct{ URI string } `json:"originalUriBaseIds"`
+		}
+	}
+	if err := json.Unmarshal(rel.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Runs[0].OriginalURIBaseIDs["SRCROOT"].URI; got != "file:///repo/" {
+		t.Errorf("SRCROOT is %q, want file:///repo/", got)
+	}
+	uriOf := func(loc any) (uri, base string) {
+		al := loc.(map[string]any)["physicalLocation"].(map[string]any)["artifactLocation"].(map[string]any)
+		base, _ = al["uriBaseId"].(string)
+		return al["uri"].(string), base
+	}
+	for _, res := range results {
+		msg := res["message"].(map[string]any)["text"].(string)
+		if strings.Contains(msg, "/repo/") {
+			t.Errorf("message names an absolute path under the base: %s", msg)
+		}
+		uri, base := uriOf(asList(res["locations"])[0])
+		related, relatedBase := uriOf(asList(res["relatedLocations"])[0])
+		switch res["ruleId"] {
+		case "MOR":
+			if uri != "site/profile/manifests/my%20use.pp" || base != "SRCROOT" || related != "site/profile/manifests/init.pp" || relatedBase != "SRCROOT" {
+				t.Errorf("MOR at %s (%s), related %s (%s); want the Exec, the File related, under SRCROOT", uri, base, related, relatedBase)
+			}
+		case "MN":
+			// At the producer, where notify goes; the service, outside
+			// the base, stays absolute.
+			if uri != "site/profile/manifests/init.pp" || base != "SRCROOT" ||
+				related != "file:///usr/share/puppet/modules/x/manifests/init.pp" || relatedBase != "" {
+				t.Errorf("MN at %s (%s), related %s (%s); want the File under SRCROOT, the Service absolute", uri, base, related, relatedBase)
+			}
+			if !strings.Contains(msg, "(site/profile/manifests/init.pp:3)") {
+				t.Errorf("MN message lacks the fix's relative position: %s", msg)
+			}
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
@@ -109,11 +110,9 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 			t.style(ansiYellow, "warning:"), wv.Line, printable.String(wv.Ref1.String()), printable.String(wv.Ref2.String()))
 	}
 	for _, w := range r.Warnings {
-		line := fmt.Sprintf("%s %d %s", t.style(ansiYellow, "warning:"), w.Count, w.Kind)
-		if w.Example != "" {
-			line += " (first: " + printable.String(w.Example) + ")"
+		if w.ChangesReport() { // the others are counted under --stats
+			fmt.Fprintln(t.w, t.style(ansiYellow, "warning:")+" "+w.text())
 		}
-		fmt.Fprintln(t.w, line)
 	}
 	for _, why := range r.Incomplete {
 		fmt.Fprintf(t.w, "%s %s\n", t.style(ansiRed, "INCOMPLETE:"), printable.String(why))
@@ -132,6 +131,12 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		}
 	}
 	summary := fmt.Sprintf("%d MOR, %d MN", mor, mn)
+	if mor+mn == 0 && r.Complete() {
+		c := r.Checked()
+		summary = fmt.Sprintf("No missing ordering relationships or notifiers among %s (%s, %s, %s checked)",
+			plural(c.Resources, "resource"), plural(c.Blocks, "block"), plural(c.Paths, "path"),
+			plural(c.RelatedPairs, "related resource pair"))
+	}
 	var notes []string
 	if reportedItems != mor+mn {
 		notes = append(notes, "shown as "+plural(reportedItems, "item"))
@@ -139,7 +144,10 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	if waived > 0 {
 		notes = append(notes, fmt.Sprintf("%d waived", waived))
 	}
-	if len(notes) > 0 {
+	switch {
+	case len(notes) > 0 && mor+mn == 0 && r.Complete():
+		summary += "; " + strings.Join(notes, "; ")
+	case len(notes) > 0:
 		summary += " (" + strings.Join(notes, "; ") + ")"
 	}
 	if held > 0 {
@@ -151,7 +159,7 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	}
 	switch {
 	case mor+mn == 0 && r.Complete():
-		summary = "No faults found: " + summary
+		// summary already says so, with what was checked
 	case mor+mn == 0:
 		summary = "No faults found, but the analysis is INCOMPLETE (see above), so this is not a clean result: " + summary
 	case r.Complete():
@@ -353,12 +361,27 @@ func (t *textWriter) group(n int, g *Group, fs []Finding) {
 	fmt.Fprintf(t.w, "  fix: %s\n\n", t.style(ansiGreen, p(g.Fix(fs))))
 }
 
-// plural is "1 item", "2 items".
+// plural is "1 item", "2 items", "1,234 paths".
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return thousands(n) + " " + noun + "s"
+}
+
+// thousands writes n with a comma between groups of three digits: 12,345.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	digits := strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	b.WriteString(s[:len(s)-len(digits)])
+	for i, d := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(d)
+	}
+	return b.String()
 }
 
 // samePaths is "same path: /etc/services", or the first few of many.
@@ -462,6 +485,16 @@ func (r *Report) WriteStats(w io.Writer) error {
 	for _, row := range rows {
 		fmt.Fprintf(bw, "  %-24s %d\n", row.name, row.value)
 	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintln(bw, "Input problems worked around (* also in the report):")
+		for _, w := range r.Warnings {
+			mark := " "
+			if w.ChangesReport() {
+				mark = "*"
+			}
+			fmt.Fprintf(bw, " %s%s\n", mark, printable.String(w.text()))
+		}
+	}
 	if len(s.Phases) > 0 {
 		fmt.Fprintln(bw, "Phases:")
 		for _, p := range s.Phases {
@@ -469,6 +502,16 @@ func (r *Report) WriteStats(w io.Writer) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// text is "41 fds used but never opened in the trace (inherited)", with
+// the first one when known, unescaped.
+func (w InputWarning) text() string {
+	s := fmt.Sprintf("%d %s", w.Count, w.Kind)
+	if w.Example != "" {
+		s += " (first: " + w.Example + ")"
+	}
+	return s
 }
 
 // isPuppetDefault reports whether a block is one of the resources Puppet

@@ -50,14 +50,14 @@ run's catalog) and why.`,
 
 // reportFormats are the values of --format, colorModes those of --color.
 var (
-	reportFormats = []string{"text", "json", "sarif"}
+	reportFormats = []string{"text", "json", "sarif", "junit", "codequality"}
 	colorModes    = []string{"auto", "always", "never"}
 )
 
 // reportOutputFlags and filterFlags are the flags of addReportFlags, as
 // the help of run, analyze and confirm groups them.
 var (
-	reportOutputFlags = []string{"format", "output", "color", "graph-out", "all", "allow-incomplete"}
+	reportOutputFlags = []string{"format", "output", "color", "graph-out", "base-path", "all", "allow-incomplete"}
 	filterFlags       = []string{"package-notify", "filter", "filter-file", "no-default-filters", "waivers"}
 )
 
@@ -76,12 +76,13 @@ type reportFlags struct {
 	color            string
 	all              bool
 	allowIncomplete  bool
+	basePath         string
 }
 
 // addReportFlags registers the shared analysis/report flags on fs.
 func addReportFlags(fs *pflag.FlagSet) *reportFlags {
 	rf := &reportFlags{}
-	enumVar(fs, &rf.format, "format", "text", reportFormats, "report `format`: "+orList(reportFormats))
+	enumVar(fs, &rf.format, "format", "text", reportFormats, "`format`: "+strings.Join(reportFormats, ", "))
 	fs.StringVarP(&rf.output, "output", "o", "", "write the report to `FILE`, not standard output")
 	fs.StringVar(&rf.graphOut, "graph-out", "", "write the dependency graph, findings marked, to `FILE` (DOT)")
 	fs.BoolVar(&rf.packageNotify, "package-notify", false, "also report Package -> Service missing notifiers")
@@ -93,6 +94,7 @@ func addReportFlags(fs *pflag.FlagSet) *reportFlags {
 	fs.BoolVar(&rf.stats, "stats", false, "print counts and each phase's time on standard error")
 	enumVar(fs, &rf.color, "color", "auto", colorModes, "colour the text report: "+orList(colorModes))
 	fs.BoolVar(&rf.allowIncomplete, "allow-incomplete", false, "an incomplete analysis without findings exits 0, not 2")
+	fs.StringVar(&rf.basePath, "base-path", "", "report manifest paths relative to `DIR` (default: the git work tree's top, else .)")
 	fs.BoolVar(&rf.all, "all", false, "also list the pairs a rule holds back as not faults, with why")
 	return rf
 }
@@ -133,6 +135,11 @@ func (rf *reportFlags) detectorOptions() (detector.Options, error) {
 // written (their directory exists and is writable, and they are not
 // directories); --filter-file and --waivers can be read and parsed.
 func (rf *reportFlags) check() error {
+	if rf.basePath != "" {
+		if info, err := os.Stat(rf.basePath); err != nil || !info.IsDir() {
+			return fmt.Errorf("--base-path %s: not a directory", rf.basePath)
+		}
+	}
 	for _, p := range rf.filters {
 		if !strings.HasPrefix(p, "/") {
 			return fmt.Errorf("--filter %q: a filter is an absolute path prefix as the trace names paths (e.g. /var/cache), not a relative path", p)
@@ -254,20 +261,18 @@ type reportHooks struct {
 // withRunRecord completes in from the run.json that fsmove run leaves beside
 // the trace, if any: the module directories as the user has them, so that a
 // run's report and a later analyze of its artifacts both point at the
-// user's files, and are the same.
-func withRunRecord(in analyze.Input) analyze.Input {
+// user's files, and are the same. It also returns the run's module (the
+// zero ModuleSpec without run.json).
+func withRunRecord(in analyze.Input) (analyze.Input, runner.ModuleSpec) {
 	if in.Trace == "" || in.Trace == "-" {
-		return in
+		return in, runner.ModuleSpec{}
 	}
 	rec, err := runner.ReadRecord(filepath.Dir(in.Trace))
 	if err != nil {
-		return in
+		return in, runner.ModuleSpec{}
 	}
 	if in.PathMap == nil {
 		in.PathMap = rec.PathMap
-	}
-	if in.SourceRoot == "" && rec.Module.Kind == runner.SourceDir {
-		in.SourceRoot = rec.Module.Dir
 	}
 	graphs := filepath.Join(filepath.Dir(in.Trace), runner.GraphsDir)
 	if _, err := os.Stat(filepath.Join(graphs, analyze.ExpandedGraph)); in.PuppetGraphs == "" && err == nil {
@@ -277,7 +282,42 @@ func withRunRecord(in analyze.Input) analyze.Input {
 	if _, err := os.Stat(packages); in.Packages == "" && err == nil {
 		in.Packages = packages
 	}
-	return in
+	return in, rec.Module
+}
+
+// basePath is the directory the reports write manifest files relative to:
+// --base-path, or the top of the git work tree that holds the module's
+// directory, or the current directory. It is absolute.
+func basePath(flag string, module runner.ModuleSpec) (string, error) {
+	if flag != "" {
+		return filepath.Abs(flag)
+	}
+	if module.Kind == runner.SourceDir && module.Dir != "" {
+		if top, ok := gitWorkTree(module.Dir); ok {
+			return top, nil
+		}
+	}
+	return os.Getwd()
+}
+
+// gitWorkTree is the top of the git work tree holding dir: the nearest
+// directory at or above it with a .git entry (a directory, or the file of
+// a linked work tree or submodule).
+func gitWorkTree(dir string) (string, bool) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
 }
 
 // analyzeAndReport runs the pipeline and writes the report. It returns
@@ -289,7 +329,12 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 	if err != nil {
 		return usageError{err}
 	}
-	rep, st, err := analyze.Run(ctx, withRunRecord(in), analyze.Options{Strict: rf.strict, Detector: dopts})
+	in, module := withRunRecord(in)
+	base, err := basePath(rf.basePath, module)
+	if err != nil {
+		return usagef("--base-path: %w", err)
+	}
+	rep, st, err := analyze.Run(ctx, in, analyze.Options{Strict: rf.strict, Detector: dopts})
 	if hooks.analyzed != nil {
 		hooks.analyzed()
 	}
@@ -322,12 +367,20 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 		color = rf.color == "always"
 	}
 	rep.ToolVersion = version
+	if module.Kind != runner.SourceNone {
+		rep.Module = module.Name // kind none's name only names the run
+	}
+	rep.BasePath = base
 	rep.ShowHeldBack = rf.all
 	switch rf.format {
 	case "json":
 		err = rep.WriteJSON(out)
 	case "sarif":
 		err = rep.WriteSARIF(out)
+	case "junit":
+		err = rep.WriteJUnit(out)
+	case "codequality":
+		err = rep.WriteCodeQuality(out)
 	default:
 		err = rep.WriteText(out, color)
 	}

@@ -43,9 +43,6 @@ type Input struct {
 	// (./foo): resources' files are rewritten before detection, so that
 	// reports point at the user's own file:line.
 	PathMap map[string]string
-	// SourceRoot is the module under test's directory on this machine:
-	// SARIF locations under it are relative, for code scanning.
-	SourceRoot string
 	// PuppetGraphs is the directory where `puppet apply --graph` wrote its
 	// graphs ("" for none): expanded_relationships.dot tells which
 	// resource generated the ones that are not in the catalog.
@@ -159,8 +156,7 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 		}
 	}
 	rep := detector.Detect(res, detector.CatalogGraph(cr.cat, cr.graph), dopts)
-	rep.AddWarning("lines of dpkg's package list not understood", int64(badPackages), in.Packages)
-	rep.SourceRoot = in.SourceRoot
+	rep.AddWarning(detector.ChangesReport, "lines of dpkg's package list not understood", int64(badPackages), in.Packages)
 	rep.Stats.TraceBytes = tr.Bytes
 	rep.Stats.TraceLines = tr.Lines
 	rep.Stats.Events = tr.Events

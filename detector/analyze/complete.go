@@ -43,6 +43,9 @@ func judge(rep *detector.Report, tr *TraceCounts, st *Stats, cat *catalog.Catalo
 			rep.Incomplete = append(rep.Incomplete,
 				"Puppet's process never exits in the trace: it was cut off while Puppet ran")
 		}
+		if reason := unpairedMarkers(is.UnmatchedEnds, tr.InterpWarnings.ImplicitEnds); reason != "" {
+			rep.Incomplete = append(rep.Incomplete, reason)
+		}
 		if n, unknown := rep.Stats.ResourceBlocks, rep.Stats.UnknownResources; n > 0 && 2*(n-unknown) < n {
 			rep.Incomplete = append(rep.Incomplete, fmt.Sprintf(
 				"the catalog does not match this trace: it names %d of the trace's %d resource blocks (not named: %s); give the catalog of the same run",
@@ -50,7 +53,10 @@ func judge(rep *detector.Report, tr *TraceCounts, st *Stats, cat *catalog.Catalo
 		}
 	}
 
-	// Counted problems.
+	// Counted problems: those that change what the report means are shown
+	// in the text report, the others only counted (docs/DESIGN.md,
+	// Warnings, has one line for each and why).
+	const shown, counted = detector.ChangesReport, detector.Counted
 	firstWarning := ""
 	if len(st.Warnings) > 0 {
 		w := st.Warnings[0]
@@ -61,28 +67,41 @@ func judge(rep *detector.Report, tr *TraceCounts, st *Stats, cat *catalog.Catalo
 	}
 	other := tr.ReaderWarnings - tr.Malformed
 	if tr.Malformed > 0 {
-		rep.AddWarning("malformed trace lines, skipped", tr.Malformed, firstWarning)
+		rep.AddWarning(shown, "malformed trace lines, skipped", tr.Malformed, firstWarning)
 		firstWarning = "" // the reader's first warning may be of either kind
 	}
-	rep.AddWarning("other trace warnings (a resumed call without its start, -ff files out of order)", other, firstWarning)
-	rep.AddWarning("calls that never returned in the trace (<unfinished ...> without its resumed half)", int64(tr.Unfinished), "")
-	rep.AddWarning("calls whose path or fd argument could not be read (a pointer, cut by the tracer), their path left out", tr.Lowering.BadArgs, "")
-	rep.AddWarning("system calls fsmove does not model", tr.Lowering.Unknown, topUnknown(tr.Lowering.UnknownBySyscall))
+	rep.AddWarning(shown, "other trace warnings (a resumed call without its start, -ff files out of order)", other, firstWarning)
+	rep.AddWarning(counted, "calls that never returned in the trace (<unfinished ...> without its resumed half)", int64(tr.Unfinished), "")
+	rep.AddWarning(shown, "calls whose path or fd argument could not be read (a pointer, cut by the tracer), their path left out", tr.Lowering.BadArgs, "")
+	rep.AddWarning(shown, "system calls fsmove does not model", tr.Lowering.Unknown, topUnknown(tr.Lowering.UnknownBySyscall))
 	if rep.Stats.Blocks > 0 {
-		rep.AddWarning("Puppet info lines cut by the tracer's string limit (strace -s): a block marker there is lost", tr.Lowering.CutMarks, "")
+		rep.AddWarning(shown, "Puppet info lines cut by the tracer's string limit (strace -s): a block marker there is lost", tr.Lowering.CutMarks, "")
 	}
-	rep.AddWarning("fds used but never opened in the trace (inherited)", is.UnknownFds, "")
-	rep.AddWarning("paths that could not be resolved (unknown directory fd, symlink loop)", is.UnresolvedPaths, "")
-	rep.AddWarning("statements of processes never created in the trace", is.UnknownPids, "")
-	rep.AddWarning("block ends without a begin", is.UnmatchedEnds, "")
-	rep.AddWarning("blocks begun while another was open (the open one closed there)", tr.InterpWarnings.ImplicitEnds, "")
-	rep.AddWarning("clones whose child is the creating process itself (ignored)", tr.InterpWarnings.SelfClones, "")
+	rep.AddWarning(counted, "fds used but never opened in the trace (inherited)", is.UnknownFds, "")
+	rep.AddWarning(counted, "paths that could not be resolved (unknown directory fd, symlink loop)", is.UnresolvedPaths, "")
+	rep.AddWarning(counted, "statements of processes never created in the trace", is.UnknownPids, "")
+	rep.AddWarning(counted, "clones whose child is the creating process itself (ignored)", tr.InterpWarnings.SelfClones, "")
 	if cat != nil {
-		rep.AddWarning("catalog entries skipped or edges unresolved", int64(len(cat.Warnings)), first(cat.Warnings))
+		rep.AddWarning(shown, "catalog entries skipped or edges unresolved", int64(len(cat.Warnings)), first(cat.Warnings))
 	}
 	if g != nil {
-		rep.AddWarning("catalog relationship warnings (references to unknown resources)", int64(len(g.Warnings)), first(g.Warnings))
+		rep.AddWarning(shown, "catalog relationship warnings (references to unknown resources)", int64(len(g.Warnings)), first(g.Warnings))
 	}
+}
+
+// unpairedMarkers says why the analysis is incomplete when Puppet's block
+// markers do not pair up, or "" when they do. Puppet logs "Starting to
+// evaluate the resource" and "Evaluated in" around every resource it
+// evaluates, one resource at a time (no real trace of testdata/runs or
+// testdata/strace has an unpaired one): an End without its Begin, or a
+// Begin while a block is open, means markers were lost, and the accesses
+// between them went to no block or to another resource's.
+func unpairedMarkers(endsWithoutBegin, beginsInsideBlock int64) string {
+	if endsWithoutBegin+beginsInsideBlock == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of Puppet's block markers do not pair up (%d \"Evaluated in\" without its \"Starting to evaluate the resource\", %d \"Starting to evaluate\" before the open resource's \"Evaluated in\"): markers were lost, so some resources' accesses went to no block or to another resource's",
+		endsWithoutBegin+beginsInsideBlock, endsWithoutBegin, beginsInsideBlock)
 }
 
 // noBlocksReason says why no block was recognised, and how to capture a

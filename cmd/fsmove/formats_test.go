@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fsmove/fsmove/puppet/runner"
+)
+
+// analyzeRun runs fsmove analyze on a saved run of testdata/runs with the
+// given flags, and returns the exit status and standard output.
+func analyzeRun(t *testing.T, dir string, flags ...string) (int, []byte) {
+	t.Helper()
+	d := filepath.Join("..", "..", "testdata", "runs", dir)
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, append(append([]string{"analyze"}, flags...), filepath.Join(d, "trace.log.zst"), filepath.Join(d, "catalog.json")))
+	return code, stdout.Bytes()
+}
+
+// jsonFindings reads the findings of a JSON report with the position each
+// one's fix goes on (the consumer for MOR, the producer for MN).
+func jsonFindings(t *testing.T, data []byte) (out []struct {
+	kind, producer, consumer, file string
+	line                           int
+}) {
+	t.Helper()
+	type resource struct {
+		Ref, File string
+		Line      int
+	}
+	var rep struct {
+		Findings []struct {
+			Kind               string
+			HeldBack           bool `json:"held_back"`
+			Waived             bool
+			Producer, Consumer resource
+		}
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.HeldBack || f.Waived {
+			continue
+		}
+		at := f.Consumer
+		if f.Kind == "MN" {
+			at = f.Producer
+		}
+		out = append(out, struct {
+			kind, producer, consumer, file string
+			line                           int
+		}{f.Kind, f.Producer.Ref, f.Consumer.Ref, at.File, at.Line})
+	}
+	return out
+}
+
+// TestJUnitOnRealRuns: one failing testcase per finding of a real run,
+// named by its resources, at the file:line of its fix, with the fix in the
+// message; a single passing testcase for a clean run.
+func TestJUnitOnRealRuns(t *testing.T) {
+	type junitCase struct {
+		ClassName string `xml:"classname,attr"`
+		Name      string `xml:"name,attr"`
+		File      string `xml:"file,attr"`
+		Line      int    `xml:"line,attr"`
+		Failure   *struct {
+			Message string `xml:"message,attr"`
+			Text    string `xml:",chardata"`
+		} `xml:"failure"`
+		Error *struct{} `xml:"error"`
+	}
+	type junit struct {
+		XMLName  xml.Name `xml:"testsuites"`
+		Tests    int      `xml:"tests,attr"`
+		Failures int      `xml:"failures,attr"`
+		Suites   []struct {
+			Tests    int         `xml:"tests,attr"`
+			Failures int         `xml:"failures,attr"`
+			Cases    []junitCase `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	for _, dir := range []string{"mor_exec_reads_file", "mn_config_service", "clean"} {
+		t.Run(dir, func(t *testing.T) {
+			code, data := analyzeRun(t, dir, "--format", "junit")
+			_, js := analyzeRun(t, dir, "--format", "json")
+			want := jsonFindings(t, js)
+			if wantCode := map[bool]int{true: exitOK, false: exitFindings}[len(want) == 0]; code != wantCode {
+				t.Fatalf("exit %d, want %d", code, wantCode)
+			}
+			var doc junit
+			if err := xml.Unmarshal(data, &doc); err != nil {
+				t.Fatalf("not XML: %v\n%s", err, data)
+			}
+			if len(doc.Suites) != 1 {
+				t.Fatalf("%d suites", len(doc.Suites))
+			}
+			s := doc.Suites[0]
+			if len(want) == 0 {
+				if len(s.Cases) != 1 || s.Cases[0].Failure != nil || s.Cases[0].Error != nil || doc.Failures != 0 || doc.Tests != 1 {
+					t.Fatalf("a clean run is not one passing testcase:\n%s", data)
+				}
+				return
+			}
+			if len(s.Cases) != len(want) || s.Failures != len(want) || doc.Failures != len(want) || doc.Tests != len(want) {
+				t.Fatalf("%d testcases, %d failures, want %d findings:\n%s", len(s.Cases), s.Failures, len(want), data)
+			}
+			for i, f := range want {
+				c := s.Cases[i]
+				arrow := map[string]string{"MOR": " -> ", "MN": " ~> "}[f.kind]
+				if c.ClassName != "fsmove."+f.kind || c.Name != f.producer+arrow+f.consumer {
+					t.Errorf("testcase %q %q, want %s %s", c.ClassName, c.Name, f.kind, f.producer+arrow+f.consumer)
+				}
+				if c.File != f.file || c.Line != f.line || f.line == 0 {
+					t.Errorf("testcase at %s:%d, want %s:%d", c.File, c.Line, f.file, f.line)
+				}
+				if c.Failure == nil || !strings.Contains(c.Failure.Message, "Fix: ") ||
+					!strings.HasPrefix(c.Failure.Text, fmt.Sprintf("%s:%d: ", f.file, f.line)) {
+					t.Errorf("failure without the fix or the file:line: %+v", c.Failure)
+				}
+			}
+		})
+	}
+}
+
+// TestCodeQualityOnRealRuns: one issue per finding, at the line of its
+// fix, with a fingerprint that is the same in two runs and differs
+// between findings; an empty array for a clean run.
+func TestCodeQualityOnRealRuns(t *testing.T) {
+	type issue struct {
+		Description string `json:"description"`
+		CheckName   string `json:"check_name"`
+		Fingerprint string `json:"fingerprint"`
+		Severity    string `json:"severity"`
+		Location    struct {
+			Path  string `json:"path"`
+			Lines struct {
+				Begin int `json:"begin"`
+			} `json:"lines"`
+		} `json:"location"`
+	}
+	fingerprints := map[string]string{}
+	for _, dir := range []string{"mor_exec_reads_file", "mn_config_service", "mor_generate_use", "clean"} {
+		_, data := analyzeRun(t, dir, "--format", "codequality")
+		_, again := analyzeRun(t, dir, "--format", "codequality")
+		_, js := analyzeRun(t, dir, "--format", "json")
+		want := jsonFindings(t, js)
+		var issues, issues2 []issue
+		if err := json.Unmarshal(data, &issues); err != nil {
+			t.Fatalf("%s: not a JSON array: %v\n%s", dir, err, data)
+		}
+		if err := json.Unmarshal(again, &issues2); err != nil {
+			t.Fatal(err)
+		}
+		if len(issues) != len(want) || len(issues2) != len(want) {
+			t.Fatalf("%s: %d issues, want %d findings:\n%s", dir, len(issues), len(want), data)
+		}
+		for i, f := range want {
+			is := issues[i]
+			if is.Fingerprint == "" || is.Fingerprint != issues2[i].Fingerprint {
+				t.Errorf("%s: fingerprint %q, then %q", dir, is.Fingerprint, issues2[i].Fingerprint)
+			}
+			if other, seen := fingerprints[is.Fingerprint]; seen {
+				t.Errorf("%s: fingerprint of %s %s also %s's", dir, f.producer, f.consumer, other)
+			}
+			fingerprints[is.Fingerprint] = f.producer + " " + f.consumer
+			if is.Location.Path != f.file || is.Location.Lines.Begin != f.line {
+				t.Errorf("%s: at %s:%d, want %s:%d", dir, is.Location.Path, is.Location.Lines.Begin, f.file, f.line)
+			}
+			if !strings.Contains(is.CheckName, map[string]string{"MOR": "MissingOrderingRelationship", "MN": "MissingNotifier"}[f.kind]) ||
+				!strings.Contains(is.Description, f.producer) || !strings.Contains(is.Description, "Fix: ") {
+				t.Errorf("%s: check %q, description %q", dir, is.CheckName, is.Description)
+			}
+			switch is.Severity {
+			case "info", "minor", "major", "critical", "blocker":
+			default:
+				t.Errorf("%s: severity %q is not CodeClimate's", dir, is.Severity)
+			}
+		}
+	}
+}
+
+// TestBasePathDefault: the base path is --base-path, else the top of the
+// git work tree holding the module (site/profile in a control repository),
+// else the current directory.
+func TestBasePathDefault(t *testing.T) {
+	top := t.TempDir()
+	module := filepath.Join(top, "site", "profile")
+	if err := os.MkdirAll(module, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec := runner.ModuleSpec{Kind: runner.SourceDir, Dir: module, Name: "profile"}
+	cwd, _ := os.Getwd()
+	if got, _ := basePath("", spec); got != cwd {
+		t.Errorf("without .git: base %s, want the current directory", got)
+	}
+	if err := os.Mkdir(filepath.Join(top, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := basePath("", spec); got != top {
+		t.Errorf("base %s, want the work tree's top %s", got, top)
+	}
+	if got, _ := basePath(module, spec); got != module {
+		t.Errorf("--base-path %s gave %s", module, got)
+	}
+	if got, _ := basePath("", runner.ModuleSpec{}); got != cwd {
+		t.Errorf("no module: base %s, want %s", got, cwd)
+	}
+	code, _ := analyzeRun(t, "clean", "--base-path", filepath.Join(top, "nowhere"))
+	if code != exitUsage {
+		t.Errorf("--base-path to no directory: exit %d, want %d", code, exitUsage)
+	}
+}

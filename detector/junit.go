@@ -1,0 +1,141 @@
+package detector
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// JUnit XML as CI systems read it (GitLab's test reports, Jenkins, GitHub
+// actions that publish test results): one testsuite, and in it one
+// testcase per reported finding, each failing with the finding's message
+// and the file:line its fix goes on; a single passing testcase when the
+// analysis is complete and clean; and a testcase in error when it is
+// incomplete (the report then does not show every fault).
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	ClassName string        `xml:"classname,attr"`
+	Name      string        `xml:"name,attr"`
+	File      string        `xml:"file,attr,omitempty"`
+	Line      int           `xml:"line,attr,omitempty"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+// junitProblem is a failure or an error: a one-line message, its type,
+// and the details as text.
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// WriteJUnit writes the report as JUnit XML (see junitSuites). Waived and
+// held-back findings are left out, as in the text report; manifest files
+// are relative to BasePath.
+func (r *Report) WriteJUnit(w io.Writer) error {
+	if err := r.check(); err != nil {
+		return err
+	}
+	name := "fsmove"
+	if r.Module != "" {
+		name += " " + r.Module
+	}
+	suite := junitSuite{Name: name, Properties: []junitProperty{{"fsmove.version", r.ToolVersion}}}
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		if !f.Reported() {
+			continue
+		}
+		at, _ := f.FixSite()
+		file, _ := r.relFile(at.File)
+		pos := file
+		if at.Line > 0 {
+			pos = fmt.Sprintf("%s:%d", file, at.Line)
+		}
+		text := r.relText(sarifText(f))
+		if pos != "" {
+			text = pos + ": " + text
+		}
+		arrow := " -> "
+		if f.Kind == MN {
+			arrow = " ~> "
+		}
+		suite.Cases = append(suite.Cases, junitCase{
+			ClassName: "fsmove." + f.Kind.String(),
+			Name:      f.Producer.Ref() + arrow + f.Consumer.Ref(),
+			File:      file,
+			Line:      at.Line,
+			Failure: &junitProblem{
+				Message: r.relText(f.headline() + " Fix: " + f.Fix),
+				Type:    f.Kind.String() + " (" + f.Confidence.String() + ")",
+				Text:    text,
+			},
+		})
+	}
+	c := r.Checked()
+	checked := fmt.Sprintf("%s, %s, %s, %s checked", plural(c.Resources, "resource"),
+		plural(c.Blocks, "block"), plural(c.Paths, "path"), plural(c.RelatedPairs, "related resource pair"))
+	if len(r.Incomplete) > 0 {
+		suite.Cases = append(suite.Cases, junitCase{
+			ClassName: "fsmove.analysis",
+			Name:      "the analysis covers the whole run",
+			Error: &junitProblem{
+				Message: "incomplete analysis: " + r.Incomplete[0],
+				Type:    "incomplete",
+				Text:    strings.Join(r.Incomplete, "\n"),
+			},
+		})
+	} else if len(suite.Cases) == 0 {
+		suite.Cases = append(suite.Cases, junitCase{
+			ClassName: "fsmove.analysis",
+			Name:      "no missing ordering relationships or notifiers",
+			SystemOut: checked,
+		})
+	}
+	for _, tc := range suite.Cases {
+		suite.Tests++
+		if tc.Failure != nil {
+			suite.Failures++
+		}
+		if tc.Error != nil {
+			suite.Errors++
+		}
+	}
+	doc := junitSuites{Name: "fsmove", Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors,
+		Suites: []junitSuite{suite}}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
