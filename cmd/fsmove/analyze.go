@@ -40,6 +40,12 @@ fewer than half of the trace's resource blocks (another run's catalog). The
 report says why; problems that were worked around (malformed lines, fds never
 opened, catalog entries skipped) are counted in it.
 
+The project file .fsmove.yml (default flags, filters, waivers, fail_on) is
+read from the module directory that the run.json beside TRACE names, else
+from the current directory (--config FILE, --no-config). A "# fsmove:ignore
+[MOR|MN] REASON" comment on a resource's declaration suppresses its findings;
+--show-suppressed lists them. --fail-on narrows which findings exit 1.
+
 Exit status: 0 the analysis is complete and found nothing; 1 findings (also
 when incomplete); 2 usage or input error, or an incomplete analysis without
 findings (--allow-incomplete makes that 0); 3 interrupted.
@@ -60,6 +66,11 @@ type reportFlags struct {
 	color            string
 	all              bool
 	allowIncomplete  bool
+	failOn           string
+	showSuppressed   bool
+	// project is the project file (.fsmove.yml) read for this command,
+	// nil when none: its filters and waivers join the flags'.
+	project *projectConfig
 }
 
 // addReportFlags registers the shared analysis/report flags on fs.
@@ -77,6 +88,8 @@ func addReportFlags(fs *pflag.FlagSet) *reportFlags {
 	fs.BoolVar(&rf.stats, "stats", false, "print counts and the time of each phase to standard error")
 	fs.StringVar(&rf.color, "color", "auto", "colour the text report: auto, always or never")
 	fs.BoolVar(&rf.allowIncomplete, "allow-incomplete", false, "an incomplete analysis without findings exits 0, not 2 (the report still says why it is incomplete)")
+	fs.StringVar(&rf.failOn, "fail-on", "", "which findings make the exit status 1: `KIND,CONFIDENCE` — MOR and/or MN, and the weakest confidence that fails (observed, content, metadata), e.g. MN,content (default: every finding); the others are still reported")
+	fs.BoolVar(&rf.showSuppressed, "show-suppressed", false, "also list the findings that waivers or inline '# fsmove:ignore' comments suppress, with the reason (text and SARIF; JSON always has them)")
 	fs.BoolVar(&rf.all, "all", false, "also list, with the reason, the relations a rule holds back as not faults (account databases only, commuting editors); JSON always has them")
 	return rf
 }
@@ -88,6 +101,11 @@ func (rf *reportFlags) detectorOptions() (detector.Options, error) {
 		PackageNotify:    rf.packageNotify,
 		Filters:          append([]string(nil), rf.filters...),
 		NoDefaultFilters: rf.noDefaultFilters,
+		ReadManifest:     detector.ReadManifestFile,
+	}
+	if rf.project != nil {
+		opts.Filters = append(opts.Filters, rf.project.filters...)
+		opts.Waivers = append(opts.Waivers, rf.project.waivers...)
 	}
 	if rf.filterFile != "" {
 		more, err := detector.LoadFilterFile(rf.filterFile)
@@ -106,7 +124,7 @@ func (rf *reportFlags) detectorOptions() (detector.Options, error) {
 		if err != nil {
 			return opts, fmt.Errorf("%s: %w", rf.waivers, err)
 		}
-		opts.Waivers = w
+		opts.Waivers = append(opts.Waivers, w...)
 	}
 	return opts, nil
 }
@@ -126,6 +144,9 @@ func (rf *reportFlags) check() error {
 	case "auto", "always", "never":
 	default:
 		return fmt.Errorf("unknown --color %q (want auto, always or never)", rf.color)
+	}
+	if _, err := detector.ParseFailOn(rf.failOn); err != nil {
+		return fmt.Errorf("--fail-on %q: %v", rf.failOn, err)
 	}
 	for _, p := range rf.filters {
 		if !strings.HasPrefix(p, "/") {
@@ -190,7 +211,14 @@ func newAnalyzeCmd(c *cli) *cobra.Command {
 	fs.StringVar(&af.fstrace, "fstrace", "", "interpret the hand-written FStrace `PROGRAM` instead of a trace")
 	fs.StringVar(&af.puppetGraphs, "puppet-graphs", "", "`DIR` where puppet apply --graph wrote its graphs: expanded_relationships.dot names the generators of resources made at apply time (default: the graphs/ of an fsmove run beside the trace)")
 	fs.StringVar(&af.cpuProfile, "cpuprofile", "", "write a CPU profile of the analysis to `FILE` (for developers)")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+	cfg := addConfigFlags(fs)
+	cmd.RunE = func(cmd *cobra.Command, args []string) (err error) {
+		if rf.project, err = cfg.load(cmd, analyzeConfigDir(args, &af)); err != nil {
+			return err
+		}
+		if rf.project != nil {
+			fmt.Fprintf(c.stderr, "fsmove analyze: config: %s\n", rf.project)
+		}
 		return runAnalyze(cmd.Context(), c.stdout, c.stderr, args, &af, rf)
 	}
 	return cmd
@@ -317,6 +345,7 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 	}
 	rep.ToolVersion = version
 	rep.ShowHeldBack = rf.all
+	rep.ShowSuppressed = rf.showSuppressed
 	switch rf.format {
 	case "json":
 		err = rep.WriteJSON(out)
@@ -345,15 +374,19 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 			fmt.Fprintln(stderr, "fsmove analyze: incomplete:", why)
 		}
 	}
-	return reportStatus(rep, rf.allowIncomplete, stderr)
+	failOn, _ := detector.ParseFailOn(rf.failOn) // checked by rf.check
+	return reportStatus(rep, failOn, rf.allowIncomplete, stderr)
 }
 
-// reportStatus maps a report to its error: findings first (errFindings),
-// then an incomplete analysis (a usageError, unless allowed: then nil with
-// a note), then nil.
-func reportStatus(rep *detector.Report, allowIncomplete bool, stderr io.Writer) error {
+// reportStatus maps a report to its error: findings that fail (--fail-on)
+// first (errFindings), then an incomplete analysis (a usageError, unless
+// allowed: then nil with a note), then nil.
+func reportStatus(rep *detector.Report, failOn detector.FailOn, allowIncomplete bool, stderr io.Writer) error {
+	if n := rep.Faults(); n > 0 && rep.Failing(failOn) == 0 {
+		fmt.Fprintf(stderr, "fsmove analyze: %d finding(s) reported, none of them --fail-on %s\n", n, failOn)
+	}
 	switch {
-	case rep.Faults() > 0:
+	case rep.Failing(failOn) > 0:
 		return errFindings
 	case rep.Complete():
 		return nil

@@ -90,6 +90,11 @@ refused unless --force, which deletes that run first; one that holds other
 files is refused even with --force (fsmove never deletes files it did not
 write). -o and --graph-out go elsewhere.
 
+.fsmove.yml in the module directory sets default flags (long names as
+keys), filters, waivers and fail_on; a flag given here wins (--config FILE,
+--no-config). A "# fsmove:ignore [MOR|MN] REASON" comment on a resource's
+declaration suppresses its findings (--show-suppressed lists them).
+
 Every flag, path and file is checked before anything is deleted, built or
 started: a mistake exits 2 and leaves --out as it was.
 
@@ -174,7 +179,11 @@ func newRunCmd(c *cli) *cobra.Command {
 	fs.BoolVar(&f.confirm, "confirm", false, "test each finding by re-applying the module untraced in fresh containers (see fsmove confirm --help); --timeout covers it")
 	f.confirmFlags = addConfirmFlags(fs)
 	rf := addReportFlags(fs)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+	cfg := addConfigFlags(fs)
+	cmd.RunE = func(cmd *cobra.Command, args []string) (err error) {
+		if rf.project, err = cfg.load(cmd, runConfigDir(args)); err != nil {
+			return err
+		}
 		return runRun(cmd.Context(), c.abort, c.stdout, c.stderr, args, &f, rf)
 	}
 	return cmd
@@ -208,6 +217,10 @@ func runRun(ctx context.Context, abort <-chan struct{}, stdout, stderr io.Writer
 		return usageError{err}
 	}
 	opts.Log = stderr
+	opts.Config = rf.project.record()
+	if rf.project != nil && !f.quiet {
+		fmt.Fprintf(stderr, "config: %s\n", rf.project)
+	}
 	if f.keepArtifacts {
 		if err := checkOutDir(rf, opts.OutDir, f.force); err != nil {
 			return usageError{err}
