@@ -211,7 +211,7 @@ func (t *textWriter) suppressed(r *Report) {
 		if f.Kind == MN {
 			arrow = "~>"
 		}
-		lines = append(lines, fmt.Sprintf("%s %s %s %s, %s %s: %s%s", f.Kind, f.Producer.Ref(), arrow, f.Consumer.Ref(),
+		lines = append(lines, fmt.Sprintf("%s %s %s %s (%s), %s: %s%s", f.Kind, f.Producer.Ref(), arrow, f.Consumer.Ref(),
 			f.Confidence, how, f.WaiverReason, where))
 	}
 	if len(lines) == 0 {

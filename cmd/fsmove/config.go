@@ -305,7 +305,11 @@ func (pc *projectConfig) record() *runner.ConfigRecord {
 	if pc == nil {
 		return nil
 	}
-	return &runner.ConfigRecord{File: pc.File, Settings: pc.Settings}
+	file, err := filepath.Abs(pc.File) // run.json is read from elsewhere later
+	if err != nil {
+		file = pc.File
+	}
+	return &runner.ConfigRecord{File: file, Settings: pc.Settings}
 }
 
 // runConfigDir is where fsmove run looks for .fsmove.yml: the module

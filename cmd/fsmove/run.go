@@ -219,7 +219,7 @@ func runRun(ctx context.Context, abort <-chan struct{}, stdout, stderr io.Writer
 	opts.Log = stderr
 	opts.Config = rf.project.record()
 	if rf.project != nil && !f.quiet {
-		fmt.Fprintf(stderr, "config: %s\n", rf.project)
+		fmt.Fprintf(stderr, "fsmove: config: %s\n", rf.project)
 	}
 	if f.keepArtifacts {
 		if err := checkOutDir(rf, opts.OutDir, f.force); err != nil {
