@@ -50,6 +50,8 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzLoadWaivers$$' -fuzztime=$(FUZZTIME) ./detector
 	$(GO) test -run='^$$' -fuzz='^FuzzParseFilters$$' -fuzztime=$(FUZZTIME) ./detector
 	$(GO) test -run='^$$' -fuzz='^FuzzParsePackages$$' -fuzztime=$(FUZZTIME) ./detector
+	$(GO) test -run='^$$' -fuzz='^FuzzParseSuppression$$' -fuzztime=$(FUZZTIME) ./detector
+	$(GO) test -run='^$$' -fuzz='^FuzzParseProjectConfig$$' -fuzztime=$(FUZZTIME) ./cmd/fsmove
 	$(GO) test -run='^$$' -fuzz='^FuzzMark$$' -fuzztime=$(FUZZTIME) ./puppet
 	$(GO) test -run='^$$' -fuzz='^FuzzSourceRef$$' -fuzztime=$(FUZZTIME) ./puppet
 

@@ -26,6 +26,10 @@ type Options struct {
 	NoDefaultFilters bool
 	// Waivers suppress findings (see LoadWaivers).
 	Waivers []Waiver
+	// ReadManifest, when set, reads a manifest file named by the catalog
+	// (ReadManifestFile), so that the "# fsmove:ignore" comments on the
+	// findings' resources suppress them (InlineWaivers); nil reads none.
+	ReadManifest func(file string) ([]byte, error)
 	// Packages is dpkg's database after the apply (ParsePackages), for
 	// rule 17; nil knows only that a package installs its own files.
 	Packages *Packages
@@ -194,7 +198,9 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 			rep.Findings = append(rep.Findings, f)
 		}
 	}
-	applyWaivers(rep, g, opts.Waivers)
+	inline, unreasoned := InlineWaivers(rep.Findings, opts.ReadManifest)
+	rep.AddWarning(ChangesReport, "fsmove:ignore comments without a reason, which do not suppress", int64(len(unreasoned)), strings.Join(unreasoned, ", "))
+	applyWaivers(rep, g, append(slices.Clip(opts.Waivers), inline...))
 	slices.SortFunc(rep.Findings, compareFindings)
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
@@ -211,6 +217,9 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 		}
 		if f.Waived {
 			st.Waived++
+		}
+		if f.Waived && f.Suppressed {
+			st.Suppressed++
 		}
 	}
 	st.UnusedWaivers = len(rep.UnusedWaivers)
@@ -694,13 +703,13 @@ func applyWaivers(rep *Report, g Graph, waivers []Waiver) {
 		used := false
 		for i := range rep.Findings {
 			f := &rep.Findings[i]
-			if !rw.names(f.Producer, f.Consumer) {
+			if !rw.names(f.Producer, f.Consumer) || !w.Kinds.Has(f.Kind) {
 				continue
 			}
 			if w.Path == "" {
 				used = true
 				if !f.Waived {
-					f.Waived, f.WaiverReason = true, w.Reason
+					f.Waived, f.WaiverReason, f.WaiverSource, f.Suppressed = true, w.Reason, w.Source, w.Inline
 				}
 				continue
 			}
@@ -714,7 +723,9 @@ func applyWaivers(rep *Report, g Graph, waivers []Waiver) {
 				}
 			}
 		}
-		if !used {
+		// An inline comment is read only for the findings' resources, and
+		// one of another kind than a finding's is simply not about it.
+		if !used && !w.Inline {
 			rep.UnusedWaivers = append(rep.UnusedWaivers, w)
 		}
 	}
@@ -741,8 +752,12 @@ func applyWaivers(rep *Report, g Graph, waivers []Waiver) {
 	}
 }
 
-// names reports whether the waiver names the pair {x, y}, in either order.
+// names reports whether the waiver names the pair {x, y}, in either order
+// (one of them, when it names one resource).
 func (w *resolvedWaiver) names(x, y *catalog.Resource) bool {
+	if w.Ref2 == (catalog.Ref{}) {
+		return refIs(w.Ref1, w.r1, x) || refIs(w.Ref1, w.r1, y)
+	}
 	return (refIs(w.Ref1, w.r1, x) && refIs(w.Ref2, w.r2, y)) ||
 		(refIs(w.Ref1, w.r1, y) && refIs(w.Ref2, w.r2, x))
 }

@@ -95,6 +95,8 @@ type jsonFinding struct {
 	Commutes     bool           `json:"commutes"`
 	Waived       bool           `json:"waived"`
 	WaiverReason string         `json:"waiver_reason"`
+	WaiverSource string         `json:"waiver_source"`
+	Suppressed   bool           `json:"suppressed"`
 	Group        int            `json:"group"`
 	// Confirmation is there when the finding was re-applied to test it.
 	Confirmation *jsonConfirmation `json:"confirmation,omitempty"`
@@ -142,6 +144,7 @@ type jsonEvidence struct {
 
 type jsonWaiver struct {
 	Line   int    `json:"line"`
+	Source string `json:"source"`
 	Ref1   string `json:"ref1"`
 	Ref2   string `json:"ref2"`
 	Path   string `json:"path"`
@@ -193,6 +196,7 @@ type jsonStats struct {
 	NeedMet            int         `json:"need_met"`
 	GeneratedOrdered   int         `json:"generated_ordered"`
 	Waived             int         `json:"waived"`
+	Suppressed         int         `json:"suppressed"`
 	Waivers            int         `json:"waivers"`
 	UnusedWaivers      int         `json:"unused_waivers"`
 	Phases             []jsonPhase `json:"phases"`
@@ -254,6 +258,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 			Commutes:     f.Commutes,
 			Waived:       f.Waived,
 			WaiverReason: f.WaiverReason,
+			WaiverSource: f.WaiverSource,
+			Suppressed:   f.Suppressed,
 			Group:        inGroup[i],
 			Confirmation: confirmationJSON(f.Confirmation),
 		}
@@ -276,7 +282,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		out.Findings = append(out.Findings, jf)
 	}
 	for _, wv := range r.UnusedWaivers {
-		out.UnusedWaivers = append(out.UnusedWaivers, jsonWaiver{wv.Line, wv.Ref1.String(), wv.Ref2.String(), wv.Path, wv.Reason})
+		out.UnusedWaivers = append(out.UnusedWaivers, jsonWaiver{wv.Line, wv.Source, wv.Ref1.String(), wv.Ref2.String(), wv.Path, wv.Reason})
 	}
 	out.Complete = r.Complete()
 	out.Incomplete = append([]string{}, r.Incomplete...)
@@ -299,7 +305,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		ContainerAccesses: s.ContainerAccesses,
 		UnitMoves:         s.Interp.UnitMoves, UnitReads: s.Interp.UnitReads, UnitBlocks: s.UnitBlocks, UnclaimedUnits: s.UnclaimedUnits, UnclaimedAccesses: s.UnclaimedAccesses,
 		Paths: s.Paths, FilteredPaths: s.FilteredPaths, RelatedPairs: s.RelatedPairs,
-		MOR: s.MOR, MN: s.MN, HeldBack: s.HeldBack, Commuting: s.Commuting, NeedMet: s.NeedMet, GeneratedOrdered: s.GeneratedOrdered, Waived: s.Waived, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,
+		MOR: s.MOR, MN: s.MN, HeldBack: s.HeldBack, Commuting: s.Commuting, NeedMet: s.NeedMet, GeneratedOrdered: s.GeneratedOrdered, Waived: s.Waived, Suppressed: s.Suppressed, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,
 		Phases: []jsonPhase{}, PeakRSSBytes: s.PeakRSSBytes,
 	}
 	for _, p := range s.Phases {

@@ -65,6 +65,11 @@ type Finding struct {
 	// Waived: a waiver covers the pair, or every one of its paths.
 	Waived       bool
 	WaiverReason string
+	// WaiverSource says where the waiver of the whole pair was written
+	// when not in the --waivers file (Waiver.Source); Suppressed: it is an
+	// inline "# fsmove:ignore" comment.
+	WaiverSource string
+	Suppressed   bool
 	// Confirmation is set when the finding was re-applied to test it
 	// (fsmove run --confirm, fsmove confirm).
 	Confirmation *Confirmation
@@ -153,6 +158,9 @@ type Report struct {
 	// tree holding the module, so that site/profile/manifests/init.pp maps
 	// to the repository's file. Files outside it stay absolute.
 	BasePath string
+	// ShowSuppressed makes the text report and SARIF list the waived and
+	// suppressed findings too, with their reason (--show-suppressed).
+	ShowSuppressed bool
 	// ShowHeldBack makes the text report list the findings that a rule
 	// held back, with the reason (--all). JSON always has them.
 	ShowHeldBack bool
@@ -367,7 +375,8 @@ type Stats struct {
 	Commuting         int // of those, pairs that commute
 	NeedMet           int // path relations dropped: another, ordered producer met the need
 	GeneratedOrdered  int // path relations Puppet ordered through a generated resource's own edges
-	Waived            int
+	Waived            int // findings waived, suppressed ones included
+	Suppressed        int // of those, by an inline fsmove:ignore comment
 	Waivers           int // waivers given
 	UnusedWaivers     int
 }

@@ -56,6 +56,10 @@ type sarifInputCounts struct {
 	CutMarks       int64 `json:"cutMarks"`
 	ImplicitEnds   int64 `json:"implicitEnds"`
 	SelfClones     int64 `json:"selfClones"`
+	// Waived findings (suppressed ones included) and, of those, the ones
+	// an inline fsmove:ignore comment suppressed.
+	Waived     int `json:"waived"`
+	Suppressed int `json:"suppressed"`
 }
 
 type sarifNotification struct {
@@ -96,7 +100,15 @@ type sarifResult struct {
 	Locations           []sarifLocation   `json:"locations,omitempty"`
 	RelatedLocations    []sarifLocation   `json:"relatedLocations,omitempty"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
-	Properties          sarifResultProps  `json:"properties"`
+	// Suppressions: a waived or suppressed finding, listed only with
+	// --show-suppressed (SARIF 3.27.23; inSource for an inline comment).
+	Suppressions []sarifSuppression `json:"suppressions,omitempty"`
+	Properties   sarifResultProps   `json:"properties"`
+}
+
+type sarifSuppression struct {
+	Kind          string `json:"kind"`
+	Justification string `json:"justification"`
 }
 
 // sarifResultProps is a result's property bag: the finding's confidence
@@ -191,7 +203,8 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 	s := &r.Stats
 	inv := sarifInvocation{ExecutionSuccessful: r.Complete(), ToolExecutionNotifications: []sarifNotification{},
 		Properties: sarifInputCounts{MalformedLines: s.MalformedLines, BadArgs: s.BadArgs, UnknownCalls: s.UnknownCalls,
-			CutMarks: s.CutMarks, ImplicitEnds: s.ImplicitEnds, SelfClones: s.SelfClones}}
+			CutMarks: s.CutMarks, ImplicitEnds: s.ImplicitEnds, SelfClones: s.SelfClones,
+			Waived: s.Waived, Suppressed: s.Suppressed}}
 	for _, why := range r.Incomplete {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
 			sarifNotification{"error", sarifMessage{"Incomplete analysis: " + why}})
@@ -215,7 +228,8 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 	inGroup := groupIndex(groups, len(r.Findings))
 	for i := range r.Findings {
 		f := &r.Findings[i]
-		if !f.Reported() {
+		listSuppressed := r.ShowSuppressed && f.Waived && !f.HeldBack
+		if !f.Reported() && !listSuppressed {
 			continue
 		}
 		if gi := inGroup[i]; gi >= 0 {
@@ -233,6 +247,13 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 				"fsmovePair/v1": f.Kind.String() + ":" + f.Producer.Ref() + "|" + f.Consumer.Ref(),
 			},
 			Properties: sarifResultProps{Confidence: f.Confidence.String(), sarifConfirmation: sarifConfirmationOf(f.Confirmation)},
+		}
+		if f.Waived {
+			kind := "external"
+			if f.Suppressed {
+				kind = "inSource"
+			}
+			res.Suppressions = []sarifSuppression{{kind, f.WaiverReason}}
 		}
 		// At the resource the fix goes on, the other one related.
 		at, other := f.FixSite()

@@ -89,6 +89,9 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 			}
 		}
 	}
+	if r.ShowSuppressed {
+		t.suppressed(r)
+	}
 	var defaults, unknown []string
 	for _, b := range r.UnresolvedBlocks {
 		if isPuppetDefault(b) {
@@ -106,8 +109,8 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 			len(defaults))
 	}
 	for _, wv := range r.UnusedWaivers {
-		fmt.Fprintf(t.w, "%s waiver on line %d (%s %s) matched no finding\n",
-			t.style(ansiYellow, "warning:"), wv.Line, printable.String(wv.Ref1.String()), printable.String(wv.Ref2.String()))
+		fmt.Fprintf(t.w, "%s the waiver %s %s (%s) matched no finding\n",
+			t.style(ansiYellow, "warning:"), printable.String(wv.Ref1.String()), printable.String(wv.Ref2.String()), printable.String(wv.where()))
 	}
 	for _, w := range r.Warnings {
 		if w.ChangesReport() { // the others are counted under --stats
@@ -117,9 +120,11 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	for _, why := range r.Incomplete {
 		fmt.Fprintf(t.w, "%s %s\n", t.style(ansiRed, "INCOMPLETE:"), printable.String(why))
 	}
-	mor, mn, waived, held := 0, 0, 0, 0
+	mor, mn, waived, suppressed, held := 0, 0, 0, 0, 0
 	for i := range r.Findings {
 		switch f := &r.Findings[i]; {
+		case f.Waived && f.Suppressed:
+			suppressed++
 		case f.Waived:
 			waived++
 		case f.HeldBack:
@@ -143,6 +148,9 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	}
 	if waived > 0 {
 		notes = append(notes, fmt.Sprintf("%d waived", waived))
+	}
+	if suppressed > 0 {
+		notes = append(notes, fmt.Sprintf("%d suppressed", suppressed))
 	}
 	switch {
 	case len(notes) > 0 && mor+mn == 0 && r.Complete():

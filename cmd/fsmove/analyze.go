@@ -39,7 +39,7 @@ run's catalog) and why.`,
 		{"fsmove analyze --fstrace prog.fst catalog.json", "a hand-written FStrace program"},
 	},
 	groups: []flagGroup{
-		{"Input", []string{"fstrace", "puppet-graphs", "strict"}},
+		{"Input", []string{"fstrace", "puppet-graphs", "strict", "config", "no-config"}},
 		{"Report output", reportOutputFlags},
 		{"Filters", filterFlags},
 		{"Debugging", []string{"stats", "cpuprofile"}},
@@ -57,7 +57,7 @@ var (
 // reportOutputFlags and filterFlags are the flags of addReportFlags, as
 // the help of run, analyze and confirm groups them.
 var (
-	reportOutputFlags = []string{"format", "output", "color", "graph-out", "base-path", "all", "allow-incomplete"}
+	reportOutputFlags = []string{"format", "output", "color", "graph-out", "base-path", "all", "allow-incomplete", "fail-on", "show-suppressed"}
 	filterFlags       = []string{"package-notify", "filter", "filter-file", "no-default-filters", "waivers"}
 )
 
@@ -77,6 +77,11 @@ type reportFlags struct {
 	all              bool
 	allowIncomplete  bool
 	basePath         string
+	failOn           string
+	showSuppressed   bool
+	// project is the project file (.fsmove.yml) read for this command,
+	// nil when none: its filters and waivers join the flags'.
+	project *projectConfig
 }
 
 // addReportFlags registers the shared analysis/report flags on fs.
@@ -95,6 +100,8 @@ func addReportFlags(fs *pflag.FlagSet) *reportFlags {
 	enumVar(fs, &rf.color, "color", "auto", colorModes, "colour the text report: "+orList(colorModes))
 	fs.BoolVar(&rf.allowIncomplete, "allow-incomplete", false, "an incomplete analysis without findings exits 0, not 2")
 	fs.StringVar(&rf.basePath, "base-path", "", "report manifest paths relative to `DIR` (default: the git work tree's top, else .)")
+	fs.StringVar(&rf.failOn, "fail-on", "", "only these findings exit 1: `KIND,CONFIDENCE`, e.g. MN,content (default: all)")
+	fs.BoolVar(&rf.showSuppressed, "show-suppressed", false, "also list the findings waivers or '# fsmove:ignore' suppress")
 	fs.BoolVar(&rf.all, "all", false, "also list the pairs a rule holds back as not faults, with why")
 	return rf
 }
@@ -106,6 +113,11 @@ func (rf *reportFlags) detectorOptions() (detector.Options, error) {
 		PackageNotify:    rf.packageNotify,
 		Filters:          append([]string(nil), rf.filters...),
 		NoDefaultFilters: rf.noDefaultFilters,
+		ReadManifest:     detector.ReadManifestFile,
+	}
+	if rf.project != nil {
+		opts.Filters = append(opts.Filters, rf.project.filters...)
+		opts.Waivers = append(opts.Waivers, rf.project.waivers...)
 	}
 	if rf.filterFile != "" {
 		more, err := detector.LoadFilterFile(rf.filterFile)
@@ -124,7 +136,7 @@ func (rf *reportFlags) detectorOptions() (detector.Options, error) {
 		if err != nil {
 			return opts, fmt.Errorf("%s: %w", rf.waivers, err)
 		}
-		opts.Waivers = w
+		opts.Waivers = append(opts.Waivers, w...)
 	}
 	return opts, nil
 }
@@ -139,6 +151,9 @@ func (rf *reportFlags) check() error {
 		if info, err := os.Stat(rf.basePath); err != nil || !info.IsDir() {
 			return fmt.Errorf("--base-path %s: not a directory", rf.basePath)
 		}
+	}
+	if _, err := detector.ParseFailOn(rf.failOn); err != nil {
+		return fmt.Errorf("--fail-on %q: %v", rf.failOn, err)
 	}
 	for _, p := range rf.filters {
 		if !strings.HasPrefix(p, "/") {
@@ -203,7 +218,14 @@ func newAnalyzeCmd(c *cli) *cobra.Command {
 	fs.StringVar(&af.puppetGraphs, "puppet-graphs", "", "`DIR` where puppet apply --graph wrote its graphs: expanded_relationships.dot names the generators of resources made at apply time (default: the graphs/ of an fsmove run beside the trace)")
 	fs.StringVar(&af.cpuProfile, "cpuprofile", "", "write a CPU profile of the analysis to `FILE` (for developers)")
 	setHelp(cmd, analyzeHelp)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+	cfg := addConfigFlags(fs)
+	cmd.RunE = func(cmd *cobra.Command, args []string) (err error) {
+		if rf.project, err = cfg.load(cmd, analyzeConfigDir(args, &af)); err != nil {
+			return err
+		}
+		if rf.project != nil {
+			fmt.Fprintf(c.stderr, "fsmove analyze: config: %s\n", rf.project)
+		}
 		return runAnalyze(cmd.Context(), c.stdout, c.stderr, args, &af, rf)
 	}
 	return cmd
@@ -372,6 +394,7 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 	}
 	rep.BasePath = base
 	rep.ShowHeldBack = rf.all
+	rep.ShowSuppressed = rf.showSuppressed
 	switch rf.format {
 	case "json":
 		err = rep.WriteJSON(out)
@@ -404,15 +427,19 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 			fmt.Fprintln(stderr, "fsmove analyze: incomplete:", why)
 		}
 	}
-	return reportStatus(rep, rf.allowIncomplete, stderr)
+	failOn, _ := detector.ParseFailOn(rf.failOn) // checked by rf.check
+	return reportStatus(rep, failOn, rf.allowIncomplete, stderr)
 }
 
-// reportStatus maps a report to its error: findings first (errFindings),
-// then an incomplete analysis (a usageError, unless allowed: then nil with
-// a note), then nil.
-func reportStatus(rep *detector.Report, allowIncomplete bool, stderr io.Writer) error {
+// reportStatus maps a report to its error: findings that fail (--fail-on)
+// first (errFindings), then an incomplete analysis (a usageError, unless
+// allowed: then nil with a note), then nil.
+func reportStatus(rep *detector.Report, failOn detector.FailOn, allowIncomplete bool, stderr io.Writer) error {
+	if n := rep.Faults(); n > 0 && rep.Failing(failOn) == 0 {
+		fmt.Fprintf(stderr, "fsmove analyze: %d finding(s) reported, none of them --fail-on %s\n", n, failOn)
+	}
 	switch {
-	case rep.Faults() > 0:
+	case rep.Failing(failOn) > 0:
 		return errFindings
 	case rep.Complete():
 		return nil

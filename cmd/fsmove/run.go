@@ -59,6 +59,8 @@ notifiers (MN). MODULE is a module directory, deb:puppet-module-[AUTHOR-]NAME
 applied is "include MODULE", or --class, --manifest or -e. Every flag and path
 is checked before anything starts: a mistake exits 2 and changes nothing.
 Ctrl-C stops the run, removes the container and keeps what was captured.
+.fsmove.yml in the module sets default flags; "# fsmove:ignore MOR|MN REASON"
+on a resource suppresses its findings (README: "Config file and suppressions").
 `,
 	examples: []example{
 		{"fsmove run ./mymodule", "apply it traced, report; exit 1 on findings"},
@@ -71,7 +73,7 @@ Ctrl-C stops the run, removes the container and keeps what was captured.
 		{"fsmove run deb:puppet-module-saz-memcached", "a module Debian packages"},
 	},
 	groups: []flagGroup{
-		{"Common flags", []string{"out", "force", "timeout", "quiet", "verbose"}},
+		{"Common flags", []string{"out", "force", "timeout", "quiet", "verbose", "config", "no-config"}},
 		{"What to apply", []string{"class", "param", "execute", "manifest", "modulepath", "setup", "setup-file"}},
 		{"Container and tracing", []string{"tracer", "image", "mirror", "init", "network", "memory", "pids-limit", "cpus", "daemon-caps", "max-trace", "allow-drops", "seccomp-bpf"}},
 		{"Confirmation", []string{"confirm", "workers", "confirm-timeout"}},
@@ -152,7 +154,11 @@ func newRunCmd(c *cli) *cobra.Command {
 	f.confirmFlags = addConfirmFlags(fs)
 	rf := addReportFlags(fs)
 	setHelp(cmd, runHelp)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+	cfg := addConfigFlags(fs)
+	cmd.RunE = func(cmd *cobra.Command, args []string) (err error) {
+		if rf.project, err = cfg.load(cmd, runConfigDir(args)); err != nil {
+			return err
+		}
 		return runRun(cmd.Context(), c.abort, c.stdout, c.stderr, args, &f, rf)
 	}
 	return cmd
@@ -186,6 +192,10 @@ func runRun(ctx context.Context, abort <-chan struct{}, stdout, stderr io.Writer
 		return usageError{err}
 	}
 	opts.Log = stderr
+	opts.Config = rf.project.record()
+	if rf.project != nil && !f.quiet {
+		fmt.Fprintf(stderr, "fsmove: config: %s\n", rf.project)
+	}
 	if f.keepArtifacts {
 		if err := checkOutDir(rf, opts.OutDir, f.force); err != nil {
 			return usageError{err}

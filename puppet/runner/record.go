@@ -76,6 +76,15 @@ type RunRecord struct {
 	PathMap map[string]string `json:"path_map,omitempty"`
 	// Artifacts are the files of the output directory, relative to it.
 	Artifacts []string `json:"artifacts"`
+	// Config is the project file (.fsmove.yml) the run's flags were read
+	// from, nil when none.
+	Config *ConfigRecord `json:"config,omitempty"`
+}
+
+// ConfigRecord says which project file a run read, and what it set.
+type ConfigRecord struct {
+	File     string   `json:"file"`
+	Settings []string `json:"settings"` // its keys, in the file's order
 }
 
 // StepRecord is the timing of one step of the run.

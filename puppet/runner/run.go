@@ -21,6 +21,8 @@ import (
 type Options struct {
 	Module ModuleSpec
 	Entry  Entry
+	// Config is the project file the flags were read from (run.json).
+	Config *ConfigRecord
 	// ModulePath are local directories with the module's dependencies: each
 	// is a directory of modules (Puppet's meaning) or a single module.
 	ModulePath []string
@@ -167,6 +169,7 @@ func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, 
 		TracerNote:    opts.TracerNote,
 		Init:          opts.Init,
 		ModulePath:    absPaths(opts.ModulePath),
+		Config:        opts.Config,
 		Started:       time.Now().UTC(),
 		Artifacts:     []string{},
 	}
