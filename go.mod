@@ -3,6 +3,7 @@ module github.com/fsmove/fsmove
 go 1.26.8
 
 require (
+	github.com/Masterminds/semver/v3 v3.5.0
 	github.com/alecthomas/participle/v2 v2.1.4
 	github.com/cilium/ebpf v0.22.0
 	github.com/containerd/errdefs v1.0.0
@@ -15,6 +16,7 @@ require (
 	github.com/opencontainers/runtime-spec v1.2.1
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.1.0
+	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/sys v0.49.0
 	gonum.org/v1/plot v0.17.0
 )
