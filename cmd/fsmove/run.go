@@ -18,6 +18,7 @@ import (
 	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/detector/printable"
 	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/module"
 	"github.com/fsmove/fsmove/puppet/runner"
 	"github.com/fsmove/fsmove/tracer/ebpf"
 	"github.com/spf13/cobra"
@@ -74,6 +75,15 @@ manifests/, metadata.json or only Ruby code (lib/puppet, lib/facter). Every
 --modulepath, the module directory and the --manifest file are checked
 before any container starts.
 
+A module directory's dependencies (metadata.json's, and those .fixtures.yml
+and a Puppetfile add) are each taken from --modulepath, else the module's
+spec/fixtures/modules (which "pdk bundle exec rake spec_prep" fills), else
+the image's Debian puppet-module-* packages, installed offline from .debs
+the image keeps; the dependencies of local ones are read too. A version
+outside its range is a warning; a metadata.json dependency found nowhere
+exits 2 before any container starts, saying how to provide it. run.json's
+dependencies says where each came from. --no-deps turns this off.
+
 --setup CMD (run as /bin/sh -c CMD) and --setup-file SCRIPT (a local shell
 script, copied into the container and run with /bin/sh) prepare the node the
 way a module's test suite does (a directory the module assumes, a package it
@@ -110,6 +120,7 @@ out (--timeout) or was interrupted (SIGINT or SIGTERM: 3, not 130).
 type runFlags struct {
 	out           string
 	modulePath    []string
+	noDeps        bool
 	class         string
 	code          string
 	manifest      string
@@ -147,6 +158,7 @@ func newRunCmd(c *cli) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&f.out, "out", "", "artifact directory (default ./fsmove-out/<module name>, or <manifest name> without a module)")
 	stringsFlag(fs, &f.modulePath, "modulepath", "a `DIR` of dependency modules, or one module (repeatable)")
+	fs.BoolVar(&f.noDeps, "no-deps", false, "do not read or check the module's dependencies (for a --modulepath you manage yourself)")
 	fs.StringVar(&f.class, "class", "", "class to include (default: the module's name; needs a module)")
 	fs.StringVarP(&f.code, "execute", "e", "", "Puppet `CODE` to apply instead of including a class (no module needed)")
 	fs.StringVar(&f.manifest, "manifest", "", "manifest `FILE` to apply instead of including a class (no module needed)")
@@ -301,6 +313,12 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 	if err := runner.CheckModulePath(f.modulePath); err != nil {
 		return fail("%v", err)
 	}
+	var deps []module.Dependency
+	if !f.noDeps {
+		if deps, err = runner.ReadDependencies(spec); err != nil {
+			return fail("%v (--no-deps skips the dependencies)", err)
+		}
+	}
 	for _, a := range f.setup {
 		if !a.file {
 			entry.Setup = append(entry.Setup, runner.SetupStep{Command: a.value})
@@ -351,6 +369,7 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 		Module:        spec,
 		Entry:         entry,
 		ModulePath:    f.modulePath,
+		Dependencies:  deps,
 		Image:         container.ImageOptions{Tag: f.image, Mirror: f.mirror},
 		Tracer:        f.tracer,
 		Init:          initMode,
@@ -419,6 +438,10 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 			return usageError{err} // changed since it was checked
 		}
 		return runError{err}
+	}
+	var missing *module.MissingError
+	if errors.As(err, &missing) {
+		return usageError{err} // found before any container started
 	}
 	if err != nil {
 		if ctx.Err() != nil {
