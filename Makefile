@@ -54,6 +54,10 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzParseProjectConfig$$' -fuzztime=$(FUZZTIME) ./cmd/fsmove
 	$(GO) test -run='^$$' -fuzz='^FuzzMark$$' -fuzztime=$(FUZZTIME) ./puppet
 	$(GO) test -run='^$$' -fuzz='^FuzzSourceRef$$' -fuzztime=$(FUZZTIME) ./puppet
+	$(GO) test -run='^$$' -fuzz='^FuzzParseMetadata$$' -fuzztime=$(FUZZTIME) ./puppet/module
+	$(GO) test -run='^$$' -fuzz='^FuzzParseFixtures$$' -fuzztime=$(FUZZTIME) ./puppet/module
+	$(GO) test -run='^$$' -fuzz='^FuzzParsePuppetfile$$' -fuzztime=$(FUZZTIME) ./puppet/module
+	$(GO) test -run='^$$' -fuzz='^FuzzParseDebIndex$$' -fuzztime=$(FUZZTIME) ./puppet/module
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...

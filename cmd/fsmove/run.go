@@ -18,6 +18,7 @@ import (
 	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/detector/printable"
 	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/module"
 	"github.com/fsmove/fsmove/puppet/runner"
 	"github.com/fsmove/fsmove/tracer/ebpf"
 	"github.com/spf13/cobra"
@@ -53,14 +54,12 @@ var runHelp = help{
 fsmove run [flags] --manifest FILE | -e CODE`,
 	description: `
 Apply a Puppet module once in a fresh Docker container, traced, keep the
-artifacts in --out and report missing ordering relationships (MOR) and missing
-notifiers (MN). MODULE is a module directory, deb:puppet-module-[AUTHOR-]NAME
-(a Debian package) or AUTHOR-NAME[@VERSION] (from the Puppet Forge). What is
-applied is "include MODULE", or --class, --manifest or -e. Every flag and path
-is checked before anything starts: a mistake exits 2 and changes nothing.
-Ctrl-C stops the run, removes the container and keeps what was captured.
-.fsmove.yml in the module sets default flags; "# fsmove:ignore MOR|MN REASON"
-on a resource suppresses its findings (README: "Config file and suppressions").
+artifacts and report missing ordering relationships (MOR) and missing notifiers
+(MN). MODULE is a module directory, deb:puppet-module-[AUTHOR-]NAME or
+AUTHOR-NAME[@VERSION] (Puppet Forge). Its dependencies (metadata.json) come
+from --modulepath, spec/fixtures/modules or the image's Debian packages. Every
+flag and path is checked before anything starts. A .fsmove.yml in the module
+sets default flags; "# fsmove:ignore MOR|MN REASON" suppresses a finding.
 `,
 	examples: []example{
 		{"fsmove run ./mymodule", "apply it traced, report; exit 1 on findings"},
@@ -74,7 +73,7 @@ on a resource suppresses its findings (README: "Config file and suppressions").
 	},
 	groups: []flagGroup{
 		{"Common flags", []string{"out", "force", "timeout", "quiet", "verbose", "config", "no-config"}},
-		{"What to apply", []string{"class", "param", "execute", "manifest", "modulepath", "setup", "setup-file"}},
+		{"What to apply", []string{"class", "param", "execute", "manifest", "modulepath", "no-deps", "setup", "setup-file"}},
 		{"Container and tracing", []string{"tracer", "image", "mirror", "init", "network", "memory", "pids-limit", "cpus", "daemon-caps", "max-trace", "allow-drops", "seccomp-bpf"}},
 		{"Confirmation", []string{"confirm", "workers", "confirm-timeout"}},
 		{"Report output", reportOutputFlags},
@@ -90,6 +89,7 @@ and its sandbox: docs/DESIGN.md.`,
 type runFlags struct {
 	out           string
 	modulePath    []string
+	noDeps        bool
 	class         string
 	code          string
 	manifest      string
@@ -126,6 +126,7 @@ func newRunCmd(c *cli) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&f.out, "out", "", "`DIR` of the run's artifacts (default ./fsmove-out/<module or manifest>)")
 	stringsFlag(fs, &f.modulePath, "modulepath", "a `DIR` of dependency modules, or one module (repeatable)")
+	fs.BoolVar(&f.noDeps, "no-deps", false, "do not read or check the module's dependencies")
 	fs.StringVar(&f.class, "class", "", "`class` to include (default: the module's name)")
 	fs.StringVarP(&f.code, "execute", "e", "", "Puppet `CODE` to apply instead of including a class")
 	fs.StringVar(&f.manifest, "manifest", "", "manifest `FILE` to apply instead of including a class")
@@ -289,6 +290,12 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 	if err := runner.CheckModulePath(f.modulePath); err != nil {
 		return fail("%v", err)
 	}
+	var deps []module.Dependency
+	if !f.noDeps {
+		if deps, err = runner.ReadDependencies(spec); err != nil {
+			return fail("%v (--no-deps skips the dependencies)", err)
+		}
+	}
 	for _, a := range f.setup {
 		if !a.file {
 			entry.Setup = append(entry.Setup, runner.SetupStep{Command: a.value})
@@ -339,6 +346,7 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 		Module:        spec,
 		Entry:         entry,
 		ModulePath:    f.modulePath,
+		Dependencies:  deps,
 		Image:         container.ImageOptions{Tag: f.image, Mirror: f.mirror},
 		Tracer:        f.tracer,
 		Init:          initMode,
@@ -416,6 +424,10 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 			return usageError{err} // changed since it was checked
 		}
 		return runError{err}
+	}
+	var missing *module.MissingError
+	if errors.As(err, &missing) {
+		return usageError{err} // found before any container started
 	}
 	if err != nil {
 		if ctx.Err() != nil {

@@ -76,7 +76,7 @@ const RecipeLabel = "fsmove.recipe"
 
 // recipeVersion changes when the build steps change in a way the options
 // do not show.
-const recipeVersion = "2"
+const recipeVersion = "3"
 
 // Recipe is the digest of what an image built with o contains. The mirror
 // is not part of it: any mirror of the suite gives the same image.
@@ -181,6 +181,10 @@ func (e *Engine) EnsureImage(ctx context.Context, opts ImageOptions) (ImageInfo,
 	if err != nil {
 		return ImageInfo{}, err
 	}
+	opts.status("labelling " + opts.Tag + " with its module index")
+	if err := e.labelModuleIndex(ctx, opts); err != nil {
+		return ImageInfo{}, err
+	}
 	id, size, err := e.imageID(ctx, opts.Tag)
 	if err != nil {
 		return ImageInfo{}, err
@@ -272,9 +276,10 @@ func Dockerfile(opts ImageOptions) string {
 	b.WriteString("ENV LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive\n")
 	b.WriteString("COPY sources.list /etc/apt/sources.list\n")
 	b.WriteString("COPY policy-rc.d /usr/sbin/policy-rc.d\n")
+	b.WriteString("COPY " + moduleDebsScriptFile + " /tmp/" + moduleDebsScriptFile + "\n")
 	// The package lists are kept: Package resources and deb: modules need them.
-	fmt.Fprintf(&b, "RUN rm -f /etc/apt/sources.list.d/debian.sources && apt-get update && apt-get install -y --no-install-recommends %s && apt-get clean\n",
-		strings.Join(opts.Packages, " "))
+	fmt.Fprintf(&b, "RUN rm -f /etc/apt/sources.list.d/debian.sources && apt-get update && apt-get install -y --no-install-recommends %s && %s && apt-get clean\n",
+		strings.Join(opts.Packages, " "), moduleDebsRun())
 	b.WriteString("CMD [\"/bin/bash\"]\n")
 	return b.String()
 }
@@ -284,6 +289,7 @@ func (e *Engine) buildFromDockerfile(ctx context.Context, opts ImageOptions) err
 	a.AddFile("Dockerfile", []byte(Dockerfile(opts)), 0o644)
 	a.AddFile("sources.list", []byte(aptSourcesList(opts)), 0o644)
 	a.AddFile("policy-rc.d", []byte(policyRCD), 0o755)
+	a.AddFile(moduleDebsScriptFile, []byte(moduleDebsScript), 0o644)
 	buildContext, err := a.Bytes()
 	if err != nil {
 		return err
@@ -352,6 +358,10 @@ func (e *Engine) buildFromDebootstrap(ctx context.Context, opts ImageOptions) er
 	// debootstrap leaves no package lists; Package resources and deb:
 	// modules need them, and the downloaded .debs are not needed.
 	if err := runLogged(ctx, opts.Log, "chroot", rootfs, "apt-get", "update"); err != nil {
+		return err
+	}
+	opts.status("keeping the suite's puppet-module-* packages in " + ModuleDebsDir)
+	if err := keepModuleDebs(ctx, rootfs, opts); err != nil {
 		return err
 	}
 	if err := runLogged(ctx, opts.Log, "chroot", rootfs, "apt-get", "clean"); err != nil {

@@ -97,3 +97,19 @@ func TestMountsUnder(t *testing.T) {
 		t.Errorf("MountsUnder:\n%s\nwant (deepest first, escapes undone, the dir itself and its namesakes left out):\n%s", got, want)
 	}
 }
+
+// TestDockerfileKeepsModuleDebs: the registry build fills ModuleDebsDir
+// after the packages are installed and before apt's cache is cleaned, and
+// the script names no suite of its own.
+func TestDockerfileKeepsModuleDebs(t *testing.T) {
+	for _, suite := range []string{"bookworm", "trixie"} {
+		df := Dockerfile(ImageOptions{Suite: suite})
+		install, keep, clean := strings.Index(df, "apt-get install -y"), strings.Index(df, moduleDebsRun()), strings.Index(df, "apt-get clean")
+		if install < 0 || keep < install || clean < keep {
+			t.Errorf("%s: want install, then %q, then apt-get clean:\n%s", suite, moduleDebsRun(), df)
+		}
+	}
+	if strings.Contains(moduleDebsScript, "bookworm") || !strings.Contains(moduleDebsScript, ModuleDebsDir) {
+		t.Error("the script must take the suite's packages, whatever the suite, into " + ModuleDebsDir)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/module"
 )
 
 // RunRecord is run.json: what was run, how, and what came of it. Field
@@ -17,10 +18,13 @@ type RunRecord struct {
 	Module        ModuleSpec `json:"module"`
 	Entry         Entry      `json:"entry"`
 	// ModulePath are the --modulepath directories, absolute, in order.
-	ModulePath  []string            `json:"module_path,omitempty"`
-	Image       container.ImageInfo `json:"image"`
-	Engine      string              `json:"engine_version,omitempty"`
-	ContainerID string              `json:"container_id,omitempty"`
+	ModulePath []string `json:"module_path,omitempty"`
+	// Dependencies says where each of the module's dependencies came
+	// from (a --modulepath directory, its fixtures, a Debian package).
+	Dependencies *module.Resolution  `json:"dependencies,omitempty"`
+	Image        container.ImageInfo `json:"image"`
+	Engine       string              `json:"engine_version,omitempty"`
+	ContainerID  string              `json:"container_id,omitempty"`
 	// Sandbox is what the container was given: capabilities, seccomp,
 	// cgroups, limits, network.
 	Sandbox       *container.Config `json:"sandbox,omitempty"`

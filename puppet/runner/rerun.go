@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/module"
 )
 
 // RerunOptions are the options that apply again what the run in dir
@@ -39,10 +40,19 @@ func RerunOptions(dir string) (Options, error) {
 			return Options{}, fmt.Errorf("the run's module directory %s is gone", d)
 		}
 	}
+	// The dependencies are read again (the run checked them unless
+	// --no-deps, which run.json shows by having none).
+	var deps []module.Dependency
+	if rec.Dependencies != nil {
+		if deps, err = ReadDependencies(rec.Module); err != nil {
+			return Options{}, fmt.Errorf("the run's module: %w", err)
+		}
+	}
 	return Options{
 		Module:        rec.Module,
 		Entry:         entry,
 		ModulePath:    rec.ModulePath,
+		Dependencies:  deps,
 		Image:         container.ImageOptions{Tag: rec.Image.Tag},
 		Init:          rec.Init,
 		FsmoveVersion: rec.FsmoveVersion,

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/module"
 )
 
 func TestRerunOptions(t *testing.T) {
@@ -57,5 +58,30 @@ func TestRerunOptions(t *testing.T) {
 	}
 	if _, err := RerunOptions(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no run") {
 		t.Errorf("empty dir: %v", err)
+	}
+}
+
+// TestRerunOptionsDependencies: a run that checked dependencies reruns with
+// them read again from the module; one that did not (--no-deps) without.
+func TestRerunOptionsDependencies(t *testing.T) {
+	dir, mod := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(mod, "metadata.json"), []byte(`{"name": "me-m", "dependencies": [{"name": "puppetlabs/stdlib", "version_requirement": ">= 4.0.0"}]}`), 0o644)
+	os.WriteFile(filepath.Join(dir, SiteFile), []byte("include m\n"), 0o644)
+	rec := &RunRecord{Module: ModuleSpec{Raw: mod, Kind: SourceDir, Name: "m", Dir: mod}}
+	for _, checked := range []bool{false, true} {
+		rec.Dependencies = nil
+		if checked {
+			rec.Dependencies = &module.Resolution{}
+		}
+		if err := rec.Write(dir); err != nil {
+			t.Fatal(err)
+		}
+		opts, err := RerunOptions(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(opts.Dependencies); (got == 1) != checked || (checked && opts.Dependencies[0].Name.Name != "stdlib") {
+			t.Errorf("checked %v: dependencies %+v", checked, opts.Dependencies)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/module"
 )
 
 // Options configure one run.
@@ -26,7 +27,10 @@ type Options struct {
 	// ModulePath are local directories with the module's dependencies: each
 	// is a directory of modules (Puppet's meaning) or a single module.
 	ModulePath []string
-	Image      container.ImageOptions
+	// Dependencies are the module's (ReadDependencies), found before any
+	// container starts (the step "deps"); nil checks none (--no-deps).
+	Dependencies []module.Dependency
+	Image        container.ImageOptions
 	// Tracer is the capture backend: strace (default), ptrace or ebpf
 	// (see captures).
 	Tracer string
@@ -234,6 +238,8 @@ type run struct {
 	traceCut bool
 	// tampered: artifacts the container replaced (container.ErrTampered).
 	tampered []error
+	// deps: where the dependencies were found (deps.go).
+	deps module.Resolution
 }
 
 // step runs fn as a named progress step, whose work ctx bounds, and
@@ -316,6 +322,9 @@ func (r *run) run(ctx context.Context) (err error) {
 		r.rec.Image = info
 		return fmt.Sprintf("%s %s (%s)", info.Tag, shortImageID(info.ID), info.Method), nil
 	}); err != nil {
+		return err
+	}
+	if err := r.resolveDeps(ctx); err != nil {
 		return err
 	}
 
@@ -641,6 +650,9 @@ func (r *run) putModules(ctx context.Context, s *Step, site string) ([]string, e
 			r.rec.PathMap[entry.archiveName] = abs
 		}
 	}
+	if dir := r.addFixtures(a); dir != "" {
+		modulePath = append(modulePath, dir)
+	}
 	if m.Kind == SourceForge {
 		modulePath = append(modulePath, forgeDir)
 	}
@@ -653,6 +665,9 @@ func (r *run) putModules(ctx context.Context, s *Step, site string) ([]string, e
 		return nil, err
 	}
 	if err := r.c.CopyIn(ctx, "/", bytes.NewReader(data)); err != nil {
+		return nil, err
+	}
+	if err := r.installDebDeps(ctx, s); err != nil {
 		return nil, err
 	}
 

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fsmove/fsmove/puppet/module"
+	"github.com/fsmove/fsmove/puppet/runner"
+)
+
+// depsImageArgs is --image $FSMOVE_TEST_IMAGE when set: the image of a new
+// recipe, built under another tag while the default one serves others.
+func depsImageArgs() []string {
+	if img := os.Getenv("FSMOVE_TEST_IMAGE"); img != "" {
+		return []string{"--image", img}
+	}
+	return nil
+}
+
+// TestE2EDependencies runs the modules of testdata/deps: dependencies from
+// Debian packages (offline: --network none), from --modulepath and from
+// spec/fixtures/modules, and one found nowhere.
+func TestE2EDependencies(t *testing.T) {
+	requireDocker(t)
+	deps := filepath.Join("..", "..", "testdata", "deps")
+	sched := newE2ESched()
+
+	t.Run("debian", func(t *testing.T) {
+		sched.run(t, "strace", func() {
+			rec, stderr := runDeps(t, filepath.Join(deps, "debian_deps"))
+			found := depsBySource(t, rec)
+			for _, name := range []string{"stdlib", "concat"} {
+				f, ok := found[name]
+				if !ok || f.Source != module.FromDebian || !strings.HasPrefix(f.Package, "puppet-module-puppetlabs-") || f.Version == "" {
+					t.Errorf("run.json: %s is %+v, want a Debian package\n%s", name, f, stderr)
+				}
+			}
+			if !strings.Contains(stderr, "stdlib "+found["stdlib"].Version+" (debian)") {
+				t.Errorf("the progress does not say where stdlib came from:\n%s", stderr)
+			}
+			catalog, err := os.ReadFile(filepath.Join(rec.outDir, runner.CatalogFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, res := range []string{`"Concat_fragment"`, `"Package"`, `"procps"`} {
+				if !bytes.Contains(catalog, []byte(res)) {
+					t.Errorf("catalog lacks %s", res)
+				}
+			}
+		})
+	})
+
+	t.Run("local", func(t *testing.T) {
+		sched.run(t, "strace", func() {
+			rec, stderr := runDeps(t, filepath.Join(deps, "local_deps"), "--modulepath", filepath.Join(deps, "helper"))
+			found := depsBySource(t, rec)
+			abs := func(p string) string { a, _ := filepath.Abs(p); return a }
+			want := map[string]module.Found{
+				"helper":     {Source: module.FromModulePath, Dir: abs(filepath.Join(deps, "helper")), Version: "1.2.0"},
+				"fixturedep": {Source: module.FromFixtures, Dir: abs(filepath.Join(deps, "local_deps", module.FixturesDir, "fixturedep")), Version: "0.2.0"},
+				"stdlib":     {Source: module.FromDebian}, // helper's own dependency
+			}
+			for name, w := range want {
+				f := found[name]
+				if f.Source != w.Source || f.Dir != w.Dir || (w.Version != "" && f.Version != w.Version) {
+					t.Errorf("run.json: %s is %+v, want %+v\n%s", name, f, w, stderr)
+				}
+			}
+			if by := found["stdlib"].RequiredBy; !strings.HasPrefix(by, "helper's metadata.json") {
+				t.Errorf("stdlib required by %q, want helper's metadata.json", by)
+			}
+		})
+	})
+
+	t.Run("missing", func(t *testing.T) {
+		sched.run(t, "strace", func() {
+			out := t.TempDir()
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"run", "--quiet", "--network", "none", "--out", out}, depsImageArgs()...)
+			code := run(&stdout, &stderr, append(args, filepath.Join(deps, "missing_dep")))
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d\n%s", code, exitUsage, stderr.String())
+			}
+			for _, want := range []string{"fsmove-nowhere >= 2.0.0 < 3.0.0", "--modulepath DIR", module.FixturesDir, "no Debian package"} {
+				if !strings.Contains(stderr.String(), want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+				}
+			}
+			rec, err := runner.ReadRecord(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.ContainerID != "" || rec.StoppedStep != "deps" {
+				t.Errorf("run.json: container %q, stopped_step %q; want no container, stopped at deps", rec.ContainerID, rec.StoppedStep)
+			}
+		})
+	})
+}
+
+// depsRun is a run's record and its output directory.
+type depsRun struct {
+	*runner.RunRecord
+	outDir string
+}
+
+// runDeps runs a module offline (--network none) with no flag beyond
+// those given, and wants Puppet to have applied it (exit 0 or 1).
+func runDeps(t *testing.T, dir string, flags ...string) (depsRun, string) {
+	t.Helper()
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := append([]string{"run", "--network", "none", "--tracer", "strace", "--out", out, "--format", "json"}, depsImageArgs()...)
+	args = append(append(args, flags...), dir)
+	code := run(&stdout, &stderr, args)
+	if code != exitOK && code != exitFindings {
+		t.Fatalf("exit %d, want 0 or 1\n%s", code, stderr.String())
+	}
+	rec, err := runner.ReadRecord(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Status != runner.StatusOK {
+		t.Errorf("run.json: status %s (%s), want ok", rec.Status, rec.Error)
+	}
+	return depsRun{rec, out}, stderr.String()
+}
+
+// depsBySource is run.json's dependencies by name.
+func depsBySource(t *testing.T, rec depsRun) map[string]module.Found {
+	t.Helper()
+	if rec.Dependencies == nil {
+		t.Fatal("run.json has no dependencies")
+	}
+	found := map[string]module.Found{}
+	for _, f := range rec.Dependencies.Found {
+		found[f.Name] = f
+	}
+	return found
+}

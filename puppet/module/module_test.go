@@ -1,0 +1,268 @@
+package module
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseName(t *testing.T) {
+	for in, want := range map[string]Name{
+		"puppetlabs/stdlib":  {"puppetlabs", "stdlib"},
+		"puppetlabs-stdlib":  {"puppetlabs", "stdlib"},
+		"heini-wait_for":     {"heini", "wait_for"},
+		"concat":             {"", "concat"},
+		" puppet-Archive ":   {},
+		"puppetlabs-Stdlib":  {},
+		"-stdlib":            {},
+		"puppetlabs/":        {},
+		"a b-c":              {},
+		"theforeman-foreman": {"theforeman", "foreman"},
+	} {
+		got, err := ParseName(in)
+		if (err == nil) != (want != Name{}) || got != want {
+			t.Errorf("ParseName(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+}
+
+func TestRequirement(t *testing.T) {
+	for _, c := range []struct {
+		req, version string
+		ok           bool
+	}{
+		{">= 4.13.1 < 10.0.0", "8.5.0", true},
+		{">= 4.13.1 < 10.0.0", "8.5.0-1", true}, // Debian's revision
+		{">= 4.13.1 < 10.0.0", "1:8.5.0-1+deb12u1", true},
+		{">= 4.13.1 < 10.0.0", "10.0.0", false},
+		{">= 4.13.1 < 10.0.0", "4.13.0", false},
+		{"1.x", "1.9.2", true},
+		{"1.x", "2.0.0", false},
+		{">= 1.0.0", "7.3.1-2", true},
+		{"", "0.0.1", true},
+		{">= 1.0.0", "not a version", false},
+	} {
+		r, err := ParseRequirement(c.req)
+		if err != nil {
+			t.Fatalf("ParseRequirement(%q): %v", c.req, err)
+		}
+		if got := r.Allows(c.version); got != c.ok {
+			t.Errorf("%q allows %q = %v, want %v", c.req, c.version, got, c.ok)
+		}
+	}
+	if _, err := ParseRequirement(">= banana"); err == nil {
+		t.Error(`ParseRequirement(">= banana") accepted`)
+	}
+}
+
+func TestParseMetadata(t *testing.T) {
+	m, err := ParseMetadata([]byte(`{"name": "me-mymod", "version": "0.1.0", "dependencies": [
+		{"name": "puppetlabs/stdlib", "version_requirement": ">= 4.13.1 < 10.0.0"},
+		{"name": "puppetlabs-concat"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Name != (Name{"me", "mymod"}) || m.Version != "0.1.0" || len(m.Dependencies) != 2 {
+		t.Fatalf("got %+v", m)
+	}
+	d := m.Dependencies[0]
+	if d.Name != (Name{"puppetlabs", "stdlib"}) || d.Requirement.Raw != ">= 4.13.1 < 10.0.0" || d.From != MetadataFile {
+		t.Errorf("dependency 0 = %+v", d)
+	}
+	if m.Dependencies[1].Requirement.String() != "any version" {
+		t.Errorf("dependency 1 = %+v", m.Dependencies[1])
+	}
+	for _, bad := range []string{`{`, `{"dependencies": [{"name": "Bad Name"}]}`, `{"dependencies": [{"name": "a-b", "version_requirement": "~~"}]}`, `{"dependencies": 3}`} {
+		if _, err := ParseMetadata([]byte(bad)); err == nil {
+			t.Errorf("ParseMetadata(%s) accepted", bad)
+		}
+	}
+}
+
+func TestParseFixtures(t *testing.T) {
+	deps, err := ParseFixtures([]byte(`
+fixtures:
+  forge_modules:
+    stdlib: "puppetlabs/stdlib"
+    concat:
+      repo: "puppetlabs/concat"
+      ref: "7.3.1"
+  repositories:
+    facts: "https://example.invalid/facts.git"
+    translate:
+      repo: "https://example.invalid/translate.git"
+      ref: "main"
+  symlinks:
+    mymod: "#{source_dir}"
+`), "mymod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range deps {
+		got = append(got, d.Name.String()+" "+d.Requirement.Raw)
+	}
+	if want := "puppetlabs-concat = 7.3.1|puppetlabs-stdlib |facts |translate "; strings.Join(got, "|") != want {
+		t.Errorf("got %q", strings.Join(got, "|"))
+	}
+	for _, bad := range []string{"fixtures: [", "fixtures:\n  forge_modules:\n    Bad: x\n", "fixtures:\n  forge_modules:\n    a:\n      ref: banana\n", "fixtures:\n  forge_modules:\n    a: [1]\n"} {
+		if _, err := ParseFixtures([]byte(bad), "mymod"); err == nil {
+			t.Errorf("ParseFixtures(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParsePuppetfile(t *testing.T) {
+	deps, err := ParsePuppetfile([]byte(`forge 'https://forge.example.invalid'
+# mod 'commented/out'
+mod 'puppetlabs-stdlib', '8.5.0'
+mod "puppetlabs/concat", :latest   # a comment
+mod 'apt'
+mod 'firewall',
+  :git => 'https://example.invalid/firewall.git',
+  :ref => 'v1.0'
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range deps {
+		got = append(got, d.Name.String()+" "+d.Requirement.Raw)
+	}
+	if want := "puppetlabs-stdlib = 8.5.0|puppetlabs-concat |apt |firewall "; strings.Join(got, "|") != want {
+		t.Errorf("got %q, want %q", strings.Join(got, "|"), want)
+	}
+	for _, bad := range []string{"mod stdlib", "mod 'Bad Name'", "mod 'a-b', 'banana'"} {
+		if _, err := ParsePuppetfile([]byte(bad)); err == nil {
+			t.Errorf("ParsePuppetfile(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseDebIndex(t *testing.T) {
+	pkgs, err := ParseDebIndex("# package\tversion\tmodules\tdepends\n" +
+		"puppet-module-puppetlabs-concat\t7.3.1-2\tpuppetlabs-concat\tpuppet-module-puppetlabs-stdlib puppet\n" +
+		"openstack-puppet-modules\t0.34\t\t\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pkgs) != 2 || pkgs[0].Modules[0] != (Name{"puppetlabs", "concat"}) || len(pkgs[0].Depends) != 2 || len(pkgs[1].Modules) != 0 {
+		t.Errorf("got %+v", pkgs)
+	}
+	if _, err := ParseDebIndex("a\tb\n"); err == nil {
+		t.Error("a line of two fields accepted")
+	}
+}
+
+// debianIndex is a small fake of the image's index.
+var debianIndex = []DebPackage{
+	{Package: "puppet-module-puppetlabs-stdlib", Version: "8.5.0-1", Modules: []Name{{"puppetlabs", "stdlib"}}, Depends: []string{"puppet"}},
+	{Package: "puppet-module-puppetlabs-concat", Version: "7.3.1-2", Modules: []Name{{"puppetlabs", "concat"}}, Depends: []string{"puppet", "puppet-module-puppetlabs-stdlib"}},
+	{Package: "puppet-module-camptocamp-kmod", Version: "2.5.0-1", Modules: []Name{{"camptocamp", "kmod"}}},
+}
+
+func writeModule(t *testing.T, dir, metadata string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "manifests"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, MetadataFile), []byte(metadata), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestResolve(t *testing.T) {
+	tmp := t.TempDir()
+	// helper (module path) needs stdlib; the fixture "extra" is in
+	// spec/fixtures/modules at a version outside its range.
+	helper := writeModule(t, filepath.Join(tmp, "mp", "helper"), `{"name": "me-helper", "version": "1.0.0",
+		"dependencies": [{"name": "puppetlabs-stdlib", "version_requirement": ">= 9.0.0"}]}`)
+	fixtures := filepath.Join(tmp, "mymod", FixturesDir)
+	extra := writeModule(t, filepath.Join(fixtures, "extra"), `{"name": "me-extra", "version": "0.5.0"}`)
+	deps := []Dependency{
+		{Name: Name{"puppetlabs", "concat"}, Requirement: mustReq(t, ">= 1.0.0 < 10.0.0"), From: MetadataFile},
+		{Name: Name{"me", "helper"}, Requirement: mustReq(t, "1.x"), From: MetadataFile},
+		{Name: Name{"me", "extra"}, Requirement: mustReq(t, ">= 1.0.0"), From: MetadataFile},
+		{Name: Name{"", "facts"}, From: FixturesFile},
+	}
+	c := Candidates{ModulePath: map[string]string{"helper": helper}, FixturesDir: fixtures, Debian: debianIndex, DebianKnown: true, Image: "img"}
+	res, err := Resolve("mymod", deps, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := res.Summary(), "concat 7.3.1-2 (debian), helper 1.0.0 (modulepath), extra 0.5.0 (fixtures), stdlib 8.5.0-1 (debian)"; got != want {
+		t.Errorf("Summary = %q, want %q", got, want)
+	}
+	if got, want := strings.Join(res.Packages, " "), "puppet puppet-module-puppetlabs-concat puppet-module-puppetlabs-stdlib"; got != want {
+		t.Errorf("Packages = %q, want %q", got, want)
+	}
+	if res.Found[2].Dir != extra || res.Found[1].Dir != helper {
+		t.Errorf("dirs: %+v", res.Found)
+	}
+	warnings := strings.Join(res.Warnings, "\n")
+	for _, w := range []string{"wants me-extra >= 1.0.0, but fixtures " + extra + " is at 0.5.0",
+		"helper's metadata.json (modulepath) wants puppetlabs-stdlib >= 9.0.0, but Debian's puppet-module-puppetlabs-stdlib is at 8.5.0-1",
+		"facts any version (mymod's .fixtures.yml) was found nowhere"} {
+		if !strings.Contains(warnings, w) {
+			t.Errorf("warnings lack %q:\n%s", w, warnings)
+		}
+	}
+}
+
+func TestResolveMissing(t *testing.T) {
+	deps := []Dependency{
+		{Name: Name{"puppetlabs", "stdlib"}, From: MetadataFile},
+		{Name: Name{"voxpupuli", "kmod"}, Requirement: mustReq(t, ">= 1.0.0"), From: MetadataFile},
+		{Name: Name{"me", "nowhere"}, Requirement: mustReq(t, "2.x"), From: MetadataFile},
+	}
+	fixtures := filepath.Join(t.TempDir(), FixturesDir)
+	_, err := Resolve("mymod", deps, Candidates{FixturesDir: fixtures, Debian: debianIndex, DebianKnown: true, Image: "img"})
+	var missing *MissingError
+	if !errors.As(err, &missing) || len(missing.Missing) != 2 {
+		t.Fatalf("err = %v, want two missing", err)
+	}
+	for _, want := range []string{
+		"voxpupuli-kmod >= 1.0.0 (mymod's metadata.json) was found nowhere; give --modulepath DIR with a module kmod in it, or put it in " + filepath.Join(fixtures, "kmod"),
+		"Debian's puppet-module-camptocamp-kmod 2.5.0-1 has camptocamp-kmod: another author's module",
+		"me-nowhere 2.x (mymod's metadata.json) was found nowhere",
+		"no Debian package of the image img has it",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	// Without an index, the error says how to get one.
+	_, err = Resolve("mymod", deps[:1], Candidates{Image: "img"})
+	if err == nil || !strings.Contains(err.Error(), "fsmove image build --rebuild") {
+		t.Errorf("without an index: %v", err)
+	}
+}
+
+func mustReq(t *testing.T, s string) Requirement {
+	t.Helper()
+	r, err := ParseRequirement(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestReadDependencies(t *testing.T) {
+	dir := writeModule(t, filepath.Join(t.TempDir(), "mymod"), `{"name": "me-mymod", "dependencies": [{"name": "puppetlabs/stdlib", "version_requirement": ">= 4.0.0"}]}`)
+	os.WriteFile(filepath.Join(dir, FixturesFile), []byte("fixtures:\n  forge_modules:\n    stdlib: puppetlabs/stdlib\n    apt: puppetlabs/apt\n  symlinks:\n    mymod: \"#{source_dir}\"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, PuppetfileName), []byte("mod 'puppetlabs-apt', '9.0.0'\nmod 'puppetlabs-inifile'\n"), 0o644)
+	deps, err := ReadDependencies(dir, "mymod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range deps {
+		got = append(got, d.Name.String()+"@"+d.From)
+	}
+	if want := "puppetlabs-stdlib@metadata.json puppetlabs-apt@.fixtures.yml puppetlabs-inifile@Puppetfile"; strings.Join(got, " ") != want {
+		t.Errorf("got %q, want %q", strings.Join(got, " "), want)
+	}
+}

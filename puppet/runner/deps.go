@@ -1,0 +1,157 @@
+package runner
+
+// The module's dependencies (metadata.json, .fixtures.yml, Puppetfile):
+// found before any container starts (the step "deps"), then put in place
+// with the module (the step "modules"): local ones copied in, Debian ones
+// installed from the .debs the image keeps, offline.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/module"
+)
+
+// fixturesInContainer holds the dependencies taken from the module's
+// spec/fixtures/modules, one directory each, on Puppet's module path after
+// --modulepath.
+const fixturesInContainer = workDir + "/fixtures"
+
+// ReadDependencies reads the dependencies of a module directory
+// (module.ReadDependencies); other kinds of module have none to read
+// here (a Debian package's are apt's, a Forge module's puppet module
+// install's).
+func ReadDependencies(m ModuleSpec) ([]module.Dependency, error) {
+	if m.Kind != SourceDir {
+		return nil, nil
+	}
+	return module.ReadDependencies(m.Dir, m.Name)
+}
+
+// resolveDeps finds Options.Dependencies (the step "deps"), after the image
+// is known and before any container starts: the image's index of its
+// Debian module packages is its label. A dependency found nowhere fails
+// the run with a *module.MissingError; warnings are said and recorded.
+func (r *run) resolveDeps(ctx context.Context) error {
+	deps := r.opts.Dependencies
+	if len(deps) == 0 {
+		return nil
+	}
+	return r.step(ctx, "deps", fmt.Sprintf("finding %d dependencies", len(deps)), func(s *Step) (string, error) {
+		c := module.Candidates{Image: r.rec.Image.Tag}
+		var err error
+		if c.ModulePath, err = modulePathModules(r.opts.ModulePath); err != nil {
+			return "", err
+		}
+		if m := r.opts.Module; m.Kind == SourceDir {
+			c.FixturesDir = filepath.Join(m.Dir, module.FixturesDir)
+		}
+		index, ok, err := r.eng.ImageModuleIndex(ctx, r.rec.Image.ID)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			if c.Debian, err = module.ParseDebIndex(index); err != nil {
+				return "", fmt.Errorf("the image %s: %w", r.rec.Image.Tag, err)
+			}
+			c.DebianKnown = true
+		}
+		res, err := module.Resolve(r.opts.Module.Name, deps, c)
+		if err != nil {
+			return "", err
+		}
+		for _, w := range res.Warnings {
+			fmt.Fprintf(r.opts.Log, "fsmove: warning: %s\n", w)
+		}
+		r.deps = res
+		r.rec.Dependencies = &res
+		return res.Summary(), nil
+	})
+}
+
+// modulePathModules lists the modules of the --modulepath directories by
+// the name Puppet loads each by, as Puppet searches them: the first of a
+// name wins.
+func modulePathModules(dirs []string) (map[string]string, error) {
+	mods := map[string]string{}
+	add := func(name, dir string) {
+		if _, ok := mods[name]; !ok && module.CheckName(name) == nil {
+			mods[name] = dir
+		}
+	}
+	for _, dir := range dirs {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, err
+		}
+		entry, err := modulePathEntry(abs, "")
+		if err != nil {
+			return nil, err
+		}
+		if entry.archiveName != entry.puppetDir { // one module
+			add(filepath.Base(entry.archiveName), abs)
+			continue
+		}
+		entries, err := os.ReadDir(abs)
+		if err != nil {
+			return nil, fmt.Errorf("--modulepath %s: %w", dir, err)
+		}
+		for _, e := range entries {
+			if info, err := os.Stat(filepath.Join(abs, e.Name())); err == nil && info.IsDir() {
+				add(e.Name(), filepath.Join(abs, e.Name()))
+			}
+		}
+	}
+	return mods, nil
+}
+
+// addFixtures adds the dependencies found in the module's fixtures to the
+// archive, and returns the module path entry they need ("" for none).
+func (r *run) addFixtures(a *container.Archive) string {
+	fixtures := r.deps.Local(module.FromFixtures)
+	for _, f := range fixtures {
+		dest := fixturesInContainer + "/" + f.Name
+		a.AddDir(f.Dir, dest)
+		r.rec.PathMap[dest] = f.Dir
+	}
+	if len(fixtures) == 0 {
+		return ""
+	}
+	return fixturesInContainer
+}
+
+// debPackageName is what a Debian package name may hold (Debian policy
+// 5.6.1): the index comes from an image label, and the names go into a
+// shell command.
+var debPackageName = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
+
+// installDebDeps installs the Debian packages the dependencies need from
+// the .debs of container.ModuleDebsDir: apt-get of local files, which
+// needs no network (the image's index lists what each package brings in,
+// all of them in that directory). Not --no-download: apt counts taking a
+// local file as a download and refuses it.
+func (r *run) installDebDeps(ctx context.Context, s *Step) error {
+	pkgs := r.deps.Packages
+	if len(pkgs) == 0 {
+		return nil
+	}
+	files := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		if !debPackageName.MatchString(p) {
+			return fmt.Errorf("the image's module index names a package %q, which is not a Debian package name", p)
+		}
+		files[i] = "./" + p + "_*.deb"
+	}
+	s.Update(fmt.Sprintf("installing %d Debian packages from %s (offline)", len(pkgs), container.ModuleDebsDir))
+	script := "cd " + container.ModuleDebsDir + " && apt-get install -y --no-install-recommends " + strings.Join(files, " ")
+	if err := r.execLogged(ctx, "apt-get install of the dependencies' .debs", []string{"/bin/sh", "-c", script},
+		[]string{"DEBIAN_FRONTEND=noninteractive"}); err != nil {
+		return fmt.Errorf("%w\n(the image's %s should hold them: fsmove image build --rebuild)", err, container.ModuleDebsDir)
+	}
+	return nil
+}

@@ -1,0 +1,4 @@
+class local_deps {
+  include helper
+  include fixturedep
+}

@@ -1,0 +1,3 @@
+class missing_dep {
+  include nowhere
+}
