@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
@@ -11,20 +12,24 @@ import (
 )
 
 const imageUsage = `Usage:
-  fsmove image build [--tag TAG] [--rebuild] [--mirror URL] [-v] [--quiet]
+  fsmove image build [--suite SUITE] [--tag TAG] [--rebuild] [--mirror URL] [-v] [--quiet]
 
-Builds the Docker image fsmove runs Puppet in (Debian bookworm with Debian's
+Builds the Docker image fsmove runs Puppet in (Debian with Debian's
 puppet-agent, Puppet's core type modules, systemd and strace), or reuses it
-when the tag exists and was built from the same recipe. With a reachable
-registry it is built FROM debian:bookworm; without one, from a debootstrap
-rootfs imported through the Docker API (needs root and debootstrap). The
-Debian mirror is the one this machine's apt sources name, or --mirror.
-"fsmove run" builds it itself when it is missing.
+when the tag exists and was built from the same recipe. --suite is the
+Debian release: bookworm (Debian 12, Puppet 7; the default) or trixie
+(Debian 13, Puppet 8); the tag is fsmove/puppet:SUITE unless --tag. With a
+reachable registry it is built FROM debian:SUITE; without one, from a
+debootstrap rootfs imported through the Docker API (needs root and
+debootstrap). The Debian mirror is the one this machine's apt sources name
+(for that suite, else for another), or --mirror. "fsmove run" builds it
+itself when it is missing.
 `
 
 // imageFlags are fsmove image build's flags.
 type imageFlags struct {
 	tag     string
+	suite   string
 	rebuild bool
 	verbose bool
 	quiet   bool
@@ -53,7 +58,8 @@ func newImageCmd(c *cli) *cobra.Command {
 		Args:  noArgs,
 	}
 	fs := build.Flags()
-	fs.StringVar(&f.tag, "tag", container.DefaultImage, "image `tag`")
+	fs.StringVar(&f.suite, "suite", container.DefaultSuite, "Debian `release` of the image: "+strings.Join(container.SuiteNames(), ", "))
+	fs.StringVar(&f.tag, "tag", "", "image `tag` (default fsmove/puppet:SUITE)")
 	fs.BoolVar(&f.rebuild, "rebuild", false, "build even when the tag exists")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "show debootstrap/apt/docker build output")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only errors and the image ID")
@@ -69,6 +75,13 @@ func runImageBuild(ctx context.Context, stdout, stderr io.Writer, f *imageFlags)
 	if err := checkMirror(f.mirror); err != nil {
 		return usageError{err}
 	}
+	if _, err := container.LookupSuite(f.suite); err != nil {
+		return usagef("--suite: %w", err)
+	}
+	tag := f.tag
+	if tag == "" {
+		tag = container.SuiteImage(f.suite)
+	}
 	eng, err := container.Connect(ctx)
 	if err != nil {
 		return runError{err}
@@ -76,8 +89,8 @@ func runImageBuild(ctx context.Context, stdout, stderr io.Writer, f *imageFlags)
 	defer eng.Close()
 
 	progress := runner.NewProgress(stderr, f.quiet)
-	step := progress.Start("image", "checking "+f.tag)
-	opts := container.ImageOptions{Tag: f.tag, Rebuild: f.rebuild, Mirror: f.mirror, Status: step.Update}
+	step := progress.Start("image", "checking "+tag)
+	opts := container.ImageOptions{Tag: tag, Suite: f.suite, Rebuild: f.rebuild, Mirror: f.mirror, Status: step.Update}
 	if f.verbose {
 		opts.Log = stderr
 	}

@@ -116,6 +116,7 @@ type runFlags struct {
 	params        []string
 	setup         []setupArg
 	image         string
+	suite         string
 	tracer        string
 	init          string
 	mirror        string
@@ -153,7 +154,8 @@ func newRunCmd(c *cli) *cobra.Command {
 	stringsFlag(fs, &f.params, "param", "class parameter `KEY=VALUE`, or CLASS::KEY=VALUE for another class (repeatable; needs a module)")
 	fs.Var(setupFlag{&f.setup, false}, "setup", "shell `CMD` to prepare the node before the traced apply, untraced (repeatable)")
 	fs.Var(setupFlag{&f.setup, true}, "setup-file", "local shell `SCRIPT` to prepare the node before the traced apply, untraced (repeatable)")
-	fs.StringVar(&f.image, "image", container.DefaultImage, "Docker image (built by \"fsmove image build\" when missing)")
+	fs.StringVar(&f.suite, "suite", container.DefaultSuite, "Debian `release` to run Puppet on: bookworm (Debian 12, Puppet 7) or trixie (Debian 13, Puppet 8); its image is fsmove/puppet:SUITE")
+	fs.StringVar(&f.image, "image", "", "Docker image `tag` (default fsmove/puppet:SUITE; built from --suite's recipe when missing or out of date)")
 	fs.StringVar(&f.tracer, "tracer", "", "capture `backend`: "+strings.Join(runner.Tracers(), ", ")+" (ptrace and strace trace inside the container, ebpf from the host; default ebpf where this host allows it, else strace)")
 	fs.StringVar(&f.init, "init", string(container.InitSystemd), "the container's PID 1: systemd (boots like a host; Puppet manages services through systemd) or none (for images without systemd)")
 	fs.StringVar(&f.mirror, "mirror", "", "Debian mirror `URL` for building the image (default: the one this machine's apt sources name)")
@@ -326,6 +328,9 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 	if err := checkImageRef(f.image); err != nil {
 		return fail("%v", err)
 	}
+	if _, err := container.LookupSuite(f.suite); err != nil {
+		return fail("--suite: %v", err)
+	}
 	if err := checkMirror(f.mirror); err != nil {
 		return fail("%v", err)
 	}
@@ -351,7 +356,7 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 		Module:        spec,
 		Entry:         entry,
 		ModulePath:    f.modulePath,
-		Image:         container.ImageOptions{Tag: f.image, Mirror: f.mirror},
+		Image:         container.ImageOptions{Tag: f.image, Suite: f.suite, Mirror: f.mirror},
 		Tracer:        f.tracer,
 		Init:          initMode,
 		TracerBinary:  fsmoveBinary(),

@@ -43,7 +43,7 @@ func RerunOptions(dir string) (Options, error) {
 		Module:        rec.Module,
 		Entry:         entry,
 		ModulePath:    rec.ModulePath,
-		Image:         container.ImageOptions{Tag: rec.Image.Tag},
+		Image:         container.ImageOptions{Tag: rec.Image.Tag, Suite: rec.Image.Suite},
 		Init:          rec.Init,
 		FsmoveVersion: rec.FsmoveVersion,
 	}, nil
