@@ -328,8 +328,10 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 	if err := checkImageRef(f.image); err != nil {
 		return fail("%v", err)
 	}
-	if _, err := container.LookupSuite(f.suite); err != nil {
-		return fail("--suite: %v", err)
+	if f.suite != "" { // "": the default
+		if _, err := container.LookupSuite(f.suite); err != nil {
+			return fail("--suite: %v", err)
+		}
 	}
 	if err := checkMirror(f.mirror); err != nil {
 		return fail("%v", err)
