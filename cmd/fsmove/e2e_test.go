@@ -183,15 +183,13 @@ func TestE2ERunFixtures(t *testing.T) {
 }
 
 // TestE2ERunFixturesTrixie runs every fixture on the trixie image (Debian
-// 13, Puppet 8, systemd 257): with the default tracer in systemd mode, and
-// with strace (which runs in the container, so the image's own strace) in
-// --init none. The other tracers' code does not depend on the image; each
-// combination here costs about two minutes of CI.
+// 13, Puppet 8, systemd 257) with the default tracer in systemd mode. It
+// is the one combination CI pays for (about 3.5 minutes on a loaded
+// 2-core machine, besides 2m46s for the image); the others passed when
+// trixie was added (strace with --init none in 3m20s; strace and ptrace
+// under systemd on the systemd fixtures): add a mode here to check them.
 func TestE2ERunFixturesTrixie(t *testing.T) {
-	runFixtures(t, []e2eMode{
-		{"ebpf", container.InitSystemd, "trixie"},
-		{"strace", container.InitNone, "trixie"},
-	})
+	runFixtures(t, []e2eMode{{"ebpf", container.InitSystemd, "trixie"}})
 }
 
 // runFixtures runs every fixture in each mode, as subtests named
