@@ -39,6 +39,12 @@ func TestMark(t *testing.T) {
 			fstrace.OpBegin, "Schedule[puppet]"},
 		{"filebucket", green + "Info: /Filebucket[puppet]: Evaluated in 0.00 seconds" + reset + "\n",
 			fstrace.OpEnd, "Filebucket[puppet]"},
+		// Puppet 8.10 on Ruby 3.3 (Debian 13, strace 6.13, fsmove's eBPF
+		// tracer alike): the same lines, one writev each.
+		{"puppet 8 begin", green + "Info: /Stage[main]/Mor_exec_reads_file/Exec[read-conf]: Starting to evaluate the resource (8 of 17)" + reset + "\n",
+			fstrace.OpBegin, "Exec[read-conf]"},
+		{"puppet 8 end", green + "Info: /Stage[main]/Mor_exec_reads_file/Exec[read-conf]: Evaluated in 0.09 seconds" + reset + "\n",
+			fstrace.OpEnd, "Exec[read-conf]"},
 		{"notes applied", "\x1b[mNotice: Applied catalog in 0.07 seconds" + reset + "\n", fstrace.OpNop, ""},
 		// The short reset Puppet's console destination may write.
 		{"short reset", green + "Info: /Stage[main]/Main/File[/a]: Evaluated in 1.20 seconds\x1b[m\n", fstrace.OpEnd, "File[/a]"},

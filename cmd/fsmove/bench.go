@@ -39,7 +39,7 @@ each finding's verdict.`,
 	},
 	groups: []flagGroup{
 		{"Common flags", []string{"out", "debian", "params", "resume", "workers", "timeout", "quiet"}},
-		{"Container and tracing", []string{"tracer", "image", "init", "seccomp-bpf", "docker-host"}},
+		{"Container and tracing", []string{"tracer", "suite", "image", "init", "seccomp-bpf", "docker-host"}},
 		{"What is measured", []string{"untraced", "confirm"}},
 	},
 	more: `More: README.md ("Corpus files"), bench/results/README.md.`,
@@ -59,6 +59,7 @@ type benchFlags struct {
 	confirm    bool
 	resume     bool
 	image      string
+	suite      string
 	quiet      bool
 	hosts      []string
 }
@@ -81,7 +82,8 @@ func newBenchCmd(c *cli) *cobra.Command {
 	fs.BoolVar(&f.untraced, "untraced", false, "also time each cleanly applied module without the tracer (a second container: doubles Puppet's time)")
 	fs.BoolVar(&f.confirm, "confirm", false, "re-apply each module's reported findings to test them (fsmove confirm): confirmed, refuted or unknown")
 	fs.BoolVar(&f.resume, "resume", false, "skip what the run directories already hold (finished runs, analyses, untraced times)")
-	fs.StringVar(&f.image, "image", container.DefaultImage, "Docker image")
+	enumVar(fs, &f.suite, "suite", container.DefaultSuite, container.SuiteNames(), "Debian `release` of the image: "+strings.Join(container.SuiteNames(), ", "))
+	fs.StringVar(&f.image, "image", "", "Docker image `tag` (default fsmove/puppet:SUITE)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
 	stringsFlag(fs, &f.hosts, "docker-host", "Docker engine `URL` (repeatable: modules go round-robin to the engines; default DOCKER_HOST or the local socket)")
 	setHelp(cmd, benchHelp)
@@ -122,6 +124,9 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 	if f.workers < 1 {
 		return usagef("--workers must be at least 1")
 	}
+	if _, err := container.LookupSuite(f.suite); err != nil {
+		return usagef("--suite: %w", err)
+	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return usageError{err}
 	}
@@ -139,7 +144,7 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 		defer eng.Close()
 		engines = append(engines, eng)
 	}
-	imgOpts := container.ImageOptions{Tag: f.image}
+	imgOpts := container.ImageOptions{Tag: f.image, Suite: f.suite}
 
 	var entries []corpus.Entry
 	var debianHeader []string // corpus.txt's header comment

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
@@ -11,16 +12,20 @@ import (
 )
 
 var imageHelp = help{
-	synopsis: `fsmove image build [--tag TAG] [--rebuild] [--mirror URL] [-v] [--quiet]`,
+	synopsis: `fsmove image build [--suite SUITE] [--tag TAG] [--rebuild] [--mirror URL] [-v] [--quiet]`,
 	description: `
-Build the Docker image fsmove runs Puppet in (Debian bookworm with Debian's
-puppet-agent, Puppet's core type modules, systemd and strace), or reuse it
-when the tag exists and was built from the same recipe. With a reachable
-registry it is built FROM debian:bookworm; without one, from a debootstrap
-rootfs (needs root and debootstrap). The Debian mirror is the one this
-machine's apt sources name, or --mirror. "fsmove run" builds it when missing.`,
+Build the Docker image fsmove runs Puppet in (Debian with Debian's
+puppet-agent, Puppet's core type modules, the Debian module packages as .debs,
+systemd and strace), or reuse it when the tag exists and was built from the
+same recipe. --suite is the Debian release: bookworm (Debian 12, Puppet 7; the
+default) or trixie (Debian 13, Puppet 8); the tag is fsmove/puppet:SUITE unless
+--tag. With a reachable registry it is built FROM debian:SUITE; without one,
+from a debootstrap rootfs (needs root and debootstrap). The Debian mirror is
+the one this machine's apt sources name, or --mirror. "fsmove run" builds it
+when missing.`,
 	examples: []example{
 		{"fsmove image build", "build the default image, or reuse it"},
+		{"fsmove image build --suite trixie", "the Debian 13 image, with Puppet 8"},
 		{"fsmove image build --rebuild -v", "build it again, showing apt's output"},
 	},
 }
@@ -28,6 +33,7 @@ machine's apt sources name, or --mirror. "fsmove run" builds it when missing.`,
 // imageFlags are fsmove image build's flags.
 type imageFlags struct {
 	tag     string
+	suite   string
 	rebuild bool
 	verbose bool
 	quiet   bool
@@ -54,13 +60,14 @@ func newImageCmd(c *cli) *cobra.Command {
 		Args:  noArgs,
 	}
 	fs := build.Flags()
-	fs.StringVar(&f.tag, "tag", container.DefaultImage, "image `tag`")
+	enumVar(fs, &f.suite, "suite", container.DefaultSuite, container.SuiteNames(), "Debian `release` of the image: "+strings.Join(container.SuiteNames(), ", "))
+	fs.StringVar(&f.tag, "tag", "", "image `tag` (default fsmove/puppet:SUITE)")
 	fs.BoolVar(&f.rebuild, "rebuild", false, "build even when the tag exists")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "show debootstrap/apt/docker build output")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only errors and the image ID")
 	fs.StringVar(&f.mirror, "mirror", "", "Debian mirror `URL` (default: the one this machine's apt sources name)")
 	buildHelp := imageHelp
-	buildHelp.groups = []flagGroup{{"Flags", []string{"tag", "rebuild", "mirror", "verbose", "quiet"}}}
+	buildHelp.groups = []flagGroup{{"Flags", []string{"suite", "tag", "rebuild", "mirror", "verbose", "quiet"}}}
 	setHelp(build, buildHelp)
 	build.RunE = func(cmd *cobra.Command, args []string) error {
 		return runImageBuild(cmd.Context(), c.stdout, c.stderr, &f)
@@ -75,6 +82,13 @@ func runImageBuild(ctx context.Context, stdout, stderr io.Writer, f *imageFlags)
 	if err := checkMirror(f.mirror); err != nil {
 		return usageError{err}
 	}
+	if _, err := container.LookupSuite(f.suite); err != nil {
+		return usagef("--suite: %w", err)
+	}
+	tag := f.tag
+	if tag == "" {
+		tag = container.SuiteImage(f.suite)
+	}
 	eng, err := container.Connect(ctx)
 	if err != nil {
 		return runError{err}
@@ -82,8 +96,8 @@ func runImageBuild(ctx context.Context, stdout, stderr io.Writer, f *imageFlags)
 	defer eng.Close()
 
 	progress := runner.NewProgress(stderr, f.quiet)
-	step := progress.Start("image", "checking "+f.tag)
-	opts := container.ImageOptions{Tag: f.tag, Rebuild: f.rebuild, Mirror: f.mirror, Status: step.Update}
+	step := progress.Start("image", "checking "+tag)
+	opts := container.ImageOptions{Tag: tag, Suite: f.suite, Rebuild: f.rebuild, Mirror: f.mirror, Status: step.Update}
 	if f.verbose {
 		opts.Log = stderr
 	}

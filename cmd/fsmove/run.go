@@ -74,15 +74,14 @@ sets default flags; "# fsmove:ignore MOR|MN REASON" suppresses a finding.
 	groups: []flagGroup{
 		{"Common flags", []string{"out", "force", "timeout", "quiet", "verbose", "config", "no-config"}},
 		{"What to apply", []string{"class", "param", "execute", "manifest", "modulepath", "no-deps", "setup", "setup-file"}},
-		{"Container and tracing", []string{"tracer", "image", "mirror", "init", "network", "memory", "pids-limit", "cpus", "daemon-caps", "max-trace", "allow-drops", "seccomp-bpf"}},
+		{"Container and tracing", []string{"tracer", "suite", "image", "mirror", "init", "network", "memory", "pids-limit", "cpus", "daemon-caps", "max-trace", "allow-drops", "seccomp-bpf"}},
 		{"Confirmation", []string{"confirm", "workers", "confirm-timeout"}},
 		{"Report output", reportOutputFlags},
 		{"Filters", filterFlags},
 		{"Debugging", []string{"keep", "keep-artifacts", "stats", "strict"}},
 	},
 	exit: exitStatusHelp,
-	more: `More: README.md ("Use", "fsmove run in detail", "Exit status"); the container
-and its sandbox: docs/DESIGN.md.`,
+	more: `More: README.md ("fsmove run in detail", "Exit status"), docs/DESIGN.md.`,
 }
 
 // runFlags are fsmove run's own flags.
@@ -96,6 +95,7 @@ type runFlags struct {
 	params        []string
 	setup         []setupArg
 	image         string
+	suite         string
 	tracer        string
 	init          string
 	mirror        string
@@ -133,7 +133,8 @@ func newRunCmd(c *cli) *cobra.Command {
 	stringsFlag(fs, &f.params, "param", "class parameter `KEY=VALUE`, or CLASS::KEY=VALUE (repeatable)")
 	fs.Var(setupFlag{&f.setup, false}, "setup", "shell `CMD` that prepares the node, untraced (repeatable)")
 	fs.Var(setupFlag{&f.setup, true}, "setup-file", "local shell `SCRIPT` that prepares the node, untraced (repeatable)")
-	fs.StringVar(&f.image, "image", container.DefaultImage, "Docker `image`, built when missing")
+	enumVar(fs, &f.suite, "suite", container.DefaultSuite, container.SuiteNames(), "Debian `release`: bookworm (Puppet 7) or trixie (Puppet 8)")
+	fs.StringVar(&f.image, "image", "", "Docker `image` (default fsmove/puppet:SUITE), built when missing")
 	enumVar(fs, &f.tracer, "tracer", "", runner.Tracers(), "capture `backend`: "+orList(runner.Tracers())+" (default: ebpf if allowed)")
 	enumVar(fs, &f.init, "init", string(container.InitSystemd), initNames(), "PID 1: systemd (boots like a host) or none")
 	fs.StringVar(&f.mirror, "mirror", "", "Debian mirror `URL` for the image (default: this machine's apt's)")
@@ -321,6 +322,11 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 	if err := checkImageRef(f.image); err != nil {
 		return fail("%v", err)
 	}
+	if f.suite != "" { // "": the default
+		if _, err := container.LookupSuite(f.suite); err != nil {
+			return fail("--suite: %v", err)
+		}
+	}
 	if err := checkMirror(f.mirror); err != nil {
 		return fail("%v", err)
 	}
@@ -347,7 +353,7 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 		Entry:         entry,
 		ModulePath:    f.modulePath,
 		Dependencies:  deps,
-		Image:         container.ImageOptions{Tag: f.image, Mirror: f.mirror},
+		Image:         container.ImageOptions{Tag: f.image, Suite: f.suite, Mirror: f.mirror},
 		Tracer:        f.tracer,
 		Init:          initMode,
 		TracerBinary:  fsmoveBinary(),

@@ -301,7 +301,11 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 // exec closes the close-on-exec fds. A table shared with other processes
 // is copied first: the exec'ing process gets its own.
 func (in *Interp) exec(p *process) {
-	delete(in.pending, p) // a program that did not join a unit first: not a service's start
+	// What init read before it started p stays p's across the exec:
+	// systemd 256 and later start a unit's process as
+	// systemd-executor, which joins the unit's cgroup only after its
+	// exec (writePid charges the reads then); a process that never
+	// joins a service's cgroup never charges them.
 	if p.files.users > 1 {
 		own := in.copyFiles(p.files)
 		in.releaseFiles(p.files)

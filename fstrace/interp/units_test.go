@@ -132,6 +132,37 @@ func TestChildJoinsUnitBeforeCloneReturns(t *testing.T) {
 	wantEffects(t, res, "/etc/demo.conf", UnitBlock("demo.service"), "consumed")
 }
 
+// systemd 256 and later (Debian 13's 257) start a unit's process as
+// systemd-executor: init reads the EnvironmentFile=, clones, the child
+// execs the executor, which loads its libraries and only then writes its
+// pid to the unit's cgroup.procs. The EnvironmentFile= is still the
+// unit's; what the executor itself reads is the unit's as well, after the
+// move. Near miss: a child of init that execs and never joins a unit.
+func TestInitReadsForExecutorUnits(t *testing.T) {
+	_, res := run(
+		begin(puppet, "Service[demo]"),
+		hp(1, C, "/etc/default/helper"),
+		newProc(1, 85, 0),
+		execve(85),
+		hp(85, C, "/etc/helper.conf"),
+		hp(1, C, "/etc/default/demo"),
+		newProc(1, 86, 0),
+		execve(86),
+		hp(86, C, "/usr/lib/x86_64-linux-gnu/systemd/libsystemd-core-257.so"),
+		open(86, unitProcs, 3),
+		writePid(86, 3, 0),
+		hp(86, C, "/etc/demo.conf"),
+		end(puppet, "Service[demo]"),
+	)
+	wantEffects(t, res, "/etc/default/demo", UnitBlock("demo.service"), "consumed")
+	wantEffects(t, res, "/etc/demo.conf", UnitBlock("demo.service"), "consumed")
+	for _, p := range []string{"/etc/default/helper", "/etc/helper.conf", "/usr/lib/x86_64-linux-gnu/systemd/libsystemd-core-257.so"} {
+		if pa := findPath(res, p); pa != nil {
+			t.Errorf("%s charged to %v", p, pa.Accesses)
+		}
+	}
+}
+
 // init reads far more than maxPending files between two starts (a
 // reload): the ones just before the start are kept.
 func TestInitKeepsItsLastReads(t *testing.T) {

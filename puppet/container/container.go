@@ -409,9 +409,10 @@ func (c *Container) WaitBooted(ctx context.Context, timeout time.Duration) (stri
 			return state, nil
 		}
 		// Until systemd has made its private socket, systemctl cannot
-		// even ask ("Failed to connect to bus"; systemctl 252 prints
-		// "offline" then, early in a boot on a loaded machine): ask
-		// again, until the timeout.
+		// even ask (systemctl 252: "Failed to connect to bus", or
+		// "offline" early in a boot on a loaded machine; systemctl 257:
+		// "Failed to connect to system scope bus via local transport"):
+		// ask again, until the timeout.
 		if err != nil || !bootNotReachable(state) {
 			break
 		}
@@ -435,7 +436,7 @@ func (c *Container) WaitBooted(ctx context.Context, timeout time.Duration) (stri
 // bootNotReachable: systemctl could not reach systemd yet, which is not
 // a verdict on the boot.
 func bootNotReachable(state string) bool {
-	return state == "offline" || strings.Contains(state, "Failed to connect to bus")
+	return state == "offline" || strings.HasPrefix(state, "Failed to connect to") && strings.Contains(state, " bus")
 }
 
 // ShortID is the 12-character form docker ps shows.

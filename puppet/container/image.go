@@ -23,8 +23,8 @@ import (
 	"github.com/fsmove/fsmove/tracer/linux"
 )
 
-// DefaultImage is the tag fsmove runs Puppet in.
-const DefaultImage = "fsmove/puppet:bookworm"
+// DefaultImage is the tag fsmove runs Puppet in: DefaultSuite's image.
+var DefaultImage = SuiteImage(DefaultSuite)
 
 // BuildMethod says where the image came from.
 type BuildMethod string
@@ -37,14 +37,14 @@ const (
 
 // ImageOptions configure EnsureImage. Zero fields take the defaults below.
 type ImageOptions struct {
-	Tag     string // DefaultImage
+	Tag     string // SuiteImage(Suite)
 	Rebuild bool   // build even when Tag exists
-	Suite   string // "bookworm"
+	Suite   string // DefaultSuite; a name of Suites
 	// Mirror is the Debian mirror; "" means the one the host's apt uses
 	// for Suite (HostMirror).
 	Mirror string
 	// Packages are installed on top of the base system.
-	Packages []string // DefaultPackages
+	Packages []string // the suite's (Suites)
 	// RegistryTimeout bounds the attempt to find debian:<suite> in a registry.
 	RegistryTimeout time.Duration // 20s
 	// Log receives the output of debootstrap, apt and docker build as it
@@ -53,20 +53,6 @@ type ImageOptions struct {
 	Log io.Writer
 	// Status, when set, is told each phase as it starts ("debootstrap …").
 	Status func(phase string)
-}
-
-// DefaultPackages are the Debian packages of the image: Puppet, the strace
-// tracer, ps/pgrep for the apply script, CA certificates for apt and the
-// Forge over HTTPS, systemd to boot the container as a host boots, and the
-// core types that Puppet 7 moved out of Puppet into modules (Debian
-// packages them apart; a host that installs puppet gets them too), so that
-// augeas, cron, host, mailalias, mount and ssh_authorized_key exist.
-var DefaultPackages = []string{
-	"puppet-agent", "strace", "procps", "ca-certificates",
-	"systemd", "systemd-sysv",
-	"puppet-module-puppetlabs-augeas-core", "puppet-module-puppetlabs-cron-core",
-	"puppet-module-puppetlabs-host-core", "puppet-module-puppetlabs-mailalias-core",
-	"puppet-module-puppetlabs-mount-core", "puppet-module-puppetlabs-sshkeys-core",
 }
 
 // RecipeLabel holds a digest of what an image was built from (suite,
@@ -88,14 +74,16 @@ func (o ImageOptions) Recipe() string {
 }
 
 func (o *ImageOptions) setDefaults() {
-	if o.Tag == "" {
-		o.Tag = DefaultImage
-	}
 	if o.Suite == "" {
-		o.Suite = "bookworm"
+		o.Suite = DefaultSuite
+	}
+	if o.Tag == "" {
+		o.Tag = SuiteImage(o.Suite)
 	}
 	if len(o.Packages) == 0 {
-		o.Packages = DefaultPackages
+		// An unknown suite has no packages here; EnsureImage refuses it.
+		s, _ := LookupSuite(o.Suite)
+		o.Packages = s.Packages
 	}
 	if o.RegistryTimeout == 0 {
 		o.RegistryTimeout = 20 * time.Second
@@ -110,7 +98,9 @@ func (o *ImageOptions) status(phase string) {
 
 // ImageInfo describes the image a run uses.
 type ImageInfo struct {
-	Tag    string      `json:"tag"`
+	Tag string `json:"tag"`
+	// Suite is the Debian release the image was built of (Suites).
+	Suite  string      `json:"suite,omitempty"`
 	ID     string      `json:"id"`
 	Method BuildMethod `json:"method"`
 	Size   int64       `json:"size_bytes"`
@@ -146,20 +136,23 @@ func (e *Engine) inspectImage(ctx context.Context, ref string) (string, int64, m
 // built in a temporary directory and removed afterwards.
 func (e *Engine) EnsureImage(ctx context.Context, opts ImageOptions) (ImageInfo, error) {
 	opts.setDefaults()
+	if _, err := LookupSuite(opts.Suite); err != nil {
+		return ImageInfo{}, err
+	}
 	if !opts.Rebuild {
 		id, size, labels, err := e.inspectImage(ctx, opts.Tag)
 		if err != nil {
 			return ImageInfo{}, err
 		}
 		if id != "" && labels[RecipeLabel] == opts.Recipe() {
-			return ImageInfo{Tag: opts.Tag, ID: id, Method: MethodReused, Size: size}, nil
+			return ImageInfo{Tag: opts.Tag, Suite: opts.Suite, ID: id, Method: MethodReused, Size: size}, nil
 		}
 		if id != "" {
 			opts.status(opts.Tag + " was built from another recipe (an older fsmove): rebuilding")
 		}
 	}
 	if opts.Mirror == "" {
-		m, err := HostMirror(AptSourcesDir, opts.Suite)
+		m, err := SuiteMirror(AptSourcesDir, opts.Suite)
 		if err != nil {
 			return ImageInfo{}, err
 		}
@@ -192,7 +185,7 @@ func (e *Engine) EnsureImage(ctx context.Context, opts ImageOptions) (ImageInfo,
 	if id == "" {
 		return ImageInfo{}, fmt.Errorf("image %s was built but cannot be found", opts.Tag)
 	}
-	return ImageInfo{Tag: opts.Tag, ID: id, Method: method, Size: size}, nil
+	return ImageInfo{Tag: opts.Tag, Suite: opts.Suite, ID: id, Method: method, Size: size}, nil
 }
 
 // baseAvailable reports whether the base image exists locally or can be

@@ -44,7 +44,9 @@ func TestCapsIn(t *testing.T) {
 func TestBootNotReachable(t *testing.T) {
 	for state, want := range map[string]bool{
 		"offline": true, "Failed to connect to bus: No such file or directory": true,
-		"starting": false, "maintenance": false, "stopping": false, "": false,
+		"Failed to connect to system scope bus via local transport: No such file or directory": true, // systemctl 257
+		"Failed to connect to the Internet":                                                    false,
+		"starting":                                                                             false, "maintenance": false, "stopping": false, "": false,
 	} {
 		if got := bootNotReachable(state); got != want {
 			t.Errorf("bootNotReachable(%q) = %v, want %v", state, got, want)

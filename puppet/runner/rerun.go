@@ -53,7 +53,7 @@ func RerunOptions(dir string) (Options, error) {
 		Entry:         entry,
 		ModulePath:    rec.ModulePath,
 		Dependencies:  deps,
-		Image:         container.ImageOptions{Tag: rec.Image.Tag},
+		Image:         container.ImageOptions{Tag: rec.Image.Tag, Suite: rec.Image.Suite},
 		Init:          rec.Init,
 		FsmoveVersion: rec.FsmoveVersion,
 	}, nil

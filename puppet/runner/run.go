@@ -309,7 +309,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	}
 	r.rec.Engine = r.eng.ServerVersion
 
-	if err := r.step(ctx, "image", "checking "+imageTag(r.opts.Image), func(s *Step) (string, error) {
+	if err := r.step(ctx, "image", "checking "+r.opts.Image.ImageTag(), func(s *Step) (string, error) {
 		imgOpts := r.opts.Image
 		imgOpts.Status = s.Update
 		if r.opts.Verbose {
@@ -924,13 +924,6 @@ func listArtifacts(dir string) []string {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
-}
-
-func imageTag(o container.ImageOptions) string {
-	if o.Tag == "" {
-		return container.DefaultImage
-	}
-	return o.Tag
 }
 
 func shortImageID(id string) string {
