@@ -40,10 +40,8 @@ fewer than half of the trace's resource blocks (another run's catalog). The
 report says why; problems that were worked around (malformed lines, fds never
 opened, catalog entries skipped) are counted in it.
 
-Exit status: 0 the analysis is complete and found nothing; 1 findings (also
-when incomplete); 2 usage or input error, or an incomplete analysis without
-findings (--allow-incomplete makes that 0); 3 interrupted.
-`
+Exit status:
+` + exitStatusTable
 
 // reportFlags are the analysis and report flags shared by analyze and run.
 type reportFlags struct {
@@ -76,7 +74,7 @@ func addReportFlags(fs *pflag.FlagSet) *reportFlags {
 	fs.BoolVar(&rf.strict, "strict", false, "make the first malformed trace line fatal")
 	fs.BoolVar(&rf.stats, "stats", false, "print counts and the time of each phase to standard error")
 	fs.StringVar(&rf.color, "color", "auto", "colour the text report: auto, always or never")
-	fs.BoolVar(&rf.allowIncomplete, "allow-incomplete", false, "an incomplete analysis without findings exits 0, not 2 (the report still says why it is incomplete)")
+	fs.BoolVar(&rf.allowIncomplete, "allow-incomplete", false, "an incomplete analysis without findings exits 0, not 4 (the report still says why it is incomplete)")
 	fs.BoolVar(&rf.all, "all", false, "also list, with the reason, the relations a rule holds back as not faults (account databases only, commuting editors); JSON always has them")
 	return rf
 }
@@ -276,8 +274,9 @@ func withRunRecord(in analyze.Input) analyze.Input {
 
 // analyzeAndReport runs the pipeline and writes the report. It returns
 // nil for a complete analysis without findings, errFindings, a usageError
-// for an input error or an incomplete analysis without findings (unless
-// --allow-incomplete), a runError when interrupted or out of time.
+// for an input error, an incompleteError for an incomplete analysis without
+// findings (unless --allow-incomplete), a runError when interrupted or out
+// of time.
 func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.Input, rf *reportFlags, hooks reportHooks) (err error) {
 	dopts, err := rf.detectorOptions()
 	if err != nil {
@@ -349,8 +348,8 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 }
 
 // reportStatus maps a report to its error: findings first (errFindings),
-// then an incomplete analysis (a usageError, unless allowed: then nil with
-// a note), then nil.
+// then an incomplete analysis (an incompleteError, unless allowed: then nil
+// with a note), then nil.
 func reportStatus(rep *detector.Report, allowIncomplete bool, stderr io.Writer) error {
 	switch {
 	case rep.Faults() > 0:
@@ -361,7 +360,7 @@ func reportStatus(rep *detector.Report, allowIncomplete bool, stderr io.Writer) 
 		fmt.Fprintln(stderr, "fsmove analyze: no findings in an incomplete analysis; exit 0 because of --allow-incomplete")
 		return nil
 	default:
-		return usagef("no findings, but the analysis is incomplete (see why above), so this is not a clean result: exit 2 (--allow-incomplete accepts it)")
+		return incompleteError{errors.New("no findings, but the analysis is incomplete (see why above), so this is not a clean result: exit 4 (--allow-incomplete accepts it)")}
 	}
 }
 

@@ -38,6 +38,11 @@ results.json, results.html and the figures.
 results.csv gains the counts of confirmed, refuted and unknown findings and
 the time, findings.csv each finding's verdict, and report.json in the run
 directory the evidence.
+
+Exit status: 0 when every module has results, whatever each run found (a
+module's own analysis status, 0 to 4 as fsmove analyze's, is in its
+analysis.json); 2 usage or input error; 3 the bench stopped (Docker failed,
+--timeout of the whole bench, an interrupt; --resume continues).
 `
 
 // benchFlags are fsmove bench's flags.

@@ -114,14 +114,7 @@ Run "fsmove <command> --help" for a command's flags, and
 "fsmove completion bash --help" to set up shell completion.
 
 Exit status (every command):
-  0  the analysis is complete and found nothing
-  1  findings (also when the analysis is incomplete: the report says so)
-  2  usage or input error, or an incomplete analysis without findings (the
-     trace ends early, no resource block recognised, another run's catalog;
-     --allow-incomplete makes that 0)
-  3  the run itself failed (Docker, Puppet, the tracer), timed out, or was
-     interrupted (SIGINT or SIGTERM); what was captured is kept in --out
-`)
+`+exitStatusTable)
 }
 
 // stringsFlag is a repeatable string flag (--filter, --modulepath):

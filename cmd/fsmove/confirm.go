@@ -48,9 +48,9 @@ The report carries each finding's verdict with its evidence (text; JSON
 the cost. Each apply's artifacts are kept in DIR/confirm/ (baseline-1,
 mor-N, mn-N: run.json, puppet.log, catalog.json).
 
-Exit status: as fsmove analyze's (1 when findings are reported, confirmed or
-not); 3 when Docker fails or the command is interrupted.
-`
+Exit status (1 when findings are reported, confirmed or not; 3 when Docker
+fails or the command is interrupted):
+` + exitStatusTable
 
 // confirmFlags are the flags of re-applying findings to test them, shared
 // by fsmove run --confirm and fsmove confirm.

@@ -100,11 +100,9 @@ interrupted apply fsmove still copies out the partial trace, for at most a
 minute; a second Ctrl-C stops that at once. A run that exceeds --timeout
 stops the same way, with status "timeout".
 
-Exit status: 0 the analysis is complete and found nothing; 1 findings; 2
-usage or input error (before anything starts), or an incomplete analysis
-without findings; 3 the run failed (Docker, setup, Puppet, tracer), timed
-out (--timeout) or was interrupted (SIGINT or SIGTERM: 3, not 130).
-`
+Exit status (a capture the tracer could not complete, e.g. lost eBPF events
+or a trace cut at --max-trace, is a failed run: 3):
+` + exitStatusTable
 
 // runFlags are fsmove run's own flags.
 type runFlags struct {
@@ -494,10 +492,13 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 	switch {
 	case puppetFailed:
 		return runError{errSaid}
+	case code == exitIncomplete:
+		// Said above, as fsmove analyze of the artifacts would say it.
+		return incompleteError{errSaid}
 	case code == exitUsage:
-		// The run's own trace or catalog cannot be analyzed completely
-		// (said above): the run failed, not the user's input.
-		return runError{fmt.Errorf("the run's artifacts in %s cannot be analyzed completely: the run failed", opts.OutDir)}
+		// The run's own trace or catalog cannot be read (said above): the
+		// run failed, not the user's input.
+		return runError{fmt.Errorf("the run's artifacts in %s cannot be analyzed: the run failed", opts.OutDir)}
 	case code == exitFindings:
 		return errFindings
 	case code == exitOK:

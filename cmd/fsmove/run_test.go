@@ -280,7 +280,7 @@ func TestRunHelpMentionsNewFlags(t *testing.T) {
 	}
 	for _, want := range []string{"--manifest FILE | -e CODE", "-setup CMD", "-setup-file SCRIPT", "setup.log",
 		"deb:puppet-module-[AUTHOR-]NAME", "lib/puppet",
-		"-force", "stopped_step", "3, not 130", "timed\nout (--timeout)"} {
+		"-force", "stopped_step", "3, not 130", "timed out (--timeout)", "  4  no findings"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("--help lacks %q", want)
 		}
