@@ -21,6 +21,7 @@ import (
 
 const analyzeUsage = `Usage:
   fsmove analyze [flags] TRACE CATALOG
+  fsmove analyze [flags] RUN-DIR
   fsmove analyze [flags] --fstrace PROGRAM.fst CATALOG
 
 Analyze a captured trace of "puppet apply" against the catalog Puppet applied,
@@ -31,6 +32,11 @@ TRACE is the output of "strace -f -o FILE" (any of -s N, -y, -yy, -X, -t, -tt,
 files, or "-" for standard input. CATALOG is the catalog JSON ("puppet catalog
 find" output, or the cache "puppet apply --catalog_cache_terminus json" writes),
 or "-" for standard input (not both). No Docker and no network are needed.
+
+RUN-DIR is the artifact directory of an "fsmove run" (the "artifacts:" line
+it ends with): its trace.log (or trace.log.zst, trace.log.gz) and
+catalog.json, with its run.json (your module's files instead of the
+container's paths) and Puppet's graphs, so the report is the run's own.
 
 The analysis is incomplete when the input cannot show every fault: no resource
 block is recognised (Puppet ran without --evaltrace, or strace's -s cut its
@@ -203,8 +209,13 @@ func runAnalyze(ctx context.Context, stdout, stderr io.Writer, args []string, af
 		return usagef("the trace and the catalog cannot both be standard input (-)")
 	case af.fstrace == "" && len(args) == 2:
 		in.Trace, in.Catalog = args[0], args[1]
+	case af.fstrace == "" && len(args) == 1:
+		var err error
+		if in.Trace, in.Catalog, err = runDirInput(args[0]); err != nil {
+			return usageError{err}
+		}
 	default:
-		return usagef("want TRACE and CATALOG (or --fstrace PROGRAM and CATALOG); see fsmove analyze --help")
+		return usagef("want TRACE and CATALOG, a run's directory, or --fstrace PROGRAM and CATALOG; see fsmove analyze --help")
 	}
 	if err := rf.check(); err != nil {
 		return usageError{err}
@@ -221,6 +232,30 @@ func runAnalyze(ctx context.Context, stdout, stderr io.Writer, args []string, af
 		defer pprof.StopCPUProfile()
 	}
 	return analyzeAndReport(ctx, stdout, stderr, in, rf, reportHooks{})
+}
+
+// runDirInput finds the trace and the catalog in dir, the artifact directory
+// of an fsmove run; withRunRecord then finds the rest (run.json, graphs,
+// packages) beside the trace, as for a run's own analysis. The trace may
+// have been compressed since (trace.log.zst, trace.log.gz: testdata/runs).
+func runDirInput(dir string) (trace, catalog string, err error) {
+	info, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return "", "", err
+	case !info.IsDir():
+		return "", "", fmt.Errorf("%s is a file: give TRACE and CATALOG, or the directory of an fsmove run; see fsmove analyze --help", dir)
+	}
+	catalog = filepath.Join(dir, runner.CatalogFile)
+	if _, err := os.Stat(catalog); err != nil {
+		return "", "", fmt.Errorf("%s is not the directory of an fsmove run that Puppet compiled: no %s in it (see its puppet.log)", dir, runner.CatalogFile)
+	}
+	for _, name := range []string{runner.TraceFile, runner.TraceFile + ".zst", runner.TraceFile + ".gz"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return filepath.Join(dir, name), catalog, nil
+		}
+	}
+	return "", "", fmt.Errorf("%s is not the directory of an fsmove run: no %s in it", dir, runner.TraceFile)
 }
 
 // analyzeArtifacts analyzes a saved trace against a saved catalog and writes
