@@ -42,6 +42,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzParsePackages$$' -fuzztime=$(FUZZTIME) ./detector
 	$(GO) test -run='^$$' -fuzz='^FuzzMark$$' -fuzztime=$(FUZZTIME) ./puppet
 	$(GO) test -run='^$$' -fuzz='^FuzzSourceRef$$' -fuzztime=$(FUZZTIME) ./puppet
+	$(GO) test -run='^$$' -fuzz='^FuzzModuleCopySkip$$' -fuzztime=$(FUZZTIME) ./puppet/runner
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...

@@ -69,6 +69,10 @@ A Debian package's module name is guessed from the package's name
 package installed another module directory (puppet-module-heini-wait-for:
 wait_for), fsmove takes that one.
 
+The module directory is copied into the container without what is not the
+module: .git, vendor/, .bundle/, spec/fixtures/, pkg/, fsmove-out/, --out
+when it is inside the module, and what the module's .pdkignore lists.
+
 --modulepath DIR is a directory of modules, or one module: a directory with
 manifests/, metadata.json or only Ruby code (lib/puppet, lib/facter). Every
 --modulepath, the module directory and the --manifest file are checked
@@ -281,6 +285,11 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 	}
 	if err != nil {
 		return fail("%v", err)
+	}
+	if spec.Kind == runner.SourceDir {
+		if _, err := runner.ModuleCopySkip(spec.Dir, ""); err != nil { // its .pdkignore
+			return fail("%v", err)
+		}
 	}
 	if f.manifest != "" {
 		info, err := os.Stat(f.manifest)
