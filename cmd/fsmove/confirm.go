@@ -18,10 +18,12 @@ import (
 )
 
 const confirmUsage = `Usage: fsmove confirm [flags] --out DIR
+       fsmove confirm [flags] MODULE
 
 Confirm the findings of an earlier "fsmove run" by applying its module again,
 untraced, in fresh containers. DIR is that run's --out: its run.json, site.pp,
-trace.log and catalog.json. The trace is analyzed again (give the report flags
+trace.log and catalog.json; MODULE (as given to fsmove run, without --out)
+names the run in its default place. The trace is analyzed again (give the report flags
 the run had: --package-notify, --filter, --waivers, --all, ...), and every
 finding it reports (with --all, the held-back ones too) is tested:
 
@@ -136,10 +138,19 @@ func newConfirmCmd(c *cli) *cobra.Command {
 
 func runConfirm(ctx context.Context, stdout, stderr io.Writer, args []string, out string, quiet bool, cf *confirmFlags, rf *reportFlags) error {
 	switch {
+	case len(args) == 1 && out == "":
+		// The module's default place, as fsmove run without --out used it.
+		spec, err := runner.ParseModuleSpec(args[0])
+		if err != nil {
+			return usageError{err}
+		}
+		if out, err = runner.DefaultOutDir(spec, runner.Entry{}); err != nil {
+			return usageError{err}
+		}
 	case len(args) > 0:
-		return usagef("unexpected arguments %s: give the run's directory with --out DIR", strings.Join(args, " "))
+		return usagef("unexpected arguments %s: give the run's directory with --out DIR, or the module", strings.Join(args, " "))
 	case out == "":
-		return usagef("give the directory of an earlier fsmove run with --out DIR")
+		return usagef("give the directory of an earlier fsmove run with --out DIR, or the module it ran")
 	}
 	if err := rf.check(); err != nil {
 		return usageError{err}

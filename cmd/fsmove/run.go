@@ -88,11 +88,22 @@ time is the step "setup" of run.json, and run.json's entry.setup lists them.
 A setup that exits non-zero fails the run (exit 3, status infra-error, with
 the tail of its output).
 
---out holds the run's artifacts and nothing else. A new or empty directory
-is used as it is; one that holds an earlier run (run.json, trace.log, …) is
-refused unless --force, which deletes that run first; one that holds other
-files is refused even with --force (fsmove never deletes files it did not
-write). -o and --graph-out go elsewhere.
+Without --out, the artifacts go to $XDG_STATE_HOME/fsmove/runs/NAME-HASH
+(~/.local/state/… when XDG_STATE_HOME is unset; HASH tells apart modules of
+the same NAME in different directories), never into the module, and the
+run ends by saying where ("artifacts: DIR"; fsmove analyze DIR and fsmove
+confirm MODULE find it). A rerun replaces the earlier run there, but only
+once its trace and catalog are copied out: it is captured beside it
+(NAME-HASH.new-*) and then renamed into place. A run that gets no trace or
+no catalog out (failed, interrupted) leaves the earlier run as it was and
+is kept as NAME-HASH.failed, which the next such run replaces and the next
+good one removes.
+
+An explicit --out holds the run's artifacts and nothing else. A new or
+empty directory is used as it is; one that holds an earlier run (run.json,
+trace.log, …) is refused unless --force, which deletes that run first; one
+that holds other files is refused even with --force (fsmove never deletes
+files it did not write). -o and --graph-out go elsewhere.
 
 Every flag, path and file is checked before anything is deleted, built or
 started: a mistake exits 2 and leaves --out as it was.
@@ -147,7 +158,7 @@ func newRunCmd(c *cli) *cobra.Command {
 		Long:  runUsage,
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.out, "out", "", "artifact directory (default ./fsmove-out/<module name>, or <manifest name> without a module)")
+	fs.StringVar(&f.out, "out", "", "artifact directory (default: a place of this module's under $XDG_STATE_HOME/fsmove/runs, replaced by each rerun)")
 	stringsFlag(fs, &f.modulePath, "modulepath", "a `DIR` of dependency modules, or one module (repeatable)")
 	fs.StringVar(&f.class, "class", "", "class to include (default: the module's name; needs a module)")
 	fs.StringVarP(&f.code, "execute", "e", "", "Puppet `CODE` to apply instead of including a class (no module needed)")
@@ -210,8 +221,11 @@ func runRun(ctx context.Context, abort <-chan struct{}, stdout, stderr io.Writer
 		return usageError{err}
 	}
 	opts.Log = stderr
+	defaultOut := f.out == "" && f.keepArtifacts
 	if f.keepArtifacts {
-		if err := checkOutDir(rf, opts.OutDir, f.force); err != nil {
+		// The default place is fsmove's: a rerun replaces the run there
+		// without --force (only files that are not fsmove's stop it).
+		if err := checkOutDir(rf, opts.OutDir, f.force || defaultOut); err != nil {
 			return usageError{err}
 		}
 	}
@@ -251,12 +265,24 @@ func runRun(ctx context.Context, abort <-chan struct{}, stdout, stderr io.Writer
 		defer os.RemoveAll(tmp)
 		opts.OutDir = tmp
 	}
+	final := ""
+	if defaultOut {
+		// Captured beside the default place, which keeps the earlier run
+		// until this one's trace and catalog are out (settleRun).
+		final = opts.OutDir
+		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+			return runError{err}
+		}
+		if opts.OutDir, err = os.MkdirTemp(filepath.Dir(final), filepath.Base(final)+".new-"); err != nil {
+			return runError{err}
+		}
+	}
 	opts.Progress = runner.NewProgress(stderr, f.quiet)
 	var confirm *confirmFlags
 	if f.confirm {
 		confirm = f.confirmFlags
 	}
-	return runAndAnalyze(ctx, stdout, stderr, eng, opts, rf, confirm, !f.keepArtifacts)
+	return runAndAnalyze(ctx, stdout, stderr, eng, opts, rf, confirm, !f.keepArtifacts, final)
 }
 
 // runOptions turns the flags into runner options; an error is in the
@@ -321,7 +347,9 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 	}
 	out := f.out
 	if out == "" {
-		out = filepath.Join("fsmove-out", spec.Name)
+		if out, err = runner.DefaultOutDir(spec, entry); err != nil {
+			return fail("%v", err)
+		}
 	}
 	initMode, err := container.ParseInit(f.init)
 	if err != nil {
@@ -416,10 +444,25 @@ func fsmoveBinary() string {
 // runAndAnalyze runs the traced apply, then analyzes its artifacts and,
 // with cf (--confirm), re-applies the findings to test them.
 // tempOut: --out is a temporary directory (--keep-artifacts=false), removed
-// on the way out. The analysis's own errors are said as fsmove analyze's,
-// as they would be by a later fsmove analyze of the artifacts.
-func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container.Engine, opts runner.Options, rf *reportFlags, cf *confirmFlags, tempOut bool) error {
+// on the way out. final: the run's default place, opts.OutDir a new
+// directory beside it (settleRun); "" when opts.OutDir is the place. The
+// analysis's own errors are said as fsmove analyze's, as they would be by
+// a later fsmove analyze of the artifacts.
+func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container.Engine, opts runner.Options, rf *reportFlags, cf *confirmFlags, tempOut bool, final string) error {
 	rec, err := runner.Run(ctx, eng, opts)
+	if final != "" {
+		newDir := opts.OutDir
+		opts.OutDir = settleRun(ctx, stderr, rec, err, newDir, final)
+		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			// Its message names where the run was captured.
+			err = errors.New(strings.ReplaceAll(err.Error(), newDir, opts.OutDir))
+		}
+	}
+	if rec != nil && !tempOut {
+		// Where to look, at the end of what the run says (an error's
+		// message comes after it).
+		defer func() { fmt.Fprintf(stderr, "artifacts: %s\n", opts.OutDir) }()
+	}
 	if rec == nil {
 		var outErr *runner.OutDirError
 		if errors.As(err, &outErr) {
@@ -514,6 +557,37 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 		return nil
 	}
 	return runError{errSaid}
+}
+
+// settleRun puts a run captured in newDir, beside its default place final,
+// where it belongs, and returns where its artifacts now are. Once the trace
+// and the catalog are out, at final: the earlier run there is removed (and
+// a failed one beside it, now stale). Otherwise (the run failed or was
+// stopped before) at final.failed, and the earlier run in final is kept as
+// it was. When a rename fails, the run stays in newDir, which is said.
+func settleRun(ctx context.Context, stderr io.Writer, rec *runner.RunRecord, runErr error, newDir, final string) string {
+	if rec == nil { // nothing was written (runner.Run's check of newDir)
+		os.Remove(newDir)
+		return final
+	}
+	_, traceErr := os.Stat(filepath.Join(newDir, runner.TraceFile))
+	_, catalogErr := os.Stat(filepath.Join(newDir, runner.CatalogFile))
+	place := final
+	if runErr != nil || ctx.Err() != nil || traceErr != nil || catalogErr != nil {
+		place = final + runner.FailedSuffix
+	}
+	if err := runner.ReplaceRun(newDir, place); err != nil {
+		fmt.Fprintf(stderr, "fsmove run: this run stays in %s: %v\n", newDir, err)
+		return newDir
+	}
+	if place == final {
+		if err := runner.RemoveRun(final + runner.FailedSuffix); err != nil {
+			fmt.Fprintf(stderr, "fsmove run: %v\n", err)
+		}
+	} else if _, err := os.Stat(final); err == nil {
+		fmt.Fprintf(stderr, "fsmove run: this run got no trace and catalog out, so the earlier run in %s is kept\n", final)
+	}
+	return place
 }
 
 // reportStopped says on stderr what became of an interrupted or timed-out
