@@ -58,6 +58,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzParseFixtures$$' -fuzztime=$(FUZZTIME) ./puppet/module
 	$(GO) test -run='^$$' -fuzz='^FuzzParsePuppetfile$$' -fuzztime=$(FUZZTIME) ./puppet/module
 	$(GO) test -run='^$$' -fuzz='^FuzzParseDebIndex$$' -fuzztime=$(FUZZTIME) ./puppet/module
+	$(GO) test -run='^$$' -fuzz='^FuzzModuleCopySkip$$' -fuzztime=$(FUZZTIME) ./puppet/runner
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...

@@ -100,7 +100,7 @@ func (r Row) Analyzed() bool { return r.AnalysisS >= 0 && r.MOR >= 0 }
 // the run's trace gave.
 type Analysis struct {
 	// Exit is the status of "fsmove analyze": 0 no findings, 1 findings,
-	// 2 input error.
+	// 2 input error, 4 an incomplete analysis without findings.
 	Exit         int     `json:"exit"`
 	Error        string  `json:"error,omitempty"`
 	Seconds      float64 `json:"seconds"`

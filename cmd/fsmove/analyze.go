@@ -22,17 +22,19 @@ import (
 // analyzeHelp is fsmove analyze's help; the details are in README.md.
 var analyzeHelp = help{
 	synopsis: `fsmove analyze [flags] TRACE CATALOG
+fsmove analyze [flags] RUN-DIR
 fsmove analyze [flags] --fstrace PROGRAM.fst CATALOG`,
 	description: `
 Analyze a captured trace of "puppet apply" against the catalog Puppet applied,
 and report missing ordering relationships (MOR) and missing notifiers (MN).
 TRACE is the output of "strace -f -o FILE" (plain, gzip or zstd), a directory
 of "strace -ff" files, or "-" for standard input; CATALOG is the catalog JSON.
-No Docker and no network are needed. The report says when the analysis is
-incomplete (the trace ends early, no resource block is recognised, another
-run's catalog) and why.`,
+RUN-DIR is the directory of an "fsmove run" (its "artifacts:" line): the run's
+own report again, with your module's file paths. No Docker and no network are
+needed. The report says when the analysis is incomplete (the trace ends early,
+no resource block is recognised, another run's catalog) and why.`,
 	examples: []example{
-		{"fsmove analyze out/trace.log out/catalog.json", "a saved fsmove run, again"},
+		{"fsmove analyze ~/.local/state/fsmove/runs/mymod-1a2b3c4d", "a saved fsmove run, again"},
 		{"fsmove analyze --format json trace.log.zst cat.json", "JSON, from a compressed trace"},
 		{"fsmove analyze --all trace.log catalog.json", "with the pairs held back as not faults"},
 		{"fsmove analyze --waivers waivers.txt trace.log cat.json", "without the findings you waived"},
@@ -98,7 +100,7 @@ func addReportFlags(fs *pflag.FlagSet) *reportFlags {
 	fs.BoolVar(&rf.strict, "strict", false, "make the first malformed trace line fatal")
 	fs.BoolVar(&rf.stats, "stats", false, "print counts and each phase's time on standard error")
 	enumVar(fs, &rf.color, "color", "auto", colorModes, "colour the text report: "+orList(colorModes))
-	fs.BoolVar(&rf.allowIncomplete, "allow-incomplete", false, "an incomplete analysis without findings exits 0, not 2")
+	fs.BoolVar(&rf.allowIncomplete, "allow-incomplete", false, "an incomplete analysis without findings exits 0, not 4")
 	fs.StringVar(&rf.basePath, "base-path", "", "report manifest paths relative to `DIR` (default: the git work tree's top, else .)")
 	fs.StringVar(&rf.failOn, "fail-on", "", "only these findings exit 1: `KIND,CONFIDENCE`, e.g. MN,content (default: all)")
 	fs.BoolVar(&rf.showSuppressed, "show-suppressed", false, "also list the findings waivers or '# fsmove:ignore' suppress")
@@ -240,8 +242,13 @@ func runAnalyze(ctx context.Context, stdout, stderr io.Writer, args []string, af
 		return usagef("the trace and the catalog cannot both be standard input (-)")
 	case af.fstrace == "" && len(args) == 2:
 		in.Trace, in.Catalog = args[0], args[1]
+	case af.fstrace == "" && len(args) == 1:
+		var err error
+		if in.Trace, in.Catalog, err = runDirInput(args[0]); err != nil {
+			return usageError{err}
+		}
 	default:
-		return usagef("want TRACE and CATALOG (or --fstrace PROGRAM and CATALOG); see fsmove analyze --help")
+		return usagef("want TRACE and CATALOG, a run's directory, or --fstrace PROGRAM and CATALOG; see fsmove analyze --help")
 	}
 	if err := rf.check(); err != nil {
 		return usageError{err}
@@ -258,6 +265,30 @@ func runAnalyze(ctx context.Context, stdout, stderr io.Writer, args []string, af
 		defer pprof.StopCPUProfile()
 	}
 	return analyzeAndReport(ctx, stdout, stderr, in, rf, reportHooks{})
+}
+
+// runDirInput finds the trace and the catalog in dir, the artifact directory
+// of an fsmove run; withRunRecord then finds the rest (run.json, graphs,
+// packages) beside the trace, as for a run's own analysis. The trace may
+// have been compressed since (trace.log.zst, trace.log.gz: testdata/runs).
+func runDirInput(dir string) (trace, catalog string, err error) {
+	info, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return "", "", err
+	case !info.IsDir():
+		return "", "", fmt.Errorf("%s is a file: give TRACE and CATALOG, or the directory of an fsmove run; see fsmove analyze --help", dir)
+	}
+	catalog = filepath.Join(dir, runner.CatalogFile)
+	if _, err := os.Stat(catalog); err != nil {
+		return "", "", fmt.Errorf("%s is not the directory of an fsmove run that Puppet compiled: no %s in it (see its puppet.log)", dir, runner.CatalogFile)
+	}
+	for _, name := range []string{runner.TraceFile, runner.TraceFile + ".zst", runner.TraceFile + ".gz"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return filepath.Join(dir, name), catalog, nil
+		}
+	}
+	return "", "", fmt.Errorf("%s is not the directory of an fsmove run: no %s in it", dir, runner.TraceFile)
 }
 
 // analyzeArtifacts analyzes a saved trace against a saved catalog and writes
@@ -344,8 +375,9 @@ func gitWorkTree(dir string) (string, bool) {
 
 // analyzeAndReport runs the pipeline and writes the report. It returns
 // nil for a complete analysis without findings, errFindings, a usageError
-// for an input error or an incomplete analysis without findings (unless
-// --allow-incomplete), a runError when interrupted or out of time.
+// for an input error, an incompleteError for an incomplete analysis without
+// findings (unless --allow-incomplete), a runError when interrupted or out
+// of time.
 func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.Input, rf *reportFlags, hooks reportHooks) (err error) {
 	dopts, err := rf.detectorOptions()
 	if err != nil {
@@ -447,7 +479,7 @@ func reportStatus(rep *detector.Report, failOn detector.FailOn, allowIncomplete 
 		fmt.Fprintln(stderr, "fsmove analyze: no findings in an incomplete analysis; exit 0 because of --allow-incomplete")
 		return nil
 	default:
-		return usagef("no findings, but the analysis is incomplete (see why above), so this is not a clean result: exit 2 (--allow-incomplete accepts it)")
+		return incompleteError{errors.New("no findings, but the analysis is incomplete (see why above), so this is not a clean result: exit 4 (--allow-incomplete accepts it)")}
 	}
 }
 

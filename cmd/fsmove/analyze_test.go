@@ -353,3 +353,61 @@ func TestAnalyzeGraphOut(t *testing.T) {
 		t.Errorf("highlighted edges %q, want the one finding File[/etc/app.conf] -> Exec[use-conf]", red)
 	}
 }
+
+// TestAnalyzeRunDir: fsmove analyze DIR on a run's directory gives the
+// report of fsmove analyze TRACE CATALOG with the run's run.json beside
+// them, as the run gives it: the finding at the user's own manifest (the
+// run's path map), not at the container's copy of it. A directory that
+// is not a run's, or a file alone, is a usage error.
+func TestAnalyzeRunDir(t *testing.T) {
+	saved := filepath.Join("..", "..", "testdata", "runs", "mor_exec_reads_file")
+	module, err := filepath.Abs(filepath.Join("..", "..", "testdata", "modules", "mor_exec_reads_file"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"trace.log.zst", "catalog.json"} {
+		data, err := os.ReadFile(filepath.Join(saved, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, name), string(data))
+	}
+	analyzeJSON := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		// Files are written relative to the base path: the module's parent.
+		code := run(&stdout, &stderr, append([]string{"analyze", "--format", "json", "--base-path", filepath.Dir(module)}, args...))
+		return code, stdout.String(), stderr.String()
+	}
+	manifest := `"file": "` + filepath.Join("mor_exec_reads_file", "manifests", "init.pp") + `"`
+
+	// Without run.json the report can only name the container's path.
+	code, plain, stderr := analyzeJSON(dir)
+	if code != exitFindings || strings.Contains(plain, manifest) || !strings.Contains(plain, "/fsmove/modules/mor_exec_reads_file/manifests/init.pp") {
+		t.Fatalf("without run.json: exit %d, want %d naming the container's manifest\n%s\n%s", code, exitFindings, plain, stderr)
+	}
+
+	writeFile(t, filepath.Join(dir, "run.json"), `{"module": {"spec": "`+module+`", "kind": "dir", "name": "mor_exec_reads_file", "dir": "`+module+`"},
+		"path_map": {"/fsmove/modules/mor_exec_reads_file": "`+module+`"}, "status": "ok"}`)
+	code, fromDir, stderr := analyzeJSON(dir)
+	if code != exitFindings || !strings.Contains(fromDir, manifest) {
+		t.Fatalf("analyze DIR: exit %d, want %d with %s\n%s\n%s", code, exitFindings, manifest, fromDir, stderr)
+	}
+	_, fromFiles, _ := analyzeJSON(filepath.Join(dir, "trace.log.zst"), filepath.Join(dir, "catalog.json"))
+	if stripTimes(fromDir) != stripTimes(fromFiles) {
+		t.Errorf("analyze DIR and analyze TRACE CATALOG differ:\n%s\n%s", fromDir, fromFiles)
+	}
+
+	for _, bad := range []string{filepath.Join(dir, "catalog.json"), t.TempDir()} {
+		var stdout, stderr bytes.Buffer
+		if code := run(&stdout, &stderr, []string{"analyze", bad}); code != exitUsage || !strings.Contains(stderr.String(), "fsmove run") {
+			t.Errorf("analyze %s: exit %d, want %d naming what it wants\n%s", bad, code, exitUsage, stderr.String())
+		}
+	}
+}
+
+// stripTimes removes what differs between two analyses of the same input:
+// the phases' durations and the peak memory.
+func stripTimes(report string) string {
+	return regexp.MustCompile(`"(duration_ns|seconds|peak_rss_bytes|bytes_per_second)": [0-9.e+-]+`).ReplaceAllString(report, "")
+}

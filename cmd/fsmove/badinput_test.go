@@ -176,8 +176,8 @@ func badInputs() []badInput {
 		{name: "control: a fault", args: a("trace.log", "catalog.json"), files: fig1, exit: exitFindings},
 
 		// Traces that hold nothing.
-		{name: "empty trace", args: a("trace.log", "catalog.json"), files: both(traceText(""), fig1Cat), exit: exitUsage, report: noBlock},
-		{name: "only blank lines", args: a("trace.log", "catalog.json"), files: both(traceText("\n\n\n"), fig1Cat), exit: exitUsage, report: noBlock},
+		{name: "empty trace", args: a("trace.log", "catalog.json"), files: both(traceText(""), fig1Cat), exit: exitIncomplete, report: noBlock},
+		{name: "only blank lines", args: a("trace.log", "catalog.json"), files: both(traceText("\n\n\n"), fig1Cat), exit: exitIncomplete, report: noBlock},
 		{name: "random bytes", args: a("trace.log", "catalog.json"),
 			files: both(write("trace.log", func(*testing.T) []byte {
 				b := make([]byte, 4096)
@@ -189,37 +189,37 @@ func badInputs() []badInput {
 					b[i] = byte(x)
 				}
 				return b
-			}), fig1Cat), exit: exitUsage, report: "not strace output"},
-		{name: "NUL bytes", args: a("trace.log", "catalog.json"), files: both(traceText(strings.Repeat("\x00", 1000)), fig1Cat), exit: exitUsage, report: noBlock},
-		{name: "a catalog given as the trace", args: a("catalog.json", "catalog.json"), files: fig1Cat, exit: exitUsage, report: noBlock},
-		{name: "only process exits", args: a("trace.log", "catalog.json"), files: both(traceText("1 +++ exited with 0 +++\n"), fig1Cat), exit: exitUsage, report: noBlock},
-		{name: "/dev/null as the trace", args: a("/dev/null", "catalog.json"), files: fig1Cat, exit: exitUsage, report: noBlock},
+			}), fig1Cat), exit: exitIncomplete, report: "not strace output"},
+		{name: "NUL bytes", args: a("trace.log", "catalog.json"), files: both(traceText(strings.Repeat("\x00", 1000)), fig1Cat), exit: exitIncomplete, report: noBlock},
+		{name: "a catalog given as the trace", args: a("catalog.json", "catalog.json"), files: fig1Cat, exit: exitIncomplete, report: noBlock},
+		{name: "only process exits", args: a("trace.log", "catalog.json"), files: both(traceText("1 +++ exited with 0 +++\n"), fig1Cat), exit: exitIncomplete, report: noBlock},
+		{name: "/dev/null as the trace", args: a("/dev/null", "catalog.json"), files: fig1Cat, exit: exitIncomplete, report: noBlock},
 
 		// Traces captured the wrong way.
 		{name: "puppet without --evaltrace", args: a("trace.log", "catalog.json"),
-			files: both(traceEdit(fig1Dir, withoutLines("Starting to evaluate", "Evaluated in")), fig1Cat), exit: exitUsage, report: noEvaltr},
+			files: both(traceEdit(fig1Dir, withoutLines("Starting to evaluate", "Evaluated in")), fig1Cat), exit: exitIncomplete, report: noEvaltr},
 		{name: "strace -s 32", args: a("trace.log", "catalog.json"),
-			files: both(traceEdit(fig1Dir, cutStrings), fig1Cat), exit: exitUsage, report: "its -s is too small"},
+			files: both(traceEdit(fig1Dir, cutStrings), fig1Cat), exit: exitIncomplete, report: "its -s is too small"},
 		{name: "strace without writes traced", args: a("trace.log", "catalog.json"),
-			files: both(traceEdit(fig1Dir, withoutLines("writev(", "write(")), fig1Cat), exit: exitUsage, report: noEvaltr},
+			files: both(traceEdit(fig1Dir, withoutLines("writev(", "write(")), fig1Cat), exit: exitIncomplete, report: noEvaltr},
 
 		// Traces cut short.
 		{name: "cut while Puppet ran", args: a("trace.log", "catalog.json"),
 			files: both(traceEdit(fig1Dir, upTo("Applied catalog", 0)), fig1Cat), exit: exitFindings, report: neverExits},
 		{name: "cut before the fault, while Puppet ran", args: a("trace.log", "catalog.json"),
-			files: both(traceEdit(fig1Dir, upTo("Exec[use-conf]: Starting", 0)), fig1Cat), exit: exitUsage, report: neverExits},
+			files: both(traceEdit(fig1Dir, upTo("Exec[use-conf]: Starting", 0)), fig1Cat), exit: exitIncomplete, report: neverExits},
 		{name: "cut inside a block", args: a("trace.log", "catalog.json"),
-			files: both(traceEdit(fig1Dir, upTo("Exec[use-conf]: Starting", 1)), fig1Cat), exit: exitUsage, report: "ends inside 1 resource block"},
+			files: both(traceEdit(fig1Dir, upTo("Exec[use-conf]: Starting", 1)), fig1Cat), exit: exitIncomplete, report: "ends inside 1 resource block"},
 		{name: "last line cut", args: a("trace.log", "catalog.json"),
 			files: both(write("trace.log", func(t *testing.T) []byte {
 				d := readCase(t, cleanDir, "trace.log")
 				return d[:len(d)-8]
-			}), cleanCat), exit: exitUsage, report: "last line is cut"},
+			}), cleanCat), exit: exitIncomplete, report: "last line is cut"},
 		{name: "gzip cut short", args: a("trace.log.gz", "catalog.json"),
 			files: both(write("trace.log.gz", func(t *testing.T) []byte {
 				z := gzipped(t, readCase(t, cleanDir, "trace.log"))
 				return z[:len(z)/2]
-			}), cleanCat), exit: exitUsage, report: endsEarly},
+			}), cleanCat), exit: exitIncomplete, report: endsEarly},
 		{name: "gzip without its trailer, fault kept", args: a("trace.log.gz", "catalog.json"),
 			files: both(write("trace.log.gz", func(t *testing.T) []byte {
 				z := gzipped(t, readCase(t, fig1Dir, "trace.log"))
@@ -229,18 +229,18 @@ func badInputs() []badInput {
 			files: both(write("trace.log.zst", func(t *testing.T) []byte {
 				z := zstded(t, readCase(t, cleanDir, "trace.log"))
 				return z[:len(z)/2]
-			}), cleanCat), exit: exitUsage, report: endsEarly},
+			}), cleanCat), exit: exitIncomplete, report: endsEarly},
 		{name: "gzip magic only", args: a("trace.log.gz", "catalog.json"),
 			files: both(write("trace.log.gz", func(*testing.T) []byte { return []byte{0x1f, 0x8b} }), cleanCat), exit: exitUsage},
 		{name: "zstd magic then garbage", args: a("trace.log.zst", "catalog.json"),
-			files: both(write("trace.log.zst", func(*testing.T) []byte { return []byte{0x28, 0xb5, 0x2f, 0xfd, 1, 2, 3, 4, 5} }), cleanCat), exit: exitUsage},
+			files: both(write("trace.log.zst", func(*testing.T) []byte { return []byte{0x28, 0xb5, 0x2f, 0xfd, 1, 2, 3, 4, 5} }), cleanCat), exit: exitIncomplete},
 
 		// Catalogs that are wrong.
-		{name: "another run's catalog", args: a("trace.log", "catalog.json"), files: both(fig1Trace, otherCat), exit: exitUsage, report: mismatch},
+		{name: "another run's catalog", args: a("trace.log", "catalog.json"), files: both(fig1Trace, otherCat), exit: exitIncomplete, report: mismatch},
 		{name: "a catalog that shares a resource with the trace's", args: a("trace.log", "catalog.json"),
 			files: both(copyCase(cleanDir, "trace.log", "trace.log"), fig1Cat), exit: exitFindings},
 		{name: "empty catalog object", args: a("trace.log", "catalog.json"), files: both(fig1Trace, catalogText("{}")), exit: exitUsage, stderr: "not a Puppet catalog"},
-		{name: "catalog without resources", args: a("trace.log", "catalog.json"), files: both(fig1Trace, catalogText(`{"resources": [], "edges": []}`)), exit: exitUsage, report: mismatch},
+		{name: "catalog without resources", args: a("trace.log", "catalog.json"), files: both(fig1Trace, catalogText(`{"resources": [], "edges": []}`)), exit: exitIncomplete, report: mismatch},
 		{name: "empty catalog file", args: a("trace.log", "catalog.json"), files: both(fig1Trace, catalogText("")), exit: exitUsage, stderr: "catalog"},
 		{name: "catalog of random text", args: a("trace.log", "catalog.json"), files: both(fig1Trace, catalogText("not json at all\n")), exit: exitUsage, stderr: "catalog"},
 		{name: "catalog cut short", args: a("trace.log", "catalog.json"),
@@ -269,7 +269,7 @@ func badInputs() []badInput {
 		// Standard input.
 		{name: "trace from stdin", args: a("-", "catalog.json"), files: fig1, stdin: "trace.log", exit: exitFindings},
 		{name: "catalog from stdin", args: a("trace.log", "-"), files: fig1, stdin: "catalog.json", exit: exitFindings},
-		{name: "empty stdin trace", args: a("-", "catalog.json"), files: both(fig1Cat, traceText("")), stdin: "trace.log", exit: exitUsage, report: noBlock},
+		{name: "empty stdin trace", args: a("-", "catalog.json"), files: both(fig1Cat, traceText("")), stdin: "trace.log", exit: exitIncomplete, report: noBlock},
 		{name: "both from stdin", args: a("-", "-"), files: fig1, stdin: "trace.log", exit: exitUsage, stderr: "cannot both"},
 
 		// Malformed lines: counted, the rest analyzed; --strict stops.
@@ -419,8 +419,8 @@ func TestBadInputJSONSaysIncomplete(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "trace.log"), nil, 0o644)
 	cat := filepath.Join(fig1Dir, "catalog.json")
 	var stdout, stderr bytes.Buffer
-	if code := run(&stdout, &stderr, []string{"analyze", "--format", "json", filepath.Join(dir, "trace.log"), cat}); code != exitUsage {
-		t.Fatalf("exit %d, want 2", code)
+	if code := run(&stdout, &stderr, []string{"analyze", "--format", "json", filepath.Join(dir, "trace.log"), cat}); code != exitIncomplete {
+		t.Fatalf("exit %d, want %d", code, exitIncomplete)
 	}
 	var rep struct {
 		Complete   *bool    `json:"complete"`

@@ -42,6 +42,12 @@ each finding's verdict.`,
 		{"Container and tracing", []string{"tracer", "suite", "image", "init", "seccomp-bpf", "docker-host"}},
 		{"What is measured", []string{"untraced", "confirm"}},
 	},
+	exit: `Exit status:
+  0  every module has results, whatever each run found (a module's own
+     status, 0 to 4 as fsmove analyze's, is in its analysis.json)
+  2  usage or input error
+  3  the bench stopped (Docker failed, --timeout, an interrupt; --resume goes on)
+`,
 	more: `More: README.md ("Corpus files"), bench/results/README.md.`,
 }
 

@@ -20,16 +20,18 @@ import (
 // confirmHelp is fsmove confirm's help; how each kind is tested is in
 // README.md ("Confirming findings").
 var confirmHelp = help{
-	synopsis: `fsmove confirm [flags] --out DIR`,
+	synopsis: `fsmove confirm [flags] --out DIR
+fsmove confirm [flags] MODULE`,
 	description: `
 Confirm the findings of an earlier "fsmove run" by applying its module again,
-untraced, in fresh containers. DIR is that run's --out. The trace is analyzed
+untraced, in fresh containers. DIR is that run's --out; MODULE, as given to
+"fsmove run" without --out, names its default place. The trace is analyzed
 again (give the report flags the run had: --filter, --waivers, --all, ...) and
 every finding it reports is tested: confirmed, refuted or unknown, with the
 evidence. Each apply's artifacts are kept in DIR/confirm/.`,
 	examples: []example{
-		{"fsmove confirm --out fsmove-out/mymodule", "test the findings of a saved run"},
-		{"fsmove confirm --workers 1 --out fsmove-out/mymodule", "one container at a time"},
+		{"fsmove confirm ./mymodule", "test the findings of its last run"},
+		{"fsmove confirm --workers 1 --out DIR", "one container at a time"},
 		{"fsmove confirm --all --format json --out DIR", "the held-back pairs too, as JSON"},
 	},
 	groups: []flagGroup{
@@ -126,10 +128,19 @@ func newConfirmCmd(c *cli) *cobra.Command {
 
 func runConfirm(ctx context.Context, stdout, stderr io.Writer, args []string, out string, quiet bool, cf *confirmFlags, rf *reportFlags) error {
 	switch {
+	case len(args) == 1 && out == "":
+		// The module's default place, as fsmove run without --out used it.
+		spec, err := runner.ParseModuleSpec(args[0])
+		if err != nil {
+			return usageError{err}
+		}
+		if out, err = runner.DefaultOutDir(spec, runner.Entry{}); err != nil {
+			return usageError{err}
+		}
 	case len(args) > 0:
-		return usagef("unexpected arguments %s: give the run's directory with --out DIR", strings.Join(args, " "))
+		return usagef("unexpected arguments %s: give the run's directory with --out DIR, or the module", strings.Join(args, " "))
 	case out == "":
-		return usagef("give the directory of an earlier fsmove run with --out DIR")
+		return usagef("give the directory of an earlier fsmove run with --out DIR, or the module it ran")
 	}
 	if err := rf.check(); err != nil {
 		return usageError{err}

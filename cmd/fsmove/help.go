@@ -42,13 +42,7 @@ const (
 
 // exitStatusHelp is the exit-status table of every command that analyzes
 // (run, analyze, confirm) and of fsmove's own help.
-const exitStatusHelp = `Exit status:
-  0  the analysis is complete and found nothing
-  1  findings (also when the analysis is incomplete: the report says so)
-  2  usage or input error, or an incomplete analysis without findings
-     (--allow-incomplete makes that 0)
-  3  the run failed (Docker, Puppet, the tracer), timed out or was interrupted
-`
+const exitStatusHelp = "Exit status:\n" + exitStatusTable
 
 // setHelp gives cmd its help. The help flag (cobra's) joins the first
 // group.

@@ -20,13 +20,25 @@ import (
 )
 
 // Exit statuses, one mapping for every subcommand (SPEC "Outputs"): a CI
-// gate reads 0 as "clean", so 0 needs a complete analysis.
+// gate reads 0 as "clean", so 0 needs a complete analysis; each other kind
+// of outcome has a status of its own, so that a script can branch on it.
 const (
-	exitOK       = 0 // a complete analysis found nothing
-	exitFindings = 1 // findings reported (also when the analysis is incomplete)
-	exitUsage    = 2 // usage or input error, or an incomplete analysis without findings
-	exitRun      = 3 // the run itself failed (Docker, Puppet, tracer), timed out or was interrupted
+	exitOK         = 0 // a complete analysis found nothing
+	exitFindings   = 1 // findings reported (also when the analysis is incomplete)
+	exitUsage      = 2 // usage or input error (a typo, a bad value, an unreadable file, a refused --out)
+	exitRun        = 3 // the run itself failed (Docker, setup, Puppet, tracer), timed out or was interrupted
+	exitIncomplete = 4 // no findings, but the analysis is incomplete (--allow-incomplete makes it 0)
 )
+
+// exitStatusTable is the table of exitOK… that fsmove --help and each
+// analysing command's help print (README.md "Exit status" has the same).
+const exitStatusTable = `  0  the analysis is complete and found nothing
+  1  findings (also when the analysis is incomplete: the report says so)
+  2  usage or input error (a typo, a bad value, a refused --out): nothing ran
+  3  the run failed (Docker, setup, Puppet, tracer), timed out or was stopped
+  4  no findings, but the analysis is incomplete: not a clean result
+     (--allow-incomplete makes it 0)
+`
 
 // errFindings is what a subcommand returns when its report has findings:
 // the report said it, so nothing more is printed (exit 1).
@@ -38,7 +50,7 @@ var errSaid = errors.New("see above")
 
 // usageError is a mistake in the command line or in the input the user
 // gave (a flag, an argument, a file that cannot be read or parsed, an
-// incomplete analysis without findings): exit 2.
+// --out that is refused): exit 2.
 type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
@@ -53,6 +65,13 @@ type runError struct{ err error }
 
 func (e runError) Error() string { return e.err.Error() }
 func (e runError) Unwrap() error { return e.err }
+
+// incompleteError is an analysis that found nothing but is incomplete, so
+// that its silence does not mean "clean": exit 4.
+type incompleteError struct{ err error }
+
+func (e incompleteError) Error() string { return e.err.Error() }
+func (e incompleteError) Unwrap() error { return e.err }
 
 // statusError is an exit status of its own: fsmove trace exits with the
 // traced command's status (err nil: nothing went wrong in fsmove), or 125
@@ -73,9 +92,10 @@ func (e statusError) Unwrap() error { return e.err }
 
 // exitStatus is implemented by the typed errors: the exit status each
 // stands for.
-func (usageError) exitStatus() int    { return exitUsage }
-func (runError) exitStatus() int      { return exitRun }
-func (e statusError) exitStatus() int { return e.code }
+func (usageError) exitStatus() int      { return exitUsage }
+func (runError) exitStatus() int        { return exitRun }
+func (incompleteError) exitStatus() int { return exitIncomplete }
+func (e statusError) exitStatus() int   { return e.code }
 
 // exitCode maps the error a subcommand (cmd, e.g. "fsmove analyze")
 // returned to the exit status, printing its message on stderr. The first

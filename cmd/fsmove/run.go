@@ -66,7 +66,6 @@ sets default flags; "# fsmove:ignore MOR|MN REASON" suppresses a finding.
 		{"fsmove run --modulepath ./deps ./mymodule", "with the modules it depends on"},
 		{"fsmove run --class mymodule::server --param port=8080 ./mymodule", "another class, with a parameter"},
 		{"fsmove run -e 'include mymod' --modulepath ./mods", "just this code, no module argument"},
-		{"fsmove run --setup 'mkdir -p /srv/data' ./mymodule", "prepare the node first, untraced"},
 		{"fsmove run --confirm ./mymodule", "then test each finding by re-applying it"},
 		{"fsmove run --format sarif -o fsmove.sarif --quiet ./mymodule", "a report for code scanning, in CI"},
 		{"fsmove run deb:puppet-module-saz-memcached", "a module Debian packages"},
@@ -124,7 +123,7 @@ func newRunCmd(c *cli) *cobra.Command {
 		Short: "apply a module in a fresh Docker container, traced, and analyze it",
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.out, "out", "", "`DIR` of the run's artifacts (default ./fsmove-out/<module or manifest>)")
+	fs.StringVar(&f.out, "out", "", "`DIR` of the artifacts (default: the module's place under $XDG_STATE_HOME/fsmove/runs)")
 	stringsFlag(fs, &f.modulePath, "modulepath", "a `DIR` of dependency modules, or one module (repeatable)")
 	fs.BoolVar(&f.noDeps, "no-deps", false, "do not read or check the module's dependencies")
 	fs.StringVar(&f.class, "class", "", "`class` to include (default: the module's name)")
@@ -198,8 +197,11 @@ func runRun(ctx context.Context, abort <-chan struct{}, stdout, stderr io.Writer
 	if rf.project != nil && !f.quiet {
 		fmt.Fprintf(stderr, "fsmove: config: %s\n", rf.project)
 	}
+	defaultOut := f.out == "" && f.keepArtifacts
 	if f.keepArtifacts {
-		if err := checkOutDir(rf, opts.OutDir, f.force); err != nil {
+		// The default place is fsmove's: a rerun replaces the run there
+		// without --force (only files that are not fsmove's stop it).
+		if err := checkOutDir(rf, opts.OutDir, f.force || defaultOut); err != nil {
 			return usageError{err}
 		}
 	}
@@ -239,12 +241,24 @@ func runRun(ctx context.Context, abort <-chan struct{}, stdout, stderr io.Writer
 		defer os.RemoveAll(tmp)
 		opts.OutDir = tmp
 	}
+	final := ""
+	if defaultOut {
+		// Captured beside the default place, which keeps the earlier run
+		// until this one's trace and catalog are out (settleRun).
+		final = opts.OutDir
+		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+			return runError{err}
+		}
+		if opts.OutDir, err = os.MkdirTemp(filepath.Dir(final), filepath.Base(final)+".new-"); err != nil {
+			return runError{err}
+		}
+	}
 	opts.Progress = runner.NewProgress(stderr, f.quiet)
 	var confirm *confirmFlags
 	if f.confirm {
 		confirm = f.confirmFlags
 	}
-	return runAndAnalyze(ctx, stdout, stderr, eng, opts, rf, confirm, !f.keepArtifacts)
+	return runAndAnalyze(ctx, stdout, stderr, eng, opts, rf, confirm, !f.keepArtifacts, final)
 }
 
 // runOptions turns the flags into runner options; an error is in the
@@ -273,6 +287,11 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 	}
 	if err != nil {
 		return fail("%v", err)
+	}
+	if spec.Kind == runner.SourceDir {
+		if _, err := runner.ModuleCopySkip(spec.Dir, ""); err != nil { // its .pdkignore
+			return fail("%v", err)
+		}
 	}
 	if f.manifest != "" {
 		info, err := os.Stat(f.manifest)
@@ -310,7 +329,9 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 	}
 	out := f.out
 	if out == "" {
-		out = filepath.Join("fsmove-out", spec.Name)
+		if out, err = runner.DefaultOutDir(spec, entry); err != nil {
+			return fail("%v", err)
+		}
 	}
 	initMode, err := container.ParseInit(f.init)
 	if err != nil {
@@ -420,10 +441,25 @@ func fsmoveBinary() string {
 // runAndAnalyze runs the traced apply, then analyzes its artifacts and,
 // with cf (--confirm), re-applies the findings to test them.
 // tempOut: --out is a temporary directory (--keep-artifacts=false), removed
-// on the way out. The analysis's own errors are said as fsmove analyze's,
-// as they would be by a later fsmove analyze of the artifacts.
-func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container.Engine, opts runner.Options, rf *reportFlags, cf *confirmFlags, tempOut bool) error {
+// on the way out. final: the run's default place, opts.OutDir a new
+// directory beside it (settleRun); "" when opts.OutDir is the place. The
+// analysis's own errors are said as fsmove analyze's, as they would be by
+// a later fsmove analyze of the artifacts.
+func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container.Engine, opts runner.Options, rf *reportFlags, cf *confirmFlags, tempOut bool, final string) error {
 	rec, err := runner.Run(ctx, eng, opts)
+	if final != "" {
+		newDir := opts.OutDir
+		opts.OutDir = settleRun(ctx, stderr, rec, err, newDir, final)
+		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			// Its message names where the run was captured.
+			err = errors.New(strings.ReplaceAll(err.Error(), newDir, opts.OutDir))
+		}
+	}
+	if rec != nil && !tempOut {
+		// Where to look, at the end of what the run says (an error's
+		// message comes after it).
+		defer func() { fmt.Fprintf(stderr, "artifacts: %s\n", opts.OutDir) }()
+	}
 	if rec == nil {
 		var outErr *runner.OutDirError
 		if errors.As(err, &outErr) {
@@ -517,16 +553,50 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 	switch {
 	case puppetFailed:
 		return runError{errSaid}
+	case code == exitIncomplete:
+		// Said above, as fsmove analyze of the artifacts would say it.
+		return incompleteError{errSaid}
 	case code == exitUsage:
-		// The run's own trace or catalog cannot be analyzed completely
-		// (said above): the run failed, not the user's input.
-		return runError{fmt.Errorf("the run's artifacts in %s cannot be analyzed completely: the run failed", opts.OutDir)}
+		// The run's own trace or catalog cannot be read (said above): the
+		// run failed, not the user's input.
+		return runError{fmt.Errorf("the run's artifacts in %s cannot be analyzed: the run failed", opts.OutDir)}
 	case code == exitFindings:
 		return errFindings
 	case code == exitOK:
 		return nil
 	}
 	return runError{errSaid}
+}
+
+// settleRun puts a run captured in newDir, beside its default place final,
+// where it belongs, and returns where its artifacts now are. Once the trace
+// and the catalog are out, at final: the earlier run there is removed (and
+// a failed one beside it, now stale). Otherwise (the run failed or was
+// stopped before) at final.failed, and the earlier run in final is kept as
+// it was. When a rename fails, the run stays in newDir, which is said.
+func settleRun(ctx context.Context, stderr io.Writer, rec *runner.RunRecord, runErr error, newDir, final string) string {
+	if rec == nil { // nothing was written (runner.Run's check of newDir)
+		os.Remove(newDir)
+		return final
+	}
+	_, traceErr := os.Stat(filepath.Join(newDir, runner.TraceFile))
+	_, catalogErr := os.Stat(filepath.Join(newDir, runner.CatalogFile))
+	place := final
+	if runErr != nil || ctx.Err() != nil || traceErr != nil || catalogErr != nil {
+		place = final + runner.FailedSuffix
+	}
+	if err := runner.ReplaceRun(newDir, place); err != nil {
+		fmt.Fprintf(stderr, "fsmove run: this run stays in %s: %v\n", newDir, err)
+		return newDir
+	}
+	if place == final {
+		if err := runner.RemoveRun(final + runner.FailedSuffix); err != nil {
+			fmt.Fprintf(stderr, "fsmove run: %v\n", err)
+		}
+	} else if _, err := os.Stat(final); err == nil {
+		fmt.Fprintf(stderr, "fsmove run: this run got no trace and catalog out, so the earlier run in %s is kept\n", final)
+	}
+	return place
 }
 
 // reportStopped says on stderr what became of an interrupted or timed-out

@@ -220,7 +220,7 @@ func TestRunForceEmptiesTheEarlierRun(t *testing.T) {
 		t.Fatalf("%v, force %v", err, opts.Force)
 	}
 	opts.Progress = runner.NewProgress(&stderr, true)
-	err = runAndAnalyze(context.Background(), &stderr, &stderr, nil, opts, &reportFlags{format: "text", color: "never"}, nil, false)
+	err = runAndAnalyze(context.Background(), &stderr, &stderr, nil, opts, &reportFlags{format: "text", color: "never"}, nil, false, "")
 	if code := exitCode(&stderr, "fsmove run", err); code != exitRun {
 		t.Errorf("exit %d, want %d", code, exitRun)
 	}
@@ -240,6 +240,8 @@ func TestRunForceEmptiesTheEarlierRun(t *testing.T) {
 
 func TestRunOptionsWithoutModule(t *testing.T) {
 	root := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", filepath.Join(root, "state"))
+	runs := filepath.Join(root, "state", "fsmove", "runs")
 	site := filepath.Join(root, "node1.pp")
 	writeFile(t, site, "include foo\n")
 	script := filepath.Join(root, "prepare.sh")
@@ -254,7 +256,7 @@ func TestRunOptionsWithoutModule(t *testing.T) {
 	if m.Kind != "none" || m.Name != "node1" || m.Raw != "--manifest "+site {
 		t.Errorf("module %+v", m)
 	}
-	if opts.OutDir != filepath.Join("fsmove-out", "node1") {
+	if filepath.Dir(opts.OutDir) != runs || !strings.HasPrefix(filepath.Base(opts.OutDir), "node1-") {
 		t.Errorf("default --out %s", opts.OutDir)
 	}
 	if opts.Entry.ManifestText != "include foo\n" || opts.Entry.Manifest != site {
@@ -268,7 +270,7 @@ func TestRunOptionsWithoutModule(t *testing.T) {
 
 	f = runFlags{code: "notice('hi')", tracer: "strace", init: "systemd"}
 	opts, err = runOptions(&f, "")
-	if err != nil || opts.Module.Name != "manifest" || opts.OutDir != filepath.Join("fsmove-out", "manifest") {
+	if err != nil || opts.Module.Name != "manifest" || filepath.Dir(opts.OutDir) != runs || !strings.HasPrefix(filepath.Base(opts.OutDir), "manifest-") {
 		t.Errorf("-e: %v, %+v, out %s", err, opts.Module, opts.OutDir)
 	}
 }
@@ -295,5 +297,91 @@ func TestRunHelpMentionsNewFlags(t *testing.T) {
 		if !strings.Contains(string(readme), want) {
 			t.Errorf("README.md lacks %q", want)
 		}
+	}
+}
+
+// TestDefaultOutDir: without --out a run goes to its module's place in the
+// user's state directory, the same from any current directory and
+// different for two modules of the same name; XDG_STATE_HOME decides where,
+// else HOME (a relative XDG_STATE_HOME is ignored, as the specification
+// says).
+func TestDefaultOutDir(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"a/mymod", "b/mymod"} {
+		writeFile(t, filepath.Join(root, d, "manifests", "init.pp"), "class mymod {}\n")
+	}
+	t.Setenv("XDG_STATE_HOME", filepath.Join(root, "state"))
+	place := func(dir, arg string) string {
+		t.Helper()
+		t.Chdir(filepath.Join(root, dir))
+		f := runFlags{tracer: "strace", init: "systemd"}
+		opts, err := runOptions(&f, arg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return opts.OutDir
+	}
+	fromInside := place("a/mymod", ".")
+	fromOutside := place(".", filepath.Join("a", "mymod"))
+	other := place("b/mymod", ".")
+	if fromInside != fromOutside {
+		t.Errorf("one module, two places: %s and %s", fromInside, fromOutside)
+	}
+	if other == fromInside {
+		t.Errorf("two modules named mymod share %s", other)
+	}
+	for _, p := range []string{fromInside, other} {
+		if filepath.Dir(p) != filepath.Join(root, "state", "fsmove", "runs") || !strings.HasPrefix(filepath.Base(p), "mymod-") {
+			t.Errorf("place %s: want state/fsmove/runs/mymod-HASH", p)
+		}
+	}
+	t.Setenv("XDG_STATE_HOME", "relative/state")
+	t.Setenv("HOME", filepath.Join(root, "home"))
+	if p := place(".", filepath.Join("a", "mymod")); filepath.Dir(p) != filepath.Join(root, "home", ".local", "state", "fsmove", "runs") {
+		t.Errorf("without an absolute XDG_STATE_HOME: %s", p)
+	}
+}
+
+// TestRerunIntoDefaultPlace: a rerun into the default place is not refused
+// (without --force): it gets past every check to Docker, which is not
+// there (exit 3), and the earlier run is as it was, with nothing beside it.
+// An explicit --out that holds the same run is refused (exit 2).
+func TestRerunIntoDefaultPlace(t *testing.T) {
+	noDocker(t)
+	root := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", filepath.Join(root, "state"))
+	module := filepath.Join("..", "..", "testdata", "modules", "clean")
+	opts, err := runOptions(&runFlags{tracer: "strace", init: "systemd"}, module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(opts.OutDir, "run.json"), `{"status": "ok"}`)
+	writeFile(t, filepath.Join(opts.OutDir, "trace.log"), "old trace\n")
+	before := snapshot(t, filepath.Dir(opts.OutDir))
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, []string{"run", "--quiet", "--tracer", "strace", module}); code != exitRun || !strings.Contains(stderr.String(), "docker") {
+		t.Errorf("rerun into the default place: exit %d, want %d (no Docker)\n%s", code, exitRun, stderr.String())
+	}
+	if after := snapshot(t, filepath.Dir(opts.OutDir)); after != before {
+		t.Errorf("the default place changed:\nbefore %s\nafter  %s", before, after)
+	}
+	stderr.Reset()
+	if code := run(&stdout, &stderr, []string{"run", "--quiet", "--tracer", "strace", "--out", opts.OutDir, module}); code != exitUsage || !strings.Contains(stderr.String(), "give --force") {
+		t.Errorf("the same directory as --out: exit %d, want %d\n%s", code, exitUsage, stderr.String())
+	}
+}
+
+// TestConfirmModuleFindsDefaultPlace: fsmove confirm MODULE looks for the
+// run where fsmove run MODULE put it without --out.
+func TestConfirmModuleFindsDefaultPlace(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", filepath.Join(t.TempDir(), "state"))
+	module := filepath.Join("..", "..", "testdata", "modules", "clean")
+	opts, err := runOptions(&runFlags{tracer: "strace", init: "systemd"}, module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, []string{"confirm", module}); code != exitUsage || !strings.Contains(stderr.String(), opts.OutDir+" holds no run") {
+		t.Errorf("confirm MODULE without a run: exit %d, want %d naming %s\n%s", code, exitUsage, opts.OutDir, stderr.String())
 	}
 }

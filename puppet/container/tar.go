@@ -80,7 +80,15 @@ func (a *Archive) AddFile(name string, data []byte, mode fs.FileMode) {
 // AddDir adds the tree at srcDir under the name dest: directories, regular
 // files and symbolic links (copied as links, never followed). Other kinds
 // (sockets, devices) and version-control directories are skipped.
-func (a *Archive) AddDir(srcDir, dest string) {
+func (a *Archive) AddDir(srcDir, dest string) { a.AddDirExcept(srcDir, dest, nil) }
+
+// SkipFunc says whether AddDirExcept leaves out the entry at rel, its path
+// below the source directory with slashes; a directory left out is left out
+// whole.
+type SkipFunc func(rel string, isDir bool) bool
+
+// AddDirExcept is AddDir without what skip (nil: nothing more) says.
+func (a *Archive) AddDirExcept(srcDir, dest string, skip SkipFunc) {
 	destName, err := cleanName(dest)
 	if err != nil {
 		a.fail(err)
@@ -98,6 +106,12 @@ func (a *Archive) AddDir(srcDir, dest string) {
 		name := destName
 		if rel != "." {
 			name = destName + "/" + filepath.ToSlash(rel)
+			if skip != nil && skip(filepath.ToSlash(rel), d.IsDir()) {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
 		}
 		info, err := d.Info()
 		if err != nil {

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -111,13 +113,117 @@ func prepareOutDir(dir string, force bool) error {
 	if err != nil {
 		return fmt.Errorf("output directory: %w", err)
 	}
+	if err := removeArtifacts(dir, entries); err != nil {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	return nil
+}
+
+// removeArtifacts removes, of dir's entries, those fsmove writes; any other
+// (none, when CheckOutDir passed; one made since is not fsmove's) stays.
+func removeArtifacts(dir string, entries []os.DirEntry) error {
 	for _, e := range entries {
 		if !isArtifactName(e.Name()) {
-			continue // CheckOutDir saw none; one made since is not ours
+			continue
 		}
 		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-			return fmt.Errorf("output directory: %w", err)
+			return err
 		}
 	}
 	return nil
+}
+
+// RunsDir is where runs go without --out: $XDG_STATE_HOME/fsmove/runs, or
+// ~/.local/state/fsmove/runs. The XDG base directory specification's state
+// directory holds what an application keeps between its runs but that is
+// not the user's data (logs, history): a run's artifacts are that, and
+// unlike a cache they must stay for fsmove confirm and fsmove analyze DIR.
+func RunsDir() (string, error) {
+	if state := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(state) { // the spec: a relative one is ignored
+		return filepath.Join(state, "fsmove", "runs"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no place for the run's artifacts (%v): give --out DIR", err)
+	}
+	return filepath.Join(home, ".local", "state", "fsmove", "runs"), nil
+}
+
+// DefaultOutDir is the run's place in RunsDir: <name>-<hash>, where hash is
+// a short digest of what identifies what is applied (a module directory's
+// absolute path, a package or Forge module as given, a manifest file's
+// absolute path, or -e). So the place is the same from any current
+// directory, and two modules of the same name have two places. A rerun
+// replaces the run in its place (ReplaceRun), whatever its flags.
+func DefaultOutDir(spec ModuleSpec, entry Entry) (string, error) {
+	runs, err := RunsDir()
+	if err != nil {
+		return "", err
+	}
+	key := string(spec.Kind) + ":" + spec.Raw
+	switch {
+	case spec.Kind == SourceDir:
+		key = string(spec.Kind) + ":" + spec.Dir
+	case spec.Kind == SourceNone && entry.Manifest != "":
+		key = "manifest:" + absPaths([]string{entry.Manifest})[0]
+	}
+	sum := sha256.Sum256([]byte(key))
+	return filepath.Join(runs, spec.Name+"-"+hex.EncodeToString(sum[:4])), nil
+}
+
+// FailedSuffix names, beside a run's default place, the last run that
+// failed before its trace and catalog were copied out; the earlier run in
+// the place is kept.
+const FailedSuffix = ".failed"
+
+// ReplaceRun puts the run captured in newDir (a sibling of dir) at dir,
+// replacing the run dir holds: dir is renamed aside, newDir renamed to
+// dir, and only then is the earlier run removed, fsmove's files only (a
+// directory with other files is refused, as CheckOutDir refuses it, and
+// both stay as they are). newDir must not be empty of a trace: the caller
+// replaces only once the new run's trace and catalog are out.
+func ReplaceRun(newDir, dir string) error {
+	if err := CheckOutDir(dir, true); err != nil {
+		return err
+	}
+	aside := ""
+	if _, err := os.Stat(dir); err == nil {
+		// A unique name, made as a directory and freed again: os.Rename
+		// does not replace a directory.
+		if aside, err = os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+".old-"); err != nil {
+			return err
+		}
+		if err := os.Remove(aside); err != nil {
+			return err
+		}
+		if err := os.Rename(dir, aside); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(newDir, dir); err != nil {
+		if aside != "" {
+			os.Rename(aside, dir)
+		}
+		return err
+	}
+	if aside == "" {
+		return nil
+	}
+	return RemoveRun(aside)
+}
+
+// RemoveRun removes a run's directory: fsmove's files in it, then the
+// directory if that left it empty. A missing directory is no error.
+func RemoveRun(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := removeArtifacts(dir, entries); err != nil {
+		return err
+	}
+	return os.Remove(dir)
 }

@@ -51,7 +51,9 @@ type RunRecord struct {
 	// ApplyExit is the exit status of the apply wrapper (0: it ran Puppet
 	// to its end; 125: the tracer could not start Puppet).
 	ApplyExit *int `json:"apply_exit"`
-	// AnalyzeExit is the status of the analysis, once it has run.
+	// AnalyzeExit is the status of the analysis, once it has run, as fsmove
+	// analyze exits: 0 clean, 1 findings, 2 unreadable artifacts, 4 no
+	// findings in an incomplete analysis.
 	AnalyzeExit *int `json:"analyze_exit"`
 	// Status sums up the run: ok, puppet-failed, compile-failed, timeout,
 	// interrupted, infra-error.

@@ -85,3 +85,55 @@ func TestRerunOptionsDependencies(t *testing.T) {
 		}
 	}
 }
+
+// TestReplaceRun: the new run takes the earlier one's place, the earlier
+// one is gone, and nothing is left beside them; a place that holds files
+// that are not fsmove's is refused, and both runs stay as they were.
+func TestReplaceRun(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "mod-1234")
+	newDir := filepath.Join(parent, "mod-1234.new-1")
+	write := func(path, data string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, RunJSON), "old")
+	write(filepath.Join(dir, ConfirmDir, "mor-1", RunJSON), "old confirm")
+	write(filepath.Join(newDir, RunJSON), "new")
+	write(filepath.Join(newDir, TraceFile), "new trace")
+	if err := ReplaceRun(newDir, dir); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, RunJSON)); string(data) != "new" {
+		t.Errorf("run.json %q, want the new run's", data)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ConfirmDir)); err == nil {
+		t.Error("the earlier run's confirm/ is still there")
+	}
+	entries, _ := os.ReadDir(parent)
+	if len(entries) != 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("beside the run: %v, want only mod-1234", names)
+	}
+
+	// Into a place with a file that is not fsmove's: refused, nothing moved.
+	write(filepath.Join(dir, "notes.txt"), "mine")
+	write(filepath.Join(newDir, RunJSON), "newer")
+	if err := ReplaceRun(newDir, dir); err == nil {
+		t.Error("replaced a directory with a file that is not fsmove's")
+	}
+	if data, _ := os.ReadFile(filepath.Join(newDir, RunJSON)); string(data) != "newer" {
+		t.Errorf("the new run moved: %q", data)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(data) != "mine" {
+		t.Errorf("notes.txt: %q", data)
+	}
+}

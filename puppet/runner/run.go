@@ -635,7 +635,11 @@ func (r *run) putModules(ctx context.Context, s *Step, site string) ([]string, e
 	m := r.opts.Module
 	r.rec.PathMap = map[string]string{}
 	if m.Kind == SourceDir {
-		a.AddDir(m.Dir, modulesDir+"/"+m.Name)
+		skip, err := ModuleCopySkip(m.Dir, r.opts.OutDir)
+		if err != nil {
+			return nil, err
+		}
+		a.AddDirExcept(m.Dir, modulesDir+"/"+m.Name, skip)
 		modulePath = append(modulePath, modulesDir)
 		r.rec.PathMap[modulesDir+"/"+m.Name] = m.Dir
 	}
