@@ -57,9 +57,9 @@ func TestExitStatusTablesAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(readme), "### Exit status")
+	_, section, ok := strings.Cut(string(readme), "## Exit status")
 	if !ok {
-		t.Fatal(`README.md has no "### Exit status" section`)
+		t.Fatal(`README.md has no "## Exit status" section`)
 	}
 	section, _, _ = strings.Cut(section, "\n#") // up to the next heading
 	readmeRows := regexp.MustCompile(`(?m)^\| (\d) \|`).FindAllStringSubmatch(section, -1)
