@@ -157,40 +157,13 @@ func nodeKind(n *yaml.Node) string {
 	return "value"
 }
 
-// didYouMean suggests the known name nearest to name, when one is near
-// enough to be a typo: ` (did you mean "x"?)`, else "".
+// didYouMean is suggest's answer as the end of a message:
+// ` (did you mean "x"?)`, or "".
 func didYouMean(name string, known []string) string {
-	best, bestDist := "", 3 // at most two edits
-	for _, k := range known {
-		if d := editDistance(name, k); d < bestDist {
-			best, bestDist = k, d
-		}
+	if best := suggest(name, known); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return ""
 }
 
 // configFlags are --config and --no-config.
