@@ -12,7 +12,8 @@
  * Paths are read at sys_exit: by then the kernel has copied them itself, so
  * their pages are resident and bpf_probe_read_user_str (which cannot fault
  * pages in) succeeds. execve is the exception: at its exit the old memory is
- * gone, so its program path is read at sys_enter and kept per task. */
+ * gone, so its program path is read at sys_enter and kept per task (and
+ * taken from the kernel's copy at the exec when that read failed). */
 #include "fsmove.h"
 #include <bpf/bpf_helpers.h>
 
@@ -471,7 +472,12 @@ int sched_process_exit(void *ctx)
 	return 0;
 }
 
-/* A thread other than the leader that calls execve returns from it with
+/* At a successful exec: the program's path that sys_enter could not read
+ * (its page was not resident, and a tracepoint cannot fault it in) is taken
+ * from the kernel's own copy, the tracepoint's filename, so that the
+ * execve is not left without its path.
+ *
+ * And a thread other than the leader that calls execve returns from it with
  * the leader's pid: move what sys_enter kept under its own tid, so that
  * sys_exit finds it. The tracepoint's pids are host ids, as the maps' keys;
  * sys_exit then reports the call under the leader's id (in the pid
@@ -480,7 +486,14 @@ SEC("tracepoint/sched/sched_process_exec")
 int sched_process_exec(struct trace_event_raw_sched_process_exec *ctx)
 {
 	__u32 old = ctx->old_pid, now = ctx->pid;
-	if (old == now || !in_target())
+	if (!in_target())
+		return 0;
+	struct exec_path *ep = bpf_map_lookup_elem(&exec_paths, &old);
+	if (ep && ep->len <= 0) {
+		__u32 off = ctx->__data_loc_filename & 0xFFFF;
+		ep->len = bpf_probe_read_kernel_str(ep->path, sizeof(ep->path), (void *)ctx + off);
+	}
+	if (old == now)
 		return 0;
 	struct inflight *in = bpf_map_lookup_elem(&inflight, &old);
 	if (in) {
@@ -489,7 +502,6 @@ int sched_process_exec(struct trace_event_raw_sched_process_exec *ctx)
 			count_drop(1);
 		bpf_map_delete_elem(&inflight, &old);
 	}
-	struct exec_path *ep = bpf_map_lookup_elem(&exec_paths, &old);
 	if (ep) {
 		if (bpf_map_update_elem(&exec_paths, &now, ep, BPF_ANY) != 0)
 			count_drop(1);
