@@ -161,8 +161,10 @@ type Stats struct {
 	UnknownBySyscall map[string]int64
 	// CutMarks counts writes to fd 1 or 2 that the tracer cut (strace -s N
 	// too small) where the Marker says a block marker may have been
-	// (CutMarker): the block is lost.
-	CutMarks int64
+	// (CutMarker); MarkerCutMarks those of them by a process that had
+	// written a marker (Puppet): only there a block may be lost.
+	CutMarks       int64
+	MarkerCutMarks int64
 }
 
 // Lowerer turns events into statements. It is not safe for concurrent use.
@@ -942,6 +944,14 @@ func (c *lowering) lowerMarker(out []Statement) []Statement {
 	if data.Truncated {
 		if cm, ok := c.l.Marker.(CutMarker); ok && cm.CutMark(data.Str) {
 			c.l.Stats.CutMarks++
+			// Only a process that writes markers can have lost one: Puppet,
+			// once it wrote its first. The commands a resource runs write
+			// to fds 1 and 2 too (lscpu's table, tar's archive); a marker
+			// cut before Puppet's first, like any lost begin or end, leaves
+			// the markers unpaired, which makes the analysis incomplete.
+			if c.l.markerPids[int32(c.ev.Pid)] {
+				c.l.Stats.MarkerCutMarks++
+			}
 		}
 	}
 	for rest := data.Str; rest != ""; {

@@ -1179,3 +1179,31 @@ func TestLayout(t *testing.T) {
 func layoutFromRow(r *syscallRow) argLayout {
 	return argLayout{r.dir, r.path, r.dir2, r.path2, r.fd, r.fd2, r.fds, r.data, r.flags, r.mode, r.flagsName}
 }
+
+// cutTestMarker is testMarker that takes every cut write for a lost marker.
+type cutTestMarker struct{ testMarker }
+
+func (cutTestMarker) CutMark(string) bool { return true }
+
+// TestCutMarksByMarkerWriters: a cut write to fd 1 counts as a possibly lost
+// marker (MarkerCutMarks) only when its process had written a marker;
+// another process's cut output (a command's table or archive) is only
+// counted among CutMarks.
+func TestCutMarksByMarkerWriters(t *testing.T) {
+	l := NewLowerer(cutTestMarker{})
+	lower := func(pid int, data tracer.Arg) {
+		ev := call("write", 30, num(1), data, num(30))
+		ev.Pid = pid
+		l.Lower(&ev, nil)
+	}
+	lower(200, truncated("Architecture: x86_64\nCPU op-mode"))
+	if l.Stats.CutMarks != 1 || l.Stats.MarkerCutMarks != 0 {
+		t.Errorf("a command's cut output: CutMarks %d, MarkerCutMarks %d; want 1, 0", l.Stats.CutMarks, l.Stats.MarkerCutMarks)
+	}
+	lower(100, str("BEGIN Exec[a]\n"))
+	lower(100, truncated("Info: a long li"))
+	lower(200, truncated("more of the table"))
+	if l.Stats.CutMarks != 3 || l.Stats.MarkerCutMarks != 1 {
+		t.Errorf("after pid 100's marker: CutMarks %d, MarkerCutMarks %d; want 3, 1", l.Stats.CutMarks, l.Stats.MarkerCutMarks)
+	}
+}

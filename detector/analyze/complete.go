@@ -75,7 +75,7 @@ func judge(rep *detector.Report, tr *TraceCounts, st *Stats, cat *catalog.Catalo
 	rep.AddWarning(shown, "calls whose path or fd argument could not be read (a pointer, cut by the tracer), their path left out", tr.Lowering.BadArgs, "")
 	rep.AddWarning(shown, "system calls fsmove does not model", tr.Lowering.Unknown, topUnknown(tr.Lowering.UnknownBySyscall))
 	if rep.Stats.Blocks > 0 {
-		rep.AddWarning(shown, "Puppet info lines cut by the tracer's string limit (strace -s): a block marker there is lost", tr.Lowering.CutMarks, "")
+		rep.AddWarning(shown, "Puppet info lines cut by the tracer's string limit (strace -s): a block marker there is lost", tr.Lowering.MarkerCutMarks, "")
 	}
 	rep.AddWarning(counted, "fds used but never opened in the trace (inherited)", is.UnknownFds, "")
 	rep.AddWarning(counted, "paths that could not be resolved (unknown directory fd, symlink loop)", is.UnresolvedPaths, "")
