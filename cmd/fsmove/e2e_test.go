@@ -49,7 +49,12 @@ func e2eFindings(t *testing.T, report []byte) []string {
 // e2eReport is what the end-to-end tests read of a JSON report.
 type e2eReport struct {
 	Findings []e2eFinding `json:"findings"`
-	Confirm  *struct {
+	Warnings []struct {
+		Kind          string `json:"kind"`
+		Count         int64  `json:"count"`
+		ChangesReport bool   `json:"changes_report"`
+	} `json:"warnings"`
+	Confirm *struct {
 		Applies int `json:"applies"`
 	} `json:"confirm"`
 }
@@ -267,6 +272,14 @@ func testFixture(t *testing.T, m e2eMode, c fixtureCase) {
 	}
 	if got := e2eFindings(t, stdout.Bytes()); strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+	}
+	// A clean capture of a fixture leaves nothing that changes what the
+	// report means: every call's path was read (eBPF takes an execve's
+	// from the kernel when the user page was not resident).
+	for _, w := range readE2EReport(t, stdout.Bytes()).Warnings {
+		if w.ChangesReport {
+			t.Errorf("warning that changes the report: %d %s", w.Count, w.Kind)
+		}
 	}
 
 	rec, err := runner.ReadRecord(out)
