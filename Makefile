@@ -9,7 +9,7 @@
 #   make pgo TRACE=DIR  refresh cmd/fsmove/default.pgo from analyses of a saved run (trace.log, catalog.json)
 export PATH := /usr/local/go/bin:$(PATH)
 GO ?= go
-FUZZTIME ?= 15s
+FUZZTIME ?= 10s
 BENCH_SIZE ?= 1G
 BENCH_DIR ?= /tmp/fsmove-bench
 PREFIX ?= /usr/local
