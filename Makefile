@@ -10,6 +10,9 @@
 export PATH := /usr/local/go/bin:$(PATH)
 GO ?= go
 FUZZTIME ?= 10s
+# Minimizing a new interesting input takes 60 s by default: longer than a
+# short run, which then fails with "context deadline exceeded".
+FUZZMINIMIZETIME ?= 2s
 BENCH_SIZE ?= 1G
 BENCH_DIR ?= /tmp/fsmove-bench
 PREFIX ?= /usr/local
@@ -42,23 +45,23 @@ unit:
 
 # Short, bounded runs of every fuzz target (go test -fuzz takes one target at a time).
 fuzz:
-	$(GO) test -run='^$$' -fuzz='^FuzzReader$$' -fuzztime=$(FUZZTIME) ./tracer/strace
-	$(GO) test -run='^$$' -fuzz='^FuzzRead$$' -fuzztime=$(FUZZTIME) ./catalog
-	$(GO) test -run='^$$' -fuzz='^FuzzLower$$' -fuzztime=$(FUZZTIME) ./fstrace
-	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./fstrace
-	$(GO) test -run='^$$' -fuzz='^FuzzInterp$$' -fuzztime=$(FUZZTIME) ./fstrace/interp
-	$(GO) test -run='^$$' -fuzz='^FuzzLoadWaivers$$' -fuzztime=$(FUZZTIME) ./detector
-	$(GO) test -run='^$$' -fuzz='^FuzzParseFilters$$' -fuzztime=$(FUZZTIME) ./detector
-	$(GO) test -run='^$$' -fuzz='^FuzzParsePackages$$' -fuzztime=$(FUZZTIME) ./detector
-	$(GO) test -run='^$$' -fuzz='^FuzzParseSuppression$$' -fuzztime=$(FUZZTIME) ./detector
-	$(GO) test -run='^$$' -fuzz='^FuzzParseProjectConfig$$' -fuzztime=$(FUZZTIME) ./cmd/fsmove
-	$(GO) test -run='^$$' -fuzz='^FuzzMark$$' -fuzztime=$(FUZZTIME) ./puppet
-	$(GO) test -run='^$$' -fuzz='^FuzzSourceRef$$' -fuzztime=$(FUZZTIME) ./puppet
-	$(GO) test -run='^$$' -fuzz='^FuzzParseMetadata$$' -fuzztime=$(FUZZTIME) ./puppet/module
-	$(GO) test -run='^$$' -fuzz='^FuzzParseFixtures$$' -fuzztime=$(FUZZTIME) ./puppet/module
-	$(GO) test -run='^$$' -fuzz='^FuzzParsePuppetfile$$' -fuzztime=$(FUZZTIME) ./puppet/module
-	$(GO) test -run='^$$' -fuzz='^FuzzParseDebIndex$$' -fuzztime=$(FUZZTIME) ./puppet/module
-	$(GO) test -run='^$$' -fuzz='^FuzzModuleCopySkip$$' -fuzztime=$(FUZZTIME) ./puppet/runner
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzReader ./tracer/strace
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzRead ./catalog
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzLower ./fstrace
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParse ./fstrace
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzInterp ./fstrace/interp
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzLoadWaivers ./detector
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParseFilters ./detector
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParsePackages ./detector
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParseSuppression ./detector
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParseProjectConfig ./cmd/fsmove
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzMark ./puppet
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzSourceRef ./puppet
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParseMetadata ./puppet/module
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParseFixtures ./puppet/module
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParsePuppetfile ./puppet/module
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParseDebIndex ./puppet/module
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzModuleCopySkip ./puppet/runner
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
