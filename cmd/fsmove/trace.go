@@ -25,7 +25,8 @@ Run CMD under fsmove's native tracer (ptrace with a seccomp-bpf filter) and save
 the trace in strace's text form, which "fsmove analyze" and "fsmove lower" read.
 --attach also follows running processes (in a systemd container, PID 1) until
 CMD exits. Tracing ends when CMD exits. Needs ptrace and seccomp (in Docker:
---cap-add SYS_PTRACE --security-opt seccomp=unconfined).`,
+--cap-add SYS_PTRACE, as fsmove run gives its container for --tracer ptrace;
+Docker's default seccomp profile allows the rest).`,
 	examples: []example{
 		{"fsmove trace -- puppet apply --evaltrace site.pp", "trace an apply into trace.log"},
 		{"fsmove trace --attach 1 --out t.log -- puppet apply …", "PID 1's services too"},
