@@ -170,13 +170,16 @@ static __always_inline __u64 arg_at(const __u64 *args, __u32 i)
 }
 
 /* Waking the reader for every event costs a context switch per call: the
- * reader is woken only when this much is waiting, and otherwise polls
- * (Tracer.Next, pollInterval). */
+ * reader is woken only by the event that makes this much wait, and
+ * otherwise polls (Tracer.Next, pollInterval). Waking it on every event
+ * while that much waits would turn a reader stall of a few milliseconds
+ * into thousands of wakeups. */
 #define WAKEUP_BYTES (256 << 10)
 
 static __always_inline long output(void *data, __u64 size)
 {
-	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 flags = avail < WAKEUP_BYTES && avail + size >= WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 	return bpf_ringbuf_output(&events, data, size, flags);
 }
 
