@@ -442,3 +442,33 @@ func TestKeepFailed(t *testing.T) {
 		t.Errorf("no failed openat (ENOENT) of %s with KeepFailed", missing)
 	}
 }
+
+// Stop ends the capture at once: what the cgroup does afterwards is
+// neither delivered nor counted as lost, though the programs stay attached
+// until Close (detaching waits for RCU grace periods).
+func TestStopEndsCapture(t *testing.T) {
+	needEBPF(t)
+	cg := newCgroup(t)
+	tr, err := Start(Options{CgroupPath: cg.Path, RingBytes: uint32(os.Getpagesize())})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	defer tr.Close()
+	if err := tr.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	// Thousands of stat calls after the stop: a page of ring buffer would
+	// overflow at once if they were still captured (TestDropsAreReported).
+	cmd := exec.Command("/bin/ls", "-lR", "/usr/share")
+	cmd.Stdout = io.Discard
+	cg.Place(cmd)
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if n := tr.Dropped(); n != 0 {
+		t.Errorf("Dropped() = %d after Stop, want 0", n)
+	}
+	if ev, err := tr.Next(); err != io.EOF {
+		t.Errorf("Next after Stop = %v, %v; want io.EOF", ev, err)
+	}
+}

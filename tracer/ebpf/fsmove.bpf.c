@@ -90,6 +90,11 @@ volatile const __u32 target_level = 0; /* 0: exact cgroup; else ancestor level *
  * the inode of /proc/<pid>/ns/pid. pidns_ino 0: host ids. The maps are
  * keyed by host tids all the same: the exec handler's tracepoint gives host
  * ids, and a host tid is never reused while its task lives. */
+/* stopped is set by Tracer.Stop: every program returns at once. Detaching
+ * the programs instead waits for RCU grace periods, a quarter of a second
+ * inside the traced step; they are detached later, in Tracer.Close. */
+volatile __u32 stopped = 0;
+
 volatile const __u64 pidns_dev = 0;
 volatile const __u64 pidns_ino = 0;
 
@@ -253,6 +258,8 @@ static __always_inline int in_target(void)
 SEC("tracepoint/raw_syscalls/sys_enter")
 int sys_enter(struct trace_event_raw_sys_enter *ctx)
 {
+	if (stopped)
+		return 0;
 	__s64 nr = ctx->id;
 	if (nr < 0 || nr >= MAX_NR)
 		return 0;
@@ -338,6 +345,8 @@ static __always_inline void read_writev(struct event *e, const struct iovec *iov
 SEC("tracepoint/raw_syscalls/sys_exit")
 int sys_exit(struct trace_event_raw_sys_exit *ctx)
 {
+	if (stopped)
+		return 0;
 	/* Every system call of the machine comes here: the plans array (a
 	 * lookup the verifier inlines) rules out the unwanted ones before the
 	 * hash lookup. */
@@ -453,6 +462,8 @@ int sys_exit(struct trace_event_raw_sys_exit *ctx)
 SEC("tracepoint/sched/sched_process_exit")
 int sched_process_exit(void *ctx)
 {
+	if (stopped)
+		return 0;
 	if (!in_target())
 		return 0;
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
@@ -488,6 +499,8 @@ int sched_process_exit(void *ctx)
 SEC("tracepoint/sched/sched_process_exec")
 int sched_process_exec(struct trace_event_raw_sched_process_exec *ctx)
 {
+	if (stopped)
+		return 0;
 	__u32 old = ctx->old_pid, now = ctx->pid;
 	if (!in_target())
 		return 0;

@@ -73,6 +73,7 @@ const (
 	fsmoveVarKeepFailed        = "keep_failed"
 	fsmoveVarPidnsDev          = "pidns_dev"
 	fsmoveVarPidnsIno          = "pidns_ino"
+	fsmoveVarStopped           = "stopped"
 	fsmoveVarTargetCgroup      = "target_cgroup"
 	fsmoveVarTargetLevel       = "target_level"
 )
@@ -145,6 +146,7 @@ type fsmoveVariableSpecs struct {
 	KeepFailed   *ebpf.VariableSpec `ebpf:"keep_failed"`
 	PidnsDev     *ebpf.VariableSpec `ebpf:"pidns_dev"`
 	PidnsIno     *ebpf.VariableSpec `ebpf:"pidns_ino"`
+	Stopped      *ebpf.VariableSpec `ebpf:"stopped"`
 	TargetCgroup *ebpf.VariableSpec `ebpf:"target_cgroup"`
 	TargetLevel  *ebpf.VariableSpec `ebpf:"target_level"`
 }
@@ -197,6 +199,7 @@ type fsmoveVariables struct {
 	KeepFailed   *ebpf.Variable `ebpf:"keep_failed"`
 	PidnsDev     *ebpf.Variable `ebpf:"pidns_dev"`
 	PidnsIno     *ebpf.Variable `ebpf:"pidns_ino"`
+	Stopped      *ebpf.Variable `ebpf:"stopped"`
 	TargetCgroup *ebpf.Variable `ebpf:"target_cgroup"`
 	TargetLevel  *ebpf.Variable `ebpf:"target_level"`
 }

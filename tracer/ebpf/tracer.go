@@ -329,10 +329,7 @@ func ensureTracefs() error {
 }
 
 func (t *Tracer) closeAll() {
-	for _, l := range t.links {
-		l.Close()
-	}
-	t.links = nil
+	t.closeLinks()
 	t.objs.Close()
 }
 
@@ -371,12 +368,13 @@ func (t *Tracer) count(key uint32) uint64 {
 func (t *Tracer) Stop() error {
 	t.stopOnce.Do(func() {
 		var errs []error
-		for _, l := range t.links {
-			if err := l.Close(); err != nil {
-				errs = append(errs, err)
-			}
+		// The programs see the flag at once and return; detaching them
+		// waits for RCU grace periods (a quarter of a second), which
+		// Close does off the traced step.
+		if err := t.objs.Stopped.Set(uint32(1)); err != nil {
+			errs = append(errs, fmt.Errorf("ebpf: stopping the capture: %w", err))
+			t.closeLinks()
 		}
-		t.links = nil
 		if err := t.rd.Flush(); err != nil {
 			errs = append(errs, err)
 		}
@@ -393,8 +391,25 @@ func (t *Tracer) Stop() error {
 func (t *Tracer) Close() error {
 	err := t.Stop()
 	t.rd.Close()
-	t.objs.Close()
+	// Detaching waits for RCU grace periods; nothing is traced any more
+	// (Stop), so it need not hold up the caller.
+	links, objs := t.links, t.objs
+	t.links = nil
+	go func() {
+		for _, l := range links {
+			l.Close()
+		}
+		objs.Close()
+	}()
 	return err
+}
+
+// closeLinks detaches the programs now.
+func (t *Tracer) closeLinks() {
+	for _, l := range t.links {
+		l.Close()
+	}
+	t.links = nil
 }
 
 // Next returns the next event. The Event and its Args are reused by the
