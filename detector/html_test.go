@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fsmove/fsmove/internal/browsercheck"
 )
 
 // writeHTML renders rep with in and returns the page.
@@ -17,6 +21,17 @@ func writeHTML(t *testing.T, rep *Report, in HTMLInputs) string {
 		t.Fatal(err)
 	}
 	return buf.String()
+}
+
+// browseHTML checks page in a browser (browsercheck): it has findings
+// reported findings, and no drawing (the fake graph has none).
+func browseHTML(t *testing.T, page string, findings int) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	browsercheck.Check(t, file, browsercheck.Expect{Findings: findings})
 }
 
 // findingElements counts the finding articles of the page's reported
@@ -78,6 +93,7 @@ func TestHTMLEscaping(t *testing.T) {
 	if !strings.Contains(page, `<span class="ln hit"><span class="no">10</span>`) || !strings.Contains(page, `<span class="no">12</span>`) {
 		t.Error("the producer's trace line 10 and its context are not shown")
 	}
+	browseHTML(t, page, 1)
 }
 
 // TestHTMLHeldBack: held-back findings are on the page only with
@@ -126,6 +142,8 @@ func TestHTMLSuppressed(t *testing.T) {
 	if !strings.Contains(page, `<details id="suppressed">`) || !strings.Contains(page, "apt-get update tolerates a half-written list") {
 		t.Error("the suppressed section or the waiver's reason is missing")
 	}
+	// Both kinds: the browser's kind filter hides one and keeps the other.
+	browseHTML(t, page, rep.Faults())
 }
 
 // TestHTMLGroups: a group shows each of its members as a finding, with
