@@ -36,6 +36,7 @@ no resource block is recognised, another run's catalog) and why.`,
 	examples: []example{
 		{"fsmove analyze ~/.local/state/fsmove/runs/mymod-1a2b3c4d", "a saved fsmove run, again"},
 		{"fsmove analyze --format json trace.log.zst cat.json", "JSON, from a compressed trace"},
+		{"fsmove analyze --format html -o report.html RUN-DIR", "one web page, with evidence and graph"},
 		{"fsmove analyze --all trace.log catalog.json", "with the pairs held back as not faults"},
 		{"fsmove analyze --waivers waivers.txt trace.log cat.json", "without the findings you waived"},
 		{"fsmove analyze --fstrace prog.fst catalog.json", "a hand-written FStrace program"},
