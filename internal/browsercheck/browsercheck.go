@@ -134,6 +134,9 @@ func Check(t testing.TB, page string, want Expect) {
 		}
 		return n
 	}
+	if shot := os.Getenv("FSMOVE_SCREENSHOT"); shot != "" {
+		screenshot(t, ctx, eval, shot) // before the filters change the page
+	}
 	const visible = `document.querySelectorAll("#findings article.finding:not([hidden])").length`
 	if n := eval(`document.querySelectorAll("#findings article.finding").length`); n != want.Findings {
 		t.Errorf("%s: %d finding elements, want %d (the reported findings)", page, n, want.Findings)
@@ -154,17 +157,6 @@ func Check(t testing.TB, page string, want Expect) {
 	checkKindFilter(t, ctx, page, eval)
 	checkResourceFilter(t, ctx, page, eval, want.Findings)
 
-	if shot := os.Getenv("FSMOVE_SCREENSHOT"); shot != "" {
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatalf("screenshot: %v", err)
-		}
-		if err := os.WriteFile(shot, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("wrote the page's screenshot to %s", shot)
-	}
-
 	cancelTab() // ends the subscription
 	<-done
 	mu.Lock()
@@ -172,6 +164,23 @@ func Check(t testing.TB, page string, want Expect) {
 	for _, p := range problems {
 		t.Errorf("%s: console: %s", page, p)
 	}
+}
+
+// screenshot writes a PNG of the whole page, 1280 pixels wide, to file.
+func screenshot(t testing.TB, ctx context.Context, eval func(string) int, file string) {
+	t.Helper()
+	height := eval(`document.documentElement.scrollHeight`)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, int64(height))); err != nil {
+		t.Fatal(err)
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if err := os.WriteFile(file, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote the page's screenshot to %s", file)
 }
 
 // count is the number of the page's elements that match the CSS selector.
