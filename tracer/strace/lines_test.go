@@ -50,3 +50,22 @@ func TestReadLines(t *testing.T) {
 		t.Error("a directory was read")
 	}
 }
+
+// BenchmarkReadLines reads a few lines near the end of a 64 MB trace, as
+// the HTML report does for its evidence: the cost is the pass to them.
+func BenchmarkReadLines(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "trace.log")
+	line := `16    readlink("/usr/lib/ruby/vendor_ruby/facter/resolvers/uptime.rb", 0x7ffdc039fc90, 1023) = -1 EINVAL (Invalid argument)` + "\n"
+	n := (64 << 20) / len(line)
+	if err := os.WriteFile(path, bytes.Repeat([]byte(line), n), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	wanted := []int64{int64(n) / 2, int64(n) - 10, int64(n) - 9, int64(n) - 8}
+	b.SetBytes(int64(n * len(line)))
+	for b.Loop() {
+		got, err := ReadLines(path, wanted)
+		if err != nil || len(got) != len(wanted) {
+			b.Fatalf("%d lines, %v", len(got), err)
+		}
+	}
+}
