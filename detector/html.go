@@ -121,6 +121,7 @@ type htmlPage struct {
 	Exit       int
 	ExitText   string
 	Summary    string
+	Confirmed  string // the confirmations' counts and cost, when findings were re-applied
 	Incomplete []string
 	Warnings   []string
 	NoSource   string // why no manifest is shown, when none can be
@@ -286,6 +287,10 @@ func (r *Report) htmlPage(in HTMLInputs) *htmlPage {
 		}
 	}
 	p.Counts, p.Summary = r.htmlCounts()
+	if c := r.Confirm; c != nil {
+		p.Confirmed = fmt.Sprintf("%d confirmed, %d refuted, %d unknown (%d applies, %.0fs, %.0fs of container time)",
+			c.Confirmed, c.Refuted, c.Unknown, c.Applies, c.Seconds, c.ContainerSeconds)
+	}
 	for _, why := range r.Incomplete {
 		p.Incomplete = append(p.Incomplete, printable.String(why))
 	}

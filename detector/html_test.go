@@ -207,3 +207,34 @@ func TestEvidenceLines(t *testing.T) {
 		t.Errorf("lines beyond the context: %v", got)
 	}
 }
+
+// TestHTMLConfirmation: a finding's verdict, why, forced relationship
+// and evidence are on its element; the counts in the summary.
+func TestHTMLConfirmation(t *testing.T) {
+	rep := goldenReport(t)
+	var first *Finding
+	for i := range rep.Findings {
+		if rep.Findings[i].Reported() {
+			first = &rep.Findings[i]
+			break
+		}
+	}
+	first.Confirmation = &Confirmation{Verdict: Confirmed, Why: "with X -> Y Puppet's failures change",
+		Forced: "Exec['one'] -> Exec['two']", Evidence: []string{"new failure: Error: <b>failed</b>"}, Seconds: 12}
+	rep.Confirm = &ConfirmStats{Confirmed: 1, Applies: 2, Seconds: 20, ContainerSeconds: 35}
+	page := writeHTML(t, rep, HTMLInputs{})
+	for _, want := range []string{
+		`<div class="confirmation verdict-confirmed">`,
+		"<strong>confirmed</strong>: with X -&gt; Y Puppet&#39;s failures change (12s)",
+		"forced: <code>Exec[&#39;one&#39;] -&gt; Exec[&#39;two&#39;]</code>",
+		"new failure: Error: &lt;b&gt;failed&lt;/b&gt;",
+		"1 confirmed, 0 refuted, 0 unknown (2 applies, 20s, 35s of container time)",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, `<div class="confirmation`); n != 1 {
+		t.Errorf("%d confirmations on the page, want 1", n)
+	}
+}

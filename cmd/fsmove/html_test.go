@@ -40,7 +40,7 @@ func TestAnalyzeHTMLRunDir(t *testing.T) {
 		"<title>fsmove report: mor_exec_reads_file</title>",
 		"<th>Puppet</th><td>7.23.0-1</td>", "<th>tracer</th><td>ebpf</td>", "<th>init</th><td>systemd</td>",
 		"<th>image</th><td>fsmove/puppet:bookworm</td>",
-		`<span class="exit exit-1">1</span> findings`,
+		`<span class="exit exit-1">1</span> (findings)`,
 		// Line 13 of the module's manifest, the consumer's, marked.
 		`<span class="ln hit"><span class="no">13</span>  exec { &#39;read-conf&#39;:</span>`,
 		`openat(AT_FDCWD, &#34;/etc/mor_exec_reads_file.conf&#34;, O_RDONLY)`,
