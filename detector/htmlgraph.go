@@ -127,7 +127,8 @@ func (n *neighbours) draw(f *Finding) *htmlGraph {
 
 	for _, rel := range slices.Concat(leftEdges, rightEdges) {
 		s, t := pos[rel.Source], pos[rel.Target]
-		e := svgEdge{X1: s.X + s.W, Y1: s.Y + s.H/2, X2: t.X, Y2: t.Y + t.H/2, Label: rel.Label.String(), Class: "edge"}
+		e := svgEdge{X1: s.X + s.W, Y1: s.Y + s.H/2, X2: t.X, Y2: t.Y + t.H/2}
+		e.Label, e.Class = edgeStyle(rel.Label)
 		e.Path = fmt.Sprintf("M%d,%d L%d,%d", e.X1, e.Y1, e.X2, e.Y2)
 		e.LabelX, e.LabelY = (e.X1+e.X2)/2, (e.Y1+e.Y2)/2-4
 		g.Edges = append(g.Edges, e)
@@ -141,7 +142,8 @@ func (n *neighbours) draw(f *Finding) *htmlGraph {
 		if s.Y > t.Y {
 			y1, y2 = s.Y, t.Y+t.H
 		}
-		e := svgEdge{X1: x, Y1: y1, X2: x, Y2: y2, Label: rel.Label.String(), Class: "edge"}
+		e := svgEdge{X1: x, Y1: y1, X2: x, Y2: y2}
+		e.Label, e.Class = edgeStyle(rel.Label)
 		e.Path = fmt.Sprintf("M%d,%d C%d,%d %d,%d %d,%d", x, y1, x+40, y1, x+40, y2, x, y2)
 		e.LabelX, e.LabelY = x+34, (y1+y2)/2+4
 		g.Edges = append(g.Edges, e)
@@ -159,6 +161,25 @@ func (n *neighbours) draw(f *Finding) *htmlGraph {
 		g.More = fmt.Sprintf("%d more neighbour(s) not drawn", more)
 	}
 	return g
+}
+
+// edgeStyle is an edge's label and CSS classes: ordering and notify edges
+// are labelled; containment and Puppet's automatic edges, which every
+// resource has, are only drawn lighter (dotted, thin), so that their
+// labels do not crowd the ones that matter.
+func edgeStyle(l catalog.Label) (label, class string) {
+	class = "edge"
+	switch {
+	case l&catalog.Notify != 0:
+		class += " notify"
+	case l&catalog.Before != 0:
+		class += " before"
+	case l&catalog.Contain != 0:
+		return "", class + " contain"
+	default:
+		return "", class + " auto"
+	}
+	return l.String(), class
 }
 
 // pickNeighbours chooses up to maxNeighbours resources at the other end of
