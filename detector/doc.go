@@ -2,7 +2,8 @@
 // (an interp.Result) into faults: it infers which resources must be ordered
 // or must notify a service (paper §3.3.2), checks that against the catalog's
 // dependency graph, and reports missing ordering relationships (MOR) and
-// missing notifiers (MN) as text, JSON (SCHEMA.md) or SARIF 2.1.0.
+// missing notifiers (MN) as text, JSON (SCHEMA.md), SARIF 2.1.0, JUnit, GitLab
+// Code Quality or one HTML page (html.go).
 //
 // # Blocks and resources
 //

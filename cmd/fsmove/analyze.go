@@ -36,6 +36,7 @@ no resource block is recognised, another run's catalog) and why.`,
 	examples: []example{
 		{"fsmove analyze ~/.local/state/fsmove/runs/mymod-1a2b3c4d", "a saved fsmove run, again"},
 		{"fsmove analyze --format json trace.log.zst cat.json", "JSON, from a compressed trace"},
+		{"fsmove analyze --format html -o report.html RUN-DIR", "one web page, with evidence and graph"},
 		{"fsmove analyze --all trace.log catalog.json", "with the pairs held back as not faults"},
 		{"fsmove analyze --waivers waivers.txt trace.log cat.json", "without the findings you waived"},
 		{"fsmove analyze --fstrace prog.fst catalog.json", "a hand-written FStrace program"},
@@ -52,7 +53,7 @@ no resource block is recognised, another run's catalog) and why.`,
 
 // reportFormats are the values of --format, colorModes those of --color.
 var (
-	reportFormats = []string{"text", "json", "sarif", "junit", "codequality"}
+	reportFormats = []string{"text", "json", "sarif", "junit", "codequality", "html"}
 	colorModes    = []string{"auto", "always", "never"}
 )
 
@@ -309,20 +310,26 @@ type reportHooks struct {
 	// their confirmations (unknown, with the reason, for those it could not
 	// test).
 	confirm func(ctx context.Context, rep *detector.Report)
+	// htmlReport, when set, is a file to write the HTML report to as
+	// well, whatever --format says: fsmove run's report.html.
+	htmlReport string
+	// runFailed: the run that made the trace failed, so that the
+	// command exits 3 whatever the analysis found (fsmove run).
+	runFailed bool
 }
 
 // withRunRecord completes in from the run.json that fsmove run leaves beside
 // the trace, if any: the module directories as the user has them, so that a
 // run's report and a later analyze of its artifacts both point at the
-// user's files, and are the same. It also returns the run's module (the
-// zero ModuleSpec without run.json).
-func withRunRecord(in analyze.Input) (analyze.Input, runner.ModuleSpec) {
+// user's files, and are the same. It also returns the run's record (nil
+// without run.json).
+func withRunRecord(in analyze.Input) (analyze.Input, *runner.RunRecord) {
 	if in.Trace == "" || in.Trace == "-" {
-		return in, runner.ModuleSpec{}
+		return in, nil
 	}
 	rec, err := runner.ReadRecord(filepath.Dir(in.Trace))
 	if err != nil {
-		return in, runner.ModuleSpec{}
+		return in, nil
 	}
 	if in.PathMap == nil {
 		in.PathMap = rec.PathMap
@@ -335,7 +342,7 @@ func withRunRecord(in analyze.Input) (analyze.Input, runner.ModuleSpec) {
 	if _, err := os.Stat(packages); in.Packages == "" && err == nil {
 		in.Packages = packages
 	}
-	return in, rec.Module
+	return in, rec
 }
 
 // basePath is the directory the reports write manifest files relative to:
@@ -383,7 +390,11 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 	if err != nil {
 		return usageError{err}
 	}
-	in, module := withRunRecord(in)
+	in, rec := withRunRecord(in)
+	var module runner.ModuleSpec
+	if rec != nil {
+		module = rec.Module
+	}
 	base, err := basePath(rf.basePath, module)
 	if err != nil {
 		return usagef("--base-path: %w", err)
@@ -427,6 +438,11 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 	rep.BasePath = base
 	rep.ShowHeldBack = rf.all
 	rep.ShowSuppressed = rf.showSuppressed
+	failOn, _ := detector.ParseFailOn(rf.failOn) // checked by rf.check
+	exit := reportExit(rep, failOn, rf.allowIncomplete)
+	if hooks.runFailed {
+		exit = exitRun
+	}
 	switch rf.format {
 	case "json":
 		err = rep.WriteJSON(out)
@@ -436,11 +452,18 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 		err = rep.WriteJUnit(out)
 	case "codequality":
 		err = rep.WriteCodeQuality(out)
+	case "html":
+		err = rep.WriteHTML(out, htmlInputs(in, rec, st, rep, exit))
 	default:
 		err = rep.WriteText(out, color)
 	}
 	if err != nil {
 		return usagef("writing the report: %w", err)
+	}
+	if hooks.htmlReport != "" {
+		if err := writeHTMLFile(hooks.htmlReport, rep, htmlInputs(in, rec, st, rep, exit)); err != nil {
+			fmt.Fprintf(stderr, "fsmove analyze: writing %s: %v\n", hooks.htmlReport, err)
+		}
 	}
 	if rf.graphOut != "" {
 		if err := writeGraph(rf.graphOut, st.Graph, rep); err != nil {
@@ -459,7 +482,6 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 			fmt.Fprintln(stderr, "fsmove analyze: incomplete:", why)
 		}
 	}
-	failOn, _ := detector.ParseFailOn(rf.failOn) // checked by rf.check
 	return reportStatus(rep, failOn, rf.allowIncomplete, stderr)
 }
 
@@ -470,17 +492,28 @@ func reportStatus(rep *detector.Report, failOn detector.FailOn, allowIncomplete 
 	if n := rep.Faults(); n > 0 && rep.Failing(failOn) == 0 {
 		fmt.Fprintf(stderr, "fsmove analyze: %d finding(s) reported, none of them --fail-on %s\n", n, failOn)
 	}
-	switch {
-	case rep.Failing(failOn) > 0:
+	switch reportExit(rep, failOn, allowIncomplete) {
+	case exitFindings:
 		return errFindings
-	case rep.Complete():
-		return nil
-	case allowIncomplete:
-		fmt.Fprintln(stderr, "fsmove analyze: no findings in an incomplete analysis; exit 0 because of --allow-incomplete")
-		return nil
-	default:
+	case exitIncomplete:
 		return incompleteError{errors.New("no findings, but the analysis is incomplete (see why above), so this is not a clean result: exit 4 (--allow-incomplete accepts it)")}
 	}
+	if !rep.Complete() {
+		fmt.Fprintln(stderr, "fsmove analyze: no findings in an incomplete analysis; exit 0 because of --allow-incomplete")
+	}
+	return nil
+}
+
+// reportExit is the status a report exits with (reportStatus's error as a
+// number): exitFindings, exitIncomplete or exitOK.
+func reportExit(rep *detector.Report, failOn detector.FailOn, allowIncomplete bool) int {
+	switch {
+	case rep.Failing(failOn) > 0:
+		return exitFindings
+	case rep.Complete() || allowIncomplete:
+		return exitOK
+	}
+	return exitIncomplete
 }
 
 func isTerminal(w io.Writer) bool {

@@ -8,14 +8,17 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/fsmove/fsmove/internal/browsercheck"
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/container/containertest"
 	"github.com/fsmove/fsmove/puppet/runner"
@@ -301,6 +304,7 @@ func testFixture(t *testing.T, m e2eMode, c fixtureCase) {
 	if c.puppetFails && (rec.PuppetExit == nil || runner.PuppetSucceeded(*rec.PuppetExit)) {
 		t.Errorf("run.json: puppet_exit %v, want a failed resource (4 or 6)", rec.PuppetExit)
 	}
+	checkRunPage(t, out, rec, len(c.want), wantRunCode)
 
 	trace := filepath.Join(out, runner.TraceFile)
 	catalog := filepath.Join(out, runner.CatalogFile)
@@ -318,6 +322,26 @@ func testFixture(t *testing.T, m e2eMode, c fixtureCase) {
 	if got := e2eFindings(t, pn.Bytes()); strings.Join(got, "\n") != strings.Join(c.wantPackageNotify, "\n") {
 		t.Errorf("--package-notify findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.wantPackageNotify, "\n"))
 	}
+}
+
+// checkRunPage checks the report.html that fsmove run writes in its
+// output directory whatever --format says: listed in run.json, with the
+// status the run exited with, and working in a browser with one element
+// per reported finding.
+func checkRunPage(t *testing.T, out string, rec *runner.RunRecord, findings, exit int) {
+	t.Helper()
+	page := filepath.Join(out, runner.ReportFile)
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatalf("fsmove run wrote no %s: %v", runner.ReportFile, err)
+	}
+	if !slices.Contains(rec.Artifacts, runner.ReportFile) {
+		t.Errorf("run.json's artifacts %v lack %s", rec.Artifacts, runner.ReportFile)
+	}
+	if want := fmt.Sprintf(`<span class="exit exit-%d">%d</span>`, exit, exit); !bytes.Contains(data, []byte(want)) {
+		t.Errorf("%s does not say the exit status %d", page, exit)
+	}
+	browsercheck.Check(t, page, browsercheck.Expect{Findings: findings, Graphs: true})
 }
 
 // TestE2EDebianModule runs a module packaged by Debian twice: it must

@@ -123,7 +123,7 @@ func newRunCmd(c *cli) *cobra.Command {
 		Short: "apply a module in a fresh Docker container, traced, and analyze it",
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.out, "out", "", "`DIR` of the artifacts (default: the module's place under $XDG_STATE_HOME/fsmove/runs)")
+	fs.StringVar(&f.out, "out", "", "`DIR` of the artifacts and report.html (default: the module's place under $XDG_STATE_HOME/fsmove/runs)")
 	stringsFlag(fs, &f.modulePath, "modulepath", "a `DIR` of dependency modules, or one module (repeatable)")
 	fs.BoolVar(&f.noDeps, "no-deps", false, "do not read or check the module's dependencies")
 	fs.StringVar(&f.class, "class", "", "`class` to include (default: the module's name)")
@@ -528,7 +528,10 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 	}
 	code := exitRun
 	if ctx.Err() == nil {
-		analyzeErr := analyzeArtifacts(ctx, stdout, stderr, tracePath, catalogPath, rf, reportHooks{analyzed: endStep, confirm: confirm})
+		analyzeErr := analyzeArtifacts(ctx, stdout, stderr, tracePath, catalogPath, rf, reportHooks{
+			analyzed: endStep, confirm: confirm,
+			htmlReport: filepath.Join(opts.OutDir, runner.ReportFile), runFailed: puppetFailed,
+		})
 		code = exitCode(stderr, "fsmove analyze", analyzeErr)
 	}
 	endStep()
@@ -547,6 +550,10 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 	}
 	rec.AddStep("analyze", time.Since(start), code == exitOK || code == exitFindings, "")
 	rec.AnalyzeExit = &code
+	if _, err := os.Stat(filepath.Join(opts.OutDir, runner.ReportFile)); err == nil && !slices.Contains(rec.Artifacts, runner.ReportFile) {
+		rec.Artifacts = append(rec.Artifacts, runner.ReportFile)
+		slices.Sort(rec.Artifacts)
+	}
 	if err := rec.Write(opts.OutDir); err != nil {
 		fmt.Fprintf(stderr, "fsmove run: %v\n", err)
 	}

@@ -120,6 +120,9 @@ const (
 	SiteFile     = "site.pp"
 	// ConfirmDir holds the applies of fsmove confirm, one directory each.
 	ConfirmDir = "confirm"
+	// ReportFile is the HTML report fsmove run writes beside run.json,
+	// whatever --format says.
+	ReportFile = "report.html"
 )
 
 // NodeName, the container's hostname, is fixed so that Puppet's node name, and with it the

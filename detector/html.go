@@ -1,0 +1,592 @@
+package detector
+
+import (
+	"bufio"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/detector/printable"
+	"github.com/fsmove/fsmove/fstrace/interp"
+)
+
+// The page's template, style and script, embedded so that the page is one
+// file that needs nothing else (no network, no fonts, no libraries).
+var (
+	//go:embed html/report.tmpl
+	htmlTemplateText string
+	//go:embed html/report.css
+	htmlCSS string
+	//go:embed html/report.js
+	htmlJS string
+)
+
+// htmlTemplate is parsed once; html/template escapes every string from a
+// module or a trace in its context (text, attribute, SVG).
+var htmlTemplate = template.Must(template.New("report").Parse(htmlTemplateText))
+
+// SourceContext and TraceContext are the lines the page shows around a
+// resource's manifest line and around an evidence line of the trace.
+const (
+	SourceContext = 3
+	TraceContext  = 2
+)
+
+// HTMLInputs are what the HTML report shows that the Report alone does not
+// know; the caller (cmd/fsmove) fills what it has. Every field may be
+// empty: the page then says what is not available.
+type HTMLInputs struct {
+	// Run are the facts of the run that made the trace (its run.json),
+	// nil for a trace analyzed on its own.
+	Run *HTMLRun
+	// ExitStatus is the status the command exits with for this report.
+	ExitStatus int
+	// ReadSource returns a manifest's text (ReadManifestFile); nil: the
+	// page shows no source lines.
+	ReadSource func(file string) ([]byte, error)
+	// TraceLines are lines of the trace by number, at least those of
+	// EvidenceLines; nil when they could not be read (TraceError says why).
+	TraceLines map[int64]string
+	TraceError string
+	// Graph is the catalog's dependency graph; nil: no drawings.
+	Graph *catalog.Graph
+}
+
+// HTMLRun are the facts of a run that the page's summary shows.
+type HTMLRun struct {
+	FsmoveVersion string // the fsmove that made the run
+	PuppetVersion string
+	Tracer        string
+	Init          string
+	Image         string // the image's tag, which names the suite
+	Status        string // run.json's status: ok, puppet-failed…
+}
+
+// EvidenceLines are the numbers of the trace lines the HTML report quotes:
+// each evidence line of the findings it shows, with TraceContext lines
+// either side, sorted. A caller reads them from the trace in one pass
+// (strace.ReadLines) for HTMLInputs.TraceLines.
+func (r *Report) EvidenceLines() []int64 {
+	var out []int64
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		if f.Waived || f.HeldBack && !r.ShowHeldBack {
+			continue
+		}
+		for _, pc := range f.Paths {
+			for _, ev := range []interp.Evidence{pc.ProducerEvidence, pc.ConsumerEvidence} {
+				if ev.Line <= 0 {
+					continue
+				}
+				for n := max(1, ev.Line-TraceContext); n <= ev.Line+TraceContext; n++ {
+					out = append(out, n)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// WriteHTML writes the report as one self-contained HTML page: a summary,
+// the reported findings in the text report's order and groups, each with
+// its resources' source lines, the trace lines of its evidence, a drawing
+// of the pair in the dependency graph and the fix; held-back findings
+// (ShowHeldBack) and suppressed ones (ShowSuppressed) in collapsed
+// sections; filters by kind and resource.
+func (r *Report) WriteHTML(w io.Writer, in HTMLInputs) error {
+	if err := r.check(); err != nil {
+		return err
+	}
+	page := r.htmlPage(in)
+	bw := bufio.NewWriter(w)
+	if err := htmlTemplate.Execute(bw, page); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// htmlPage is what the template shows.
+type htmlPage struct {
+	Title      string
+	Module     string
+	Version    string
+	Run        *HTMLRun
+	RunVersion string // the run's fsmove, when not this one
+	Counts     []htmlCount
+	Exit       int
+	ExitText   string
+	Summary    string
+	Confirmed  string // the confirmations' counts and cost, when findings were re-applied
+	Incomplete []string
+	Warnings   []string
+	NoSource   string // why no manifest is shown, when none can be
+	TraceNote  string // why no trace line is shown, when none can be
+	Sections   []htmlSection
+	Held       []htmlSection // with ShowHeldBack
+	HeldCount  int
+	Suppressed []htmlSuppressed // with ShowSuppressed
+	Findings   int              // reported findings on the page
+	TOC        []htmlTOCEntry
+	CSS        template.CSS
+	JS         template.JS
+}
+
+type htmlCount struct {
+	Name  string
+	Count int
+}
+
+type htmlTOCEntry struct {
+	Anchor, Title, Kind string
+}
+
+// htmlSection is one kind of finding, reported or held back.
+type htmlSection struct {
+	Title string
+	Items []htmlItem
+}
+
+// htmlItem is a finding or a group of them, as in the text report.
+type htmlItem struct {
+	Finding *htmlFinding
+	Group   *htmlGroup
+}
+
+type htmlGroup struct {
+	Title   string
+	Anchor  string
+	Role    string // "producer" or "consumer": what the members share
+	Shared  htmlResource
+	Paths   []string
+	Fix     string
+	Snippet string
+	Members []*htmlFinding
+}
+
+type htmlFinding struct {
+	Anchor     string
+	Number     int
+	Kind       string
+	Title      string
+	Held       bool
+	Resources  string // both refs, lowercase, for the resource filter
+	Confidence string
+	Observed   string
+	BothWays   bool
+	HeldReason string
+	Producer   htmlResource
+	Consumer   htmlResource
+	Paths      []htmlPath
+	WaivedN    int
+	Fix        string
+	Snippet    string // the fix as manifest code, to copy
+	Confirm    *htmlConfirmation
+	Graph      *htmlGraph
+}
+
+type htmlResource struct {
+	Role     string // producer, consumer
+	Ref      string
+	Location string
+	File     string
+	Source   []htmlLine
+	NoSource string // why Source is empty, when the resource has a file
+}
+
+// htmlLine is a numbered line of a manifest or of the trace; Hit marks the
+// one the context is around.
+type htmlLine struct {
+	No   int64
+	Text string
+	Hit  bool
+}
+
+type htmlPath struct {
+	Path       string
+	Relation   string
+	Metadata   bool
+	HeldReason string
+	Effects    []htmlEffect // the producer's, then the consumer's
+}
+
+type htmlEffect struct {
+	Role     string // producer, consumer
+	Effect   string // what the resource did: produced, consumed…
+	Ref      string
+	Syscall  string
+	Line     int64
+	Lines    []htmlLine
+	NotShown string // why Lines is empty
+}
+
+type htmlConfirmation struct {
+	Verdict  string
+	Why      string
+	Forced   string
+	Evidence []string
+	Seconds  string
+}
+
+type htmlSuppressed struct {
+	Anchor string
+	Text   string
+	How    string
+	Reason string
+	Where  string
+}
+
+// htmlBuilder builds the page; it reads each manifest once.
+type htmlBuilder struct {
+	r       *Report
+	in      HTMLInputs
+	sources map[string]sourceFile
+	graph   *neighbours
+	next    int // the number of the next reported finding
+	toc     []htmlTOCEntry
+}
+
+// sourceFile is a manifest's lines, or why they cannot be shown.
+type sourceFile struct {
+	lines []string
+	err   string
+}
+
+func (r *Report) htmlPage(in HTMLInputs) *htmlPage {
+	b := &htmlBuilder{r: r, in: in, sources: map[string]sourceFile{}}
+	if in.Graph != nil {
+		b.graph = newNeighbours(in.Graph)
+	}
+	p := &htmlPage{
+		Module:  printable.String(r.Module),
+		Version: printable.String(r.ToolVersion),
+		Run:     in.Run,
+		Exit:    in.ExitStatus,
+		CSS:     template.CSS(htmlCSS),
+		JS:      template.JS(htmlJS),
+	}
+	p.ExitText = exitText(in.ExitStatus)
+	p.Title = "fsmove report"
+	if p.Module != "" {
+		p.Title += ": " + p.Module
+	}
+	if in.Run != nil && in.Run.FsmoveVersion != r.ToolVersion {
+		p.RunVersion = printable.String(in.Run.FsmoveVersion)
+	}
+	if in.ReadSource == nil {
+		p.NoSource = "manifest sources are not available to this report"
+	}
+	if in.TraceLines == nil {
+		p.TraceNote = "trace lines are not available"
+		if in.TraceError != "" {
+			p.TraceNote += ": " + printable.String(in.TraceError)
+		}
+	}
+	p.Counts, p.Summary = r.htmlCounts()
+	if c := r.Confirm; c != nil {
+		p.Confirmed = fmt.Sprintf("%d confirmed, %d refuted, %d unknown (%d applies, %.0fs, %.0fs of container time)",
+			c.Confirmed, c.Refuted, c.Unknown, c.Applies, c.Seconds, c.ContainerSeconds)
+	}
+	for _, why := range r.Incomplete {
+		p.Incomplete = append(p.Incomplete, printable.String(why))
+	}
+	for _, w := range r.Warnings {
+		if w.ChangesReport() {
+			p.Warnings = append(p.Warnings, printable.String(w.text()))
+		}
+	}
+	groups := GroupFindings(r.Findings)
+	for _, sec := range []struct {
+		kind  Kind
+		title string
+	}{{MOR, "Missing ordering relationships (MOR)"}, {MN, "Missing notifiers (MN)"}} {
+		if s, n := b.section(groups, sec.kind, false, sec.title); n > 0 {
+			p.Sections = append(p.Sections, s)
+			p.Findings += n
+		}
+	}
+	if r.ShowHeldBack {
+		for _, sec := range []struct {
+			kind  Kind
+			title string
+		}{{MOR, "Held back orderings"}, {MN, "Held back notifiers"}} {
+			if s, n := b.section(groups, sec.kind, true, sec.title); n > 0 {
+				p.Held = append(p.Held, s)
+				p.HeldCount += n
+			}
+		}
+	}
+	if r.ShowSuppressed {
+		p.Suppressed = b.suppressed()
+	}
+	p.TOC = b.toc
+	return p
+}
+
+// exitText says what an exit status means (README.md, "Exit status").
+func exitText(code int) string {
+	switch code {
+	case 0:
+		return "complete and clean"
+	case 1:
+		return "findings"
+	case 2:
+		return "usage or input error"
+	case 3:
+		return "the run failed"
+	case 4:
+		return "no findings, but the analysis is incomplete"
+	}
+	return "unknown"
+}
+
+// htmlCounts counts the reported findings by kind and by confidence, and
+// says the summary line in words.
+func (r *Report) htmlCounts() ([]htmlCount, string) {
+	counts := map[string]int{}
+	mor, mn := 0, 0
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		if !f.Reported() {
+			continue
+		}
+		if f.Kind == MN {
+			mn++
+		} else {
+			mor++
+		}
+		counts[f.Confidence.String()]++
+	}
+	out := []htmlCount{{"MOR", mor}, {"MN", mn}}
+	for _, c := range confidenceNames {
+		out = append(out, htmlCount{c, counts[c]})
+	}
+	var summary string
+	switch {
+	case mor+mn == 0 && r.Complete():
+		c := r.Checked()
+		summary = fmt.Sprintf("No missing ordering relationships or notifiers among %s (%s, %s, %s checked)",
+			plural(c.Resources, "resource"), plural(c.Blocks, "block"), plural(c.Paths, "path"),
+			plural(c.RelatedPairs, "related resource pair"))
+	case mor+mn == 0:
+		summary = "No faults found, but the analysis is INCOMPLETE, so this is not a clean result"
+	case r.Complete():
+		summary = fmt.Sprintf("Faults found: %d MOR, %d MN", mor, mn)
+	default:
+		summary = fmt.Sprintf("Faults found in an INCOMPLETE analysis (there may be more): %d MOR, %d MN", mor, mn)
+	}
+	return out, summary
+}
+
+// section is the page's section of one kind, reported or held back, and
+// the number of findings in it.
+func (b *htmlBuilder) section(groups []Group, kind Kind, held bool, title string) (htmlSection, int) {
+	items, n := b.r.textItems(groups, kind, held)
+	s := htmlSection{Title: fmt.Sprintf("%s: %d", title, n)}
+	for _, it := range items {
+		if it.group == nil {
+			s.Items = append(s.Items, htmlItem{Finding: b.finding(it.finding, held)})
+			continue
+		}
+		g := it.group
+		hg := &htmlGroup{
+			Role:   g.By.String(),
+			Shared: b.resource(g.By.String(), g.Resource),
+			Paths:  printableAll(g.Paths),
+			Fix:    printable.String(g.Fix(b.r.Findings)),
+		}
+		var refs []string
+		for _, o := range g.Others(b.r.Findings) {
+			refs = append(refs, PuppetRef(o))
+		}
+		list := "[" + strings.Join(refs, ", ") + "]"
+		if g.By == ByConsumer {
+			hg.Snippet = printable.String(chain(g.Kind, list, PuppetRef(g.Resource)))
+		} else {
+			hg.Snippet = printable.String(chain(g.Kind, PuppetRef(g.Resource), list))
+		}
+		arrow := "->"
+		if g.Kind == MN {
+			arrow = "~>"
+		}
+		others := fmt.Sprintf("%d resources", len(g.Members))
+		if g.By == ByConsumer {
+			hg.Title = fmt.Sprintf("%s %s %s", others, arrow, hg.Shared.Ref)
+		} else {
+			hg.Title = fmt.Sprintf("%s %s %s", hg.Shared.Ref, arrow, others)
+		}
+		for _, m := range g.Members {
+			hg.Members = append(hg.Members, b.finding(&b.r.Findings[m], held))
+		}
+		hg.Anchor = "group-" + strings.TrimPrefix(hg.Members[0].Anchor, "finding-")
+		s.Items = append(s.Items, htmlItem{Group: hg})
+	}
+	return s, n
+}
+
+// chain is the fix as a Puppet chaining arrow: before -> after for an
+// ordering, producer ~> service for a notification.
+func chain(k Kind, before, after string) string {
+	if k == MN {
+		return before + " ~> " + after
+	}
+	return before + " -> " + after
+}
+
+func printableAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = printable.String(s)
+	}
+	return out
+}
+
+// finding is one finding's view; reported findings are numbered
+// finding-1, finding-2… in the page's order, held-back ones held-1….
+func (b *htmlBuilder) finding(f *Finding, held bool) *htmlFinding {
+	b.next++
+	arrow := "->"
+	if f.Kind == MN {
+		arrow = "~>"
+	}
+	p := printable.String
+	hf := &htmlFinding{
+		Number:     b.next,
+		Kind:       f.Kind.String(),
+		Held:       held,
+		Confidence: confidenceText(f.Confidence),
+		BothWays:   f.BothWays,
+		Producer:   b.resource("producer", f.Producer),
+		Consumer:   b.resource("consumer", f.Consumer),
+		Fix:        p(f.Fix),
+		Snippet:    p(chain(f.Kind, PuppetRef(f.Producer), PuppetRef(f.Consumer))),
+	}
+	hf.Anchor = fmt.Sprintf("finding-%d", hf.Number)
+	hf.Title = fmt.Sprintf("%s %s %s", hf.Producer.Ref, arrow, hf.Consumer.Ref)
+	hf.Resources = strings.ToLower(hf.Producer.Ref + "\n" + hf.Consumer.Ref)
+	if f.Observed {
+		hf.Observed = p(f.ObservedError)
+	}
+	if f.HeldBack {
+		hf.HeldReason = p(f.HeldReason)
+	}
+	for _, pc := range f.Paths {
+		if pc.Waived {
+			hf.WaivedN++
+			continue
+		}
+		hp := htmlPath{Path: p(pc.Path), Relation: pc.Relation.String(), Metadata: pc.Metadata}
+		if f.HeldBack && pc.HeldReason != "" && pc.HeldReason != f.HeldReason {
+			hp.HeldReason = p(pc.HeldReason)
+		}
+		hp.Effects = []htmlEffect{
+			b.effect("producer", pc.ProducerEffect.String(), pc.Producer, pc.ProducerEvidence),
+			b.effect("consumer", pc.ConsumerEffect.String(), pc.Consumer, pc.ConsumerEvidence),
+		}
+		hf.Paths = append(hf.Paths, hp)
+	}
+	if c := f.Confirmation; c != nil {
+		hf.Confirm = &htmlConfirmation{
+			Verdict:  string(c.Verdict),
+			Why:      p(c.Why),
+			Forced:   p(c.Forced),
+			Evidence: printableAll(c.Evidence),
+			Seconds:  fmt.Sprintf("%.0fs", c.Seconds),
+		}
+	}
+	if b.graph != nil {
+		hf.Graph = b.graph.draw(f)
+	}
+	if !held {
+		b.toc = append(b.toc, htmlTOCEntry{Anchor: hf.Anchor, Title: fmt.Sprintf("%s %d. %s", hf.Kind, hf.Number, hf.Title), Kind: hf.Kind})
+	} else {
+		hf.Anchor = fmt.Sprintf("held-%d", hf.Number)
+	}
+	return hf
+}
+
+// resource is a resource's view with its manifest lines around its own.
+func (b *htmlBuilder) resource(role string, res *catalog.Resource) htmlResource {
+	hr := htmlResource{Role: role, Ref: printable.String(res.Ref()), Location: printable.String(fileLine(res)), File: printable.String(res.File)}
+	switch {
+	case res.File == "":
+		return hr
+	case b.in.ReadSource == nil:
+		hr.NoSource = "source not available"
+		return hr
+	}
+	src, ok := b.sources[res.File]
+	if !ok {
+		data, err := b.in.ReadSource(res.File)
+		if err != nil {
+			src.err = "source not available: " + err.Error()
+		} else {
+			src.lines = strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		}
+		b.sources[res.File] = src
+	}
+	switch {
+	case src.err != "":
+		hr.NoSource = printable.String(src.err)
+	case res.Line <= 0 || res.Line > len(src.lines):
+		hr.NoSource = "source not available: no line " + fmt.Sprint(res.Line) + " in the file"
+	default:
+		for n := max(1, res.Line-SourceContext); n <= min(len(src.lines), res.Line+SourceContext); n++ {
+			hr.Source = append(hr.Source, htmlLine{No: int64(n), Text: printable.String(src.lines[n-1]), Hit: n == res.Line})
+		}
+	}
+	return hr
+}
+
+// effect is what one resource did to a path, with its trace lines.
+func (b *htmlBuilder) effect(role, eff string, res *catalog.Resource, ev interp.Evidence) htmlEffect {
+	he := htmlEffect{Role: role, Effect: eff, Ref: printable.String(res.Ref()), Syscall: ev.Syscall(), Line: ev.Line}
+	switch {
+	case ev.Line <= 0:
+		he.NotShown = "no trace line recorded"
+	case b.in.TraceLines == nil:
+		he.NotShown = "trace lines not available"
+	default:
+		for n := max(1, ev.Line-TraceContext); n <= ev.Line+TraceContext; n++ {
+			if text, ok := b.in.TraceLines[n]; ok {
+				he.Lines = append(he.Lines, htmlLine{No: n, Text: printable.String(text), Hit: n == ev.Line})
+			}
+		}
+		if len(he.Lines) == 0 {
+			he.NotShown = fmt.Sprintf("trace line %d not found in the trace", ev.Line)
+		}
+	}
+	return he
+}
+
+// suppressed lists the waived and suppressed findings (ShowSuppressed), as
+// the text report does.
+func (b *htmlBuilder) suppressed() []htmlSuppressed {
+	var out []htmlSuppressed
+	for i := range b.r.Findings {
+		f := &b.r.Findings[i]
+		if !f.Waived || f.HeldBack {
+			continue
+		}
+		arrow := "->"
+		if f.Kind == MN {
+			arrow = "~>"
+		}
+		s := htmlSuppressed{
+			Anchor: fmt.Sprintf("suppressed-%d", len(out)+1),
+			Text:   printable.String(fmt.Sprintf("%s %s %s %s (%s)", f.Kind, f.Producer.Ref(), arrow, f.Consumer.Ref(), f.Confidence)),
+			How:    "waived",
+			Reason: printable.String(f.WaiverReason),
+			Where:  printable.String(f.WaiverSource),
+		}
+		if f.Suppressed {
+			s.How = "suppressed"
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,240 @@
+package detector
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fsmove/fsmove/internal/browsercheck"
+)
+
+// writeHTML renders rep with in and returns the page.
+func writeHTML(t *testing.T, rep *Report, in HTMLInputs) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := rep.WriteHTML(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// browseHTML checks page in a browser (browsercheck): it has findings
+// reported findings, and no drawing (the fake graph has none).
+func browseHTML(t *testing.T, page string, findings int) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	browsercheck.Check(t, file, browsercheck.Expect{Findings: findings})
+}
+
+// findingElements counts the finding articles of the page's reported
+// section (held-back ones are in <details id="held">, after it).
+func findingElements(page string) int {
+	reported, _, _ := strings.Cut(page, `<details id="held">`)
+	return strings.Count(reported, `<article class="finding`)
+}
+
+// hostile is text a module or a trace controls, made to break out of every
+// context the page writes it in.
+const hostile = `<script>alert(1)</script>"'` + "\x1b[31m\x07"
+
+// TestHTMLEscaping: a resource title, a manifest path, the manifest's
+// lines and the trace's lines with markup, quotes and control characters
+// are shown as text: the page has only its own script, and no control
+// character.
+func TestHTMLEscaping(t *testing.T) {
+	g := newFake()
+	file := "/srv/" + hostile + "/init.pp"
+	g.add("File[/etc/"+hostile+"]", file, 2, "content", "x")
+	g.add("Exec["+hostile+"]", file, 3)
+	rep := Detect(result(p("/etc/"+hostile, a("File[/etc/"+hostile+"]", "p", 10), a("Exec["+hostile+"]", "c", 11))), g, Options{})
+	if rep.Faults() != 1 {
+		t.Fatalf("findings %v", summary(rep))
+	}
+	rep.Module = hostile
+	lines := map[int64]string{}
+	for n := int64(8); n <= 13; n++ {
+		lines[n] = fmt.Sprintf("%d openat(%q) %s", n, hostile, hostile)
+	}
+	page := writeHTML(t, rep, HTMLInputs{
+		ExitStatus: 1,
+		ReadSource: func(string) ([]byte, error) {
+			return []byte("# " + hostile + "\nfile { '" + hostile + "': }\nexec { 'x': }\n"), nil
+		},
+		TraceLines: lines,
+	})
+	if n := strings.Count(strings.ToLower(page), "<script"); n != 1 {
+		t.Errorf("%d <script elements, want only the page's own", n)
+	}
+	if strings.Contains(page, "alert(1)</script>") {
+		t.Error("a hostile string is written unescaped")
+	}
+	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", `\x1b[31m\x07`, `<a href="#finding-1">`, `id="finding-1"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	for i := 0; i < len(page); i++ {
+		if c := page[i]; c < 0x20 && c != '\n' && c != '\t' {
+			t.Fatalf("a control character %#x at byte %d: %q", c, i, page[max(0, i-40):min(len(page), i+40)])
+		}
+	}
+	// Both resources' source lines are shown, the resource's own marked.
+	if n := strings.Count(page, `<span class="ln hit"><span class="no">2</span>`); n != 1 {
+		t.Errorf("the producer's manifest line is marked %d times, want 1", n)
+	}
+	if !strings.Contains(page, `<span class="ln hit"><span class="no">10</span>`) || !strings.Contains(page, `<span class="no">12</span>`) {
+		t.Error("the producer's trace line 10 and its context are not shown")
+	}
+	browseHTML(t, page, 1)
+}
+
+// TestHTMLHeldBack: held-back findings are on the page only with
+// ShowHeldBack, in a collapsed section with their reasons, never among the
+// reported findings.
+func TestHTMLHeldBack(t *testing.T) {
+	g := newFake()
+	g.add("File[/etc/app.conf]", "app.pp", 5, "content", "x")
+	g.add("Service[app]", "app.pp", 20)
+	g.edge("File[/etc/app.conf]", "Service[app]", before)
+	rep := Detect(result(p("/etc/app.conf", a("File[/etc/app.conf]", "p", 10), a("Service[app]", "s", 20))), g, Options{})
+	if len(rep.Findings) != 1 || !rep.Findings[0].HeldBack {
+		t.Fatalf("want one held-back finding: %v", summary(rep))
+	}
+	page := writeHTML(t, rep, HTMLInputs{})
+	if strings.Contains(page, `id="held"`) || strings.Contains(page, "Service[app]") {
+		t.Error("a held-back finding is on the page without ShowHeldBack")
+	}
+	rep.ShowHeldBack = true
+	page = writeHTML(t, rep, HTMLInputs{})
+	held := strings.Index(page, `<details id="held">`)
+	if held < 0 {
+		t.Fatal("no held-back section with ShowHeldBack")
+	}
+	if !strings.Contains(page[held:], "held back: ") || !strings.Contains(page[held:], "only looked /etc/app.conf up") {
+		t.Errorf("the held-back section lacks the reason:\n%s", page[held:])
+	}
+	if n := findingElements(page); n != 0 {
+		t.Errorf("%d reported findings on the page, want 0", n)
+	}
+}
+
+// TestHTMLSuppressed: waived and suppressed findings are listed with their
+// reason only with ShowSuppressed, and never as reported findings.
+func TestHTMLSuppressed(t *testing.T) {
+	rep := goldenReport(t)
+	page := writeHTML(t, rep, HTMLInputs{})
+	if strings.Contains(page, `id="suppressed"`) {
+		t.Error("a suppressed section without ShowSuppressed")
+	}
+	if n := findingElements(page); n != rep.Faults() {
+		t.Errorf("%d finding elements, want %d", n, rep.Faults())
+	}
+	rep.ShowSuppressed = true
+	page = writeHTML(t, rep, HTMLInputs{})
+	if !strings.Contains(page, `<details id="suppressed">`) || !strings.Contains(page, "apt-get update tolerates a half-written list") {
+		t.Error("the suppressed section or the waiver's reason is missing")
+	}
+	// Both kinds: the browser's kind filter hides one and keeps the other.
+	browseHTML(t, page, rep.Faults())
+}
+
+// TestHTMLGroups: a group shows each of its members as a finding, with
+// one anchor each, and the group's fix.
+func TestHTMLGroups(t *testing.T) {
+	rep := groupReport(t)
+	page := writeHTML(t, rep, HTMLInputs{})
+	if n := findingElements(page); n != rep.Faults() {
+		t.Errorf("%d finding elements, want %d", n, rep.Faults())
+	}
+	for i := 1; i <= rep.Faults(); i++ {
+		if !strings.Contains(page, fmt.Sprintf(`id="finding-%d"`, i)) || !strings.Contains(page, fmt.Sprintf(`href="#finding-%d"`, i)) {
+			t.Errorf("finding-%d has no anchor or no link to it", i)
+		}
+	}
+	groups := GroupFindings(rep.Findings)
+	if len(groups) != 1 || !strings.Contains(page, `<section class="group"`) {
+		t.Fatalf("want one group drawn as one section: %d groups", len(groups))
+	}
+	if !strings.Contains(page, "File[&#39;/etc/services&#39;] -&gt; [Exec[&#39;a&#39;]") {
+		t.Error("the group's snippet is not the shared producer before its consumers")
+	}
+}
+
+// TestHTMLWithoutInputs: without sources, trace lines or graph, the page
+// says what is not available instead of failing.
+func TestHTMLWithoutInputs(t *testing.T) {
+	rep := groupReport(t)
+	page := writeHTML(t, rep, HTMLInputs{TraceError: "trace.log: gone"})
+	for _, want := range []string{"source not available", "trace lines are not available: trace.log: gone", "no run.json"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page does not say %q", want)
+		}
+	}
+	if strings.Contains(page, "<svg") {
+		t.Error("a drawing without a graph")
+	}
+	page = writeHTML(t, rep, HTMLInputs{ReadSource: func(string) ([]byte, error) { return nil, errors.New("permission denied") }})
+	if !strings.Contains(page, "source not available: permission denied") {
+		t.Error("an unreadable manifest is not said")
+	}
+}
+
+// TestEvidenceLines: the evidence lines of the shown findings with their
+// context, sorted, once each; none for a held-back finding without
+// ShowHeldBack.
+func TestEvidenceLines(t *testing.T) {
+	rep := groupReport(t)
+	got := rep.EvidenceLines()
+	for _, n := range []int64{8, 10, 12, 18, 20, 26, 29, 33} {
+		if !slices.Contains(got, n) {
+			t.Errorf("line %d missing from %v", n, got)
+		}
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i] <= got[i-1] {
+			t.Fatalf("not sorted and unique: %v", got)
+		}
+	}
+	if slices.Contains(got, 34) || slices.Contains(got, 7) {
+		t.Errorf("lines beyond the context: %v", got)
+	}
+}
+
+// TestHTMLConfirmation: a finding's verdict, why, forced relationship
+// and evidence are on its element; the counts in the summary.
+func TestHTMLConfirmation(t *testing.T) {
+	rep := goldenReport(t)
+	var first *Finding
+	for i := range rep.Findings {
+		if rep.Findings[i].Reported() {
+			first = &rep.Findings[i]
+			break
+		}
+	}
+	first.Confirmation = &Confirmation{Verdict: Confirmed, Why: "with X -> Y Puppet's failures change",
+		Forced: "Exec['one'] -> Exec['two']", Evidence: []string{"new failure: Error: <b>failed</b>"}, Seconds: 12}
+	rep.Confirm = &ConfirmStats{Confirmed: 1, Applies: 2, Seconds: 20, ContainerSeconds: 35}
+	page := writeHTML(t, rep, HTMLInputs{})
+	for _, want := range []string{
+		`<div class="confirmation verdict-confirmed">`,
+		"<strong>confirmed</strong>: with X -&gt; Y Puppet&#39;s failures change (12s)",
+		"forced: <code>Exec[&#39;one&#39;] -&gt; Exec[&#39;two&#39;]</code>",
+		"new failure: Error: &lt;b&gt;failed&lt;/b&gt;",
+		"1 confirmed, 0 refuted, 0 unknown (2 applies, 20s, 35s of container time)",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, `<div class="confirmation`); n != 1 {
+		t.Errorf("%d confirmations on the page, want 1", n)
+	}
+}
