@@ -1,9 +1,11 @@
 package puppet
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -35,12 +37,22 @@ type ResourceEvent struct {
 	Message  string
 }
 
-// ParseReport reads a Puppet report in YAML and returns the statuses of
-// the resources it lists, by reference. The report carries Ruby tags
+// Report is what fsmove reads of a Puppet report.
+type Report struct {
+	// Status is the run's: changed, failed or unchanged. (puppet apply
+	// --catalog exits 0 whatever happened, --detailed-exitcodes or not:
+	// this is how the second apply of --idempotence ended.)
+	Status string
+	// Resources are the resource statuses, sorted by reference.
+	Resources []ResourceStatus
+}
+
+// ParseReport reads a Puppet report in YAML: its status and the statuses
+// of the resources it lists. The report carries Ruby tags
 // (!ruby/object:Puppet::Transaction::Report), which a YAML node tree keeps
 // without needing Ruby's types: it is walked as a tree, and what it does
 // not hold (an older or newer report format) is left zero.
-func ParseReport(r io.Reader) ([]ResourceStatus, error) {
+func ParseReport(r io.Reader) (*Report, error) {
 	var doc yaml.Node
 	if err := yaml.NewDecoder(r).Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
@@ -55,13 +67,14 @@ func ParseReport(r io.Reader) ([]ResourceStatus, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, errors.New("Puppet's report is not a mapping")
 	}
+	report := &Report{Status: scalarText(mapValue(root, "status"))}
 	statuses := mapValue(root, "resource_statuses")
 	if statuses == nil {
 		return nil, errors.New("Puppet's report has no resource_statuses")
 	}
 	if statuses.Kind != yaml.MappingNode {
 		if scalarText(statuses) == "" { // resource_statuses: {} or empty
-			return nil, nil
+			return report, nil
 		}
 		return nil, errors.New("Puppet's report: resource_statuses is not a mapping")
 	}
@@ -90,8 +103,8 @@ func ParseReport(r io.Reader) ([]ResourceStatus, error) {
 				}
 				s.Events = append(s.Events, ResourceEvent{
 					Property: scalarText(mapValue(e, "property")),
-					Previous: scalarText(mapValue(e, "previous_value")),
-					Desired:  scalarText(mapValue(e, "desired_value")),
+					Previous: checksumText(scalarText(mapValue(e, "previous_value"))),
+					Desired:  checksumText(scalarText(mapValue(e, "desired_value"))),
 					Status:   scalarText(mapValue(e, "status")),
 					Message:  scalarText(mapValue(e, "message")),
 				})
@@ -100,7 +113,24 @@ func ParseReport(r io.Reader) ([]ResourceStatus, error) {
 		out = append(out, s)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Ref < out[j].Ref })
-	return out, nil
+	report.Resources = out
+	return report, nil
+}
+
+// checksumPattern is a file checksum as Puppet writes it: {sha256}hex.
+var checksumPattern = regexp.MustCompile(`^\{[a-z0-9]+\}[0-9a-f]+$`)
+
+// checksumText is v, or the checksum it encodes: Puppet writes a
+// checksum that Ruby holds as binary data base64-encoded, without a tag
+// (the desired content of a File: e3NoYTI1Nn0… for {sha256}…).
+func checksumText(v string) string {
+	if len(v) < 16 || checksumPattern.MatchString(v) {
+		return v
+	}
+	if data, err := base64.StdEncoding.DecodeString(v); err == nil && checksumPattern.Match(data) {
+		return string(data)
+	}
+	return v
 }
 
 // mapValue is the value of key in mapping m, nil when m has none (or is

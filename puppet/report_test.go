@@ -15,10 +15,14 @@ func TestParseReportSecondRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	statuses, err := ParseReport(bytes.NewReader(data))
+	report, err := ParseReport(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if report.Status != "failed" {
+		t.Errorf("status %q, want failed (Exec[second-fail])", report.Status)
+	}
+	statuses := report.Resources
 	byRef := map[string]ResourceStatus{}
 	for _, s := range statuses {
 		byRef[s.Ref] = s
@@ -49,8 +53,10 @@ func TestParseReportSecondRun(t *testing.T) {
 	if stamp.Type != "File" || stamp.Title != "/var/tmp/stamp" || stamp.Line != 5 || !strings.HasSuffix(stamp.File, "site.pp") {
 		t.Errorf("stamp = %+v", stamp)
 	}
+	// The desired checksum is base64 in the file: read as the checksum.
 	if len(stamp.Events) != 1 || stamp.Events[0].Property != "content" ||
-		!strings.HasPrefix(stamp.Events[0].Previous, "{sha256}") || stamp.Events[0].Previous == stamp.Events[0].Desired {
+		!strings.HasPrefix(stamp.Events[0].Previous, "{sha256}") || !strings.HasPrefix(stamp.Events[0].Desired, "{sha256}") ||
+		stamp.Events[0].Previous == stamp.Events[0].Desired {
 		t.Errorf("stamp events = %+v", stamp.Events)
 	}
 	if g := byRef["Exec[guarded]"]; g.Changed || g.Failed || len(g.Events) != 0 {
@@ -68,9 +74,13 @@ func TestParseReportFirstRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	statuses, err := ParseReport(f)
+	report, err := ParseReport(f)
 	if err != nil {
 		t.Fatal(err)
+	}
+	statuses := report.Resources
+	if report.Status != "changed" {
+		t.Errorf("status %q, want changed", report.Status)
 	}
 	for _, s := range statuses {
 		if s.Failed {
@@ -88,7 +98,7 @@ func TestParseReportBad(t *testing.T) {
 			t.Errorf("%q: no error", in)
 		}
 	}
-	if s, err := ParseReport(strings.NewReader("resource_statuses: {}\n")); err != nil || len(s) != 0 {
+	if s, err := ParseReport(strings.NewReader("status: unchanged\nresource_statuses: {}\n")); err != nil || s.Status != "unchanged" || len(s.Resources) != 0 {
 		t.Errorf("empty statuses: %v, %v", s, err)
 	}
 }
@@ -99,9 +109,22 @@ func FuzzParseReport(f *testing.F) {
 	}
 	f.Add([]byte("resource_statuses:\n  X[y]:\n    events: [{property: a}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		statuses, err := ParseReport(bytes.NewReader(data))
-		if err != nil && statuses != nil {
-			t.Fatal("statuses with an error")
+		report, err := ParseReport(bytes.NewReader(data))
+		if (err != nil) == (report != nil) {
+			t.Fatalf("report %v and error %v", report, err)
 		}
 	})
+}
+
+func TestChecksumText(t *testing.T) {
+	for in, want := range map[string]string{
+		"e3NoYTI1Nn0xMjM0YWJjZA==": "{sha256}1234abcd",
+		"{md5}0123456789abcdef":    "{md5}0123456789abcdef",
+		"notrun":                   "notrun",
+		"aGVsbG8gd29ybGQgaGVsbG8=": "aGVsbG8gd29ybGQgaGVsbG8=", // base64 of text, not a checksum
+	} {
+		if got := checksumText(in); got != want {
+			t.Errorf("checksumText(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

@@ -335,6 +335,7 @@ func withRunRecord(in analyze.Input) (analyze.Input, runner.ModuleSpec) {
 	if _, err := os.Stat(packages); in.Packages == "" && err == nil {
 		in.Packages = packages
 	}
+	in = withSecondRun(in, rec)
 	return in, rec.Module
 }
 

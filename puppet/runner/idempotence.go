@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fsmove/fsmove/puppet"
 	"github.com/fsmove/fsmove/puppet/container"
 )
 
@@ -41,8 +42,11 @@ type SecondRun struct {
 	DroppedEvents uint64 `json:"dropped_events"`
 	OutsideCalls  uint64 `json:"outside_calls"`
 	// Report is Puppet's report of the second apply, relative to the
-	// run's directory ("" when Puppet wrote none).
-	Report string `json:"report,omitempty"`
+	// run's directory ("" when Puppet wrote none), and ReportStatus its
+	// status: changed, failed or unchanged. (Puppet applying a saved
+	// catalog exits 0 whatever happened: PuppetExit does not tell.)
+	Report       string `json:"report,omitempty"`
+	ReportStatus string `json:"report_status,omitempty"`
 	// Skipped says why there was no second apply (the first compiled no
 	// catalog).
 	Skipped string `json:"skipped,omitempty"`
@@ -104,7 +108,7 @@ func (r *run) secondApply(ctx context.Context, modulePath []string) error {
 		if err != nil {
 			return "", err
 		}
-		return r.applyOutcome(ctx)
+		return "puppet finished (its report says how)", nil
 	})
 	if err != nil {
 		return err
@@ -128,6 +132,12 @@ func (r *run) secondApply(ctx context.Context, modulePath []string) error {
 		r.copyFile(ctx, puppetLogPath, dir, budget)
 		if file, err := r.copyFile(ctx, lastRunReport, dir, budget); err == nil && file == ReportFile {
 			sec.Report = SecondDir + "/" + ReportFile
+			if f, err := os.Open(filepath.Join(dir, ReportFile)); err == nil {
+				if rep, err := puppet.ParseReport(f); err == nil {
+					sec.ReportStatus = rep.Status
+				}
+				f.Close()
+			}
 		}
 		tmp, err := os.MkdirTemp(r.opts.OutDir, ".catalog-")
 		if err != nil {
@@ -142,6 +152,10 @@ func (r *run) secondApply(ctx context.Context, modulePath []string) error {
 			}
 		}
 		r.overBudget(budget.Over, false)
-		return fmt.Sprintf("trace %s, Puppet %s", container.FormatBytes(sec.TraceBytes), sec.PuppetOutcome), nil
+		status := sec.ReportStatus
+		if status == "" {
+			status = "no report"
+		}
+		return fmt.Sprintf("trace %s, Puppet's report: %s", container.FormatBytes(sec.TraceBytes), status), nil
 	})
 }
