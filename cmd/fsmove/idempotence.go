@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 
 	"github.com/fsmove/fsmove/detector/analyze"
@@ -17,9 +18,15 @@ func withSecondRun(in analyze.Input, rec *runner.RunRecord) analyze.Input {
 		return in
 	}
 	dir := filepath.Dir(in.Trace)
-	in.SecondTrace = filepath.Join(dir, sec.Dir, runner.TraceFile)
-	if rec.Tracer == "none" {
-		in.SecondTrace = ""
+	if rec.Tracer != "none" {
+		// As the first trace, it may have been compressed since.
+		in.SecondTrace = filepath.Join(dir, sec.Dir, runner.TraceFile)
+		for _, ext := range []string{".zst", ".gz"} {
+			if _, err := os.Stat(in.SecondTrace + ext); err == nil {
+				in.SecondTrace += ext
+				break
+			}
+		}
 	}
 	in.SecondReport = filepath.Join(dir, sec.Dir, runner.ReportFile)
 	if rec.Report != "" {
