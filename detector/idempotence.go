@@ -54,7 +54,9 @@ func (p NIProblem) String() string {
 
 // NonIdempotence is what an NI finding says beyond its resources and
 // paths. In a Fight the finding's Producer and Consumer are the two
-// resources; otherwise both are the one resource. A path's producer
+// resources, the Producer the one that wrote first in the second apply
+// and the Consumer the one that overwrote it; otherwise both are the one
+// resource. A path's producer
 // evidence is from the second apply's trace; its consumer evidence is the
 // other resource's write in the second apply (Fight) or the resource's own
 // write in the first apply.
@@ -160,18 +162,27 @@ func idempotenceFindings(in *Idempotence, g Graph, filter *Filter) (out []Findin
 	for i := range changes {
 		for j := i + 1; j < len(changes); j++ {
 			a, b := changes[i], changes[j]
-			var paths []PathConflict
+			var common []string
 			for _, p := range sortedPaths(second[a.res]) {
-				if evB, ok := second[b.res][p]; ok {
-					paths = append(paths, PathConflict{Path: p, Producer: a.res, Consumer: b.res, Relation: Overwrites,
-						ProducerEffect: fstrace.Produced, ConsumerEffect: fstrace.Produced,
-						ProducerEvidence: second[a.res][p], ConsumerEvidence: evB, producerReplaced: true})
+				if _, ok := second[b.res][p]; ok {
+					common = append(common, p)
 				}
 			}
-			if len(paths) == 0 {
+			if len(common) == 0 {
 				continue
 			}
-			// The one that wrote last in the second apply is what stays.
+			// The producer wrote the first common path first in the
+			// second apply, the consumer overwrote it: what stays is the
+			// consumer's, until the next apply.
+			if second[b.res][common[0]].Line < second[a.res][common[0]].Line {
+				a, b = b, a
+			}
+			var paths []PathConflict
+			for _, p := range common {
+				paths = append(paths, PathConflict{Path: p, Producer: a.res, Consumer: b.res, Relation: Overwrites,
+					ProducerEffect: fstrace.Produced, ConsumerEffect: fstrace.Produced,
+					ProducerEvidence: second[a.res][p], ConsumerEvidence: second[b.res][p], producerReplaced: true})
+			}
 			f := niFinding(a.res, b.res, &NonIdempotence{Problem: Fight, Changes: a.status.Events, OtherChanges: b.status.Events})
 			f.Paths = paths
 			f.Fix = fightFix(a.res, b.res, paths[0].Path)

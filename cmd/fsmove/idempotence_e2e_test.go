@@ -26,7 +26,7 @@ var niCases = []niCase{
 	{"ni_not_idempotent", []string{
 		"NI changes-again File[/etc/ni_not_idempotent.time] File[/etc/ni_not_idempotent.time]",
 		"NI fails-second Exec[once] Exec[once]",
-		"NI fight Exec[rewrite-conf] File[/etc/ni_not_idempotent.conf]",
+		"NI fight File[/etc/ni_not_idempotent.conf] Exec[rewrite-conf]",
 		"NI unguarded-exec Exec[stamp] Exec[stamp]",
 	}, "failed"},
 	// Near misses: a guarded Exec, a refreshonly Exec, a stable File.
