@@ -225,3 +225,54 @@ func TestNIWithoutSecondReport(t *testing.T) {
 		t.Errorf("exit %d, want %d\n%s%s", code, exitIncomplete, stdout.String(), stderr.String())
 	}
 }
+
+// TestNIInlineSuppression: "# fsmove:ignore NI" on Exec['stamp']'s line,
+// in a copy of the module that the saved run maps its catalog's files to,
+// suppresses that NI finding; an MOR-only comment does not.
+func TestNIInlineSuppression(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "modules", "ni_not_idempotent", "manifests", "init.pp")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const execLine = "  exec { 'stamp':"
+	if !strings.Contains(string(data), execLine+"\n") {
+		t.Fatal("the fixture has no exec { 'stamp': } line")
+	}
+	saved, _ := filepath.Abs(niRun)
+	for _, c := range []struct {
+		comment    string
+		suppressed bool
+	}{
+		{" # fsmove:ignore NI it stamps each apply on purpose", true},
+		{" # fsmove:ignore MOR not about this", false},
+	} {
+		mod := filepath.Join(t.TempDir(), "ni_not_idempotent")
+		os.MkdirAll(filepath.Join(mod, "manifests"), 0o755)
+		text := strings.Replace(string(data), execLine+"\n", execLine+c.comment+"\n", 1)
+		if err := os.WriteFile(filepath.Join(mod, "manifests", "init.pp"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := t.TempDir()
+		for _, f := range []string{"trace.log.zst", "catalog.json", runner.ReportFile, runner.SecondDir} {
+			if err := os.Symlink(filepath.Join(saved, f), filepath.Join(out, f)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rec, err := runner.ReadRecord(niRun)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Module.Dir = mod
+		rec.PathMap = map[string]string{"/fsmove/modules/ni_not_idempotent": mod}
+		if err := rec.Write(out); err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		code := run(&stdout, &stderr, []string{"analyze", out})
+		got := strings.Contains(stdout.String(), "0 MOR, 0 MN, 3 NI (1 suppressed)")
+		if got != c.suppressed || code != exitFindings || !strings.Contains(stdout.String(), " NI") {
+			t.Errorf("%q: exit %d, suppressed %v, want %v:\n%s%s", c.comment, code, got, c.suppressed, stdout.String(), stderr.String())
+		}
+	}
+}
