@@ -146,6 +146,10 @@ func TestOutDir(t *testing.T) {
 		os.MkdirAll(filepath.Join(dir, GraphsDir), 0o755)
 		os.WriteFile(filepath.Join(dir, GraphsDir, "relationships.dot"), []byte("old"), 0o644)
 		os.MkdirAll(filepath.Join(dir, ".catalog-123"), 0o755)
+		// An --idempotence run's.
+		os.WriteFile(filepath.Join(dir, ReportFile), []byte("old"), 0o644)
+		os.MkdirAll(filepath.Join(dir, SecondDir), 0o755)
+		os.WriteFile(filepath.Join(dir, SecondDir, TraceFile), []byte("old"), 0o644)
 		return dir
 	}
 
