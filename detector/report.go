@@ -316,7 +316,8 @@ func (r *Report) Faults() int {
 func (r *Report) Pairs() [][2]*catalog.Resource {
 	var out [][2]*catalog.Resource
 	for i := range r.Findings {
-		if f := &r.Findings[i]; f.Reported() {
+		// An NI is no missing edge of the graph.
+		if f := &r.Findings[i]; f.Reported() && f.Kind != NI {
 			out = append(out, [2]*catalog.Resource{f.Producer, f.Consumer})
 		}
 	}
