@@ -33,6 +33,9 @@ type Options struct {
 	// Packages is dpkg's database after the apply (ParsePackages), for
 	// rule 17; nil knows only that a package installs its own files.
 	Packages *Packages
+	// Idempotence, when set, adds the NI findings of a second apply of
+	// the catalog (fsmove run --idempotence).
+	Idempotence *Idempotence
 }
 
 // NewFilterFor builds the filter Detect uses for opts.
@@ -198,6 +201,13 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 			rep.Findings = append(rep.Findings, f)
 		}
 	}
+	if opts.Idempotence != nil {
+		rep.Idempotence = true
+		ni, unknown := idempotenceFindings(opts.Idempotence, g, filter)
+		rep.Findings = append(rep.Findings, ni...)
+		rep.AddWarning(ChangesReport, "resources the second apply changed that the catalog does not name, not checked",
+			int64(len(unknown)), strings.Join(unknown, ", "))
+	}
 	inline, unreasoned := InlineWaivers(rep.Findings, opts.ReadManifest)
 	rep.AddWarning(ChangesReport, "fsmove:ignore comments without a reason, which do not suppress", int64(len(unreasoned)), strings.Join(unreasoned, ", "))
 	applyWaivers(rep, g, append(slices.Clip(opts.Waivers), inline...))
@@ -212,6 +222,8 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 			}
 		case f.Kind == MN:
 			st.MN++
+		case f.Kind == NI:
+			st.NI++
 		default:
 			st.MOR++
 		}

@@ -3,7 +3,8 @@
 // or must notify a service (paper §3.3.2), checks that against the catalog's
 // dependency graph, and reports missing ordering relationships (MOR) and
 // missing notifiers (MN) as text, JSON (SCHEMA.md), SARIF 2.1.0, JUnit, GitLab
-// Code Quality or one HTML page (html.go).
+// Code Quality or one HTML page (html.go); with a second apply of the
+// catalog, non-idempotent resources (NI) too.
 //
 // # Blocks and resources
 //
@@ -121,6 +122,18 @@
 // both). When the paths relate the pair both ways (interleaved blocks, a
 // daemon), the fix keeps the order in which the run applied them
 // (traceDirection, Finding.BothWays).
+//
+// # Non-idempotent resources (NI)
+//
+// With a second apply of the same catalog (Options.Idempotence: fsmove run
+// --idempotence), every resource that Puppet's report of that apply says it
+// changed, or that failed then and not in the first, is an NI finding
+// (idempotence.go), with the paths it wrote with content in the second
+// trace and, for each, its write of the path in the first. Two such
+// resources that wrote one path in the second apply are one finding, a
+// fight; an Exec is unguarded without creates, unless, onlyif and
+// refreshonly. NI findings are observed (Puppet's own report), never held
+// back nor grouped.
 //
 // Other Puppet knowledge that the generic file-system model lacks lives
 // here too: a Service is the only resource that can be notified; which

@@ -15,7 +15,7 @@ type FailOn struct {
 	weakest uint8
 }
 
-// ParseFailOn reads --fail-on: a comma-separated list of kinds (MOR, MN)
+// ParseFailOn reads --fail-on: a comma-separated list of kinds (MOR, MN, NI)
 // and at most one confidence (observed, content, metadata: that one or
 // stronger), in any case and order; "" fails on every finding.
 func ParseFailOn(s string) (FailOn, error) {
@@ -32,7 +32,7 @@ func ParseFailOn(s string) (FailOn, error) {
 		c, ok := parseConfidence(word)
 		switch {
 		case !ok:
-			return FailOn{}, fmt.Errorf("%q is neither a kind (MOR, MN) nor a confidence (observed, content, metadata)", word)
+			return FailOn{}, fmt.Errorf("%q is neither a kind (MOR, MN, NI) nor a confidence (observed, content, metadata)", word)
 		case fo.weakest != 0:
 			return FailOn{}, fmt.Errorf("give one confidence, the weakest that fails, not two (%q)", s)
 		}
@@ -61,7 +61,7 @@ func (fo FailOn) Fails(f *Finding) bool {
 // String writes fo as ParseFailOn reads it ("" for every finding).
 func (fo FailOn) String() string {
 	var words []string
-	for _, k := range []Kind{MOR, MN} {
+	for _, k := range []Kind{MOR, MN, NI} {
 		if fo.Kinds != 0 && fo.Kinds.Has(k) {
 			words = append(words, k.String())
 		}

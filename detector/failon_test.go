@@ -3,7 +3,7 @@ package detector
 import "testing"
 
 func TestParseFailOn(t *testing.T) {
-	for _, s := range []string{"", "MOR", "MN", "mn,CONTENT", "observed", "MOR,MN,metadata", " MN , content "} {
+	for _, s := range []string{"", "MOR", "MN", "NI", "ni,observed", "mn,CONTENT", "observed", "MOR,MN,metadata", " MN , content "} {
 		fo, err := ParseFailOn(s)
 		if err != nil {
 			t.Errorf("%q: %v", s, err)

@@ -63,7 +63,7 @@ type groupKey struct {
 
 // keyOf is f's key for a group by, and false when f is never grouped.
 func keyOf(f *Finding, by GroupBy) (groupKey, bool) {
-	if f.Waived || f.BothWays {
+	if f.Waived || f.BothWays || f.Kind == NI { // each NI has its own fix
 		return groupKey{}, false
 	}
 	k := groupKey{by: by, kind: f.Kind, held: f.HeldBack, confidence: f.Confidence, res: f.Producer}

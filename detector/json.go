@@ -6,6 +6,7 @@ import (
 
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/fstrace/interp"
+	"github.com/fsmove/fsmove/puppet"
 )
 
 // JSONSchemaVersion is the version of the JSON report (SCHEMA.md). It grows
@@ -100,6 +101,39 @@ type jsonFinding struct {
 	Group        int            `json:"group"`
 	// Confirmation is there when the finding was re-applied to test it.
 	Confirmation *jsonConfirmation `json:"confirmation,omitempty"`
+	// NI is there for an NI finding (fsmove run --idempotence).
+	NI *jsonNI `json:"ni,omitempty"`
+}
+
+// jsonNI is NonIdempotence.
+type jsonNI struct {
+	Problem      string      `json:"problem"`
+	Changes      []jsonEvent `json:"changes"`
+	OtherChanges []jsonEvent `json:"other_changes"`
+	Error        string      `json:"error"`
+}
+
+// jsonEvent is one property change of Puppet's report.
+type jsonEvent struct {
+	Property string `json:"property"`
+	Previous string `json:"previous"`
+	Desired  string `json:"desired"`
+	Status   string `json:"status"`
+	Message  string `json:"message"`
+}
+
+func niJSON(ni *NonIdempotence) *jsonNI {
+	if ni == nil {
+		return nil
+	}
+	events := func(es []puppet.ResourceEvent) []jsonEvent {
+		out := []jsonEvent{}
+		for _, e := range es {
+			out = append(out, jsonEvent{e.Property, e.Previous, e.Desired, e.Status, e.Message})
+		}
+		return out
+	}
+	return &jsonNI{Problem: ni.Problem.String(), Changes: events(ni.Changes), OtherChanges: events(ni.OtherChanges), Error: ni.Error}
 }
 
 // jsonGroup is a Group: Members index "findings".
@@ -191,6 +225,7 @@ type jsonStats struct {
 	RelatedPairs       int         `json:"related_pairs"`
 	MOR                int         `json:"mor"`
 	MN                 int         `json:"mn"`
+	NI                 *int        `json:"ni,omitempty"` // with --idempotence only
 	HeldBack           int         `json:"held_back"`
 	Commuting          int         `json:"commuting"`
 	NeedMet            int         `json:"need_met"`
@@ -262,6 +297,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 			Suppressed:   f.Suppressed,
 			Group:        inGroup[i],
 			Confirmation: confirmationJSON(f.Confirmation),
+			NI:           niJSON(f.NI),
 		}
 		for _, pc := range f.Paths {
 			jf.Paths = append(jf.Paths, jsonConflict{
@@ -307,6 +343,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		Paths: s.Paths, FilteredPaths: s.FilteredPaths, RelatedPairs: s.RelatedPairs,
 		MOR: s.MOR, MN: s.MN, HeldBack: s.HeldBack, Commuting: s.Commuting, NeedMet: s.NeedMet, GeneratedOrdered: s.GeneratedOrdered, Waived: s.Waived, Suppressed: s.Suppressed, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,
 		Phases: []jsonPhase{}, PeakRSSBytes: s.PeakRSSBytes,
+	}
+	if r.Idempotence {
+		out.Stats.NI = &s.NI
 	}
 	for _, p := range s.Phases {
 		out.Stats.Phases = append(out.Stats.Phases, jsonPhase{p.Name, p.Duration.Seconds()})

@@ -81,13 +81,9 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		if pos != "" {
 			text = pos + ": " + text
 		}
-		arrow := " -> "
-		if f.Kind == MN {
-			arrow = " ~> "
-		}
 		suite.Cases = append(suite.Cases, junitCase{
 			ClassName: "fsmove." + f.Kind.String(),
-			Name:      f.Producer.Ref() + arrow + f.Consumer.Ref(),
+			Name:      f.pairText(),
 			File:      file,
 			Line:      at.Line,
 			Failure: &junitProblem{

@@ -21,11 +21,18 @@ const (
 	// MN: a resource produces a path that a Service consumes, and no
 	// notify path leads from the producer to the service.
 	MN
+	// NI: a resource that the second apply of one catalog changed again,
+	// or that failed only then (fsmove run --idempotence): the module
+	// does not converge.
+	NI
 )
 
 func (k Kind) String() string {
-	if k == MN {
+	switch k {
+	case MN:
 		return "MN"
+	case NI:
+		return "NI"
 	}
 	return "MOR"
 }
@@ -73,6 +80,9 @@ type Finding struct {
 	// Confirmation is set when the finding was re-applied to test it
 	// (fsmove run --confirm, fsmove confirm).
 	Confirmation *Confirmation
+	// NI says what makes an NI finding's resource non-idempotent (nil for
+	// the other kinds).
+	NI *NonIdempotence
 }
 
 // FixSite returns the resource the fix goes on (the consumer of an MOR,
@@ -84,6 +94,20 @@ func (f *Finding) FixSite() (at, other *catalog.Resource) {
 		return f.Producer, f.Consumer
 	}
 	return f.Consumer, f.Producer
+}
+
+// pairText is the finding's resources as the reports write them: "A -> B"
+// (MOR), "A ~> B" (MN), "A <-> B" (NI, a fight) or "A" (NI, one resource).
+func (f *Finding) pairText() string {
+	switch {
+	case f.Kind == NI && f.Producer == f.Consumer:
+		return f.Producer.Ref()
+	case f.Kind == NI:
+		return f.Producer.Ref() + " <-> " + f.Consumer.Ref()
+	case f.Kind == MN:
+		return f.Producer.Ref() + " ~> " + f.Consumer.Ref()
+	}
+	return f.Producer.Ref() + " -> " + f.Consumer.Ref()
 }
 
 // Confidence is how strong a finding's evidence is.
@@ -175,6 +199,9 @@ type Report struct {
 	// (docs/DESIGN.md, Warnings); JSON, SARIF and --stats have them all.
 	Warnings []InputWarning
 	Stats    Stats
+	// Idempotence: the run applied its catalog twice (--idempotence) and
+	// NI was checked; the summaries count NI then, and only then.
+	Idempotence bool
 	// Confirm, when set, counts the findings' confirmations and gives
 	// their cost (fsmove run --confirm, fsmove confirm).
 	Confirm *ConfirmStats
@@ -289,7 +316,8 @@ func (r *Report) Faults() int {
 func (r *Report) Pairs() [][2]*catalog.Resource {
 	var out [][2]*catalog.Resource
 	for i := range r.Findings {
-		if f := &r.Findings[i]; f.Reported() {
+		// An NI is no missing edge of the graph.
+		if f := &r.Findings[i]; f.Reported() && f.Kind != NI {
 			out = append(out, [2]*catalog.Resource{f.Producer, f.Consumer})
 		}
 	}
@@ -371,6 +399,7 @@ type Stats struct {
 	RelatedPairs      int // resource pairs with a < or ⇝ relation
 	MOR               int // findings by kind, waived ones included, held-back ones not
 	MN                int
+	NI                int // non-idempotent resources (--idempotence)
 	HeldBack          int // findings held back by a rule (--all shows them)
 	Commuting         int // of those, pairs that commute
 	NeedMet           int // path relations dropped: another, ordered producer met the need

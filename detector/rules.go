@@ -35,9 +35,12 @@ const (
 	// and failed (ENOENT), and Puppet reported the consumer failed: the
 	// fault happened in this run.
 	Missing
+	// Rewrites: the resource wrote the path again in the second apply of
+	// one catalog (NI, fsmove run --idempotence).
+	Rewrites
 )
 
-var relationNames = [...]string{"consumes", "modifies", "overwrites", "expunges", "missing"}
+var relationNames = [...]string{"consumes", "modifies", "overwrites", "expunges", "missing", "rewrites"}
 
 func (r Relation) String() string {
 	if int(r) < len(relationNames) {

@@ -174,6 +174,9 @@ var sarifRules = [...]struct {
 	MN: {"MN", "MissingNotifier",
 		"Missing notifier to a service",
 		"A resource produces a file that a Service reads, and no notify/subscribe path leads from it to the service: the service keeps running with stale configuration. Add notify/subscribe or a ~> chain."},
+	NI: {"NI", "NonIdempotentResource",
+		"Non-idempotent resource: a second apply changes it again",
+		"Applied a second time, the same catalog changed this resource again (or it failed then only): the module does not converge. Guard an Exec (creates, unless, onlyif), make content deterministic, or end a fight between two resources writing one path."},
 }
 
 // WriteSARIF writes a SARIF 2.1.0 log: one run of the fsmove driver with
@@ -194,7 +197,10 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		Version:        r.ToolVersion,
 		InformationURI: "https://github.com/fsmove/fsmove",
 	}
-	for _, row := range sarifRules {
+	for k, row := range sarifRules {
+		if Kind(k) == NI && !r.Idempotence {
+			continue // a report without --idempotence is as it was
+		}
 		rule := sarifRule{ID: row.id, Name: row.name,
 			ShortDescription: sarifMessage{row.short}, FullDescription: sarifMessage{row.full}}
 		rule.DefaultConfiguration.Level = "error"
@@ -258,13 +264,16 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		// At the resource the fix goes on, the other one related.
 		at, other := f.FixSite()
 		role := "producer "
-		if f.Kind == MN {
+		switch f.Kind {
+		case MN:
 			role = "service "
+		case NI:
+			role = "also writing it: "
 		}
 		if loc, ok := r.sarifLocationOf(at); ok {
 			res.Locations = append(res.Locations, loc)
 		}
-		if loc, ok := r.sarifLocationOf(other); ok {
+		if loc, ok := r.sarifLocationOf(other); ok && other != at {
 			id := 1
 			loc.ID = &id
 			loc.Message = &sarifMessage{role + other.Ref()}
@@ -393,6 +402,10 @@ func sarifLevel(f *Finding) string {
 
 // headline is the finding in one sentence, without its paths.
 func (f *Finding) headline() string {
+	if f.Kind == NI {
+		problem, _, _ := f.niLines()
+		return f.pairText() + ": " + problem + "."
+	}
 	if f.Kind == MN {
 		return fmt.Sprintf("%s changes files that %s reads, but does not notify it.", f.Producer.Ref(), f.Consumer.Ref())
 	}
@@ -404,6 +417,21 @@ func (f *Finding) headline() string {
 func sarifText(f *Finding) string {
 	var b strings.Builder
 	b.WriteString(f.headline())
+	if f.Kind == NI {
+		_, changes, paths := f.niLines()
+		for _, c := range changes {
+			b.WriteString(" Changed again: " + c + ".")
+		}
+		for _, p := range paths {
+			b.WriteString(" Written again: " + p + ".")
+		}
+		if f.Observed {
+			fmt.Fprintf(&b, " It failed: %s", f.ObservedError)
+		}
+		b.WriteString(" Fix: ")
+		b.WriteString(f.Fix)
+		return b.String()
+	}
 	for _, pc := range f.Paths {
 		if pc.Waived {
 			continue

@@ -48,7 +48,7 @@ func ParseSuppression(line string) (s Suppression, ok bool) {
 		return s, false
 	}
 	rest = strings.TrimSpace(rest)
-	// An optional kind list: MOR, MN or both, comma-separated.
+	// An optional kind list: MOR, MN, NI, comma-separated.
 	word, after, _ := strings.Cut(rest, " ")
 	if kinds, isKinds := parseKinds(word); isKinds {
 		s.Kinds, rest = kinds, strings.TrimSpace(after)
@@ -60,7 +60,7 @@ func ParseSuppression(line string) (s Suppression, ok bool) {
 	return s, true
 }
 
-// parseKinds reads "MOR", "MN" or "MOR,MN" (any case); isKinds false when
+// parseKinds reads "MOR", "MN", "NI" or a list of them, "MOR,MN" (any case); isKinds false when
 // word is not such a list (it is then the reason's first word).
 func parseKinds(word string) (kinds KindSet, isKinds bool) {
 	if word == "" {
@@ -72,6 +72,8 @@ func parseKinds(word string) (kinds KindSet, isKinds bool) {
 			kinds = kinds.Add(MOR)
 		case "MN":
 			kinds = kinds.Add(MN)
+		case "NI":
+			kinds = kinds.Add(NI)
 		default:
 			return 0, false
 		}
@@ -207,11 +209,7 @@ func (t *textWriter) suppressed(r *Report) {
 		if where != "" {
 			where = " (" + where + ")"
 		}
-		arrow := "->"
-		if f.Kind == MN {
-			arrow = "~>"
-		}
-		lines = append(lines, fmt.Sprintf("%s %s %s %s (%s), %s: %s%s", f.Kind, f.Producer.Ref(), arrow, f.Consumer.Ref(),
+		lines = append(lines, fmt.Sprintf("%s %s (%s), %s: %s%s", f.Kind, f.pairText(),
 			f.Confidence, how, f.WaiverReason, where))
 	}
 	if len(lines) == 0 {

@@ -18,6 +18,7 @@ func TestParseSuppression(t *testing.T) {
 		{"# fsmove:ignore MOR the exec only reads it once", true, KindSet(0).Add(MOR), "the exec only reads it once"},
 		{"  # fsmove:ignore MN -- the service rereads it", true, KindSet(0).Add(MN), "the service rereads it"},
 		{"# fsmove:ignore mor,mn -- both", true, KindSet(0).Add(MOR).Add(MN), "both"},
+		{"# fsmove:ignore NI -- runs on purpose every time", true, KindSet(0).Add(NI), "runs on purpose every time"},
 		{"# fsmove:ignore -- any kind", true, 0, "any kind"},
 		{"# fsmove:ignore generated at build time", true, 0, "generated at build time"},
 		{"# fsmove:ignore", true, 0, ""},

@@ -56,6 +56,7 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	}{
 		{MOR, false, "Missing ordering relationships (MOR)"},
 		{MN, false, "Missing notifiers (MN)"},
+		{NI, false, "Non-idempotent resources (NI)"},
 		{MOR, true, "Held back, not faults (--all)"},
 		{MN, true, "Held back notifiers, not faults (--all)"},
 	}
@@ -77,7 +78,7 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		switch {
 		case sec.held:
 			st = ansiDim
-		case sec.kind == MN:
+		case sec.kind == MN || sec.kind == NI:
 			st = ansiYellow
 		}
 		fmt.Fprintf(t.w, "%s\n%s\n\n", t.style(st, head), strings.Repeat("=", len(head)))
@@ -120,7 +121,7 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	for _, why := range r.Incomplete {
 		fmt.Fprintf(t.w, "%s %s\n", t.style(ansiRed, "INCOMPLETE:"), printable.String(why))
 	}
-	mor, mn, waived, suppressed, held := 0, 0, 0, 0, 0
+	mor, mn, ni, waived, suppressed, held := 0, 0, 0, 0, 0, 0
 	for i := range r.Findings {
 		switch f := &r.Findings[i]; {
 		case f.Waived && f.Suppressed:
@@ -131,19 +132,28 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 			held++
 		case f.Kind == MN:
 			mn++
+		case f.Kind == NI:
+			ni++
 		default:
 			mor++
 		}
 	}
 	summary := fmt.Sprintf("%d MOR, %d MN", mor, mn)
-	if mor+mn == 0 && r.Complete() {
+	if r.Idempotence {
+		summary += fmt.Sprintf(", %d NI", ni)
+	}
+	faults := mor + mn + ni
+	if faults == 0 && r.Complete() {
 		c := r.Checked()
 		summary = fmt.Sprintf("No missing ordering relationships or notifiers among %s (%s, %s, %s checked)",
 			plural(c.Resources, "resource"), plural(c.Blocks, "block"), plural(c.Paths, "path"),
 			plural(c.RelatedPairs, "related resource pair"))
+		if r.Idempotence {
+			summary += "; the second apply changed nothing"
+		}
 	}
 	var notes []string
-	if reportedItems != mor+mn {
+	if reportedItems != faults {
 		notes = append(notes, "shown as "+plural(reportedItems, "item"))
 	}
 	if waived > 0 {
@@ -153,7 +163,7 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		notes = append(notes, fmt.Sprintf("%d suppressed", suppressed))
 	}
 	switch {
-	case len(notes) > 0 && mor+mn == 0 && r.Complete():
+	case len(notes) > 0 && faults == 0 && r.Complete():
 		summary += "; " + strings.Join(notes, "; ")
 	case len(notes) > 0:
 		summary += " (" + strings.Join(notes, "; ") + ")"
@@ -166,9 +176,9 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		summary += fmt.Sprintf("; %d held back as not faults (%s)", held, how)
 	}
 	switch {
-	case mor+mn == 0 && r.Complete():
+	case faults == 0 && r.Complete():
 		// summary already says so, with what was checked
-	case mor+mn == 0:
+	case faults == 0:
 		summary = "No faults found, but the analysis is INCOMPLETE (see above), so this is not a clean result: " + summary
 	case r.Complete():
 		summary = "Faults found: " + summary
@@ -221,6 +231,10 @@ func (r *Report) textItems(groups []Group, kind Kind, held bool) (items []textIt
 }
 
 func (t *textWriter) finding(n int, f *Finding) {
+	if f.Kind == NI {
+		t.niFinding(n, f)
+		return
+	}
 	arrow := "->"
 	if f.Kind == MN {
 		arrow = "~>"
@@ -528,4 +542,31 @@ func (w InputWarning) text() string {
 func isPuppetDefault(block string) bool {
 	ref, err := catalog.ParseRef(block)
 	return err == nil && (ref.Is(catalog.TypeSchedule) || ref == catalog.Ref{Type: catalog.TypeFilebucket, Title: "puppet"})
+}
+
+// niFinding writes an NI finding: the resource (two in a fight), what
+// Puppet changed again, the paths written again with the trace lines of
+// both applies, and the fix.
+func (t *textWriter) niFinding(n int, f *Finding) {
+	p := printable.String
+	fmt.Fprintf(t.w, "NI %d. %s\n", n, t.style(ansiBold, p(f.pairText())))
+	problem, changes, paths := f.niLines()
+	fmt.Fprintf(t.w, "  problem: %s\n", p(problem))
+	fmt.Fprintf(t.w, "  resource: %s%s\n", p(f.Producer.Ref()), p(location(f.Producer, " at ", "")))
+	if f.Consumer != f.Producer {
+		fmt.Fprintf(t.w, "  resource: %s%s\n", p(f.Consumer.Ref()), p(location(f.Consumer, " at ", "")))
+	}
+	if f.Observed {
+		fmt.Fprintf(t.w, "  observed: %s\n", p(f.ObservedError))
+	}
+	for _, c := range changes {
+		fmt.Fprintf(t.w, "  changed again: %s\n", p(c))
+	}
+	if len(paths) > 0 {
+		fmt.Fprintf(t.w, "  wrote again in the second apply:\n")
+	}
+	for _, l := range paths {
+		fmt.Fprintf(t.w, "    %s\n", p(l))
+	}
+	fmt.Fprintf(t.w, "  fix: %s\n\n", t.style(ansiGreen, p(f.Fix)))
 }

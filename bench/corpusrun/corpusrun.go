@@ -78,6 +78,10 @@ type Options struct {
 	// (fsmove confirm, one container at a time per module) and counts the
 	// verdicts; its timeout is Timeout, for all of a module's findings.
 	Confirm bool
+	// Idempotence applies each module's catalog a second time, traced
+	// (runner.Options.Idempotence): the analysis then counts the
+	// non-idempotent resources (NI).
+	Idempotence bool
 	// Resume skips what a run directory already has: a finished run.json
 	// of the same entry (class, parameters, setup), analysis.json,
 	// untraced.json. Without it every module runs again.
@@ -183,6 +187,7 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 		OutDir:        dir,
 		Force:         true, // a rerun replaces the module's earlier run (the bench's own files are removed below)
 		FsmoveVersion: opts.FsmoveVersion,
+		Idempotence:   opts.Idempotence,
 	}
 
 	timeout := opts.Timeout
@@ -190,7 +195,8 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 		timeout = e.Timeout
 	}
 	rec, err := runner.ReadRecord(dir)
-	if !opts.Resume || err != nil || results.Status(rec.Status) == "" || !sameEntry(rec.Entry, ropts.Entry) {
+	if !opts.Resume || err != nil || results.Status(rec.Status) == "" || !sameEntry(rec.Entry, ropts.Entry) ||
+		opts.Idempotence && rec.Second == nil {
 		// A fresh run: drop what the bench added to an earlier one.
 		os.Remove(filepath.Join(dir, results.AnalysisJSON))
 		os.Remove(filepath.Join(dir, results.UntracedJSON))

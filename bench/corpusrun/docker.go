@@ -59,6 +59,7 @@ func (b *DockerBackend) Untraced(ctx context.Context, engine int, opts runner.Op
 		return results.Untraced{}, err
 	}
 	opts.Untraced = true
+	opts.Idempotence = false // the time of one apply
 	opts.OutDir = filepath.Join(opts.OutDir, results.UntracedDir)
 	opts.Force = true
 	rec, err := runner.Run(ctx, eng, opts)
@@ -143,9 +144,10 @@ func (b *DockerBackend) Confirm(ctx context.Context, dir string) (results.Confir
 // reportStats is the part of fsmove analyze's JSON report the bench reads.
 type reportStats struct {
 	Stats struct {
-		Events int64 `json:"events"`
-		MOR    int64 `json:"mor"`
-		MN     int64 `json:"mn"`
+		Events int64  `json:"events"`
+		MOR    int64  `json:"mor"`
+		MN     int64  `json:"mn"`
+		NI     *int64 `json:"ni"` // with a second apply only
 		// The analysis's own peak memory: not the child's rusage, whose
 		// maximum starts at this process's (see detector/analyze peakRSS).
 		PeakRSSBytes int64 `json:"peak_rss_bytes"`
@@ -190,7 +192,7 @@ func (b *DockerBackend) Analyze(ctx context.Context, dir string) (results.Analys
 	if err := json.Unmarshal(data, &rs); err != nil {
 		return a, fmt.Errorf("%s: %w", report, err)
 	}
-	a.Events, a.MOR, a.MN = rs.Stats.Events, rs.Stats.MOR, rs.Stats.MN
+	a.Events, a.MOR, a.MN, a.NI = rs.Stats.Events, rs.Stats.MOR, rs.Stats.MN, rs.Stats.NI
 	if rs.Stats.PeakRSSBytes > 0 {
 		a.PeakRSSBytes = rs.Stats.PeakRSSBytes
 	}

@@ -21,13 +21,17 @@ import (
 // modules.
 func Summary(w io.Writer, rows []results.Row, slowest int) {
 	counts := map[string]int{}
-	var mor, mn int64
-	withFindings := 0
+	var mor, mn, ni int64
+	withFindings, withNI := 0, 0
 	for _, r := range rows {
 		counts[r.Status]++
 		if r.Analyzed() {
 			mor += r.MOR
 			mn += r.MN
+			if r.NI != nil {
+				ni += *r.NI
+				withNI++
+			}
 			if r.Findings() > 0 {
 				withFindings++
 			}
@@ -55,7 +59,11 @@ func Summary(w io.Writer, rows []results.Row, slowest int) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "findings: %d MOR, %d MN in %d modules\n", mor, mn, withFindings)
+	if withNI > 0 {
+		fmt.Fprintf(w, "findings: %d MOR, %d MN, %d NI in %d modules (NI of the %d applied twice)\n", mor, mn, ni, withFindings, withNI)
+	} else {
+		fmt.Fprintf(w, "findings: %d MOR, %d MN in %d modules\n", mor, mn, withFindings)
+	}
 	var confirmed, refuted, unknown, confirmedModules int64
 	for _, r := range rows {
 		if r.Confirmed >= 0 {

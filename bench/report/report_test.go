@@ -191,3 +191,27 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+// The summary counts NI only when some module was applied twice.
+func TestSummaryNI(t *testing.T) {
+	var b bytes.Buffer
+	Summary(&b, rows(), 2)
+	if strings.Contains(b.String(), "NI") {
+		t.Errorf("summary without --idempotence mentions NI:\n%s", b.String())
+	}
+	twice := rows()
+	analyzed := 0
+	for i := range twice {
+		if twice[i].Analyzed() {
+			n := int64(i + 1)
+			twice[i].NI = &n
+			analyzed++
+			break
+		}
+	}
+	b.Reset()
+	Summary(&b, twice, 2)
+	if analyzed == 0 || !strings.Contains(b.String(), " NI in ") || !strings.Contains(b.String(), "(NI of the 1 applied twice)") {
+		t.Errorf("summary with one module applied twice:\n%s", b.String())
+	}
+}

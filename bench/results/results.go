@@ -65,6 +65,11 @@ type Row struct {
 	PeakMemBytes    int64   `json:"peak_mem_bytes"`
 	MOR             int64   `json:"mor"`
 	MN              int64   `json:"mn"`
+	// NI counts the non-idempotent resources, nil when the run did not
+	// apply twice (--idempotence). Not a column of the tables yet: only
+	// the summary counts it, so that a bench without --idempotence writes
+	// the tables it always wrote.
+	NI *int64 `json:"-"`
 	// The verdicts of re-applying the reported findings (fsmove bench
 	// --confirm) and the time it took; -1 when not confirmed.
 	Confirmed      int64   `json:"confirmed"`
@@ -80,9 +85,13 @@ var Columns = []string{
 	"confirmed", "refuted", "confirm_unknown", "confirm_s",
 }
 
-// Findings is MOR+MN, 0 when the module was not analyzed.
+// Findings is MOR+MN(+NI), 0 when the module was not analyzed.
 func (r Row) Findings() int64 {
-	return max(r.MOR, 0) + max(r.MN, 0)
+	n := max(r.MOR, 0) + max(r.MN, 0)
+	if r.NI != nil {
+		n += *r.NI
+	}
+	return n
 }
 
 // Slowdown is traced over untraced Puppet time, 0 when either is unknown.
@@ -109,6 +118,9 @@ type Analysis struct {
 	Resources    int64   `json:"resources"`
 	MOR          int64   `json:"mor"`
 	MN           int64   `json:"mn"`
+	// NI is there when the run applied its catalog twice (fsmove bench
+	// --idempotence).
+	NI *int64 `json:"ni,omitempty"`
 }
 
 // Confirm is confirm.json: what "fsmove confirm" said of the reported
@@ -228,6 +240,7 @@ func FromRunDir(module, version, dir string) (Row, error) {
 		row.Resources = a.Resources
 		if a.Exit == 0 || a.Exit == 1 {
 			row.Events, row.MOR, row.MN = a.Events, a.MOR, a.MN
+			row.NI = a.NI
 		} else if row.Status == StatusOK {
 			// Puppet was fine but the analysis was not: say why.
 			row.FirstError = "analysis failed: " + firstLine(a.Error)

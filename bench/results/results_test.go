@@ -268,3 +268,23 @@ func TestElideHosts(t *testing.T) {
 		}
 	}
 }
+
+// A run applied twice (fsmove bench --idempotence): its NI count joins the
+// row and its findings; the tables stay as they were.
+func TestFromRunDirNI(t *testing.T) {
+	three := int64(3)
+	dir := writeRun(t, okRecord(), &Analysis{Exit: 1, Seconds: 0.25, Events: 10, Resources: 7, MOR: 2, MN: 1, NI: &three}, nil, "")
+	row, err := FromRunDir("mymod", "1.2.3", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row.NI == nil || *row.NI != 3 || row.Findings() != 6 {
+		t.Errorf("row NI %v, findings %d; want 3 and 6", row.NI, row.Findings())
+	}
+	var csv, js bytes.Buffer
+	WriteCSV(&csv, []Row{row})
+	WriteJSON(&js, []Row{row})
+	if strings.Contains(csv.String(), "ni") || strings.Contains(js.String(), `"ni"`) {
+		t.Errorf("the tables have NI:\n%s\n%s", csv.String(), js.String())
+	}
+}

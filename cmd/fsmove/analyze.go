@@ -342,6 +342,7 @@ func withRunRecord(in analyze.Input) (analyze.Input, *runner.RunRecord) {
 	if _, err := os.Stat(packages); in.Packages == "" && err == nil {
 		in.Packages = packages
 	}
+	in = withSecondRun(in, rec)
 	return in, rec
 }
 

@@ -40,7 +40,7 @@ each finding's verdict.`,
 	groups: []flagGroup{
 		{"Common flags", []string{"out", "debian", "params", "resume", "workers", "timeout", "quiet"}},
 		{"Container and tracing", []string{"tracer", "suite", "image", "init", "seccomp-bpf", "docker-host"}},
-		{"What is measured", []string{"untraced", "confirm"}},
+		{"What is measured", []string{"untraced", "confirm", "idempotence"}},
 	},
 	exit: `Exit status:
   0  every module has results, whatever each run found (a module's own
@@ -63,11 +63,13 @@ type benchFlags struct {
 	init       string
 	untraced   bool
 	confirm    bool
-	resume     bool
-	image      string
-	suite      string
-	quiet      bool
-	hosts      []string
+	// idempotence: --idempotence, a second traced apply of each module.
+	idempotence bool
+	resume      bool
+	image       string
+	suite       string
+	quiet       bool
+	hosts       []string
 }
 
 func newBenchCmd(c *cli) *cobra.Command {
@@ -87,6 +89,7 @@ func newBenchCmd(c *cli) *cobra.Command {
 	enumVar(fs, &f.init, "init", string(container.InitSystemd), initNames(), "the containers' PID 1: systemd or none")
 	fs.BoolVar(&f.untraced, "untraced", false, "also time each cleanly applied module without the tracer (a second container: doubles Puppet's time)")
 	fs.BoolVar(&f.confirm, "confirm", false, "re-apply each module's reported findings to test them (fsmove confirm): confirmed, refuted or unknown")
+	fs.BoolVar(&f.idempotence, "idempotence", false, "apply each catalog a second time, traced, and count what it changes again (NI)")
 	fs.BoolVar(&f.resume, "resume", false, "skip what the run directories already hold (finished runs, analyses, untraced times)")
 	enumVar(fs, &f.suite, "suite", container.DefaultSuite, container.SuiteNames(), "Debian `release` of the image: "+strings.Join(container.SuiteNames(), ", "))
 	fs.StringVar(&f.image, "image", "", "Docker image `tag` (default fsmove/puppet:SUITE)")
@@ -202,7 +205,8 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 	rows, work, err := corpusrun.Run(ctx, entries, &corpusrun.DockerBackend{Engines: engines, Fsmove: self}, corpusrun.Options{
 		OutDir: f.out, Workers: f.workers, Engines: len(engines), Timeout: f.timeout,
 		Tracer: tracerName, TracerBinary: fsmoveBinary(), SeccompBPF: f.seccompBPF, Init: initMode, Untraced: f.untraced, Confirm: f.confirm, Resume: f.resume,
-		Image: imgOpts, Progress: progress, FsmoveVersion: buildVersion(),
+		Idempotence: f.idempotence,
+		Image:       imgOpts, Progress: progress, FsmoveVersion: buildVersion(),
 	})
 	if werr := report.WriteFiles(f.out, "fsmove bench: "+filepath.Base(corpusPath), rows); werr != nil {
 		return runError{werr}

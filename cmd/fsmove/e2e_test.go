@@ -330,13 +330,13 @@ func testFixture(t *testing.T, m e2eMode, c fixtureCase) {
 // per reported finding.
 func checkRunPage(t *testing.T, out string, rec *runner.RunRecord, findings, exit int) {
 	t.Helper()
-	page := filepath.Join(out, runner.ReportFile)
+	page := filepath.Join(out, runner.HTMLReportFile)
 	data, err := os.ReadFile(page)
 	if err != nil {
-		t.Fatalf("fsmove run wrote no %s: %v", runner.ReportFile, err)
+		t.Fatalf("fsmove run wrote no %s: %v", runner.HTMLReportFile, err)
 	}
-	if !slices.Contains(rec.Artifacts, runner.ReportFile) {
-		t.Errorf("run.json's artifacts %v lack %s", rec.Artifacts, runner.ReportFile)
+	if !slices.Contains(rec.Artifacts, runner.HTMLReportFile) {
+		t.Errorf("run.json's artifacts %v lack %s", rec.Artifacts, runner.HTMLReportFile)
 	}
 	if want := fmt.Sprintf(`<span class="exit exit-%d">%d</span>`, exit, exit); !bytes.Contains(data, []byte(want)) {
 		t.Errorf("%s does not say the exit status %d", page, exit)

@@ -53,13 +53,12 @@ var runHelp = help{
 	synopsis: `fsmove run [flags] MODULE
 fsmove run [flags] --manifest FILE | -e CODE`,
 	description: `
-Apply a Puppet module once in a fresh Docker container, traced, keep the
-artifacts and report missing ordering relationships (MOR) and missing notifiers
-(MN). MODULE is a module directory, deb:puppet-module-[AUTHOR-]NAME or
-AUTHOR-NAME[@VERSION] (Puppet Forge). Its dependencies (metadata.json) come
-from --modulepath, spec/fixtures/modules or the image's Debian packages. Every
-flag and path is checked before anything starts. A .fsmove.yml in the module
-sets default flags; "# fsmove:ignore MOR|MN REASON" suppresses a finding.
+Apply a Puppet module in a fresh Docker container, traced, keep the artifacts
+and report missing ordering relationships (MOR) and notifiers (MN). MODULE is a
+module directory, deb:puppet-module-[AUTHOR-]NAME or AUTHOR-NAME[@VERSION]
+(Puppet Forge); its dependencies come from --modulepath, spec/fixtures/modules
+or Debian packages. Every flag and path is checked before anything starts. A
+.fsmove.yml sets default flags; "# fsmove:ignore KIND REASON" suppresses one.
 `,
 	examples: []example{
 		{"fsmove run ./mymodule", "apply it traced, report; exit 1 on findings"},
@@ -74,7 +73,7 @@ sets default flags; "# fsmove:ignore MOR|MN REASON" suppresses a finding.
 		{"Common flags", []string{"out", "force", "timeout", "quiet", "verbose", "config", "no-config"}},
 		{"What to apply", []string{"class", "param", "execute", "manifest", "modulepath", "no-deps", "setup", "setup-file"}},
 		{"Container and tracing", []string{"tracer", "suite", "image", "mirror", "init", "network", "memory", "pids-limit", "cpus", "daemon-caps", "max-trace", "allow-drops", "seccomp-bpf"}},
-		{"Confirmation", []string{"confirm", "workers", "confirm-timeout"}},
+		{"Confirmation", []string{"confirm", "workers", "confirm-timeout", "idempotence"}},
 		{"Report output", reportOutputFlags},
 		{"Filters", filterFlags},
 		{"Debugging", []string{"keep", "keep-artifacts", "stats", "strict"}},
@@ -114,6 +113,7 @@ type runFlags struct {
 	quiet         bool
 	confirm       bool
 	confirmFlags  *confirmFlags
+	idempotence   bool
 }
 
 func newRunCmd(c *cli) *cobra.Command {
@@ -153,6 +153,7 @@ func newRunCmd(c *cli) *cobra.Command {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output (for CI)")
 	fs.BoolVar(&f.confirm, "confirm", false, "test each finding by re-applying the module (fsmove confirm)")
 	f.confirmFlags = addConfirmFlags(fs)
+	fs.BoolVar(&f.idempotence, "idempotence", false, "apply the catalog again, traced: report what changes again (NI)")
 	rf := addReportFlags(fs)
 	setHelp(cmd, runHelp)
 	cfg := addConfigFlags(fs)
@@ -389,6 +390,7 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 		Keep:          f.keep,
 		Verbose:       f.verbose,
 		FsmoveVersion: buildVersion(),
+		Idempotence:   f.idempotence,
 	}, nil
 }
 
@@ -530,7 +532,7 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 	if ctx.Err() == nil {
 		analyzeErr := analyzeArtifacts(ctx, stdout, stderr, tracePath, catalogPath, rf, reportHooks{
 			analyzed: endStep, confirm: confirm,
-			htmlReport: filepath.Join(opts.OutDir, runner.ReportFile), runFailed: puppetFailed,
+			htmlReport: filepath.Join(opts.OutDir, runner.HTMLReportFile), runFailed: puppetFailed,
 		})
 		code = exitCode(stderr, "fsmove analyze", analyzeErr)
 	}
@@ -550,8 +552,8 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 	}
 	rec.AddStep("analyze", time.Since(start), code == exitOK || code == exitFindings, "")
 	rec.AnalyzeExit = &code
-	if _, err := os.Stat(filepath.Join(opts.OutDir, runner.ReportFile)); err == nil && !slices.Contains(rec.Artifacts, runner.ReportFile) {
-		rec.Artifacts = append(rec.Artifacts, runner.ReportFile)
+	if _, err := os.Stat(filepath.Join(opts.OutDir, runner.HTMLReportFile)); err == nil && !slices.Contains(rec.Artifacts, runner.HTMLReportFile) {
+		rec.Artifacts = append(rec.Artifacts, runner.HTMLReportFile)
 		slices.Sort(rec.Artifacts)
 	}
 	if err := rec.Write(opts.OutDir); err != nil {

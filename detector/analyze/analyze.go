@@ -50,6 +50,11 @@ type Input struct {
 	// Packages is dpkg's database after the apply, as fsmove run saves it
 	// ("" for none): which package depends on which (detector rule 17).
 	Packages string
+	// SecondTrace and SecondReport are the second apply of the catalog
+	// (fsmove run --idempotence): its trace and Puppet's report of it;
+	// FirstReport is Puppet's report of the first apply ("" for none).
+	// With SecondReport, the report has the NI findings.
+	SecondTrace, SecondReport, FirstReport string
 }
 
 // ExpandedGraph is the file of PuppetGraphs that Run reads.
@@ -155,6 +160,14 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 			return nil, st, &InputError{fmt.Errorf("%s: %w", in.Packages, err)}
 		}
 	}
+	var secondIncomplete []string
+	if in.SecondReport != "" {
+		var err error
+		dopts.Idempotence, secondIncomplete, err = readIdempotence(ctx, in, opts, res)
+		if err != nil {
+			return nil, st, err
+		}
+	}
 	rep := detector.Detect(res, detector.CatalogGraph(cr.cat, cr.graph), dopts)
 	rep.AddWarning(detector.ChangesReport, "lines of dpkg's package list not understood", int64(badPackages), in.Packages)
 	rep.Stats.TraceBytes = tr.Bytes
@@ -167,6 +180,7 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 	rep.Stats.ImplicitEnds = tr.InterpWarnings.ImplicitEnds
 	rep.Stats.SelfClones = tr.InterpWarnings.SelfClones
 	judge(rep, &tr, st, cr.cat, cr.graph, in.FStrace == "")
+	rep.Incomplete = append(rep.Incomplete, secondIncomplete...)
 	phases := append([]detector.Phase{
 		{Name: "catalog (concurrent)", Duration: cr.took},
 		{Name: "read+lower (concurrent)", Duration: tr.ReadLower},

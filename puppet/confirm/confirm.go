@@ -218,6 +218,7 @@ func runOne(ctx context.Context, eng *container.Engine, a *apply, o Options) {
 	}
 	opts := o.Run
 	opts.Untraced = true
+	opts.Idempotence = false // a confirmation applies once, and its Then looks at that apply
 	opts.Entry = a.entry
 	opts.OutDir = filepath.Join(o.OutDir, a.name)
 	opts.Force = true

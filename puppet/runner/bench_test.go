@@ -57,8 +57,8 @@ func BenchmarkApply(b *testing.B) {
 		cmd  []string
 	}{
 		{"untraced", []string{"/bin/sh", "-c", "puppet apply " + puppetArgs + " >/dev/null 2>&1; [ $? -ne 1 ]"}},
-		{"strace-filter-seccomp", ApplyCommand(true, false, modulePath)},
-		{"strace-filter", ApplyCommand(false, false, modulePath)},
+		{"strace-filter-seccomp", ApplyCommand(true, false, PuppetApplyArgs(modulePath))},
+		{"strace-filter", ApplyCommand(false, false, PuppetApplyArgs(modulePath))},
 		{"strace-all", unfiltered},
 	}
 	reset := []string{"/bin/sh", "-c", "rm -f /etc/mor_exec_reads_file.conf " + tracePath}

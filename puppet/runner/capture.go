@@ -34,29 +34,30 @@ type capture struct {
 	// untraced: no tracer at all; the run leaves no trace.log (the
 	// untraced apply that "fsmove bench --untraced" times).
 	untraced bool
-	// command is what is exec'd in the container.
-	command func(o Options, modulePath []string) []string
+	// command is what is exec'd in the container to run puppet apply
+	// with args (PuppetApplyArgs, SecondApplyArgs).
+	command func(o Options, args []string) []string
 }
 
 // untracedCapture is Options.Untraced: the same apply, with no tracer.
-var untracedCapture = capture{name: "no tracer", untraced: true, command: func(o Options, mp []string) []string {
-	return plainApply(nil, mp)
+var untracedCapture = capture{name: "no tracer", untraced: true, command: func(o Options, args []string) []string {
+	return plainApply(nil, args)
 }}
 
 // captures lists the backends; --tracer picks one by name.
 var captures = []capture{
-	{name: "strace", ptrace: true, command: func(o Options, mp []string) []string {
-		return ApplyCommand(o.SeccompBPF, o.Init == container.InitSystemd, mp)
+	{name: "strace", ptrace: true, command: func(o Options, args []string) []string {
+		return ApplyCommand(o.SeccompBPF, o.Init == container.InitSystemd, args)
 	}},
-	{name: "ptrace", ptrace: true, binary: true, command: func(o Options, mp []string) []string {
+	{name: "ptrace", ptrace: true, binary: true, command: func(o Options, args []string) []string {
 		tracer := []string{fsmoveInContainer, "trace", "--out", tracePath}
 		if o.Init == container.InitSystemd {
 			tracer = append(tracer, "--attach", "1") // services are systemd's children
 		}
-		return plainApply(append(tracer, "--"), mp)
+		return plainApply(append(tracer, "--"), args)
 	}},
-	{name: "ebpf", host: true, command: func(o Options, mp []string) []string {
-		return plainApply(nil, mp)
+	{name: "ebpf", host: true, command: func(o Options, args []string) []string {
+		return plainApply(nil, args)
 	}},
 }
 
@@ -91,12 +92,12 @@ func captureFor(name string) (capture, error) {
 // fsmoveInContainer is where the fsmove binary goes for the ptrace backend.
 const fsmoveInContainer = workDir + "/fsmove"
 
-// plainApply runs puppet apply under prefix (a tracer that ends with its
-// command and exits with its status, or nothing), recording the files
-// apply.sh records for strace: puppet.pid, puppet.log and puppet.exit.
-func plainApply(prefix []string, modulePath []string) []string {
+// plainApply runs puppet apply with args under prefix (a tracer that ends
+// with its command and exits with its status, or nothing), recording the
+// files apply.sh records for strace: puppet.pid, puppet.log and puppet.exit.
+func plainApply(prefix []string, args []string) []string {
 	script := `cd ` + workDir + ` && rm -f puppet.pid puppet.exit
-"$@" /bin/sh -c 'echo $$ > puppet.pid && exec puppet apply "$@"' puppet-apply ` + shellWords(PuppetApplyArgs(modulePath)) + ` >puppet.log 2>&1 </dev/null
+"$@" /bin/sh -c 'echo $$ > puppet.pid && exec puppet apply "$@"' puppet-apply ` + shellWords(args) + ` >puppet.log 2>&1 </dev/null
 st=$?
 echo $st >puppet.exit
 [ $st != 125 ] # 125: the tracer could not start Puppet (fsmove trace's status)`

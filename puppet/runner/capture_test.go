@@ -30,7 +30,7 @@ func TestCaptures(t *testing.T) {
 		if c.ptrace != w.ptrace || c.binary != w.binary || c.host != w.host {
 			t.Errorf("%s: ptrace=%v binary=%v host=%v, want %+v", name, c.ptrace, c.binary, c.host, w)
 		}
-		cmd := strings.Join(c.command(Options{SeccompBPF: true}, mp), " ")
+		cmd := strings.Join(c.command(Options{SeccompBPF: true}, PuppetApplyArgs(mp)), " ")
 		if !strings.Contains(cmd, "--modulepath") || !strings.Contains(cmd, sitePP) {
 			t.Errorf("%s: command %q does not apply site.pp with the module path", name, cmd)
 		}
@@ -50,7 +50,7 @@ func TestPlainApplyRecordsPuppetStatus(t *testing.T) {
 	bin := filepath.Join(dir, "bin")
 	os.Mkdir(bin, 0o755)
 	os.WriteFile(filepath.Join(bin, "puppet"), []byte("#!/bin/sh\necho applying \"$@\"\nexit 4\n"), 0o755)
-	cmd := plainApply(nil, []string{"/m"})
+	cmd := plainApply(nil, PuppetApplyArgs([]string{"/m"}))
 	script := strings.ReplaceAll(cmd[2], workDir, dir)
 	c := exec.Command(cmd[0], cmd[1], script, cmd[3])
 	c.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))

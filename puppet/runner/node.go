@@ -41,7 +41,7 @@ const maxShellOutput = 32 << 20
 // output (puppet.log in the container, which it replaces).
 func (n *Node) Apply(ctx context.Context) (exit int, log string, err error) {
 	var out bytes.Buffer
-	status, err := n.r.c.Exec(ctx, plainApply(nil, n.modulePath), nil, &out)
+	status, err := n.r.c.Exec(ctx, plainApply(nil, PuppetApplyArgs(n.modulePath)), nil, &out)
 	if err != nil {
 		return 0, "", err
 	}

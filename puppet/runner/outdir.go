@@ -14,7 +14,8 @@ import (
 // artifactNames are the names fsmove writes in an output directory: the
 // artifacts, run.json, and the temporary directory of the catalog's copy
 // (.catalog-*, left only by a run that was killed).
-var artifactNames = []string{TraceFile, CatalogFile, PuppetLogFile, GraphsDir, PackagesFile, SiteFile, SetupLogFile, RunJSON, ConfirmDir, ReportFile}
+var artifactNames = []string{TraceFile, CatalogFile, PuppetLogFile, GraphsDir, PackagesFile, SiteFile, SetupLogFile, RunJSON, ConfirmDir,
+	HTMLReportFile, PuppetReportFile, SecondDir}
 
 // isArtifactName reports whether name, an entry of an output directory, is
 // one fsmove writes.

@@ -82,6 +82,11 @@ type RunRecord struct {
 	PathMap map[string]string `json:"path_map,omitempty"`
 	// Artifacts are the files of the output directory, relative to it.
 	Artifacts []string `json:"artifacts"`
+	// Report is Puppet's report of the apply (PuppetReportFile), kept with
+	// --idempotence ("" otherwise).
+	Report string `json:"report,omitempty"`
+	// Second is the second apply of --idempotence, nil without it.
+	Second *SecondRun `json:"second_run,omitempty"`
 	// Config is the project file (.fsmove.yml) the run's flags were read
 	// from, nil when none.
 	Config *ConfigRecord `json:"config,omitempty"`

@@ -146,6 +146,10 @@ func TestOutDir(t *testing.T) {
 		os.MkdirAll(filepath.Join(dir, GraphsDir), 0o755)
 		os.WriteFile(filepath.Join(dir, GraphsDir, "relationships.dot"), []byte("old"), 0o644)
 		os.MkdirAll(filepath.Join(dir, ".catalog-123"), 0o755)
+		// An --idempotence run's.
+		os.WriteFile(filepath.Join(dir, PuppetReportFile), []byte("old"), 0o644)
+		os.MkdirAll(filepath.Join(dir, SecondDir), 0o755)
+		os.WriteFile(filepath.Join(dir, SecondDir, TraceFile), []byte("old"), 0o644)
 		return dir
 	}
 
@@ -314,5 +318,54 @@ func TestHostPaths(t *testing.T) {
 	}
 	if got := HostPaths("/fsmove/modules/mymod/x", nil); got != "/fsmove/modules/mymod/x" {
 		t.Errorf("no map: %q", got)
+	}
+}
+
+// run.json keeps the second apply of --idempotence, and a run without it
+// has no trace of one.
+func TestRecordSecondRun(t *testing.T) {
+	dir := t.TempDir()
+	rec := &RunRecord{Tracer: "ebpf", Report: PuppetReportFile, Second: &SecondRun{
+		Dir: SecondDir, ApplyExit: intPtr(0), PuppetExit: intPtr(6), PuppetOutcome: PuppetOutcome(6),
+		TraceBytes: 1234, DroppedEvents: 2, Report: SecondDir + "/" + PuppetReportFile,
+	}}
+	if err := rec.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadRecord(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := got.Second
+	if s == nil || s.Dir != SecondDir || s.PuppetExit == nil || *s.PuppetExit != 6 || s.PuppetOutcome != "changes-and-failures" ||
+		s.TraceBytes != 1234 || s.DroppedEvents != 2 || s.Report != "second/last_run_report.yaml" || got.Report != PuppetReportFile {
+		t.Errorf("read back %+v, %+v", got, s)
+	}
+	if p := s.captureProblems("ebpf", false); len(p) != 1 || !strings.Contains(p[0], "lost 2 events") {
+		t.Errorf("problems = %q", p)
+	}
+	if p := s.captureProblems("ebpf", true); len(p) != 0 {
+		t.Errorf("problems with --allow-drops = %q", p)
+	}
+	plain := &RunRecord{Tracer: "ebpf"}
+	if err := plain.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, RunJSON))
+	if strings.Contains(string(data), "second_run") || strings.Contains(string(data), `"report"`) {
+		t.Errorf("a run without --idempotence records a second run:\n%s", data)
+	}
+}
+
+func TestSecondApplyArgs(t *testing.T) {
+	first, second := PuppetApplyArgs([]string{"/m"}), SecondApplyArgs([]string{"/m"})
+	if first[len(first)-1] != sitePP || strings.Contains(strings.Join(second, " "), sitePP) {
+		t.Errorf("first %q, second %q", first, second)
+	}
+	if got := strings.Join(second[len(second)-2:], " "); got != "--catalog "+secondCatalog {
+		t.Errorf("second ends with %q", got)
+	}
+	if strings.Join(first[:len(first)-1], " ") != strings.Join(second[:len(first)-1], " ") {
+		t.Errorf("the second apply's other arguments differ: %q, %q", first, second)
 	}
 }

@@ -88,6 +88,11 @@ type Options struct {
 	// time than a signal needs to arrive. Tests only.
 	Hold    string
 	HoldFor time.Duration
+	// Idempotence applies the first apply's catalog a second time, in the
+	// same container and traced the same way, once the first apply's
+	// artifacts are out (--idempotence): its trace, Puppet's log and
+	// report go to SecondDir, for the non-idempotence (NI) findings.
+	Idempotence bool
 	// ForgeCheck, when set, reports whether the Forge can be reached
 	// before anything is built (tests); nil leaves it to "puppet module
 	// install", whose failure says what to do offline.
@@ -120,9 +125,9 @@ const (
 	SiteFile     = "site.pp"
 	// ConfirmDir holds the applies of fsmove confirm, one directory each.
 	ConfirmDir = "confirm"
-	// ReportFile is the HTML report fsmove run writes beside run.json,
+	// HTMLReportFile is the HTML report fsmove run writes beside run.json,
 	// whatever --format says.
-	ReportFile = "report.html"
+	HTMLReportFile = "report.html"
 )
 
 // NodeName, the container's hostname, is fixed so that Puppet's node name, and with it the
@@ -398,40 +403,18 @@ func (r *run) run(ctx context.Context) (err error) {
 		return err
 	}
 
-	cmd := capt.command(r.opts, modulePath)
+	cmd := capt.command(r.opts, PuppetApplyArgs(modulePath))
 	r.rec.Command = cmd
 	if capt.name == "strace" {
 		r.rec.TraceFilter = TraceFilter()
 	}
 	applyErr := r.step(ctx, StepApply, "puppet apply under "+capt.name, func(s *Step) (string, error) {
-		var host *hostTrace
-		if capt.host {
-			initPid, err := r.c.HostPid(ctx)
-			if err != nil {
-				return "", err
-			}
-			if host, err = startHostTrace(r.c, initPid, r.opts.OutDir, r.maxTrace()); err != nil {
-				return "", fmt.Errorf("starting the %s tracer: %w", capt.name, err)
-			}
-		}
-		var out bytes.Buffer
-		status, err := r.c.Exec(ctx, cmd, nil, &out)
-		if host != nil {
-			dropped, outside, stopErr := host.stop()
-			r.rec.DroppedEvents, r.rec.OutsideCalls = dropped, outside
-			if host.out.cut {
-				r.overBudget([]string{fmt.Sprintf("%s was cut at %s, its cap (--max-trace)", TraceFile, container.FormatBytes(r.maxTrace()))}, true)
-			}
-			if err == nil && stopErr != nil {
-				err = fmt.Errorf("the %s tracer: %w", capt.name, stopErr)
-			}
+		status, err := r.applyOnce(ctx, cmd, r.opts.OutDir, &r.rec.DroppedEvents, &r.rec.OutsideCalls)
+		if err == nil || status != 0 {
+			r.rec.ApplyExit = intPtr(status)
 		}
 		if err != nil {
 			return "", err
-		}
-		r.rec.ApplyExit = intPtr(status)
-		if status != 0 {
-			return "", fmt.Errorf("the traced apply failed (status %d): %s", status, strings.TrimSpace(out.String()))
 		}
 		return r.applyOutcome(ctx)
 	})
@@ -461,6 +444,11 @@ func (r *run) run(ctx context.Context) (err error) {
 		return copyErr
 	}
 	r.setPuppetStatus()
+	if r.opts.Idempotence {
+		if err := r.secondApply(ctx, modulePath); err != nil {
+			return err
+		}
+	}
 	if r.opts.Then != nil {
 		n := &Node{r: r, modulePath: modulePath}
 		if err := r.step(ctx, StepThen, "looking at the node", func(s *Step) (string, error) {
@@ -471,6 +459,43 @@ func (r *run) run(ctx context.Context) (err error) {
 	}
 	r.judgeCapture(capt)
 	return nil
+}
+
+// applyOnce runs cmd, a traced puppet apply, in the container, with the
+// host tracer around it when the capture has one (writing trace.log in
+// outDir; its lost events and outside calls go to dropped and outside). It
+// returns the apply wrapper's status, which must be 0 (it ran Puppet to its
+// end) for the apply to count.
+func (r *run) applyOnce(ctx context.Context, cmd []string, outDir string, dropped, outside *uint64) (int, error) {
+	var host *hostTrace
+	if r.capt.host {
+		initPid, err := r.c.HostPid(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if host, err = startHostTrace(r.c, initPid, outDir, r.maxTrace()); err != nil {
+			return 0, fmt.Errorf("starting the %s tracer: %w", r.capt.name, err)
+		}
+	}
+	var out bytes.Buffer
+	status, err := r.c.Exec(ctx, cmd, nil, &out)
+	if host != nil {
+		var stopErr error
+		*dropped, *outside, stopErr = host.stop()
+		if host.out.cut {
+			r.overBudget([]string{fmt.Sprintf("%s was cut at %s, its cap (--max-trace)", TraceFile, container.FormatBytes(r.maxTrace()))}, true)
+		}
+		if err == nil && stopErr != nil {
+			err = fmt.Errorf("the %s tracer: %w", r.capt.name, stopErr)
+		}
+	}
+	if err != nil {
+		return 0, err
+	}
+	if status != 0 {
+		return status, fmt.Errorf("the traced apply failed (status %d): %s", status, strings.TrimSpace(out.String()))
+	}
+	return status, nil
 }
 
 // judgeCapture marks a run whose capture cannot be trusted: tampered
@@ -496,6 +521,9 @@ func (r *run) judgeCapture(capt capture) {
 	if r.rec.DroppedEvents > 0 && !r.opts.AllowDrops {
 		problems = append(problems, fmt.Sprintf("the %s tracer lost %d events (or saw processes it cannot name, in a pid namespace "+
 			"of their own): the trace is incomplete (rerun, or accept it with --allow-drops)", capt.name, r.rec.DroppedEvents))
+	}
+	if sec := r.rec.Second; sec != nil {
+		problems = append(problems, sec.captureProblems(capt.name, r.opts.AllowDrops)...)
 	}
 	if len(problems) == 0 {
 		return
@@ -789,19 +817,8 @@ const (
 func (r *run) copyOut(ctx context.Context) (string, error) {
 	dir := r.opts.OutDir
 	artifacts := &container.Budget{PerFile: ArtifactFileBudget, Total: ArtifactsBudget}
-	var tampered []error
-	defer func() { r.tampered = tampered }() // a tampered trace ends the copy early
 	get := func(path, dest string, budget *container.Budget) (string, error) {
-		rc, err := r.c.CopyOut(ctx, path)
-		if err != nil {
-			return "", err
-		}
-		defer rc.Close()
-		file, err := container.Extract(rc, dest, budget)
-		if errors.Is(err, container.ErrTampered) {
-			tampered = append(tampered, fmt.Errorf("%s: %w", path, err))
-		}
-		return file, err
+		return r.copyFile(ctx, path, dest, budget)
 	}
 	if !r.capt.host && !r.capt.untraced { // a host tracer wrote trace.log here itself
 		trace := &container.Budget{PerFile: r.maxTrace(), Total: r.maxTrace(), Cut: true}
@@ -849,6 +866,23 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 	}
 	r.overBudget(artifacts.Over, false)
 	return fmt.Sprintf("trace %s, %d artifacts", container.FormatBytes(r.rec.TraceBytes), len(listArtifacts(dir))), nil
+}
+
+// copyFile copies the regular file at path in the container into the
+// directory dest, within budget, and returns its name there. An artifact
+// that the container replaced with something else than a regular file is
+// left out and recorded (r.tampered).
+func (r *run) copyFile(ctx context.Context, path, dest string, budget *container.Budget) (string, error) {
+	rc, err := r.c.CopyOut(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	file, err := container.Extract(rc, dest, budget)
+	if errors.Is(err, container.ErrTampered) {
+		r.tampered = append(r.tampered, fmt.Errorf("%s: %w", path, err))
+	}
+	return file, err
 }
 
 // savePackages writes dpkg's list of the installed packages, their

@@ -52,6 +52,12 @@ const (
 	// catalogDir is where --catalog_cache_terminus json writes the applied
 	// catalog as <certname>.json (Debian's vardir for root).
 	catalogDir = "/var/cache/puppet/client_data/catalog"
+	// lastRunReport is Puppet's report of its last run (`puppet config
+	// print lastrunreport` in the image).
+	lastRunReport = "/var/cache/puppet/state/last_run_report.yaml"
+	// secondCatalog is the first apply's catalog, applied again by the
+	// second apply of --idempotence.
+	secondCatalog = workDir + "/second-catalog.json"
 )
 
 // graphFiles are the graphs puppet apply --graph writes in graphDir.
@@ -102,13 +108,23 @@ func PuppetApplyArgs(modulePath []string) []string {
 	}
 }
 
+// SecondApplyArgs are the arguments of the second traced apply of
+// --idempotence: the same as the first's, but the catalog the first
+// compiled (copied to secondCatalog) instead of the entry manifest, so
+// that what is applied again is exactly what was applied, not a new
+// compilation (whose facts or generate() calls could differ).
+func SecondApplyArgs(modulePath []string) []string {
+	args := PuppetApplyArgs(modulePath)
+	return append(args[:len(args)-1], "--catalog", secondCatalog)
+}
+
 // ApplyCommand is the command exec'd in the container: apply.sh, strace's
-// options, "--", then puppet apply's arguments.
-func ApplyCommand(seccompBPF, followInit bool, modulePath []string) []string {
+// options, "--", then puppet apply's arguments (PuppetApplyArgs).
+func ApplyCommand(seccompBPF, followInit bool, args []string) []string {
 	cmd := []string{"/bin/sh", applyScript}
 	cmd = append(cmd, StraceOptions(seccompBPF, followInit)...)
 	cmd = append(cmd, "--")
-	return append(cmd, PuppetApplyArgs(modulePath)...)
+	return append(cmd, args...)
 }
 
 // PuppetOutcome interprets Puppet's --detailed-exitcodes status.

@@ -66,7 +66,7 @@ func TestTraceFilterAcceptedByStrace(t *testing.T) {
 }
 
 func TestApplyCommand(t *testing.T) {
-	cmd := ApplyCommand(true, false, []string{"/fsmove/modules", "/usr/share/puppet/modules"})
+	cmd := ApplyCommand(true, false, PuppetApplyArgs([]string{"/fsmove/modules", "/usr/share/puppet/modules"}))
 	joined := strings.Join(cmd, " ")
 	for _, want := range []string{
 		"/bin/sh /fsmove/apply.sh -f -s 300 -o /fsmove/trace.log --seccomp-bpf -e trace=open,",
@@ -77,10 +77,10 @@ func TestApplyCommand(t *testing.T) {
 			t.Errorf("command %q lacks %q", joined, want)
 		}
 	}
-	if strings.Contains(strings.Join(ApplyCommand(false, false, nil), " "), "--seccomp-bpf") {
+	if strings.Contains(strings.Join(ApplyCommand(false, false, PuppetApplyArgs(nil)), " "), "--seccomp-bpf") {
 		t.Error("--seccomp-bpf given although not asked for")
 	}
-	if !strings.Contains(strings.Join(ApplyCommand(true, true, nil), " "), " --seccomp-bpf -p 1 -e ") {
+	if !strings.Contains(strings.Join(ApplyCommand(true, true, PuppetApplyArgs(nil)), " "), " --seccomp-bpf -p 1 -e ") {
 		t.Error("systemd mode does not follow PID 1")
 	}
 }

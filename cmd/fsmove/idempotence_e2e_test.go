@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/runner"
+)
+
+// niCase is a fixture for fsmove run --idempotence and the NI findings it
+// must give: "NI PROBLEM PRODUCER CONSUMER", sorted.
+type niCase struct {
+	module string
+	want   []string
+	// reportStatus is the status of Puppet's report of the second apply.
+	reportStatus string
+}
+
+var niCases = []niCase{
+	{"ni_not_idempotent", []string{
+		"NI changes-again File[/etc/ni_not_idempotent.time] File[/etc/ni_not_idempotent.time]",
+		"NI fails-second Exec[once] Exec[once]",
+		"NI fight File[/etc/ni_not_idempotent.conf] Exec[rewrite-conf]",
+		"NI unguarded-exec Exec[stamp] Exec[stamp]",
+	}, "failed"},
+	// Near misses: a guarded Exec, a refreshonly Exec, a stable File.
+	{"ni_idempotent", []string{}, "unchanged"},
+}
+
+// TestE2EIdempotence runs the NI fixtures through fsmove run --idempotence
+// with every tracer in systemd mode, and strace with --init none: each
+// must give exactly its NI findings, and run.json must record the second
+// apply, whose trace, log and report are in second/.
+func TestE2EIdempotence(t *testing.T) {
+	requireDocker(t)
+	useBuiltBinary(t)
+	var modes []e2eMode
+	for _, tracer := range runner.Tracers() {
+		modes = append(modes, e2eMode{tracer, container.InitSystemd, container.DefaultSuite})
+	}
+	modes = append(modes, e2eMode{"strace", container.InitNone, container.DefaultSuite})
+	sched := newE2ESched()
+	for _, m := range modes {
+		for _, c := range niCases {
+			t.Run(string(m.init)+"/"+m.tracer+"/"+c.module, func(t *testing.T) {
+				sched.run(t, m.tracer, func() { testIdempotence(t, m, c) })
+			})
+		}
+	}
+}
+
+func testIdempotence(t *testing.T, m e2eMode, c niCase) {
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"run", "--quiet", "--idempotence", "--tracer", m.tracer, "--init", string(m.init),
+		"--suite", m.suite, "--out", out, "--format", "json", filepath.Join("..", "..", "testdata", "modules", c.module)})
+	wantCode := exitOK
+	if len(c.want) > 0 {
+		wantCode = exitFindings
+	}
+	if code != wantCode {
+		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, wantCode, stderr.String())
+	}
+	got := niKeys(t, stdout.Bytes())
+	if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+	}
+
+	rec, err := runner.ReadRecord(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := rec.Second
+	switch {
+	case sec == nil:
+		t.Fatal("run.json records no second apply")
+	case rec.Status != runner.StatusOK || rec.Report != runner.PuppetReportFile:
+		t.Errorf("run.json: status %s, report %q", rec.Status, rec.Report)
+	case sec.Skipped != "" || sec.ApplyExit == nil || *sec.ApplyExit != 0 || sec.PuppetExit == nil:
+		t.Errorf("run.json: second apply %+v", sec)
+	case sec.TraceBytes == 0 || sec.Report != runner.SecondDir+"/"+runner.PuppetReportFile || sec.ReportStatus != c.reportStatus:
+		t.Errorf("run.json: second apply trace_bytes %d, report %q, report_status %q; want report_status %q",
+			sec.TraceBytes, sec.Report, sec.ReportStatus, c.reportStatus)
+	case !strings.Contains(strings.Join(sec.Command, " "), "--catalog"):
+		t.Errorf("run.json: the second apply's command does not apply the saved catalog: %q", sec.Command)
+	}
+	for _, f := range []string{runner.PuppetReportFile, runner.TraceFile, runner.PuppetLogFile,
+		filepath.Join(runner.SecondDir, runner.TraceFile), filepath.Join(runner.SecondDir, runner.PuppetLogFile),
+		filepath.Join(runner.SecondDir, runner.PuppetReportFile)} {
+		if info, err := os.Stat(filepath.Join(out, f)); err != nil || info.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	// The saved run gives the same report.
+	var again, againErr bytes.Buffer
+	if code := run(&again, &againErr, []string{"analyze", "--format", "json", out}); code != wantCode {
+		t.Errorf("analyze of the saved run: exit %d, want %d\n%s", code, wantCode, againErr.String())
+	}
+	if a, b := rawFindings(t, again.Bytes()), rawFindings(t, stdout.Bytes()); !bytes.Equal(a, b) {
+		t.Errorf("analyze of the saved run differs from the run's report:\n%s\n---\n%s", a, b)
+	}
+}
+
+// niKeys reads a JSON report's findings as "KIND PROBLEM PRODUCER
+// CONSUMER" (PROBLEM only for NI), sorted.
+func niKeys(t *testing.T, report []byte) []string {
+	t.Helper()
+	var rep niReport
+	if err := json.Unmarshal(report, &rep); err != nil {
+		t.Fatalf("JSON report: %v\n%.500s", err, report)
+	}
+	out := []string{}
+	for _, f := range rep.Findings {
+		problem := ""
+		if f.NI != nil {
+			problem = " " + f.NI.Problem
+		}
+		out = append(out, f.Kind+problem+" "+f.Producer.Ref+" "+f.Consumer.Ref)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,66 @@
+package analyze
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/fsmove/fsmove/detector"
+	"github.com/fsmove/fsmove/fstrace/interp"
+	"github.com/fsmove/fsmove/puppet"
+)
+
+// readIdempotence reads what the NI rules need (detector.Idempotence):
+// Puppet's reports of both applies and the second apply's trace, with the
+// same interpreter as the first's (first is its result). What is missing
+// or cut is said in incomplete: without the second report there is no NI
+// to check; without its trace the findings have no paths.
+func readIdempotence(ctx context.Context, in Input, opts Options, first *interp.Result) (*detector.Idempotence, []string, error) {
+	id := &detector.Idempotence{FirstTrace: first}
+	var incomplete []string
+	second, err := readReport(in.SecondReport)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, []string{fmt.Sprintf("Puppet wrote no report of the second apply (%s): non-idempotent resources (NI) were not checked", in.SecondReport)}, nil
+	case err != nil:
+		return nil, nil, &InputError{err}
+	}
+	id.Second = second
+	if in.FirstReport != "" {
+		if id.First, err = readReport(in.FirstReport); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, nil, &InputError{err}
+		}
+	}
+	if in.SecondTrace != "" {
+		var tr TraceCounts
+		res, err := interpretTrace(ctx, in.SecondTrace, opts, &Stats{}, &tr)
+		switch {
+		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+			return nil, nil, err
+		case err != nil:
+			incomplete = append(incomplete, fmt.Sprintf("the second apply's trace cannot be read (%v): NI findings have no paths", err))
+		default:
+			id.SecondTrace = res
+			if tr.ReadErr != "" {
+				incomplete = append(incomplete, "the second apply's trace ends early ("+tr.ReadErr+"): NI findings may lack paths")
+			}
+		}
+	}
+	return id, incomplete, nil
+}
+
+// readReport reads one of Puppet's reports (puppet.ParseReport), naming
+// the file in its errors.
+func readReport(path string) ([]puppet.ResourceStatus, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	report, err := puppet.ParseReport(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return report.Resources, nil
+}

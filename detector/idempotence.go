@@ -1,0 +1,372 @@
+package detector
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/fstrace"
+	"github.com/fsmove/fsmove/fstrace/interp"
+	"github.com/fsmove/fsmove/puppet"
+)
+
+// Idempotence is what the NI rules read (fsmove run --idempotence): Puppet's
+// own reports of the two applies of one catalog, and the traces of both,
+// interpreted. A module converges when the second apply changes nothing;
+// the report says what it changed, the traces say which files it wrote.
+type Idempotence struct {
+	// First and Second are the reports' resource statuses; First may be
+	// nil (then the first trace's failures tell what failed first).
+	First, Second []puppet.ResourceStatus
+	// FirstTrace and SecondTrace are the interpreted traces; either may be
+	// nil (findings then have no paths from that apply).
+	FirstTrace, SecondTrace *interp.Result
+}
+
+// NIProblem is what makes a resource non-idempotent.
+type NIProblem uint8
+
+const (
+	// UnguardedExec: an Exec without creates, unless, onlyif or
+	// refreshonly, which runs on every apply.
+	UnguardedExec NIProblem = iota
+	// GuardedExecRuns: an Exec with a guard that still lets it run again.
+	GuardedExecRuns
+	// ChangesAgain: Puppet changed the resource again (a content made
+	// anew on each apply: a timestamp, a random value).
+	ChangesAgain
+	// Fight: two resources write one path differently, each undoing the
+	// other on every apply.
+	Fight
+	// FailsSecond: the resource failed in the second apply only.
+	FailsSecond
+)
+
+var niProblemNames = [...]string{"unguarded-exec", "guarded-exec-runs", "changes-again", "fight", "fails-second"}
+
+func (p NIProblem) String() string {
+	if int(p) < len(niProblemNames) {
+		return niProblemNames[p]
+	}
+	return "unknown"
+}
+
+// NonIdempotence is what an NI finding says beyond its resources and
+// paths. In a Fight the finding's Producer and Consumer are the two
+// resources, the Producer the one that wrote first in the second apply
+// and the Consumer the one that overwrote it; otherwise both are the one
+// resource. A path's producer
+// evidence is from the second apply's trace; its consumer evidence is the
+// other resource's write in the second apply (Fight) or the resource's own
+// write in the first apply.
+type NonIdempotence struct {
+	Problem NIProblem
+	// Changes are the second apply's events of the resource (of the
+	// Producer, in a Fight), OtherChanges those of the Consumer in a Fight.
+	Changes      []puppet.ResourceEvent
+	OtherChanges []puppet.ResourceEvent
+	// Error is Puppet's message of the failure (FailsSecond).
+	Error string
+}
+
+// execGuards are the Exec parameters that keep it from running again.
+var execGuards = []string{"creates", "unless", "onlyif", "refreshonly"}
+
+// writes are the paths each resource wrote in one apply's trace (content,
+// not only metadata), with the write, filtered as Detect filters.
+type writes map[*catalog.Resource]map[string]interp.Evidence
+
+func resourceWrites(res *interp.Result, g Graph, filter *Filter) writes {
+	out := writes{}
+	if res == nil {
+		return out
+	}
+	gen, _ := g.(GeneratorGraph)
+	byBlock := make([]*catalog.Resource, len(res.Blocks))
+	for i, name := range res.Blocks {
+		r, ok := g.Lookup(name)
+		if (!ok || r == nil) && gen != nil {
+			r, ok = gen.Generator(name)
+		}
+		if ok && r != nil && !isContainer(g, r) {
+			byBlock[i] = r
+		}
+	}
+	for _, pa := range res.Paths {
+		if filter.Match(pa.Path) {
+			continue
+		}
+		for _, a := range pa.Accesses {
+			if a.Block < 0 || int(a.Block) >= len(byBlock) || byBlock[a.Block] == nil || !a.Produced || !a.ContentProduced || pa.IsDir {
+				continue
+			}
+			r := byBlock[a.Block]
+			if out[r] == nil {
+				out[r] = map[string]interp.Evidence{}
+			}
+			if _, seen := out[r][pa.Path]; !seen {
+				out[r][pa.Path] = a.ProducedBy
+			}
+		}
+	}
+	return out
+}
+
+// idempotenceFindings are the NI findings: one per resource that the
+// second apply changed or failed (failed in it only), one per pair of such
+// resources that wrote a path in common instead (a fight). A resource the
+// catalog does not name is counted in unknown.
+func idempotenceFindings(in *Idempotence, g Graph, filter *Filter) (out []Finding, unknown []string) {
+	firstFailed := map[string]bool{}
+	for _, s := range in.First {
+		if s.Failed {
+			firstFailed[s.Ref] = true
+		}
+	}
+	if in.First == nil && in.FirstTrace != nil {
+		for _, f := range in.FirstTrace.Failures {
+			if int(f.Block) < len(in.FirstTrace.Blocks) {
+				firstFailed[in.FirstTrace.Blocks[f.Block]] = true
+			}
+		}
+	}
+	second := resourceWrites(in.SecondTrace, g, filter)
+	first := resourceWrites(in.FirstTrace, g, filter)
+
+	type changed struct {
+		res    *catalog.Resource
+		status puppet.ResourceStatus
+	}
+	var changes []changed
+	for _, s := range in.Second {
+		if !s.Changed && !s.Failed {
+			continue
+		}
+		r, ok := g.Lookup(s.Ref)
+		if !ok || r == nil {
+			unknown = append(unknown, s.Ref)
+			continue
+		}
+		if s.Failed {
+			if !firstFailed[s.Ref] {
+				out = append(out, niFinding(r, r, &NonIdempotence{Problem: FailsSecond, Changes: s.Events, Error: failureMessage(s)}))
+			}
+			continue
+		}
+		changes = append(changes, changed{r, s})
+	}
+
+	// Fights: two changed resources that wrote one path in the second apply.
+	fighting := map[*catalog.Resource]bool{}
+	for i := range changes {
+		for j := i + 1; j < len(changes); j++ {
+			a, b := changes[i], changes[j]
+			var common []string
+			for _, p := range sortedPaths(second[a.res]) {
+				if _, ok := second[b.res][p]; ok {
+					common = append(common, p)
+				}
+			}
+			if len(common) == 0 {
+				continue
+			}
+			// The producer wrote the first common path first in the
+			// second apply, the consumer overwrote it: what stays is the
+			// consumer's, until the next apply.
+			if second[b.res][common[0]].Line < second[a.res][common[0]].Line {
+				a, b = b, a
+			}
+			var paths []PathConflict
+			for _, p := range common {
+				paths = append(paths, PathConflict{Path: p, Producer: a.res, Consumer: b.res, Relation: Overwrites,
+					ProducerEffect: fstrace.Produced, ConsumerEffect: fstrace.Produced,
+					ProducerEvidence: second[a.res][p], ConsumerEvidence: second[b.res][p], producerReplaced: true})
+			}
+			f := niFinding(a.res, b.res, &NonIdempotence{Problem: Fight, Changes: a.status.Events, OtherChanges: b.status.Events})
+			f.Paths = paths
+			f.Fix = fightFix(a.res, b.res, paths[0].Path)
+			out = append(out, f)
+			fighting[a.res], fighting[b.res] = true, true
+		}
+	}
+	for _, c := range changes {
+		if fighting[c.res] {
+			continue
+		}
+		problem := ChangesAgain
+		if c.res.Is(catalog.TypeExec) {
+			problem = UnguardedExec
+			if slices.ContainsFunc(execGuards, func(p string) bool { return guardSet(c.res.Params[p]) }) {
+				problem = GuardedExecRuns
+			}
+		}
+		f := niFinding(c.res, c.res, &NonIdempotence{Problem: problem, Changes: c.status.Events})
+		for _, p := range sortedPaths(second[c.res]) {
+			f.Paths = append(f.Paths, PathConflict{Path: p, Producer: c.res, Consumer: c.res, Relation: Rewrites,
+				ProducerEffect: fstrace.Produced, ConsumerEffect: fstrace.Produced,
+				ProducerEvidence: second[c.res][p], ConsumerEvidence: first[c.res][p], producerReplaced: true})
+		}
+		f.Fix = niFix(f.NI.Problem, c.res, f.Paths)
+		out = append(out, f)
+	}
+	return out, unknown
+}
+
+func niFinding(a, b *catalog.Resource, ni *NonIdempotence) Finding {
+	f := Finding{Kind: NI, Producer: a, Consumer: b, Confidence: Observed, NI: ni, Observed: ni.Problem == FailsSecond, ObservedError: ni.Error}
+	if ni.Problem == FailsSecond {
+		f.Fix = niFix(FailsSecond, a, nil)
+	}
+	return f
+}
+
+// guardSet reports whether an Exec parameter is given (a refreshonly of
+// false, an empty command list, is not a guard).
+func guardSet(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return v
+	case string:
+		return v != "" && v != "false"
+	case []any:
+		return len(v) > 0
+	}
+	return true
+}
+
+// failureMessage is the message of the resource's failed events, or a
+// plain sentence when the report has none.
+func failureMessage(s puppet.ResourceStatus) string {
+	var msgs []string
+	for _, e := range s.Events {
+		if e.Status == "failure" && e.Message != "" {
+			msgs = append(msgs, e.Message)
+		}
+	}
+	if len(msgs) == 0 {
+		return "Puppet reported it failed"
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func sortedPaths(m map[string]interp.Evidence) []string {
+	var ps []string
+	for p := range m {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	return ps
+}
+
+// niFix is the suggested change for a non-idempotent resource.
+func niFix(p NIProblem, r *catalog.Resource, paths []PathConflict) string {
+	ref, at := PuppetRef(r), location(r, " (", ")")
+	switch p {
+	case UnguardedExec:
+		creates := "a file it makes"
+		if len(paths) > 0 {
+			creates = "'" + paths[0].Path + "'"
+		}
+		return fmt.Sprintf("guard %s%s so that it runs only when needed: add creates => %s, or unless/onlyif with a command that tells whether its work is done, or refreshonly => true to run it only when notified", ref, at, creates)
+	case GuardedExecRuns:
+		return fmt.Sprintf("the guard of %s%s lets it run on every apply: make creates name a file the command makes, or unless/onlyif test what the command changes", ref, at)
+	case FailsSecond:
+		return fmt.Sprintf("%s%s fails when its work is already done: make it succeed on a node that is already configured (a guard, or a command that tolerates what the first apply made)", ref, at)
+	}
+	return fmt.Sprintf("make what %s%s writes deterministic: the same content on every apply (no timestamp, random value or order that changes), or compute it once", ref, at)
+}
+
+// fightFix says how to end a fight between a and b over path.
+func fightFix(a, b *catalog.Resource, path string) string {
+	return fmt.Sprintf("%s%s and %s%s both write %s, differently, so each apply undoes the other: drop one of them, or make them write the same content",
+		PuppetRef(a), location(a, " (", ")"), PuppetRef(b), location(b, " (", ")"), path)
+}
+
+// problemText says what the problem is, in a sentence's words.
+func (p NIProblem) text() string {
+	switch p {
+	case UnguardedExec:
+		return "an Exec without creates, unless, onlyif or refreshonly: it runs again on every apply"
+	case GuardedExecRuns:
+		return "an Exec whose guard did not stop it: it ran again in the second apply"
+	case ChangesAgain:
+		return "the second apply of the same catalog changed it again"
+	case Fight:
+		return "two resources write one path differently: each apply undoes the other"
+	case FailsSecond:
+		return "it failed in the second apply only"
+	}
+	return p.String()
+}
+
+// eventsText is a resource's changes as "property: old -> new (message)".
+func eventsText(events []puppet.ResourceEvent) string {
+	var parts []string
+	for _, e := range events {
+		s := e.Property
+		switch {
+		case e.Previous != "" || e.Desired != "":
+			s += ": " + e.Previous + " -> " + e.Desired // the message says it again
+		case e.Message != "":
+			s += ": " + e.Message
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// niEvidence is a write in the trace named trace, "(openat, line 42 of
+// second/trace.log)"; "" when the trace has none.
+func niEvidence(ev interp.Evidence, trace string) string {
+	switch {
+	case ev.Syscall() != "" && ev.Line > 0:
+		return fmt.Sprintf("(%s, line %d of %s)", ev.Syscall(), ev.Line, trace)
+	case ev.Line > 0:
+		return fmt.Sprintf("(line %d of %s)", ev.Line, trace)
+	case ev.Syscall() != "":
+		return "(" + ev.Syscall() + ")"
+	}
+	return ""
+}
+
+// The traces of the two applies, as an fsmove run leaves them.
+const (
+	firstTrace  = "trace.log"
+	secondTrace = "second/trace.log"
+)
+
+// niLines are an NI finding's details, one line each, for the text report
+// and the one-message formats.
+func (f *Finding) niLines() (problem string, changes []string, paths []string) {
+	ni := f.NI
+	if ni == nil {
+		return "", nil, nil
+	}
+	problem = ni.Problem.text()
+	if ni.Problem == Fight {
+		if s := eventsText(ni.Changes); s != "" {
+			changes = append(changes, f.Producer.Ref()+": "+s)
+		}
+		if s := eventsText(ni.OtherChanges); s != "" {
+			changes = append(changes, f.Consumer.Ref()+": "+s)
+		}
+	} else if s := eventsText(ni.Changes); s != "" && ni.Problem != FailsSecond { // Error says it
+		changes = append(changes, s)
+	}
+	for _, pc := range f.Paths {
+		if pc.Waived {
+			continue
+		}
+		line := pc.Path + ": written by " + pc.Producer.Ref() + " " + niEvidence(pc.ProducerEvidence, secondTrace)
+		if ni.Problem == Fight {
+			line += " and by " + pc.Consumer.Ref() + " " + niEvidence(pc.ConsumerEvidence, secondTrace)
+		} else if ev := niEvidence(pc.ConsumerEvidence, firstTrace); ev != "" {
+			line += ", and in the first apply " + ev
+		}
+		paths = append(paths, strings.TrimSpace(line))
+	}
+	return problem, changes, paths
+}

@@ -1,0 +1,125 @@
+package detector
+
+import (
+	"testing"
+
+	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/puppet"
+)
+
+// niGraph: an unguarded Exec, a guarded one, a File, a File and an Exec
+// that fight over one path, and a refreshonly Exec.
+func niGraph() *fakeGraph {
+	g := newFake()
+	g.add("Exec[stamp]", "site.pp", 1)
+	g.add("Exec[guarded]", "site.pp", 2, "creates", "/etc/marker")
+	g.add("File[/etc/time]", "site.pp", 3)
+	g.add("File[/etc/conf]", "site.pp", 4)
+	g.add("Exec[rewrite]", "site.pp", 5, "unless", "grep -q x /etc/conf")
+	g.add("Exec[reload]", "site.pp", 6, "refreshonly", true)
+	g.add("Exec[once]", "site.pp", 7)
+	return g
+}
+
+func changed(ref string, events ...puppet.ResourceEvent) puppet.ResourceStatus {
+	return puppet.ResourceStatus{Ref: ref, Changed: true, Events: events}
+}
+
+func TestIdempotenceFindings(t *testing.T) {
+	g := niGraph()
+	first := result(
+		p("/etc/stamp", a("Exec[stamp]", "p", 10)),
+		p("/etc/time", a("File[/etc/time]", "p", 11)),
+		p("/etc/conf", a("File[/etc/conf]", "p", 12), a("Exec[rewrite]", "p", 13)),
+	)
+	second := result(
+		p("/etc/stamp", a("Exec[stamp]", "p", 20)),
+		p("/etc/time", a("File[/etc/time]", "p", 21)),
+		p("/etc/conf", a("File[/etc/conf]", "p", 22), a("Exec[rewrite]", "p", 23)),
+		p("/etc/marker", a("Exec[guarded]", "p", 24)),
+		p("/proc/self/status", a("Exec[stamp]", "p", 25)), // filtered
+	)
+	in := &Idempotence{
+		First: []puppet.ResourceStatus{{Ref: "Exec[once]"}, {Ref: "Exec[reload]", Failed: true}},
+		Second: []puppet.ResourceStatus{
+			changed("Exec[stamp]", puppet.ResourceEvent{Property: "returns", Previous: "notrun", Desired: "0"}),
+			changed("File[/etc/time]", puppet.ResourceEvent{Property: "content", Previous: "{sha256}aa", Desired: "{sha256}bb"}),
+			changed("File[/etc/conf]"),
+			changed("Exec[rewrite]"),
+			changed("Exec[guarded]"),
+			{Ref: "Exec[once]", Failed: true, Events: []puppet.ResourceEvent{{Status: "failure", Message: "returned 1"}}},
+			{Ref: "Exec[reload]", Failed: true}, // failed in both: not NI
+			{Ref: "File[/etc/stable]"},          // unchanged
+			changed("Notify[unknown]"),
+		},
+		FirstTrace: first, SecondTrace: second,
+	}
+	rep := Detect(result(), g, Options{Idempotence: in})
+	expect(t, rep,
+		"NI Exec[stamp]->Exec[stamp] /etc/stamp",
+		"NI Exec[guarded]->Exec[guarded] /etc/marker",
+		"NI File[/etc/time]->File[/etc/time] /etc/time",
+		"NI File[/etc/conf]->Exec[rewrite] /etc/conf",
+		"NI Exec[once]->Exec[once] ",
+	)
+	want := map[string]NIProblem{"Exec[stamp]": UnguardedExec, "Exec[guarded]": GuardedExecRuns,
+		"File[/etc/time]": ChangesAgain, "File[/etc/conf]": Fight, "Exec[once]": FailsSecond}
+	for _, f := range rep.Findings {
+		if got := f.NI.Problem; got != want[f.Producer.Ref()] {
+			t.Errorf("%s: problem %s, want %s", f.Producer.Ref(), got, want[f.Producer.Ref()])
+		}
+		if f.Confidence != Observed || f.Fix == "" || !f.Reported() {
+			t.Errorf("%s: confidence %s, fix %q, reported %v", f.Producer.Ref(), f.Confidence, f.Fix, f.Reported())
+		}
+		switch f.NI.Problem {
+		case UnguardedExec:
+			pc := f.Paths[0]
+			if pc.ProducerEvidence.Line != 20 || pc.ConsumerEvidence.Line != 10 || pc.Relation != Rewrites {
+				t.Errorf("stamp: evidence %d and %d, relation %s; want 20 (second) and 10 (first), rewrites",
+					pc.ProducerEvidence.Line, pc.ConsumerEvidence.Line, pc.Relation)
+			}
+		case Fight:
+			pc := f.Paths[0]
+			if pc.ProducerEvidence.Line != 22 || pc.ConsumerEvidence.Line != 23 || pc.Relation != Overwrites {
+				t.Errorf("fight: evidence %d and %d, relation %s; want 22 and 23 (both of the second apply, in their order), overwrites",
+					pc.ProducerEvidence.Line, pc.ConsumerEvidence.Line, pc.Relation)
+			}
+		case FailsSecond:
+			if !f.Observed || f.ObservedError != "returned 1" {
+				t.Errorf("once: observed %v %q", f.Observed, f.ObservedError)
+			}
+		}
+	}
+	if rep.Stats.NI != 5 || len(rep.Warnings) != 1 || rep.Warnings[0].Example != "Notify[unknown]" {
+		t.Errorf("stats.ni %d, warnings %+v", rep.Stats.NI, rep.Warnings)
+	}
+
+	// Waived as a one-resource pair, or by an NI-only kind set.
+	w := Waiver{Reason: "on purpose"}
+	w.Ref1, _, _ = catalog.CutRef("Exec[stamp]")
+	w.Ref2 = w.Ref1
+	w.Kinds = KindSet(0).Add(NI)
+	rep = Detect(result(), g, Options{Idempotence: in, Waivers: []Waiver{w}})
+	if rep.Faults() != 4 || rep.Stats.Waived != 1 {
+		t.Errorf("with a waiver of Exec[stamp]: %d faults, %d waived", rep.Faults(), rep.Stats.Waived)
+	}
+}
+
+// Without a second apply, or when it changed nothing, there is no NI.
+func TestIdempotenceNearMisses(t *testing.T) {
+	g := niGraph()
+	rep := Detect(result(), g, Options{Idempotence: &Idempotence{Second: []puppet.ResourceStatus{
+		{Ref: "Exec[guarded]"}, {Ref: "Exec[reload]"}, {Ref: "File[/etc/time]"}}}})
+	if len(rep.Findings) != 0 || !rep.Idempotence || rep.Stats.NI != 0 {
+		t.Errorf("findings %v, idempotence %v", summary(rep), rep.Idempotence)
+	}
+	if rep := Detect(result(), g, Options{}); rep.Idempotence {
+		t.Error("a report without a second apply says it checked NI")
+	}
+	for v, want := range map[any]bool{nil: false, false: false, true: true, "": false, "false": false,
+		"/etc/x": true} {
+		if guardSet(v) != want {
+			t.Errorf("guardSet(%#v) = %v, want %v", v, !want, want)
+		}
+	}
+}

@@ -1,0 +1,23 @@
+# Fixture: near misses of non-idempotence (fsmove run --idempotence).
+#
+# Applied twice, the second apply changes nothing: the Exec is guarded by
+# creates, the refreshonly Exec is notified only when the File changes
+# (the first apply), and the File's content is the same every time.
+# Expected: no finding.
+class ni_idempotent {
+  exec { 'make-marker':
+    command => '/bin/sh -c "date +%s%N > /etc/ni_idempotent.marker"',
+    creates => '/etc/ni_idempotent.marker',
+  }
+
+  file { '/etc/ni_idempotent.conf':
+    ensure  => file,
+    content => "stable=yes\n",
+    notify  => Exec['reload-conf'],
+  }
+
+  exec { 'reload-conf':
+    command     => '/bin/sh -c "cat /etc/ni_idempotent.conf > /etc/ni_idempotent.loaded"',
+    refreshonly => true,
+  }
+}

@@ -1,0 +1,38 @@
+# Fixture: non-idempotent resources (fsmove run --idempotence).
+#
+# The catalog is applied twice; the second apply must change nothing, and
+# each resource here changes or fails again. Expected NI findings:
+# - Exec['stamp']: no creates, unless, onlyif or refreshonly, so it runs
+#   (and writes /etc/ni_not_idempotent.stamp) on every apply;
+# - File['/etc/ni_not_idempotent.time']: its content is computed when the
+#   catalog is applied (a Deferred strftime), a new timestamp each time;
+# - File['/etc/ni_not_idempotent.conf'] and Exec['rewrite-conf'] fight:
+#   the File writes one content, the Exec (whose guard looks for its own
+#   content) another, so each apply undoes the other;
+# - Exec['once']: it succeeds only when its file is missing, so it fails in
+#   the second apply only.
+class ni_not_idempotent {
+  exec { 'stamp':
+    command => '/bin/sh -c "date +%s%N > /etc/ni_not_idempotent.stamp"',
+  }
+
+  file { '/etc/ni_not_idempotent.time':
+    ensure  => file,
+    content => Deferred('strftime', ['%s%N']),
+  }
+
+  file { '/etc/ni_not_idempotent.conf':
+    ensure  => file,
+    content => "mode=file\n",
+  }
+
+  exec { 'rewrite-conf':
+    command => '/bin/sh -c "echo mode=exec > /etc/ni_not_idempotent.conf"',
+    unless  => '/bin/grep -qx mode=exec /etc/ni_not_idempotent.conf',
+    require => File['/etc/ni_not_idempotent.conf'],
+  }
+
+  exec { 'once':
+    command => '/bin/sh -c "test ! -e /etc/ni_not_idempotent.once && touch /etc/ni_not_idempotent.once"',
+  }
+}
