@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsmove/fsmove/internal/testenv"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -121,7 +122,7 @@ func TestFlagSyntax(t *testing.T) {
 // (exit 2), even with findings, which would otherwise exit 1.
 func TestReportWriteError(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
-		t.Skip("no /dev/full")
+		testenv.Missing(t, "no /dev/full: %v", err)
 	}
 	var stdout, stderr bytes.Buffer
 	code := run(&stdout, &stderr, []string{"analyze", "-o", "/dev/full", filepath.Join(fig1Dir, "trace.log"), filepath.Join(fig1Dir, "catalog.json")})

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fsmove/fsmove/internal/testenv"
 )
 
 // TestTraceCommand runs fsmove trace on a shell command: the exit status is
@@ -59,9 +61,7 @@ func TestTraceUsage(t *testing.T) {
 // linked to it by its clone return values, and it is left running,
 // untraced, when the command ends.
 func TestTraceAttach(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("attaching to a running process needs root")
-	}
+	testenv.Root(t, "attaching to a running process")
 	loop := exec.Command("sh", "-c", "while :; do cat /etc/hostname >/dev/null; sleep 0.1; done")
 	if err := loop.Start(); err != nil {
 		t.Fatal(err)
@@ -124,9 +124,7 @@ func TestTraceAttachErrors(t *testing.T) {
 	if code := run(&stdout, &stderr, []string{"trace", "--attach", "1,x", "--out", out, "--", "true"}); code != exitUsage {
 		t.Errorf("--attach 1,x: exit %d, want %d", code, exitUsage)
 	}
-	if os.Geteuid() != 0 {
-		return
-	}
+	testenv.Root(t, "attaching to a process")
 	done := exec.Command("true")
 	if err := done.Run(); err != nil {
 		t.Fatal(err)

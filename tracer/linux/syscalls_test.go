@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+
+	"github.com/fsmove/fsmove/internal/testenv"
 )
 
 // TestTableWellFormed: one row per name and per number, numbers in the
@@ -72,7 +74,7 @@ func TestNumbersMatchHeaders(t *testing.T) {
 	const header = "/usr/include/x86_64-linux-gnu/asm/unistd_64.h"
 	f, err := os.Open(header)
 	if err != nil {
-		t.Skipf("no kernel headers (Debian: apt-get install linux-libc-dev): %v", err)
+		testenv.Missing(t, "no kernel headers (Debian: apt-get install linux-libc-dev): %v", err)
 	}
 	defer f.Close()
 	re := regexp.MustCompile(`^#define\s+__NR_(\w+)\s+(\d+)`)

@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/fsmove/fsmove/internal/testenv"
 	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
@@ -27,9 +28,7 @@ import (
 // ptrace_scope 0).
 func needRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("attaching to a running process needs root")
-	}
+	testenv.Root(t, "attaching to a running process")
 }
 
 // startLoop starts `sh -c script` in the background; it is killed and
@@ -299,10 +298,7 @@ func detachAtEntry(pid int, seen bool, out chan<- []tracer.Event) error {
 // buildWrites compiles testdata/writes.c (skips without a C compiler).
 func buildWrites(t *testing.T) string {
 	t.Helper()
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler")
-	}
+	cc := testenv.LookPath(t, "cc")
 	bin := filepath.Join(t.TempDir(), "writes")
 	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/writes.c").CombinedOutput(); err != nil {
 		t.Fatalf("cc: %v\n%s", err, out)
