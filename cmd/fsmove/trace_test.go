@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/fsmove/fsmove/internal/testenv"
 )
@@ -62,16 +61,7 @@ func TestTraceUsage(t *testing.T) {
 // untraced, when the command ends.
 func TestTraceAttach(t *testing.T) {
 	testenv.Root(t, "attaching to a running process")
-	loop := exec.Command("sh", "-c", "while :; do cat /etc/hostname >/dev/null; sleep 0.1; done")
-	if err := loop.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		loop.Process.Kill()
-		loop.Wait()
-	}()
-	pid := loop.Process.Pid
-	time.Sleep(50 * time.Millisecond)
+	pid := testenv.StartLoop(t, "while :; do cat /etc/hostname >/dev/null; sleep 0.1; done")
 	out := filepath.Join(t.TempDir(), "trace.log")
 	var stdout, stderr bytes.Buffer
 	code := run(&stdout, &stderr, []string{"trace", "--attach", strconv.Itoa(pid), "--out", out, "--", "sleep", "0.5"})

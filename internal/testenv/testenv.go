@@ -4,7 +4,8 @@
 // FSMOVE_E2E=1, which CI sets (.ci/run), it fails, so that CI never passes
 // by running less than every test. .ci/setup installs what the tests need.
 //
-// Only tests import this package.
+// It also starts what several packages' tests run (StartLoop). Only tests
+// import this package.
 package testenv
 
 import (
