@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -235,4 +236,9 @@ func TestHelpFlagGroups(t *testing.T) {
 	if n := strings.Count(examples, "\n  fsmove run "); n < 4 || n > 8 {
 		t.Errorf("run --help has %d examples, want 4 to 8", n)
 	}
+}
+
+// run runs a command line without signal handling (tests).
+func run(stdout, stderr io.Writer, args []string) int {
+	return execute(context.Background(), nil, stdout, stderr, args)
 }

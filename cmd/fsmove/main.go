@@ -149,11 +149,6 @@ func main() {
 	os.Exit(code)
 }
 
-// run runs a command line without signal handling (tests).
-func run(stdout, stderr io.Writer, args []string) int {
-	return execute(context.Background(), nil, stdout, stderr, args)
-}
-
 // execute runs one command line and returns its exit status. abort, when
 // closed, ends at once what fsmove run still saves after ctx is done.
 func execute(ctx context.Context, abort <-chan struct{}, stdout, stderr io.Writer, args []string) int {
