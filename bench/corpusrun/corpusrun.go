@@ -29,6 +29,7 @@ import (
 
 	"github.com/fsmove/fsmove/bench/corpus"
 	"github.com/fsmove/fsmove/bench/results"
+	"github.com/fsmove/fsmove/internal/files"
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
 )
@@ -209,8 +210,8 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 		}
 	}
 
-	if fileExists(filepath.Join(dir, runner.CatalogFile)) && fileExists(filepath.Join(dir, runner.TraceFile)) &&
-		!fileExists(filepath.Join(dir, results.AnalysisJSON)) {
+	if files.Exists(filepath.Join(dir, runner.CatalogFile)) && files.Exists(filepath.Join(dir, runner.TraceFile)) &&
+		!files.Exists(filepath.Join(dir, results.AnalysisJSON)) {
 		actx, cancel := context.WithTimeout(ctx, timeout)
 		a, err := b.Analyze(actx, dir)
 		cancel()
@@ -229,7 +230,7 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 
 	var a results.Analysis
 	if opts.Confirm && results.ReadJSONFile(dir, results.AnalysisJSON, &a) == nil && a.Exit == 1 &&
-		!fileExists(filepath.Join(dir, results.ConfirmJSON)) {
+		!files.Exists(filepath.Join(dir, results.ConfirmJSON)) {
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		c, err := b.Confirm(cctx, dir)
 		cancel()
@@ -245,7 +246,7 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 		work.Confirmed++
 	}
 
-	if opts.Untraced && rec.Status == runner.StatusOK && !fileExists(filepath.Join(dir, results.UntracedJSON)) {
+	if opts.Untraced && rec.Status == runner.StatusOK && !files.Exists(filepath.Join(dir, results.UntracedJSON)) {
 		uctx, cancel := context.WithTimeout(ctx, timeout)
 		u, err := b.Untraced(uctx, engine, ropts)
 		cancel()
@@ -272,11 +273,6 @@ func sameEntry(ran, want runner.Entry) bool {
 	a, errA := json.Marshal(ran)
 	b, errB := json.Marshal(want)
 	return errA == nil && errB == nil && bytes.Equal(a, b)
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // progress draws one live line: counts per status and the modules running.

@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsmove/fsmove/internal/files"
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
 )
@@ -148,7 +149,7 @@ func TestE2ERunInterrupted(t *testing.T) {
 			wantStatus: runner.StatusInterrupted, wantStep: "copy", wantTrace: true,
 			check: func(t *testing.T, out, stderr string) {
 				rec, _ := runner.ReadRecord(out)
-				if rec == nil || rec.PuppetExit == nil || !fileExists(filepath.Join(out, runner.CatalogFile)) {
+				if rec == nil || rec.PuppetExit == nil || !files.Exists(filepath.Join(out, runner.CatalogFile)) {
 					t.Errorf("the copy after a complete apply did not save the catalog and Puppet's status: %+v", rec)
 				}
 				if !strings.Contains(stderr, "fsmove: copy      done") {
@@ -388,11 +389,6 @@ func randomHex(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return hex.EncodeToString(b[:])
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // waitStderr waits (up to 3 minutes) until the stderr read so far, which

@@ -8,7 +8,7 @@ import (
 	"github.com/fsmove/fsmove/fstrace"
 )
 
-// completeInput is what judge is given for a whole run: blocks that all
+// completeInput is what judgeCompleteness is given for a whole run: blocks that all
 // closed, Puppet's process exited, markers paired, every resource block
 // named by the catalog, the trace read to its final newline.
 type completeInput struct {
@@ -25,10 +25,10 @@ func wholeRun() completeInput {
 	return in
 }
 
-// TestJudgeIncomplete: each reason an analysis is incomplete, given a
+// TestJudgeCompletenessIncomplete: each reason an analysis is incomplete, given a
 // case that has it (the one reason, naming what is wrong) and its near
 // miss (the same input one step short of the condition: complete).
-func TestJudgeIncomplete(t *testing.T) {
+func TestJudgeCompletenessIncomplete(t *testing.T) {
 	cases := []struct {
 		name     string
 		edit     func(*completeInput)
@@ -150,9 +150,9 @@ func TestJudgeIncomplete(t *testing.T) {
 	}
 }
 
-// TestJudgeWholeRunComplete: the input every case starts from is complete,
+// TestJudgeCompletenessWholeRun: the input every case starts from is complete,
 // and so is a trace with problems that are only counted.
-func TestJudgeWholeRunComplete(t *testing.T) {
+func TestJudgeCompletenessWholeRun(t *testing.T) {
 	in := wholeRun()
 	if got := judgeInput(in); len(got) != 0 {
 		t.Fatalf("a whole run is incomplete: %q", got)
@@ -188,9 +188,9 @@ func TestNoBlocksReason(t *testing.T) {
 	}
 }
 
-// judgeInput runs judge on in and returns the reasons it gives.
+// judgeInput runs judgeCompleteness on in and returns the reasons it gives.
 func judgeInput(in completeInput) []string {
 	rep := in.rep
-	judge(&rep, &in.tr, &Stats{}, nil, nil, in.fromTrace)
+	judgeCompleteness(&rep, &in.tr, &Stats{}, nil, nil, in.fromTrace)
 	return rep.Incomplete
 }
