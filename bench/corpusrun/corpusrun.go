@@ -1,7 +1,7 @@
-// Package corpusrun runs a corpus of modules (SPEC "fsmove bench"): each
-// module in its own fresh container through puppet/runner, N at a time,
-// each with a timeout; then the analysis of each trace, and optionally an
-// untraced apply for the tracer's slowdown. Every module has its run
+// Package corpusrun runs a corpus of modules (docs/DESIGN.md, "fsmove
+// bench"): each module in its own fresh container through puppet/runner, N
+// at a time, each with a timeout; then the analysis of each trace, and
+// optionally an untraced apply for the tracer's slowdown. Every module has its run
 // directory OUT/runs/KEY holding run.json (the runner's), analysis.json and
 // untraced.json (this package's); the results table is made from those
 // files only, so a resumed run and a fresh one give the same table.

@@ -20,9 +20,9 @@ import (
 	"github.com/fsmove/fsmove/puppet/runner"
 )
 
-// Statuses of a module in the results (SPEC "fsmove bench"). They differ
-// from run.json's: "apply-failed" is run.json's "puppet-failed" (Puppet
-// compiled the catalog but failed while applying it).
+// Statuses of a module in the results (docs/DESIGN.md, "fsmove bench").
+// They differ from run.json's: "apply-failed" is run.json's "puppet-failed"
+// (Puppet compiled the catalog but failed while applying it).
 const (
 	StatusOK            = "ok"
 	StatusCompileFailed = "compile-failed"

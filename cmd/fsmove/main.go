@@ -19,9 +19,10 @@ import (
 	"syscall"
 )
 
-// Exit statuses, one mapping for every subcommand (SPEC "Outputs"): a CI
-// gate reads 0 as "clean", so 0 needs a complete analysis; each other kind
-// of outcome has a status of its own, so that a script can branch on it.
+// Exit statuses, one mapping for every subcommand (docs/DESIGN.md, "Exit
+// status"): a CI gate reads 0 as "clean", so 0 needs a complete analysis;
+// each other kind of outcome has a status of its own, so that a script can
+// branch on it.
 const (
 	exitOK         = 0 // a complete analysis found nothing
 	exitFindings   = 1 // findings reported (also when the analysis is incomplete)

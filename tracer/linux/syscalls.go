@@ -106,8 +106,8 @@ type Syscall struct {
 // Shorthands for the rows.
 type a = []ArgKind
 
-// Syscalls is the table. Rows are grouped as in SPEC "Effects of system
-// calls" (and fstrace/syscalls.go); numbers are x86_64's.
+// Syscalls is the table. Rows are grouped as in docs/DESIGN.md, "Effects
+// of system calls" (and fstrace/syscalls.go); numbers are x86_64's.
 var Syscalls = []Syscall{
 	// Opening files.
 	{Name: "open", Nr: 2, Args: a{Path, Flags, Mode}},
