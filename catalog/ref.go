@@ -23,6 +23,13 @@ func (r Ref) String() string { return r.Type + "[" + r.Title + "]" }
 // case: Is(TypeFile) is false for Filebucket[x].
 func (r Ref) Is(typ string) bool { return strings.EqualFold(r.Type, typ) }
 
+// IsPuppetDefault reports whether r names one of the resources Puppet adds
+// at apply time, which the compiled catalog never holds: the default
+// Schedule resources and Filebucket[puppet].
+func (r Ref) IsPuppetDefault() bool {
+	return r.Is(TypeSchedule) || r == Ref{Type: TypeFilebucket, Title: "puppet"}
+}
+
 // ParseRef reads a whole reference as Puppet writes it, in catalogs, log
 // sources and graphs: Type[title], surrounding spaces ignored. Like
 // Puppet (Puppet::Resource.type_and_title) the title runs from the first

@@ -155,3 +155,24 @@ func TestRefIs(t *testing.T) {
 		t.Errorf("Ref.Is answers wrong for %v", r)
 	}
 }
+
+// TestRefIsPuppetDefault: the resources Puppet adds at apply time, and
+// their near misses, which a catalog may hold.
+func TestRefIsPuppetDefault(t *testing.T) {
+	for _, c := range []struct {
+		ref  Ref
+		want bool
+	}{
+		{Ref{Type: "Schedule", Title: "daily"}, true},
+		{Ref{Type: "schedule", Title: "puppet"}, true},
+		{Ref{Type: "Filebucket", Title: "puppet"}, true},
+		{Ref{Type: "Filebucket", Title: "main"}, false},
+		{Ref{Type: "Filebucket", Title: "Puppet"}, false},
+		{Ref{Type: "File", Title: "puppet"}, false},
+		{Ref{Type: "Schedules", Title: "daily"}, false},
+	} {
+		if got := c.ref.IsPuppetDefault(); got != c.want {
+			t.Errorf("%v.IsPuppetDefault() = %v, want %v", c.ref, got, c.want)
+		}
+	}
+}

@@ -197,7 +197,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	st.RelatedPairs = len(pairs)
 
 	for _, pr := range pairs {
-		if f, ok := judge(pr, g, opts, st, packages); ok {
+		if f, ok := judgePair(pr, g, opts, st, packages); ok {
 			rep.Findings = append(rep.Findings, f)
 		}
 	}
@@ -352,9 +352,9 @@ func pairOf(pairs map[pairKey]*pair, x, y *blockRole) *pair {
 	return pr
 }
 
-// judge decides whether a related pair is a fault, and which. Findings that
+// judgePair decides whether a related pair is a fault, and which. Findings that
 // a rule holds back are returned too, marked HeldBack.
-func judge(pr *pair, g Graph, opts Options, st *Stats, packages []*catalog.Resource) (Finding, bool) {
+func judgePair(pr *pair, g Graph, opts Options, st *Stats, packages []*catalog.Resource) (Finding, bool) {
 	slices.SortStableFunc(pr.relations, func(x, y relation) int {
 		if c := strings.Compare(x.conflict.Path, y.conflict.Path); c != 0 {
 			return c

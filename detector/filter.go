@@ -132,15 +132,6 @@ func (f *Filter) Match(path string) bool {
 	return false
 }
 
-// Len is the number of prefixes.
-func (f *Filter) Len() int {
-	n := len(f.prefixes)
-	if f.all {
-		n++
-	}
-	return n
-}
-
 // trimSlashes drops trailing slashes (not spaces: a path may end in one).
 func trimSlashes(p string) string {
 	for len(p) > 1 && p[len(p)-1] == '/' {

@@ -117,3 +117,12 @@ func BenchmarkFilterMatch(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/path")
 	_ = fmt.Sprint(n)
 }
+
+// Len is the number of prefixes.
+func (f *Filter) Len() int {
+	n := len(f.prefixes)
+	if f.all {
+		n++
+	}
+	return n
+}

@@ -110,11 +110,8 @@ func isContainer(g Graph, r *catalog.Resource) bool {
 // not a class, stage or node, by type alone: Class[Main], Stage[main] and
 // Class[Settings] are in every catalog.
 func tellsCatalog(block string) bool {
-	if isPuppetDefault(block) {
-		return false
-	}
 	ref, err := catalog.ParseRef(block)
-	return err != nil || !(ref.Is(catalog.TypeClass) || ref.Is(catalog.TypeStage) || ref.Is(catalog.TypeNode))
+	return err != nil || !(ref.IsPuppetDefault() || ref.Is(catalog.TypeClass) || ref.Is(catalog.TypeStage) || ref.Is(catalog.TypeNode))
 }
 
 // blockRole is what the detector knows about the resource behind one block.

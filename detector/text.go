@@ -95,7 +95,7 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	}
 	var defaults, unknown []string
 	for _, b := range r.UnresolvedBlocks {
-		if isPuppetDefault(b) {
+		if ref, err := catalog.ParseRef(b); err == nil && ref.IsPuppetDefault() {
 			defaults = append(defaults, b)
 		} else {
 			unknown = append(unknown, b)
@@ -534,14 +534,6 @@ func (w InputWarning) text() string {
 		s += " (first: " + w.Example + ")"
 	}
 	return s
-}
-
-// isPuppetDefault reports whether a block is one of the resources Puppet
-// adds at apply time, which the compiled catalog never holds: the default
-// Schedule resources and Filebucket[puppet].
-func isPuppetDefault(block string) bool {
-	ref, err := catalog.ParseRef(block)
-	return err == nil && (ref.Is(catalog.TypeSchedule) || ref == catalog.Ref{Type: catalog.TypeFilebucket, Title: "puppet"})
 }
 
 // niFinding writes an NI finding: the resource (two in a fight), what

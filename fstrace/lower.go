@@ -669,7 +669,8 @@ func (c *lowering) lowerPath(out []Statement) []Statement {
 	return append(out, s)
 }
 
-// openEffect decides what an open does to its path (SPEC "Effects"):
+// openEffect decides what an open does to its path (docs/DESIGN.md,
+// "Effects of system calls"):
 // O_WRONLY or O_RDWR with O_CREAT or O_TRUNC produce; everything else
 // consumes. An open for writing without O_CREAT or O_TRUNC (a daemon
 // appending to its log with O_WRONLY|O_APPEND) needs the file to exist

@@ -130,8 +130,8 @@ type syscallRow struct {
 	note   string // why the row is as it is, when that is not obvious
 }
 
-// syscallTable is the lowering table. Rows are grouped as in SPEC
-// "Effects of system calls"; lower.go documents each form. Every row is a
+// syscallTable is the lowering table. Rows are grouped as in
+// docs/DESIGN.md, "Effects of system calls"; lower.go documents each form. Every row is a
 // call of linux.Syscalls (its Why is linux.Lowered), which says where its
 // arguments are.
 var syscallTable = withLayout([]syscallRow{

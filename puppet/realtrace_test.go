@@ -14,6 +14,7 @@ import (
 
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/fstrace"
+	"github.com/fsmove/fsmove/internal/testenv"
 )
 
 // TestRealTraces runs Marker over every console write of the real Puppet 7
@@ -24,7 +25,7 @@ import (
 func TestRealTraces(t *testing.T) {
 	dirs, _ := filepath.Glob("../testdata/runs/*/trace.log.zst")
 	if len(dirs) == 0 {
-		t.Skip("no real traces in testdata/runs")
+		testenv.Missing(t, "no real traces in testdata/runs")
 	}
 	counter := regexp.MustCompile(`\((\d+) of (\d+)\)`) // test only: the checker, not the code under test
 	for _, path := range dirs {

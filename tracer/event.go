@@ -58,7 +58,8 @@ type Event struct {
 	// Ret is the return value of a successful call (a new fd, a child pid, 0).
 	Ret int64
 	// Errno is "" for a successful call, else the error name ("ENOENT").
-	// A failed call has no effect on the model (see SPEC "Effects").
+	// A failed call has no effect on the model but a failed lookup's
+	// (docs/DESIGN.md, "Effects of system calls").
 	Errno string
 	// Line is the source position: the trace line number for strace text
 	// (1-based; for a resumed call, the line of the <... resumed> part), or a

@@ -1,9 +1,9 @@
 // Package corpus reads and writes the module lists that "fsmove bench" runs
-// (SPEC "fsmove bench"): one module a line,
+// (docs/DESIGN.md, "fsmove bench"): one module a line,
 //
-//	SPEC [class=NAME] [module=NAME] [version=V] [timeout=DUR] [deps=PKG,...] [param.KEY=VALUE]...   # comment
+//	MODULE [class=NAME] [module=NAME] [version=V] [timeout=DUR] [deps=PKG,...] [param.KEY=VALUE]...   # comment
 //
-// SPEC is what "fsmove run" takes: deb:puppet-module-…, a module directory
+// MODULE is what "fsmove run" takes: deb:puppet-module-…, a module directory
 // (relative paths are relative to the corpus file) or AUTHOR-NAME[@VERSION].
 // class= picks the class to include (default: the module's name); module=
 // names the module a Debian package installs when the package name does not

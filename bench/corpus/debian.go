@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fsmove/fsmove/internal/lines"
 	"github.com/fsmove/fsmove/puppet/container"
 )
 
@@ -72,7 +73,7 @@ func Debian(ctx context.Context, eng *container.Engine, img container.ImageOptio
 		return nil, nil, err
 	}
 	if status != 0 {
-		return nil, nil, fmt.Errorf("listing Debian's Puppet modules failed (status %d):\n%s", status, lastLines(out.String(), 20))
+		return nil, nil, fmt.Errorf("listing Debian's Puppet modules failed (status %d):\n%s", status, lines.Last(out.String(), 20))
 	}
 	return ParseDebianListing(&out)
 }
@@ -204,12 +205,4 @@ func SkippedHeader(skipped []Skipped) []string {
 		h = append(h, fmt.Sprintf("skipped %s: %s", s.Package, s.Reason))
 	}
 	return h
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -1,7 +1,7 @@
-// Package corpusrun runs a corpus of modules (SPEC "fsmove bench"): each
-// module in its own fresh container through puppet/runner, N at a time,
-// each with a timeout; then the analysis of each trace, and optionally an
-// untraced apply for the tracer's slowdown. Every module has its run
+// Package corpusrun runs a corpus of modules (docs/DESIGN.md, "fsmove
+// bench"): each module in its own fresh container through puppet/runner, N
+// at a time, each with a timeout; then the analysis of each trace, and
+// optionally an untraced apply for the tracer's slowdown. Every module has its run
 // directory OUT/runs/KEY holding run.json (the runner's), analysis.json and
 // untraced.json (this package's); the results table is made from those
 // files only, so a resumed run and a fresh one give the same table.
@@ -29,6 +29,7 @@ import (
 
 	"github.com/fsmove/fsmove/bench/corpus"
 	"github.com/fsmove/fsmove/bench/results"
+	"github.com/fsmove/fsmove/internal/files"
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
 )
@@ -215,8 +216,8 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 		}
 	}
 
-	if fileExists(filepath.Join(dir, runner.CatalogFile)) && fileExists(filepath.Join(dir, runner.TraceFile)) &&
-		!fileExists(filepath.Join(dir, results.AnalysisJSON)) {
+	if files.Exists(filepath.Join(dir, runner.CatalogFile)) && files.Exists(filepath.Join(dir, runner.TraceFile)) &&
+		!files.Exists(filepath.Join(dir, results.AnalysisJSON)) {
 		actx, cancel := context.WithTimeout(ctx, timeout)
 		a, err := b.Analyze(actx, dir)
 		cancel()
@@ -235,7 +236,7 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 
 	var a results.Analysis
 	if opts.Confirm && results.ReadJSONFile(dir, results.AnalysisJSON, &a) == nil && a.Exit == 1 &&
-		!fileExists(filepath.Join(dir, results.ConfirmJSON)) {
+		!files.Exists(filepath.Join(dir, results.ConfirmJSON)) {
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		c, err := b.Confirm(cctx, dir)
 		cancel()
@@ -251,7 +252,7 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 		work.Confirmed++
 	}
 
-	if opts.Untraced && rec.Status == runner.StatusOK && !fileExists(filepath.Join(dir, results.UntracedJSON)) {
+	if opts.Untraced && rec.Status == runner.StatusOK && !files.Exists(filepath.Join(dir, results.UntracedJSON)) {
 		uctx, cancel := context.WithTimeout(ctx, timeout)
 		u, err := b.Untraced(uctx, engine, ropts)
 		cancel()
@@ -278,11 +279,6 @@ func sameEntry(ran, want runner.Entry) bool {
 	a, errA := json.Marshal(ran)
 	b, errB := json.Marshal(want)
 	return errA == nil && errB == nil && bytes.Equal(a, b)
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // progress draws one live line: counts per status and the modules running.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsmove/fsmove/bench/results"
 	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/internal/lines"
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
 )
@@ -74,14 +75,9 @@ func (b *DockerBackend) Untraced(ctx context.Context, engine int, opts runner.Op
 		u.PuppetExit = *rec.PuppetExit
 	}
 	if rec.Status != runner.StatusOK {
-		u.Error = fmt.Sprintf("untraced run: %s: %s", rec.Status, firstLine(rec.Error))
+		u.Error = fmt.Sprintf("untraced run: %s: %s", rec.Status, lines.First(strings.TrimSpace(rec.Error)))
 	}
 	return u, nil
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
 }
 
 func roundMillis(d time.Duration) float64 {
@@ -115,7 +111,7 @@ func (b *DockerBackend) Confirm(ctx context.Context, dir string) (results.Confir
 	}
 	if err != nil && c.Exit != 1 {
 		os.Remove(tmp)
-		c.Error = firstLine(stderr.String())
+		c.Error = lines.First(strings.TrimSpace(stderr.String()))
 		if c.Error == "" {
 			c.Error = err.Error()
 		}

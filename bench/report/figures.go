@@ -8,16 +8,17 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/fsmove/fsmove/bench/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
-
-	"github.com/fsmove/fsmove/bench/results"
 )
 
 // Figure file names, written beside results.html.
@@ -137,8 +138,8 @@ func slowdownFigure(rows []results.Row) string {
 	if len(modSet) == 0 {
 		return empty(title, "no module has an untraced time (fsmove bench --untraced)")
 	}
-	mods := sortedKeys(modSet)
-	tracers := sortedKeys(byTracer)
+	mods := slices.Sorted(maps.Keys(modSet))
+	tracers := slices.Sorted(maps.Keys(byTracer))
 	p := newPlot(title, "slowdown (×)", "")
 	names := make([]string, len(mods))
 	for i, m := range mods {
@@ -274,13 +275,4 @@ func Median(vs []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

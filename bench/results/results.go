@@ -16,12 +16,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fsmove/fsmove/internal/lines"
 	"github.com/fsmove/fsmove/puppet/runner"
 )
 
-// Statuses of a module in the results (SPEC "fsmove bench"). They differ
-// from run.json's: "apply-failed" is run.json's "puppet-failed" (Puppet
-// compiled the catalog but failed while applying it).
+// Statuses of a module in the results (docs/DESIGN.md, "fsmove bench").
+// They differ from run.json's: "apply-failed" is run.json's "puppet-failed"
+// (Puppet compiled the catalog but failed while applying it).
 const (
 	StatusOK            = "ok"
 	StatusCompileFailed = "compile-failed"
@@ -243,7 +244,7 @@ func FromRunDir(module, version, dir string) (Row, error) {
 			row.NI = a.NI
 		} else if row.Status == StatusOK {
 			// Puppet was fine but the analysis was not: say why.
-			row.FirstError = "analysis failed: " + firstLine(a.Error)
+			row.FirstError = "analysis failed: " + errorLine(a.Error)
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return Row{}, err
@@ -313,10 +314,10 @@ func firstErrorLine(dir string, rec *runner.RunRecord) string {
 		lines := runner.PuppetErrors(f, 1)
 		f.Close()
 		if len(lines) > 0 {
-			return elideHosts(firstLine(lines[0]))
+			return elideHosts(errorLine(lines[0]))
 		}
 	}
-	return elideHosts(firstLine(rec.Error))
+	return elideHosts(errorLine(rec.Error))
 }
 
 // errorText is what Categorize reads: Puppet's errors with the lines that
@@ -336,9 +337,10 @@ func errorText(dir string, rec *runner.RunRecord) string {
 	return strings.Join(parts, "\n")
 }
 
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(line)
+// errorLine is the first line of an error's text, without the blanks
+// around it.
+func errorLine(s string) string {
+	return strings.TrimSpace(lines.First(strings.TrimSpace(s)))
 }
 
 // WriteCSV writes the header and one line per row; unknown numbers are -1.

@@ -14,6 +14,7 @@ import (
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/detector/analyze"
+	"github.com/fsmove/fsmove/internal/term"
 	"github.com/fsmove/fsmove/puppet/runner"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -421,7 +422,7 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 	}
 
 	out := stdout
-	toTerminal := rf.output == "" && isTerminal(stdout)
+	toTerminal := rf.output == "" && term.IsTerminal(stdout)
 	color := rf.color == "always" || (rf.color == "auto" && toTerminal)
 	if rf.output != "" {
 		f, createErr := os.Create(rf.output)
@@ -515,15 +516,6 @@ func reportExit(rep *detector.Report, failOn detector.FailOn, allowIncomplete bo
 		return exitOK
 	}
 	return exitIncomplete
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // printThroughput adds what --stats says beyond the report's counts: the

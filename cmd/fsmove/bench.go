@@ -14,6 +14,8 @@ import (
 	"github.com/fsmove/fsmove/bench/corpus"
 	"github.com/fsmove/fsmove/bench/corpusrun"
 	"github.com/fsmove/fsmove/bench/report"
+	"github.com/fsmove/fsmove/internal/files"
+	"github.com/fsmove/fsmove/internal/term"
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
 	"github.com/spf13/cobra"
@@ -162,7 +164,7 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 	case !f.debian:
 		corpusPath = positional[0]
 		entries, err = corpus.ParseFile(corpusPath)
-	case f.resume && benchFileExists(corpusPath):
+	case f.resume && files.Exists(corpusPath):
 		// The corpus of the run being resumed, not a fresh listing (the
 		// parameters file is laid over it again below: an edited entry
 		// names a new run directory when its class changes, and is rerun).
@@ -198,7 +200,7 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 		return runError{err}
 	}
 	var progress io.Writer
-	if !f.quiet && isTerminal(stderr) {
+	if !f.quiet && term.IsTerminal(stderr) {
 		progress = stderr
 	}
 	start := time.Now()
@@ -230,9 +232,4 @@ func writeCorpus(path string, header []string, entries []corpus.Entry) error {
 		return err
 	}
 	return f.Close()
-}
-
-func benchFileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

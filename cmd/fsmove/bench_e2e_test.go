@@ -15,6 +15,7 @@ import (
 
 	"github.com/fsmove/fsmove/bench/results"
 	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/internal/files"
 	"github.com/fsmove/fsmove/puppet/runner"
 )
 
@@ -175,7 +176,7 @@ func checkRowAgainstRunDir(t *testing.T, r results.Row, dir string) {
 	// The untraced apply ran through the runner, in its own directory,
 	// without a trace.
 	urec, err := runner.ReadRecord(filepath.Join(dir, results.UntracedDir))
-	if err != nil || urec.Tracer != "none" || urec.Status != runner.StatusOK || fileExists(filepath.Join(dir, results.UntracedDir, runner.TraceFile)) {
+	if err != nil || urec.Tracer != "none" || urec.Status != runner.StatusOK || files.Exists(filepath.Join(dir, results.UntracedDir, runner.TraceFile)) {
 		t.Errorf("%s: untraced run %+v (%v)", r.Module, urec, err)
 	}
 	if r.Tracer == "" || r.Category != "" {

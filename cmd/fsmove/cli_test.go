@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/fsmove/fsmove/internal/testenv"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -121,7 +123,7 @@ func TestFlagSyntax(t *testing.T) {
 // (exit 2), even with findings, which would otherwise exit 1.
 func TestReportWriteError(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
-		t.Skip("no /dev/full")
+		testenv.Missing(t, "no /dev/full: %v", err)
 	}
 	var stdout, stderr bytes.Buffer
 	code := run(&stdout, &stderr, []string{"analyze", "-o", "/dev/full", filepath.Join(fig1Dir, "trace.log"), filepath.Join(fig1Dir, "catalog.json")})
@@ -234,4 +236,9 @@ func TestHelpFlagGroups(t *testing.T) {
 	if n := strings.Count(examples, "\n  fsmove run "); n < 4 || n > 8 {
 		t.Errorf("run --help has %d examples, want 4 to 8", n)
 	}
+}
+
+// run runs a command line without signal handling (tests).
+func run(stdout, stderr io.Writer, args []string) int {
+	return execute(context.Background(), nil, stdout, stderr, args)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/fsmove/fsmove/internal/lines"
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
 	"github.com/spf13/cobra"
@@ -103,19 +104,10 @@ func runImageBuild(ctx context.Context, stdout, stderr io.Writer, f *imageFlags)
 	}
 	info, err := eng.EnsureImage(ctx, opts)
 	if err != nil {
-		step.Fail(firstLineOf(err.Error()))
+		step.Fail(lines.First(err.Error()))
 		return runError{err}
 	}
 	step.Done(fmt.Sprintf("%s (%s, %d MB)", info.Tag, info.Method, info.Size>>20))
 	_, err = fmt.Fprintf(stdout, "%s %s %s\n", info.Tag, info.ID, info.Method)
 	return err
-}
-
-func firstLineOf(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			return s[:i]
-		}
-	}
-	return s
 }

@@ -19,9 +19,10 @@ import (
 	"syscall"
 )
 
-// Exit statuses, one mapping for every subcommand (SPEC "Outputs"): a CI
-// gate reads 0 as "clean", so 0 needs a complete analysis; each other kind
-// of outcome has a status of its own, so that a script can branch on it.
+// Exit statuses, one mapping for every subcommand (docs/DESIGN.md, "Exit
+// status"): a CI gate reads 0 as "clean", so 0 needs a complete analysis;
+// each other kind of outcome has a status of its own, so that a script can
+// branch on it.
 const (
 	exitOK         = 0 // a complete analysis found nothing
 	exitFindings   = 1 // findings reported (also when the analysis is incomplete)
@@ -147,11 +148,6 @@ func main() {
 	code := execute(ctx, abort, os.Stdout, os.Stderr, os.Args[1:])
 	stop()
 	os.Exit(code)
-}
-
-// run runs a command line without signal handling (tests).
-func run(stdout, stderr io.Writer, args []string) int {
-	return execute(context.Background(), nil, stdout, stderr, args)
 }
 
 // execute runs one command line and returns its exit status. abort, when

@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsmove/fsmove/internal/files"
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
 )
@@ -148,7 +149,7 @@ func TestE2ERunInterrupted(t *testing.T) {
 			wantStatus: runner.StatusInterrupted, wantStep: "copy", wantTrace: true,
 			check: func(t *testing.T, out, stderr string) {
 				rec, _ := runner.ReadRecord(out)
-				if rec == nil || rec.PuppetExit == nil || !fileExists(filepath.Join(out, runner.CatalogFile)) {
+				if rec == nil || rec.PuppetExit == nil || !files.Exists(filepath.Join(out, runner.CatalogFile)) {
 					t.Errorf("the copy after a complete apply did not save the catalog and Puppet's status: %+v", rec)
 				}
 				if !strings.Contains(stderr, "fsmove: copy      done") {
@@ -263,7 +264,10 @@ func testInterrupt(t *testing.T, bin, module, out string, c interruptCase) {
 		signalled = time.Now()
 		for i, sig := range c.signals {
 			if i > 0 {
-				time.Sleep(100 * time.Millisecond)
+				// A signal sent before fsmove has taken the one before
+				// merges into it (in the kernel or in Go's runtime): the
+				// next is sent once fsmove says it took the first.
+				waitStderr(t, text, "interrupt again to stop now")
 			}
 			if err := cmd.Process.Signal(sig); err != nil && !done {
 				t.Errorf("signal %v: %v", sig, err)
@@ -387,7 +391,13 @@ func randomHex(t *testing.T) string {
 	return hex.EncodeToString(b[:])
 }
 
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
+// waitStderr waits (up to 3 minutes) until the stderr read so far, which
+// text returns, holds want.
+func waitStderr(t *testing.T, text func() string, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(3 * time.Minute); !strings.Contains(text(), want); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q after 3 minutes; stderr:\n%s", want, text())
+		}
+	}
 }

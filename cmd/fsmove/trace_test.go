@@ -10,7 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/fsmove/fsmove/internal/testenv"
 )
 
 // TestTraceCommand runs fsmove trace on a shell command: the exit status is
@@ -59,19 +60,8 @@ func TestTraceUsage(t *testing.T) {
 // linked to it by its clone return values, and it is left running,
 // untraced, when the command ends.
 func TestTraceAttach(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("attaching to a running process needs root")
-	}
-	loop := exec.Command("sh", "-c", "while :; do cat /etc/hostname >/dev/null; sleep 0.1; done")
-	if err := loop.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		loop.Process.Kill()
-		loop.Wait()
-	}()
-	pid := loop.Process.Pid
-	time.Sleep(50 * time.Millisecond)
+	testenv.Root(t, "attaching to a running process")
+	pid := testenv.StartLoop(t, "while :; do cat /etc/hostname >/dev/null; sleep 0.1; done")
 	out := filepath.Join(t.TempDir(), "trace.log")
 	var stdout, stderr bytes.Buffer
 	code := run(&stdout, &stderr, []string{"trace", "--attach", strconv.Itoa(pid), "--out", out, "--", "sleep", "0.5"})
@@ -124,9 +114,7 @@ func TestTraceAttachErrors(t *testing.T) {
 	if code := run(&stdout, &stderr, []string{"trace", "--attach", "1,x", "--out", out, "--", "true"}); code != exitUsage {
 		t.Errorf("--attach 1,x: exit %d, want %d", code, exitUsage)
 	}
-	if os.Geteuid() != 0 {
-		return
-	}
+	testenv.Root(t, "attaching to a process")
 	done := exec.Command("true")
 	if err := done.Run(); err != nil {
 		t.Fatal(err)

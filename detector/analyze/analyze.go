@@ -179,7 +179,7 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 	rep.Stats.CutMarks = tr.Lowering.CutMarks
 	rep.Stats.ImplicitEnds = tr.InterpWarnings.ImplicitEnds
 	rep.Stats.SelfClones = tr.InterpWarnings.SelfClones
-	judge(rep, &tr, st, cr.cat, cr.graph, in.FStrace == "")
+	judgeCompleteness(rep, &tr, st, cr.cat, cr.graph, in.FStrace == "")
 	rep.Incomplete = append(rep.Incomplete, secondIncomplete...)
 	phases := append([]detector.Phase{
 		{Name: "catalog (concurrent)", Duration: cr.took},

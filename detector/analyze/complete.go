@@ -13,12 +13,12 @@ import (
 // messages that say a trace is unusable.
 const captureHint = "capture with: strace -f -s 300 -o trace.log puppet apply --debug --evaltrace --catalog_cache_terminus json site.pp (or use fsmove run)"
 
-// judge fills rep.Incomplete and rep.Warnings: what makes the analysis
+// judgeCompleteness fills rep.Incomplete and rep.Warnings: what makes the analysis
 // cover less than the whole run, and the input problems that were worked
 // around. A trace that holds no fault only because it holds nothing (no
 // block recognised, cut off while Puppet ran, another run's catalog) must
 // never read as clean.
-func judge(rep *detector.Report, tr *TraceCounts, st *Stats, cat *catalog.Catalog, g *catalog.Graph, fromTrace bool) {
+func judgeCompleteness(rep *detector.Report, tr *TraceCounts, st *Stats, cat *catalog.Catalog, g *catalog.Graph, fromTrace bool) {
 	is := &rep.Stats.Interp
 
 	// What makes the analysis incomplete.

@@ -152,3 +152,41 @@ func pathNames(res *Result) []string {
 	}
 	return out
 }
+
+// Has reports whether the access includes effect e.
+func (a *Access) Has(e fstrace.Effect) bool {
+	switch e {
+	case fstrace.Produced:
+		return a.Produced
+	case fstrace.Consumed:
+		return a.Consumed
+	case fstrace.Expunged:
+		return a.Expunged
+	case fstrace.Missing:
+		return a.Missing
+	}
+	return false
+}
+
+// By returns the evidence of effect e.
+func (a *Access) By(e fstrace.Effect) Evidence {
+	switch e {
+	case fstrace.Produced:
+		return a.ProducedBy
+	case fstrace.Consumed:
+		return a.ConsumedBy
+	case fstrace.Missing:
+		return a.MissingBy
+	}
+	return a.ExpungedBy
+}
+
+// Failure returns block b's failure report, or nil when b did not fail.
+func (r *Result) Failure(b BlockID) *BlockFailure {
+	for i := range r.Failures {
+		if r.Failures[i].Block == b {
+			return &r.Failures[i]
+		}
+	}
+	return nil
+}

@@ -7,8 +7,6 @@ package interp
 import (
 	"strings"
 	"sync"
-
-	"github.com/fsmove/fsmove/fstrace"
 )
 
 // BlockID indexes Result.Blocks. NoBlock is work done outside every block
@@ -162,34 +160,6 @@ func scriptID(pkg string) uint16 {
 	return uint16(id)
 }
 
-// Has reports whether the access includes effect e.
-func (a *Access) Has(e fstrace.Effect) bool {
-	switch e {
-	case fstrace.Produced:
-		return a.Produced
-	case fstrace.Consumed:
-		return a.Consumed
-	case fstrace.Expunged:
-		return a.Expunged
-	case fstrace.Missing:
-		return a.Missing
-	}
-	return false
-}
-
-// By returns the evidence of effect e.
-func (a *Access) By(e fstrace.Effect) Evidence {
-	switch e {
-	case fstrace.Produced:
-		return a.ProducedBy
-	case fstrace.Consumed:
-		return a.ConsumedBy
-	case fstrace.Missing:
-		return a.MissingBy
-	}
-	return a.ExpungedBy
-}
-
 // BlockFailure is a block that the traced program reported as failed
 // (Puppet: an "Error: …" line whose source is the resource), with the
 // first such report.
@@ -238,14 +208,4 @@ type Result struct {
 	// may never have begun (its BlockID is then created for the report).
 	Failures []BlockFailure
 	Stats    Stats
-}
-
-// Failure returns block b's failure report, or nil when b did not fail.
-func (r *Result) Failure(b BlockID) *BlockFailure {
-	for i := range r.Failures {
-		if r.Failures[i].Block == b {
-			return &r.Failures[i]
-		}
-	}
-	return nil
 }

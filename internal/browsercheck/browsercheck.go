@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/fsmove/fsmove/internal/testenv"
 )
 
 // Expect is what the page must show.
@@ -79,10 +81,7 @@ func Check(t testing.TB, page string, want Expect) {
 	t.Helper()
 	path := findBrowser()
 	if path == "" {
-		if os.Getenv("FSMOVE_E2E") == "1" {
-			t.Fatalf("no Chromium (%s) to check %s: install Debian's chromium package", strings.Join(browsers, ", "), page)
-		}
-		t.Skipf("no Chromium (%s): the page is not checked in a browser", strings.Join(browsers, ", "))
+		testenv.Missing(t, "no Chromium (%s) to check %s: install Debian's chromium package", strings.Join(browsers, ", "), page)
 	}
 	parent, err := start(path)
 	if err != nil {

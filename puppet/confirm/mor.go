@@ -3,7 +3,8 @@ package confirm
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
@@ -117,14 +118,14 @@ func morVerdict(f *detector.Finding, forced string, base1, base2, other outcome)
 	// from it (in both baselines).
 	f1, f2, fo := failures(base1.errors), failures(base2.errors), failures(other.errors)
 	var evidence []string
-	for _, k := range sortedKeys(fo) {
+	for _, k := range slices.Sorted(maps.Keys(fo)) {
 		if _, ok := f1[k]; !ok {
 			if _, ok := f2[k]; !ok {
 				evidence = append(evidence, "new failure: "+fo[k])
 			}
 		}
 	}
-	for _, k := range sortedKeys(f1) {
+	for _, k := range slices.Sorted(maps.Keys(f1)) {
 		if _, ok := f2[k]; ok {
 			if _, ok := fo[k]; !ok {
 				evidence = append(evidence, "failure gone: "+f1[k])
@@ -202,13 +203,4 @@ func morVerdict(f *detector.Finding, forced string, base1, base2, other outcome)
 // writes it (so that the two orders can leave it otherwise).
 func consumerWrites(r detector.Relation) bool {
 	return r == detector.Modifies || r == detector.Overwrites || r == detector.Expunges
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

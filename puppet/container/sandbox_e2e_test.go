@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fsmove/fsmove/internal/testenv"
 )
 
 // TestE2ESandboxConfig creates (without starting) a container in each mode
@@ -141,16 +143,12 @@ systemctl start redis-server; systemctl is-active redis-server || systemctl stat
 // Docker, unless FSMOVE_E2E=1, which makes that a failure.
 func e2eEngine(t *testing.T) (*Engine, ImageInfo) {
 	t.Helper()
-	required := os.Getenv("FSMOVE_E2E") == "1"
-	if testing.Short() && !required {
+	if testing.Short() && !testenv.Required() {
 		t.Skip("e2e test skipped in -short mode")
 	}
 	eng, err := Connect(context.Background())
 	if err != nil {
-		if required {
-			t.Fatalf("FSMOVE_E2E=1 but Docker is unreachable: %v", err)
-		}
-		t.Skipf("Docker unreachable (set FSMOVE_E2E=1 to make this a failure): %v", err)
+		testenv.Missing(t, "Docker is unreachable: %v", err)
 	}
 	t.Cleanup(func() { eng.Close() })
 	img, err := eng.EnsureImage(context.Background(), ImageOptions{})

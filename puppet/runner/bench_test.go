@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsmove/fsmove/internal/testenv"
 	"github.com/fsmove/fsmove/puppet/container"
 )
 
@@ -20,7 +21,7 @@ func BenchmarkApply(b *testing.B) {
 	ctx := context.Background()
 	eng, err := container.Connect(ctx)
 	if err != nil {
-		b.Skipf("Docker unreachable: %v", err)
+		testenv.Missing(b, "Docker is unreachable: %v", err)
 	}
 	defer eng.Close()
 	img, err := eng.EnsureImage(ctx, container.ImageOptions{})

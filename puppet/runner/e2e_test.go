@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsmove/fsmove/internal/files"
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/container/containertest"
 )
@@ -55,7 +56,7 @@ func TestE2EArtifacts(t *testing.T) {
 		back.Tracer != "strace" || back.Module.Name != "clean" || back.FsmoveVersion != "e2e" {
 		t.Errorf("run.json: %+v", back)
 	}
-	if dir := back.PathMap["/fsmove/modules/clean"]; dir == "" || !fileExists(filepath.Join(dir, "manifests", "init.pp")) {
+	if dir := back.PathMap["/fsmove/modules/clean"]; dir == "" || !files.Exists(filepath.Join(dir, "manifests", "init.pp")) {
 		t.Errorf("path_map %v does not lead to the module on this machine", back.PathMap)
 	}
 	var steps []string
@@ -125,7 +126,7 @@ func TestE2ECompileFailure(t *testing.T) {
 	if rec.Status != StatusCompileFailed || rec.PuppetExit == nil || *rec.PuppetExit != 1 {
 		t.Errorf("status %s, puppet exit %v; want compile-failed, 1", rec.Status, rec.PuppetExit)
 	}
-	if fileExists(filepath.Join(out, CatalogFile)) {
+	if files.Exists(filepath.Join(out, CatalogFile)) {
 		t.Error("catalog written although Puppet did not compile")
 	}
 	// The apply step's line says the outcome, not "puppet finished".

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fsmove/fsmove/internal/files"
 	"github.com/fsmove/fsmove/puppet"
 	"github.com/fsmove/fsmove/puppet/container"
 )
@@ -79,7 +80,7 @@ func (r *run) secondApply(ctx context.Context, modulePath []string) error {
 	if file, err := r.copyFile(ctx, lastRunReport, r.opts.OutDir, budget); err == nil && file == PuppetReportFile {
 		r.rec.Report = PuppetReportFile
 	}
-	if !fileExists(filepath.Join(r.opts.OutDir, CatalogFile)) {
+	if !files.Exists(filepath.Join(r.opts.OutDir, CatalogFile)) {
 		sec.Skipped = "Puppet compiled no catalog to apply again"
 		return nil
 	}

@@ -2,11 +2,12 @@ package runner
 
 import (
 	"fmt"
-	"github.com/fsmove/fsmove/detector/printable"
 	"io"
-	"os"
 	"sync"
 	"time"
+
+	"github.com/fsmove/fsmove/detector/printable"
+	"github.com/fsmove/fsmove/internal/term"
 )
 
 // Progress shows the steps of a run (image, container, modules, apply,
@@ -69,17 +70,7 @@ func (p *Progress) clearLocked() {
 
 // NewProgress writes to w; it redraws lines only when w is a terminal.
 func NewProgress(w io.Writer, quiet bool) *Progress {
-	return &Progress{w: w, tty: isTerminal(w), quiet: quiet}
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
+	return &Progress{w: w, tty: term.IsTerminal(w), quiet: quiet}
 }
 
 // Step is one running step.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fsmove/fsmove/internal/files"
 )
 
 func TestRunRecordRoundTrip(t *testing.T) {
@@ -158,7 +160,7 @@ func TestOutDir(t *testing.T) {
 	if err := CheckOutDir(missing, false); err != nil {
 		t.Errorf("missing dir: %v", err)
 	}
-	if err := prepareOutDir(missing, false); err != nil || !fileExists(missing) {
+	if err := prepareOutDir(missing, false); err != nil || !files.Exists(missing) {
 		t.Errorf("prepare missing dir: %v", err)
 	}
 	if err := prepareOutDir(t.TempDir(), false); err != nil {
@@ -191,7 +193,7 @@ func TestOutDir(t *testing.T) {
 			t.Errorf("foreign file, force %v: %v", force, err)
 		}
 	}
-	if !fileExists(filepath.Join(dir, "notes.txt")) || !fileExists(filepath.Join(dir, TraceFile)) {
+	if !files.Exists(filepath.Join(dir, "notes.txt")) || !files.Exists(filepath.Join(dir, TraceFile)) {
 		t.Error("a refused directory was changed")
 	}
 

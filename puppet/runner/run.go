@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/fsmove/fsmove/detector"
+	"github.com/fsmove/fsmove/internal/files"
+	"github.com/fsmove/fsmove/internal/lines"
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/module"
 )
@@ -267,7 +269,7 @@ func (r *run) step(ctx context.Context, name, msg string, fn func(s *Step) (stri
 		return nil
 	}
 	if err != nil {
-		detail := firstLine(err.Error())
+		detail := lines.First(err.Error())
 		if ctx.Err() != nil && r.ctx.Err() != nil {
 			_, detail = StoppedStatus(r.ctx)
 		}
@@ -620,7 +622,7 @@ func (r *run) setPuppetStatus() {
 		r.rec.Error = "Puppet's exit status is unknown (killed?)"
 	case PuppetSucceeded(*r.rec.PuppetExit):
 		r.rec.Status = StatusOK
-	case !fileExists(filepath.Join(r.opts.OutDir, CatalogFile)):
+	case !files.Exists(filepath.Join(r.opts.OutDir, CatalogFile)):
 		r.rec.Status = StatusCompileFailed
 		r.rec.Error = fmt.Sprintf("Puppet could not compile the catalog (exit %d)", *r.rec.PuppetExit)
 	default:
@@ -756,7 +758,7 @@ func (r *run) execLogged(ctx context.Context, what string, cmd, env []string) er
 		return err
 	}
 	if status != 0 {
-		return fmt.Errorf("%s failed (status %d):\n%s", what, status, lastLines(out.String(), 15))
+		return fmt.Errorf("%s failed (status %d):\n%s", what, status, lines.Last(out.String(), 15))
 	}
 	return nil
 }
@@ -783,7 +785,7 @@ func modulePathEntry(dir, dest string) (modulePathTarget, error) {
 	}
 	single := false
 	for _, marker := range []string{"manifests", "metadata.json", "lib/puppet", "lib/facter"} {
-		single = single || fileExists(filepath.Join(dir, marker))
+		single = single || files.Exists(filepath.Join(dir, marker))
 	}
 	if !single {
 		return modulePathTarget{archiveName: dest, puppetDir: dest}, nil
@@ -962,29 +964,10 @@ func listArtifacts(dir string) []string {
 	return files
 }
 
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
 func shortImageID(id string) string {
 	id = strings.TrimPrefix(id, "sha256:")
 	if len(id) > 12 {
 		return id[:12]
 	}
 	return id
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
-
-// lastLines returns the last n lines of s.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fsmove/fsmove/internal/lines"
 	"github.com/fsmove/fsmove/puppet/container"
 )
 
@@ -128,7 +129,7 @@ func (r *run) setup(ctx context.Context) error {
 				cmd = []string{"/bin/sh", setupScriptPath(i, st)}
 			}
 			if len(steps) > 1 {
-				s.Update(fmt.Sprintf("%d/%d: %s", i+1, len(steps), firstLine(st.describe())))
+				s.Update(fmt.Sprintf("%d/%d: %s", i+1, len(steps), lines.First(st.describe())))
 			}
 			fmt.Fprintf(log, "### setup %d/%d: %s\n", i+1, len(steps), st.describe())
 			var out bytes.Buffer
@@ -144,11 +145,11 @@ func (r *run) setup(ctx context.Context) error {
 			}
 			fmt.Fprintf(log, "### exit status %d (%.1f s)\n", status, time.Since(start).Seconds())
 			if status != 0 {
-				tail := lastLines(out.String(), 15)
+				tail := lines.Last(out.String(), 15)
 				if strings.TrimSpace(tail) == "" {
 					tail = "(no output)"
 				}
-				return "", fmt.Errorf("setup step %d/%d (%s) failed with status %d; its output is in %s:\n%s", i+1, len(steps), firstLine(st.describe()), status, logPath, tail)
+				return "", fmt.Errorf("setup step %d/%d (%s) failed with status %d; its output is in %s:\n%s", i+1, len(steps), lines.First(st.describe()), status, logPath, tail)
 			}
 		}
 		if len(steps) == 1 {

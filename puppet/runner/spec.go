@@ -1,7 +1,8 @@
 // Package runner performs one traced "puppet apply" of a module in a fresh
-// container (SPEC "fsmove run"): it parses what to run, writes the entry
-// manifest, puts the modules in place, runs Puppet under the tracer, and
-// copies the artifacts out before anyone analyzes them.
+// container (docs/DESIGN.md, "fsmove run, from the command line down"): it
+// parses what to run, writes the entry manifest, puts the modules in place,
+// runs Puppet under the tracer, and copies the artifacts out before anyone
+// analyzes them.
 package runner
 
 import (

@@ -2,7 +2,6 @@ package runner
 
 import (
 	_ "embed"
-	"slices"
 	"strings"
 
 	"github.com/fsmove/fsmove/tracer/linux"
@@ -68,11 +67,6 @@ var graphFiles = []string{"relationships.dot", "expanded_relationships.dot", "re
 //
 //go:embed apply.sh
 var applySh []byte
-
-// ApplyScript returns apply.sh, for benchmarks that run strace the way
-// fsmove run does (in systemd mode strace follows PID 1 and never ends by
-// itself: the script stops it when Puppet exits).
-func ApplyScript() []byte { return slices.Clone(applySh) }
 
 // StraceOptions are strace's options for the traced apply.
 //

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsmove/fsmove/internal/testenv"
 	"github.com/fsmove/fsmove/tracer/linux"
 )
 
@@ -56,9 +57,7 @@ func TestTraceFilterCoversTable(t *testing.T) {
 
 // TestTraceFilterAcceptedByStrace: the installed strace takes the list.
 func TestTraceFilterAcceptedByStrace(t *testing.T) {
-	if _, err := exec.LookPath("strace"); err != nil {
-		t.Skip("no strace")
-	}
+	testenv.LookPath(t, "strace")
 	out, err := exec.Command("strace", "-f", "-o", os.DevNull, "-e", "trace="+TraceFilter(), "true").CombinedOutput()
 	if err != nil {
 		t.Fatalf("strace refuses the filter: %v: %s", err, out)
@@ -101,9 +100,7 @@ func TestPuppetOutcome(t *testing.T) {
 // after the fake Puppet exits, with its status, while the daemon (followed
 // by strace -f) is still alive.
 func TestApplyScriptReleasesDaemon(t *testing.T) {
-	if _, err := exec.LookPath("strace"); err != nil {
-		t.Skip("strace not installed")
-	}
+	testenv.LookPath(t, "strace")
 	work := t.TempDir()
 	bin := filepath.Join(work, "bin")
 	os.Mkdir(bin, 0o755)
@@ -132,7 +129,7 @@ func TestApplyScriptReleasesDaemon(t *testing.T) {
 	select {
 	case err := <-done:
 		if cmd.ProcessState.ExitCode() == 125 {
-			t.Skipf("strace cannot trace here: %s", out.String())
+			testenv.Missing(t, "strace cannot trace here: %s", out.String())
 		}
 		if err != nil {
 			t.Fatalf("apply.sh: %v\n%s", err, out.String())

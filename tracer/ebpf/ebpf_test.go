@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/fsmove/fsmove/fstrace"
+	"github.com/fsmove/fsmove/internal/testenv"
 	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/linux"
 	"github.com/fsmove/fsmove/tracer/strace"
@@ -104,12 +105,11 @@ func TestCAgrees(t *testing.T) {
 	}
 }
 
-// needEBPF skips the test when this process cannot trace with eBPF.
+// needEBPF ends the test (testenv.Missing) when this process cannot trace
+// with eBPF.
 func needEBPF(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("eBPF tracing needs root")
-	}
+	testenv.Root(t, "eBPF tracing")
 }
 
 // newCgroup creates an empty cgroup for one test.
@@ -117,7 +117,7 @@ func newCgroup(t *testing.T) *TempCgroup {
 	t.Helper()
 	cg, err := NewTempCgroup("fsmove-ebpf-test")
 	if err != nil {
-		t.Skip(err)
+		testenv.Missing(t, "no cgroup for the test: %v", err)
 	}
 	t.Cleanup(func() { cg.Close() })
 	return cg
@@ -301,10 +301,7 @@ func (s *sliceSource) Next() (*tracer.Event, error) {
 // statements.
 func TestSameAsStrace(t *testing.T) {
 	needEBPF(t)
-	straceBin, err := exec.LookPath("strace")
-	if err != nil {
-		t.Skip("no strace")
-	}
+	straceBin := testenv.LookPath(t, "strace")
 	dir := t.TempDir()
 	work := workload(filepath.Join(dir, "w"))
 
@@ -395,10 +392,7 @@ t.start(); t.join()`
 // leader's pid: the event still comes, under that pid, as strace shows it.
 func TestExecFromThread(t *testing.T) {
 	needEBPF(t)
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3 to start a thread that execs")
-	}
+	python := testenv.LookPath(t, "python3") // starts a thread that execs
 	evs := traceWorkload(t, python+" -c '"+threadExecScript+"'")
 	leaders := map[int]bool{}
 	found := false

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/fsmove/fsmove/internal/testenv"
 	"github.com/fsmove/fsmove/tracer"
 )
 
@@ -219,10 +220,7 @@ func TestPidNamespace(t *testing.T) {
 // is reported under the leader's namespace pid.
 func TestExecFromThreadInPidNamespace(t *testing.T) {
 	needEBPF(t)
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3 to start a thread that execs")
-	}
+	python := testenv.LookPath(t, "python3") // starts a thread that execs
 	r := traceInNewPidNS(t, Options{}, python+" -c '"+threadExecScript+"'")
 	pythonPid, truePid := 0, 0
 	for _, ev := range r.evs {
@@ -251,7 +249,7 @@ func TestOutsidePidNamespaceCountsAsDropped(t *testing.T) {
 	other := exec.Command("/bin/sleep", "60")
 	other.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID}
 	if err := other.Start(); err != nil {
-		t.Skipf("cannot make a pid namespace: %v", err)
+		testenv.Missing(t, "cannot make a pid namespace: %v", err)
 	}
 	defer other.Wait()
 	defer other.Process.Kill()

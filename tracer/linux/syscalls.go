@@ -106,8 +106,8 @@ type Syscall struct {
 // Shorthands for the rows.
 type a = []ArgKind
 
-// Syscalls is the table. Rows are grouped as in SPEC "Effects of system
-// calls" (and fstrace/syscalls.go); numbers are x86_64's.
+// Syscalls is the table. Rows are grouped as in docs/DESIGN.md, "Effects
+// of system calls" (and fstrace/syscalls.go); numbers are x86_64's.
 var Syscalls = []Syscall{
 	// Opening files.
 	{Name: "open", Nr: 2, Args: a{Path, Flags, Mode}},
@@ -251,26 +251,8 @@ var byName = func() map[string]*Syscall {
 	return m
 }()
 
-var byNr = func() *[MaxNr]*Syscall {
-	var t [MaxNr]*Syscall
-	for i := range Syscalls {
-		if nr := Syscalls[i].Nr; nr >= 0 && nr < MaxNr {
-			t[nr] = &Syscalls[i]
-		}
-	}
-	return &t
-}()
-
 // Lookup returns the row of the call named name, or nil.
 func Lookup(name string) *Syscall { return byName[name] }
-
-// ByNr returns the row of x86_64 call number nr, or nil.
-func ByNr(nr uint64) *Syscall {
-	if nr >= MaxNr {
-		return nil
-	}
-	return byNr[nr]
-}
 
 // ExecsAtEntry reports whether the call's arguments must be read at its
 // entry: exec replaces the memory they are in.

@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/fsmove/fsmove/internal/testenv"
 	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
@@ -27,26 +28,11 @@ import (
 // ptrace_scope 0).
 func needRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("attaching to a running process needs root")
-	}
+	testenv.Root(t, "attaching to a running process")
 }
 
-// startLoop starts `sh -c script` in the background; it is killed and
-// reaped at the end of the test.
-func startLoop(t *testing.T, script string) int {
-	t.Helper()
-	cmd := exec.Command("sh", "-c", script)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	time.Sleep(50 * time.Millisecond) // let it get going
-	return cmd.Process.Pid
-}
+// startLoop is testenv.StartLoop.
+func startLoop(t *testing.T, script string) int { return testenv.StartLoop(t, script) }
 
 // procStatus returns the fields of /proc/PID/status.
 func procStatus(t *testing.T, pid int) map[string]string {
@@ -96,9 +82,11 @@ func requireReleased(t *testing.T, pid int) {
 		t.Errorf("process %d left %s", pid, s)
 	}
 	before := activity(t, pid)
-	time.Sleep(300 * time.Millisecond)
-	if after := activity(t, pid); after == before {
-		t.Errorf("process %d makes no calls after the detach (state %s)", pid, procStatus(t, pid)["State"])
+	for deadline := time.Now().Add(5 * time.Second); activity(t, pid) == before; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Errorf("process %d makes no calls in the 5 s after the detach (state %s)", pid, procStatus(t, pid)["State"])
+			return
+		}
 	}
 }
 
@@ -299,10 +287,7 @@ func detachAtEntry(pid int, seen bool, out chan<- []tracer.Event) error {
 // buildWrites compiles testdata/writes.c (skips without a C compiler).
 func buildWrites(t *testing.T) string {
 	t.Helper()
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler")
-	}
+	cc := testenv.LookPath(t, "cc")
 	bin := filepath.Join(t.TempDir(), "writes")
 	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/writes.c").CombinedOutput(); err != nil {
 		t.Fatalf("cc: %v\n%s", err, out)
@@ -408,10 +393,9 @@ func TestAttachStoppedProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
-	if st := procStatus(t, loop)["State"]; !strings.HasPrefix(st, "t") && !strings.HasPrefix(st, "T") {
-		t.Errorf("stopped process runs once attached: %s", st)
-	}
+	// The tracer has taken the group-stop when the process is in a
+	// tracing stop (PTRACE_LISTEN): it did not resume it.
+	waitState(t, loop, "t")
 	collect(t, tr)
 	if code, err := tr.Wait(); code != 0 || err != nil {
 		t.Fatalf("exit %d, %v", code, err)

@@ -20,7 +20,6 @@ import (
 
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/container/containertest"
-	"github.com/fsmove/fsmove/puppet/runner"
 )
 
 // puppetContainer starts a container of the Puppet image with a static
@@ -32,6 +31,13 @@ func puppetContainer(ctx context.Context, t testing.TB, fixture string) (*contai
 	root := filepath.Join("..", "..")
 	work := t.TempDir()
 	binData, err := staticFsmove()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The wrapper fsmove run's strace apply uses: in systemd mode strace
+	// follows PID 1 and never ends by itself; the script stops it when
+	// Puppet exits.
+	applySh, err := os.ReadFile(filepath.Join(root, "puppet", "runner", "apply.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +57,7 @@ func puppetContainer(ctx context.Context, t testing.TB, fixture string) (*contai
 	}
 	a := container.NewArchive()
 	a.AddFile("fsmove-ptrace/fsmove", binData, 0o755)
-	a.AddFile("fsmove-ptrace/apply.sh", runner.ApplyScript(), 0o755)
+	a.AddFile("fsmove-ptrace/apply.sh", applySh, 0o755)
 	a.AddFile("fsmove-ptrace/site.pp", []byte("include "+fixture+"\n"), 0o644)
 	a.AddDir(filepath.Join(root, "testdata", "modules", fixture), "fsmove-ptrace/modules/"+fixture)
 	tarData, err := a.Bytes()

@@ -241,12 +241,3 @@ func exitStatus(ws syscall.WaitStatus) int {
 	}
 	return ws.ExitStatus()
 }
-
-// TraceCommand returns the argv that runs cmd under this tracer through the
-// fsmove binary at fsmoveBinary (a static build, CGO_ENABLED=0, can be
-// copied into a container as is), saving the trace in strace's text form
-// to traceFile. The command's exit status becomes fsmove trace's; see
-// "fsmove trace --help".
-func TraceCommand(fsmoveBinary, traceFile string, cmd []string) []string {
-	return append([]string{fsmoveBinary, "trace", "--out", traceFile, "--"}, cmd...)
-}

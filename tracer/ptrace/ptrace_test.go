@@ -20,6 +20,7 @@ import (
 
 	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/fstrace/interp"
+	"github.com/fsmove/fsmove/internal/testenv"
 	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/linux"
 	"github.com/fsmove/fsmove/tracer/strace"
@@ -159,9 +160,7 @@ func traceNative(t *testing.T, argv []string) ([]tracer.Event, int) {
 
 func traceStrace(t *testing.T, argv []string) []tracer.Event {
 	t.Helper()
-	if _, err := exec.LookPath("strace"); err != nil {
-		t.Skip("strace not installed")
-	}
+	testenv.LookPath(t, "strace")
 	out := filepath.Join(t.TempDir(), "trace")
 	cmd := exec.Command("strace", append([]string{"-f", "-s", "512", "-o", out, "--"}, argv...)...)
 	cmd.Stdout = io.Discard
@@ -283,10 +282,7 @@ func TestShellMatchesStrace(t *testing.T) {
 // buildProcs compiles testdata/procs.c (skips without a C compiler).
 func buildProcs(t *testing.T) string {
 	t.Helper()
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler")
-	}
+	cc := testenv.LookPath(t, "cc")
 	bin := filepath.Join(t.TempDir(), "procs")
 	out, err := exec.Command(cc, "-O1", "-pthread", "-o", bin, "testdata/procs.c").CombinedOutput()
 	if err != nil {
@@ -456,9 +452,7 @@ func syscallKill(pid int) {
 // tracer may (root with CAP_SYS_ADMIN, as here), so setuid programs keep
 // working; Options.NoNewPrivs forces it.
 func TestNoNewPrivs(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (CAP_SYS_ADMIN) to load a filter without no-new-privs")
-	}
+	testenv.Root(t, "loading a filter without no-new-privs (CAP_SYS_ADMIN)")
 	for _, force := range []bool{false, true} {
 		out := filepath.Join(t.TempDir(), "status")
 		tr, err := Start(context.Background(), []string{"sh", "-c", "grep NoNewPrivs /proc/self/status > " + out}, Options{NoNewPrivs: force})
@@ -485,10 +479,7 @@ func TestNoNewPrivs(t *testing.T) {
 // TestThreadExec: a non-leader thread's execve continues under the
 // leader's pid; the new program's calls are attributed to it.
 func TestThreadExec(t *testing.T) {
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler")
-	}
+	cc := testenv.LookPath(t, "cc")
 	bin := filepath.Join(t.TempDir(), "threadexec")
 	if out, err := exec.Command(cc, "-O1", "-pthread", "-o", bin, "testdata/threadexec.c").CombinedOutput(); err != nil {
 		t.Fatalf("cc: %v\n%s", err, out)
@@ -518,10 +509,7 @@ func TestThreadExec(t *testing.T) {
 // path); successful ones, and those naming the tracee's own /proc entries,
 // are stopped and emitted.
 func TestPredictedReadlinks(t *testing.T) {
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler")
-	}
+	cc := testenv.LookPath(t, "cc")
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "readlinks")
 	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/readlinks.c").CombinedOutput(); err != nil {

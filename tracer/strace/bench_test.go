@@ -30,8 +30,9 @@ func init() {
 
 func wantFileSyscalls(name string) bool { return fileSyscalls[name] }
 
-// specSyscalls is the wider set SPEC.md asks the lowering to cover (stat
-// family, xattrs, fd-creating calls…): about 75 names.
+// specSyscalls is the wider set the lowering covers beyond the original
+// tool's (stat family, xattrs, fd-creating calls…; docs/DESIGN.md,
+// "Effects of system calls"): about 75 names.
 var specSyscalls = map[string]bool{}
 
 func init() {
@@ -195,7 +196,7 @@ func syntheticTrace(size int) []byte {
 
 // BenchmarkReader measures the scanner alone on a realistic trace: "want40"
 // with the original tool's 46 calls as Want set (the main case), "wantSpec"
-// with SPEC.md's wider set (stat family included), "all" decoding every call.
+// with the lowering's wider set (specSyscalls), "all" decoding every call.
 // Set FSMOVE_STRACE_BENCH_FILE to also run on a real trace file.
 func BenchmarkReader(b *testing.B) {
 	inputs := []struct {

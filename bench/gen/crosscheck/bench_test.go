@@ -24,7 +24,8 @@ func cpuTime() time.Duration {
 // parsing and lowering on one goroutine, interpretation on another) on a
 // 64 MB generated trace held in memory: MB/s of
 // strace text per wall second, and per CPU second (steadier on a shared
-// machine). SPEC's target for the whole analysis is ≥ 450 MB/s.
+// machine). The target for the whole analysis is ≥ 450 MB/s
+// (docs/DESIGN.md, "Performance targets").
 func BenchmarkPipeline(b *testing.B) {
 	var buf bytes.Buffer
 	if err := gen.Generate(&buf, gen.Params{Size: 64 << 20, Seed: 1}); err != nil {

@@ -4,31 +4,25 @@ package containertest
 
 import (
 	"context"
-	"os"
 	"testing"
 
+	"github.com/fsmove/fsmove/internal/testenv"
 	"github.com/fsmove/fsmove/puppet/container"
 )
 
-// Required reports whether Docker must answer (FSMOVE_E2E=1, as CI sets
-// it): an unreachable engine is then a failure, not a skip.
-func Required() bool { return os.Getenv("FSMOVE_E2E") == "1" }
-
 // Engine connects to Docker and makes sure fsmove's image exists. It skips
-// the test in -short mode or when Docker is unreachable, unless Required;
+// the test in -short mode or when Docker is unreachable, unless
+// testenv.Required;
 // after the test it checks that no container of fsmove's is left.
 func Engine(t testing.TB) *container.Engine {
 	t.Helper()
-	if testing.Short() && !Required() {
+	if testing.Short() && !testenv.Required() {
 		t.Skip("e2e test skipped in -short mode")
 	}
 	ctx := context.Background()
 	eng, err := container.Connect(ctx)
 	if err != nil {
-		if Required() {
-			t.Fatalf("FSMOVE_E2E=1 but Docker is unreachable: %v", err)
-		}
-		t.Skipf("Docker unreachable (set FSMOVE_E2E=1 to make this a failure): %v", err)
+		testenv.Missing(t, "Docker is unreachable: %v", err)
 	}
 	t.Cleanup(func() {
 		defer eng.Close()

@@ -10,6 +10,9 @@
 int main(int argc, char **argv) {
 	if (argc < 2 || chdir(argv[1]) != 0)
 		return 2;
+	// An fd 3 inherited from the caller (flock's lock file, when the tests
+	// run under flock) would push the file to 4.
+	close(3);
 	int fd = open("cgroup.procs", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd != 3)
 		return 3;
