@@ -624,9 +624,6 @@ func (b *htmlBuilder) niFinding(f *Finding, held bool) *htmlFinding {
 			hf.NI.Changes = append(hf.NI.Changes, htmlChanges(f.Consumer, ni.OtherChanges)...)
 		}
 	}
-	if hf.NI.Error == "" && f.Observed {
-		hf.NI.Error = p(f.ObservedError)
-	}
 	fight := f.NI != nil && f.NI.Problem == Fight
 	producerTrace, consumerTrace := f.evidenceTraces()
 	for _, pc := range f.Paths {
