@@ -12,6 +12,7 @@ import (
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/detector/printable"
 	"github.com/fsmove/fsmove/fstrace/interp"
+	"github.com/fsmove/fsmove/puppet"
 )
 
 // The page's template, style and script, embedded so that the page is one
@@ -52,6 +53,12 @@ type HTMLInputs struct {
 	// EvidenceLines; nil when they could not be read (TraceError says why).
 	TraceLines map[int64]string
 	TraceError string
+	// SecondTraceLines are lines of the second apply's trace (fsmove run
+	// --idempotence), at least those of SecondEvidenceLines; nil when
+	// there is none or it could not be read (SecondTraceError says why).
+	// NI findings quote both traces: each line from its own.
+	SecondTraceLines map[int64]string
+	SecondTraceError string
 	// Graph is the catalog's dependency graph; nil: no drawings.
 	Graph *catalog.Graph
 }
@@ -66,20 +73,38 @@ type HTMLRun struct {
 	Status        string // run.json's status: ok, puppet-failed…
 }
 
-// EvidenceLines are the numbers of the trace lines the HTML report quotes:
-// each evidence line of the findings it shows, with TraceContext lines
-// either side, sorted. A caller reads them from the trace in one pass
-// (strace.ReadLines) for HTMLInputs.TraceLines.
+// EvidenceLines are the numbers of the lines of the run's trace that the
+// HTML report quotes: each evidence line in that trace of the findings it
+// shows, with TraceContext lines either side, sorted. A caller reads them
+// from the trace in one pass (strace.ReadLines) for HTMLInputs.TraceLines.
 func (r *Report) EvidenceLines() []int64 {
+	return r.evidenceLines(firstTrace)
+}
+
+// SecondEvidenceLines are, as EvidenceLines, the lines of the second
+// apply's trace that the HTML report quotes (NI findings), for
+// HTMLInputs.SecondTraceLines.
+func (r *Report) SecondEvidenceLines() []int64 {
+	return r.evidenceLines(secondTrace)
+}
+
+// evidenceLines are the quoted lines of one trace, firstTrace or
+// secondTrace (Finding.evidenceTraces says which evidence is in which).
+func (r *Report) evidenceLines(trace string) []int64 {
 	var out []int64
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		if f.Waived || f.HeldBack && !r.ShowHeldBack {
 			continue
 		}
+		producerTrace, consumerTrace := f.evidenceTraces()
 		for _, pc := range f.Paths {
-			for _, ev := range []interp.Evidence{pc.ProducerEvidence, pc.ConsumerEvidence} {
-				if ev.Line <= 0 {
+			for _, e := range []struct {
+				ev    interp.Evidence
+				trace string
+			}{{pc.ProducerEvidence, producerTrace}, {pc.ConsumerEvidence, consumerTrace}} {
+				ev := e.ev
+				if ev.Line <= 0 || e.trace != trace {
 					continue
 				}
 				for n := max(1, ev.Line-TraceContext); n <= ev.Line+TraceContext; n++ {
@@ -126,11 +151,13 @@ type htmlPage struct {
 	Warnings   []string
 	NoSource   string // why no manifest is shown, when none can be
 	TraceNote  string // why no trace line is shown, when none can be
+	SecondNote string // why no line of the second apply's trace is shown
 	Sections   []htmlSection
 	Held       []htmlSection // with ShowHeldBack
 	HeldCount  int
 	Suppressed []htmlSuppressed // with ShowSuppressed
 	Findings   int              // reported findings on the page
+	Kinds      []string         // the kind filter's boxes
 	TOC        []htmlTOCEntry
 	CSS        template.CSS
 	JS         template.JS
@@ -187,6 +214,25 @@ type htmlFinding struct {
 	Snippet    string // the fix as manifest code, to copy
 	Confirm    *htmlConfirmation
 	Graph      *htmlGraph
+	NI         *htmlNI // an NI finding's details
+	Single     bool    // an NI finding of one resource: Consumer is Producer
+}
+
+// htmlNI is what an NI finding says beyond its resources and paths, as
+// the text report says it.
+type htmlNI struct {
+	Problem string
+	Changes []htmlChange
+	Error   string // Puppet's message, for a resource failing only in the second apply
+}
+
+// htmlChange is one event of the second apply: what Puppet changed again.
+type htmlChange struct {
+	Ref      string
+	Property string
+	Previous string
+	Desired  string
+	Message  string // when the event has no old and new value
 }
 
 type htmlResource struct {
@@ -220,6 +266,7 @@ type htmlEffect struct {
 	Ref      string
 	Syscall  string
 	Line     int64
+	Trace    string // the trace the line is in, named for NI (which has two)
 	Lines    []htmlLine
 	NotShown string // why Lines is empty
 }
@@ -286,6 +333,12 @@ func (r *Report) htmlPage(in HTMLInputs) *htmlPage {
 			p.TraceNote += ": " + printable.String(in.TraceError)
 		}
 	}
+	if r.Idempotence && in.SecondTraceLines == nil {
+		p.SecondNote = "lines of the second apply's trace are not available"
+		if in.SecondTraceError != "" {
+			p.SecondNote += ": " + printable.String(in.SecondTraceError)
+		}
+	}
 	p.Counts, p.Summary = r.htmlCounts()
 	if c := r.Confirm; c != nil {
 		p.Confirmed = fmt.Sprintf("%d confirmed, %d refuted, %d unknown (%d applies, %.0fs, %.0fs of container time)",
@@ -303,7 +356,7 @@ func (r *Report) htmlPage(in HTMLInputs) *htmlPage {
 	for _, sec := range []struct {
 		kind  Kind
 		title string
-	}{{MOR, "Missing ordering relationships (MOR)"}, {MN, "Missing notifiers (MN)"}} {
+	}{{MOR, "Missing ordering relationships (MOR)"}, {MN, "Missing notifiers (MN)"}, {NI, "Non-idempotent resources (NI)"}} {
 		if s, n := b.section(groups, sec.kind, false, sec.title); n > 0 {
 			p.Sections = append(p.Sections, s)
 			p.Findings += n
@@ -313,7 +366,7 @@ func (r *Report) htmlPage(in HTMLInputs) *htmlPage {
 		for _, sec := range []struct {
 			kind  Kind
 			title string
-		}{{MOR, "Held back orderings"}, {MN, "Held back notifiers"}} {
+		}{{MOR, "Held back orderings"}, {MN, "Held back notifiers"}, {NI, "Held back non-idempotent resources"}} {
 			if s, n := b.section(groups, sec.kind, true, sec.title); n > 0 {
 				p.Held = append(p.Held, s)
 				p.HeldCount += n
@@ -324,6 +377,10 @@ func (r *Report) htmlPage(in HTMLInputs) *htmlPage {
 		p.Suppressed = b.suppressed()
 	}
 	p.TOC = b.toc
+	p.Kinds = []string{MOR.String(), MN.String()}
+	if r.Idempotence || slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Kind == NI && f.Reported() }) {
+		p.Kinds = append(p.Kinds, NI.String())
+	}
 	return p
 }
 
@@ -348,36 +405,47 @@ func exitText(code int) string {
 // says the summary line in words.
 func (r *Report) htmlCounts() ([]htmlCount, string) {
 	counts := map[string]int{}
-	mor, mn := 0, 0
+	mor, mn, ni := 0, 0, 0
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		if !f.Reported() {
 			continue
 		}
-		if f.Kind == MN {
+		switch f.Kind {
+		case MN:
 			mn++
-		} else {
+		case NI:
+			ni++
+		default:
 			mor++
 		}
 		counts[f.Confidence.String()]++
 	}
 	out := []htmlCount{{"MOR", mor}, {"MN", mn}}
+	kinds := fmt.Sprintf("%d MOR, %d MN", mor, mn)
+	if r.Idempotence { // as the text summary: NI only when it was checked
+		out = append(out, htmlCount{"NI", ni})
+		kinds += fmt.Sprintf(", %d NI", ni)
+	}
 	for _, c := range confidenceNames {
 		out = append(out, htmlCount{c, counts[c]})
 	}
 	var summary string
-	switch {
-	case mor+mn == 0 && r.Complete():
+	switch faults := mor + mn + ni; {
+	case faults == 0 && r.Complete():
 		c := r.Checked()
 		summary = fmt.Sprintf("No missing ordering relationships or notifiers among %s (%s, %s, %s checked)",
 			plural(c.Resources, "resource"), plural(c.Blocks, "block"), plural(c.Paths, "path"),
 			plural(c.RelatedPairs, "related resource pair"))
-	case mor+mn == 0:
+		if r.Idempotence {
+			summary += "; the second apply changed nothing"
+		}
+	case faults == 0:
 		summary = "No faults found, but the analysis is INCOMPLETE, so this is not a clean result"
 	case r.Complete():
-		summary = fmt.Sprintf("Faults found: %d MOR, %d MN", mor, mn)
+		summary = "Faults found: " + kinds
 	default:
-		summary = fmt.Sprintf("Faults found in an INCOMPLETE analysis (there may be more): %d MOR, %d MN", mor, mn)
+		summary = "Faults found in an INCOMPLETE analysis (there may be more): " + kinds
 	}
 	return out, summary
 }
@@ -448,6 +516,9 @@ func printableAll(ss []string) []string {
 // finding is one finding's view; reported findings are numbered
 // finding-1, finding-2… in the page's order, held-back ones held-1….
 func (b *htmlBuilder) finding(f *Finding, held bool) *htmlFinding {
+	if f.Kind == NI {
+		return b.niFinding(f, held)
+	}
 	b.next++
 	arrow := "->"
 	if f.Kind == MN {
@@ -484,8 +555,8 @@ func (b *htmlBuilder) finding(f *Finding, held bool) *htmlFinding {
 			hp.HeldReason = p(pc.HeldReason)
 		}
 		hp.Effects = []htmlEffect{
-			b.effect("producer", pc.ProducerEffect.String(), pc.Producer, pc.ProducerEvidence),
-			b.effect("consumer", pc.ConsumerEffect.String(), pc.Consumer, pc.ConsumerEvidence),
+			b.effect("producer", pc.ProducerEffect.String(), pc.Producer, pc.ProducerEvidence, firstTrace),
+			b.effect("consumer", pc.ConsumerEffect.String(), pc.Consumer, pc.ConsumerEvidence, firstTrace),
 		}
 		hf.Paths = append(hf.Paths, hp)
 	}
@@ -501,12 +572,99 @@ func (b *htmlBuilder) finding(f *Finding, held bool) *htmlFinding {
 	if b.graph != nil {
 		hf.Graph = b.graph.draw(f)
 	}
+	b.place(hf, held)
+	return hf
+}
+
+// place lists a reported finding in the table of contents, and gives a
+// held-back one its anchor.
+func (b *htmlBuilder) place(hf *htmlFinding, held bool) {
 	if !held {
 		b.toc = append(b.toc, htmlTOCEntry{Anchor: hf.Anchor, Title: fmt.Sprintf("%s %d. %s", hf.Kind, hf.Number, hf.Title), Kind: hf.Kind})
 	} else {
 		hf.Anchor = fmt.Sprintf("held-%d", hf.Number)
 	}
+}
+
+// niFinding is an NI finding's view, as the text report writes it: the
+// problem, the resource (two in a fight), what Puppet changed again or
+// the error, each path written again with the lines of both traces, and
+// the fix. It has no confidence (every NI is observed) and no chaining
+// arrow to copy; a fight is drawn as its pair's neighbourhood, without a
+// missing edge, and one resource is not drawn.
+func (b *htmlBuilder) niFinding(f *Finding, held bool) *htmlFinding {
+	b.next++
+	p := printable.String
+	hf := &htmlFinding{
+		Number:   b.next,
+		Kind:     f.Kind.String(),
+		Held:     held,
+		Title:    p(f.pairText()),
+		Single:   f.Producer == f.Consumer,
+		Producer: b.resource("resource", f.Producer),
+		Consumer: b.resource("resource", f.Consumer),
+		Fix:      p(f.Fix),
+		NI:       &htmlNI{},
+	}
+	hf.Anchor = fmt.Sprintf("finding-%d", hf.Number)
+	hf.Resources = strings.ToLower(hf.Producer.Ref)
+	if !hf.Single {
+		hf.Resources += "\n" + strings.ToLower(hf.Consumer.Ref)
+	}
+	if f.HeldBack {
+		hf.HeldReason = p(f.HeldReason)
+	}
+	if ni := f.NI; ni != nil {
+		hf.NI.Problem = p(ni.Problem.text())
+		hf.NI.Error = p(ni.Error)
+		if ni.Problem != FailsSecond { // Error says it
+			hf.NI.Changes = htmlChanges(f.Producer, ni.Changes)
+		}
+		if ni.Problem == Fight {
+			hf.NI.Changes = append(hf.NI.Changes, htmlChanges(f.Consumer, ni.OtherChanges)...)
+		}
+	}
+	fight := f.NI != nil && f.NI.Problem == Fight
+	producerTrace, consumerTrace := f.evidenceTraces()
+	for _, pc := range f.Paths {
+		if pc.Waived {
+			hf.WaivedN++
+			continue
+		}
+		hp := htmlPath{Path: p(pc.Path), Relation: pc.Relation.String(), Metadata: pc.Metadata}
+		if f.HeldBack && pc.HeldReason != "" && pc.HeldReason != f.HeldReason {
+			hp.HeldReason = p(pc.HeldReason)
+		}
+		hp.Effects = []htmlEffect{b.effect("resource", "written in the second apply", pc.Producer, pc.ProducerEvidence, producerTrace)}
+		switch {
+		case fight:
+			hp.Effects = append(hp.Effects, b.effect("resource", "written again in the second apply", pc.Consumer, pc.ConsumerEvidence, consumerTrace))
+		case pc.ConsumerEvidence.Line > 0 || pc.ConsumerEvidence.Syscall() != "":
+			// The text report leaves out a first apply with no write.
+			hp.Effects = append(hp.Effects, b.effect("resource", "written in the first apply", pc.Consumer, pc.ConsumerEvidence, consumerTrace))
+		}
+		hf.Paths = append(hf.Paths, hp)
+	}
+	if b.graph != nil && !hf.Single {
+		hf.Graph = b.graph.draw(f)
+	}
+	b.place(hf, held)
 	return hf
+}
+
+// htmlChanges are a resource's events of the second apply.
+func htmlChanges(r *catalog.Resource, events []puppet.ResourceEvent) []htmlChange {
+	var out []htmlChange
+	for _, e := range events {
+		c := htmlChange{Ref: printable.String(r.Ref()), Property: printable.String(e.Property)}
+		if e.Previous != "" || e.Desired != "" {
+			c.Previous, c.Desired = printable.String(e.Previous), printable.String(e.Desired)
+		} else {
+			c.Message = printable.String(e.Message)
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // resource is a resource's view with its manifest lines around its own.
@@ -542,22 +700,31 @@ func (b *htmlBuilder) resource(role string, res *catalog.Resource) htmlResource 
 	return hr
 }
 
-// effect is what one resource did to a path, with its trace lines.
-func (b *htmlBuilder) effect(role, eff string, res *catalog.Resource, ev interp.Evidence) htmlEffect {
+// effect is what one resource did to a path, with its lines of the trace
+// named trace (firstTrace or secondTrace). Only a report with two traces
+// (Report.Idempotence) names the trace of each line on the page.
+func (b *htmlBuilder) effect(role, eff string, res *catalog.Resource, ev interp.Evidence, trace string) htmlEffect {
 	he := htmlEffect{Role: role, Effect: eff, Ref: printable.String(res.Ref()), Syscall: ev.Syscall(), Line: ev.Line}
+	lines := b.in.TraceLines
+	if trace == secondTrace {
+		lines = b.in.SecondTraceLines
+	}
+	if b.r.Idempotence {
+		he.Trace = trace
+	}
 	switch {
 	case ev.Line <= 0:
 		he.NotShown = "no trace line recorded"
-	case b.in.TraceLines == nil:
+	case lines == nil:
 		he.NotShown = "trace lines not available"
 	default:
 		for n := max(1, ev.Line-TraceContext); n <= ev.Line+TraceContext; n++ {
-			if text, ok := b.in.TraceLines[n]; ok {
+			if text, ok := lines[n]; ok {
 				he.Lines = append(he.Lines, htmlLine{No: n, Text: printable.String(text), Hit: n == ev.Line})
 			}
 		}
 		if len(he.Lines) == 0 {
-			he.NotShown = fmt.Sprintf("trace line %d not found in the trace", ev.Line)
+			he.NotShown = fmt.Sprintf("line %d not found in %s", ev.Line, trace)
 		}
 	}
 	return he
@@ -572,13 +739,9 @@ func (b *htmlBuilder) suppressed() []htmlSuppressed {
 		if !f.Waived || f.HeldBack {
 			continue
 		}
-		arrow := "->"
-		if f.Kind == MN {
-			arrow = "~>"
-		}
 		s := htmlSuppressed{
 			Anchor: fmt.Sprintf("suppressed-%d", len(out)+1),
-			Text:   printable.String(fmt.Sprintf("%s %s %s %s (%s)", f.Kind, f.Producer.Ref(), arrow, f.Consumer.Ref(), f.Confidence)),
+			Text:   printable.String(fmt.Sprintf("%s %s (%s)", f.Kind, f.pairText(), f.Confidence)),
 			How:    "waived",
 			Reason: printable.String(f.WaiverReason),
 			Where:  printable.String(f.WaiverSource),

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/internal/browsercheck"
 )
 
@@ -236,5 +238,172 @@ func TestHTMLConfirmation(t *testing.T) {
 	}
 	if n := strings.Count(page, `<div class="confirmation`); n != 1 {
 		t.Errorf("%d confirmations on the page, want 1", n)
+	}
+}
+
+// TestHTMLNonIdempotence: the NI findings of niInput are on the page after
+// MOR and MN, each an element with its problem, resource(s), changes,
+// error and fix; each evidence line is quoted from the trace it is in
+// (the two traces' lines differ here, so a line from the wrong one shows);
+// the summary counts NI and the kind filter has an NI box.
+func TestHTMLNonIdempotence(t *testing.T) {
+	rep := Detect(result(), niGraph(), Options{Idempotence: niInput()})
+	nis := rep.Faults()
+	if nis == 0 {
+		t.Fatal("no NI findings")
+	}
+	first, second := map[int64]string{}, map[int64]string{}
+	for n := int64(1); n <= 40; n++ {
+		first[n] = fmt.Sprintf("first apply, line %d", n)
+		second[n] = fmt.Sprintf("second apply, line %d", n)
+	}
+	page := writeHTML(t, rep, HTMLInputs{ExitStatus: 1, TraceLines: first, SecondTraceLines: second})
+	if n := strings.Count(page, `<article class="finding kind-NI" `); n != nis {
+		t.Errorf("%d NI elements, want %d", n, nis)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("Non-idempotent resources (NI): %d", nis),
+		fmt.Sprintf(`<td data-count="NI">%d</td>`, nis),
+		fmt.Sprintf("Faults found: 0 MOR, 0 MN, %d NI", nis),
+		`<input type="checkbox" class="kind-filter" value="NI" checked>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	n := 0
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		n++
+		at := strings.Index(page, fmt.Sprintf(`id="finding-%d"`, n))
+		if at < 0 || !strings.Contains(page, fmt.Sprintf(`<a href="#finding-%d">NI %d. %s</a>`, n, n, html.EscapeString(f.pairText()))) {
+			t.Errorf("NI %d (%s) has no element or no entry in the table of contents", n, f.pairText())
+			continue
+		}
+		article, _, _ := strings.Cut(page[at:], "</article>")
+		for _, want := range []string{"problem: " + html.EscapeString(f.NI.Problem.text()), "<code>" + html.EscapeString(f.Producer.Ref()) + "</code>",
+			"<code>" + html.EscapeString(f.Consumer.Ref()) + "</code>", html.EscapeString(f.Fix)} {
+			if !strings.Contains(article, want) {
+				t.Errorf("NI %d lacks %q", n, want)
+			}
+		}
+		if strings.Contains(article, `class="copy"`) || strings.Contains(article, "confidence:") {
+			t.Errorf("NI %d has a chaining arrow to copy or a confidence", n)
+		}
+		if f.NI.Problem == FailsSecond && !strings.Contains(article, "error in the second apply: <code>"+f.NI.Error+"</code>") {
+			t.Errorf("NI %d does not show its error %q", n, f.NI.Error)
+		}
+		for _, e := range f.NI.Changes {
+			if e.Previous != "" && !strings.Contains(article, "<code>"+e.Previous+"</code> → <code>"+e.Desired+"</code>") {
+				t.Errorf("NI %d does not show its change of %s", n, e.Property)
+			}
+		}
+		producerTrace, consumerTrace := f.evidenceTraces()
+		for _, pc := range f.Paths {
+			for _, e := range []struct {
+				line  int64
+				trace string
+			}{{pc.ProducerEvidence.Line, producerTrace}, {pc.ConsumerEvidence.Line, consumerTrace}} {
+				if e.line <= 0 {
+					continue
+				}
+				text := first[e.line]
+				if e.trace == secondTrace {
+					text = second[e.line]
+				}
+				if !strings.Contains(article, fmt.Sprintf(`<span class="ln hit"><span class="no">%d</span>%s</span>`, e.line, text)) ||
+					!strings.Contains(article, fmt.Sprintf("line %d of %s", e.line, e.trace)) {
+					t.Errorf("NI %d does not quote line %d of %s", n, e.line, e.trace)
+				}
+			}
+		}
+	}
+	// The NI section comes after MOR and MN (here none), in the text
+	// report's order.
+	if strings.Index(page, "Non-idempotent resources (NI)") < strings.Index(page, `<div id="findings"`) {
+		t.Error("the NI section is not among the findings")
+	}
+	browseHTML(t, page, nis)
+
+	// A waived NI is listed with the suppressed ones, as one resource.
+	w := Waiver{Reason: "on purpose", Kinds: KindSet(0).Add(NI)}
+	w.Ref1, _, _ = catalog.CutRef("Exec[stamp]")
+	w.Ref2 = w.Ref1
+	rep = Detect(result(), niGraph(), Options{Idempotence: niInput(), Waivers: []Waiver{w}})
+	rep.ShowSuppressed = true
+	page = writeHTML(t, rep, HTMLInputs{})
+	if n := findingElements(page); n != nis-1 {
+		t.Errorf("%d finding elements with one waived, want %d", n, nis-1)
+	}
+	if !strings.Contains(page, "NI Exec[stamp] (observed), waived: on purpose") {
+		t.Error("the waived NI is not listed as the text report lists it")
+	}
+	for _, want := range []string{"trace lines are not available", "lines of the second apply&#39;s trace are not available"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("without trace lines the page does not say %q", want)
+		}
+	}
+}
+
+// TestHTMLNIOnlyWhenChecked: a report without --idempotence has no NI
+// count, summary or filter.
+func TestHTMLNIOnlyWhenChecked(t *testing.T) {
+	page := writeHTML(t, goldenReport(t), HTMLInputs{})
+	for _, bad := range []string{`data-count="NI"`, `value="NI"`, " NI", "second apply"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("a report that did not check NI has %q", bad)
+		}
+	}
+}
+
+// TestSecondEvidenceLines: each trace's quoted lines are those of the
+// evidence in it: the second apply's writes in the second, the first
+// apply's in the first.
+func TestSecondEvidenceLines(t *testing.T) {
+	rep := Detect(result(), niGraph(), Options{Idempotence: niInput()})
+	var wantFirst, wantSecond []int64
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		pt, ct := f.evidenceTraces()
+		for _, pc := range f.Paths {
+			for _, e := range []struct {
+				line  int64
+				trace string
+			}{{pc.ProducerEvidence.Line, pt}, {pc.ConsumerEvidence.Line, ct}} {
+				if e.line <= 0 {
+					continue
+				}
+				if e.trace == secondTrace {
+					wantSecond = append(wantSecond, e.line)
+				} else {
+					wantFirst = append(wantFirst, e.line)
+				}
+			}
+		}
+	}
+	if len(wantFirst) == 0 || len(wantSecond) == 0 {
+		t.Fatalf("the findings quote both traces: first %v, second %v", wantFirst, wantSecond)
+	}
+	for _, c := range []struct {
+		name       string
+		got, lines []int64
+	}{{"first", rep.EvidenceLines(), wantFirst}, {"second", rep.SecondEvidenceLines(), wantSecond}} {
+		for _, l := range c.lines {
+			if !slices.Contains(c.got, l) {
+				t.Errorf("the %s trace's lines %v lack %d", c.name, c.got, l)
+			}
+		}
+	}
+	// The first apply wrote on lines 10 to 13, the second on 20 to 24:
+	// with the context, neither quotes the other's writes.
+	for _, l := range wantSecond {
+		if slices.Contains(rep.EvidenceLines(), l) {
+			t.Errorf("the first trace's lines have %d, a line of the second", l)
+		}
+	}
+	for _, l := range wantFirst {
+		if slices.Contains(rep.SecondEvidenceLines(), l) {
+			t.Errorf("the second trace's lines have %d, a line of the first", l)
+		}
 	}
 }

@@ -50,8 +50,8 @@ type htmlGraph struct {
 	Width, Height int
 	Nodes         []svgNode
 	Edges         []svgEdge
-	Missing       svgEdge
-	More          string // "3 more edges not drawn", when some were left out
+	Missing       *svgEdge // nil for NI: a fight is no missing edge
+	More          string   // "3 more edges not drawn", when some were left out
 }
 
 type svgNode struct {
@@ -71,7 +71,9 @@ type svgEdge struct {
 	Class          string
 }
 
-// draw lays out f's pair with its neighbours.
+// draw lays out f's pair with its neighbours and the missing edge; an NI
+// fight's pair has no missing edge (the two write one path: no ordering
+// fixes that).
 func (n *neighbours) draw(f *Finding) *htmlGraph {
 	pair := []*catalog.Resource{f.Producer, f.Consumer}
 	isPair := func(r *catalog.Resource) bool { return r == f.Producer || r == f.Consumer }
@@ -148,15 +150,17 @@ func (n *neighbours) draw(f *Finding) *htmlGraph {
 		e.LabelX, e.LabelY = x+34, (y1+y2)/2+4
 		g.Edges = append(g.Edges, e)
 	}
-	p, c := pos[f.Producer], pos[f.Consumer]
-	label := "require"
-	if f.Kind == MN {
-		label = "notify"
+	if f.Kind != NI {
+		p, c := pos[f.Producer], pos[f.Consumer]
+		label := "require"
+		if f.Kind == MN {
+			label = "notify"
+		}
+		x := p.X + 60
+		g.Missing = &svgEdge{X1: x, Y1: p.Y + p.H, X2: x, Y2: c.Y, Label: label, Class: "missing " + f.Kind.String(),
+			LabelX: x + 8, LabelY: (p.Y+p.H+c.Y)/2 + 4}
+		g.Missing.Path = fmt.Sprintf("M%d,%d L%d,%d", g.Missing.X1, g.Missing.Y1, g.Missing.X2, g.Missing.Y2)
 	}
-	x := p.X + 60
-	g.Missing = svgEdge{X1: x, Y1: p.Y + p.H, X2: x, Y2: c.Y, Label: label, Class: "missing " + f.Kind.String(),
-		LabelX: x + 8, LabelY: (p.Y+p.H+c.Y)/2 + 4}
-	g.Missing.Path = fmt.Sprintf("M%d,%d L%d,%d", g.Missing.X1, g.Missing.Y1, g.Missing.X2, g.Missing.Y2)
 	if more := leftMore + rightMore; more > 0 {
 		g.More = fmt.Sprintf("%d more neighbour(s) not drawn", more)
 	}

@@ -338,6 +338,20 @@ const (
 	secondTrace = "second/trace.log"
 )
 
+// evidenceTraces names the traces that the evidence lines of f's paths are
+// in: the run's trace for MOR and MN; for NI the second apply's for the
+// producer, and for the consumer the second apply's in a fight, else the
+// first apply's (NonIdempotence says why).
+func (f *Finding) evidenceTraces() (producer, consumer string) {
+	switch {
+	case f.Kind != NI:
+		return firstTrace, firstTrace
+	case f.NI != nil && f.NI.Problem == Fight:
+		return secondTrace, secondTrace
+	}
+	return secondTrace, firstTrace
+}
+
 // niLines are an NI finding's details, one line each, for the text report
 // and the one-message formats.
 func (f *Finding) niLines() (problem string, changes []string, paths []string) {
@@ -356,14 +370,15 @@ func (f *Finding) niLines() (problem string, changes []string, paths []string) {
 	} else if s := eventsText(ni.Changes); s != "" && ni.Problem != FailsSecond { // Error says it
 		changes = append(changes, s)
 	}
+	producerTrace, consumerTrace := f.evidenceTraces()
 	for _, pc := range f.Paths {
 		if pc.Waived {
 			continue
 		}
-		line := pc.Path + ": written by " + pc.Producer.Ref() + " " + niEvidence(pc.ProducerEvidence, secondTrace)
+		line := pc.Path + ": written by " + pc.Producer.Ref() + " " + niEvidence(pc.ProducerEvidence, producerTrace)
 		if ni.Problem == Fight {
-			line += " and by " + pc.Consumer.Ref() + " " + niEvidence(pc.ConsumerEvidence, secondTrace)
-		} else if ev := niEvidence(pc.ConsumerEvidence, firstTrace); ev != "" {
+			line += " and by " + pc.Consumer.Ref() + " " + niEvidence(pc.ConsumerEvidence, consumerTrace)
+		} else if ev := niEvidence(pc.ConsumerEvidence, consumerTrace); ev != "" {
 			line += ", and in the first apply " + ev
 		}
 		paths = append(paths, strings.TrimSpace(line))

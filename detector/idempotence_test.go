@@ -25,8 +25,11 @@ func changed(ref string, events ...puppet.ResourceEvent) puppet.ResourceStatus {
 	return puppet.ResourceStatus{Ref: ref, Changed: true, Events: events}
 }
 
-func TestIdempotenceFindings(t *testing.T) {
-	g := niGraph()
+// niInput are two applies of niGraph's catalog: the first apply writes on
+// trace lines 10 to 13, the second on 20 to 25; each resource but
+// Exec[reload] and File[/etc/stable] is non-idempotent (Exec[once] fails
+// in the second apply only, File[/etc/conf] and Exec[rewrite] fight).
+func niInput() *Idempotence {
 	first := result(
 		p("/etc/stamp", a("Exec[stamp]", "p", 10)),
 		p("/etc/time", a("File[/etc/time]", "p", 11)),
@@ -39,7 +42,7 @@ func TestIdempotenceFindings(t *testing.T) {
 		p("/etc/marker", a("Exec[guarded]", "p", 24)),
 		p("/proc/self/status", a("Exec[stamp]", "p", 25)), // filtered
 	)
-	in := &Idempotence{
+	return &Idempotence{
 		First: []puppet.ResourceStatus{{Ref: "Exec[once]"}, {Ref: "Exec[reload]", Failed: true}},
 		Second: []puppet.ResourceStatus{
 			changed("Exec[stamp]", puppet.ResourceEvent{Property: "returns", Previous: "notrun", Desired: "0"}),
@@ -54,6 +57,11 @@ func TestIdempotenceFindings(t *testing.T) {
 		},
 		FirstTrace: first, SecondTrace: second,
 	}
+}
+
+func TestIdempotenceFindings(t *testing.T) {
+	g := niGraph()
+	in := niInput()
 	rep := Detect(result(), g, Options{Idempotence: in})
 	expect(t, rep,
 		"NI Exec[stamp]->Exec[stamp] /etc/stamp",

@@ -12,7 +12,8 @@ import (
 // htmlInputs gathers what the HTML report shows beyond the report: the
 // run's facts from its run.json (rec, nil without one), the manifests
 // (their paths are already the user's: analyze.Input.PathMap), the trace
-// lines of the evidence (one streaming pass over the trace), and the
+// lines of the evidence (one streaming pass over each trace: the run's,
+// and the second apply's for NI findings), and the
 // catalog's graph. What cannot be had is left empty, and the page says so.
 func htmlInputs(in analyze.Input, rec *runner.RunRecord, st *analyze.Stats, rep *detector.Report, exit int) detector.HTMLInputs {
 	hi := detector.HTMLInputs{ExitStatus: exit, ReadSource: detector.ReadManifestFile}
@@ -40,6 +41,16 @@ func htmlInputs(in analyze.Input, rec *runner.RunRecord, st *analyze.Stats, rep 
 			hi.TraceError = err.Error()
 		} else {
 			hi.TraceLines = lines
+		}
+	}
+	// NI findings quote the second apply's trace too (withSecondRun).
+	if rep.Idempotence {
+		if in.SecondTrace == "" {
+			hi.SecondTraceError = "the second apply was not traced"
+		} else if lines, err := strace.ReadLines(in.SecondTrace, rep.SecondEvidenceLines()); err != nil {
+			hi.SecondTraceError = err.Error()
+		} else {
+			hi.SecondTraceLines = lines
 		}
 	}
 	return hi

@@ -76,6 +76,17 @@ func testIdempotence(t *testing.T, m e2eMode, c niCase) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The run's report.html: each NI finding an element (the kind filter
+	// hides exactly them), the second apply's trace lines readable.
+	checkRunPage(t, out, rec, len(c.want), wantCode)
+	if page, err := os.ReadFile(filepath.Join(out, runner.HTMLReportFile)); err == nil {
+		if n := bytes.Count(page, []byte(`<article class="finding kind-NI"`)); n != len(c.want) {
+			t.Errorf("%s: %d NI elements, want %d", runner.HTMLReportFile, n, len(c.want))
+		}
+		if bytes.Contains(page, []byte("trace lines are not available")) || bytes.Contains(page, []byte("trace are not available")) {
+			t.Errorf("%s cannot show the lines of a trace", runner.HTMLReportFile)
+		}
+	}
 	sec := rec.Second
 	switch {
 	case sec == nil:

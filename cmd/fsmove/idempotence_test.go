@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/fsmove/fsmove/puppet/runner"
+	"github.com/fsmove/fsmove/tracer/strace"
 )
 
 // niRun is a real fsmove run --idempotence of testdata/modules/ni_not_idempotent
@@ -120,6 +123,59 @@ func TestNIFindings(t *testing.T) {
 		"add creates => '/etc/ni_not_idempotent.stamp'", "of second/trace.log", "File[/etc/ni_not_idempotent.conf] <-> Exec[rewrite-conf]"} {
 		if !strings.Contains(string(text), s) {
 			t.Errorf("text report without %q:\n%s", s, text)
+		}
+	}
+}
+
+// TestNIHTML: fsmove analyze --format html of the run shows its NI
+// findings, and quotes each evidence line as the trace it is in has it:
+// the second apply's writes from second/trace.log, the first apply's from
+// trace.log (their line numbers overlap, so a line read from the wrong
+// trace shows another text).
+func TestNIHTML(t *testing.T) {
+	_, out, _ := analyzeNI(t, "--format", "json")
+	var rep niReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatal(err)
+	}
+	code, page, stderr := analyzeNI(t, "--format", "html")
+	if code != exitFindings {
+		t.Fatalf("exit %d, want %d\n%s", code, exitFindings, stderr)
+	}
+	if n := bytes.Count(page, []byte(`<article class="finding kind-NI"`)); n != len(rep.Findings) {
+		t.Errorf("%d NI elements, want %d", n, len(rep.Findings))
+	}
+	var firstWanted, secondWanted []int64
+	for _, f := range rep.Findings {
+		for _, pc := range f.Paths {
+			secondWanted = append(secondWanted, pc.ProducerEvidence.Line)
+			if f.NI.Problem == "fight" {
+				secondWanted = append(secondWanted, pc.ConsumerEvidence.Line)
+			} else if pc.ConsumerEvidence.Line > 0 {
+				firstWanted = append(firstWanted, pc.ConsumerEvidence.Line)
+			}
+		}
+	}
+	first, err := strace.ReadLines(filepath.Join(niRun, "trace.log.zst"), firstWanted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := strace.ReadLines(filepath.Join(niRun, "second", "trace.log.zst"), secondWanted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		trace string
+		lines map[int64]string
+	}{{"trace.log", first}, {"second/trace.log", second}} {
+		if len(c.lines) == 0 {
+			t.Errorf("no evidence in %s", c.trace)
+		}
+		for n, text := range c.lines {
+			want := fmt.Sprintf(`<span class="ln hit"><span class="no">%d</span>%s</span>`, n, html.EscapeString(text))
+			if !bytes.Contains(page, []byte(want)) || !bytes.Contains(page, []byte(fmt.Sprintf("line %d of %s", n, c.trace))) {
+				t.Errorf("the page does not quote line %d of %s: %q", n, c.trace, text)
+			}
 		}
 	}
 }

@@ -28,7 +28,8 @@ import (
 type Expect struct {
 	// Findings is the number of reported findings (Report.Faults).
 	Findings int
-	// Graphs: each reported finding has a drawing of its pair.
+	// Graphs: each reported finding of two resources has a drawing of
+	// its pair (an NI finding of one resource has none).
 	Graphs bool
 }
 
@@ -143,14 +144,18 @@ func Check(t testing.TB, page string, want Expect) {
 	if n := eval(visible); n != want.Findings {
 		t.Errorf("%s: %d findings visible before any filter, want %d", page, n, want.Findings)
 	}
-	if n := eval(`document.querySelectorAll("#findings button.copy").length`); want.Findings > 0 && n < want.Findings {
-		t.Errorf("%s: %d copy buttons for %d findings", page, n, want.Findings)
+	// NI findings have no chaining arrow to copy.
+	arrows := count(eval, `#findings article.finding:not([data-kind='NI'])`)
+	if n := eval(`document.querySelectorAll("#findings button.copy").length`); n < arrows {
+		t.Errorf("%s: %d copy buttons for %d MOR and MN findings", page, n, arrows)
 	}
 	if want.Graphs {
-		// Every drawing is laid out with a size: it rendered.
+		// Every drawing is laid out with a size: it rendered. A finding's
+		// data-resources has a line per resource.
+		pairs := eval(`Array.from(document.querySelectorAll("#findings article.finding")).filter(f => f.dataset.resources.includes("\n")).length`)
 		drawn := eval(`Array.from(document.querySelectorAll("#findings article.finding svg")).filter(s => { const r = s.getBoundingClientRect(); return r.width > 0 && r.height > 0 }).length`)
-		if drawn != want.Findings {
-			t.Errorf("%s: %d drawings with a size, want one per finding (%d)", page, drawn, want.Findings)
+		if drawn != pairs {
+			t.Errorf("%s: %d drawings with a size, want one per finding of two resources (%d)", page, drawn, pairs)
 		}
 	}
 	checkKindFilter(t, ctx, page, eval)
@@ -187,11 +192,11 @@ func count(eval func(string) int, selector string) int {
 	return eval("document.querySelectorAll(" + strconv.Quote(selector) + ").length")
 }
 
-// checkKindFilter unticks each kind in turn: only the other kind's
+// checkKindFilter unticks each kind in turn: only the other kinds'
 // findings stay visible, and all of them come back when it is ticked again.
 func checkKindFilter(t testing.TB, ctx context.Context, page string, eval func(string) int) {
 	t.Helper()
-	for _, kind := range []string{"MOR", "MN"} {
+	for _, kind := range []string{"MOR", "MN", "NI"} {
 		box := fmt.Sprintf(`#filters input.kind-filter[value='%s']`, kind)
 		if count(eval, box) == 0 {
 			continue // no finding, no filters
