@@ -68,8 +68,8 @@ fuzz:
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
 
-# With ORIGINAL=PATH (the original OCaml FSMoVe's binary, built by
-# /work/shared/original/build.sh or its own README), bench-analyze also
+# With ORIGINAL=PATH (the binary of the original OCaml FSMoVe,
+# AUEB-BALab/fsmove, built from its sources), bench-analyze also
 # times the original and fsmove (one core, two cores) on the same traces in
 # BENCH_ROUNDS alternating rounds and prints the medians and the ratios
 # (bench/vs-original). BENCH_VS_TRACES holds pairs TRACE CATALOG; by default
