@@ -4,6 +4,7 @@
 #   make build          build bin/fsmove, its version from git describe
 #   make install        build, then install fsmove to $(PREFIX)/bin (default /usr/local)
 #   make bench-analyze  generate a 1 GB trace and print analysis MB/s and peak RSS
+#                       (ORIGINAL=BIN: also the medians and ratios against the original FSMoVe)
 #   make bench-debian   run every Debian puppet-module-* package (resumable) and refresh bench/results/
 #   make bench-tracers  apply a fixture untraced and under each tracer, alternating; print median slowdowns
 #   make pgo TRACE=DIR  refresh cmd/fsmove/default.pgo from analyses of a saved run (trace.log, catalog.json)
@@ -67,10 +68,25 @@ fuzz:
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
 
+# With ORIGINAL=PATH (the binary of the original OCaml FSMoVe,
+# AUEB-BALab/fsmove, built from its sources), bench-analyze also
+# times the original and fsmove (one core, two cores) on the same traces in
+# BENCH_ROUNDS alternating rounds and prints the medians and the ratios
+# (bench/vs-original). BENCH_VS_TRACES holds pairs TRACE CATALOG; by default
+# a generated trace of BENCH_VS_SIZE (the original reads ~10 MB/s).
+ORIGINAL ?=
+BENCH_ROUNDS ?= 5
+BENCH_VS_SIZE ?= 100M
+BENCH_VS_TRACES ?= $(BENCH_DIR)/trace-$(BENCH_VS_SIZE).log $(BENCH_DIR)/catalog-$(BENCH_VS_SIZE).json
+
 bench-analyze: build
 	mkdir -p $(BENCH_DIR)
 	test -s $(BENCH_DIR)/trace-$(BENCH_SIZE).log || $(GO) run ./cmd/tracegen -size $(BENCH_SIZE) -o $(BENCH_DIR)/trace-$(BENCH_SIZE).log -catalog $(BENCH_DIR)/catalog-$(BENCH_SIZE).json
 	bin/fsmove analyze --stats --format json -o /dev/null $(BENCH_DIR)/trace-$(BENCH_SIZE).log $(BENCH_DIR)/catalog-$(BENCH_SIZE).json; test $$? -le 1
+	if [ -n "$(ORIGINAL)" ]; then \
+		test -s $(BENCH_DIR)/trace-$(BENCH_VS_SIZE).log || $(GO) run ./cmd/tracegen -size $(BENCH_VS_SIZE) -o $(BENCH_DIR)/trace-$(BENCH_VS_SIZE).log -catalog $(BENCH_DIR)/catalog-$(BENCH_VS_SIZE).json || exit 1; \
+		bench/vs-original $(ORIGINAL) bin/fsmove $(BENCH_ROUNDS) $(BENCH_VS_TRACES); \
+	fi
 
 # The profile go build uses to optimise fsmove (profile-guided optimisation:
 # hot calls inlined): CPU profiles of 8 analyses of a real run on two cores,
