@@ -59,6 +59,16 @@ while kill -0 "$puppet_pid" 2>/dev/null; do
 	sleep 0.1
 done
 
+# strace reaps Puppet first and writes its "+++ exited" line after: a
+# SIGTERM in between ends strace before it writes the line, and Puppet's
+# status is lost ("unknown"). Wait for the line (near the end of the trace;
+# at most 10 s, then the whole trace is searched below all the same).
+i=0
+while [ "$i" -lt 200 ] && ! tail -c 1048576 trace.log | grep -q -E "^$puppet_pid +[+]{3} (exited|killed)"; do
+	sleep 0.05
+	i=$((i + 1))
+done
+
 # Puppet is gone: stop tracing whatever it left behind.
 kill -TERM "$strace_pid" 2>/dev/null
 # strace re-raises SIGTERM after detaching; keep the shell's "Terminated"

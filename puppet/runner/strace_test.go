@@ -173,3 +173,49 @@ func killDaemon(t *testing.T, pidFile string) {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
 }
+
+// TestApplyScriptWaitsForPuppetsExitLine runs apply.sh with a fake strace
+// that, like the real one, reaps Puppet first and writes its "+++ exited"
+// line a moment later, and that ends at once on SIGTERM: the script must
+// wait for the line before it stops the tracer, or Puppet's status is lost
+// (seen as "unknown" on a loaded machine).
+func TestApplyScriptWaitsForPuppetsExitLine(t *testing.T) {
+	work := t.TempDir()
+	bin := filepath.Join(work, "bin")
+	os.Mkdir(bin, 0o755)
+	fakePuppet := "#!/bin/sh\nexit 2\n"
+	// strace -I2 OPTIONS -o FILE ... -- PROGRAM ARGS...
+	fakeStrace := `#!/bin/sh
+out=
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+	[ "$1" = "-o" ] && out=$2
+	shift
+done
+shift
+trap 'exit 0' TERM
+"$@" &
+child=$!
+wait "$child"
+status=$?
+sleep 0.5 & wait $!
+echo "$child +++ exited with $status +++" >>"$out"
+`
+	for name, text := range map[string]string{"puppet": fakePuppet, "strace": fakeStrace} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := filepath.Join(work, "apply.sh")
+	if err := os.WriteFile(script, applySh, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sh", script, "-f", "-o", filepath.Join(work, "trace.log"), "--", "site.pp")
+	cmd.Env = append(os.Environ(), "FSMOVE_WORKDIR="+work, "PATH="+bin+":"+os.Getenv("PATH"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("apply.sh: %v\n%s", err, out)
+	}
+	exitText, err := os.ReadFile(filepath.Join(work, "puppet.exit"))
+	if err != nil || strings.TrimSpace(string(exitText)) != "2" {
+		t.Errorf("puppet.exit = %q (%v), want 2: the tracer was stopped before it wrote Puppet's exit", exitText, err)
+	}
+}
