@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/ebpf"
@@ -140,7 +139,7 @@ func startHostTrace(c *container.Container, initPid int, outDir string, maxBytes
 	if err != nil {
 		return nil, err
 	}
-	t, err := ebpf.Start(ebpf.Options{CgroupPath: cg, PidNS: ns, Lookups: fstrace.LookupCall})
+	t, err := ebpf.Start(ebpf.Options{CgroupPath: cg, PidNS: ns})
 	if err != nil {
 		return nil, err
 	}
