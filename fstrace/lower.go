@@ -75,7 +75,7 @@ package fstrace
 // call of a lookup row (syscalls.go) that failed with ENOENT or ENOTDIR
 // lowers to a Missing statement (lowerMissing), unless the same lookup was
 // lowered since the last statement that could change what it records.
-// FailedLookup and Lowerer.NeedsFailedArgs tell readers which failed calls
+// linux.FailedLookup and Lowerer.NeedsFailedArgs tell readers which failed calls
 // those are, so that they decode no other failed call's arguments.
 
 import (
@@ -83,6 +83,7 @@ import (
 	"strings"
 
 	"github.com/fsmove/fsmove/tracer"
+	"github.com/fsmove/fsmove/tracer/linux"
 )
 
 // form is a shape of lowering shared by several rows of the table.
@@ -288,37 +289,9 @@ func ArgsUsed(syscall string) uint64 {
 	return mask
 }
 
-// FailedLookup reports whether a call of syscall that failed with errno
-// ("ENOENT") lowers to a statement: a lookup row (syscalls.go) that failed
-// with ENOENT or ENOTDIR. Readers that skip decoding failed calls (they are
-// most of a Puppet trace) decode these, the arguments of ArgsUsed only.
-// The errno is tested first: it is cheap and rules out most failed calls
-// (Ruby's readlink of paths that are not links fails with EINVAL).
-func FailedLookup(syscall, errno string) bool {
-	return lookupErrno(errno) && LookupCall(syscall)
-}
-
-// LookupCall reports whether syscall looks a path up to read, stat or
-// execute it: its ENOENT and ENOTDIR failures lower to Missing. Tracers that
-// filter in the kernel ask it which failed calls to keep (eBPF).
-func LookupCall(syscall string) bool {
-	row := rows.lookup(syscall)
-	return row != nil && row.lookup
-}
-
-// LookupErrnos are the errnos of a failed lookup: the path, or one of its
-// directories, is not there. Readers may test them before FailedLookup or
-// Lowerer.NeedsFailedArgs, more cheaply (strace.Options.FailedErrnos).
-var LookupErrnos = []string{"ENOENT", "ENOTDIR"}
-
-// lookupErrno reports whether errno is one of LookupErrnos.
-func lookupErrno(errno string) bool {
-	return errno == "ENOENT" || errno == "ENOTDIR"
-}
-
 // NeedsFailedArgs reports whether the failed call ev (Pid, Syscall and
 // Errno set; its arguments not decoded yet) needs its arguments: it is a
-// failed lookup (FailedLookup) and its process may act for a block. The
+// failed lookup (linux.FailedLookup) and its process may act for a block. The
 // interpreter records a failed lookup only for the block the process acts
 // for, and a process acts for none when no block is open and it is not
 // pinned to one (interp: a process created inside a block, and its
@@ -332,7 +305,7 @@ func lookupErrno(errno string) bool {
 func (l *Lowerer) NeedsFailedArgs(ev *tracer.Event) bool {
 	// Cheapest first: most failed calls are readlinks failing with EINVAL,
 	// and most failed lookups happen at start-up, outside blocks.
-	if !lookupErrno(ev.Errno) || !(l.blockOpen || l.pinned[int32(ev.Pid)]) {
+	if !linux.LookupErrno(ev.Errno) || !(l.blockOpen || l.pinned[int32(ev.Pid)]) {
 		return false
 	}
 	row := rows.lookup(ev.Syscall)
@@ -356,7 +329,7 @@ func (l *Lowerer) Lower(ev *tracer.Event, out []Statement) []Statement {
 			l.countUnknown(ev.Syscall)
 		case ev.Failed():
 			l.Stats.Failed++
-			if row.lookup && len(ev.Args) > 0 && lookupErrno(ev.Errno) {
+			if row.lookup && len(ev.Args) > 0 && linux.LookupErrno(ev.Errno) {
 				out = l.lowerMissing(row, ev, out)
 			}
 		default:

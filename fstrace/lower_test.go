@@ -757,10 +757,10 @@ func TestLowerFailedCalls(t *testing.T) {
 			if s.Failed != 1 || s.FailedLookups != int64(len(got)) || s.Statements != int64(len(got)) || s.BadArgs != 0 {
 				t.Errorf("stats %+v after %d statements", s, len(got))
 			}
-			if FailedLookup(tc.ev.Syscall, tc.ev.Errno) != (rows.lookup(tc.ev.Syscall).lookup && lookupErrno(tc.ev.Errno)) {
-				t.Errorf("FailedLookup(%s, %s) disagrees with the lowering", tc.ev.Syscall, tc.ev.Errno)
+			if linux.FailedLookup(tc.ev.Syscall, tc.ev.Errno) != (rows.lookup(tc.ev.Syscall).lookup && linux.LookupErrno(tc.ev.Errno)) {
+				t.Errorf("linux.FailedLookup(%s, %s) disagrees with the lowering", tc.ev.Syscall, tc.ev.Errno)
 			}
-			if len(got) > 0 && !FailedLookup(tc.ev.Syscall, tc.ev.Errno) {
+			if len(got) > 0 && !linux.FailedLookup(tc.ev.Syscall, tc.ev.Errno) {
 				t.Errorf("%s lowered, but FailedLookup says a reader need not decode it", tc.strace)
 			}
 		})
@@ -794,11 +794,11 @@ func TestLookupRows(t *testing.T) {
 		}
 	}
 	for _, errno := range []string{"", "EINVAL", "EACCES", "ENOENTX", "ENOEN", "?"} {
-		if FailedLookup("stat", errno) {
-			t.Errorf("FailedLookup(stat, %q) = true", errno)
+		if linux.FailedLookup("stat", errno) {
+			t.Errorf("linux.FailedLookup(stat, %q) = true", errno)
 		}
 	}
-	if FailedLookup("unlink", "ENOENT") || FailedLookup("read", "ENOENT") || !FailedLookup("stat", "ENOTDIR") {
+	if linux.FailedLookup("unlink", "ENOENT") || linux.FailedLookup("read", "ENOENT") || !linux.FailedLookup("stat", "ENOTDIR") {
 		t.Error("FailedLookup: wrong rows")
 	}
 }

@@ -122,10 +122,10 @@ type syscallRow struct {
 	openFlags   int64     // creat: the open flags it implies (it has no flags argument)
 	stmtFlags   uint32    // statement flags always set (MakeDir; Keeps|Meta for metadata changes, Probe for looks at metadata)
 	flagBits    []flagBit // bits of flags that set statement flags (O_CLOEXEC → FdCloexec)
-	// lookup marks the calls that look their path up to read or execute it
-	// (their success consumes the path, or changes the cwd to it): when one
-	// fails with ENOENT or ENOTDIR it lowers to a Hpath with Effect Missing
-	// (see lowerMissing in lower.go). An open only when it would consume.
+	// lookup is the row's linux.Syscall.Lookup, placed by withLayout: when
+	// the call fails with ENOENT or ENOTDIR it lowers to a Hpath with
+	// Effect Missing (see lowerMissing in lower.go). An open only when it
+	// would consume.
 	lookup bool
 	note   string // why the row is as it is, when that is not obvious
 }
@@ -136,29 +136,29 @@ type syscallRow struct {
 // arguments are.
 var syscallTable = withLayout([]syscallRow{
 	// Opening files: the effect comes from the open flags (see openEffect).
-	{name: "open", form: formOpen, lookup: true},
-	{name: "openat", form: formOpen, lookup: true},
-	{name: "openat2", form: formOpen, lookup: true, note: "flags are the flags= member of struct open_how; resolve= is not modelled"},
+	{name: "open", form: formOpen},
+	{name: "openat", form: formOpen},
+	{name: "openat2", form: formOpen, note: "flags are the flags= member of struct open_how; resolve= is not modelled"},
 	{name: "creat", form: formOpen, openFlags: oCreat | oWronly | oTrunc},
 
 	// Looking at a path: consumed.
-	{name: "stat", form: formPath, effect: Consumed, stmtFlags: Probe, lookup: true},
-	{name: "lstat", form: formPath, effect: Consumed, stmtFlags: Probe, noFollow: true, lookup: true},
-	{name: "newfstatat", form: formPath, effect: Consumed, stmtFlags: Probe, noFollowBit: atSymlinkNofollow, lookup: true},
-	{name: "statx", form: formPath, effect: Consumed, stmtFlags: Probe, noFollowBit: atSymlinkNofollow, lookup: true},
-	{name: "statfs", form: formPath, effect: Consumed, stmtFlags: Probe, lookup: true},
-	{name: "access", form: formPath, effect: Consumed, stmtFlags: Probe, lookup: true},
-	{name: "faccessat", form: formPath, effect: Consumed, stmtFlags: Probe, lookup: true},
-	{name: "faccessat2", form: formPath, effect: Consumed, stmtFlags: Probe, noFollowBit: atSymlinkNofollow, lookup: true},
-	{name: "readlink", form: formPath, effect: Consumed, noFollow: true, lookup: true},
-	{name: "readlinkat", form: formPath, effect: Consumed, noFollow: true, lookup: true},
+	{name: "stat", form: formPath, effect: Consumed, stmtFlags: Probe},
+	{name: "lstat", form: formPath, effect: Consumed, stmtFlags: Probe, noFollow: true},
+	{name: "newfstatat", form: formPath, effect: Consumed, stmtFlags: Probe, noFollowBit: atSymlinkNofollow},
+	{name: "statx", form: formPath, effect: Consumed, stmtFlags: Probe, noFollowBit: atSymlinkNofollow},
+	{name: "statfs", form: formPath, effect: Consumed, stmtFlags: Probe},
+	{name: "access", form: formPath, effect: Consumed, stmtFlags: Probe},
+	{name: "faccessat", form: formPath, effect: Consumed, stmtFlags: Probe},
+	{name: "faccessat2", form: formPath, effect: Consumed, stmtFlags: Probe, noFollowBit: atSymlinkNofollow},
+	{name: "readlink", form: formPath, effect: Consumed, noFollow: true},
+	{name: "readlinkat", form: formPath, effect: Consumed, noFollow: true},
 	{name: "getdents", form: formPath, effect: Consumed, note: "listing the directory open on the fd"},
 	{name: "getdents64", form: formPath, effect: Consumed, note: "listing the directory open on the fd"},
-	{name: "chroot", form: formPath, effect: Consumed, lookup: true, note: "the root change itself is not modelled: later absolute paths still resolve from /"},
+	{name: "chroot", form: formPath, effect: Consumed, note: "the root change itself is not modelled: later absolute paths still resolve from /"},
 
 	// Running a program: the program file is consumed, then cloexec fds close.
-	{name: "execve", form: formExec, lookup: true},
-	{name: "execveat", form: formExec, noFollowBit: atSymlinkNofollow, lookup: true},
+	{name: "execve", form: formExec},
+	{name: "execveat", form: formExec, noFollowBit: atSymlinkNofollow},
 
 	// Creating and removing names.
 	{name: "mkdir", form: formPath, effect: Produced, noFollow: true, stmtFlags: MakeDir},
@@ -193,14 +193,14 @@ var syscallTable = withLayout([]syscallRow{
 	{name: "utimensat", form: formPath, effect: Produced, stmtFlags: Keeps | Meta, noFollowBit: atSymlinkNofollow, note: "a NULL path means the fd itself"},
 
 	// Extended attributes: get/list consume, set/remove produce.
-	{name: "getxattr", form: formPath, effect: Consumed, stmtFlags: Probe, lookup: true},
-	{name: "lgetxattr", form: formPath, effect: Consumed, stmtFlags: Probe, noFollow: true, lookup: true},
+	{name: "getxattr", form: formPath, effect: Consumed, stmtFlags: Probe},
+	{name: "lgetxattr", form: formPath, effect: Consumed, stmtFlags: Probe, noFollow: true},
 	{name: "fgetxattr", form: formPath, effect: Consumed, stmtFlags: Probe},
-	{name: "getxattrat", form: formPath, effect: Consumed, stmtFlags: Probe, noFollowBit: atSymlinkNofollow, lookup: true},
-	{name: "listxattr", form: formPath, effect: Consumed, stmtFlags: Probe, lookup: true},
-	{name: "llistxattr", form: formPath, effect: Consumed, stmtFlags: Probe, noFollow: true, lookup: true},
+	{name: "getxattrat", form: formPath, effect: Consumed, stmtFlags: Probe, noFollowBit: atSymlinkNofollow},
+	{name: "listxattr", form: formPath, effect: Consumed, stmtFlags: Probe},
+	{name: "llistxattr", form: formPath, effect: Consumed, stmtFlags: Probe, noFollow: true},
 	{name: "flistxattr", form: formPath, effect: Consumed, stmtFlags: Probe},
-	{name: "listxattrat", form: formPath, effect: Consumed, stmtFlags: Probe, noFollowBit: atSymlinkNofollow, lookup: true},
+	{name: "listxattrat", form: formPath, effect: Consumed, stmtFlags: Probe, noFollowBit: atSymlinkNofollow},
 	{name: "setxattr", form: formPath, effect: Produced, stmtFlags: Keeps | Meta},
 	{name: "lsetxattr", form: formPath, effect: Produced, stmtFlags: Keeps | Meta, noFollow: true},
 	{name: "fsetxattr", form: formPath, effect: Produced, stmtFlags: Keeps | Meta},
@@ -211,7 +211,7 @@ var syscallTable = withLayout([]syscallRow{
 	{name: "removexattrat", form: formPath, effect: Produced, stmtFlags: Keeps | Meta, noFollowBit: atSymlinkNofollow},
 
 	// Working directory.
-	{name: "chdir", form: formSetCwd, lookup: true},
+	{name: "chdir", form: formSetCwd},
 	{name: "fchdir", form: formSetCwd},
 	{name: "getcwd", form: formGetcwd, note: "the returned string teaches the cwd"},
 
@@ -330,7 +330,8 @@ func layoutOf(call *linux.Syscall, f form, updatesFd bool) argLayout {
 	return l
 }
 
-// withLayout places the argument roles of every row from linux.Syscalls. A
+// withLayout places the argument roles of every row, and whether it is a
+// lookup, from linux.Syscalls. A
 // row whose call linux does not know keeps no roles (and lowers to
 // nothing useful); TestTableMatchesLinux reports it.
 func withLayout(rows []syscallRow) []syscallRow {
@@ -343,6 +344,7 @@ func withLayout(rows []syscallRow) []syscallRow {
 		l := layoutOf(call, r.form, r.updatesFd)
 		r.dir, r.path, r.dir2, r.path2 = l.dir, l.path, l.dir2, l.path2
 		r.fd, r.fd2, r.fds, r.data, r.flags, r.flagsName = l.fd, l.fd2, l.fds, l.data, l.flags, l.flagsName
+		r.lookup = call.Lookup
 		if r.stmtFlags&Meta != 0 {
 			r.mode = l.mode // only a mode change's mode says anything
 		}

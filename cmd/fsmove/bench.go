@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 	"github.com/fsmove/fsmove/internal/files"
 	"github.com/fsmove/fsmove/internal/term"
 	"github.com/fsmove/fsmove/puppet/container"
-	"github.com/fsmove/fsmove/puppet/runner"
 	"github.com/spf13/cobra"
 )
 
@@ -85,7 +83,7 @@ func newBenchCmd(c *cli) *cobra.Command {
 	fs.BoolVar(&f.debian, "debian", false, "run Debian's puppet-module-* packages (apt-cache in the image)")
 	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "modules run at once")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "limit per module for the traced run, the analysis and the untraced run, each")
-	enumVar(fs, &f.tracer, "tracer", "", runner.Tracers(), "capture `backend`: "+strings.Join(runner.Tracers(), ", ")+" (default: ebpf where this host allows it, else strace)")
+	tracerFlag(fs, &f.tracer)
 	fs.StringVar(&f.params, "params", "", "corpus `file` whose lines replace the class, parameters, timeout and deps of the same modules (default with --debian: the committed debian-params.txt)")
 	fs.BoolVar(&f.seccompBPF, "seccomp-bpf", true, "let strace filter in the kernel (--seccomp-bpf)")
 	enumVar(fs, &f.init, "init", string(container.InitSystemd), initNames(), "the containers' PID 1: systemd or none")
@@ -112,15 +110,9 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 	if err != nil {
 		return usagef("--init: %w", err)
 	}
-	tracerName := f.tracer
-	if tracerName == "" {
-		var note string
-		tracerName, note = runner.DefaultTracer()
-		if note != "" {
-			fmt.Fprintln(stderr, "fsmove bench: "+note)
-		}
-	} else if !slices.Contains(runner.Tracers(), tracerName) {
-		return usagef("--tracer: unknown tracer %q (want one of %s)", tracerName, strings.Join(runner.Tracers(), ", "))
+	tracerName, _, err := chooseTracer(stderr, "bench", f.tracer)
+	if err != nil {
+		return err
 	}
 	var overrides []corpus.Entry
 	switch {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 
-	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/ebpf"
@@ -110,7 +109,7 @@ func runEBPF(ctx context.Context, stdout, stderr io.Writer, args []string, ef *e
 		out = f
 	}
 
-	tr, err := ebpf.Start(ebpf.Options{CgroupPath: cgroupPath, PidNS: pidNS, KeepFailed: ef.keepFailed, Lookups: fstrace.LookupCall})
+	tr, err := ebpf.Start(ebpf.Options{CgroupPath: cgroupPath, PidNS: pidNS, KeepFailed: ef.keepFailed})
 	if err != nil {
 		return runError{err}
 	}

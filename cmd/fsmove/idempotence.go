@@ -18,7 +18,7 @@ func withSecondRun(in analyze.Input, rec *runner.RunRecord) analyze.Input {
 		return in
 	}
 	dir := filepath.Dir(in.Trace)
-	if rec.Tracer != "none" {
+	if rec.Tracer != runner.Untraced {
 		// As the first trace, it may have been compressed since.
 		in.SecondTrace = filepath.Join(dir, sec.Dir, runner.TraceFile)
 		for _, ext := range []string{".zst", ".gz"} {

@@ -20,7 +20,6 @@ import (
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/module"
 	"github.com/fsmove/fsmove/puppet/runner"
-	"github.com/fsmove/fsmove/tracer/ebpf"
 	"github.com/spf13/cobra"
 )
 
@@ -134,7 +133,7 @@ func newRunCmd(c *cli) *cobra.Command {
 	fs.Var(setupFlag{&f.setup, true}, "setup-file", "local shell `SCRIPT` that prepares the node, untraced (repeatable)")
 	enumVar(fs, &f.suite, "suite", container.DefaultSuite, container.SuiteNames(), "Debian `release`: bookworm (Puppet 7) or trixie (Puppet 8)")
 	fs.StringVar(&f.image, "image", "", "Docker `image` (default fsmove/puppet:SUITE), built when missing")
-	enumVar(fs, &f.tracer, "tracer", "", runner.Tracers(), "capture `backend`: "+orList(runner.Tracers())+" (default: ebpf if allowed)")
+	tracerFlag(fs, &f.tracer)
 	enumVar(fs, &f.init, "init", string(container.InitSystemd), initNames(), "PID 1: systemd (boots like a host) or none")
 	fs.StringVar(&f.mirror, "mirror", "", "Debian mirror `URL` for the image (default: this machine's apt's)")
 	enumVar(fs, &f.network, "network", container.NetworkIsolated, container.Networks, "isolated (not this host), none or bridge")
@@ -207,16 +206,8 @@ func runRun(ctx context.Context, abort <-chan struct{}, stdout, stderr io.Writer
 		}
 	}
 	// The tracer: what this host allows, checked before anything starts.
-	switch {
-	case opts.Tracer == "":
-		opts.Tracer, opts.TracerNote = runner.DefaultTracer()
-		if opts.TracerNote != "" {
-			fmt.Fprintf(stderr, "fsmove run: %s\n", opts.TracerNote)
-		}
-	case opts.Tracer == "ebpf":
-		if err := ebpf.Check(); err != nil {
-			return runError{fmt.Errorf("--tracer ebpf cannot trace on this host: %v (--tracer strace works everywhere)", err)}
-		}
+	if opts.Tracer, opts.TracerNote, err = chooseTracer(stderr, "run", opts.Tracer); err != nil {
+		return err
 	}
 
 	ctx, cancel := context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("the run took longer than --timeout %s", f.timeout))
@@ -337,9 +328,6 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 	initMode, err := container.ParseInit(f.init)
 	if err != nil {
 		return fail("--init: %v", err)
-	}
-	if f.tracer != "" && !slices.Contains(runner.Tracers(), f.tracer) {
-		return fail("unknown --tracer %q (want one of %s)", f.tracer, strings.Join(runner.Tracers(), ", "))
 	}
 	if err := checkImageRef(f.image); err != nil {
 		return fail("%v", err)

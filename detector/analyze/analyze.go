@@ -29,6 +29,7 @@ import (
 	"github.com/fsmove/fsmove/fstrace/interp"
 	"github.com/fsmove/fsmove/puppet"
 	"github.com/fsmove/fsmove/tracer"
+	"github.com/fsmove/fsmove/tracer/linux"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
 
@@ -284,12 +285,12 @@ func interpretProgram(path string, st *Stats) (*interp.Result, error) {
 // and the reader only counts it too.
 func ReaderOptions(strict bool) strace.Options {
 	return strace.Options{Strict: strict, Want: fstrace.Wanted, Args: fstrace.ArgsUsed,
-		SkipFailedArgs: true, FailedArgs: failedLookup, FailedErrnos: fstrace.LookupErrnos,
-		DropFailed: true, FailedWant: fstrace.LookupCall,
+		SkipFailedArgs: true, FailedArgs: failedLookup, FailedErrnos: linux.LookupErrnos,
+		DropFailed: true, FailedWant: linux.LooksUp,
 		ShortWrites: true, MarkerData: puppet.Marker{}.MayMark, DropDataless: true}
 }
 
-func failedLookup(ev *tracer.Event) bool { return fstrace.FailedLookup(ev.Syscall, ev.Errno) }
+func failedLookup(ev *tracer.Event) bool { return linux.FailedLookup(ev.Syscall, ev.Errno) }
 
 // droppedSource is a source that drops the calls the lowering would give no
 // statement and counts them: failed calls (strace.Options.DropFailed) and

@@ -1,96 +1,156 @@
 package runner
 
 import (
-	"bufio"
-	"errors"
+	"context"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"strings"
 
-	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/puppet/container"
-	"github.com/fsmove/fsmove/tracer"
-	"github.com/fsmove/fsmove/tracer/ebpf"
-	"github.com/fsmove/fsmove/tracer/strace"
 )
 
-// capture is one tracer backend of fsmove run: what the container needs,
-// what is exec'd in it, and whether a tracer runs on the host around it.
-// Every backend leaves the same artifacts: trace.log in strace's text form,
-// puppet.log, puppet.exit.
-type capture struct {
-	name string
-	// ptrace: the tracer runs in the container and needs CAP_SYS_PTRACE
-	// (never --privileged).
-	ptrace bool
-	// binary: fsmove itself is copied into the container (its native
-	// tracer is "fsmove trace").
-	binary bool
-	// host: the tracer runs on the host, outside the container, filtered
-	// to the container's cgroup; the container needs nothing.
-	host bool
-	// untraced: no tracer at all; the run leaves no trace.log (the
-	// untraced apply that "fsmove bench --untraced" times).
-	untraced bool
-	// command is what is exec'd in the container to run puppet apply
-	// with args (PuppetApplyArgs, SecondApplyArgs).
-	command func(o Options, args []string) []string
+// Capture is one tracer backend of fsmove run: whether this host can use
+// it, what the container needs for it, what is exec'd in the container, and
+// the tracer it runs on the host around the apply, if any. Every backend
+// leaves the same artifacts: trace.log in strace's text form (but the
+// untraced one), puppet.log, puppet.exit. A backend is one file
+// (capture_*.go) and its line in captures; nothing else names it.
+type Capture interface {
+	// Name is the backend's --tracer value, recorded in run.json.
+	Name() string
+	// Check says whether this host can trace with the backend: nil when it
+	// can, else what is missing, in one line.
+	Check() error
+	// NeedsPtrace says whether the container needs CAP_SYS_PTRACE (never
+	// --privileged): the tracer runs in it.
+	NeedsPtrace() bool
+	// Files are what the backend copies into the container besides the
+	// module (the tracer's own binary).
+	Files(o Options) ([]ContainerFile, error)
+	// Command is what is exec'd in the container to run puppet apply with
+	// args (PuppetApplyArgs, SecondApplyArgs).
+	Command(o Options, args []string) []string
+	// Filter is the list of calls the command asks the tracer for, as
+	// strace's -e trace= takes it, recorded in run.json; "" when the
+	// tracer's list is its own.
+	Filter() string
+	// Trace is where trace.log is written.
+	Trace() TraceSite
+	// StartHost starts the backend's host-side tracer (Trace OnHost) on the
+	// running container c before an apply, writing trace.log in outDir,
+	// at most maxBytes of it. Backends whose tracer runs in the container
+	// return nil, nil.
+	StartHost(ctx context.Context, c *container.Container, outDir string, maxBytes int64) (HostTrace, error)
 }
 
-// untracedCapture is Options.Untraced: the same apply, with no tracer.
-var untracedCapture = capture{name: "no tracer", untraced: true, command: func(o Options, args []string) []string {
-	return plainApply(nil, args)
-}}
+// TraceSite is where a backend writes trace.log.
+type TraceSite int
 
-// captures lists the backends; --tracer picks one by name.
-var captures = []capture{
-	{name: "strace", ptrace: true, command: func(o Options, args []string) []string {
-		return ApplyCommand(o.SeccompBPF, o.Init == container.InitSystemd, args)
-	}},
-	{name: "ptrace", ptrace: true, binary: true, command: func(o Options, args []string) []string {
-		tracer := []string{fsmoveInContainer, "trace", "--out", tracePath}
-		if o.Init == container.InitSystemd {
-			tracer = append(tracer, "--attach", "1") // services are systemd's children
-		}
-		return plainApply(append(tracer, "--"), args)
-	}},
-	{name: "ebpf", host: true, command: func(o Options, args []string) []string {
-		return plainApply(nil, args)
-	}},
+const (
+	// InContainer: the tracer runs in the container and writes trace.log
+	// there (tracePath); it is copied out after the apply.
+	InContainer TraceSite = iota
+	// OnHost: the tracer runs on the host (Capture.StartHost) and writes
+	// trace.log in the output directory as events come.
+	OnHost
+	// NoTrace: there is no tracer and no trace.log.
+	NoTrace
+)
+
+// ContainerFile is a file a backend puts into the container.
+type ContainerFile struct {
+	Path string
+	Data []byte
+	Mode fs.FileMode
 }
+
+// HostTrace is a host-side tracer running around one apply.
+type HostTrace interface {
+	// Stop ends the capture once the apply has returned and trace.log is
+	// complete.
+	Stop() (HostStopped, error)
+}
+
+// HostStopped is what a host-side capture reports when it stops: events
+// it lost and calls it saw from processes of the container outside its
+// cgroup (either makes the run incomplete), and whether trace.log reached
+// its cap and was cut.
+type HostStopped struct {
+	Dropped, Outside uint64
+	Cut              bool
+}
+
+// captures lists the backends --tracer picks from, in the order the
+// default is chosen in: the first whose Check passes.
+var captures = []Capture{
+	ebpfCapture{},
+	straceCapture{},
+	ptraceCapture{},
+}
+
+// untraced is Options.Untraced: the same apply, with no tracer (the
+// untraced apply that "fsmove bench --untraced" and confirmations run).
+var untraced Capture = untracedCapture{}
 
 // Tracers names the backends fsmove run knows, for --help and errors.
 func Tracers() []string {
 	var names []string
 	for _, c := range captures {
-		names = append(names, c.name)
+		names = append(names, c.Name())
 	}
 	return names
 }
 
-// DefaultTracer picks the tracer when none is given: eBPF, which costs
-// least and sees the whole container from the host, where this host allows
-// it; otherwise strace, with a note that says why.
-func DefaultTracer() (name, note string) {
-	if err := ebpf.Check(); err != nil {
-		return "strace", fmt.Sprintf("tracing with strace: eBPF is not available here (%v)", err)
-	}
-	return "ebpf", ""
-}
-
-func captureFor(name string) (capture, error) {
-	for _, c := range captures {
-		if c.name == name {
-			return c, nil
+// ChooseTracer returns the backend named name once its Check passes on
+// this host, or, for name "", the default: the first backend of captures
+// whose Check passes (eBPF, which costs least and sees the whole container
+// from the host, where the host allows it; else strace), with a note that
+// says why when it is not the first. It is the one place a --tracer value
+// is defaulted and validated.
+func ChooseTracer(name string) (c Capture, note string, err error) {
+	if name == "" {
+		var skipped []string
+		for _, c := range captures {
+			err := c.Check()
+			if err == nil {
+				if len(skipped) > 0 {
+					note = fmt.Sprintf("tracing with %s: %s", c.Name(), strings.Join(skipped, "; "))
+				}
+				return c, note, nil
+			}
+			skipped = append(skipped, fmt.Sprintf("%s is not available here (%v)", c.Name(), err))
 		}
+		return nil, "", fmt.Errorf("no tracer works on this host: %s", strings.Join(skipped, "; "))
 	}
-	return capture{}, fmt.Errorf("unknown tracer %q (want one of %s)", name, strings.Join(Tracers(), ", "))
+	for _, c := range captures {
+		if c.Name() != name {
+			continue
+		}
+		if err := c.Check(); err != nil {
+			return nil, "", fmt.Errorf("--tracer %s cannot trace on this host: %v (--tracer strace works everywhere)", name, err)
+		}
+		return c, "", nil
+	}
+	return nil, "", fmt.Errorf("unknown tracer %q (want one of %s)", name, strings.Join(Tracers(), ", "))
 }
 
-// fsmoveInContainer is where the fsmove binary goes for the ptrace backend.
-const fsmoveInContainer = workDir + "/fsmove"
+// Untraced is the tracer run.json records for an untraced run
+// (Options.Untraced): there is no trace.log.
+const Untraced = "none"
+
+// untracedCapture applies with no tracer at all.
+type untracedCapture struct{}
+
+func (untracedCapture) Name() string                              { return Untraced }
+func (untracedCapture) Check() error                              { return nil }
+func (untracedCapture) NeedsPtrace() bool                         { return false }
+func (untracedCapture) Files(Options) ([]ContainerFile, error)    { return nil, nil }
+func (untracedCapture) Command(o Options, args []string) []string { return plainApply(nil, args) }
+func (untracedCapture) Filter() string                            { return "" }
+func (untracedCapture) Trace() TraceSite                          { return NoTrace }
+func (untracedCapture) StartHost(context.Context, *container.Container, string, int64) (HostTrace, error) {
+	return nil, nil
+}
 
 // plainApply runs puppet apply with args under prefix (a tracer that ends
 // with its command and exits with its status, or nothing), recording the
@@ -111,115 +171,4 @@ func shellWords(words []string) string {
 		q[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 	}
 	return strings.Join(q, " ")
-}
-
-// hostTrace is an eBPF capture running on the host while the apply runs in
-// the container: its events are written to trace.log as they come, so the
-// ring buffer never fills and nothing is held in memory.
-type hostTrace struct {
-	t    *ebpf.Tracer
-	f    *os.File
-	done chan error
-	// out caps trace.log: once it is full (out.cut), what comes after is
-	// read and thrown away (the ring buffer must not fill).
-	out *capWriter
-}
-
-// startHostTrace starts tracing the container's cgroup. Events carry the
-// pids of the container's namespace (that of initPid, the host's pid of the
-// container's PID 1), as clone returns them inside the container.
-func startHostTrace(c *container.Container, initPid int, outDir string, maxBytes int64) (*hostTrace, error) {
-	cg := c.TraceCgroup()
-	if cg == "" {
-		var err error
-		if cg, err = ebpf.DockerCgroup(c.ID); err != nil {
-			return nil, err
-		}
-	}
-	ns, err := ebpf.PidNamespace(initPid)
-	if err != nil {
-		return nil, err
-	}
-	t, err := ebpf.Start(ebpf.Options{CgroupPath: cg, PidNS: ns, Lookups: fstrace.LookupCall})
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.Create(filepath.Join(outDir, TraceFile))
-	if err != nil {
-		t.Close()
-		return nil, err
-	}
-	h := &hostTrace{t: t, f: f, done: make(chan error, 1), out: &capWriter{w: f, left: maxBytes}}
-	go func() { h.done <- h.drain() }()
-	return h, nil
-}
-
-// drain writes events until the tracer is stopped and empty.
-func (h *hostTrace) drain() error {
-	bw := bufio.NewWriterSize(h.out, 1<<20)
-	_, err := tracer.Drain(h.t, strace.NewWriter(bw))
-	var dropped *ebpf.ErrDropped
-	if errors.As(err, &dropped) {
-		err = nil // Stop reports the count
-	}
-	if ferr := bw.Flush(); err == nil {
-		err = ferr
-	}
-	return err
-}
-
-// capWriter writes at most left bytes to w and drops the rest, saying so
-// in cut: for what the module decides the size of.
-type capWriter struct {
-	w    io.Writer
-	left int64
-	cut  bool
-}
-
-func (c *capWriter) Write(p []byte) (int, error) {
-	if int64(len(p)) <= c.left {
-		n, err := c.w.Write(p)
-		c.left -= int64(n)
-		return n, err
-	}
-	c.cut = true
-	if c.left > 0 {
-		if _, err := c.w.Write(p[:c.left]); err != nil {
-			return 0, err
-		}
-		c.left = 0
-	}
-	return len(p), nil
-}
-
-// stop ends the capture once the apply has returned, and reports how many
-// events were lost and how many calls came from processes of the container
-// outside its cgroup (either makes the run incomplete).
-func (h *hostTrace) stop() (dropped, outside uint64, err error) {
-	stopErr := h.t.Stop()
-	drainErr := <-h.done
-	dropped, outside = h.t.Dropped(), h.t.Outside()
-	h.t.Close()
-	closeErr := h.f.Close()
-	var de *ebpf.ErrDropped
-	if stopErr != nil && !errors.As(stopErr, &de) {
-		return dropped, outside, stopErr
-	}
-	if drainErr != nil {
-		return dropped, outside, drainErr
-	}
-	return dropped, outside, closeErr
-}
-
-// readBinary reads the fsmove binary that the ptrace backend puts in the
-// container.
-func readBinary(path string) ([]byte, error) {
-	if path == "" {
-		return nil, errors.New("the ptrace tracer needs the fsmove binary (Options.TracerBinary)")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("the ptrace tracer copies fsmove into the container: %w", err)
-	}
-	return data, nil
 }

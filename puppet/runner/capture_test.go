@@ -2,43 +2,96 @@ package runner
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fsmove/fsmove/tracer/ebpf"
 )
 
-// TestCaptures: every tracer has a row; only the ptrace backends get
-// CAP_SYS_PTRACE, only the in-container native tracer gets the binary, and
+// TestCaptures: every tracer has a row; only the backends whose tracer
+// runs in the container get CAP_SYS_PTRACE, only the native one gets the
+// binary, only eBPF runs on the host, only strace records its filter, and
 // each command runs Puppet with the runner's apply arguments.
 func TestCaptures(t *testing.T) {
-	want := map[string]struct{ ptrace, binary, host bool }{
-		"strace": {true, false, false},
-		"ptrace": {true, true, false},
-		"ebpf":   {false, false, true},
+	type want struct {
+		ptrace, binary bool
+		site           TraceSite
+		filter         bool
 	}
-	if got := Tracers(); len(got) != len(want) {
-		t.Fatalf("tracers %v, want %d", got, len(want))
+	wants := map[string]want{
+		"strace": {true, false, InContainer, true},
+		"ptrace": {true, true, InContainer, false},
+		"ebpf":   {false, false, OnHost, false},
+		Untraced: {false, false, NoTrace, false},
 	}
+	if got := Tracers(); len(got) != len(wants)-1 {
+		t.Fatalf("tracers %v, want %d", got, len(wants)-1)
+	}
+	bin := filepath.Join(t.TempDir(), "fsmove")
+	os.WriteFile(bin, []byte("binary"), 0o755)
+	opts := Options{SeccompBPF: true, TracerBinary: bin}
 	mp := []string{"/fsmove/modules"}
-	for name, w := range want {
-		c, err := captureFor(name)
+	for _, c := range append(append([]Capture(nil), captures...), untraced) {
+		w, ok := wants[c.Name()]
+		if !ok {
+			t.Errorf("capture %q: not in the test", c.Name())
+			continue
+		}
+		files, err := c.Files(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.ptrace != w.ptrace || c.binary != w.binary || c.host != w.host {
-			t.Errorf("%s: ptrace=%v binary=%v host=%v, want %+v", name, c.ptrace, c.binary, c.host, w)
+		binary := len(files) == 1 && files[0].Path == fsmoveInContainer && string(files[0].Data) == "binary"
+		if c.NeedsPtrace() != w.ptrace || binary != w.binary || c.Trace() != w.site || (c.Filter() != "") != w.filter {
+			t.Errorf("%s: ptrace=%v binary=%v site=%v filter=%q, want %+v", c.Name(), c.NeedsPtrace(), binary, c.Trace(), c.Filter(), w)
 		}
-		cmd := strings.Join(c.command(Options{SeccompBPF: true}, PuppetApplyArgs(mp)), " ")
+		cmd := strings.Join(c.Command(opts, PuppetApplyArgs(mp)), " ")
 		if !strings.Contains(cmd, "--modulepath") || !strings.Contains(cmd, sitePP) {
-			t.Errorf("%s: command %q does not apply site.pp with the module path", name, cmd)
+			t.Errorf("%s: command %q does not apply site.pp with the module path", c.Name(), cmd)
 		}
-		if c.binary && !strings.Contains(cmd, fsmoveInContainer+" trace --out "+tracePath) {
-			t.Errorf("%s: command %q does not run fsmove trace into trace.log", name, cmd)
+		if w.binary && !strings.Contains(cmd, fsmoveInContainer+" trace --out "+tracePath) {
+			t.Errorf("%s: command %q does not run fsmove trace into trace.log", c.Name(), cmd)
+		}
+		if w.site != OnHost {
+			if h, err := c.StartHost(context.Background(), nil, t.TempDir(), 1); h != nil || err != nil {
+				t.Errorf("%s: a host tracer (%v, %v) for a tracer that runs in the container", c.Name(), h, err)
+			}
 		}
 	}
-	if _, err := captureFor("dtrace"); err == nil || !strings.Contains(err.Error(), "strace, ptrace, ebpf") {
+	if _, err := (ptraceCapture{}).Files(Options{}); err == nil {
+		t.Error("ptrace without the fsmove binary: no error")
+	}
+}
+
+// TestChooseTracer: the default is the first backend this host allows,
+// with a note when that is not the first; a named one is checked; an
+// unknown one is an error that lists the known ones.
+func TestChooseTracer(t *testing.T) {
+	c, note, err := ChooseTracer("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ebpfErr := ebpf.Check()
+	if want := map[bool]string{true: "ebpf", false: "strace"}[ebpfErr == nil]; c.Name() != want {
+		t.Errorf("default %s, want %s (ebpf.Check: %v)", c.Name(), want, ebpfErr)
+	}
+	if (note == "") != (ebpfErr == nil) || ebpfErr != nil && !strings.Contains(note, ebpfErr.Error()) {
+		t.Errorf("note %q with ebpf.Check %v", note, ebpfErr)
+	}
+	c, _, err = ChooseTracer("ebpf")
+	if (err == nil) != (ebpfErr == nil) || err == nil && c.Name() != "ebpf" {
+		t.Errorf("ChooseTracer(ebpf) = %v, %v with ebpf.Check %v", c, err, ebpfErr)
+	}
+	for _, name := range []string{"strace", "ptrace"} {
+		if c, note, err := ChooseTracer(name); err != nil || c.Name() != name || note != "" {
+			t.Errorf("ChooseTracer(%s) = %v, %q, %v", name, c, note, err)
+		}
+	}
+	if _, _, err := ChooseTracer("dtrace"); err == nil || !strings.Contains(err.Error(), strings.Join(Tracers(), ", ")) {
 		t.Errorf("unknown tracer: %v", err)
 	}
 }

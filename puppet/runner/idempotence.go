@@ -88,9 +88,9 @@ func (r *run) secondApply(ctx context.Context, modulePath []string) error {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return err
 	}
-	cmd := r.capt.command(r.opts, SecondApplyArgs(modulePath))
+	cmd := r.capt.Command(r.opts, SecondApplyArgs(modulePath))
 	sec.Command = cmd
-	err := r.step(ctx, StepSecondApply, "puppet apply of the same catalog again, under "+r.capt.name, func(s *Step) (string, error) {
+	err := r.step(ctx, StepSecondApply, "puppet apply of the same catalog again, under "+r.capt.Name(), func(s *Step) (string, error) {
 		// The catalog is copied, so that what the second apply writes
 		// in catalogDir cannot change what it applies.
 		prep := `rm -f "$3" && cp "$1/$2" "$3"`
@@ -115,21 +115,11 @@ func (r *run) secondApply(ctx context.Context, modulePath []string) error {
 		return err
 	}
 	return r.step(ctx, StepSecondCopy, "copying the second apply's artifacts to "+dir, func(s *Step) (string, error) {
-		if !r.capt.host && !r.capt.untraced {
-			trace := &container.Budget{PerFile: r.maxTrace(), Total: r.maxTrace(), Cut: true}
-			_, err := r.copyFile(ctx, tracePath, dir, trace)
-			r.overBudget(trace.Over, true)
-			if err != nil {
-				return "", fmt.Errorf("no trace of the second apply: %w", err)
-			}
+		traceBytes, err := r.takeTrace(ctx, dir)
+		if err != nil {
+			return "", fmt.Errorf("no trace of the second apply: %w", err)
 		}
-		if !r.capt.untraced {
-			info, err := os.Stat(filepath.Join(dir, TraceFile))
-			if err != nil {
-				return "", err
-			}
-			sec.TraceBytes = info.Size()
-		}
+		sec.TraceBytes = traceBytes
 		r.copyFile(ctx, puppetLogPath, dir, budget)
 		if file, err := r.copyFile(ctx, lastRunReport, dir, budget); err == nil && file == PuppetReportFile {
 			sec.Report = SecondDir + "/" + PuppetReportFile

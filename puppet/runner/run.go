@@ -33,8 +33,8 @@ type Options struct {
 	// container starts (the step "deps"); nil checks none (--no-deps).
 	Dependencies []module.Dependency
 	Image        container.ImageOptions
-	// Tracer is the capture backend: strace (default), ptrace or ebpf
-	// (see captures).
+	// Tracer names the capture backend (see captures); "" picks the
+	// default (ChooseTracer).
 	Tracer string
 	// Untraced applies with no tracer at all (Tracer is ignored; run.json
 	// says "none" and there is no trace.log): the same container, modules,
@@ -47,7 +47,7 @@ type Options struct {
 	// AllowDrops accepts an eBPF capture that lost events; otherwise such a
 	// run is incomplete and fails.
 	AllowDrops bool
-	// TracerNote says why Tracer was chosen (DefaultTracer), for run.json.
+	// TracerNote says why Tracer was chosen (ChooseTracer), for run.json.
 	TracerNote string
 	// SeccompBPF passes --seccomp-bpf to strace.
 	SeccompBPF bool
@@ -158,9 +158,6 @@ const (
 // status interrupted or timeout and the step in run.json. The error is
 // then ctx's (context.Canceled or context.DeadlineExceeded).
 func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, error) {
-	if opts.Tracer == "" {
-		opts.Tracer = "strace"
-	}
 	if opts.Init == "" {
 		opts.Init = container.InitSystemd
 	}
@@ -188,7 +185,7 @@ func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, 
 		Artifacts:     []string{},
 	}
 	if opts.Untraced {
-		rec.Tracer, rec.TracerNote = "none", ""
+		rec.Tracer, rec.TracerNote = untraced.Name(), ""
 	}
 	if err := prepareOutDir(opts.OutDir, opts.Force); err != nil {
 		return nil, err
@@ -242,7 +239,7 @@ type run struct {
 	eng  *container.Engine
 	rec  *RunRecord
 	c    *container.Container
-	capt capture
+	capt Capture
 	ctx  context.Context // the run's, which Ctrl-C and the timeout end
 	// traceCut: trace.log reached Options.MaxTrace, the rest is lost.
 	traceCut bool
@@ -293,12 +290,17 @@ type stepOutcome string
 func (o stepOutcome) Error() string { return string(o) }
 
 func (r *run) run(ctx context.Context) (err error) {
-	capt, err := captureFor(r.opts.Tracer)
-	if err != nil {
-		return err
-	}
-	if r.opts.Untraced {
-		capt = untracedCapture
+	capt := untraced
+	if !r.opts.Untraced {
+		c, note, err := ChooseTracer(r.opts.Tracer)
+		if err != nil {
+			return err
+		}
+		capt = c
+		r.rec.Tracer = c.Name()
+		if note != "" {
+			r.rec.TracerNote = note
+		}
 	}
 	r.capt = capt
 	site, err := r.opts.Entry.SitePP(r.opts.Module.Name)
@@ -345,7 +347,7 @@ func (r *run) run(ctx context.Context) (err error) {
 			Env:        []string{"LANG=C.UTF-8"},
 			Labels:     map[string]string{"fsmove.module": r.opts.Module.Raw},
 			Init:       r.opts.Init,
-			Ptrace:     capt.ptrace,
+			Ptrace:     capt.NeedsPtrace(),
 			DaemonCaps: r.opts.DaemonCaps,
 			Limits:     r.opts.Limits,
 			Network:    r.opts.Network,
@@ -405,12 +407,10 @@ func (r *run) run(ctx context.Context) (err error) {
 		return err
 	}
 
-	cmd := capt.command(r.opts, PuppetApplyArgs(modulePath))
+	cmd := capt.Command(r.opts, PuppetApplyArgs(modulePath))
 	r.rec.Command = cmd
-	if capt.name == "strace" {
-		r.rec.TraceFilter = TraceFilter()
-	}
-	applyErr := r.step(ctx, StepApply, "puppet apply under "+capt.name, func(s *Step) (string, error) {
+	r.rec.TraceFilter = capt.Filter()
+	applyErr := r.step(ctx, StepApply, "puppet apply under "+capt.Name(), func(s *Step) (string, error) {
 		status, err := r.applyOnce(ctx, cmd, r.opts.OutDir, &r.rec.DroppedEvents, &r.rec.OutsideCalls)
 		if err == nil || status != 0 {
 			r.rec.ApplyExit = intPtr(status)
@@ -459,7 +459,7 @@ func (r *run) run(ctx context.Context) (err error) {
 			return err
 		}
 	}
-	r.judgeCapture(capt)
+	r.judgeCapture()
 	return nil
 }
 
@@ -469,26 +469,20 @@ func (r *run) run(ctx context.Context) (err error) {
 // returns the apply wrapper's status, which must be 0 (it ran Puppet to its
 // end) for the apply to count.
 func (r *run) applyOnce(ctx context.Context, cmd []string, outDir string, dropped, outside *uint64) (int, error) {
-	var host *hostTrace
-	if r.capt.host {
-		initPid, err := r.c.HostPid(ctx)
-		if err != nil {
-			return 0, err
-		}
-		if host, err = startHostTrace(r.c, initPid, outDir, r.maxTrace()); err != nil {
-			return 0, fmt.Errorf("starting the %s tracer: %w", r.capt.name, err)
-		}
+	host, err := r.capt.StartHost(ctx, r.c, outDir, r.maxTrace())
+	if err != nil {
+		return 0, fmt.Errorf("starting the %s tracer: %w", r.capt.Name(), err)
 	}
 	var out bytes.Buffer
 	status, err := r.c.Exec(ctx, cmd, nil, &out)
 	if host != nil {
-		var stopErr error
-		*dropped, *outside, stopErr = host.stop()
-		if host.out.cut {
+		stopped, stopErr := host.Stop()
+		*dropped, *outside = stopped.Dropped, stopped.Outside
+		if stopped.Cut {
 			r.overBudget([]string{fmt.Sprintf("%s was cut at %s, its cap (--max-trace)", TraceFile, container.FormatBytes(r.maxTrace()))}, true)
 		}
 		if err == nil && stopErr != nil {
-			err = fmt.Errorf("the %s tracer: %w", r.capt.name, stopErr)
+			err = fmt.Errorf("the %s tracer: %w", r.capt.Name(), stopErr)
 		}
 	}
 	if err != nil {
@@ -504,7 +498,7 @@ func (r *run) applyOnce(ctx context.Context, cmd []string, outDir string, droppe
 // artifacts, a cut trace, processes seen outside the container's cgroup,
 // lost events (unless --allow-drops). Each problem is said in Error, after
 // Puppet's own; the analysis still runs on what was captured.
-func (r *run) judgeCapture(capt capture) {
+func (r *run) judgeCapture() {
 	status := ""
 	var problems []string
 	if len(r.tampered) > 0 {
@@ -522,10 +516,10 @@ func (r *run) judgeCapture(capt capture) {
 	}
 	if r.rec.DroppedEvents > 0 && !r.opts.AllowDrops {
 		problems = append(problems, fmt.Sprintf("the %s tracer lost %d events (or saw processes it cannot name, in a pid namespace "+
-			"of their own): the trace is incomplete (rerun, or accept it with --allow-drops)", capt.name, r.rec.DroppedEvents))
+			"of their own): the trace is incomplete (rerun, or accept it with --allow-drops)", r.capt.Name(), r.rec.DroppedEvents))
 	}
 	if sec := r.rec.Second; sec != nil {
-		problems = append(problems, sec.captureProblems(capt.name, r.opts.AllowDrops)...)
+		problems = append(problems, sec.captureProblems(r.capt.Name(), r.opts.AllowDrops)...)
 	}
 	if len(problems) == 0 {
 		return
@@ -655,12 +649,12 @@ func (r *run) versions(ctx context.Context) {
 func (r *run) putModules(ctx context.Context, s *Step, site string) ([]string, error) {
 	a := container.NewArchive()
 	a.AddFile(applyScript, applySh, 0o755)
-	if r.capt.binary {
-		bin, err := readBinary(r.opts.TracerBinary)
-		if err != nil {
-			return nil, err
-		}
-		a.AddFile(fsmoveInContainer, bin, 0o755)
+	files, err := r.capt.Files(r.opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		a.AddFile(f.Path, f.Data, f.Mode)
 	}
 	a.AddFile(sitePP, []byte(site), 0o644)
 	a.AddFile(graphDir+"/.keep", nil, 0o644)
@@ -810,6 +804,29 @@ const (
 	ArtifactsBudget    = 1 << 30
 )
 
+// takeTrace puts the apply's trace.log in dir, within its cap (a cut
+// trace makes the run incomplete), and returns its size: copied out of
+// the container when the tracer ran there, already written by a host
+// tracer, none without a tracer.
+func (r *run) takeTrace(ctx context.Context, dir string) (int64, error) {
+	switch r.capt.Trace() {
+	case NoTrace:
+		return 0, nil
+	case InContainer:
+		trace := &container.Budget{PerFile: r.maxTrace(), Total: r.maxTrace(), Cut: true}
+		_, err := r.copyFile(ctx, tracePath, dir, trace)
+		r.overBudget(trace.Over, true)
+		if err != nil {
+			return 0, err
+		}
+	}
+	info, err := os.Stat(filepath.Join(dir, TraceFile))
+	if err != nil {
+		return 0, err
+	}
+	return info.Size(), nil
+}
+
 // copyOut brings the artifacts to the output directory, within their
 // budgets, and reads Puppet's exit status. Missing pieces (no catalog after
 // a compile error) are not errors; a missing trace is. An artifact that the
@@ -822,21 +839,11 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 	get := func(path, dest string, budget *container.Budget) (string, error) {
 		return r.copyFile(ctx, path, dest, budget)
 	}
-	if !r.capt.host && !r.capt.untraced { // a host tracer wrote trace.log here itself
-		trace := &container.Budget{PerFile: r.maxTrace(), Total: r.maxTrace(), Cut: true}
-		_, err := get(tracePath, dir, trace)
-		r.overBudget(trace.Over, true)
-		if err != nil {
-			return "", fmt.Errorf("no trace: %w", err)
-		}
+	traceBytes, err := r.takeTrace(ctx, dir)
+	if err != nil {
+		return "", fmt.Errorf("no trace: %w", err)
 	}
-	if !r.capt.untraced {
-		info, err := os.Stat(filepath.Join(dir, TraceFile))
-		if err != nil {
-			return "", err
-		}
-		r.rec.TraceBytes = info.Size()
-	}
+	r.rec.TraceBytes = traceBytes
 	// File by file, by name (Extract takes one regular file): a
 	// directory's stream would hold whatever the module put there.
 	get(puppetLogPath, dir, artifacts)

@@ -169,7 +169,10 @@ func TestDecodeFailuresAndFaults(t *testing.T) {
 // the special readings at their argument.
 func TestPlans(t *testing.T) {
 	for _, row := range syscallTable {
-		p := planFor(row, false)
+		p := planFor(row)
+		if (p.Lookup == 1) != row.Lookup {
+			t.Errorf("%s: lookup %d, the row says %v", row.Name, p.Lookup, row.Lookup)
+		}
 		if want := row.ExecsAtEntry(); (p.Str0AtEnter == 1) != want {
 			t.Errorf("%s: str0 at enter %v", row.Name, p.Str0AtEnter)
 		}
@@ -182,13 +185,13 @@ func TestPlans(t *testing.T) {
 			t.Errorf("%s: special %d", row.Name, p.Special)
 		}
 	}
-	if p := planFor(linux.Lookup("renameat"), false); p.Str0 != 2 || p.Str1 != 4 {
+	if p := planFor(linux.Lookup("renameat")); p.Str0 != 2 || p.Str1 != 4 {
 		t.Errorf("renameat plan %+v", p)
 	}
-	if p := planFor(linux.Lookup("socketpair"), true); p.Special != spIntPair || p.SpecialArg != 3 || p.Lookup != 1 {
+	if p := planFor(linux.Lookup("socketpair")); p.Special != spIntPair || p.SpecialArg != 3 || p.Lookup != 0 {
 		t.Errorf("socketpair plan %+v", p)
 	}
-	if p := planFor(linux.Lookup("openat2"), false); p.Special != spStructU64 || p.SpecialArg != 2 {
+	if p := planFor(linux.Lookup("openat2")); p.Special != spStructU64 || p.SpecialArg != 2 || p.Lookup != 1 {
 		t.Errorf("openat2 plan %+v", p)
 	}
 }

@@ -310,7 +310,10 @@ func TestSameAsStrace(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("strace: %v: %s", err, out)
 	}
-	r, err := strace.Open(tracePath, strace.Options{Want: fstrace.Wanted, Args: fstrace.ArgsUsed, SkipFailedArgs: true})
+	// Failed lookups are decoded, as the analysis decodes them: eBPF sends
+	// them with their paths, so both sides have the same Missing statements.
+	r, err := strace.Open(tracePath, strace.Options{Want: fstrace.Wanted, Args: fstrace.ArgsUsed, SkipFailedArgs: true,
+		FailedArgs: func(ev *tracer.Event) bool { return linux.FailedLookup(ev.Syscall, ev.Errno) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,28 +415,46 @@ func TestExecFromThread(t *testing.T) {
 	}
 }
 
-// Failed calls are dropped in the kernel unless KeepFailed; kept, they have
-// their errno.
+// Failed calls are dropped in the kernel unless KeepFailed, but for failed
+// lookups (linux.FailedLookup), sent with their path; kept, they have their
+// errno.
 func TestKeepFailed(t *testing.T) {
 	needEBPF(t)
 	const missing = "/nonexistent-fsmove-ebpf-test"
-	work := "cat " + missing + " 2>/dev/null; true"
-	count := func(evs []tracer.Event) (failed, enoent int) {
+	// cat's open of missing is a failed lookup; rmdir's is not (rmdir is no
+	// lookup row).
+	work := "cat " + missing + " 2>/dev/null; rmdir " + missing + " 2>/dev/null; true"
+	count := func(evs []tracer.Event) (failed, lookups, openMissing, rmdir int) {
 		for _, ev := range evs {
-			if ev.Failed() {
-				failed++
-				if ev.Syscall == "openat" && ev.Errno == "ENOENT" {
-					enoent++
-				}
+			if !ev.Failed() {
+				continue
+			}
+			failed++
+			if linux.FailedLookup(ev.Syscall, ev.Errno) {
+				lookups++
+			}
+			if ev.Syscall == "openat" && ev.Errno == "ENOENT" && ev.Arg(1).Str == missing {
+				openMissing++
+			}
+			if ev.Syscall == "rmdir" {
+				rmdir++
 			}
 		}
 		return
 	}
-	if failed, _ := count(traceWith(t, Options{}, work)); failed != 0 {
-		t.Errorf("%d failed calls delivered without KeepFailed", failed)
+	failed, lookups, openMissing, rmdir := count(traceWith(t, Options{}, work))
+	if failed != lookups {
+		t.Errorf("%d failed calls delivered without KeepFailed, %d of them failed lookups", failed, lookups)
 	}
-	if _, enoent := count(traceWith(t, Options{KeepFailed: true}, work)); enoent == 0 {
-		t.Errorf("no failed openat (ENOENT) of %s with KeepFailed", missing)
+	if openMissing == 0 {
+		t.Errorf("the failed openat (ENOENT) of %s, a lookup, was not delivered with its path", missing)
+	}
+	if rmdir != 0 {
+		t.Errorf("%d failed rmdirs delivered without KeepFailed", rmdir)
+	}
+	failed, lookups, _, rmdir = count(traceWith(t, Options{KeepFailed: true}, work))
+	if rmdir == 0 || failed == lookups {
+		t.Errorf("KeepFailed: %d failed calls, %d failed lookups, %d failed rmdirs: the others were dropped", failed, lookups, rmdir)
 	}
 }
 

@@ -36,11 +36,13 @@ const (
 	spIntPair   = 4
 )
 
-// planFor turns a row into the BPF program's plan for the call; lookup
-// sends its ENOENT and ENOTDIR failures with their strings (Options.Lookups).
-func planFor(row *linux.Syscall, lookup bool) fsmovePlan {
+// planFor turns a row into the BPF program's plan for the call. A lookup
+// (the row's Lookup) sends its ENOENT and ENOTDIR failures with their
+// strings, so that a resource that failed for want of a path another one
+// makes later is seen.
+func planFor(row *linux.Syscall) fsmovePlan {
 	p := fsmovePlan{Wanted: 1}
-	if lookup {
+	if row.Lookup {
 		p.Lookup = 1
 	}
 	for i, kind := range row.Args {

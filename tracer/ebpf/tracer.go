@@ -85,12 +85,6 @@ type Options struct {
 	// string arguments). By default the program drops them: they have no
 	// effect on the model, and they are most of a Puppet run's calls.
 	KeepFailed bool
-	// Lookups names the calls that look a path up (to read, stat or
-	// execute it): when one fails with ENOENT or ENOTDIR it is sent with its
-	// path, so that a resource that failed for want of a path another one
-	// makes later is seen (fstrace.FailedLookup decides for the lowering).
-	// nil sends none.
-	Lookups func(syscall string) bool
 	// PidNS is the pid namespace whose thread ids events carry: the
 	// container's (PidNamespace of its init), so that the pids clone returns
 	// inside the container are the pids of the children's events. A traced
@@ -232,8 +226,7 @@ func Start(opts Options) (*Tracer, error) {
 		return nil, fmt.Errorf("ebpf: loading the programs (is eBPF allowed here? kernel.unprivileged_bpf_disabled, lockdown, seccomp of a container): %w", err)
 	}
 	for _, row := range syscallTable {
-		lookup := opts.Lookups != nil && opts.Lookups(row.Name)
-		if err := t.objs.Plans.Put(uint32(row.Nr), planFor(row, lookup)); err != nil {
+		if err := t.objs.Plans.Put(uint32(row.Nr), planFor(row)); err != nil {
 			t.objs.Close()
 			return nil, fmt.Errorf("ebpf: filling the plans map: %w", err)
 		}

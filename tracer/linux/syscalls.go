@@ -101,6 +101,14 @@ type Syscall struct {
 	// (clone's flags=, child_stack=…), one per argument.
 	Names []string
 	Why   Reason
+	// Lookup marks the calls that look their path up to read, stat or
+	// execute it (or make it the cwd): when one fails with ENOENT or
+	// ENOTDIR (LookupErrnos) the path, or a directory of it, is not there,
+	// which the lowering records (a Missing statement). The tracers keep
+	// these failed calls with their paths (FailedLookup); they drop or skip
+	// the decoding of every other failed call. An open is one whatever its
+	// flags (the lowering decides whether it would have read).
+	Lookup bool
 }
 
 // Shorthands for the rows.
@@ -110,29 +118,29 @@ type a = []ArgKind
 // of system calls" (and fstrace/syscalls.go); numbers are x86_64's.
 var Syscalls = []Syscall{
 	// Opening files.
-	{Name: "open", Nr: 2, Args: a{Path, Flags, Mode}},
-	{Name: "openat", Nr: 257, Args: a{DirFD, Path, Flags, Mode}},
-	{Name: "openat2", Nr: 437, Args: a{DirFD, Path, StructFlags, Long}},
+	{Name: "open", Nr: 2, Args: a{Path, Flags, Mode}, Lookup: true},
+	{Name: "openat", Nr: 257, Args: a{DirFD, Path, Flags, Mode}, Lookup: true},
+	{Name: "openat2", Nr: 437, Args: a{DirFD, Path, StructFlags, Long}, Lookup: true},
 	{Name: "creat", Nr: 85, Args: a{Path, Mode}},
 
 	// Looking at a path.
-	{Name: "stat", Nr: 4, Args: a{Path, Ptr}},
-	{Name: "lstat", Nr: 6, Args: a{Path, Ptr}},
-	{Name: "newfstatat", Nr: 262, Args: a{DirFD, Path, Ptr, Flags}},
-	{Name: "statx", Nr: 332, Args: a{DirFD, Path, Flags, Uint, Ptr}},
-	{Name: "statfs", Nr: 137, Args: a{Path, Ptr}},
-	{Name: "access", Nr: 21, Args: a{Path, Int}},
-	{Name: "faccessat", Nr: 269, Args: a{DirFD, Path, Int}},
-	{Name: "faccessat2", Nr: 439, Args: a{DirFD, Path, Int, Flags}},
-	{Name: "readlink", Nr: 89, Args: a{Path, Ptr, Long}},
-	{Name: "readlinkat", Nr: 267, Args: a{DirFD, Path, Ptr, Long}},
+	{Name: "stat", Nr: 4, Args: a{Path, Ptr}, Lookup: true},
+	{Name: "lstat", Nr: 6, Args: a{Path, Ptr}, Lookup: true},
+	{Name: "newfstatat", Nr: 262, Args: a{DirFD, Path, Ptr, Flags}, Lookup: true},
+	{Name: "statx", Nr: 332, Args: a{DirFD, Path, Flags, Uint, Ptr}, Lookup: true},
+	{Name: "statfs", Nr: 137, Args: a{Path, Ptr}, Lookup: true},
+	{Name: "access", Nr: 21, Args: a{Path, Int}, Lookup: true},
+	{Name: "faccessat", Nr: 269, Args: a{DirFD, Path, Int}, Lookup: true},
+	{Name: "faccessat2", Nr: 439, Args: a{DirFD, Path, Int, Flags}, Lookup: true},
+	{Name: "readlink", Nr: 89, Args: a{Path, Ptr, Long}, Lookup: true},
+	{Name: "readlinkat", Nr: 267, Args: a{DirFD, Path, Ptr, Long}, Lookup: true},
 	{Name: "getdents", Nr: 78, Args: a{FD, Ptr, Uint}},
 	{Name: "getdents64", Nr: 217, Args: a{FD, Ptr, Uint}},
-	{Name: "chroot", Nr: 161, Args: a{Path}},
+	{Name: "chroot", Nr: 161, Args: a{Path}, Lookup: true},
 
 	// Running a program.
-	{Name: "execve", Nr: 59, Args: a{ExecPath, Ptr, Ptr}},
-	{Name: "execveat", Nr: 322, Args: a{DirFD, ExecPath, Ptr, Ptr, Flags}},
+	{Name: "execve", Nr: 59, Args: a{ExecPath, Ptr, Ptr}, Lookup: true},
+	{Name: "execveat", Nr: 322, Args: a{DirFD, ExecPath, Ptr, Ptr, Flags}, Lookup: true},
 
 	// Creating and removing names.
 	{Name: "mkdir", Nr: 83, Args: a{Path, Mode}},
@@ -167,14 +175,14 @@ var Syscalls = []Syscall{
 	{Name: "utimensat", Nr: 280, Args: a{DirFD, Path, Ptr, Flags}},
 
 	// Extended attributes.
-	{Name: "getxattr", Nr: 191, Args: a{Path, Name, Ptr, Long}},
-	{Name: "lgetxattr", Nr: 192, Args: a{Path, Name, Ptr, Long}},
+	{Name: "getxattr", Nr: 191, Args: a{Path, Name, Ptr, Long}, Lookup: true},
+	{Name: "lgetxattr", Nr: 192, Args: a{Path, Name, Ptr, Long}, Lookup: true},
 	{Name: "fgetxattr", Nr: 193, Args: a{FD, Name, Ptr, Long}},
-	{Name: "getxattrat", Nr: 464, Args: a{DirFD, Path, UintFlags, Name, Ptr, Long}},
-	{Name: "listxattr", Nr: 194, Args: a{Path, Ptr, Long}},
-	{Name: "llistxattr", Nr: 195, Args: a{Path, Ptr, Long}},
+	{Name: "getxattrat", Nr: 464, Args: a{DirFD, Path, UintFlags, Name, Ptr, Long}, Lookup: true},
+	{Name: "listxattr", Nr: 194, Args: a{Path, Ptr, Long}, Lookup: true},
+	{Name: "llistxattr", Nr: 195, Args: a{Path, Ptr, Long}, Lookup: true},
 	{Name: "flistxattr", Nr: 196, Args: a{FD, Ptr, Long}},
-	{Name: "listxattrat", Nr: 465, Args: a{DirFD, Path, UintFlags, Ptr, Long}},
+	{Name: "listxattrat", Nr: 465, Args: a{DirFD, Path, UintFlags, Ptr, Long}, Lookup: true},
 	{Name: "setxattr", Nr: 188, Args: a{Path, Name, Ptr, Long, Flags}},
 	{Name: "lsetxattr", Nr: 189, Args: a{Path, Name, Ptr, Long, Flags}},
 	{Name: "fsetxattr", Nr: 190, Args: a{FD, Name, Ptr, Long, Flags}},
@@ -185,7 +193,7 @@ var Syscalls = []Syscall{
 	{Name: "removexattrat", Nr: 466, Args: a{DirFD, Path, UintFlags, Name}},
 
 	// Working directory.
-	{Name: "chdir", Nr: 80, Args: a{Path}},
+	{Name: "chdir", Nr: 80, Args: a{Path}, Lookup: true},
 	{Name: "fchdir", Nr: 81, Args: a{FD}},
 	{Name: "getcwd", Nr: 79, Args: a{OutPath, Long}},
 
@@ -253,6 +261,31 @@ var byName = func() map[string]*Syscall {
 
 // Lookup returns the row of the call named name, or nil.
 func Lookup(name string) *Syscall { return byName[name] }
+
+// LooksUp reports whether the call named name is a lookup (its row's
+// Lookup): a reader that drops failed calls asks which ones it keeps.
+func LooksUp(name string) bool {
+	s := byName[name]
+	return s != nil && s.Lookup
+}
+
+// LookupErrnos are the errnos of a failed lookup: the path, or one of its
+// directories, is not there. Readers may test them before FailedLookup,
+// more cheaply (strace.Options.FailedErrnos).
+var LookupErrnos = []string{"ENOENT", "ENOTDIR"}
+
+// LookupErrno reports whether errno is one of LookupErrnos.
+func LookupErrno(errno string) bool {
+	return errno == "ENOENT" || errno == "ENOTDIR"
+}
+
+// FailedLookup reports whether a call named name that failed with errno
+// ("ENOENT") is a failed lookup, which every tracer delivers with its
+// path. The errno is tested first: it is cheap and rules out most failed
+// calls (Ruby's readlink of paths that are not links fails with EINVAL).
+func FailedLookup(name, errno string) bool {
+	return LookupErrno(errno) && LooksUp(name)
+}
 
 // ExecsAtEntry reports whether the call's arguments must be read at its
 // entry: exec replaces the memory they are in.

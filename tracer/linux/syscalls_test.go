@@ -137,3 +137,39 @@ func TestKinds(t *testing.T) {
 		t.Error("Writes")
 	}
 }
+
+// TestLookupColumn: a lookup names a path to look up, and FailedLookup
+// reads the column and the errno both.
+func TestLookupColumn(t *testing.T) {
+	n := 0
+	for i := range Syscalls {
+		s := &Syscalls[i]
+		if !s.Lookup {
+			continue
+		}
+		n++
+		hasPath := false
+		for _, k := range s.Args {
+			hasPath = hasPath || k == Path || k == ExecPath
+		}
+		if !hasPath || s.Why != Lowered {
+			t.Errorf("%s: a lookup without a path argument, or not lowered", s.Name)
+		}
+		for _, errno := range LookupErrnos {
+			if !FailedLookup(s.Name, errno) {
+				t.Errorf("FailedLookup(%s, %s) = false", s.Name, errno)
+			}
+		}
+		if FailedLookup(s.Name, "EACCES") || FailedLookup(s.Name, "") {
+			t.Errorf("%s: a failure other than ENOENT or ENOTDIR counts as a failed lookup", s.Name)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no lookup rows")
+	}
+	for _, name := range []string{"unlink", "mkdir", "rename", "no_such_call"} {
+		if LooksUp(name) || FailedLookup(name, "ENOENT") {
+			t.Errorf("%s counts as a lookup", name)
+		}
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/fsmove/fsmove/puppet/runner"
-	"github.com/fsmove/fsmove/tracer/ebpf"
 )
 
 // BenchmarkTracerOverhead applies one fixture in one container booted with
@@ -19,7 +18,8 @@ import (
 // (--seccomp-bpf, the runner's filter, following PID 1 through the runner's
 // apply.sh as fsmove run does), under fsmove trace (attached to PID 1 too),
 // and untraced inside while fsmove's eBPF tracer follows the container's
-// cgroup from the host (its events drained as fsmove run does),
+// cgroup from the host (started and stopped by the runner's eBPF backend,
+// as fsmove run does: failed lookups sent, trace.log written),
 // the four in rotated order each round so that drift of
 // the machine spreads evenly, and reports the median time of each and the
 // median slowdown ratios against untraced. Before each apply the fixture's
@@ -52,18 +52,11 @@ func BenchmarkTracerOverhead(b *testing.B) {
 		{"ptrace", "/fsmove-ptrace/fsmove trace --attach 1 --out /tmp/ptrace.log -- " + apply, false},
 		{"ebpf", apply, true},
 	}
-	cgroup, err := ebpf.DockerCgroup(c.ID)
+	hostCapture, _, err := runner.ChooseTracer("ebpf")
 	if err != nil {
 		b.Fatal(err)
 	}
-	initPid, err := c.HostPid(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	pidNS, err := ebpf.PidNamespace(initPid)
-	if err != nil {
-		b.Fatal(err)
-	}
+	traceDir := b.TempDir() // each eBPF apply's trace.log replaces the last
 	times := make([][]float64, len(variants))
 	// One warm-up apply: the first one fills caches (and Puppet's vardir).
 	c.Exec(ctx, []string{"sh", "-c", apply}, nil, io.Discard)
@@ -73,29 +66,19 @@ func BenchmarkTracerOverhead(b *testing.B) {
 			for k := range variants {
 				v := (round + k) % len(variants)
 				cmd := "rm -f /etc/mor_exec_reads_file.conf; " + variants[v].cmd
-				var host *ebpf.Tracer
-				drained := make(chan struct{})
+				var host runner.HostTrace
 				if variants[v].host {
-					if host, err = ebpf.Start(ebpf.Options{CgroupPath: cgroup, PidNS: pidNS}); err != nil {
+					if host, err = hostCapture.StartHost(ctx, c, traceDir, runner.DefaultMaxTrace); err != nil {
 						b.Fatal(err)
 					}
-					go func() {
-						defer close(drained)
-						for {
-							if _, err := host.Next(); err != nil {
-								return
-							}
-						}
-					}()
 				}
 				start := time.Now()
 				status, err := c.Exec(ctx, []string{"sh", "-c", cmd}, nil, io.Discard)
 				if host != nil {
-					if serr := host.Stop(); serr != nil {
-						b.Errorf("ebpf: %v", serr) // lost events make the figure meaningless
+					// Lost events or a cut trace make the figure meaningless.
+					if st, serr := host.Stop(); serr != nil || st.Dropped > 0 || st.Outside > 0 || st.Cut {
+						b.Errorf("ebpf: %v (%+v)", serr, st)
 					}
-					<-drained
-					host.Close()
 				}
 				d := time.Since(start)
 				if err != nil {

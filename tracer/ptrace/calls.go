@@ -36,6 +36,9 @@ type callRow struct {
 	changesView bool
 	// notLowered: stopped for the tracer's own sake, never emitted.
 	notLowered bool
+	// lookup is the row's linux.Syscall.Lookup: its ENOENT and ENOTDIR
+	// failures are decoded (and predicted ones emitted), with their path.
+	lookup bool
 	// marker marks write, writev and pwrite64: stopped (and decoded with
 	// their data) only on fds 1 and 2 (Puppet's block markers) or when they
 	// write at most linux.ShortWrite bytes (see loop.markerWanted).
@@ -69,6 +72,7 @@ var callTable = func() []callRow {
 			predict:     predictCalls[s.Name],
 			changesView: s.Why == linux.ChangesView || s.Name == "chroot",
 			notLowered:  s.Why == linux.ChangesView,
+			lookup:      s.Lookup,
 			marker:      s.Writes(),
 		}
 	}

@@ -11,7 +11,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/linux"
 	"github.com/fsmove/fsmove/tracer/strace"
@@ -358,7 +357,7 @@ func (l *loop) callEntry(tk *task, filtered bool) {
 		// (An attached thread stops at the exit anyway: nothing to save.)
 		if errno, ok := l.predictFailure(tk); ok {
 			l.stats.Predicted++
-			if name := linux.ErrnoName(int(errno)); fstrace.FailedLookup(row.name, name) {
+			if name := linux.ErrnoName(int(errno)); row.lookup && linux.LookupErrno(name) {
 				// A failed lookup is evidence (fstrace lowers it to a
 				// Missing statement): emit it now, with its path, as the
 				// call's exit would have.
@@ -429,7 +428,7 @@ func (l *loop) syscallExit(tk *task) {
 		return
 	}
 	if !tk.row.atEntry && !tk.row.newProc {
-		if ev.Errno == "" || l.opts.FailedArgs || fstrace.FailedLookup(tk.row.name, ev.Errno) {
+		if ev.Errno == "" || l.opts.FailedArgs || tk.row.lookup && linux.LookupErrno(ev.Errno) {
 			l.decodeArgs(tk, ev.Errno == "")
 		} else {
 			l.decodeRegs(tk)

@@ -103,7 +103,7 @@ type Options struct {
 	// FailedWant, with DropFailed, says which calls' failures the caller
 	// reads (asked once per name, like Want): the failed calls of the
 	// others are dropped and counted too, whatever their errno. The
-	// analysis reads only failed lookups (fstrace.LookupCall): a failed
+	// analysis reads only failed lookups (linux.LooksUp): a failed
 	// rmdir or rename has no effect, and a Puppet run has tens of
 	// thousands of rmdirs failing with ENOENT.
 	FailedWant func(syscall string) bool

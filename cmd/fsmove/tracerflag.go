@@ -1,0 +1,29 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"github.com/fsmove/fsmove/puppet/runner"
+)
+
+// tracerFlag declares --tracer, the same for fsmove run and fsmove bench.
+func tracerFlag(fs *pflag.FlagSet, p *string) {
+	enumVar(fs, p, "tracer", "", runner.Tracers(), "capture `backend`: "+orList(runner.Tracers())+" (default: first allowed)")
+}
+
+// chooseTracer is runner.ChooseTracer for fsmove cmd: the default's note
+// goes to stderr, and a tracer this host cannot use fails the command
+// before anything starts.
+func chooseTracer(stderr io.Writer, cmd, name string) (tracer, note string, err error) {
+	c, note, err := runner.ChooseTracer(name)
+	if err != nil {
+		return "", "", runError{err}
+	}
+	if note != "" {
+		fmt.Fprintf(stderr, "fsmove %s: %s\n", cmd, note)
+	}
+	return c.Name(), note, nil
+}
