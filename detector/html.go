@@ -353,24 +353,18 @@ func (r *Report) htmlPage(in HTMLInputs) *htmlPage {
 		}
 	}
 	groups := GroupFindings(r.Findings)
-	for _, sec := range []struct {
-		kind  Kind
-		title string
-	}{{MOR, "Missing ordering relationships (MOR)"}, {MN, "Missing notifiers (MN)"}, {NI, "Non-idempotent resources (NI)"}} {
-		if s, n := b.section(groups, sec.kind, false, sec.title); n > 0 {
+	for _, sec := range findingSections() {
+		if sec.held && !r.ShowHeldBack {
+			continue // b.section numbers what it shows
+		}
+		switch s, n := b.section(groups, sec.kind, sec.held, sec.title); {
+		case n == 0:
+		case sec.held:
+			p.Held = append(p.Held, s)
+			p.HeldCount += n
+		default:
 			p.Sections = append(p.Sections, s)
 			p.Findings += n
-		}
-	}
-	if r.ShowHeldBack {
-		for _, sec := range []struct {
-			kind  Kind
-			title string
-		}{{MOR, "Held back orderings"}, {MN, "Held back notifiers"}, {NI, "Held back non-idempotent resources"}} {
-			if s, n := b.section(groups, sec.kind, true, sec.title); n > 0 {
-				p.Held = append(p.Held, s)
-				p.HeldCount += n
-			}
 		}
 	}
 	if r.ShowSuppressed {
@@ -433,13 +427,7 @@ func (r *Report) htmlCounts() ([]htmlCount, string) {
 	var summary string
 	switch faults := mor + mn + ni; {
 	case faults == 0 && r.Complete():
-		c := r.Checked()
-		summary = fmt.Sprintf("No missing ordering relationships or notifiers among %s (%s, %s, %s checked)",
-			plural(c.Resources, "resource"), plural(c.Blocks, "block"), plural(c.Paths, "path"),
-			plural(c.RelatedPairs, "related resource pair"))
-		if r.Idempotence {
-			summary += "; the second apply changed nothing"
-		}
+		summary = r.cleanSummary()
 	case faults == 0:
 		summary = "No faults found, but the analysis is INCOMPLETE, so this is not a clean result"
 	case r.Complete():

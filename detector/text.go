@@ -49,20 +49,9 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		return err
 	}
 	t := &textWriter{w: bufio.NewWriter(w), color: color}
-	sections := []struct {
-		kind  Kind
-		held  bool
-		title string
-	}{
-		{MOR, false, "Missing ordering relationships (MOR)"},
-		{MN, false, "Missing notifiers (MN)"},
-		{NI, false, "Non-idempotent resources (NI)"},
-		{MOR, true, "Held back, not faults (--all)"},
-		{MN, true, "Held back notifiers, not faults (--all)"},
-	}
 	groups := GroupFindings(r.Findings)
 	reportedItems := 0
-	for _, sec := range sections {
+	for _, sec := range findingSections() {
 		items, findings := r.textItems(groups, sec.kind, sec.held)
 		if !sec.held {
 			reportedItems += len(items)
@@ -144,13 +133,7 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	}
 	faults := mor + mn + ni
 	if faults == 0 && r.Complete() {
-		c := r.Checked()
-		summary = fmt.Sprintf("No missing ordering relationships or notifiers among %s (%s, %s, %s checked)",
-			plural(c.Resources, "resource"), plural(c.Blocks, "block"), plural(c.Paths, "path"),
-			plural(c.RelatedPairs, "related resource pair"))
-		if r.Idempotence {
-			summary += "; the second apply changed nothing"
-		}
+		summary = r.cleanSummary()
 	}
 	var notes []string
 	if reportedItems != faults {
@@ -561,4 +544,38 @@ func (t *textWriter) niFinding(n int, f *Finding) {
 		fmt.Fprintf(t.w, "    %s\n", p(l))
 	}
 	fmt.Fprintf(t.w, "  fix: %s\n\n", t.style(ansiGreen, p(f.Fix)))
+}
+
+// findingSection is one section of findings in the text and HTML reports.
+type findingSection struct {
+	kind  Kind
+	held  bool // the findings a rule held back (--all)
+	title string
+}
+
+// findingSections are the reports' sections of findings, in order: the
+// reported ones of each kind, then the held-back ones of the kinds a rule
+// can hold back.
+func findingSections() []findingSection {
+	return []findingSection{
+		{MOR, false, "Missing ordering relationships (MOR)"},
+		{MN, false, "Missing notifiers (MN)"},
+		{NI, false, "Non-idempotent resources (NI)"},
+		{MOR, true, "Held back, not faults (--all)"},
+		{MN, true, "Held back notifiers, not faults (--all)"},
+		{NI, true, "Held back non-idempotent resources, not faults (--all)"},
+	}
+}
+
+// cleanSummary is what a report without faults says when its analysis is
+// complete: what was checked, so that a clean result shows its reach.
+func (r *Report) cleanSummary() string {
+	c := r.Checked()
+	summary := fmt.Sprintf("No missing ordering relationships or notifiers among %s (%s, %s, %s checked)",
+		plural(c.Resources, "resource"), plural(c.Blocks, "block"), plural(c.Paths, "path"),
+		plural(c.RelatedPairs, "related resource pair"))
+	if r.Idempotence {
+		summary += "; the second apply changed nothing"
+	}
+	return summary
 }
