@@ -534,13 +534,9 @@ func (b *htmlBuilder) finding(f *Finding, held bool) *htmlFinding {
 		hf.HeldReason = p(f.HeldReason)
 	}
 	for _, pc := range f.Paths {
-		if pc.Waived {
-			hf.WaivedN++
+		hp, shown := pathView(f, &pc, hf)
+		if !shown {
 			continue
-		}
-		hp := htmlPath{Path: p(pc.Path), Relation: pc.Relation.String(), Metadata: pc.Metadata}
-		if f.HeldBack && pc.HeldReason != "" && pc.HeldReason != f.HeldReason {
-			hp.HeldReason = p(pc.HeldReason)
 		}
 		hp.Effects = []htmlEffect{
 			b.effect("producer", pc.ProducerEffect.String(), pc.Producer, pc.ProducerEvidence, firstTrace),
@@ -615,13 +611,9 @@ func (b *htmlBuilder) niFinding(f *Finding, held bool) *htmlFinding {
 	fight := f.NI != nil && f.NI.Problem == Fight
 	producerTrace, consumerTrace := f.evidenceTraces()
 	for _, pc := range f.Paths {
-		if pc.Waived {
-			hf.WaivedN++
+		hp, shown := pathView(f, &pc, hf)
+		if !shown {
 			continue
-		}
-		hp := htmlPath{Path: p(pc.Path), Relation: pc.Relation.String(), Metadata: pc.Metadata}
-		if f.HeldBack && pc.HeldReason != "" && pc.HeldReason != f.HeldReason {
-			hp.HeldReason = p(pc.HeldReason)
 		}
 		hp.Effects = []htmlEffect{b.effect("resource", "written in the second apply", pc.Producer, pc.ProducerEvidence, producerTrace)}
 		switch {
@@ -740,4 +732,19 @@ func (b *htmlBuilder) suppressed() []htmlSuppressed {
 		out = append(out, s)
 	}
 	return out
+}
+
+// pathView starts the view of one of f's paths; a waived path is only
+// counted in hf (shown false).
+func pathView(f *Finding, pc *PathConflict, hf *htmlFinding) (hp htmlPath, shown bool) {
+	if pc.Waived {
+		hf.WaivedN++
+		return hp, false
+	}
+	p := printable.String
+	hp = htmlPath{Path: p(pc.Path), Relation: pc.Relation.String(), Metadata: pc.Metadata}
+	if f.HeldBack && pc.HeldReason != "" && pc.HeldReason != f.HeldReason {
+		hp.HeldReason = p(pc.HeldReason)
+	}
+	return hp, true
 }
