@@ -124,21 +124,15 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 			roles[i] = roleOf(r)
 			continue
 		}
-		r, ok := g.Lookup(name)
-		generated := false
+		r, generated := blockResource(g, gen, name)
 		telling := tellsCatalog(name)
 		if telling {
 			st.ResourceBlocks++
 		}
-		if (!ok || r == nil) && gen != nil {
-			// Made at apply time (a recursive File's child, concat's
-			// File): its accesses are its generator's.
-			if r, ok = gen.Generator(name); ok && r != nil {
-				st.GeneratedBlocks++
-				generated = true
-			}
+		if generated {
+			st.GeneratedBlocks++
 		}
-		if !ok || r == nil {
+		if r == nil {
 			rep.UnresolvedBlocks = append(rep.UnresolvedBlocks, name)
 			if telling {
 				st.UnknownResources++
@@ -797,3 +791,19 @@ type emptyGraph struct{}
 func (emptyGraph) Lookup(string) (*catalog.Resource, bool) { return nil, false }
 func (emptyGraph) Ordered(a, b *catalog.Resource) bool     { return false }
 func (emptyGraph) Notifies(a, b *catalog.Resource) bool    { return false }
+
+// blockResource resolves a block's name to its catalog resource: the
+// resource itself or, for one made at apply time (a recursive File's
+// child, concat's File), the resource that generated it, whose accesses
+// they are (generated true). nil when the catalog knows neither.
+func blockResource(g Graph, gen GeneratorGraph, name string) (r *catalog.Resource, generated bool) {
+	if r, ok := g.Lookup(name); ok && r != nil {
+		return r, false
+	}
+	if gen != nil {
+		if r, ok := gen.Generator(name); ok && r != nil {
+			return r, true
+		}
+	}
+	return nil, false
+}

@@ -2,6 +2,7 @@ package detector
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -85,11 +86,7 @@ func resourceWrites(res *interp.Result, g Graph, filter *Filter) writes {
 	gen, _ := g.(GeneratorGraph)
 	byBlock := make([]*catalog.Resource, len(res.Blocks))
 	for i, name := range res.Blocks {
-		r, ok := g.Lookup(name)
-		if (!ok || r == nil) && gen != nil {
-			r, ok = gen.Generator(name)
-		}
-		if ok && r != nil && !isContainer(g, r) {
+		if r, _ := blockResource(g, gen, name); r != nil && !isContainer(g, r) {
 			byBlock[i] = r
 		}
 	}
@@ -160,10 +157,11 @@ func idempotenceFindings(in *Idempotence, g Graph, filter *Filter) (out []Findin
 	// Fights: two changed resources that wrote one path in the second apply.
 	fighting := map[*catalog.Resource]bool{}
 	for i := range changes {
+		written := slices.Sorted(maps.Keys(second[changes[i].res]))
 		for j := i + 1; j < len(changes); j++ {
 			a, b := changes[i], changes[j]
 			var common []string
-			for _, p := range sortedPaths(second[a.res]) {
+			for _, p := range written {
 				if _, ok := second[b.res][p]; ok {
 					common = append(common, p)
 				}
@@ -202,7 +200,7 @@ func idempotenceFindings(in *Idempotence, g Graph, filter *Filter) (out []Findin
 			}
 		}
 		f := niFinding(c.res, c.res, &NonIdempotence{Problem: problem, Changes: c.status.Events})
-		for _, p := range sortedPaths(second[c.res]) {
+		for _, p := range slices.Sorted(maps.Keys(second[c.res])) {
 			f.Paths = append(f.Paths, PathConflict{Path: p, Producer: c.res, Consumer: c.res, Relation: Rewrites,
 				ProducerEffect: fstrace.Produced, ConsumerEffect: fstrace.Produced,
 				ProducerEvidence: second[c.res][p], ConsumerEvidence: first[c.res][p], producerReplaced: true})
@@ -252,15 +250,6 @@ func failureMessage(s puppet.ResourceStatus) string {
 	return strings.Join(msgs, "; ")
 }
 
-func sortedPaths(m map[string]interp.Evidence) []string {
-	var ps []string
-	for p := range m {
-		ps = append(ps, p)
-	}
-	slices.Sort(ps)
-	return ps
-}
-
 // niFix is the suggested change for a non-idempotent resource.
 func niFix(p NIProblem, r *catalog.Resource, paths []PathConflict) string {
 	ref, at := PuppetRef(r), location(r, " (", ")")
@@ -285,7 +274,7 @@ func fightFix(a, b *catalog.Resource, path string) string {
 		PuppetRef(a), location(a, " (", ")"), PuppetRef(b), location(b, " (", ")"), path)
 }
 
-// problemText says what the problem is, in a sentence's words.
+// text says what the problem is, in a sentence's words.
 func (p NIProblem) text() string {
 	switch p {
 	case UnguardedExec:

@@ -14,6 +14,7 @@ import (
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/detector/analyze"
+	"github.com/fsmove/fsmove/internal/files"
 	"github.com/fsmove/fsmove/internal/term"
 	"github.com/fsmove/fsmove/puppet/runner"
 	"github.com/spf13/cobra"
@@ -285,12 +286,21 @@ func runDirInput(dir string) (trace, catalog string, err error) {
 	if _, err := os.Stat(catalog); err != nil {
 		return "", "", fmt.Errorf("%s is not the directory of an fsmove run that Puppet compiled: no %s in it (see its puppet.log)", dir, runner.CatalogFile)
 	}
-	for _, name := range []string{runner.TraceFile, runner.TraceFile + ".zst", runner.TraceFile + ".gz"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return filepath.Join(dir, name), catalog, nil
-		}
+	if trace, ok := findTrace(dir); ok {
+		return trace, catalog, nil
 	}
 	return "", "", fmt.Errorf("%s is not the directory of an fsmove run: no %s in it", dir, runner.TraceFile)
+}
+
+// findTrace finds a run's trace.log in dir, which may have been compressed
+// since (trace.log.zst, trace.log.gz: testdata/runs).
+func findTrace(dir string) (string, bool) {
+	for _, name := range []string{runner.TraceFile, runner.TraceFile + ".zst", runner.TraceFile + ".gz"} {
+		if path := filepath.Join(dir, name); files.Exists(path) {
+			return path, true
+		}
+	}
+	return "", false
 }
 
 // analyzeArtifacts analyzes a saved trace against a saved catalog and writes

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 
 	"github.com/fsmove/fsmove/detector/analyze"
@@ -19,13 +18,11 @@ func withSecondRun(in analyze.Input, rec *runner.RunRecord) analyze.Input {
 	}
 	dir := filepath.Dir(in.Trace)
 	if rec.Tracer != runner.Untraced {
-		// As the first trace, it may have been compressed since.
-		in.SecondTrace = filepath.Join(dir, sec.Dir, runner.TraceFile)
-		for _, ext := range []string{".zst", ".gz"} {
-			if _, err := os.Stat(in.SecondTrace + ext); err == nil {
-				in.SecondTrace += ext
-				break
-			}
+		// As the first trace, it may have been compressed since; a
+		// missing one is said by the analysis.
+		var ok bool
+		if in.SecondTrace, ok = findTrace(filepath.Join(dir, sec.Dir)); !ok {
+			in.SecondTrace = filepath.Join(dir, sec.Dir, runner.TraceFile)
 		}
 	}
 	in.SecondReport = filepath.Join(dir, sec.Dir, runner.PuppetReportFile)
