@@ -179,16 +179,20 @@ func slowdownFigure(rows []results.Row) string {
 	return svg(p, 16*vg.Centimeter, barsHeight(len(mods)+len(tracers)))
 }
 
-// findingsFigure: MOR and MN per module that has findings, stacked.
+// findingsFigure: MOR, MN and NI per module that has findings, stacked (NI
+// only when some module was applied twice).
 func findingsFigure(rows []results.Row) string {
 	var names []string
-	var mor, mn plotter.Values
+	var mor, mn, ni plotter.Values
+	twice := false
 	for _, r := range rows {
 		if r.Analyzed() && r.Findings() > 0 {
 			names = append(names, shortName(r.Module))
 			mor = append(mor, float64(r.MOR))
 			mn = append(mn, float64(r.MN))
+			ni = append(ni, float64(max(r.NI, 0)))
 		}
+		twice = twice || r.AppliedTwice()
 	}
 	const title = "Findings per module (modules with findings)"
 	if len(names) == 0 {
@@ -196,26 +200,31 @@ func findingsFigure(rows []results.Row) string {
 	}
 	p := newPlot(title, "findings", "")
 	width := 10 * vg.Millimeter / 3
-	a, err := plotter.NewBarChart(mor, width)
-	if err != nil {
-		return empty(title, err.Error())
+	kinds, values := []string{"MOR", "MN"}, []plotter.Values{mor, mn}
+	if twice {
+		kinds, values = append(kinds, "NI"), append(values, ni)
 	}
-	b, err := plotter.NewBarChart(mn, width)
-	if err != nil {
-		return empty(title, err.Error())
+	var below *plotter.BarChart
+	for i, kind := range kinds {
+		b, err := plotter.NewBarChart(values[i], width)
+		if err != nil {
+			return empty(title, err.Error())
+		}
+		b.Horizontal = true
+		b.Color = palette[i]
+		b.LineStyle.Width = 0
+		if below != nil {
+			b.StackOn(below)
+		}
+		p.Add(b)
+		p.Legend.Add(kind, b)
+		below = b
 	}
-	a.Horizontal, b.Horizontal = true, true
-	a.Color, b.Color = palette[0], palette[1]
-	a.LineStyle.Width, b.LineStyle.Width = 0, 0
-	b.StackOn(a)
-	p.Add(a, b)
-	p.Legend.Add("MOR", a)
-	p.Legend.Add("MN", b)
 	p.Legend.Top = true
 	p.NominalY(names...)
 	p.X.Min = 0
 	p.X.Max = roomForLegend(p.X.Max)
-	return svg(p, 16*vg.Centimeter, barsHeight(len(names)+2))
+	return svg(p, 16*vg.Centimeter, barsHeight(len(names)+len(kinds)))
 }
 
 // roomForLegend widens a bar chart's value axis so that the legend, at the

@@ -28,8 +28,8 @@ func Summary(w io.Writer, rows []results.Row, slowest int) {
 		if r.Analyzed() {
 			mor += r.MOR
 			mn += r.MN
-			if r.NI != nil {
-				ni += *r.NI
+			if r.AppliedTwice() {
+				ni += r.NI
 				withNI++
 			}
 			if r.Findings() > 0 {
@@ -159,7 +159,7 @@ figure { display: inline-block; margin: 1em; }
 <p>{{.Summary}}</p>
 <figure>{{.FigAnalysis}}<figcaption>Analysis time against trace size (cf. the paper's Fig. 11).</figcaption></figure>
 <figure>{{.FigSlowdown}}<figcaption>Tracer slowdown: traced over untraced puppet apply time, per module.</figcaption></figure>
-<figure>{{.FigFindings}}<figcaption>Findings per module (MOR and MN).</figcaption></figure>
+<figure>{{.FigFindings}}<figcaption>Findings per module (MOR, MN and, for modules applied twice, NI).</figcaption></figure>
 <figure>{{.FigStatus}}<figcaption>Modules that applied cleanly, and why the others did not.</figcaption></figure>
 <h2>Modules</h2>
 <table id="results">

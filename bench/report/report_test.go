@@ -18,13 +18,13 @@ import (
 func rows() []results.Row {
 	return []results.Row{
 		{Module: "a", Version: "1.0", Status: results.StatusOK, PuppetUntracedS: 4, PuppetTracedS: 20, TraceBytes: 45_000_000,
-			Events: 41000, Resources: 6, AnalysisS: 0.2, PeakMemBytes: 22 << 20, MOR: 1, MN: 0,
+			Events: 41000, Resources: 6, AnalysisS: 0.2, PeakMemBytes: 22 << 20, MOR: 1, MN: 0, NI: -1,
 			Confirmed: 1, Refuted: 0, ConfirmUnknown: 0, ConfirmS: 31.5},
 		{Module: "b<&>", Version: "2", Status: results.StatusApplyFailed, Category: results.CategoryUnknown, FirstError: "Error: x < y & \"z\"", PuppetUntracedS: -1, PuppetTracedS: -1,
-			TraceBytes: 9_000_000, Events: 900, Resources: 3, AnalysisS: 0.05, PeakMemBytes: 10 << 20, MOR: 0, MN: 2,
+			TraceBytes: 9_000_000, Events: 900, Resources: 3, AnalysisS: 0.05, PeakMemBytes: 10 << 20, MOR: 0, MN: 2, NI: -1,
 			Confirmed: 0, Refuted: 1, ConfirmUnknown: 1, ConfirmS: 60},
 		{Module: "c", Status: results.StatusCompileFailed, Category: results.CategoryMissingType, FirstError: "Error: Could not find class ::c",
-			PuppetUntracedS: -1, PuppetTracedS: -1, TraceBytes: 100, Events: -1, Resources: -1, AnalysisS: -1, PeakMemBytes: -1, MOR: -1, MN: -1,
+			PuppetUntracedS: -1, PuppetTracedS: -1, TraceBytes: 100, Events: -1, Resources: -1, AnalysisS: -1, PeakMemBytes: -1, MOR: -1, MN: -1, NI: -1,
 			Confirmed: -1, Refuted: -1, ConfirmUnknown: -1, ConfirmS: -1},
 	}
 }
@@ -203,8 +203,7 @@ func TestSummaryNI(t *testing.T) {
 	analyzed := 0
 	for i := range twice {
 		if twice[i].Analyzed() {
-			n := int64(i + 1)
-			twice[i].NI = &n
+			twice[i].NI = int64(i + 1)
 			analyzed++
 			break
 		}

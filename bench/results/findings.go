@@ -17,7 +17,7 @@ import (
 // held back, marked so).
 type FindingRow struct {
 	Module    string
-	Kind      string // MOR or MN
+	Kind      string // MOR, MN or NI
 	Producer  string
 	Consumer  string
 	Relations string // the paths' relations, distinct, sorted, joined by "+"
@@ -28,10 +28,13 @@ type FindingRow struct {
 	// Confirmation is the verdict of re-applying the finding (confirmed,
 	// refuted, unknown; fsmove bench --confirm), "" when not confirmed.
 	Confirmation string
+	// Problem is an NI finding's problem (unguarded-exec, fight, …;
+	// detector/SCHEMA.md), "" for MOR and MN.
+	Problem string
 }
 
 // FindingColumns is findings.csv's header.
-var FindingColumns = []string{"module", "kind", "producer", "consumer", "relations", "paths", "observed", "held_back", "commutes", "confirmation"}
+var FindingColumns = []string{"module", "kind", "producer", "consumer", "relations", "paths", "observed", "held_back", "commutes", "confirmation", "problem"}
 
 // reportFindings is the part of fsmove's JSON report (detector/SCHEMA.md)
 // that findings.csv lists.
@@ -55,6 +58,9 @@ type reportFindings struct {
 		Confirmation *struct {
 			Verdict string `json:"verdict"`
 		} `json:"confirmation"`
+		NI *struct {
+			Problem string `json:"problem"`
+		} `json:"ni"`
 	} `json:"findings"`
 }
 
@@ -87,6 +93,9 @@ func FindingsFromRunDir(module, dir string) ([]FindingRow, error) {
 		if f.Confirmation != nil {
 			row.Confirmation = f.Confirmation.Verdict
 		}
+		if f.NI != nil {
+			row.Problem = f.NI.Problem
+		}
 		out = append(out, row)
 	}
 	return out, nil
@@ -113,7 +122,7 @@ func WriteFindingsCSV(w io.Writer, rows []FindingRow) error {
 	}
 	for _, f := range rows {
 		rec := []string{f.Module, f.Kind, f.Producer, f.Consumer, f.Relations, strconv.Itoa(f.Paths),
-			strconv.FormatBool(f.Observed), strconv.FormatBool(f.HeldBack), strconv.FormatBool(f.Commutes), f.Confirmation}
+			strconv.FormatBool(f.Observed), strconv.FormatBool(f.HeldBack), strconv.FormatBool(f.Commutes), f.Confirmation, f.Problem}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
@@ -128,8 +137,10 @@ func ReadFindingsCSV(r io.Reader) ([]FindingRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A table written before confirmations lacks the last column.
-	if len(recs) == 0 || !(slices.Equal(recs[0], FindingColumns) || slices.Equal(recs[0], FindingColumns[:len(FindingColumns)-1])) {
+	// A table written before confirmations lacks the last two columns,
+	// one written before NI the last.
+	n := len(FindingColumns)
+	if len(recs) == 0 || !(slices.Equal(recs[0], FindingColumns) || slices.Equal(recs[0], FindingColumns[:n-1]) || slices.Equal(recs[0], FindingColumns[:n-2])) {
 		return nil, fmt.Errorf("findings table: header is not %s", strings.Join(FindingColumns, ","))
 	}
 	var out []FindingRow
@@ -142,6 +153,9 @@ func ReadFindingsCSV(r io.Reader) ([]FindingRow, error) {
 			Paths: n, Observed: rec[6] == "true", HeldBack: rec[7] == "true", Commutes: rec[8] == "true"}
 		if len(rec) > 9 {
 			row.Confirmation = rec[9]
+		}
+		if len(rec) > 10 {
+			row.Problem = rec[10]
 		}
 		out = append(out, row)
 	}

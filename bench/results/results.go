@@ -66,11 +66,9 @@ type Row struct {
 	PeakMemBytes    int64   `json:"peak_mem_bytes"`
 	MOR             int64   `json:"mor"`
 	MN              int64   `json:"mn"`
-	// NI counts the non-idempotent resources, nil when the run did not
-	// apply twice (--idempotence). Not a column of the tables yet: only
-	// the summary counts it, so that a bench without --idempotence writes
-	// the tables it always wrote.
-	NI *int64 `json:"-"`
+	// NI counts the non-idempotent resources (NI findings), -1 when the
+	// run did not apply its catalog twice (fsmove bench --idempotence).
+	NI int64 `json:"ni"`
 	// The verdicts of re-applying the reported findings (fsmove bench
 	// --confirm) and the time it took; -1 when not confirmed.
 	Confirmed      int64   `json:"confirmed"`
@@ -82,18 +80,18 @@ type Row struct {
 // Columns are the CSV header, in order; each is a JSON field name of Row.
 var Columns = []string{
 	"module", "version", "status", "category", "first_error", "tracer", "puppet_untraced_s", "puppet_traced_s",
-	"trace_bytes", "events", "resources", "analysis_s", "peak_mem_bytes", "mor", "mn",
+	"trace_bytes", "events", "resources", "analysis_s", "peak_mem_bytes", "mor", "mn", "ni",
 	"confirmed", "refuted", "confirm_unknown", "confirm_s",
 }
 
-// Findings is MOR+MN(+NI), 0 when the module was not analyzed.
+// Findings is MOR+MN+NI, 0 when the module was not analyzed.
 func (r Row) Findings() int64 {
-	n := max(r.MOR, 0) + max(r.MN, 0)
-	if r.NI != nil {
-		n += *r.NI
-	}
-	return n
+	return max(r.MOR, 0) + max(r.MN, 0) + max(r.NI, 0)
 }
+
+// AppliedTwice reports whether the run applied its catalog a second time
+// and the analysis counted what that apply changed again (NI).
+func (r Row) AppliedTwice() bool { return r.NI >= 0 }
 
 // Slowdown is traced over untraced Puppet time, 0 when either is unknown.
 func (r Row) Slowdown() float64 {
@@ -214,7 +212,7 @@ func FromRunDir(module, version, dir string) (Row, error) {
 		Tracer:          rec.Tracer,
 		PuppetUntracedS: -1, PuppetTracedS: -1,
 		TraceBytes: rec.TraceBytes, Events: -1, Resources: -1,
-		AnalysisS: -1, PeakMemBytes: -1, MOR: -1, MN: -1,
+		AnalysisS: -1, PeakMemBytes: -1, MOR: -1, MN: -1, NI: -1,
 		Confirmed: -1, Refuted: -1, ConfirmUnknown: -1, ConfirmS: -1,
 	}
 	if row.Version == "" {
@@ -241,7 +239,9 @@ func FromRunDir(module, version, dir string) (Row, error) {
 		row.Resources = a.Resources
 		if a.Exit == 0 || a.Exit == 1 {
 			row.Events, row.MOR, row.MN = a.Events, a.MOR, a.MN
-			row.NI = a.NI
+			if a.NI != nil {
+				row.NI = *a.NI
+			}
 		} else if row.Status == StatusOK {
 			// Puppet was fine but the analysis was not: say why.
 			row.FirstError = "analysis failed: " + errorLine(a.Error)
@@ -354,6 +354,7 @@ func WriteCSV(w io.Writer, rows []Row) error {
 			strconv.FormatInt(r.TraceBytes, 10), strconv.FormatInt(r.Events, 10),
 			strconv.FormatInt(r.Resources, 10), formatSeconds(r.AnalysisS),
 			strconv.FormatInt(r.PeakMemBytes, 10), strconv.FormatInt(r.MOR, 10), strconv.FormatInt(r.MN, 10),
+			strconv.FormatInt(r.NI, 10),
 			strconv.FormatInt(r.Confirmed, 10), strconv.FormatInt(r.Refuted, 10), strconv.FormatInt(r.ConfirmUnknown, 10),
 			formatSeconds(r.ConfirmS),
 		})
@@ -371,7 +372,7 @@ func formatSeconds(s float64) string {
 
 // optionalColumns came after the first committed tables: a table without
 // them reads with "" in their place.
-var optionalColumns = map[string]bool{"category": true, "tracer": true,
+var optionalColumns = map[string]bool{"category": true, "tracer": true, "ni": true,
 	"confirmed": true, "refuted": true, "confirm_unknown": true, "confirm_s": true}
 
 // ReadCSV reads a table written by WriteCSV. The header must have every
@@ -407,7 +408,7 @@ func ReadCSV(r io.Reader) ([]Row, error) {
 			PuppetUntracedS: p.float("puppet_untraced_s"), PuppetTracedS: p.float("puppet_traced_s"),
 			TraceBytes: p.int("trace_bytes"), Events: p.int("events"), Resources: p.int("resources"),
 			AnalysisS: p.float("analysis_s"), PeakMemBytes: p.int("peak_mem_bytes"),
-			MOR: p.int("mor"), MN: p.int("mn"),
+			MOR: p.int("mor"), MN: p.int("mn"), NI: p.intOr("ni", -1),
 			Confirmed: p.intOr("confirmed", -1), Refuted: p.intOr("refuted", -1),
 			ConfirmUnknown: p.intOr("confirm_unknown", -1), ConfirmS: p.floatOr("confirm_s", -1),
 		}
@@ -487,6 +488,7 @@ type jsonRow struct {
 	PeakMemBytes    *int64   `json:"peak_mem_bytes"`
 	MOR             *int64   `json:"mor"`
 	MN              *int64   `json:"mn"`
+	NI              *int64   `json:"ni"`
 	Confirmed       *int64   `json:"confirmed"`
 	Refuted         *int64   `json:"refuted"`
 	ConfirmUnknown  *int64   `json:"confirm_unknown"`
@@ -520,7 +522,7 @@ func WriteJSON(w io.Writer, rows []Row) error {
 			PuppetUntracedS: optFloat(r.PuppetUntracedS), PuppetTracedS: optFloat(r.PuppetTracedS),
 			TraceBytes: optInt(r.TraceBytes), Events: optInt(r.Events), Resources: optInt(r.Resources),
 			AnalysisS: optFloat(r.AnalysisS), PeakMemBytes: optInt(r.PeakMemBytes),
-			MOR: optInt(r.MOR), MN: optInt(r.MN),
+			MOR: optInt(r.MOR), MN: optInt(r.MN), NI: optInt(r.NI),
 			Confirmed: optInt(r.Confirmed), Refuted: optInt(r.Refuted), ConfirmUnknown: optInt(r.ConfirmUnknown),
 			ConfirmS: optFloat(r.ConfirmS),
 		})
@@ -556,7 +558,7 @@ func ReadJSON(r io.Reader) ([]Row, error) {
 			Module: m.Module, Version: m.Version, Status: m.Status, Category: m.Category, FirstError: m.FirstError, Tracer: m.Tracer,
 			PuppetUntracedS: f(m.PuppetUntracedS), PuppetTracedS: f(m.PuppetTracedS),
 			TraceBytes: n(m.TraceBytes), Events: n(m.Events), Resources: n(m.Resources),
-			AnalysisS: f(m.AnalysisS), PeakMemBytes: n(m.PeakMemBytes), MOR: n(m.MOR), MN: n(m.MN),
+			AnalysisS: f(m.AnalysisS), PeakMemBytes: n(m.PeakMemBytes), MOR: n(m.MOR), MN: n(m.MN), NI: n(m.NI),
 			Confirmed: n(m.Confirmed), Refuted: n(m.Refuted), ConfirmUnknown: n(m.ConfirmUnknown), ConfirmS: f(m.ConfirmS),
 		})
 	}

@@ -55,7 +55,7 @@ func TestFromRunDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Row{Module: "mymod", Version: "1.2.3", Status: StatusOK, PuppetUntracedS: 4.3, PuppetTracedS: 21.5,
-		TraceBytes: 12345678, Events: 400000, Resources: 7, AnalysisS: 0.25, PeakMemBytes: 30 << 20, MOR: 2, MN: 1,
+		TraceBytes: 12345678, Events: 400000, Resources: 7, AnalysisS: 0.25, PeakMemBytes: 30 << 20, MOR: 2, MN: 1, NI: -1,
 		Confirmed: -1, Refuted: -1, ConfirmUnknown: -1, ConfirmS: -1}
 	if row != want {
 		t.Errorf("row = %+v\nwant  %+v", row, want)
@@ -131,11 +131,11 @@ func TestFromRunDirFailures(t *testing.T) {
 func sampleRows() []Row {
 	return []Row{
 		{Module: "a", Version: "1.0", Status: StatusOK, PuppetUntracedS: 3.5, PuppetTracedS: 20.125, TraceBytes: 4500000,
-			Events: 41000, Resources: 6, AnalysisS: 0.2, PeakMemBytes: 22 << 20, MOR: 1, MN: 0},
+			Events: 41000, Resources: 6, AnalysisS: 0.2, PeakMemBytes: 22 << 20, MOR: 1, MN: 0, NI: 2},
 		{Module: "b, with \"quotes\"", Version: "", Status: StatusCompileFailed, FirstError: "Error: a, b \"c\"",
-			PuppetUntracedS: -1, PuppetTracedS: -1, TraceBytes: 100, Events: -1, Resources: -1, AnalysisS: -1, PeakMemBytes: -1, MOR: -1, MN: -1},
+			PuppetUntracedS: -1, PuppetTracedS: -1, TraceBytes: 100, Events: -1, Resources: -1, AnalysisS: -1, PeakMemBytes: -1, MOR: -1, MN: -1, NI: -1},
 		{Module: "c", Version: "2:21.0.0-1", Status: StatusTimeout, FirstError: "context deadline exceeded",
-			PuppetUntracedS: -1, PuppetTracedS: -1, TraceBytes: 0, Events: -1, Resources: -1, AnalysisS: -1, PeakMemBytes: -1, MOR: -1, MN: -1},
+			PuppetUntracedS: -1, PuppetTracedS: -1, TraceBytes: 0, Events: -1, Resources: -1, AnalysisS: -1, PeakMemBytes: -1, MOR: -1, MN: -1, NI: -1},
 	}
 }
 
@@ -220,17 +220,22 @@ func TestCommittedTriage(t *testing.T) {
 		}
 		verdicts[strings.Join(rec[:4], "|")] = rec[4]
 	}
-	counts := map[string][2]int64{}
+	counts := map[string][3]int64{}
 	reported := map[string]bool{}
 	for _, f := range findings {
 		if f.HeldBack {
 			continue
 		}
 		c := counts[f.Module]
-		if f.Kind == "MN" {
-			c[1]++
-		} else {
+		switch f.Kind {
+		case "MOR":
 			c[0]++
+		case "MN":
+			c[1]++
+		case "NI":
+			c[2]++
+		default:
+			t.Errorf("%s: finding of kind %q", f.Module, f.Kind)
 		}
 		counts[f.Module] = c
 		key := f.Module + "|" + f.Kind + "|" + f.Producer + "|" + f.Consumer
@@ -250,8 +255,8 @@ func TestCommittedTriage(t *testing.T) {
 		if !r.Analyzed() {
 			continue
 		}
-		if c := counts[r.Module]; c[0] != r.MOR || c[1] != r.MN {
-			t.Errorf("%s: the table says %d MOR %d MN, findings.csv lists %d and %d", r.Module, r.MOR, r.MN, c[0], c[1])
+		if c := counts[r.Module]; c[0] != r.MOR || c[1] != r.MN || c[2] != max(r.NI, 0) {
+			t.Errorf("%s: the table says %d MOR %d MN %d NI, findings.csv lists %d, %d and %d", r.Module, r.MOR, r.MN, r.NI, c[0], c[1], c[2])
 		}
 	}
 }
@@ -270,7 +275,8 @@ func TestElideHosts(t *testing.T) {
 }
 
 // A run applied twice (fsmove bench --idempotence): its NI count joins the
-// row and its findings; the tables stay as they were.
+// row, its findings and the tables; a run applied once has none (-1, null),
+// and a table written before the NI column reads with -1.
 func TestFromRunDirNI(t *testing.T) {
 	three := int64(3)
 	dir := writeRun(t, okRecord(), &Analysis{Exit: 1, Seconds: 0.25, Events: 10, Resources: 7, MOR: 2, MN: 1, NI: &three}, nil, "")
@@ -278,13 +284,84 @@ func TestFromRunDirNI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if row.NI == nil || *row.NI != 3 || row.Findings() != 6 {
-		t.Errorf("row NI %v, findings %d; want 3 and 6", row.NI, row.Findings())
+	if row.NI != 3 || !row.AppliedTwice() || row.Findings() != 6 {
+		t.Errorf("row NI %d, findings %d; want 3 and 6", row.NI, row.Findings())
 	}
-	var csv, js bytes.Buffer
-	WriteCSV(&csv, []Row{row})
-	WriteJSON(&js, []Row{row})
-	if strings.Contains(csv.String(), "ni") || strings.Contains(js.String(), `"ni"`) {
-		t.Errorf("the tables have NI:\n%s\n%s", csv.String(), js.String())
+	once, err := FromRunDir("other", "1", writeRun(t, okRecord(), &Analysis{Exit: 1, Seconds: 0.25, Events: 10, Resources: 7, MOR: 2, MN: 1}, nil, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if once.NI != -1 || once.AppliedTwice() || once.Findings() != 3 {
+		t.Errorf("a run applied once: NI %d, findings %d; want -1 and 3", once.NI, once.Findings())
+	}
+	var csvText, js bytes.Buffer
+	WriteCSV(&csvText, []Row{row, once})
+	WriteJSON(&js, []Row{row, once})
+	recs, err := csv.NewReader(strings.NewReader(csvText.String())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ni := -1
+	for i, h := range recs[0] {
+		if h == "ni" {
+			ni = i
+		}
+	}
+	if ni < 0 || recs[1][ni] != "3" || recs[2][ni] != "-1" {
+		t.Errorf("the CSV's ni column: %q", recs)
+	}
+	if !strings.Contains(js.String(), `"ni": 3`) || !strings.Contains(js.String(), `"ni": null`) {
+		t.Errorf("the JSON's ni: %s", js.String())
+	}
+
+	// A table from before the column.
+	var old []string
+	for i, rec := range recs {
+		rec = append(rec[:ni:ni], rec[ni+1:]...)
+		if i == 0 && strings.Join(rec, ",") == strings.Join(Columns, ",") {
+			t.Fatal("the ni column was not removed")
+		}
+		old = append(old, strings.Join(rec, ","))
+	}
+	rows, err := ReadCSV(strings.NewReader(strings.Join(old, "\n") + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].NI != -1 || rows[0].MOR != 2 {
+		t.Errorf("a table without ni reads as %+v", rows)
+	}
+}
+
+// findings.csv names an NI finding's problem, and reads tables written
+// before that column (and before confirmations).
+func TestFindingsCSVProblem(t *testing.T) {
+	in := []FindingRow{
+		{Module: "m", Kind: "NI", Producer: "Exec[a]", Consumer: "Exec[a]", Relations: "rewrites", Paths: 1, Observed: false, Problem: "unguarded-exec"},
+		{Module: "m", Kind: "MOR", Producer: "File[/x]", Consumer: "Exec[b]", Relations: "consumes", Paths: 2, Confirmation: "confirmed"},
+	}
+	var b bytes.Buffer
+	if err := WriteFindingsCSV(&b, in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ReadFindingsCSV(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(out, in) {
+		t.Errorf("read back:\n%+v\nwant\n%+v", out, in)
+	}
+	for drop := 1; drop <= 2; drop++ {
+		var old []string
+		for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
+			f := strings.Split(line, ",")
+			old = append(old, strings.Join(f[:len(f)-drop], ","))
+		}
+		rows, err := ReadFindingsCSV(strings.NewReader(strings.Join(old, "\n") + "\n"))
+		if err != nil {
+			t.Fatalf("a table without its last %d columns: %v", drop, err)
+		}
+		if rows[0].Problem != "" || rows[0].Kind != "NI" || (drop == 1) != (rows[1].Confirmation == "confirmed") {
+			t.Errorf("a table without its last %d columns reads as %+v", drop, rows)
+		}
 	}
 }
