@@ -125,7 +125,7 @@
 //
 // # Non-idempotent resources (NI)
 //
-// With a second apply of the same catalog (Options.Idempotence: fsmove run
+// With a second apply of the module (Options.Idempotence: fsmove run
 // --idempotence), every resource that Puppet's report of that apply says it
 // changed, or that failed then and not in the first, is an NI finding
 // (idempotence.go), with the paths it wrote with content in the second

@@ -282,7 +282,7 @@ func (p NIProblem) text() string {
 	case GuardedExecRuns:
 		return "an Exec whose guard did not stop it: it ran again in the second apply"
 	case ChangesAgain:
-		return "the second apply of the same catalog changed it again"
+		return "the second apply changed it again"
 	case Fight:
 		return "two resources write one path differently: each apply undoes the other"
 	case FailsSecond:

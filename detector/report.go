@@ -21,7 +21,7 @@ const (
 	// MN: a resource produces a path that a Service consumes, and no
 	// notify path leads from the producer to the service.
 	MN
-	// NI: a resource that the second apply of one catalog changed again,
+	// NI: a resource that the second apply of the module changed again,
 	// or that failed only then (fsmove run --idempotence): the module
 	// does not converge.
 	NI

@@ -176,7 +176,7 @@ var sarifRules = [...]struct {
 		"A resource produces a file that a Service reads, and no notify/subscribe path leads from it to the service: the service keeps running with stale configuration. Add notify/subscribe or a ~> chain."},
 	NI: {"NI", "NonIdempotentResource",
 		"Non-idempotent resource: a second apply changes it again",
-		"Applied a second time, the same catalog changed this resource again (or it failed then only): the module does not converge. Guard an Exec (creates, unless, onlyif), make content deterministic, or end a fight between two resources writing one path."},
+		"Applied a second time, the module changed this resource again (or it failed then only): the module does not converge. Guard an Exec (creates, unless, onlyif), make content deterministic, or end a fight between two resources writing one path."},
 }
 
 // WriteSARIF writes a SARIF 2.1.0 log: one run of the fsmove driver with

@@ -39,9 +39,8 @@ type ResourceEvent struct {
 
 // Report is what fsmove reads of a Puppet report.
 type Report struct {
-	// Status is the run's: changed, failed or unchanged. (puppet apply
-	// --catalog exits 0 whatever happened, --detailed-exitcodes or not:
-	// this is how the second apply of --idempotence ended.)
+	// Status is the run's: changed, failed or unchanged: how the second
+	// apply of --idempotence ended.
 	Status string
 	// Resources are the resource statuses, sorted by reference.
 	Resources []ResourceStatus

@@ -89,7 +89,7 @@ func newBenchCmd(c *cli) *cobra.Command {
 	enumVar(fs, &f.init, "init", string(container.InitSystemd), initNames(), "the containers' PID 1: systemd or none")
 	fs.BoolVar(&f.untraced, "untraced", false, "also time each cleanly applied module without the tracer (a second container: doubles Puppet's time)")
 	fs.BoolVar(&f.confirm, "confirm", false, "re-apply each module's reported findings to test them (fsmove confirm): confirmed, refuted or unknown")
-	fs.BoolVar(&f.idempotence, "idempotence", false, "apply each catalog a second time, traced, and count what it changes again (NI)")
+	fs.BoolVar(&f.idempotence, "idempotence", false, "apply each module a second time, traced, and count what it changes again (NI)")
 	fs.BoolVar(&f.resume, "resume", false, "skip what the run directories already hold (finished runs, analyses, untraced times)")
 	enumVar(fs, &f.suite, "suite", container.DefaultSuite, container.SuiteNames(), "Debian `release` of the image: "+strings.Join(container.SuiteNames(), ", "))
 	fs.StringVar(&f.image, "image", "", "Docker image `tag` (default fsmove/puppet:SUITE)")

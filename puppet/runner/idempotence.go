@@ -44,8 +44,9 @@ type SecondRun struct {
 	OutsideCalls  uint64 `json:"outside_calls"`
 	// Report is Puppet's report of the second apply, relative to the
 	// run's directory ("" when Puppet wrote none), and ReportStatus its
-	// status: changed, failed or unchanged. (Puppet applying a saved
-	// catalog exits 0 whatever happened: PuppetExit does not tell.)
+	// status: changed, failed or unchanged. The NI findings are read
+	// from the report (which says which resource changed what), not from
+	// the exit status.
 	Report       string `json:"report,omitempty"`
 	ReportStatus string `json:"report_status,omitempty"`
 	// Skipped says why there was no second apply (the first compiled no
@@ -69,10 +70,20 @@ func (s *SecondRun) captureProblems(tracer string, allowDrops bool) []string {
 }
 
 // secondApply is --idempotence: it keeps Puppet's report of the first
-// apply, then applies the first apply's catalog again (SecondApplyArgs),
-// traced the same way (applyOnce), and copies its trace, log and report
-// to SecondDir. The first apply's artifacts are out already: nothing
-// here can lose them.
+// apply, then runs the same puppet apply again in the same container,
+// traced the same way (applyOnce), and copies its trace, log, report and
+// catalog to SecondDir. The first apply's artifacts are out already:
+// nothing here can lose them.
+//
+// Puppet compiles the catalog anew, as an agent does on every run and as
+// Litmus's idempotent_apply does: a catalog that differs from one
+// compilation to the next (a timestamp or a random value in a template,
+// a hash iterated in no fixed order) is a way not to converge, and only
+// a new compilation shows it. Applying the first catalog again (puppet
+// apply --catalog) would also be wrong for another reason: Puppet gives
+// a saved catalog an environment without modules, so that every File
+// with a puppet:///modules/… source fails to find it (docs/DESIGN.md,
+// "Idempotence").
 func (r *run) secondApply(ctx context.Context, modulePath []string) error {
 	sec := &SecondRun{Dir: SecondDir}
 	r.rec.Second = sec
@@ -81,26 +92,25 @@ func (r *run) secondApply(ctx context.Context, modulePath []string) error {
 		r.rec.Report = PuppetReportFile
 	}
 	if !files.Exists(filepath.Join(r.opts.OutDir, CatalogFile)) {
-		sec.Skipped = "Puppet compiled no catalog to apply again"
+		sec.Skipped = "Puppet compiled no catalog: a second apply would fail the same way"
 		return nil
 	}
 	dir := filepath.Join(r.opts.OutDir, SecondDir)
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return err
 	}
-	cmd := r.capt.Command(r.opts, SecondApplyArgs(modulePath))
+	cmd := r.capt.Command(r.opts, PuppetApplyArgs(modulePath))
 	sec.Command = cmd
-	err := r.step(ctx, StepSecondApply, "puppet apply of the same catalog again, under "+r.capt.Name(), func(s *Step) (string, error) {
-		// The catalog is copied, so that what the second apply writes
-		// in catalogDir cannot change what it applies.
-		prep := `rm -f "$3" && cp "$1/$2" "$3"`
+	err := r.step(ctx, StepSecondApply, "the same puppet apply again, under "+r.capt.Name(), func(s *Step) (string, error) {
+		// The first apply's catalog is out already; removed here, the
+		// one in catalogDir after the apply is the second's own.
 		var out bytes.Buffer
-		status, err := r.c.Exec(ctx, []string{"/bin/sh", "-c", prep, "fsmove", catalogDir, NodeName + ".json", secondCatalog}, nil, &out)
+		status, err := r.c.Exec(ctx, []string{"/bin/sh", "-c", `rm -f "$1"`, "fsmove", catalogDir + "/" + NodeName + ".json"}, nil, &out)
 		if err != nil {
 			return "", err
 		}
 		if status != 0 {
-			return "", fmt.Errorf("copying the catalog for the second apply failed (status %d): %s", status, strings.TrimSpace(out.String()))
+			return "", fmt.Errorf("removing the first apply's cached catalog failed (status %d): %s", status, strings.TrimSpace(out.String()))
 		}
 		status, err = r.applyOnce(ctx, cmd, dir, &sec.DroppedEvents, &sec.OutsideCalls)
 		if err == nil || status != 0 {
@@ -135,6 +145,11 @@ func (r *run) secondApply(ctx context.Context, modulePath []string) error {
 			return "", err
 		}
 		defer os.RemoveAll(tmp)
+		if file, _ := r.copyFile(ctx, catalogDir+"/"+NodeName+".json", tmp, budget); file != "" {
+			if err := os.Rename(filepath.Join(tmp, file), filepath.Join(dir, CatalogFile)); err != nil {
+				return "", err
+			}
+		}
 		if _, err := r.copyFile(ctx, puppetExitPath, tmp, budget); err == nil {
 			data, _ := os.ReadFile(filepath.Join(tmp, filepath.Base(puppetExitPath)))
 			if n, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {

@@ -358,16 +358,3 @@ func TestRecordSecondRun(t *testing.T) {
 		t.Errorf("a run without --idempotence records a second run:\n%s", data)
 	}
 }
-
-func TestSecondApplyArgs(t *testing.T) {
-	first, second := PuppetApplyArgs([]string{"/m"}), SecondApplyArgs([]string{"/m"})
-	if first[len(first)-1] != sitePP || strings.Contains(strings.Join(second, " "), sitePP) {
-		t.Errorf("first %q, second %q", first, second)
-	}
-	if got := strings.Join(second[len(second)-2:], " "); got != "--catalog "+secondCatalog {
-		t.Errorf("second ends with %q", got)
-	}
-	if strings.Join(first[:len(first)-1], " ") != strings.Join(second[:len(first)-1], " ") {
-		t.Errorf("the second apply's other arguments differ: %q, %q", first, second)
-	}
-}

@@ -54,9 +54,6 @@ const (
 	// lastRunReport is Puppet's report of its last run (`puppet config
 	// print lastrunreport` in the image).
 	lastRunReport = "/var/cache/puppet/state/last_run_report.yaml"
-	// secondCatalog is the first apply's catalog, applied again by the
-	// second apply of --idempotence.
-	secondCatalog = workDir + "/second-catalog.json"
 )
 
 // graphFiles are the graphs puppet apply --graph writes in graphDir.
@@ -100,16 +97,6 @@ func PuppetApplyArgs(modulePath []string) []string {
 		"--modulepath", strings.Join(modulePath, ":"),
 		sitePP,
 	}
-}
-
-// SecondApplyArgs are the arguments of the second traced apply of
-// --idempotence: the same as the first's, but the catalog the first
-// compiled (copied to secondCatalog) instead of the entry manifest, so
-// that what is applied again is exactly what was applied, not a new
-// compilation (whose facts or generate() calls could differ).
-func SecondApplyArgs(modulePath []string) []string {
-	args := PuppetApplyArgs(modulePath)
-	return append(args[:len(args)-1], "--catalog", secondCatalog)
 }
 
 // ApplyCommand is the command exec'd in the container: apply.sh, strace's

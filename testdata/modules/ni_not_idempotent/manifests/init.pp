@@ -1,11 +1,15 @@
 # Fixture: non-idempotent resources (fsmove run --idempotence).
 #
-# The catalog is applied twice; the second apply must change nothing, and
+# The module is applied twice (the second apply compiles its catalog anew,
+# as an agent's next run does); the second apply must change nothing, and
 # each resource here changes or fails again. Expected NI findings:
 # - Exec['stamp']: no creates, unless, onlyif or refreshonly, so it runs
 #   (and writes /etc/ni_not_idempotent.stamp) on every apply;
 # - File['/etc/ni_not_idempotent.time']: its content is computed when the
 #   catalog is applied (a Deferred strftime), a new timestamp each time;
+# - File['/etc/ni_not_idempotent.compiled']: its content is computed when
+#   the catalog is compiled (a Timestamp in the string), a new one each
+#   compilation;
 # - File['/etc/ni_not_idempotent.conf'] and Exec['rewrite-conf'] fight:
 #   the File writes one content, the Exec (whose guard looks for its own
 #   content) another, so each apply undoes the other;
@@ -19,6 +23,11 @@ class ni_not_idempotent {
   file { '/etc/ni_not_idempotent.time':
     ensure  => file,
     content => Deferred('strftime', ['%s%N']),
+  }
+
+  file { '/etc/ni_not_idempotent.compiled':
+    ensure  => file,
+    content => "compiled at ${Timestamp()}\n",
   }
 
   file { '/etc/ni_not_idempotent.conf':
