@@ -42,9 +42,15 @@ const (
 	Fight
 	// FailsSecond: the resource failed in the second apply only.
 	FailsSecond
+	// ServiceStops: a Service that the second apply found stopped and
+	// started again. Nothing in a converged catalog stops a service, so
+	// it did not stay up after the first apply started it: its daemon
+	// exited, or systemd did not start it (a Condition of its unit not
+	// met). The fix is in why it stops, not in the manifest's content.
+	ServiceStops
 )
 
-var niProblemNames = [...]string{"unguarded-exec", "guarded-exec-runs", "changes-again", "fight", "fails-second"}
+var niProblemNames = [...]string{"unguarded-exec", "guarded-exec-runs", "changes-again", "fight", "fails-second", "service-stops"}
 
 func (p NIProblem) String() string {
 	if int(p) < len(niProblemNames) {
@@ -193,6 +199,9 @@ func idempotenceFindings(in *Idempotence, g Graph, filter *Filter) (out []Findin
 			continue
 		}
 		problem := ChangesAgain
+		if startedAgain(c.res, c.status.Events) {
+			problem = ServiceStops
+		}
 		if c.res.Is(catalog.TypeExec) {
 			problem = UnguardedExec
 			if slices.ContainsFunc(execGuards, func(p string) bool { return guardSet(c.res.Params[p]) }) {
@@ -209,6 +218,17 @@ func idempotenceFindings(in *Idempotence, g Graph, filter *Filter) (out []Findin
 		out = append(out, f)
 	}
 	return out, unknown
+}
+
+// startedAgain reports whether r is a Service whose ensure the apply
+// changed from stopped to running.
+func startedAgain(r *catalog.Resource, events []puppet.ResourceEvent) bool {
+	if !r.Is(catalog.TypeService) {
+		return false
+	}
+	return slices.ContainsFunc(events, func(e puppet.ResourceEvent) bool {
+		return e.Property == "ensure" && e.Previous == "stopped" && e.Desired == "running"
+	})
 }
 
 func niFinding(a, b *catalog.Resource, ni *NonIdempotence) Finding {
@@ -262,6 +282,10 @@ func niFix(p NIProblem, r *catalog.Resource, paths []PathConflict) string {
 		return fmt.Sprintf("guard %s%s so that it runs only when needed: add creates => %s, or unless/onlyif with a command that tells whether its work is done, or refreshonly => true to run it only when notified", ref, at, creates)
 	case GuardedExecRuns:
 		return fmt.Sprintf("the guard of %s%s lets it run on every apply: make creates name a file the command makes, or unless/onlyif test what the command changes", ref, at)
+	case ServiceStops:
+		return fmt.Sprintf("%s%s was started by the first apply and found stopped by the second: find why it does not stay up "+
+			"(systemctl status and journalctl -u of its unit on the node: a daemon that exits on its configuration is a fault of the module; "+
+			"a unit Condition or a capability the node lacks, such as a container's, is not)", ref, at)
 	case FailsSecond:
 		return fmt.Sprintf("%s%s fails when its work is already done: make it succeed on a node that is already configured (a guard, or a command that tolerates what the first apply made)", ref, at)
 	}
@@ -287,6 +311,8 @@ func (p NIProblem) text() string {
 		return "two resources write one path differently: each apply undoes the other"
 	case FailsSecond:
 		return "it failed in the second apply only"
+	case ServiceStops:
+		return "a service the first apply started was stopped at the second: it does not stay up"
 	}
 	return p.String()
 }

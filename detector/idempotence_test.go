@@ -1,6 +1,7 @@
 package detector
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/fsmove/fsmove/catalog"
@@ -18,6 +19,8 @@ func niGraph() *fakeGraph {
 	g.add("Exec[rewrite]", "site.pp", 5, "unless", "grep -q x /etc/conf")
 	g.add("Exec[reload]", "site.pp", 6, "refreshonly", true)
 	g.add("Exec[once]", "site.pp", 7)
+	g.add("Service[daemon]", "site.pp", 8)
+	g.add("Service[flag]", "site.pp", 9)
 	return g
 }
 
@@ -54,6 +57,9 @@ func niInput() *Idempotence {
 			{Ref: "Exec[reload]", Failed: true}, // failed in both: not NI
 			{Ref: "File[/etc/stable]"},          // unchanged
 			changed("Notify[unknown]"),
+			changed("Service[daemon]", puppet.ResourceEvent{Property: "ensure", Previous: "stopped", Desired: "running"}),
+			// Not started again: a property other than ensure.
+			changed("Service[flag]", puppet.ResourceEvent{Property: "enable", Previous: "false", Desired: "true"}),
 		},
 		FirstTrace: first, SecondTrace: second,
 	}
@@ -69,9 +75,12 @@ func TestIdempotenceFindings(t *testing.T) {
 		"NI File[/etc/time]->File[/etc/time] /etc/time",
 		"NI File[/etc/conf]->Exec[rewrite] /etc/conf",
 		"NI Exec[once]->Exec[once] ",
+		"NI Service[daemon]->Service[daemon] ",
+		"NI Service[flag]->Service[flag] ",
 	)
 	want := map[string]NIProblem{"Exec[stamp]": UnguardedExec, "Exec[guarded]": GuardedExecRuns,
-		"File[/etc/time]": ChangesAgain, "File[/etc/conf]": Fight, "Exec[once]": FailsSecond}
+		"File[/etc/time]": ChangesAgain, "File[/etc/conf]": Fight, "Exec[once]": FailsSecond,
+		"Service[daemon]": ServiceStops, "Service[flag]": ChangesAgain}
 	for _, f := range rep.Findings {
 		if got := f.NI.Problem; got != want[f.Producer.Ref()] {
 			t.Errorf("%s: problem %s, want %s", f.Producer.Ref(), got, want[f.Producer.Ref()])
@@ -92,13 +101,17 @@ func TestIdempotenceFindings(t *testing.T) {
 				t.Errorf("fight: evidence %d and %d, relation %s; want 22 and 23 (both of the second apply, in their order), overwrites",
 					pc.ProducerEvidence.Line, pc.ConsumerEvidence.Line, pc.Relation)
 			}
+		case ServiceStops:
+			if !strings.Contains(f.Fix, "does not stay up") || !strings.Contains(f.Fix, "site.pp:8") {
+				t.Errorf("daemon: fix %q", f.Fix)
+			}
 		case FailsSecond:
 			if !f.Observed || f.ObservedError != "returned 1" {
 				t.Errorf("once: observed %v %q", f.Observed, f.ObservedError)
 			}
 		}
 	}
-	if rep.Stats.NI != 5 || len(rep.Warnings) != 1 || rep.Warnings[0].Example != "Notify[unknown]" {
+	if rep.Stats.NI != 7 || len(rep.Warnings) != 1 || rep.Warnings[0].Example != "Notify[unknown]" {
 		t.Errorf("stats.ni %d, warnings %+v", rep.Stats.NI, rep.Warnings)
 	}
 
@@ -108,7 +121,7 @@ func TestIdempotenceFindings(t *testing.T) {
 	w.Ref2 = w.Ref1
 	w.Kinds = KindSet(0).Add(NI)
 	rep = Detect(result(), g, Options{Idempotence: in, Waivers: []Waiver{w}})
-	if rep.Faults() != 4 || rep.Stats.Waived != 1 {
+	if rep.Faults() != 6 || rep.Stats.Waived != 1 {
 		t.Errorf("with a waiver of Exec[stamp]: %d faults, %d waived", rep.Faults(), rep.Stats.Waived)
 	}
 }
