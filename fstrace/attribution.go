@@ -50,22 +50,20 @@ func Pinned(b Block) *Acting { return &Acting{block: b} }
 func (a *Acting) IsDynamic() bool { return a.dynamic }
 
 // Attribution is the open block; with the Acting of each process it says
-// which block the process acts for. The zero value has a block open (0): use
-// NewAttribution.
+// which block the process acts for. The zero value has no block open.
 type Attribution struct {
-	open Block
+	// openPlus1 is the open block plus one, so that the zero value is
+	// NoBlock's.
+	openPlus1 Block
 }
 
-// NewAttribution returns an Attribution with no block open.
-func NewAttribution() Attribution { return Attribution{open: NoBlock} }
-
 // Open returns the open block, NoBlock between blocks.
-func (at *Attribution) Open() Block { return at.open }
+func (at *Attribution) Open() Block { return at.openPlus1 - 1 }
 
 // For returns the block a process with Acting a acts for now.
 func (at *Attribution) For(a *Acting) Block {
 	if a.dynamic {
-		return at.open
+		return at.Open()
 	}
 	return a.block
 }
@@ -75,18 +73,18 @@ func (at *Attribution) For(a *Acting) Block {
 // reports that another block was still open (its End never came).
 func (at *Attribution) Begin(a *Acting, b Block) (implicit bool) {
 	a.dynamic = true
-	implicit = at.open != NoBlock
-	at.open = b
+	implicit = at.Open() != NoBlock
+	at.openPlus1 = b + 1
 	return implicit
 }
 
 // End closes block b when it is the open one; matched is false otherwise
 // (an End without its Begin), and nothing changes.
 func (at *Attribution) End(b Block) (matched bool) {
-	if at.open == NoBlock || at.open != b {
+	if open := at.Open(); open == NoBlock || open != b {
 		return false
 	}
-	at.open = NoBlock
+	at.openPlus1 = 0
 	return true
 }
 
@@ -98,8 +96,8 @@ func (at *Attribution) NewProc(parent *Acting, flags uint32) *Acting {
 		return parent
 	case !parent.dynamic:
 		return Pinned(parent.block)
-	case at.open != NoBlock:
-		return Pinned(at.open)
+	case at.Open() != NoBlock:
+		return Pinned(at.Open())
 	default:
 		return Dynamic()
 	}

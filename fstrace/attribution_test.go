@@ -10,7 +10,7 @@ import "testing"
 // threads, and an End closes only the open block.
 func TestAttribution(t *testing.T) {
 	const a, b, c Block = 0, 1, 2
-	at := NewAttribution()
+	var at Attribution
 	puppet := Dynamic()
 	startup := at.NewProc(puppet, 0)
 	thread := at.NewProc(puppet, ShareThread)

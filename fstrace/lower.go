@@ -219,7 +219,7 @@ const maxLookups = 1 << 14
 
 // NewLowerer returns a Lowerer that asks m about writes to fds 1 and 2.
 func NewLowerer(m BlockMarker) *Lowerer {
-	return &Lowerer{Marker: m, attr: NewAttribution()}
+	return &Lowerer{Marker: m}
 }
 
 // rowIndex finds a row by name without hashing: the rows with a given name

@@ -72,7 +72,6 @@ func New(opts Options) *Interp {
 		exitedEarly: make(map[int32]bool),
 		pending:     make(map[*process][]pendingRead),
 		blockIDs:    make(map[string]BlockID),
-		attr:        fstrace.NewAttribution(),
 	}
 }
 
