@@ -184,14 +184,16 @@ type Lowerer struct {
 	IgnoreMissing func(path string) bool
 
 	// What the lowering knows of the interpreter's state from the
-	// statements it produced so far (see follow): the open block, the
-	// processes that may be pinned to a block (created inside one, or by
-	// such a process), and two counters of the statements that may change
-	// what a failed lookup records (epoch: blocks, processes, the model;
-	// fdEpoch: also fds and cwds), with the failed lookups lowered since.
-	blockOpen bool
-	openBlock string
-	pinned    map[int32]bool
+	// statements it produced so far (see follow): the attribution of
+	// processes to blocks, driven as the interpreter drives it, with the
+	// lowering's own numbers of the blocks begun and the Acting of each
+	// process created or that wrote a Begin (any other acts for the open
+	// block); and two counters of the statements that may change what a
+	// failed lookup records (epoch: blocks, processes, the model; fdEpoch:
+	// also fds and cwds), with the failed lookups lowered since.
+	attr      Attribution
+	blockNums map[string]Block
+	acting    map[int32]*Acting
 	epoch     uint64
 	fdEpoch   uint64
 	lookups   map[lookupKey]lookupSeen
@@ -291,21 +293,23 @@ func ArgsUsed(syscall string) uint64 {
 
 // NeedsFailedArgs reports whether the failed call ev (Pid, Syscall and
 // Errno set; its arguments not decoded yet) needs its arguments: it is a
-// failed lookup (linux.FailedLookup) and its process may act for a block. The
+// failed lookup (linux.FailedLookup) and its process acts for a block. The
 // interpreter records a failed lookup only for the block the process acts
-// for, and a process acts for none when no block is open and it is not
-// pinned to one (interp: a process created inside a block, and its
-// descendants, act for that block for life). The answer follows the
-// statements Lower has produced so far, so a reader that decodes the
-// events Lower is fed one by one (the analysis) may ask it: start-up's
-// failed lookups (Ruby probing its load path), most of a trace's, are not
-// decoded. It never says no to a lookup the interpreter would record; it
-// may say yes to some it will not (a pinned process that wrote a marker
-// becomes the marker writer, acting for the open block only).
+// for, and the lowering follows the same Attribution with the statements
+// Lower has produced so far, so a reader that decodes the events Lower is
+// fed one by one (the analysis) may ask it: start-up's failed lookups (Ruby
+// probing its load path), most of a trace's, are not decoded.
+//
+// What the lowering cannot see makes it say yes where the interpreter may
+// record nothing: init (pid 1) acts for no block in the interpreter, for the
+// open one here. What it does not follow, a process's move to a systemd
+// unit's cgroup (Attribution.Join: the lowering does not know which file an
+// fd is), can make it say no to a lookup the interpreter would give the
+// unit: a service that systemd started outside every block.
 func (l *Lowerer) NeedsFailedArgs(ev *tracer.Event) bool {
 	// Cheapest first: most failed calls are readlinks failing with EINVAL,
 	// and most failed lookups happen at start-up, outside blocks.
-	if !linux.LookupErrno(ev.Errno) || !(l.blockOpen || l.pinned[int32(ev.Pid)]) {
+	if !linux.LookupErrno(ev.Errno) || l.actsFor(int32(ev.Pid)) == NoBlock {
 		return false
 	}
 	row := rows.lookup(ev.Syscall)
@@ -343,11 +347,51 @@ func (l *Lowerer) Lower(ev *tracer.Event, out []Statement) []Statement {
 	return out
 }
 
+// actsFor returns the block process pid acts for, as the lowering follows
+// it. The lowering pins a process only to a block that was open (it drives
+// no Join and does not single out init), so while a block is open every
+// process acts for one: no map lookup then.
+func (l *Lowerer) actsFor(pid int32) Block {
+	if open := l.attr.Open(); open != NoBlock {
+		return open
+	}
+	if a, ok := l.acting[pid]; ok {
+		return l.attr.For(a)
+	}
+	return NoBlock
+}
+
+// actingOf returns the Acting of process pid, making it dynamic on first
+// sight as the interpreter does.
+func (l *Lowerer) actingOf(pid int32) *Acting {
+	a, ok := l.acting[pid]
+	if !ok {
+		if l.acting == nil {
+			l.acting = make(map[int32]*Acting)
+		}
+		a = Dynamic()
+		l.acting[pid] = a
+	}
+	return a
+}
+
+// blockNum returns the lowering's number of block name, numbering it on
+// first sight.
+func (l *Lowerer) blockNum(name string) Block {
+	n, ok := l.blockNums[name]
+	if !ok {
+		if l.blockNums == nil {
+			l.blockNums = make(map[string]Block)
+		}
+		n = Block(len(l.blockNums))
+		l.blockNums[name] = n
+	}
+	return n
+}
+
 // follow updates what the lowering knows of the interpreter's state (see
-// the Lowerer's fields) from the statements it just produced. It mirrors
-// the interpreter: a process writing a Begin acts for the open block from
-// then on; a new process shares its creator's attribution when it is a
-// thread, and is otherwise pinned when its creator is or a block is open.
+// the Lowerer's fields) from the statements it just produced: it drives the
+// Attribution with Begin, End, NewProc and Exit as the interpreter does.
 // A Consumed or Missing path statement changes nothing a failed lookup
 // records (a consumed path missing from the model is added as a plain name,
 // which leaves the lexical path of a lookup through it as it was); every
@@ -371,21 +415,19 @@ func (l *Lowerer) follow(stmts []Statement) {
 			continue
 		case OpBegin:
 			l.noteMarkerPid(s.Pid)
-			l.blockOpen, l.openBlock = true, s.Block
-			if l.pinned != nil {
-				delete(l.pinned, s.Pid)
-			}
+			l.attr.Begin(l.actingOf(s.Pid), l.blockNum(s.Block))
 		case OpEnd:
 			l.noteMarkerPid(s.Pid)
-			if l.blockOpen && s.Block == l.openBlock {
-				l.blockOpen = false
+			if n, ok := l.blockNums[s.Block]; ok {
+				l.attr.End(n)
 			}
 		case OpNewProc:
-			l.notePinned(s.Pid, s.Child, s.Flags)
-		case OpExit:
-			if l.pinned != nil {
-				delete(l.pinned, s.Pid)
+			if s.Child != s.Pid { // a corrupt trace's self-clone changes nothing (interp)
+				parent := l.actingOf(s.Pid)
+				l.acting[s.Child] = l.attr.NewProc(parent, s.Flags) // a reused pid's old Acting goes
 			}
+		case OpExit:
+			delete(l.acting, s.Pid)
 			delete(l.markerPids, s.Pid)
 		}
 		l.epoch++
@@ -756,25 +798,6 @@ func (c *lowering) lowerNewProc(out []Statement) []Statement {
 	s.Child = int32(c.ev.Ret)
 	s.Flags = c.stmtFlags(c.flagsArg())
 	return append(out, s)
-}
-
-// notePinned follows the interpreter's attribution of a new process (see
-// NeedsFailedArgs): a thread shares its creator's, any other child is
-// pinned when its parent is or a block is open.
-func (l *Lowerer) notePinned(parent, child int32, flags uint32) {
-	pinned := l.pinned[parent]
-	if flags&ShareThread == 0 {
-		pinned = pinned || l.blockOpen
-	}
-	switch {
-	case pinned:
-		if l.pinned == nil {
-			l.pinned = make(map[int32]bool)
-		}
-		l.pinned[child] = true
-	case l.pinned != nil:
-		delete(l.pinned, child) // a reused pid
-	}
 }
 
 func (c *lowering) lowerDup(out []Statement) []Statement {

@@ -29,7 +29,6 @@ import (
 	"github.com/fsmove/fsmove/fstrace/interp"
 	"github.com/fsmove/fsmove/puppet"
 	"github.com/fsmove/fsmove/tracer"
-	"github.com/fsmove/fsmove/tracer/linux"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
 
@@ -285,15 +284,16 @@ func interpretProgram(path string, st *Stats) (*interp.Result, error) {
 // and the reader only counts it too.
 func ReaderOptions(strict bool) strace.Options {
 	return strace.Options{Strict: strict, Want: fstrace.Wanted, Args: fstrace.ArgsUsed,
-		SkipFailedArgs: true, FailedArgs: failedLookup, FailedErrnos: linux.LookupErrnos,
-		DropFailed: true, FailedWant: linux.LooksUp,
+		SkipFailedArgs: true, FailedLookups: true, FailedArgs: everyFailedLookup,
 		ShortWrites: true, MarkerData: puppet.Marker{}.MayMark, DropDataless: true}
 }
 
-func failedLookup(ev *tracer.Event) bool { return linux.FailedLookup(ev.Syscall, ev.Errno) }
+// everyFailedLookup decodes every failed lookup FailedLookups keeps, until
+// Interpret narrows them (SetFailedArgs).
+func everyFailedLookup(*tracer.Event) bool { return true }
 
 // droppedSource is a source that drops the calls the lowering would give no
-// statement and counts them: failed calls (strace.Options.DropFailed) and
+// statement and counts them: failed calls (strace.Options.FailedLookups) and
 // writes without data (DropDataless).
 type droppedSource interface {
 	DroppedFailed() int64

@@ -40,7 +40,7 @@ type Interp struct {
 
 	blocks   []string
 	blockIDs map[string]BlockID
-	open     BlockID // the open block, NoBlock between blocks
+	attr     fstrace.Attribution // the open block, and the block a process acts for
 	failures []BlockFailure
 
 	cur     BlockID  // the block the current statement acts for
@@ -72,7 +72,6 @@ func New(opts Options) *Interp {
 		exitedEarly: make(map[int32]bool),
 		pending:     make(map[*process][]pendingRead),
 		blockIDs:    make(map[string]BlockID),
-		open:        NoBlock,
 	}
 }
 
@@ -488,11 +487,9 @@ func (in *Interp) setCwd(p *process, st *fstrace.Statement) {
 // begin opens block name; p wrote the marker, so p (and its threads) act
 // for whatever block is open from now on.
 func (in *Interp) begin(p *process, name string) {
-	p.attr.dynamic = true
-	if in.open != NoBlock {
+	if in.attr.Begin(p.acts, in.blockID(name)) {
 		in.warnings.ImplicitEnds++
 	}
-	in.open = in.blockID(name)
 }
 
 // blockID returns the id of block name, creating it if needed.
@@ -525,12 +522,12 @@ func (in *Interp) fail(st *fstrace.Statement) {
 	})
 }
 
+// end closes block name when it is the open one.
 func (in *Interp) end(name string) {
-	if in.open == NoBlock || in.blocks[in.open] != name {
+	id, ok := in.blockIDs[name]
+	if !ok || !in.attr.End(id) {
 		in.stats.UnmatchedEnds++
-		return
 	}
-	in.open = NoBlock
 }
 
 // Result returns every path some block accessed, sorted by path, with the
@@ -559,7 +556,7 @@ func (in *Interp) Result() *Result {
 	}
 	res.Stats = in.stats
 	res.Stats.Blocks = int64(len(in.blocks))
-	if in.open != NoBlock {
+	if in.attr.Open() != NoBlock {
 		res.Stats.UnclosedBlocks = 1
 	}
 	res.Stats.DistinctPaths = int64(len(res.Paths))

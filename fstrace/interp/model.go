@@ -80,6 +80,9 @@ const (
 	resolveOK resolveStatus = iota
 	resolveLoop
 	resolveTooDeep
+	// resolveMissing: a walk with walkLookup met a missing intermediate
+	// name (fsModel.walk); never returned by resolve or lookupPath.
+	resolveMissing
 )
 
 // maxPathDepth bounds walks up the entry chain (a corrupt trace could make
@@ -101,7 +104,7 @@ type fsModel struct {
 	// a hard link of one): with structGen and pathGen it validates the
 	// cache of failed lookups (see missCache).
 	linkGen uint32
-	// finalLink is set by resolve when the last component was a symlink
+	// finalLink is set by walk when the last component was a symlink
 	// (followed or not): such results depend on the follow mode.
 	finalLink bool
 	paths     pathTable
@@ -237,14 +240,57 @@ func (m *fsModel) locOf(ino inodeID) location {
 	return location{dir: en.dir, name: en.name, entry: e, ino: ino}
 }
 
-// resolve walks path from the directory start (ignored for absolute paths)
-// component by component. Symlinks are followed for intermediate
-// components, and for the final one when followFinal is set or the path
-// ends in "/". Missing intermediate directories existed before the trace
-// started and are added to the model; a missing final name is returned
-// with ino == noInode for the caller to create or not. links counts the
-// symlinks followed so far (Linux's ELOOP bound is on the total).
+// walkPolicy says what a walk does with names the model lacks and the
+// directories it crosses: the one difference between resolving a path a
+// call used (the names existed) and naming the path of a failed lookup
+// (they may not have).
+type walkPolicy uint8
+
+const (
+	// walkResolve: a missing intermediate directory existed before the
+	// trace started and is added to the model; every directory crossed is
+	// marked one.
+	walkResolve walkPolicy = iota
+	// walkLookup changes nothing in the model: the walk stops at the first
+	// missing intermediate name (resolveMissing).
+	walkLookup
+)
+
+// resolve walks path from start with walkResolve (see walk): it never
+// returns resolveMissing.
 func (m *fsModel) resolve(start inodeID, path string, followFinal bool, links *int) (location, resolveStatus) {
+	l, _, st := m.walk(start, path, followFinal, walkResolve, links)
+	return l, st
+}
+
+// lookupPath names the path of a failed lookup (ENOENT, ENOTDIR) of path
+// from the directory start, without adding anything to the model (a walk
+// with walkLookup): the path-table id of the deepest name the model has,
+// followed lexically by the components it does not have ("." dropped, ".."
+// one lexical level up). A path the model has whole, or all but its final
+// name, is named as resolve would name it.
+func (m *fsModel) lookupPath(start inodeID, path string, followFinal bool, links *int) (pathID, resolveStatus) {
+	l, missing, st := m.walk(start, path, followFinal, walkLookup, links)
+	switch st {
+	case resolveOK:
+		return m.locPath(l), resolveOK
+	case resolveMissing:
+		return missing, resolveOK
+	}
+	return 0, st
+}
+
+// walk is the one path walk: it follows path from the directory start
+// (ignored for absolute paths) component by component, "." and ".." on the
+// model. Symlinks the model knows are followed for intermediate components,
+// and for the final one when followFinal is set or the path ends in "/";
+// relative targets against the link's directory; links counts the symlinks
+// followed so far (Linux's ELOOP bound is on the total). A missing final
+// name is returned with ino == noInode for the caller to create or not. A
+// missing intermediate name is added as a directory under walkResolve;
+// under walkLookup the walk stops there with resolveMissing, and missing is
+// the path of that name with the rest of path appended lexically.
+func (m *fsModel) walk(start inodeID, path string, followFinal bool, policy walkPolicy, links *int) (l location, missing pathID, st resolveStatus) {
 	cur := start
 	if len(path) > 0 && path[0] == '/' {
 		cur = rootInode
@@ -254,21 +300,21 @@ func (m *fsModel) resolve(start inodeID, path string, followFinal bool, links *i
 		comp, next, last, trailingSlash, ok := nextComponent(path, i)
 		if !ok {
 			m.finalLink = false
-			return m.locOf(cur), resolveOK
+			return m.locOf(cur), 0, resolveOK
 		}
 		i = next
 		switch comp {
 		case ".":
 			if last {
 				m.finalLink = false
-				return m.locOf(cur), resolveOK
+				return m.locOf(cur), 0, resolveOK
 			}
 			continue
 		case "..":
 			cur = m.parentOf(cur)
 			if last {
 				m.finalLink = false
-				return m.locOf(cur), resolveOK
+				return m.locOf(cur), 0, resolveOK
 			}
 			continue
 		}
@@ -276,7 +322,10 @@ func (m *fsModel) resolve(start inodeID, path string, followFinal bool, links *i
 		if !ok {
 			if last {
 				m.finalLink = false
-				return location{dir: cur, name: comp, entry: noEntry}, resolveOK
+				return location{dir: cur, name: comp, entry: noEntry}, 0, resolveOK
+			}
+			if policy == walkLookup {
+				return location{}, m.paths.lexical(m.paths.child(m.dirPath(cur), comp), path[i:]), resolveMissing
 			}
 			// An intermediate directory the trace never showed: it existed
 			// before tracing started.
@@ -286,102 +335,38 @@ func (m *fsModel) resolve(start inodeID, path string, followFinal bool, links *i
 		if m.inodes[ino].isLink && (!last || followFinal || trailingSlash) {
 			*links++
 			if *links > m.maxLinks {
-				return location{}, resolveLoop
+				return location{}, 0, resolveLoop
 			}
-			// Relative targets resolve against the link's directory.
-			target := m.inodes[ino].target
-			tl, st := m.resolve(cur, target, true, links)
-			if st != resolveOK {
-				return location{}, st
+			tl, tmissing, st := m.walk(cur, m.inodes[ino].target, true, policy, links)
+			switch {
+			case st == resolveMissing:
+				return location{}, m.paths.lexical(tmissing, path[i:]), resolveMissing
+			case st != resolveOK:
+				return location{}, 0, st
 			}
 			if last {
 				m.finalLink = true
-				return tl, resolveOK
+				return tl, 0, resolveOK
 			}
 			if !tl.exists() {
+				if policy == walkLookup {
+					return location{}, m.paths.lexical(m.locPath(tl), path[i:]), resolveMissing
+				}
 				tl.entry = m.addEntry(tl.dir, tl.name, m.newInode(true))
 				tl.ino = m.entries[tl.entry].ino
 			}
 			cur = tl.ino
-			m.inodes[cur].isDir = true
+			if policy == walkResolve {
+				m.inodes[cur].isDir = true
+			}
 			continue
 		}
 		if last {
 			m.finalLink = m.inodes[ino].isLink
-			return location{dir: cur, name: comp, entry: e, ino: ino}, resolveOK
+			return location{dir: cur, name: comp, entry: e, ino: ino}, 0, resolveOK
 		}
-		m.inodes[ino].isDir = true
-		cur = ino
-	}
-}
-
-// lookupPath names the path of a failed lookup (ENOENT, ENOTDIR) of path
-// from the directory start, without adding anything to the model: unlike
-// resolve, a missing intermediate directory is not created (it may really
-// have been missing), and no inode is marked a directory. It walks the
-// model as resolve does (".." on the model, symlinks the model knows
-// followed: intermediate ones always, the final one when followFinal is
-// set or the path ends in "/") as far as the model has the names; the
-// result is the path-table id of the deepest name reached, followed
-// lexically by the components the model does not have ("." dropped, ".."
-// one lexical level up). A path the model has whole is named as resolve
-// would name it. links counts the symlinks followed, as in resolve.
-func (m *fsModel) lookupPath(start inodeID, path string, followFinal bool, links *int) (pathID, resolveStatus) {
-	l, id, found, status := m.walkExisting(start, path, followFinal, links)
-	if status != resolveOK || !found {
-		return id, status
-	}
-	return m.locPath(l), resolveOK
-}
-
-// walkExisting is lookupPath's walk. found reports that every component
-// exists in the model (l is then the location reached); otherwise id is
-// the path of the first missing component with the rest of path appended
-// lexically.
-func (m *fsModel) walkExisting(start inodeID, path string, followFinal bool, links *int) (l location, id pathID, found bool, st resolveStatus) {
-	cur := start
-	if len(path) > 0 && path[0] == '/' {
-		cur = rootInode
-	}
-	i := 0
-	for {
-		comp, next, last, trailingSlash, ok := nextComponent(path, i)
-		if !ok {
-			return m.locOf(cur), 0, true, resolveOK
-		}
-		i = next
-		switch comp {
-		case ".":
-			continue
-		case "..":
-			cur = m.parentOf(cur)
-			continue
-		}
-		e, ok := m.lookupEntry(cur, comp)
-		if !ok {
-			return location{}, m.paths.lexical(m.paths.child(m.dirPath(cur), comp), path[i:]), false, resolveOK
-		}
-		ino := m.entries[e].ino
-		if m.inodes[ino].isLink && (!last || followFinal || trailingSlash) {
-			*links++
-			if *links > m.maxLinks {
-				return location{}, 0, false, resolveLoop
-			}
-			tl, tid, tfound, st := m.walkExisting(cur, m.inodes[ino].target, true, links)
-			if st != resolveOK {
-				return location{}, 0, false, st
-			}
-			if !tfound {
-				return location{}, m.paths.lexical(tid, path[i:]), false, resolveOK
-			}
-			if last {
-				return tl, 0, true, resolveOK
-			}
-			cur = tl.ino
-			continue
-		}
-		if last {
-			return location{dir: cur, name: comp, entry: e, ino: ino}, 0, true, resolveOK
+		if policy == walkResolve {
+			m.inodes[ino].isDir = true
 		}
 		cur = ino
 	}

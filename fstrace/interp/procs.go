@@ -27,21 +27,12 @@ type fsInfo struct {
 	cwdSet bool // the process changed its cwd itself (used when a provisional process is adopted)
 }
 
-// attribution says which block a process acts for. A dynamic process (the
-// one writing block markers, its threads, its start-up children) acts for
-// the block open at the time; a process started inside a block is pinned
-// to that block for life, and so are its descendants.
-type attribution struct {
-	dynamic bool
-	block   BlockID
-}
-
-// process is one pid. Threads (CLONE_THREAD) share their creator's
-// attribution pointer.
+// process is one pid. Threads (CLONE_THREAD) share their creator's Acting
+// (fstrace.Attribution says which block a process acts for).
 type process struct {
 	files *fdTable
 	fs    *fsInfo
-	attr  *attribution
+	acts  *fstrace.Acting
 	// provisional: created on first sight, not (yet) by a NewProc.
 	provisional bool
 	// init: the pid namespace's init (systemd). Its reads act for no block,
@@ -68,12 +59,7 @@ type pendingRead struct {
 // last ones it made.
 const maxPending = 64
 
-func (in *Interp) block(p *process) BlockID {
-	if p.attr.dynamic {
-		return in.open
-	}
-	return p.attr.block
-}
+func (in *Interp) block(p *process) BlockID { return in.attr.For(p.acts) }
 
 // lookupProc returns the process pid, creating it on first sight: a trace
 // started mid-run, or a child whose first statement precedes its parent's
@@ -87,7 +73,7 @@ func (in *Interp) lookupProc(pid int32) *process {
 		p = &process{
 			files: &fdTable{users: 1},
 			fs:    &fsInfo{cwd: rootInode},
-			attr:  &attribution{dynamic: true, block: NoBlock},
+			acts:  fstrace.Dynamic(),
 		}
 		if pid == initPid {
 			// init (systemd in a container booted with it) acts for no
@@ -95,7 +81,7 @@ func (in *Interp) lookupProc(pid int32) *process {
 			// they join a unit's cgroup (writePid). It is traced so that
 			// its children, the services, are, and for what it reads on
 			// a unit's behalf (initRead). It is not the trace's root.
-			p.attr.dynamic = false
+			p.acts = fstrace.Pinned(NoBlock)
 			p.init = true
 			in.procs[pid] = p
 			in.stats.Processes++
@@ -236,16 +222,7 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 	} else {
 		c.fs = &fsInfo{cwd: parent.fs.cwd}
 	}
-	switch {
-	case st.Flags&fstrace.ShareThread != 0:
-		c.attr = parent.attr
-	case !parent.attr.dynamic:
-		c.attr = &attribution{block: parent.attr.block}
-	case in.open != NoBlock:
-		c.attr = &attribution{block: in.open}
-	default:
-		c.attr = &attribution{dynamic: true, block: NoBlock}
-	}
+	c.acts = in.attr.NewProc(parent.acts, st.Flags)
 
 	if adopt {
 		// The child ran before its parent's clone returned in the trace:
@@ -271,12 +248,12 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 		if child.script != 0 {
 			c.script = child.script // it ran a maintainer script itself
 		}
-		if !child.attr.dynamic {
+		if !child.acts.IsDynamic() {
 			// It already joined a cgroup (a service's unit): tracers that
 			// order calls by their end show the child's move before the
 			// parent's clone returns. It acts for that unit, not for
 			// what its parent acts for.
-			c.attr = child.attr
+			c.acts = child.acts
 		}
 	} else if !early {
 		in.stats.Processes++
@@ -287,8 +264,8 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 		if reads, ok := in.pending[parent]; ok {
 			delete(in.pending, parent)
 			in.pending[c] = reads
-			if !c.attr.dynamic && c.attr.block != NoBlock {
-				in.chargePending(c, c.attr.block)
+			if b := in.attr.For(c.acts); !c.acts.IsDynamic() && b != NoBlock {
+				in.chargePending(c, b)
 			}
 		}
 	}
@@ -352,12 +329,11 @@ func (in *Interp) writePid(p *process, st *fstrace.Statement) {
 	if isServiceName(unit) {
 		block = in.blockID(UnitBlock(unit))
 	}
-	if target.attr.dynamic || target.attr.block != block {
+	// A cgroup move takes all of a process's threads, which share its
+	// Acting.
+	if in.attr.Join(target.acts, block) {
 		in.stats.UnitMoves++
 	}
-	// In place: a cgroup move takes all of a process's threads, which
-	// share this attribution.
-	*target.attr = attribution{block: block}
 	in.chargePending(target, block)
 }
 

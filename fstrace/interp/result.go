@@ -7,13 +7,17 @@ package interp
 import (
 	"strings"
 	"sync"
+
+	"github.com/fsmove/fsmove/fstrace"
 )
 
-// BlockID indexes Result.Blocks. NoBlock is work done outside every block
-// (a program's start-up): it belongs to no resource.
-type BlockID int32
+// BlockID indexes Result.Blocks: the interpreter numbers blocks for its
+// fstrace.Attribution in the order it first meets their names. NoBlock is
+// work done outside every block (a program's start-up): it belongs to no
+// resource.
+type BlockID = fstrace.Block
 
-const NoBlock BlockID = -1
+const NoBlock = fstrace.NoBlock
 
 // Evidence is the statement that caused an effect: its system call and
 // its position in the trace. The name is kept as an index into a table of

@@ -271,7 +271,7 @@ func LooksUp(name string) bool {
 
 // LookupErrnos are the errnos of a failed lookup: the path, or one of its
 // directories, is not there. Readers may test them before FailedLookup,
-// more cheaply (strace.Options.FailedErrnos).
+// more cheaply (the strace reader, with strace.Options.FailedLookups).
 var LookupErrnos = []string{"ENOENT", "ENOTDIR"}
 
 // LookupErrno reports whether errno is one of LookupErrnos.

@@ -34,13 +34,14 @@ type callInfo struct {
 	// writes is set for a call that writes data (linux.Syscall.Writes)
 	// under Options.ShortWrites: argument 1's kind.
 	writes linux.ArgKind
-	// failedWanted is Options.FailedWant's answer (true without it).
+	// failedWanted: the call's failures are kept (linux.LooksUp with
+	// Options.FailedLookups; true without it).
 	failedWanted bool
 }
 
 // dropCounts counts the calls a Reader scanned and did not deliver.
 type dropCounts struct {
-	failed int64 // Options.DropFailed
+	failed int64 // Options.FailedLookups
 	writes int64 // Options.DropDataless
 }
 
@@ -68,7 +69,7 @@ type lineParser struct {
 	// that they cost no allocation; failedCall is set while one is decoded.
 	failedStrs map[string]string
 	failedCall bool
-	// dropped counts the calls scanned and dropped (Options.DropFailed,
+	// dropped counts the calls scanned and dropped (Options.FailedLookups,
 	// DropDataless).
 	dropped dropCounts
 	// recentExprs caches the values of symbolic expressions (expr).
@@ -112,7 +113,7 @@ type callTable struct {
 	mu          sync.Mutex
 	want        func(syscall string) bool
 	args        func(syscall string) uint64
-	failedWant  func(syscall string) bool
+	failedWant  func(syscall string) bool // linux.LooksUp with Options.FailedLookups
 	shortWrites bool
 	calls       map[string]*callInfo
 }
@@ -154,7 +155,7 @@ type scanRules struct {
 	dropFailed     bool
 	dropDataless   bool
 	markerData     func(printed []byte) bool
-	failedErrnos   []string
+	failedErrnos   []string // linux.LookupErrnos with Options.FailedLookups
 	// errnoPick[len][last byte] is set for the failedErrnos.
 	errnoPick [16][256]bool
 	calls     callTable
@@ -163,16 +164,16 @@ type scanRules struct {
 func newScanRules(opts Options) *scanRules {
 	s := &scanRules{
 		skipFailedArgs: opts.SkipFailedArgs,
-		dropFailed:     opts.DropFailed && opts.SkipFailedArgs && opts.FailedErrnos != nil,
+		dropFailed:     opts.FailedLookups && opts.SkipFailedArgs,
 		dropDataless:   opts.DropDataless && opts.ShortWrites,
 		markerData:     opts.MarkerData,
-		failedErrnos:   opts.FailedErrnos,
 		calls:          callTable{want: opts.Want, args: opts.Args, shortWrites: opts.ShortWrites},
 	}
 	if s.dropFailed {
-		s.calls.failedWant = opts.FailedWant
+		s.failedErrnos = linux.LookupErrnos
+		s.calls.failedWant = linux.LooksUp
 	}
-	for _, e := range opts.FailedErrnos {
+	for _, e := range s.failedErrnos {
 		if n := len(e); n > 0 && n < len(s.errnoPick) {
 			s.errnoPick[n][e[n-1]] = true
 		}
@@ -180,8 +181,8 @@ func newScanRules(opts Options) *scanRules {
 	return s
 }
 
-// failedErrno reports whether errno is one of Options.FailedErrnos (any,
-// when there are none).
+// failedErrno reports whether errno is one of failedErrnos (any, when
+// there are none).
 func (s *scanRules) failedErrno(errno []byte) bool {
 	if s.failedErrnos == nil {
 		return true

@@ -193,10 +193,11 @@ func TestShortWrites(t *testing.T) {
 	}
 }
 
-// TestDroppedCalls: with DropFailed, the failed calls are dropped and
-// counted unless their errno is one of FailedErrnos and FailedWant says
-// yes to their name; a write that failed is not a dataless one; a write
-// that wrote nothing is.
+// TestDroppedCalls: with FailedLookups, the failed calls are dropped and
+// counted unless tracer/linux's table says they are failed lookups (openat
+// failing with ENOENT; not rmdir's ENOENT, nor rename's ENOTDIR); without
+// it none is; a write that failed is not a dataless one; a write that wrote
+// nothing is.
 func TestDroppedCalls(t *testing.T) {
 	const trace = `1 rmdir("/a") = -1 ENOENT (No such file or directory)
 1 openat(AT_FDCWD, "/b", O_RDONLY) = -1 ENOENT (No such file or directory)
@@ -207,16 +208,15 @@ func TestDroppedCalls(t *testing.T) {
 1 rename("/d", "/e") = -1 ENOTDIR (Not a directory)
 `
 	cases := []struct {
-		failedWant       func(string) bool
+		failedLookups    bool
 		events           []string // syscall names delivered
 		failed, dataless int64
 	}{
-		{nil, []string{"rmdir", "openat", "write", "rename"}, 2, 1},
-		{func(name string) bool { return name == "openat" }, []string{"openat", "write"}, 4, 1},
+		{false, []string{"rmdir", "openat", "rmdir", "write", "write", "rename"}, 0, 1},
+		{true, []string{"openat", "write"}, 4, 1},
 	}
 	for k, c := range cases {
-		opts := Options{SkipFailedArgs: true, FailedErrnos: []string{"ENOENT", "ENOTDIR"}, DropFailed: true,
-			FailedWant: c.failedWant, ShortWrites: true, DropDataless: true}
+		opts := Options{SkipFailedArgs: true, FailedLookups: c.failedLookups, ShortWrites: true, DropDataless: true}
 		evs, r := events(t, trace, opts)
 		var names []string
 		for _, ev := range evs {
@@ -672,15 +672,16 @@ func TestFailedArgs(t *testing.T) {
 	if len(evs) != 6 {
 		t.Fatalf("%d events", len(evs))
 	}
-	// FailedErrnos: FailedArgs is asked about the listed errnos only.
+	// FailedLookups: the other failed calls are dropped, and FailedArgs is
+	// asked about the failed lookups only.
 	first := asked
 	asked = nil
-	opts.FailedErrnos = []string{"ENOTDIR", "EPERM"}
-	if again, _ := events(t, text, opts); len(again) != 6 || len(again[1].Args) != 0 || len(again[3].Args) != 3 {
-		t.Errorf("with FailedErrnos: %+v", again)
+	opts.FailedLookups = true
+	if again, _ := events(t, text, opts); len(again) != 4 || len(again[0].Args) != 4 || len(again[2].Args) != 3 {
+		t.Errorf("with FailedLookups: %+v", again)
 	}
-	if strings.Join(asked, ",") != "openat ENOTDIR" {
-		t.Errorf("with FailedErrnos, FailedArgs asked %q", asked)
+	if strings.Join(asked, ",") != "newfstatat ENOENT,openat ENOTDIR" {
+		t.Errorf("with FailedLookups, FailedArgs asked %q", asked)
 	}
 	asked = first
 	type want struct {

@@ -85,28 +85,22 @@ type Options struct {
 	// for each failed call of a wanted name, with the event before its
 	// arguments are decoded: Pid, Syscall, Ret and Errno ("ENOENT") are
 	// set, from the end of the line. The analysis decodes the failed
-	// lookups (ENOENT or ENOTDIR of a call that looks a path up) of the
-	// processes that may act for a block (fstrace.Lowerer.NeedsFailedArgs):
-	// a few percent of the failed calls. SetFailedArgs replaces it.
+	// lookups of the processes that act for a block
+	// (fstrace.Lowerer.NeedsFailedArgs): a few percent of the failed
+	// calls. SetFailedArgs replaces it.
 	FailedArgs func(ev *tracer.Event) bool
-	// FailedErrnos, when set, limits the failed calls FailedArgs is asked
-	// about to those with one of these errnos: a cheap test on the line
-	// before any call (in a Puppet trace most failed calls are readlinks
-	// failing with EINVAL, which the analysis never needs).
-	FailedErrnos []string
-	// DropFailed, with SkipFailedArgs and FailedErrnos, does not deliver
-	// the failed calls whose errno is not one of FailedErrnos: a caller for
-	// whom such a call has no effect (the analysis) counts them
-	// (Reader.DroppedFailed) without paying for an event each. In a
-	// Puppet trace they are half the lines.
-	DropFailed bool
-	// FailedWant, with DropFailed, says which calls' failures the caller
-	// reads (asked once per name, like Want): the failed calls of the
-	// others are dropped and counted too, whatever their errno. The
-	// analysis reads only failed lookups (linux.LooksUp): a failed
-	// rmdir or rename has no effect, and a Puppet run has tens of
-	// thousands of rmdirs failing with ENOENT.
-	FailedWant func(syscall string) bool
+	// FailedLookups, with SkipFailedArgs, keeps of the failed calls only
+	// the failed lookups, as tracer/linux's table says and as the native
+	// tracers do (linux.FailedLookup: a call of its lookup column that
+	// failed with one of linux.LookupErrnos): the others are not delivered
+	// but counted (Reader.DroppedFailed), without paying for an event each,
+	// and FailedArgs is asked about failed lookups only. The errno is
+	// tested first, on the line (in a Puppet trace most failed calls are
+	// readlinks failing with EINVAL); the name once per name. The dropped
+	// calls are half a Puppet trace's lines (with tens of thousands of
+	// rmdirs failing with ENOENT): a caller for whom they have no effect
+	// (the analysis) sets it.
+	FailedLookups bool
 	// ShortWrites decodes the data of a write (write, writev, pwrite64) to
 	// an fd other than 1 and 2 only when it is short, as the native tracers
 	// deliver it (linux.WriteDataRead); a longer write's data argument is
@@ -197,7 +191,7 @@ type Reader struct {
 	warnCount int64
 	malformed int64
 	// dropped counts the calls of the chunks applied so far that their
-	// workers dropped (Options.DropFailed, DropDataless); p counts the
+	// workers dropped (Options.FailedLookups, DropDataless); p counts the
 	// others.
 	dropped dropCounts
 }
@@ -475,7 +469,7 @@ func (r *Reader) EndsMidLine() bool {
 	return r.src.endsMidLine()
 }
 
-// DroppedFailed is the number of failed calls that Options.DropFailed kept
+// DroppedFailed is the number of failed calls that Options.FailedLookups kept
 // from being delivered, once the trace is read to its end.
 func (r *Reader) DroppedFailed() int64 { return r.dropped.failed + r.p.dropped.failed }
 

@@ -44,7 +44,7 @@ type readerCase struct {
 }
 
 // readerCases: everything decoded; the analysis's shape (Want, Args,
-// SkipFailedArgs with FailedErrnos and a FailedArgs whose answers depend on
+// SkipFailedArgs with FailedLookups and a FailedArgs whose answers depend on
 // the order it is asked in, replaced by SetFailedArgs half way); strict.
 var readerCases = []readerCase{
 	{"all", func() (Options, func(*Reader, int)) { return Options{}, nil }},
@@ -54,9 +54,7 @@ var readerCases = []readerCase{
 			Want:           func(name string) bool { return specSyscalls[name] || name == "read" },
 			Args:           func(name string) uint64 { return map[bool]uint64{true: 0b11}[strings.HasPrefix(name, "open")] },
 			SkipFailedArgs: true,
-			FailedErrnos:   []string{"ENOENT", "ENOTDIR"},
-			DropFailed:     true,
-			FailedWant:     func(name string) bool { return name != "access" && name != "rename" },
+			FailedLookups:  true,
 			ShortWrites:    true,
 			MarkerData:     func(printed []byte) bool { return bytes.Contains(printed, []byte("a")) },
 			DropDataless:   true,
