@@ -13,9 +13,9 @@ import (
 
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/detector"
-	"github.com/fsmove/fsmove/detector/analyze"
 	"github.com/fsmove/fsmove/internal/files"
 	"github.com/fsmove/fsmove/internal/term"
+	"github.com/fsmove/fsmove/puppet/analyze"
 	"github.com/fsmove/fsmove/puppet/runner"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"

@@ -4,7 +4,7 @@ import (
 	"os"
 
 	"github.com/fsmove/fsmove/detector"
-	"github.com/fsmove/fsmove/detector/analyze"
+	"github.com/fsmove/fsmove/puppet/analyze"
 	"github.com/fsmove/fsmove/puppet/runner"
 	"github.com/fsmove/fsmove/tracer/strace"
 )

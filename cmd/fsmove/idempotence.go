@@ -3,7 +3,7 @@ package main
 import (
 	"path/filepath"
 
-	"github.com/fsmove/fsmove/detector/analyze"
+	"github.com/fsmove/fsmove/puppet/analyze"
 	"github.com/fsmove/fsmove/puppet/runner"
 )
 
