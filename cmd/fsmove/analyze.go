@@ -390,7 +390,8 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 	rep.ShowHeldBack = rf.all
 	rep.ShowSuppressed = rf.showSuppressed
 	failOn, _ := detector.ParseFailOn(rf.failOn) // checked by rf.check
-	exit := reportExit(rep, failOn, rf.allowIncomplete)
+	status := analyze.ExitStatus(rep, failOn, rf.allowIncomplete)
+	exit := status // the command's, which the HTML page shows
 	if hooks.runFailed {
 		exit = exitRun
 	}
@@ -433,17 +434,17 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 			fmt.Fprintln(stderr, "fsmove analyze: incomplete:", why)
 		}
 	}
-	return reportStatus(rep, failOn, rf.allowIncomplete, stderr)
+	return reportStatus(rep, failOn, status, stderr)
 }
 
-// reportStatus maps a report to its error: findings that fail (--fail-on)
-// first (errFindings), then an incomplete analysis (a usageError, unless
-// allowed: then nil with a note), then nil.
-func reportStatus(rep *detector.Report, failOn detector.FailOn, allowIncomplete bool, stderr io.Writer) error {
+// reportStatus is the error of a report whose analysis exits with status
+// (analyze.ExitStatus): errFindings, an incompleteError, or nil (with a
+// note when the analysis is incomplete but allowed, or no finding fails).
+func reportStatus(rep *detector.Report, failOn detector.FailOn, status int, stderr io.Writer) error {
 	if n := rep.Faults(); n > 0 && rep.Failing(failOn) == 0 {
 		fmt.Fprintf(stderr, "fsmove analyze: %d finding(s) reported, none of them --fail-on %s\n", n, failOn)
 	}
-	switch reportExit(rep, failOn, allowIncomplete) {
+	switch status {
 	case exitFindings:
 		return errFindings
 	case exitIncomplete:
@@ -453,18 +454,6 @@ func reportStatus(rep *detector.Report, failOn detector.FailOn, allowIncomplete 
 		fmt.Fprintln(stderr, "fsmove analyze: no findings in an incomplete analysis; exit 0 because of --allow-incomplete")
 	}
 	return nil
-}
-
-// reportExit is the status a report exits with (reportStatus's error as a
-// number): exitFindings, exitIncomplete or exitOK.
-func reportExit(rep *detector.Report, failOn detector.FailOn, allowIncomplete bool) int {
-	switch {
-	case rep.Failing(failOn) > 0:
-		return exitFindings
-	case rep.Complete() || allowIncomplete:
-		return exitOK
-	}
-	return exitIncomplete
 }
 
 // printThroughput adds what --stats says beyond the report's counts: the
