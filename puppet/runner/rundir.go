@@ -21,7 +21,7 @@ import (
 //	graphs/              puppet apply --graph's graphs (expanded_relationships.dot)
 //	packages.tsv         dpkg's database after the apply
 //	last_run_report.yaml Puppet's report of the apply (--idempotence)
-//	second/              the second apply of --idempotence: its trace, log and report
+//	second/              the second apply of --idempotence: its trace, log, catalog and report
 //	report.html          the HTML report
 //	site.pp, setup.log, confirm/
 const (
@@ -47,7 +47,7 @@ const (
 	HTMLReportFile = "report.html"
 	// Artifacts of --idempotence: Puppet's report of each apply
 	// (PuppetReportFile beside the first apply's trace, and in SecondDir),
-	// and the second apply's trace, log and report in SecondDir under
+	// and the second apply's trace, log, catalog and report in SecondDir under
 	// their first names.
 	PuppetReportFile = "last_run_report.yaml"
 	SecondDir        = "second"
