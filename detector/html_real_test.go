@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/fsmove/fsmove/detector"
-	"github.com/fsmove/fsmove/detector/analyze"
 	"github.com/fsmove/fsmove/internal/browsercheck"
+	"github.com/fsmove/fsmove/puppet/analyze"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
 

@@ -6,8 +6,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/fsmove/fsmove/detector/analyze"
 	"github.com/fsmove/fsmove/fstrace/interp"
+	"github.com/fsmove/fsmove/puppet/analyze"
 	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/strace"
 )

@@ -145,7 +145,7 @@ type reportStats struct {
 		MN     int64  `json:"mn"`
 		NI     *int64 `json:"ni"` // with a second apply only
 		// The analysis's own peak memory: not the child's rusage, whose
-		// maximum starts at this process's (see detector/analyze peakRSS).
+		// maximum starts at this process's (see puppet/analyze peakRSS).
 		PeakRSSBytes int64 `json:"peak_rss_bytes"`
 	} `json:"stats"`
 }

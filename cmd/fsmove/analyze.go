@@ -13,9 +13,8 @@ import (
 
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/detector"
-	"github.com/fsmove/fsmove/detector/analyze"
-	"github.com/fsmove/fsmove/internal/files"
 	"github.com/fsmove/fsmove/internal/term"
+	"github.com/fsmove/fsmove/puppet/analyze"
 	"github.com/fsmove/fsmove/puppet/runner"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -246,10 +245,11 @@ func runAnalyze(ctx context.Context, stdout, stderr io.Writer, args []string, af
 	case af.fstrace == "" && len(args) == 2:
 		in.Trace, in.Catalog = args[0], args[1]
 	case af.fstrace == "" && len(args) == 1:
-		var err error
-		if in.Trace, in.Catalog, err = runDirInput(args[0]); err != nil {
+		run, err := analyze.RunDirInput(args[0])
+		if err != nil {
 			return usageError{err}
 		}
+		in.Trace, in.Catalog = run.Trace, run.Catalog
 	default:
 		return usagef("want TRACE and CATALOG, a run's directory, or --fstrace PROGRAM and CATALOG; see fsmove analyze --help")
 	}
@@ -268,39 +268,6 @@ func runAnalyze(ctx context.Context, stdout, stderr io.Writer, args []string, af
 		defer pprof.StopCPUProfile()
 	}
 	return analyzeAndReport(ctx, stdout, stderr, in, rf, reportHooks{})
-}
-
-// runDirInput finds the trace and the catalog in dir, the artifact directory
-// of an fsmove run; withRunRecord then finds the rest (run.json, graphs,
-// packages) beside the trace, as for a run's own analysis. The trace may
-// have been compressed since (trace.log.zst, trace.log.gz: testdata/runs).
-func runDirInput(dir string) (trace, catalog string, err error) {
-	info, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		return "", "", err
-	case !info.IsDir():
-		return "", "", fmt.Errorf("%s is a file: give TRACE and CATALOG, or the directory of an fsmove run; see fsmove analyze --help", dir)
-	}
-	catalog = filepath.Join(dir, runner.CatalogFile)
-	if _, err := os.Stat(catalog); err != nil {
-		return "", "", fmt.Errorf("%s is not the directory of an fsmove run that Puppet compiled: no %s in it (see its puppet.log)", dir, runner.CatalogFile)
-	}
-	if trace, ok := findTrace(dir); ok {
-		return trace, catalog, nil
-	}
-	return "", "", fmt.Errorf("%s is not the directory of an fsmove run: no %s in it", dir, runner.TraceFile)
-}
-
-// findTrace finds a run's trace.log in dir, which may have been compressed
-// since (trace.log.zst, trace.log.gz: testdata/runs).
-func findTrace(dir string) (string, bool) {
-	for _, name := range []string{runner.TraceFile, runner.TraceFile + ".zst", runner.TraceFile + ".gz"} {
-		if path := filepath.Join(dir, name); files.Exists(path) {
-			return path, true
-		}
-	}
-	return "", false
 }
 
 // analyzeArtifacts analyzes a saved trace against a saved catalog and writes
@@ -327,34 +294,6 @@ type reportHooks struct {
 	// runFailed: the run that made the trace failed, so that the
 	// command exits 3 whatever the analysis found (fsmove run).
 	runFailed bool
-}
-
-// withRunRecord completes in from the run.json that fsmove run leaves beside
-// the trace, if any: the module directories as the user has them, so that a
-// run's report and a later analyze of its artifacts both point at the
-// user's files, and are the same. It also returns the run's record (nil
-// without run.json).
-func withRunRecord(in analyze.Input) (analyze.Input, *runner.RunRecord) {
-	if in.Trace == "" || in.Trace == "-" {
-		return in, nil
-	}
-	rec, err := runner.ReadRecord(filepath.Dir(in.Trace))
-	if err != nil {
-		return in, nil
-	}
-	if in.PathMap == nil {
-		in.PathMap = rec.PathMap
-	}
-	graphs := filepath.Join(filepath.Dir(in.Trace), runner.GraphsDir)
-	if _, err := os.Stat(filepath.Join(graphs, analyze.ExpandedGraph)); in.PuppetGraphs == "" && err == nil {
-		in.PuppetGraphs = graphs
-	}
-	packages := filepath.Join(filepath.Dir(in.Trace), runner.PackagesFile)
-	if _, err := os.Stat(packages); in.Packages == "" && err == nil {
-		in.Packages = packages
-	}
-	in = withSecondRun(in, rec)
-	return in, rec
 }
 
 // basePath is the directory the reports write manifest files relative to:
@@ -402,7 +341,7 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 	if err != nil {
 		return usageError{err}
 	}
-	in, rec := withRunRecord(in)
+	in, rec := analyze.WithRunRecord(in)
 	var module runner.ModuleSpec
 	if rec != nil {
 		module = rec.Module
@@ -451,7 +390,8 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 	rep.ShowHeldBack = rf.all
 	rep.ShowSuppressed = rf.showSuppressed
 	failOn, _ := detector.ParseFailOn(rf.failOn) // checked by rf.check
-	exit := reportExit(rep, failOn, rf.allowIncomplete)
+	status := analyze.ExitStatus(rep, failOn, rf.allowIncomplete)
+	exit := status // the command's, which the HTML page shows
 	if hooks.runFailed {
 		exit = exitRun
 	}
@@ -494,17 +434,17 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 			fmt.Fprintln(stderr, "fsmove analyze: incomplete:", why)
 		}
 	}
-	return reportStatus(rep, failOn, rf.allowIncomplete, stderr)
+	return reportStatus(rep, failOn, status, stderr)
 }
 
-// reportStatus maps a report to its error: findings that fail (--fail-on)
-// first (errFindings), then an incomplete analysis (a usageError, unless
-// allowed: then nil with a note), then nil.
-func reportStatus(rep *detector.Report, failOn detector.FailOn, allowIncomplete bool, stderr io.Writer) error {
+// reportStatus is the error of a report whose analysis exits with status
+// (analyze.ExitStatus): errFindings, an incompleteError, or nil (with a
+// note when the analysis is incomplete but allowed, or no finding fails).
+func reportStatus(rep *detector.Report, failOn detector.FailOn, status int, stderr io.Writer) error {
 	if n := rep.Faults(); n > 0 && rep.Failing(failOn) == 0 {
 		fmt.Fprintf(stderr, "fsmove analyze: %d finding(s) reported, none of them --fail-on %s\n", n, failOn)
 	}
-	switch reportExit(rep, failOn, allowIncomplete) {
+	switch status {
 	case exitFindings:
 		return errFindings
 	case exitIncomplete:
@@ -514,18 +454,6 @@ func reportStatus(rep *detector.Report, failOn detector.FailOn, allowIncomplete 
 		fmt.Fprintln(stderr, "fsmove analyze: no findings in an incomplete analysis; exit 0 because of --allow-incomplete")
 	}
 	return nil
-}
-
-// reportExit is the status a report exits with (reportStatus's error as a
-// number): exitFindings, exitIncomplete or exitOK.
-func reportExit(rep *detector.Report, failOn detector.FailOn, allowIncomplete bool) int {
-	switch {
-	case rep.Failing(failOn) > 0:
-		return exitFindings
-	case rep.Complete() || allowIncomplete:
-		return exitOK
-	}
-	return exitIncomplete
 }
 
 // printThroughput adds what --stats says beyond the report's counts: the

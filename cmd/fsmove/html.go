@@ -4,7 +4,7 @@ import (
 	"os"
 
 	"github.com/fsmove/fsmove/detector"
-	"github.com/fsmove/fsmove/detector/analyze"
+	"github.com/fsmove/fsmove/puppet/analyze"
 	"github.com/fsmove/fsmove/puppet/runner"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
@@ -43,7 +43,7 @@ func htmlInputs(in analyze.Input, rec *runner.RunRecord, st *analyze.Stats, rep 
 			hi.TraceLines = lines
 		}
 	}
-	// NI findings quote the second apply's trace too (withSecondRun).
+	// NI findings quote the second apply's trace too (analyze.WithRunRecord).
 	if rep.Idempotence {
 		if in.SecondTrace == "" {
 			hi.SecondTraceError = "the second apply was not traced"

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/fsmove/fsmove/detector/analyze"
+	"github.com/fsmove/fsmove/puppet/analyze"
 	"github.com/spf13/cobra"
 )
 

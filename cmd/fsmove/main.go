@@ -11,24 +11,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/fsmove/fsmove/detector/printable"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/fsmove/fsmove/detector/printable"
+	"github.com/fsmove/fsmove/puppet/analyze"
 )
 
 // Exit statuses, one mapping for every subcommand (docs/DESIGN.md, "Exit
 // status"): a CI gate reads 0 as "clean", so 0 needs a complete analysis;
 // each other kind of outcome has a status of its own, so that a script can
-// branch on it.
+// branch on it. Those of an analysis are the pipeline's (analyze.ExitStatus
+// decides them); 3 is the command line's.
 const (
-	exitOK         = 0 // a complete analysis found nothing
-	exitFindings   = 1 // findings reported (also when the analysis is incomplete)
-	exitUsage      = 2 // usage or input error (a typo, a bad value, an unreadable file, a refused --out)
-	exitRun        = 3 // the run itself failed (Docker, setup, Puppet, tracer), timed out or was interrupted
-	exitIncomplete = 4 // no findings, but the analysis is incomplete (--allow-incomplete makes it 0)
+	exitOK         = analyze.ExitClean      // a complete analysis found nothing
+	exitFindings   = analyze.ExitFindings   // findings reported (also when the analysis is incomplete)
+	exitUsage      = analyze.ExitInput      // usage or input error (a typo, a bad value, an unreadable file, a refused --out)
+	exitRun        = 3                      // the run itself failed (Docker, setup, Puppet, tracer), timed out or was interrupted
+	exitIncomplete = analyze.ExitIncomplete // no findings, but the analysis is incomplete (--allow-incomplete makes it 0)
 )
 
 // exitStatusTable is the table of exitOK… that fsmove --help and each

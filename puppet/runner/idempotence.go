@@ -14,14 +14,6 @@ import (
 	"github.com/fsmove/fsmove/puppet/container"
 )
 
-// Artifacts of --idempotence: Puppet's report of each apply (PuppetReportFile
-// beside the first apply's trace, and in SecondDir), and the second
-// apply's trace, log and report in SecondDir under their first names.
-const (
-	PuppetReportFile = "last_run_report.yaml"
-	SecondDir        = "second"
-)
-
 // Steps of the second apply.
 const (
 	StepSecondApply = "second-apply"

@@ -11,23 +11,6 @@ import (
 	"strings"
 )
 
-// artifactNames are the names fsmove writes in an output directory: the
-// artifacts, run.json, and the temporary directory of the catalog's copy
-// (.catalog-*, left only by a run that was killed).
-var artifactNames = []string{TraceFile, CatalogFile, PuppetLogFile, GraphsDir, PackagesFile, SiteFile, SetupLogFile, RunJSON, ConfirmDir,
-	HTMLReportFile, PuppetReportFile, SecondDir}
-
-// isArtifactName reports whether name, an entry of an output directory, is
-// one fsmove writes.
-func isArtifactName(name string) bool {
-	for _, a := range artifactNames {
-		if name == a {
-			return true
-		}
-	}
-	return strings.HasPrefix(name, ".catalog-")
-}
-
 // OutDirError says why a directory cannot receive a run. EarlierRun: it
 // holds an earlier run, which Force replaces. Otherwise it is not a
 // directory, or it holds files that are not fsmove's, and no flag makes

@@ -1,10 +1,6 @@
 package runner
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/fsmove/fsmove/puppet/container"
@@ -144,31 +140,6 @@ const (
 	ContainerKept    = "kept"
 	ContainerLeft    = "left"
 )
-
-// RunJSON is the record's file name in the output directory.
-const RunJSON = "run.json"
-
-// Write writes the record to dir/run.json.
-func (r *RunRecord) Write(dir string) error {
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, RunJSON), append(data, '\n'), 0o644)
-}
-
-// ReadRecord reads dir/run.json.
-func ReadRecord(dir string) (*RunRecord, error) {
-	data, err := os.ReadFile(filepath.Join(dir, RunJSON))
-	if err != nil {
-		return nil, err
-	}
-	var r RunRecord
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, RunJSON), err)
-	}
-	return &r, nil
-}
 
 // AddStep appends a step's timing.
 func (r *RunRecord) AddStep(name string, d time.Duration, ok bool, detail string) {

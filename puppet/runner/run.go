@@ -114,24 +114,6 @@ func (o Options) HoldStep(ctx context.Context, step string) {
 	}
 }
 
-// Artifact names in the output directory.
-const (
-	TraceFile     = "trace.log"
-	CatalogFile   = "catalog.json"
-	PuppetLogFile = "puppet.log"
-	GraphsDir     = "graphs"
-	// PackagesFile is dpkg's database after the apply: each installed
-	// package's dependencies and files (detector.PackagesScript), for the
-	// analysis.
-	PackagesFile = "packages.tsv"
-	SiteFile     = "site.pp"
-	// ConfirmDir holds the applies of fsmove confirm, one directory each.
-	ConfirmDir = "confirm"
-	// HTMLReportFile is the HTML report fsmove run writes beside run.json,
-	// whatever --format says.
-	HTMLReportFile = "report.html"
-)
-
 // NodeName, the container's hostname, is fixed so that Puppet's node name, and with it the
 // paths Puppet writes (reports/<node>/…), are the same in every run. It has
 // a domain, as a host's name has, so that facter's fqdn and domain facts

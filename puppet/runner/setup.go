@@ -31,9 +31,6 @@ type SetupStep struct {
 	Script []byte `json:"-"`
 }
 
-// SetupLogFile is the output of the setup steps, in the output directory.
-const SetupLogFile = "setup.log"
-
 // setupDir holds the --setup-file scripts in the container.
 const setupDir = workDir + "/setup"
 

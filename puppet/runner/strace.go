@@ -57,7 +57,7 @@ const (
 )
 
 // graphFiles are the graphs puppet apply --graph writes in graphDir.
-var graphFiles = []string{"relationships.dot", "expanded_relationships.dot", "resources.dot"}
+var graphFiles = []string{"relationships.dot", ExpandedGraph, "resources.dot"}
 
 // applySh is the wrapper that runs Puppet under strace and stops tracing
 // when Puppet exits (see its comments).

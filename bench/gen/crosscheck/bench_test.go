@@ -3,7 +3,7 @@ package crosscheck
 import (
 	"bytes"
 	"context"
-	"github.com/fsmove/fsmove/detector/analyze"
+	"github.com/fsmove/fsmove/puppet/analyze"
 	"syscall"
 	"testing"
 	"time"

@@ -74,7 +74,7 @@ func TestLowerErrors(t *testing.T) {
 // arguments reaches every report format: the text report's warning line,
 // JSON's stats and warnings, SARIF's notification and property bag.
 func TestBadArgReachesReports(t *testing.T) {
-	rep, _, err := Run(context.Background(), Input{Trace: writeTrace(t, badArgTrace), Catalog: "../testdata/catalog.json"}, Options{})
+	rep, _, err := Run(context.Background(), Input{Trace: writeTrace(t, badArgTrace), Catalog: "../../detector/testdata/catalog.json"}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

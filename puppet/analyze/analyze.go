@@ -28,6 +28,7 @@ import (
 	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/fstrace/interp"
 	"github.com/fsmove/fsmove/puppet"
+	"github.com/fsmove/fsmove/puppet/runner"
 	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
@@ -57,12 +58,9 @@ type Input struct {
 	SecondTrace, SecondReport, FirstReport string
 }
 
-// ExpandedGraph is the file of PuppetGraphs that Run reads.
-const ExpandedGraph = "expanded_relationships.dot"
-
 // readPuppetGraph adds Puppet's expanded relationship graph in dir to cat.
 func readPuppetGraph(cat *catalog.Catalog, dir string) error {
-	f, err := os.Open(filepath.Join(dir, ExpandedGraph))
+	f, err := os.Open(filepath.Join(dir, runner.ExpandedGraph))
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,73 @@
+package analyze
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fsmove/fsmove/puppet/runner"
+)
+
+// TestRunDirInput finds a saved run's compressed trace and its catalog,
+// and says what is missing in a directory that is not a run's.
+func TestRunDirInput(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "runs", "ni_not_idempotent")
+	in, err := RunDirInput(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "trace.log.zst"); in.Trace != want {
+		t.Errorf("trace %q, want %q", in.Trace, want)
+	}
+	if want := filepath.Join(dir, runner.CatalogFile); in.Catalog != want {
+		t.Errorf("catalog %q, want %q", in.Catalog, want)
+	}
+
+	empty := t.TempDir()
+	file := filepath.Join(empty, "x")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	noTrace := t.TempDir()
+	if err := os.WriteFile(filepath.Join(noTrace, runner.CatalogFile), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ dir, want string }{
+		{file, "is a file"},
+		{empty, "no " + runner.CatalogFile},
+		{noTrace, "no " + runner.TraceFile},
+	} {
+		if _, err := RunDirInput(c.dir); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("RunDirInput(%s): %v, want an error with %q", c.dir, err, c.want)
+		}
+	}
+}
+
+// TestWithRunRecord completes a run's input from its run.json: both
+// applies' reports and the second apply's trace, compressed since; a
+// trace without run.json beside it is left as it is.
+func TestWithRunRecord(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "runs", "ni_not_idempotent")
+	in, err := RunDirInput(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, rec := WithRunRecord(in)
+	if rec == nil {
+		t.Fatal("no run record")
+	}
+	want := in
+	want.SecondTrace = filepath.Join(dir, runner.SecondDir, "trace.log.zst")
+	want.SecondReport = filepath.Join(dir, runner.SecondDir, runner.PuppetReportFile)
+	want.FirstReport = filepath.Join(dir, runner.PuppetReportFile)
+	if got.SecondTrace != want.SecondTrace || got.SecondReport != want.SecondReport || got.FirstReport != want.FirstReport ||
+		got.PuppetGraphs != "" || got.Packages != "" {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+
+	bare := Input{Trace: filepath.Join("..", "..", "testdata", "runs", "clean", "trace.log.zst"), Catalog: "c.json"}
+	if got, rec := WithRunRecord(bare); rec != nil || got.SecondReport != "" || got.PathMap != nil {
+		t.Errorf("without run.json: %+v, %v", got, rec)
+	}
+}

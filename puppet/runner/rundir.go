@@ -1,0 +1,105 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fsmove/fsmove/internal/files"
+)
+
+// The layout of a run's directory (--out), in one place: what fsmove run
+// writes there, and what fsmove analyze, fsmove confirm and the corpus
+// read back.
+//
+//	run.json             the record of the run (RunRecord)
+//	trace.log            the trace (compressed since: trace.log.zst, trace.log.gz; FindTrace)
+//	catalog.json         the catalog Puppet applied
+//	puppet.log           Puppet's output
+//	graphs/              puppet apply --graph's graphs (expanded_relationships.dot)
+//	packages.tsv         dpkg's database after the apply
+//	last_run_report.yaml Puppet's report of the apply (--idempotence)
+//	second/              the second apply of --idempotence: its trace, log, catalog and report
+//	report.html          the HTML report
+//	site.pp, setup.log, confirm/
+const (
+	RunJSON       = "run.json"
+	TraceFile     = "trace.log"
+	CatalogFile   = "catalog.json"
+	PuppetLogFile = "puppet.log"
+	GraphsDir     = "graphs"
+	// ExpandedGraph is the graph of GraphsDir that the analysis reads:
+	// which resource generated the ones that are not in the catalog.
+	ExpandedGraph = "expanded_relationships.dot"
+	// PackagesFile is dpkg's database after the apply: each installed
+	// package's dependencies and files (detector.PackagesScript), for the
+	// analysis.
+	PackagesFile = "packages.tsv"
+	SiteFile     = "site.pp"
+	// SetupLogFile is the output of the setup steps.
+	SetupLogFile = "setup.log"
+	// ConfirmDir holds the applies of fsmove confirm, one directory each.
+	ConfirmDir = "confirm"
+	// HTMLReportFile is the HTML report fsmove run writes beside run.json,
+	// whatever --format says.
+	HTMLReportFile = "report.html"
+	// Artifacts of --idempotence: Puppet's report of each apply
+	// (PuppetReportFile beside the first apply's trace, and in SecondDir),
+	// and the second apply's trace, log, catalog and report in SecondDir under
+	// their first names.
+	PuppetReportFile = "last_run_report.yaml"
+	SecondDir        = "second"
+)
+
+// artifactNames are the names fsmove writes in an output directory: the
+// artifacts, run.json, and the temporary directory of the catalog's copy
+// (.catalog-*, left only by a run that was killed).
+var artifactNames = []string{TraceFile, CatalogFile, PuppetLogFile, GraphsDir, PackagesFile, SiteFile, SetupLogFile, RunJSON, ConfirmDir,
+	HTMLReportFile, PuppetReportFile, SecondDir}
+
+// isArtifactName reports whether name, an entry of an output directory, is
+// one fsmove writes.
+func isArtifactName(name string) bool {
+	for _, a := range artifactNames {
+		if name == a {
+			return true
+		}
+	}
+	return strings.HasPrefix(name, ".catalog-")
+}
+
+// FindTrace finds a run's trace.log in dir (the run's directory, or its
+// SecondDir), which may have been compressed since (trace.log.zst,
+// trace.log.gz: testdata/runs).
+func FindTrace(dir string) (string, bool) {
+	for _, name := range []string{TraceFile, TraceFile + ".zst", TraceFile + ".gz"} {
+		if path := filepath.Join(dir, name); files.Exists(path) {
+			return path, true
+		}
+	}
+	return "", false
+}
+
+// Write writes the record to dir/run.json.
+func (r *RunRecord) Write(dir string) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, RunJSON), append(data, '\n'), 0o644)
+}
+
+// ReadRecord reads dir/run.json.
+func ReadRecord(dir string) (*RunRecord, error) {
+	data, err := os.ReadFile(filepath.Join(dir, RunJSON))
+	if err != nil {
+		return nil, err
+	}
+	var r RunRecord
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, RunJSON), err)
+	}
+	return &r, nil
+}
