@@ -152,7 +152,7 @@ func newRunCmd(c *cli) *cobra.Command {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output (for CI)")
 	fs.BoolVar(&f.confirm, "confirm", false, "test each finding by re-applying the module (fsmove confirm)")
 	f.confirmFlags = addConfirmFlags(fs)
-	fs.BoolVar(&f.idempotence, "idempotence", false, "apply the module again (a new compilation, as an agent's next run), traced: report what changes again (NI)")
+	fs.BoolVar(&f.idempotence, "idempotence", false, "apply the module again, traced: report what changes again (NI)")
 	rf := addReportFlags(fs)
 	setHelp(cmd, runHelp)
 	cfg := addConfigFlags(fs)
