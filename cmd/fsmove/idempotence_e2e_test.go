@@ -28,6 +28,7 @@ var niCases = []niCase{
 		"NI changes-again File[/etc/ni_not_idempotent.time] File[/etc/ni_not_idempotent.time]",
 		"NI fails-second Exec[once] Exec[once]",
 		"NI fight File[/etc/ni_not_idempotent.conf] Exec[rewrite-conf]",
+		"NI service-stops Service[ni-stops] Service[ni-stops]",
 		"NI unguarded-exec Exec[stamp] Exec[stamp]",
 	}, "failed"},
 	// Near misses: a guarded Exec, a refreshonly Exec, a stable File, a

@@ -14,7 +14,11 @@
 #   the File writes one content, the Exec (whose guard looks for its own
 #   content) another, so each apply undoes the other;
 # - Exec['once']: it succeeds only when its file is missing, so it fails in
-#   the second apply only.
+#   the second apply only;
+# - Service['ni-stops']: a service that does not stay up (its status
+#   command always says stopped, as a daemon that exits after its start),
+#   so every apply starts it again. The base provider needs neither
+#   systemd nor an init script: the same in both init modes.
 class ni_not_idempotent {
   exec { 'stamp':
     command => '/bin/sh -c "date +%s%N > /etc/ni_not_idempotent.stamp"',
@@ -43,5 +47,12 @@ class ni_not_idempotent {
 
   exec { 'once':
     command => '/bin/sh -c "test ! -e /etc/ni_not_idempotent.once && touch /etc/ni_not_idempotent.once"',
+  }
+
+  service { 'ni-stops':
+    ensure   => running,
+    provider => base,
+    start    => '/bin/true',
+    status   => '/bin/false',
   }
 }
