@@ -58,7 +58,7 @@ func analyzeNI(t *testing.T, flags ...string) (int, []byte, string) {
 	return code, stdout.Bytes(), stderr.String()
 }
 
-// TestNIFindings: the run's four non-idempotent resources, each with what
+// TestNIFindings: the run's six non-idempotent resources, each with what
 // makes it one, the paths written again with the trace lines of both
 // applies, and a fix; nothing else.
 func TestNIFindings(t *testing.T) {
@@ -98,16 +98,18 @@ func TestNIFindings(t *testing.T) {
 	}
 	sort.Strings(got)
 	want := []string{
+		"NI changes-again File[/etc/ni_not_idempotent.compiled] File[/etc/ni_not_idempotent.compiled]",
 		"NI changes-again File[/etc/ni_not_idempotent.time] File[/etc/ni_not_idempotent.time]",
 		"NI fails-second Exec[once] Exec[once]",
 		"NI fight File[/etc/ni_not_idempotent.conf] Exec[rewrite-conf]",
+		"NI service-stops Service[ni-stops] Service[ni-stops]",
 		"NI unguarded-exec Exec[stamp] Exec[stamp]",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if rep.Stats.NI == nil || *rep.Stats.NI != 4 {
-		t.Errorf("stats.ni = %v, want 4", rep.Stats.NI)
+	if rep.Stats.NI == nil || *rep.Stats.NI != 6 {
+		t.Errorf("stats.ni = %v, want 6", *rep.Stats.NI)
 	}
 	for _, f := range rep.Findings {
 		if f.NI.Problem == "changes-again" {
@@ -119,7 +121,7 @@ func TestNIFindings(t *testing.T) {
 	}
 
 	_, text, _ := analyzeNI(t)
-	for _, s := range []string{"Non-idempotent resources (NI): 4", "Faults found: 0 MOR, 0 MN, 4 NI",
+	for _, s := range []string{"Non-idempotent resources (NI): 6", "Faults found: 0 MOR, 0 MN, 6 NI",
 		"add creates => '/etc/ni_not_idempotent.stamp'", "of second/trace.log", "File[/etc/ni_not_idempotent.conf] <-> Exec[rewrite-conf]"} {
 		if !strings.Contains(string(text), s) {
 			t.Errorf("text report without %q:\n%s", s, text)
@@ -208,16 +210,16 @@ func TestNIFormats(t *testing.T) {
 			n++
 		}
 	}
-	if n != 4 {
-		t.Errorf("%d NI results, want 4", n)
+	if n != 6 {
+		t.Errorf("%d NI results, want 6", n)
 	}
 	_, junit, _ := analyzeNI(t, "--format", "junit")
-	if c := strings.Count(string(junit), `classname="fsmove.NI"`); c != 4 {
-		t.Errorf("%d JUnit NI cases, want 4", c)
+	if c := strings.Count(string(junit), `classname="fsmove.NI"`); c != 6 {
+		t.Errorf("%d JUnit NI cases, want 6", c)
 	}
 	_, cq, _ := analyzeNI(t, "--format", "codequality")
-	if c := strings.Count(string(cq), `"check_name": "fsmove NonIdempotentResource"`); c != 4 {
-		t.Errorf("%d Code Quality NI issues, want 4:\n%s", c, cq)
+	if c := strings.Count(string(cq), `"check_name": "fsmove NonIdempotentResource"`); c != 6 {
+		t.Errorf("%d Code Quality NI issues, want 6:\n%s", c, cq)
 	}
 
 	// A run without --idempotence: no NI rule, no NI count.
@@ -259,7 +261,7 @@ func TestNIFailOnAndWaivers(t *testing.T) {
 		t.Errorf("waived %v, want Exec[stamp] File[/etc/ni_not_idempotent.conf]", waived)
 	}
 	_, text, _ := analyzeNI(t, "--waivers", waivers)
-	if !strings.Contains(string(text), "0 MOR, 0 MN, 2 NI (2 waived)") {
+	if !strings.Contains(string(text), "0 MOR, 0 MN, 4 NI (2 waived)") {
 		t.Errorf("text with waivers:\n%s", text)
 	}
 }
@@ -326,7 +328,7 @@ func TestNIInlineSuppression(t *testing.T) {
 		}
 		var stdout, stderr bytes.Buffer
 		code := run(&stdout, &stderr, []string{"analyze", out})
-		got := strings.Contains(stdout.String(), "0 MOR, 0 MN, 3 NI (1 suppressed)")
+		got := strings.Contains(stdout.String(), "0 MOR, 0 MN, 5 NI (1 suppressed)")
 		if got != c.suppressed || code != exitFindings || !strings.Contains(stdout.String(), " NI") {
 			t.Errorf("%q: exit %d, suppressed %v, want %v:\n%s%s", c.comment, code, got, c.suppressed, stdout.String(), stderr.String())
 		}
