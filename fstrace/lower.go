@@ -75,7 +75,7 @@ package fstrace
 // call of a lookup row (syscalls.go) that failed with ENOENT or ENOTDIR
 // lowers to a Missing statement (lowerMissing), unless the same lookup was
 // lowered since the last statement that could change what it records.
-// linux.FailedLookup and Lowerer.NeedsFailedArgs tell readers which failed calls
+// linux.LooksUp, linux.LookupErrno and Lowerer.NeedsFailedArgs tell readers which failed calls
 // those are, so that they decode no other failed call's arguments.
 
 import (
@@ -293,7 +293,7 @@ func ArgsUsed(syscall string) uint64 {
 
 // NeedsFailedArgs reports whether the failed call ev (Pid, Syscall and
 // Errno set; its arguments not decoded yet) needs its arguments: it is a
-// failed lookup (linux.FailedLookup) and its process acts for a block. The
+// failed lookup (linux.LooksUp, linux.LookupErrno) and its process acts for a block. The
 // interpreter records a failed lookup only for the block the process acts
 // for, and the lowering follows the same Attribution with the statements
 // Lower has produced so far, so a reader that decodes the events Lower is

@@ -313,7 +313,7 @@ func TestSameAsStrace(t *testing.T) {
 	// Failed lookups are decoded, as the analysis decodes them: eBPF sends
 	// them with their paths, so both sides have the same Missing statements.
 	r, err := strace.Open(tracePath, strace.Options{Want: fstrace.Wanted, Args: fstrace.ArgsUsed, SkipFailedArgs: true,
-		FailedArgs: func(ev *tracer.Event) bool { return linux.FailedLookup(ev.Syscall, ev.Errno) }})
+		FailedArgs: func(ev *tracer.Event) bool { return linux.LookupErrno(ev.Errno) && linux.LooksUp(ev.Syscall) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +416,7 @@ func TestExecFromThread(t *testing.T) {
 }
 
 // Failed calls are dropped in the kernel unless KeepFailed, but for failed
-// lookups (linux.FailedLookup), sent with their path; kept, they have their
+// lookups (linux.LooksUp, linux.LookupErrno), sent with their path; kept, they have their
 // errno.
 func TestKeepFailed(t *testing.T) {
 	needEBPF(t)
@@ -430,7 +430,7 @@ func TestKeepFailed(t *testing.T) {
 				continue
 			}
 			failed++
-			if linux.FailedLookup(ev.Syscall, ev.Errno) {
+			if linux.LookupErrno(ev.Errno) && linux.LooksUp(ev.Syscall) {
 				lookups++
 			}
 			if ev.Syscall == "openat" && ev.Errno == "ENOENT" && ev.Arg(1).Str == missing {

@@ -105,9 +105,9 @@ type Syscall struct {
 	// execute it (or make it the cwd): when one fails with ENOENT or
 	// ENOTDIR (LookupErrnos) the path, or a directory of it, is not there,
 	// which the lowering records (a Missing statement). The tracers keep
-	// these failed calls with their paths (FailedLookup); they drop or skip
-	// the decoding of every other failed call. An open is one whatever its
-	// flags (the lowering decides whether it would have read).
+	// these failed calls with their paths (LooksUp, LookupErrno); they drop
+	// or skip the decoding of every other failed call. An open is one
+	// whatever its flags (the lowering decides whether it would have read).
 	Lookup bool
 }
 
@@ -270,21 +270,17 @@ func LooksUp(name string) bool {
 }
 
 // LookupErrnos are the errnos of a failed lookup: the path, or one of its
-// directories, is not there. Readers may test them before FailedLookup,
-// more cheaply (the strace reader, with strace.Options.FailedLookups).
+// directories, is not there. A failed call is a failed lookup, which every
+// tracer delivers with its path, when LooksUp(name) and LookupErrno(errno).
+// Readers test the errno first: it is cheap and rules out most failed calls
+// (Ruby's readlink of paths that are not links fails with EINVAL); the
+// strace reader tests the errnos before it even parses the call (with
+// strace.Options.FailedLookups).
 var LookupErrnos = []string{"ENOENT", "ENOTDIR"}
 
 // LookupErrno reports whether errno is one of LookupErrnos.
 func LookupErrno(errno string) bool {
 	return errno == "ENOENT" || errno == "ENOTDIR"
-}
-
-// FailedLookup reports whether a call named name that failed with errno
-// ("ENOENT") is a failed lookup, which every tracer delivers with its
-// path. The errno is tested first: it is cheap and rules out most failed
-// calls (Ruby's readlink of paths that are not links fails with EINVAL).
-func FailedLookup(name, errno string) bool {
-	return LookupErrno(errno) && LooksUp(name)
 }
 
 // ExecsAtEntry reports whether the call's arguments must be read at its

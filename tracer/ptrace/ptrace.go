@@ -18,7 +18,7 @@
 //     arguments (registers with PTRACE_GETREGS, strings with
 //     process_vm_readv) and emits one event. Arguments are read at the exit,
 //     and from memory only for successful calls and failed lookups (ENOENT
-//     or ENOTDIR of a call that looks a path up: linux.FailedLookup)
+//     or ENOTDIR of a call that looks a path up: linux.LooksUp)
 //     unless Options.FailedArgs: other failed calls have the arguments their
 //     registers hold, strings as pointers; execve's at its entry.
 //   - fork, vfork, clone and clone3 are followed (PTRACE_O_TRACE{FORK,VFORK,
@@ -87,7 +87,7 @@ type Options struct {
 	// FailedArgs decodes the arguments of every failed call from memory
 	// (for a readable saved trace); by default a failed call has the
 	// arguments its registers hold (strings, buffers and structs as
-	// pointers), except a failed lookup (linux.FailedLookup), whose
+	// pointers), except a failed lookup (linux.LooksUp, linux.LookupErrno), whose
 	// arguments are decoded: that is all the analysis uses. It also turns
 	// prediction off.
 	FailedArgs bool

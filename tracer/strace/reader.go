@@ -91,7 +91,7 @@ type Options struct {
 	FailedArgs func(ev *tracer.Event) bool
 	// FailedLookups, with SkipFailedArgs, keeps of the failed calls only
 	// the failed lookups, as tracer/linux's table says and as the native
-	// tracers do (linux.FailedLookup: a call of its lookup column that
+	// tracers do (linux.LooksUp: a call of its lookup column that
 	// failed with one of linux.LookupErrnos): the others are not delivered
 	// but counted (Reader.DroppedFailed), without paying for an event each,
 	// and FailedArgs is asked about failed lookups only. The errno is
