@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/fsmove/fsmove/bench/results"
+	"github.com/fsmove/fsmove/bench/results/resultstest"
 )
 
 func rows() []results.Row {
@@ -93,11 +94,11 @@ func TestWriteFilesAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer jsonFile.Close()
-	fromJSON, err := results.ReadJSON(jsonFile)
+	fromJSON, err := resultstest.ReadJSON(jsonFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromCSV, err := results.ReadCSV(bytes.NewReader(csvData))
+	fromCSV, err := resultstest.ReadCSV(bytes.NewReader(csvData))
 	if err != nil {
 		t.Fatal(err)
 	}

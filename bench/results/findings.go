@@ -130,34 +130,3 @@ func WriteFindingsCSV(w io.Writer, rows []FindingRow) error {
 	cw.Flush()
 	return cw.Error()
 }
-
-// ReadFindingsCSV reads a table written by WriteFindingsCSV.
-func ReadFindingsCSV(r io.Reader) ([]FindingRow, error) {
-	recs, err := csv.NewReader(r).ReadAll()
-	if err != nil {
-		return nil, err
-	}
-	// A table written before confirmations lacks the last two columns,
-	// one written before NI the last.
-	n := len(FindingColumns)
-	if len(recs) == 0 || !(slices.Equal(recs[0], FindingColumns) || slices.Equal(recs[0], FindingColumns[:n-1]) || slices.Equal(recs[0], FindingColumns[:n-2])) {
-		return nil, fmt.Errorf("findings table: header is not %s", strings.Join(FindingColumns, ","))
-	}
-	var out []FindingRow
-	for i, rec := range recs[1:] {
-		n, err := strconv.Atoi(rec[5])
-		if err != nil {
-			return nil, fmt.Errorf("findings table line %d: paths %q", i+2, rec[5])
-		}
-		row := FindingRow{Module: rec[0], Kind: rec[1], Producer: rec[2], Consumer: rec[3], Relations: rec[4],
-			Paths: n, Observed: rec[6] == "true", HeldBack: rec[7] == "true", Commutes: rec[8] == "true"}
-		if len(rec) > 9 {
-			row.Confirmation = rec[9]
-		}
-		if len(rec) > 10 {
-			row.Problem = rec[10]
-		}
-		out = append(out, row)
-	}
-	return out, nil
-}

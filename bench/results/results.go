@@ -34,16 +34,6 @@ const (
 // Statuses lists the valid statuses in the order summaries show them.
 var Statuses = []string{StatusOK, StatusCompileFailed, StatusApplyFailed, StatusTimeout, StatusInfraError}
 
-// ValidStatus reports whether s is one of Statuses.
-func ValidStatus(s string) bool {
-	for _, v := range Statuses {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // Row is one module's line of results.csv (and object of results.json).
 // Numbers that are unknown (no analysis after a compile error, no untraced
 // run) are -1 in the CSV and null in the JSON; in the struct they are -1.
@@ -370,107 +360,6 @@ func formatSeconds(s float64) string {
 	return strconv.FormatFloat(s, 'f', 3, 64)
 }
 
-// optionalColumns came after the first committed tables: a table without
-// them reads with "" in their place.
-var optionalColumns = map[string]bool{"category": true, "tracer": true, "ni": true,
-	"confirmed": true, "refuted": true, "confirm_unknown": true, "confirm_s": true}
-
-// ReadCSV reads a table written by WriteCSV. The header must have every
-// column of Columns (in any order; extra columns are ignored).
-func ReadCSV(r io.Reader) ([]Row, error) {
-	cr := csv.NewReader(r)
-	header, err := cr.Read()
-	if err != nil {
-		return nil, fmt.Errorf("results CSV: %w", err)
-	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[h] = i
-	}
-	for _, c := range Columns {
-		if _, ok := col[c]; !ok && !optionalColumns[c] {
-			return nil, fmt.Errorf("results CSV: no column %q", c)
-		}
-	}
-	var rows []Row
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return rows, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("results CSV: %w", err)
-		}
-		p := fieldParser{rec: rec, col: col}
-		row := Row{
-			Module: p.str("module"), Version: p.str("version"), Status: p.str("status"),
-			Category: p.str("category"), FirstError: p.str("first_error"), Tracer: p.str("tracer"),
-			PuppetUntracedS: p.float("puppet_untraced_s"), PuppetTracedS: p.float("puppet_traced_s"),
-			TraceBytes: p.int("trace_bytes"), Events: p.int("events"), Resources: p.int("resources"),
-			AnalysisS: p.float("analysis_s"), PeakMemBytes: p.int("peak_mem_bytes"),
-			MOR: p.int("mor"), MN: p.int("mn"), NI: p.intOr("ni", -1),
-			Confirmed: p.intOr("confirmed", -1), Refuted: p.intOr("refuted", -1),
-			ConfirmUnknown: p.intOr("confirm_unknown", -1), ConfirmS: p.floatOr("confirm_s", -1),
-		}
-		if p.err != nil {
-			line, _ := cr.FieldPos(0)
-			return nil, fmt.Errorf("results CSV line %d: %w", line, p.err)
-		}
-		if !ValidStatus(row.Status) {
-			line, _ := cr.FieldPos(0)
-			return nil, fmt.Errorf("results CSV line %d: unknown status %q", line, row.Status)
-		}
-		rows = append(rows, row)
-	}
-}
-
-// fieldParser reads typed fields of one CSV record, keeping the first error.
-type fieldParser struct {
-	rec []string
-	col map[string]int
-	err error
-}
-
-func (p *fieldParser) str(name string) string {
-	i, ok := p.col[name]
-	if !ok {
-		return ""
-	}
-	return p.rec[i]
-}
-
-func (p *fieldParser) int(name string) int64 {
-	v, err := strconv.ParseInt(p.str(name), 10, 64)
-	if err != nil && p.err == nil {
-		p.err = fmt.Errorf("%s: %w", name, err)
-	}
-	return v
-}
-
-// intOr is int for an optional column: def when the table has no such column.
-func (p *fieldParser) intOr(name string, def int64) int64 {
-	if _, ok := p.col[name]; !ok {
-		return def
-	}
-	return p.int(name)
-}
-
-// floatOr is float for an optional column.
-func (p *fieldParser) floatOr(name string, def float64) float64 {
-	if _, ok := p.col[name]; !ok {
-		return def
-	}
-	return p.float(name)
-}
-
-func (p *fieldParser) float(name string) float64 {
-	v, err := strconv.ParseFloat(p.str(name), 64)
-	if err != nil && p.err == nil {
-		p.err = fmt.Errorf("%s: %w", name, err)
-	}
-	return v
-}
-
 // jsonRow is Row with unknown numbers as null.
 type jsonRow struct {
 	Module          string   `json:"module"`
@@ -530,37 +419,4 @@ func WriteJSON(w io.Writer, rows []Row) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
-}
-
-// ReadJSON reads what WriteJSON wrote.
-func ReadJSON(r io.Reader) ([]Row, error) {
-	var in struct {
-		Modules []jsonRow `json:"modules"`
-	}
-	if err := json.NewDecoder(r).Decode(&in); err != nil {
-		return nil, fmt.Errorf("results JSON: %w", err)
-	}
-	f := func(p *float64) float64 {
-		if p == nil {
-			return -1
-		}
-		return *p
-	}
-	n := func(p *int64) int64 {
-		if p == nil {
-			return -1
-		}
-		return *p
-	}
-	rows := []Row{}
-	for _, m := range in.Modules {
-		rows = append(rows, Row{
-			Module: m.Module, Version: m.Version, Status: m.Status, Category: m.Category, FirstError: m.FirstError, Tracer: m.Tracer,
-			PuppetUntracedS: f(m.PuppetUntracedS), PuppetTracedS: f(m.PuppetTracedS),
-			TraceBytes: n(m.TraceBytes), Events: n(m.Events), Resources: n(m.Resources),
-			AnalysisS: f(m.AnalysisS), PeakMemBytes: n(m.PeakMemBytes), MOR: n(m.MOR), MN: n(m.MN), NI: n(m.NI),
-			Confirmed: n(m.Confirmed), Refuted: n(m.Refuted), ConfirmUnknown: n(m.ConfirmUnknown), ConfirmS: f(m.ConfirmS),
-		})
-	}
-	return rows, nil
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/fsmove/fsmove/bench/results"
+	"github.com/fsmove/fsmove/bench/results/resultstest"
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/internal/files"
 	"github.com/fsmove/fsmove/puppet/runner"
@@ -58,7 +59,7 @@ func TestBenchE2E(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := results.ReadCSV(csvFile) // checks the columns and the statuses
+	rows, err := resultstest.ReadCSV(csvFile) // checks the columns and the statuses
 	csvFile.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +105,7 @@ func TestBenchE2E(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err = results.ReadCSV(csvFile)
+	rows, err = resultstest.ReadCSV(csvFile)
 	csvFile.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +122,7 @@ func TestBenchE2E(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	findings, err := results.ReadFindingsCSV(ff)
+	findings, err := resultstest.ReadFindingsCSV(ff)
 	ff.Close()
 	if err != nil || len(findings) != 1 || findings[0].Confirmation != "confirmed" {
 		t.Errorf("findings.csv: %+v, %v; want the MOR of mor_exec_reads_file confirmed", findings, err)
