@@ -79,7 +79,8 @@ func (e incompleteError) Unwrap() error { return e.err }
 
 // statusError is an exit status of its own: fsmove trace exits with the
 // traced command's status (err nil: nothing went wrong in fsmove), or 125
-// when the tracer failed (err says why).
+// when the tracer failed (err says why); fsmove run with its analysis's
+// status (err nil: what the analysis had to say is said).
 type statusError struct {
 	code int
 	err  error
@@ -120,7 +121,7 @@ func exitCode(stderr io.Writer, cmd string, err error) int {
 		return exitFindings
 	}
 	if errors.As(err, &status) && status.err == nil {
-		return code // the traced command's own status
+		return code // the traced command's, or the analysis's (said)
 	}
 	if msg := unsaid(err); msg != "" {
 		fmt.Fprintf(stderr, "%s: %s\n", cmd, printable.Lines(msg))

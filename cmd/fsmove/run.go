@@ -516,6 +516,9 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 	if cf != nil {
 		confirm = confirmHook(eng, opts, opts.OutDir, cf, rf.all, stderr)
 	}
+	// The analysis's outcome becomes its exit status here, once, said as
+	// fsmove analyze of the artifacts would say it: run.json records it,
+	// and the run exits with it.
 	code := exitRun
 	if ctx.Err() == nil {
 		analyzeErr := analyzeArtifacts(ctx, stdout, stderr, tracePath, catalogPath, rf, reportHooks{
@@ -550,19 +553,14 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 	switch {
 	case puppetFailed:
 		return runError{errSaid}
-	case code == exitIncomplete:
-		// Said above, as fsmove analyze of the artifacts would say it.
-		return incompleteError{errSaid}
 	case code == exitUsage:
 		// The run's own trace or catalog cannot be read (said above): the
 		// run failed, not the user's input.
 		return runError{fmt.Errorf("the run's artifacts in %s cannot be analyzed: the run failed", opts.OutDir)}
-	case code == exitFindings:
-		return errFindings
 	case code == exitOK:
 		return nil
 	}
-	return runError{errSaid}
+	return statusError{code: code} // said above
 }
 
 // settleRun puts a run captured in newDir, beside its default place final,
