@@ -75,6 +75,7 @@ const (
 	TypeMount      = "Mount"
 	TypeSchedule   = "Schedule"
 	TypeFilebucket = "Filebucket"
+	TypeNotify     = "Notify"
 	TypeWhit       = "Whit" // Puppet's container anchors in its relationship graph
 )
 

@@ -48,9 +48,14 @@ const (
 	// exited, or systemd did not start it (a Condition of its unit not
 	// met). The fix is in why it stops, not in the manifest's content.
 	ServiceStops
+	// NotifyMessage: a Notify resource, which Puppet changes on every
+	// apply by design (its message is always out of sync): every run
+	// reports a change. A message for the person applying the module is
+	// the warning() or notice() function's job, at compile time.
+	NotifyMessage
 )
 
-var niProblemNames = [...]string{"unguarded-exec", "guarded-exec-runs", "changes-again", "fight", "fails-second", "service-stops"}
+var niProblemNames = [...]string{"unguarded-exec", "guarded-exec-runs", "changes-again", "fight", "fails-second", "service-stops", "notify-message"}
 
 func (p NIProblem) String() string {
 	if int(p) < len(niProblemNames) {
@@ -202,6 +207,9 @@ func idempotenceFindings(in *Idempotence, g Graph, filter *Filter) (out []Findin
 		if startedAgain(c.res, c.status.Events) {
 			problem = ServiceStops
 		}
+		if c.res.Is(catalog.TypeNotify) {
+			problem = NotifyMessage
+		}
 		if c.res.Is(catalog.TypeExec) {
 			problem = UnguardedExec
 			if slices.ContainsFunc(execGuards, func(p string) bool { return guardSet(c.res.Params[p]) }) {
@@ -282,6 +290,8 @@ func niFix(p NIProblem, r *catalog.Resource, paths []PathConflict) string {
 		return fmt.Sprintf("guard %s%s so that it runs only when needed: add creates => %s, or unless/onlyif with a command that tells whether its work is done, or refreshonly => true to run it only when notified", ref, at, creates)
 	case GuardedExecRuns:
 		return fmt.Sprintf("the guard of %s%s lets it run on every apply: make creates name a file the command makes, or unless/onlyif test what the command changes", ref, at)
+	case NotifyMessage:
+		return fmt.Sprintf("%s%s reports a change on every apply (Puppet's Notify always does): say the message with the warning() or notice() function instead, or drop it", ref, at)
 	case ServiceStops:
 		return fmt.Sprintf("%s%s was started by the first apply and found stopped by the second: find why it does not stay up "+
 			"(systemctl status and journalctl -u of its unit on the node: a daemon that exits on its configuration is a fault of the module; "+
@@ -311,6 +321,8 @@ func (p NIProblem) text() string {
 		return "two resources write one path differently: each apply undoes the other"
 	case FailsSecond:
 		return "it failed in the second apply only"
+	case NotifyMessage:
+		return "a Notify resource: Puppet changes it on every apply"
 	case ServiceStops:
 		return "a service the first apply started was stopped at the second: it does not stay up"
 	}

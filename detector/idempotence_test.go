@@ -21,6 +21,7 @@ func niGraph() *fakeGraph {
 	g.add("Exec[once]", "site.pp", 7)
 	g.add("Service[daemon]", "site.pp", 8)
 	g.add("Service[flag]", "site.pp", 9)
+	g.add("Notify[hello]", "site.pp", 10)
 	return g
 }
 
@@ -60,6 +61,7 @@ func niInput() *Idempotence {
 			changed("Service[daemon]", puppet.ResourceEvent{Property: "ensure", Previous: "stopped", Desired: "running"}),
 			// Not started again: a property other than ensure.
 			changed("Service[flag]", puppet.ResourceEvent{Property: "enable", Previous: "false", Desired: "true"}),
+			changed("Notify[hello]", puppet.ResourceEvent{Property: "message", Previous: "absent", Desired: "hello"}),
 		},
 		FirstTrace: first, SecondTrace: second,
 	}
@@ -77,10 +79,11 @@ func TestIdempotenceFindings(t *testing.T) {
 		"NI Exec[once]->Exec[once] ",
 		"NI Service[daemon]->Service[daemon] ",
 		"NI Service[flag]->Service[flag] ",
+		"NI Notify[hello]->Notify[hello] ",
 	)
 	want := map[string]NIProblem{"Exec[stamp]": UnguardedExec, "Exec[guarded]": GuardedExecRuns,
 		"File[/etc/time]": ChangesAgain, "File[/etc/conf]": Fight, "Exec[once]": FailsSecond,
-		"Service[daemon]": ServiceStops, "Service[flag]": ChangesAgain}
+		"Service[daemon]": ServiceStops, "Service[flag]": ChangesAgain, "Notify[hello]": NotifyMessage}
 	for _, f := range rep.Findings {
 		if got := f.NI.Problem; got != want[f.Producer.Ref()] {
 			t.Errorf("%s: problem %s, want %s", f.Producer.Ref(), got, want[f.Producer.Ref()])
@@ -101,6 +104,10 @@ func TestIdempotenceFindings(t *testing.T) {
 				t.Errorf("fight: evidence %d and %d, relation %s; want 22 and 23 (both of the second apply, in their order), overwrites",
 					pc.ProducerEvidence.Line, pc.ConsumerEvidence.Line, pc.Relation)
 			}
+		case NotifyMessage:
+			if !strings.Contains(f.Fix, "warning()") {
+				t.Errorf("notify: fix %q", f.Fix)
+			}
 		case ServiceStops:
 			if !strings.Contains(f.Fix, "does not stay up") || !strings.Contains(f.Fix, "site.pp:8") {
 				t.Errorf("daemon: fix %q", f.Fix)
@@ -111,7 +118,7 @@ func TestIdempotenceFindings(t *testing.T) {
 			}
 		}
 	}
-	if rep.Stats.NI != 7 || len(rep.Warnings) != 1 || rep.Warnings[0].Example != "Notify[unknown]" {
+	if rep.Stats.NI != 8 || len(rep.Warnings) != 1 || rep.Warnings[0].Example != "Notify[unknown]" {
 		t.Errorf("stats.ni %d, warnings %+v", rep.Stats.NI, rep.Warnings)
 	}
 
@@ -121,7 +128,7 @@ func TestIdempotenceFindings(t *testing.T) {
 	w.Ref2 = w.Ref1
 	w.Kinds = KindSet(0).Add(NI)
 	rep = Detect(result(), g, Options{Idempotence: in, Waivers: []Waiver{w}})
-	if rep.Faults() != 6 || rep.Stats.Waived != 1 {
+	if rep.Faults() != 7 || rep.Stats.Waived != 1 {
 		t.Errorf("with a waiver of Exec[stamp]: %d faults, %d waived", rep.Faults(), rep.Stats.Waived)
 	}
 }
