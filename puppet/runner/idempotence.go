@@ -137,10 +137,8 @@ func (r *run) secondApply(ctx context.Context, modulePath []string) error {
 			return "", err
 		}
 		defer os.RemoveAll(tmp)
-		if file, _ := r.copyFile(ctx, catalogDir+"/"+NodeName+".json", tmp, budget); file != "" {
-			if err := os.Rename(filepath.Join(tmp, file), filepath.Join(dir, CatalogFile)); err != nil {
-				return "", err
-			}
+		if err := r.copyCatalog(ctx, tmp, dir, budget); err != nil {
+			return "", err
 		}
 		if _, err := r.copyFile(ctx, puppetExitPath, tmp, budget); err == nil {
 			data, _ := os.ReadFile(filepath.Join(tmp, filepath.Base(puppetExitPath)))

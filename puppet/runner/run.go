@@ -840,10 +840,8 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	if file, _ := get(catalogDir+"/"+NodeName+".json", tmp, artifacts); file != "" {
-		if err := os.Rename(filepath.Join(tmp, file), filepath.Join(dir, CatalogFile)); err != nil {
-			return "", err
-		}
+	if err := r.copyCatalog(ctx, tmp, dir, artifacts); err != nil {
+		return "", err
 	}
 
 	r.savePackages(ctx)
@@ -857,6 +855,17 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 	}
 	r.overBudget(artifacts.Over, false)
 	return fmt.Sprintf("trace %s, %d artifacts", container.FormatBytes(r.rec.TraceBytes), len(listArtifacts(dir))), nil
+}
+
+// copyCatalog copies the catalog Puppet cached (<certname>.json) through
+// tmp to dir's CatalogFile; nothing when Puppet cached none (it compiled
+// no catalog).
+func (r *run) copyCatalog(ctx context.Context, tmp, dir string, budget *container.Budget) error {
+	file, _ := r.copyFile(ctx, catalogDir+"/"+NodeName+".json", tmp, budget)
+	if file == "" {
+		return nil
+	}
+	return os.Rename(filepath.Join(tmp, file), filepath.Join(dir, CatalogFile))
 }
 
 // copyFile copies the regular file at path in the container into the
