@@ -57,7 +57,7 @@ type Row struct {
 	MOR             int64   `json:"mor"`
 	MN              int64   `json:"mn"`
 	// NI counts the non-idempotent resources (NI findings), -1 when the
-	// run did not apply its catalog twice (fsmove bench --idempotence).
+	// module was not applied twice (fsmove bench --idempotence).
 	NI int64 `json:"ni"`
 	// The verdicts of re-applying the reported findings (fsmove bench
 	// --confirm) and the time it took; -1 when not confirmed.
@@ -79,7 +79,7 @@ func (r Row) Findings() int64 {
 	return max(r.MOR, 0) + max(r.MN, 0) + max(r.NI, 0)
 }
 
-// AppliedTwice reports whether the run applied its catalog a second time
+// AppliedTwice reports whether the module was applied a second time
 // and the analysis counted what that apply changed again (NI).
 func (r Row) AppliedTwice() bool { return r.NI >= 0 }
 
