@@ -199,7 +199,7 @@ type Report struct {
 	// (docs/DESIGN.md, Warnings); JSON, SARIF and --stats have them all.
 	Warnings []InputWarning
 	Stats    Stats
-	// Idempotence: the run applied its catalog twice (--idempotence) and
+	// Idempotence: the run applied the module twice (--idempotence) and
 	// NI was checked; the summaries count NI then, and only then.
 	Idempotence bool
 	// Confirm, when set, counts the findings' confirmations and gives

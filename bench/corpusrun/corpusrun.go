@@ -79,7 +79,7 @@ type Options struct {
 	// (fsmove confirm, one container at a time per module) and counts the
 	// verdicts; its timeout is Timeout, for all of a module's findings.
 	Confirm bool
-	// Idempotence applies each module's catalog a second time, traced
+	// Idempotence applies each module a second time, traced
 	// (runner.Options.Idempotence): the analysis then counts the
 	// non-idempotent resources (NI).
 	Idempotence bool

@@ -107,7 +107,7 @@ type Analysis struct {
 	Resources    int64   `json:"resources"`
 	MOR          int64   `json:"mor"`
 	MN           int64   `json:"mn"`
-	// NI is there when the run applied its catalog twice (fsmove bench
+	// NI is there when the run applied the module twice (fsmove bench
 	// --idempotence).
 	NI *int64 `json:"ni,omitempty"`
 }

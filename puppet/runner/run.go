@@ -90,10 +90,11 @@ type Options struct {
 	// time than a signal needs to arrive. Tests only.
 	Hold    string
 	HoldFor time.Duration
-	// Idempotence applies the first apply's catalog a second time, in the
-	// same container and traced the same way, once the first apply's
-	// artifacts are out (--idempotence): its trace, Puppet's log and
-	// report go to SecondDir, for the non-idempotence (NI) findings.
+	// Idempotence runs the same puppet apply a second time (a new
+	// compilation), in the same container and traced the same way, once
+	// the first apply's artifacts are out (--idempotence): its trace,
+	// Puppet's log, report and catalog go to SecondDir, for the
+	// non-idempotence (NI) findings.
 	Idempotence bool
 	// ForgeCheck, when set, reports whether the Forge can be reached
 	// before anything is built (tests); nil leaves it to "puppet module
