@@ -75,7 +75,7 @@ func (s *SecondRun) captureProblems(tracer string, allowDrops bool) []string {
 // apply --catalog) would also be wrong for another reason: Puppet gives
 // a saved catalog an environment without modules, so that every File
 // with a puppet:///modules/… source fails to find it (docs/DESIGN.md,
-// "Idempotence").
+// "The second apply").
 func (r *run) secondApply(ctx context.Context, modulePath []string) error {
 	sec := &SecondRun{Dir: SecondDir}
 	r.rec.Second = sec
