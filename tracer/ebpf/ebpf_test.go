@@ -344,16 +344,24 @@ func TestSameAsStrace(t *testing.T) {
 	}
 }
 
-// A ring buffer too small for the workload, read only at the end, loses
-// events: Stop and the last Next say so with the count.
-func TestDropsAreReported(t *testing.T) {
+// startOnePage starts a tracer of a new cgroup with one page of ring
+// buffer, which a few thousand calls fill; it is closed when t ends.
+func startOnePage(t *testing.T) (*TempCgroup, *Tracer) {
+	t.Helper()
 	needEBPF(t)
 	cg := newCgroup(t)
 	tr, err := Start(Options{CgroupPath: cg.Path, RingBytes: uint32(os.Getpagesize())})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	defer tr.Close()
+	t.Cleanup(func() { tr.Close() })
+	return cg, tr
+}
+
+// A ring buffer too small for the workload, read only at the end, loses
+// events: Stop and the last Next say so with the count.
+func TestDropsAreReported(t *testing.T) {
+	cg, tr := startOnePage(t)
 	// Thousands of stat calls, none read while they happen.
 	cmd := exec.Command("/bin/ls", "-lR", "/usr/share")
 	cmd.Stdout = io.Discard
@@ -462,13 +470,7 @@ func TestKeepFailed(t *testing.T) {
 // neither delivered nor counted as lost, though the programs stay attached
 // until Close (detaching waits for RCU grace periods).
 func TestStopEndsCapture(t *testing.T) {
-	needEBPF(t)
-	cg := newCgroup(t)
-	tr, err := Start(Options{CgroupPath: cg.Path, RingBytes: uint32(os.Getpagesize())})
-	if err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	defer tr.Close()
+	cg, tr := startOnePage(t)
 	if err := tr.Stop(); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
