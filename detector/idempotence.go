@@ -203,20 +203,7 @@ func idempotenceFindings(in *Idempotence, g Graph, filter *Filter) (out []Findin
 		if fighting[c.res] {
 			continue
 		}
-		problem := ChangesAgain
-		if startedAgain(c.res, c.status.Events) {
-			problem = ServiceStops
-		}
-		if c.res.Is(catalog.TypeNotify) {
-			problem = NotifyMessage
-		}
-		if c.res.Is(catalog.TypeExec) {
-			problem = UnguardedExec
-			if slices.ContainsFunc(execGuards, func(p string) bool { return guardSet(c.res.Params[p]) }) {
-				problem = GuardedExecRuns
-			}
-		}
-		f := niFinding(c.res, c.res, &NonIdempotence{Problem: problem, Changes: c.status.Events})
+		f := niFinding(c.res, c.res, &NonIdempotence{Problem: changeProblem(c.res, c.status.Events), Changes: c.status.Events})
 		for _, p := range slices.Sorted(maps.Keys(second[c.res])) {
 			f.Paths = append(f.Paths, PathConflict{Path: p, Producer: c.res, Consumer: c.res, Relation: Rewrites,
 				ProducerEffect: fstrace.Produced, ConsumerEffect: fstrace.Produced,
@@ -228,15 +215,23 @@ func idempotenceFindings(in *Idempotence, g Graph, filter *Filter) (out []Findin
 	return out, unknown
 }
 
-// startedAgain reports whether r is a Service whose ensure the apply
-// changed from stopped to running.
-func startedAgain(r *catalog.Resource, events []puppet.ResourceEvent) bool {
-	if !r.Is(catalog.TypeService) {
-		return false
-	}
-	return slices.ContainsFunc(events, func(e puppet.ResourceEvent) bool {
+// changeProblem says what makes r, which the second apply changed with
+// events (and which fights no other resource), non-idempotent.
+func changeProblem(r *catalog.Resource, events []puppet.ResourceEvent) NIProblem {
+	switch {
+	case r.Is(catalog.TypeExec):
+		if slices.ContainsFunc(execGuards, func(p string) bool { return guardSet(r.Params[p]) }) {
+			return GuardedExecRuns
+		}
+		return UnguardedExec
+	case r.Is(catalog.TypeNotify):
+		return NotifyMessage
+	case r.Is(catalog.TypeService) && slices.ContainsFunc(events, func(e puppet.ResourceEvent) bool {
 		return e.Property == "ensure" && e.Previous == "stopped" && e.Desired == "running"
-	})
+	}):
+		return ServiceStops // started again
+	}
+	return ChangesAgain
 }
 
 func niFinding(a, b *catalog.Resource, ni *NonIdempotence) Finding {
