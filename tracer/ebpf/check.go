@@ -73,7 +73,7 @@ func probeErr(what string, err error) error {
 // read from tracefs, which Start mounts when it is missing (as root).
 func tracefsReady() error {
 	for _, dir := range []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"} {
-		f, err := os.Open(dir + "/events/raw_syscalls/sys_enter/id")
+		f, err := os.Open(dir + "/events/sched/sched_process_exec/id")
 		if err == nil {
 			f.Close()
 			return nil

@@ -165,6 +165,54 @@ func TestDecodeFailuresAndFaults(t *testing.T) {
 	}
 }
 
+// A successful exec's arguments come from the path the kernel kept: the
+// path as given, or /dev/fd/N[/PATH] for an execveat relative to fd N.
+func TestDecodeExecArgsLost(t *testing.T) {
+	for _, c := range []struct {
+		nr          int64
+		kept        string
+		call        string
+		dirfd       int64
+		path        string
+		flags       int64
+		description string
+	}{
+		{unix.SYS_EXECVE, "/usr/bin/env", "execve", 0, "/usr/bin/env", 0, "execve"},
+		// x86_64 returns from a successful execveat as execve.
+		{unix.SYS_EXECVE, "bin/sh", "execve", 0, "bin/sh", 0, "execveat from the cwd"},
+		{unix.SYS_EXECVE, "/dev/fd/7/sub/prog", "execveat", 7, "sub/prog", 0, "execveat relative to a directory fd"},
+		{unix.SYS_EXECVE, "/dev/fd/5", "execveat", 5, "", unix.AT_EMPTY_PATH, "fexecve"},
+		{unix.SYS_EXECVEAT, "/dev/fd/5", "execveat", 5, "", unix.AT_EMPTY_PATH, "fexecve, its number kept"},
+		{unix.SYS_EXECVE, "/dev/fd/x/prog", "execve", 0, "/dev/fd/x/prog", 0, "not an fd number"},
+		{unix.SYS_EXECVE, "/dev/fd/99999999999/prog", "execve", 0, "/dev/fd/99999999999/prog", 0, "not an fd number"},
+	} {
+		ev := decodeOne(t, record{kind: evSyscall, nr: c.nr, str0: c.kept, flags: fArgsLost})
+		if ev.Syscall != c.call {
+			t.Errorf("%s: %s, want %s", c.description, ev.Syscall, c.call)
+			continue
+		}
+		row := linux.Lookup(ev.Syscall)
+		got := map[linux.ArgKind]tracer.Arg{}
+		for i, k := range row.Args {
+			got[k] = ev.Arg(i)
+		}
+		if p := got[linux.ExecPath]; p.Kind != tracer.ArgStr || p.Str != c.path {
+			t.Errorf("%s: path %+v, want %q", c.description, p, c.path)
+		}
+		if c.call == "execveat" {
+			if d, f := got[linux.DirFD], got[linux.Flags]; d.Int != c.dirfd || f.Int != c.flags {
+				t.Errorf("%s: dirfd %+v flags %+v, want %d %#x", c.description, d, f, c.dirfd, c.flags)
+			}
+		}
+	}
+	// Without the path (the exec began before the tracer started) the
+	// path is unreadable, not empty.
+	ev := decodeOne(t, record{kind: evSyscall, nr: unix.SYS_EXECVE, flags: fArgsLost | fStr0Fault})
+	if a := ev.Arg(0); a.Kind == tracer.ArgStr {
+		t.Errorf("an exec without its kept path decoded its path as %+v", a)
+	}
+}
+
 // Plans read what the rows say: the exec path at entry, strings in order,
 // the special readings at their argument.
 func TestPlans(t *testing.T) {
@@ -175,6 +223,9 @@ func TestPlans(t *testing.T) {
 		}
 		if want := row.ExecsAtEntry(); (p.Str0AtEnter == 1) != want {
 			t.Errorf("%s: str0 at enter %v", row.Name, p.Str0AtEnter)
+		}
+		if (p.Forks == 1) != row.Forks {
+			t.Errorf("%s: forks %d, the row says %v", row.Name, p.Forks, row.Forks)
 		}
 		for i, k := range row.Args {
 			if v := k.Value(); (v == linux.ValString || v == linux.ValOutString) && p.Str0 == 0 {

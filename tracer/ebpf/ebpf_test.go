@@ -19,6 +19,8 @@ import (
 	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/linux"
 	"github.com/fsmove/fsmove/tracer/strace"
+
+	"golang.org/x/sys/unix"
 )
 
 // The Go decoder and the C struct must agree on the record layout.
@@ -225,8 +227,13 @@ func TestTraceSmallProgram(t *testing.T) {
 			if strings.Contains(ev.Arg(1).Str, "fsmove-marker hello") {
 				sawMarker = true
 			}
-		case (ev.Syscall == "clone" || ev.Syscall == "clone3" || ev.Syscall == "vfork" || ev.Syscall == "fork") && ev.Ret > 0:
-			sawClone = true
+		case linux.Lookup(ev.Syscall).Forks:
+			// The program sees a fork return twice, in the child
+			// too (with 0): only the caller's return is the call.
+			if ev.Ret == 0 {
+				t.Errorf("event %d: %s returned 0 (a child's return sent as a call)", i, ev.Syscall)
+			}
+			sawClone = sawClone || ev.Ret > 0
 		case strings.HasPrefix(ev.Syscall, "symlink") && !ev.Failed():
 			if ev.Arg(0).Str == "b" {
 				sawSymlink = true
@@ -421,6 +428,31 @@ func TestExecFromThread(t *testing.T) {
 	if !found {
 		t.Error("no execve of /bin/true: the exec from a thread was lost")
 	}
+}
+
+// fexecve is execveat(fd, "", …, AT_EMPTY_PATH): a successful exec's
+// registers are gone at its exit, and its arguments come back from the path
+// the kernel kept ("/dev/fd/N").
+func TestExecveatOfAnFd(t *testing.T) {
+	needEBPF(t)
+	python := testenv.LookPath(t, "python3")
+	const script = `import os; fd = os.open("/bin/true", os.O_RDONLY); os.execve(fd, ["true"], {})`
+	evs := traceWorkload(t, python+" -c '"+script+"'")
+	var opened int64 = -1
+	for _, ev := range evs {
+		if ev.Syscall == "openat" && ev.Arg(1).Str == "/bin/true" && !ev.Failed() {
+			opened = ev.Ret
+		}
+		if ev.Syscall != "execveat" || ev.Failed() {
+			continue
+		}
+		dirfd, path, flags := ev.Arg(0), ev.Arg(1), ev.Arg(4)
+		if dirfd.Int != opened || path.Kind != tracer.ArgStr || path.Str != "" || flags.Int != unix.AT_EMPTY_PATH {
+			t.Errorf("execveat(%+v, %+v, …, %+v), want fd %d, \"\", AT_EMPTY_PATH", dirfd, path, flags, opened)
+		}
+		return
+	}
+	t.Errorf("no successful execveat among %d events (the fd was %d)", len(evs), opened)
 }
 
 // Failed calls are dropped in the kernel unless KeepFailed, but for failed

@@ -9,11 +9,23 @@
  * plans map from its syscall table (tracer/ebpf/syscalls.go), so that adding
  * a call is adding a Go row, not C code.
  *
- * Paths are read at sys_exit: by then the kernel has copied them itself, so
- * their pages are resident and bpf_probe_read_user_str (which cannot fault
- * pages in) succeeds. execve is the exception: at its exit the old memory is
- * gone, so its program path is read at sys_enter and kept per task (and
- * taken from the kernel's copy at the exec when that read failed). */
+ * Calls are captured at their exit only (a BTF raw tracepoint, which has no
+ * perf glue): the arguments are read from the user registers the kernel
+ * saved at the call's entry, which still hold them, and a call is ruled out
+ * by its number and return value before anything else is done. Hooking the
+ * entry of every system call of the machine, and keeping each traced call
+ * in a hash map until its exit, cost a Puppet run as much again as the rest
+ * of the capture (docs/DESIGN.md, "eBPF capture").
+ *
+ * Paths are read at the exit too: by then the kernel has copied them
+ * itself, so their pages are resident and bpf_probe_read_user_str (which
+ * cannot fault pages in) succeeds. A successful exec is the exception: it
+ * has replaced the memory and the registers, so its program path is the
+ * kernel's own copy, kept at the exec (sched_process_exec), and its other
+ * arguments are gone, its number too (on x86_64 a successful execveat
+ * returns as execve): the event says F_ARGS_LOST, and user space tells
+ * execveat from execve, and its directory fd, by that path. A failed exec
+ * changed nothing: it is read like any call. */
 #include "fsmove.h"
 #include <bpf/bpf_helpers.h>
 
@@ -41,20 +53,16 @@ enum special {
 struct plan {
 	__u8 wanted;
 	__u8 str0, str1; /* 1 + index of a string argument, 0 for none */
-	__u8 str0_at_enter; /* exec: read str0 at sys_enter */
+	__u8 str0_at_enter; /* exec: str0 of a successful one is kept at the exec */
 	__u8 special;
 	__u8 special_arg;
 	__u8 lookup; /* ENOENT/ENOTDIR failures are sent, with their strings */
-	__u8 pad;
+	__u8 forks;  /* returns in the new child too (with 0): that return is not a call */
 };
 
-struct inflight {
-	__s64 nr;
-	__u64 args[6];
-};
-
+/* The program path of a successful exec, the kernel's copy. */
 struct exec_path {
-	__s32 len; /* bpf_probe_read_user_str's result */
+	__s32 len; /* bpf_probe_read_kernel_str's result */
 	__u32 pad;
 	char path[PATH_MAX];
 };
@@ -64,6 +72,7 @@ struct exec_path {
 #define F_STR1_FAULT 2
 #define F_DATA_FAULT 4
 #define F_EXTRA_FAULT 8
+#define F_ARGS_LOST 16 /* a successful exec: its register arguments are gone */
 
 struct event {
 	__u32 kind;
@@ -105,13 +114,7 @@ struct {
 	__type(value, struct plan);
 } plans SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 32768);
-	__type(key, __u32);
-	__type(value, struct inflight);
-} inflight SEC(".maps");
-
+/* The path of each exec done but not yet returned from, by host tid. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
@@ -134,7 +137,7 @@ struct {
 } exec_scratch SEC(".maps");
 
 /* drops[0] counts events lost because the ring buffer was full; drops[1]
- * calls lost because the inflight or exec_paths map was full, or because
+ * calls lost because the exec_paths map was full, or because
  * their task was not in the pid namespace pidns_ino (its ids there cannot be
  * known: a task of the container's cgroup outside the container's pid
  * namespace, or in a namespace nested in it); drops[2] counts the calls, not
@@ -206,7 +209,7 @@ static __always_inline __u32 event_tid(__u32 host)
 /* short_write says whether a write to an fd other than 1 and 2 is short
  * enough to be sent: count bytes (write, pwrite64), or the iovecs at args[1]
  * totalling so little (writev; at most MAX_IOV of them). */
-static __always_inline int short_write(__u8 special, const unsigned long *args)
+static __always_inline int short_write(__u8 special, const __u64 *args)
 {
 	if (special == SP_WRITE)
 		return args[2] <= SHORT_WRITE;
@@ -255,49 +258,6 @@ static __always_inline int in_target(void)
 	return OUTSIDE;
 }
 
-SEC("tracepoint/raw_syscalls/sys_enter")
-int sys_enter(struct trace_event_raw_sys_enter *ctx)
-{
-	if (stopped)
-		return 0;
-	__s64 nr = ctx->id;
-	if (nr < 0 || nr >= MAX_NR)
-		return 0;
-	__u32 key = nr;
-	struct plan *p = bpf_map_lookup_elem(&plans, &key);
-	if (!p || !p->wanted)
-		return 0;
-	int where = in_target();
-	if (!where)
-		return 0;
-	if (where == OUTSIDE)
-		count_drop(2);
-	/* Writes: to stdout and stderr (Puppet's log lines, the block
-	 * markers), and short ones to any fd (a pid to cgroup.procs). */
-	if ((p->special == SP_WRITE || p->special == SP_WRITEV) && ctx->args[0] != 1 && ctx->args[0] != 2 &&
-	    !short_write(p->special, ctx->args))
-		return 0;
-
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct inflight in = {.nr = nr};
-	for (int i = 0; i < 6; i++)
-		in.args[i] = ctx->args[i];
-	if (bpf_map_update_elem(&inflight, &tid, &in, BPF_ANY) != 0) {
-		count_drop(1);
-		return 0;
-	}
-	if (p->str0_at_enter && p->str0 >= 1 && p->str0 <= 6) {
-		__u32 zero = 0;
-		struct exec_path *ep = bpf_map_lookup_elem(&exec_scratch, &zero);
-		if (!ep)
-			return 0;
-		ep->len = bpf_probe_read_user_str(ep->path, sizeof(ep->path), (void *)arg_at(in.args, p->str0 - 1));
-		if (bpf_map_update_elem(&exec_paths, &tid, ep, BPF_ANY) != 0)
-			count_drop(1);
-	}
-	return 0;
-}
-
 /* read_str reads the string argument at ptr into e->buf at off, and returns
  * its length (NUL included), or 0 after setting fault in e->flags. */
 static __always_inline __u32 read_str(struct event *e, __u32 off, const void *ptr, __u16 fault)
@@ -342,70 +302,71 @@ static __always_inline void read_writev(struct event *e, const struct iovec *iov
 	e->data_len = off;
 }
 
-SEC("tracepoint/raw_syscalls/sys_exit")
-int sys_exit(struct trace_event_raw_sys_exit *ctx)
+/* sys_exit sends a completed call. Every system call of the machine comes
+ * here: what rules a call out without a helper call (its number, its
+ * result, a write's fd) comes first, the cgroup check after. ctx holds the
+ * tracepoint's arguments: the user registers of the call and its result. */
+SEC("tp_btf/sys_exit")
+int sys_exit(__u64 *ctx)
 {
 	if (stopped)
 		return 0;
-	/* Every system call of the machine comes here: the plans array (a
-	 * lookup the verifier inlines) rules out the unwanted ones before the
-	 * hash lookup. */
-	__s64 nr = ctx->id;
+	const struct pt_regs *regs = (const struct pt_regs *)ctx[0];
+	__s64 ret = (__s64)ctx[1];
+	__s64 nr = regs->orig_ax;
 	if (nr < 0 || nr >= MAX_NR)
 		return 0;
 	__u32 key = nr;
 	struct plan *p = bpf_map_lookup_elem(&plans, &key);
 	if (!p || !p->wanted)
 		return 0;
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct inflight *in = bpf_map_lookup_elem(&inflight, &tid);
-	if (!in)
-		return 0; /* not traced, or a new child returning from clone */
-	if (in->nr != nr) {
-		/* Cannot happen (a task makes one call at a time); keep the
-		 * entered call's plan if it does. */
-		key = in->nr;
-		p = bpf_map_lookup_elem(&plans, &key);
-	}
-	__u32 zero = 0;
-	struct event *e = bpf_map_lookup_elem(&event_scratch, &zero);
-	if (!p || !e) {
-		bpf_map_delete_elem(&inflight, &tid);
-		return 0;
-	}
+	if (p->forks && ret == 0)
+		return 0; /* the new child's return from clone, fork or vfork */
 	/* A failed lookup (the path or a directory of it is not there) is
 	 * sent with its path: a resource that failed because another had not
-	 * made the path yet is an observed fault. */
-	int lookup_failed = p->lookup && (ctx->ret == -ENOENT || ctx->ret == -ENOTDIR);
-	if (ctx->ret < 0 && ctx->ret > -4096 && !keep_failed && !lookup_failed) {
-		bpf_map_delete_elem(&inflight, &tid);
-		if (p->str0_at_enter)
-			bpf_map_delete_elem(&exec_paths, &tid);
+	 * made the path yet is an observed fault. Other failed calls have no
+	 * effect on the model (in a Puppet run four calls in five fail). */
+	int lookup_failed = p->lookup && (ret == -ENOENT || ret == -ENOTDIR);
+	int failed = ret < 0 && ret > -4096;
+	if (failed && !keep_failed && !lookup_failed)
 		return 0;
-	}
+	__u64 args[6] = {regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9};
+	/* Writes: to stdout and stderr (Puppet's log lines, the block
+	 * markers), and short ones to any fd (a pid to cgroup.procs). */
+	if ((p->special == SP_WRITE || p->special == SP_WRITEV) && args[0] != 1 && args[0] != 2 &&
+	    !short_write(p->special, args))
+		return 0;
+	int where = in_target();
+	if (!where)
+		return 0;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	/* A successful exec: its path, kept at the exec. */
+	struct exec_path *ep = p->str0_at_enter && !failed ? bpf_map_lookup_elem(&exec_paths, &tid) : 0;
+	if (where == OUTSIDE)
+		count_drop(2);
 	__u32 id = event_tid(tid);
-	if (id == 0) {
-		bpf_map_delete_elem(&inflight, &tid);
-		if (p->str0_at_enter)
+	__u32 zero = 0;
+	struct event *e = bpf_map_lookup_elem(&event_scratch, &zero);
+	if (id == 0 || !e) {
+		if (ep)
 			bpf_map_delete_elem(&exec_paths, &tid);
 		return 0;
 	}
 	e->kind = EV_SYSCALL;
 	e->tid = id;
-	e->nr = in->nr;
-	e->ret = ctx->ret;
+	e->nr = nr;
+	e->ret = ret;
 	for (int i = 0; i < 6; i++)
-		e->args[i] = in->args[i];
+		e->args[i] = args[i];
 	e->extra = 0;
 	e->len0 = e->len1 = e->data_len = e->flags = 0;
-	bpf_map_delete_elem(&inflight, &tid);
 
 	__u32 used = 0;
 	/* A failed call has no effect on the model: its arguments are not
 	 * read, but for a failed lookup's strings. */
 	if (e->ret >= 0 || lookup_failed) {
-		if (p->str0_at_enter) {
-			struct exec_path *ep = bpf_map_lookup_elem(&exec_paths, &tid);
+		if (p->str0_at_enter && !failed) {
+			e->flags |= F_ARGS_LOST;
 			if (ep && ep->len > 0 && ep->len <= PATH_MAX) {
 				if (bpf_probe_read_kernel(e->buf, PATH_MAX, ep->path) == 0)
 					e->len0 = ep->len;
@@ -415,7 +376,7 @@ int sys_exit(struct trace_event_raw_sys_exit *ctx)
 		} else if (p->str0 >= 1 && p->str0 <= 6) {
 			e->len0 = read_str(e, 0, (void *)arg_at(e->args, p->str0 - 1), F_STR0_FAULT);
 		}
-		if (p->str1 >= 1 && p->str1 <= 6)
+		if (p->str1 >= 1 && p->str1 <= 6 && !(e->flags & F_ARGS_LOST))
 			e->len1 = read_str(e, e->len0, (void *)arg_at(e->args, p->str1 - 1), F_STR1_FAULT);
 		used = e->len0 + e->len1;
 	}
@@ -448,7 +409,7 @@ int sys_exit(struct trace_event_raw_sys_exit *ctx)
 			break;
 		}
 	}
-	if (p->str0_at_enter)
+	if (ep)
 		bpf_map_delete_elem(&exec_paths, &tid);
 
 	if (used > sizeof(e->buf))
@@ -467,7 +428,6 @@ int sched_process_exit(void *ctx)
 	if (!in_target())
 		return 0;
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	bpf_map_delete_elem(&inflight, &tid);
 	bpf_map_delete_elem(&exec_paths, &tid);
 	__u32 id = event_tid(tid);
 	if (id == 0)
@@ -486,42 +446,30 @@ int sched_process_exit(void *ctx)
 	return 0;
 }
 
-/* At a successful exec: the program's path that sys_enter could not read
- * (its page was not resident, and a tracepoint cannot fault it in) is taken
- * from the kernel's own copy, the tracepoint's filename, so that the
- * execve is not left without its path.
- *
- * And a thread other than the leader that calls execve returns from it with
- * the leader's pid: move what sys_enter kept under its own tid, so that
- * sys_exit finds it. The tracepoint's pids are host ids, as the maps' keys;
- * sys_exit then reports the call under the leader's id (in the pid
- * namespace when one is set), as strace shows it. */
+/* At a successful exec: keep the program's path, the kernel's own copy
+ * (the tracepoint's filename: the path as execve was given it, or
+ * /dev/fd/<dirfd>/<path> for an execveat relative to a directory fd), for
+ * sys_exit, which finds the registers and memory of the call replaced.
+ * It is kept under pid, the id the task returns from execve with: a thread
+ * other than the leader that calls execve takes the leader's pid. The
+ * tracepoint's pids are host ids, as the map's keys; sys_exit then reports
+ * the call under the leader's id (in the pid namespace when one is set), as
+ * strace shows it. */
 SEC("tracepoint/sched/sched_process_exec")
 int sched_process_exec(struct trace_event_raw_sched_process_exec *ctx)
 {
 	if (stopped)
 		return 0;
-	__u32 old = ctx->old_pid, now = ctx->pid;
 	if (!in_target())
 		return 0;
-	struct exec_path *ep = bpf_map_lookup_elem(&exec_paths, &old);
-	if (ep && ep->len <= 0) {
-		__u32 off = ctx->__data_loc_filename & 0xFFFF;
-		ep->len = bpf_probe_read_kernel_str(ep->path, sizeof(ep->path), (void *)ctx + off);
-	}
-	if (old == now)
+	__u32 now = ctx->pid;
+	__u32 zero = 0;
+	struct exec_path *ep = bpf_map_lookup_elem(&exec_scratch, &zero);
+	if (!ep)
 		return 0;
-	struct inflight *in = bpf_map_lookup_elem(&inflight, &old);
-	if (in) {
-		struct inflight copy = *in;
-		if (bpf_map_update_elem(&inflight, &now, &copy, BPF_ANY) != 0)
-			count_drop(1);
-		bpf_map_delete_elem(&inflight, &old);
-	}
-	if (ep) {
-		if (bpf_map_update_elem(&exec_paths, &now, ep, BPF_ANY) != 0)
-			count_drop(1);
-		bpf_map_delete_elem(&exec_paths, &old);
-	}
+	__u32 off = ctx->__data_loc_filename & 0xFFFF;
+	ep->len = bpf_probe_read_kernel_str(ep->path, sizeof(ep->path), (void *)ctx + off);
+	if (bpf_map_update_elem(&exec_paths, &now, ep, BPF_ANY) != 0)
+		count_drop(1);
 	return 0;
 }

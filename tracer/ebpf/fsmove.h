@@ -1,7 +1,7 @@
 /* Minimal kernel types for fsmove.bpf.c, instead of a 3 MB vmlinux.h.
- * The tracepoint records are laid out as in
- * /sys/kernel/tracing/events/raw_syscalls/sys_{enter,exit}/format; they are
- * stable ABI (perf and ftrace users read them). */
+ * The sched tracepoint records are laid out as in
+ * /sys/kernel/tracing/events/sched/<name>/format; they are stable ABI (perf
+ * and ftrace users read them). struct pt_regs is relocated (CO-RE). */
 #ifndef FSMOVE_H
 #define FSMOVE_H
 
@@ -36,17 +36,19 @@ struct trace_entry {
 	int pid;
 };
 
-struct trace_event_raw_sys_enter {
-	struct trace_entry ent;
-	long id;
-	unsigned long args[6];
-};
-
-struct trace_event_raw_sys_exit {
-	struct trace_entry ent;
-	long id;
-	long ret;
-};
+/* The user registers a task made its system call with (x86_64), as the
+ * kernel saved them at the call's entry; they still hold the call's
+ * number and arguments at its exit. Only the fields read are declared:
+ * CO-RE relocates each by name against the kernel's own struct pt_regs. */
+struct pt_regs {
+	unsigned long r10;
+	unsigned long r9;
+	unsigned long r8;
+	unsigned long dx;
+	unsigned long si;
+	unsigned long di;
+	unsigned long orig_ax;
+} __attribute__((preserve_access_index));
 
 /* sched/sched_process_exec: pid is the pid after exec, old_pid the thread
  * that called execve (they differ when a thread other than the leader

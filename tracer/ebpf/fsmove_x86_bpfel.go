@@ -37,12 +37,6 @@ type fsmoveExecPath struct {
 	Path [4096]int8
 }
 
-type fsmoveInflight struct {
-	_    structs.HostLayout
-	Nr   int64
-	Args [6]uint64
-}
-
 type fsmovePlan struct {
 	_           structs.HostLayout
 	Wanted      uint8
@@ -52,7 +46,7 @@ type fsmovePlan struct {
 	Special     uint8
 	SpecialArg  uint8
 	Lookup      uint8
-	Pad         uint8
+	Forks       uint8
 }
 
 // Names of all BPF objects in the ELF.
@@ -64,11 +58,9 @@ const (
 	fsmoveMapEvents            = "events"
 	fsmoveMapExecPaths         = "exec_paths"
 	fsmoveMapExecScratch       = "exec_scratch"
-	fsmoveMapInflight          = "inflight"
 	fsmoveMapPlans             = "plans"
 	fsmoveProgSchedProcessExec = "sched_process_exec"
 	fsmoveProgSchedProcessExit = "sched_process_exit"
-	fsmoveProgSysEnter         = "sys_enter"
 	fsmoveProgSysExit          = "sys_exit"
 	fsmoveVarKeepFailed        = "keep_failed"
 	fsmoveVarPidnsDev          = "pidns_dev"
@@ -122,7 +114,6 @@ type fsmoveSpecs struct {
 type fsmoveProgramSpecs struct {
 	SchedProcessExec *ebpf.ProgramSpec `ebpf:"sched_process_exec"`
 	SchedProcessExit *ebpf.ProgramSpec `ebpf:"sched_process_exit"`
-	SysEnter         *ebpf.ProgramSpec `ebpf:"sys_enter"`
 	SysExit          *ebpf.ProgramSpec `ebpf:"sys_exit"`
 }
 
@@ -135,7 +126,6 @@ type fsmoveMapSpecs struct {
 	Events       *ebpf.MapSpec `ebpf:"events"`
 	ExecPaths    *ebpf.MapSpec `ebpf:"exec_paths"`
 	ExecScratch  *ebpf.MapSpec `ebpf:"exec_scratch"`
-	Inflight     *ebpf.MapSpec `ebpf:"inflight"`
 	Plans        *ebpf.MapSpec `ebpf:"plans"`
 }
 
@@ -176,7 +166,6 @@ type fsmoveMaps struct {
 	Events       *ebpf.Map `ebpf:"events"`
 	ExecPaths    *ebpf.Map `ebpf:"exec_paths"`
 	ExecScratch  *ebpf.Map `ebpf:"exec_scratch"`
-	Inflight     *ebpf.Map `ebpf:"inflight"`
 	Plans        *ebpf.Map `ebpf:"plans"`
 }
 
@@ -187,7 +176,6 @@ func (m *fsmoveMaps) Close() error {
 		m.Events,
 		m.ExecPaths,
 		m.ExecScratch,
-		m.Inflight,
 		m.Plans,
 	)
 }
@@ -210,7 +198,6 @@ type fsmoveVariables struct {
 type fsmovePrograms struct {
 	SchedProcessExec *ebpf.Program `ebpf:"sched_process_exec"`
 	SchedProcessExit *ebpf.Program `ebpf:"sched_process_exit"`
-	SysEnter         *ebpf.Program `ebpf:"sys_enter"`
 	SysExit          *ebpf.Program `ebpf:"sys_exit"`
 }
 
@@ -218,7 +205,6 @@ func (p *fsmovePrograms) Close() error {
 	return _FsmoveClose(
 		p.SchedProcessExec,
 		p.SchedProcessExit,
-		p.SysEnter,
 		p.SysExit,
 	)
 }

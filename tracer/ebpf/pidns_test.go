@@ -1,6 +1,7 @@
 package ebpf
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -245,14 +246,29 @@ func TestExecFromThreadInPidNamespace(t *testing.T) {
 // calls are dropped and counted, never sent under a wrong pid.
 func TestOutsidePidNamespaceCountsAsDropped(t *testing.T) {
 	needEBPF(t)
-	// A pid namespace no task of the cgroup is in.
-	other := exec.Command("/bin/sleep", "60")
+	// A pid namespace no task of the cgroup is in. Its one process is in
+	// the namespace but outside the cgroup, so its calls would be traced
+	// (and counted as outside): it says when it has started, and then
+	// makes no call the program traces (it waits in read) until killed.
+	other := exec.Command("/bin/sh", "-c", "echo ready; read x")
 	other.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID}
+	stdin, err := other.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := other.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := other.Start(); err != nil {
 		testenv.Missing(t, "cannot make a pid namespace: %v", err)
 	}
 	defer other.Wait()
 	defer other.Process.Kill()
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("the namespace's process did not start: %q, %v", line, err)
+	}
 	ns, err := PidNamespace(other.Process.Pid)
 	if err != nil {
 		t.Fatal(err)

@@ -45,6 +45,9 @@ func planFor(row *linux.Syscall) fsmovePlan {
 	if row.Lookup {
 		p.Lookup = 1
 	}
+	if row.Forks {
+		p.Forks = 1
+	}
 	for i, kind := range row.Args {
 		switch kind.Value() {
 		case linux.ValString, linux.ValOutString:

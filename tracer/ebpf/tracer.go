@@ -1,7 +1,9 @@
-// Package ebpf is fsmove's eBPF capture backend: BPF programs on the raw
-// system-call tracepoints, running on the host and filtered to one cgroup
-// (a container), deliver the completed calls that fstrace's lowering needs
-// as tracer.Events, through one ring buffer.
+// Package ebpf is fsmove's eBPF capture backend: BPF programs at the exit of
+// every system call (a BTF raw tracepoint), running on the host and filtered
+// to one cgroup (a container), deliver the completed calls that fstrace's
+// lowering needs as tracer.Events, through one ring buffer. A call's
+// arguments are read at its exit from the user registers it was made with;
+// only exec, which replaces them, is also seen at its entry.
 //
 // Use:
 //
@@ -28,9 +30,10 @@
 // they are short (at most 32 bytes: a pid written to cgroup.procs); pids are
 // the thread ids of Options.PidNS (the container's, as clone returns them
 // there), or the host's when it is not set; exits carry no status ("exited
-// with 0"); a call in progress when Start attaches or Stop detaches is not
-// seen (stop after the workload has ended); 32-bit (compat) system calls of
-// a 32-bit program would be misnamed, since their numbers differ.
+// with 0"); a call in progress when Stop is called is not seen (stop after
+// the workload has ended), and an exec in progress when Start attaches has
+// no program path; 32-bit (compat) system calls of a 32-bit program would be
+// misnamed, since their numbers differ.
 //
 // Ordering. Events are written to one ring buffer shared by all CPUs, at
 // the exit of each call, so the stream is in order of completion; calls of
@@ -51,8 +54,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -165,6 +170,7 @@ const (
 	fStr1Fault  = 2
 	fDataFault  = 4
 	fExtraFault = 8
+	fArgsLost   = 16
 )
 
 // headerSize is offsetof(struct event, buf); dataMax is DATA_MAX.
@@ -231,15 +237,20 @@ func Start(opts Options) (*Tracer, error) {
 			return nil, fmt.Errorf("ebpf: filling the plans map: %w", err)
 		}
 	}
+	// The system-call exit is a BTF raw tracepoint: it has no perf glue,
+	// and it gives the call's user registers.
+	l, err := link.AttachTracing(link.TracingOptions{Program: t.objs.SysExit})
+	if err != nil {
+		t.closeAll()
+		return nil, fmt.Errorf("ebpf: attaching to the system-call exit (tp_btf/sys_exit): %w", err)
+	}
+	t.links = append(t.links, l)
 	for _, a := range []struct {
 		group, name string
 		prog        *cebpf.Program
 	}{
-		// The exit side first, so that no call is entered but never emitted.
-		{"raw_syscalls", "sys_exit", t.objs.SysExit},
 		{"sched", "sched_process_exit", t.objs.SchedProcessExit},
 		{"sched", "sched_process_exec", t.objs.SchedProcessExec},
-		{"raw_syscalls", "sys_enter", t.objs.SysEnter},
 	} {
 		l, err := link.Tracepoint(a.group, a.name, a.prog, nil)
 		if err != nil {
@@ -476,6 +487,16 @@ func (t *Tracer) decode(raw []byte) (ok bool, err error) {
 		return false, nil
 	}
 	row := byNr[nr]
+	// Strings lie one after the other in buf: str0 then str1.
+	if len0+len1 > len(buf) || dataLen > len(buf) {
+		return false, fmt.Errorf("ebpf: record of %s shorter than its strings", row.Name)
+	}
+	strs := [2][]byte{buf[:len0], buf[len0 : len0+len1]}
+	faults := [2]bool{flags&fStr0Fault != 0, flags&fStr1Fault != 0}
+	argsLost := flags&fArgsLost != 0
+	if argsLost && !faults[0] {
+		row, regs, strs[0] = execArgs(strs[0])
+	}
 	t.ev.Kind = tracer.KindSyscall
 	t.ev.Syscall = row.Name
 	if ret < 0 && ret > -4096 {
@@ -485,13 +506,6 @@ func (t *Tracer) decode(raw []byte) (ok bool, err error) {
 		t.ev.Ret = ret
 	}
 	failed := t.ev.Errno != ""
-
-	// Strings lie one after the other in buf: str0 then str1.
-	if len0+len1 > len(buf) || dataLen > len(buf) {
-		return false, fmt.Errorf("ebpf: record of %s shorter than its strings", row.Name)
-	}
-	strs := [2][]byte{buf[:len0], buf[len0 : len0+len1]}
-	faults := [2]bool{flags&fStr0Fault != 0, flags&fStr1Fault != 0}
 	nstr := 0
 	for i, kind := range row.Args {
 		v := regs[i]
@@ -510,7 +524,7 @@ func (t *Tracer) decode(raw []byte) (ok bool, err error) {
 			k := nstr
 			nstr++
 			switch {
-			case v == 0:
+			case v == 0 && !(argsLost && kind == linux.ExecPath):
 				a.Kind = tracer.ArgNull
 			case faults[k] || len(strs[k]) == 0:
 				// Not read (a failed call other than a lookup) or
@@ -553,6 +567,45 @@ func (t *Tracer) decode(raw []byte) (ok bool, err error) {
 	strace.Normalize(&t.ev) // strace's argument list: trace.log reads back to this event
 	return true, nil
 }
+
+// execArgs gives the call and register arguments of a successful exec,
+// whose registers the exec replaced before its exit (the number too: on
+// x86_64 a successful execveat returns as execve), from its path as the
+// kernel kept it (the program sends it; fsmove.bpf.c, sched_process_exec):
+// /dev/fd/N/PATH is execveat(N, PATH), /dev/fd/N execveat(N, "",
+// AT_EMPTY_PATH), any other path execve(path). The model reads each the
+// same as the call that was made (an execveat from AT_FDCWD is an execve;
+// an execve of /dev/fd/N runs the file open at fd N). The pointers (argv,
+// envp) are unknown: NULL. path holds the path's bytes, NUL included.
+func execArgs(path []byte) (row *linux.Syscall, regs [6]uint64, str []byte) {
+	row, str = execveRow, path
+	rest, ok := strings.CutPrefix(string(trimNUL(path)), "/dev/fd/")
+	if !ok {
+		return row, regs, str
+	}
+	num, name, hasName := strings.Cut(rest, "/")
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 0 || n > math.MaxInt32 {
+		return row, regs, str
+	}
+	var atFlags uint64
+	if !hasName {
+		atFlags = unix.AT_EMPTY_PATH
+	}
+	row, str = execveatRow, append([]byte(name), 0)
+	for i, kind := range row.Args {
+		switch kind {
+		case linux.DirFD:
+			regs[i] = uint64(n)
+		case linux.Flags:
+			regs[i] = atFlags
+		}
+	}
+	return row, regs, str
+}
+
+// The rows execArgs chooses from.
+var execveRow, execveatRow = linux.Lookup("execve"), linux.Lookup("execveat")
 
 // pointerArg is an opaque pointer argument named name (or not): NULL or
 // its value.

@@ -109,6 +109,11 @@ type Syscall struct {
 	// or skip the decoding of every other failed call. An open is one
 	// whatever its flags (the lowering decides whether it would have read).
 	Lookup bool
+	// Forks marks the calls that make a process or thread and return twice:
+	// in the caller with the child's id, and in the child with 0. The
+	// child's return is not a call of its own (the eBPF tracer, which sees
+	// every return, drops it).
+	Forks bool
 }
 
 // Shorthands for the rows.
@@ -199,10 +204,10 @@ var Syscalls = []Syscall{
 
 	// Processes. x86_64's clone is clone(flags, stack, parent_tid, child_tid, tls).
 	{Name: "clone", Nr: 56, Args: a{LongFlags, Ptr, Ptr, Ptr, Ptr},
-		Names: []string{"flags", "child_stack", "parent_tid", "child_tidptr", "tls"}},
-	{Name: "clone3", Nr: 435, Args: a{StructFlags, Long}},
-	{Name: "fork", Nr: 57},
-	{Name: "vfork", Nr: 58},
+		Names: []string{"flags", "child_stack", "parent_tid", "child_tidptr", "tls"}, Forks: true},
+	{Name: "clone3", Nr: 435, Args: a{StructFlags, Long}, Forks: true},
+	{Name: "fork", Nr: 57, Forks: true},
+	{Name: "vfork", Nr: 58, Forks: true},
 	{Name: "exit", Nr: 60, Args: a{Int}, Why: Ends},
 	{Name: "exit_group", Nr: 231, Args: a{Int}, Why: Ends},
 	{Name: "unshare", Nr: 272, Args: a{LongFlags}, Why: ChangesView},

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,7 +26,10 @@ import (
 // the machine spreads evenly, and reports the median time of each and the
 // median slowdown ratios against untraced. Before each apply the fixture's
 // file is removed, so every apply does the same work (write the file, run
-// the exec). N is FSMOVE_BENCH_RUNS (make's BENCH_RUNS, default 5). Run it with
+// the exec). N is FSMOVE_BENCH_RUNS (make's BENCH_RUNS, default 5);
+// FSMOVE_BENCH_TRACERS (BENCH_TRACERS) keeps only the tracers it names. Each
+// tracer's slowdown is printed twice: the ratio of the medians, and the
+// median of each round's ratio (paired). Run it with
 //
 //	make bench-tracers
 //
@@ -41,16 +46,28 @@ func BenchmarkTracerOverhead(b *testing.B) {
 	defer c.Remove(context.Background())
 
 	apply := shellQuote(puppetApply) + " >/dev/null 2>&1"
-	variants := []struct {
+	type variant struct {
 		name string
 		cmd  string
 		host bool // traced from the host with eBPF
-	}{
+	}
+	variants := []variant{
 		{"untraced", apply, false},
 		{"strace", "FSMOVE_WORKDIR=/fsmove-ptrace sh /fsmove-ptrace/apply.sh -f -s 300 -o /fsmove-ptrace/trace.log --seccomp-bpf -p 1 -e trace=" +
 			runner.TraceFilter() + " -- " + shellQuote(puppetArgs) + " && [ \"$(cat /fsmove-ptrace/puppet.exit)\" != 1 ]", false},
 		{"ptrace", "/fsmove-ptrace/fsmove trace --attach 1 --out /tmp/ptrace.log -- " + apply, false},
 		{"ebpf", apply, true},
+	}
+	// FSMOVE_BENCH_TRACERS (make's BENCH_TRACERS) names the tracers to
+	// time, e.g. "ebpf": the untraced apply always runs.
+	if only := os.Getenv("FSMOVE_BENCH_TRACERS"); only != "" {
+		want := strings.Split(only, ",")
+		variants = slices.DeleteFunc(variants, func(v variant) bool {
+			return v.name != "untraced" && !slices.Contains(want, v.name)
+		})
+		if len(variants) == 1 {
+			b.Fatalf("FSMOVE_BENCH_TRACERS=%s names none of strace, ptrace, ebpf", only)
+		}
 	}
 	hostCapture, _, err := runner.ChooseTracer("ebpf")
 	if err != nil {
@@ -96,9 +113,17 @@ func BenchmarkTracerOverhead(b *testing.B) {
 	b.ReportMetric(base, "untraced-s")
 	for v := 1; v < len(variants); v++ {
 		ratio := median(times[v]) / base
+		// Paired: each round's traced apply against that round's
+		// untraced one, which ran minutes apart at most, so that a
+		// slow phase of the shared machine weighs on both.
+		var paired []float64
+		for r := range times[v] {
+			paired = append(paired, times[v][r]/times[0][r])
+		}
 		b.ReportMetric(ratio, variants[v].name+"-x")
-		fmt.Fprintf(os.Stderr, "%-8s median %.2fs over %d runs: %.3fx untraced (%.2fs)\n",
-			variants[v].name, median(times[v]), len(times[v]), ratio, base)
+		b.ReportMetric(median(paired), variants[v].name+"-paired-x")
+		fmt.Fprintf(os.Stderr, "%-8s median %.2fs over %d runs: %.3fx untraced (%.2fs); paired median %.3fx (%.3f-%.3f)\n",
+			variants[v].name, median(times[v]), len(times[v]), ratio, base, median(paired), slices.Min(paired), slices.Max(paired))
 	}
 }
 
