@@ -174,7 +174,10 @@ func TestE2ERunInterrupted(t *testing.T) {
 			wantStatus: runner.StatusInterrupted, wantStep: "analyze", wantTrace: true,
 		},
 		{
-			name: "timeout", args: []string{"--timeout", "12s"},
+			// The apply step outlasts the timeout whatever the machine's
+			// speed: the module's class, then an Exec that waits.
+			name: "timeout", args: []string{"--timeout", "12s",
+				"-e", "include clean\nexec { 'fsmove-test-hold': command => '/bin/sleep 600', timeout => 0 }"},
 			wantStatus: runner.StatusTimeout, wantStep: "apply", wantTrace: true,
 			check: func(t *testing.T, out, stderr string) {
 				if !strings.Contains(stderr, "the run took longer than --timeout 12s during the apply step") {
