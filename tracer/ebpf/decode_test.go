@@ -213,7 +213,7 @@ func TestDecodeExecArgsLost(t *testing.T) {
 	}
 }
 
-// Plans read what the rows say: the exec path at entry, strings in order,
+// Plans read what the rows say: which calls are execs, strings in order,
 // the special readings at their argument.
 func TestPlans(t *testing.T) {
 	for _, row := range syscallTable {
@@ -221,8 +221,8 @@ func TestPlans(t *testing.T) {
 		if (p.Lookup == 1) != row.Lookup {
 			t.Errorf("%s: lookup %d, the row says %v", row.Name, p.Lookup, row.Lookup)
 		}
-		if want := row.ExecsAtEntry(); (p.Str0AtEnter == 1) != want {
-			t.Errorf("%s: str0 at enter %v", row.Name, p.Str0AtEnter)
+		if want := row.ExecsAtEntry(); (p.Exec == 1) != want {
+			t.Errorf("%s: exec %v", row.Name, p.Exec)
 		}
 		if (p.Forks == 1) != row.Forks {
 			t.Errorf("%s: forks %d, the row says %v", row.Name, p.Forks, row.Forks)

@@ -53,7 +53,7 @@ enum special {
 struct plan {
 	__u8 wanted;
 	__u8 str0, str1; /* 1 + index of a string argument, 0 for none */
-	__u8 str0_at_enter; /* exec: str0 of a successful one is kept at the exec */
+	__u8 exec;   /* an exec: str0 of a successful one is the kernel's copy, kept at the exec */
 	__u8 special;
 	__u8 special_arg;
 	__u8 lookup; /* ENOENT/ENOTDIR failures are sent, with their strings */
@@ -341,7 +341,7 @@ int sys_exit(__u64 *ctx)
 		return 0;
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	/* A successful exec: its path, kept at the exec. */
-	struct exec_path *ep = p->str0_at_enter && !failed ? bpf_map_lookup_elem(&exec_paths, &tid) : 0;
+	struct exec_path *ep = p->exec && !failed ? bpf_map_lookup_elem(&exec_paths, &tid) : 0;
 	if (where == OUTSIDE)
 		count_drop(2);
 	__u32 id = event_tid(tid);
@@ -365,7 +365,7 @@ int sys_exit(__u64 *ctx)
 	/* A failed call has no effect on the model: its arguments are not
 	 * read, but for a failed lookup's strings. */
 	if (e->ret >= 0 || lookup_failed) {
-		if (p->str0_at_enter && !failed) {
+		if (p->exec && !failed) {
 			e->flags |= F_ARGS_LOST;
 			if (ep && ep->len > 0 && ep->len <= PATH_MAX) {
 				if (bpf_probe_read_kernel(e->buf, PATH_MAX, ep->path) == 0)

@@ -38,15 +38,15 @@ type fsmoveExecPath struct {
 }
 
 type fsmovePlan struct {
-	_           structs.HostLayout
-	Wanted      uint8
-	Str0        uint8
-	Str1        uint8
-	Str0AtEnter uint8
-	Special     uint8
-	SpecialArg  uint8
-	Lookup      uint8
-	Forks       uint8
+	_          structs.HostLayout
+	Wanted     uint8
+	Str0       uint8
+	Str1       uint8
+	Exec       uint8
+	Special    uint8
+	SpecialArg uint8
+	Lookup     uint8
+	Forks      uint8
 }
 
 // Names of all BPF objects in the ELF.

@@ -55,7 +55,7 @@ func planFor(row *linux.Syscall) fsmovePlan {
 			case p.Str0 == 0:
 				p.Str0 = uint8(i + 1)
 				if kind == linux.ExecPath {
-					p.Str0AtEnter = 1
+					p.Exec = 1
 				}
 			case p.Str1 == 0:
 				p.Str1 = uint8(i + 1)
