@@ -22,7 +22,7 @@ const (
 	UintFD                     // an fd as an unsigned int (close_range's bounds: ~0U stays 4294967295)
 	DirFD                      // the directory fd of the Path after it (AT_FDCWD is -100)
 	Path                       // a path name
-	ExecPath                   // exec's program path: read at the call's entry, exec replaces the memory
+	ExecPath                   // exec's program path: a successful exec replaces the memory it is in (ptrace reads it at the entry, eBPF takes the kernel's copy)
 	Name                       // a string that is not a path (an xattr name, memfd's name)
 	OutPath                    // a buffer the call fills with a path of Ret bytes (getcwd)
 	Mode                       // file mode bits (unsigned)
