@@ -3,7 +3,8 @@
 // to one cgroup (a container), deliver the completed calls that fstrace's
 // lowering needs as tracer.Events, through one ring buffer. A call's
 // arguments are read at its exit from the user registers it was made with;
-// only exec, which replaces them, is also seen at its entry.
+// a successful exec, which replaces them, is rebuilt from the kernel's copy
+// of its program path, kept at the exec (execArgs).
 //
 // Use:
 //
