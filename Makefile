@@ -64,6 +64,7 @@ fuzz:
 	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParsePuppetfile ./puppet/module
 	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParseDebIndex ./puppet/module
 	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzModuleCopySkip ./puppet/runner
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParseUnmetConditions ./puppet/runner
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...

@@ -44,6 +44,11 @@ type SecondRun struct {
 	// Skipped says why there was no second apply (the first compiled no
 	// catalog).
 	Skipped string `json:"skipped,omitempty"`
+	// UnmetConditions are the units whose start systemd skipped in either
+	// apply, with the condition not met (systemd mode, from the node's
+	// journal): the NI rules hold back a service that only a container
+	// keeps stopped (detector.Idempotence.UnmetConditions).
+	UnmetConditions map[string]string `json:"unmet_conditions,omitempty"`
 }
 
 // captureProblems are what makes the second apply's trace incomplete, as
@@ -152,6 +157,14 @@ func (r *run) secondApply(ctx context.Context, modulePath []string) error {
 		if status == "" {
 			status = "no report"
 		}
-		return fmt.Sprintf("trace %s, Puppet's report: %s", container.FormatBytes(sec.TraceBytes), status), nil
+		journal := ""
+		if r.opts.Init == container.InitSystemd {
+			if sec.UnmetConditions, err = r.unmetConditions(ctx); err != nil {
+				journal = fmt.Sprintf(" (the node's journal cannot be read: %v; a service that systemd skips for a condition is reported as not staying up)", err)
+			} else if n := len(sec.UnmetConditions); n > 0 {
+				journal = fmt.Sprintf(", %d unit(s) that systemd skipped for an unmet condition", n)
+			}
+		}
+		return fmt.Sprintf("trace %s, Puppet's report: %s%s", container.FormatBytes(sec.TraceBytes), status, journal), nil
 	})
 }
