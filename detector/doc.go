@@ -132,8 +132,11 @@
 // trace and, for each, its write of the path in the first. Two such
 // resources that wrote one path in the second apply are one finding, a
 // fight; an Exec is unguarded without creates, unless, onlyif and
-// refreshonly. NI findings are observed (Puppet's own report), never held
-// back nor grouped.
+// refreshonly. NI findings are observed (Puppet's own report) and never
+// grouped; one is held back: a service found stopped because systemd skipped
+// its unit's start for a condition only a container fails
+// (containerConditions: a capability Docker does not give, a unit that does
+// not start in a container).
 //
 // Other Puppet knowledge that the generic file-system model lacks lives
 // here too: a Service is the only resource that can be notified; which

@@ -23,6 +23,11 @@ type Idempotence struct {
 	// FirstTrace and SecondTrace are the interpreted traces; either may be
 	// nil (findings then have no paths from that apply).
 	FirstTrace, SecondTrace *interp.Result
+	// UnmetConditions are the systemd units whose start systemd skipped
+	// in either apply, each with the condition it found unmet
+	// ("chrony.service": "ConditionCapability=CAP_SYS_TIME"), from the
+	// node's journal (systemd mode; nil otherwise).
+	UnmetConditions map[string]string
 }
 
 // NIProblem is what makes a resource non-idempotent.
@@ -204,6 +209,9 @@ func idempotenceFindings(in *Idempotence, g Graph, filter *Filter) (out []Findin
 			continue
 		}
 		f := niFinding(c.res, c.res, &NonIdempotence{Problem: changeProblem(c.res, c.status.Events), Changes: c.status.Events})
+		if f.NI.Problem == ServiceStops {
+			f.HeldBack, f.HeldReason = containerSkipped(c.res, in.UnmetConditions, g)
+		}
 		for _, p := range slices.Sorted(maps.Keys(second[c.res])) {
 			f.Paths = append(f.Paths, PathConflict{Path: p, Producer: c.res, Consumer: c.res, Relation: Rewrites,
 				ProducerEffect: fstrace.Produced, ConsumerEffect: fstrace.Produced,
@@ -232,6 +240,47 @@ func changeProblem(r *catalog.Resource, events []puppet.ResourceEvent) NIProblem
 		return ServiceStops // started again
 	}
 	return ChangesAgain
+}
+
+// containerConditions are the unit conditions that a container fails and a
+// host meets, one row each: systemd skips the start of a unit whose
+// condition is unmet, Puppet counts the start a success, and every apply
+// finds the service stopped again. On a host the unit starts and stays
+// up, so the NI is the container's doing, not the module's. A condition
+// the host would fail as well (a file the module does not make) stays a
+// finding.
+var containerConditions = []struct {
+	prefix string // of "Condition…=value" as systemd logs it
+	why    string
+}{
+	// Not "=!CAP_…": a capability the container has, a host's root has
+	// too. fsmove's container gets Docker's default capabilities
+	// (docs/DESIGN.md, "The container").
+	{"ConditionCapability=CAP_", "fsmove's container does not give that capability, which root has on a host"},
+	{"ConditionVirtualization=!container", "the node is fsmove's container, and a host is not one"},
+}
+
+// containerSkipped says whether systemd skipped the start of Service r's
+// unit for a condition that only the container fails (containerConditions),
+// and why.
+func containerSkipped(r *catalog.Resource, unmet map[string]string, g Graph) (bool, string) {
+	units, ok := g.(UnitGraph)
+	if !ok {
+		return false, ""
+	}
+	for _, unit := range slices.Sorted(maps.Keys(unmet)) {
+		if s, _ := units.UnitService(unit); s != r {
+			continue
+		}
+		cond := unmet[unit]
+		for _, c := range containerConditions {
+			if strings.HasPrefix(cond, c.prefix) {
+				return true, "systemd skipped the start of " + unit + " because " + cond + " is not met: " + c.why +
+					", where the unit starts and stays up"
+			}
+		}
+	}
+	return false, ""
 }
 
 func niFinding(a, b *catalog.Resource, ni *NonIdempotence) Finding {

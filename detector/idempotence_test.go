@@ -151,3 +151,83 @@ func TestIdempotenceNearMisses(t *testing.T) {
 		}
 	}
 }
+
+// A service that systemd did not start because its unit's condition is
+// not met is held back when only a container fails that condition
+// (containerConditions), and reported when a host would fail it too.
+func TestServiceStopsForContainerCondition(t *testing.T) {
+	cases := []struct {
+		unmet map[string]string
+		held  bool
+	}{
+		{map[string]string{"daemon.service": "ConditionCapability=CAP_SYS_TIME"}, true},
+		{map[string]string{"daemon.service": "ConditionVirtualization=!container"}, true},
+		{map[string]string{"daemon": "ConditionCapability=CAP_SYS_TIME"}, true},
+		// Near misses: a condition a host fails too (a file the module
+		// does not make), a capability the unit wants absent, another
+		// unit's condition, no journal.
+		{map[string]string{"daemon.service": "ConditionPathExists=/etc/daemon.conf"}, false},
+		{map[string]string{"daemon.service": "ConditionCapability=!CAP_SYS_TIME"}, false},
+		{map[string]string{"flag.service": "ConditionCapability=CAP_SYS_TIME"}, false},
+		{nil, false},
+	}
+	for _, c := range cases {
+		in := niInput()
+		in.UnmetConditions = c.unmet
+		rep := Detect(result(), niGraph(), Options{Idempotence: in})
+		var daemon *Finding
+		for i := range rep.Findings {
+			if f := &rep.Findings[i]; f.Producer.Ref() == "Service[daemon]" {
+				daemon = f
+			}
+		}
+		switch {
+		case daemon == nil:
+			t.Fatalf("%v: no finding on Service[daemon]", c.unmet)
+		case daemon.HeldBack != c.held:
+			t.Errorf("%v: held back %v, want %v (%q)", c.unmet, daemon.HeldBack, c.held, daemon.HeldReason)
+		case c.held && !strings.Contains(daemon.HeldReason, "is not met"):
+			t.Errorf("%v: reason %q", c.unmet, daemon.HeldReason)
+		}
+		if wantNI := 8 - btoi(c.held); rep.Stats.NI != wantNI {
+			t.Errorf("%v: stats.ni %d, want %d", c.unmet, rep.Stats.NI, wantNI)
+		}
+		// The other services are never held back by it.
+		for _, f := range rep.Findings {
+			if f.Producer.Ref() == "Service[flag]" && f.HeldBack {
+				t.Errorf("%v: Service[flag] held back: %s", c.unmet, f.HeldReason)
+			}
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// A report whose only NI is held back says so in its clean summary.
+func TestCleanSummaryWithHeldNI(t *testing.T) {
+	in := &Idempotence{Second: []puppet.ResourceStatus{
+		changed("Service[daemon]", puppet.ResourceEvent{Property: "ensure", Previous: "stopped", Desired: "running"})},
+		UnmetConditions: map[string]string{"daemon.service": "ConditionCapability=CAP_SYS_TIME"}}
+	rep := Detect(result(), niGraph(), Options{Idempotence: in})
+	if got := rep.cleanSummary(); !strings.HasSuffix(got, "the second apply changed nothing but what is held back") {
+		t.Errorf("summary %q", got)
+	}
+	rep.ShowHeldBack = true
+	var text strings.Builder
+	if err := rep.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "held back: systemd skipped the start of daemon.service because ConditionCapability=CAP_SYS_TIME is not met") {
+		t.Errorf("--all text has no reason:\n%s", text.String())
+	}
+	in.UnmetConditions = nil
+	rep = Detect(result(), niGraph(), Options{Idempotence: &Idempotence{}})
+	if got := rep.cleanSummary(); !strings.HasSuffix(got, "the second apply changed nothing") {
+		t.Errorf("summary %q", got)
+	}
+}

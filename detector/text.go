@@ -534,6 +534,9 @@ func (t *textWriter) niFinding(n int, f *Finding) {
 	if f.Observed {
 		fmt.Fprintf(t.w, "  observed: %s\n", p(f.ObservedError))
 	}
+	if f.HeldBack {
+		fmt.Fprintf(t.w, "  held back: %s\n", p(f.HeldReason))
+	}
 	for _, c := range changes {
 		fmt.Fprintf(t.w, "  changed again: %s\n", p(c))
 	}
@@ -574,7 +577,11 @@ func (r *Report) cleanSummary() string {
 	summary := fmt.Sprintf("No missing ordering relationships or notifiers among %s (%s, %s, %s checked)",
 		plural(c.Resources, "resource"), plural(c.Blocks, "block"), plural(c.Paths, "path"),
 		plural(c.RelatedPairs, "related resource pair"))
-	if r.Idempotence {
+	switch {
+	case !r.Idempotence:
+	case slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Kind == NI && f.HeldBack }):
+		summary += "; the second apply changed nothing but what is held back"
+	default:
 		summary += "; the second apply changed nothing"
 	}
 	return summary

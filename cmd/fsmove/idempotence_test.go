@@ -25,6 +25,7 @@ type niReport struct {
 	Findings []struct {
 		Kind     string
 		Waived   bool
+		HeldBack bool `json:"held_back"`
 		Producer struct{ Ref string }
 		Consumer struct{ Ref string }
 		Paths    []struct {

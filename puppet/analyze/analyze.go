@@ -56,6 +56,9 @@ type Input struct {
 	// FirstReport is Puppet's report of the first apply ("" for none).
 	// With SecondReport, the report has the NI findings.
 	SecondTrace, SecondReport, FirstReport string
+	// UnmetConditions are the units whose start systemd skipped, with the
+	// condition not met (run.json's second apply records them).
+	UnmetConditions map[string]string
 }
 
 // readPuppetGraph adds Puppet's expanded relationship graph in dir to cat.

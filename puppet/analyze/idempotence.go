@@ -17,7 +17,7 @@ import (
 // or cut is said in incomplete: without the second report there is no NI
 // to check; without its trace the findings have no paths.
 func readIdempotence(ctx context.Context, in Input, opts Options, first *interp.Result) (*detector.Idempotence, []string, error) {
-	id := &detector.Idempotence{FirstTrace: first}
+	id := &detector.Idempotence{FirstTrace: first, UnmetConditions: in.UnmetConditions}
 	var incomplete []string
 	second, err := readReport(in.SecondReport)
 	switch {

@@ -78,6 +78,7 @@ func withSecondRun(in Input, rec *runner.RunRecord) Input {
 		}
 	}
 	in.SecondReport = filepath.Join(dir, sec.Dir, runner.PuppetReportFile)
+	in.UnmetConditions = sec.UnmetConditions
 	if rec.Report != "" {
 		in.FirstReport = filepath.Join(dir, rec.Report)
 	}
