@@ -12,10 +12,14 @@ import (
 	"strings"
 )
 
-// journalLines bounds what unmetConditions reads of the node's journal:
-// systemd's own messages of one boot are a few hundred; a module that made
-// it log more is not read past this.
-const journalLines = 20000
+// journalLines and journalBytes bound what unmetConditions reads of the
+// node's journal: systemd's own messages of one boot are a few hundred
+// short lines; a module that made it log more, or longer ones (a unit's
+// Description is the module's), is not read past them.
+const (
+	journalLines = 20000
+	journalBytes = 16 << 20
+)
 
 // unmetConditions asks the node's journal which units systemd did not
 // start because a condition of theirs was not met (systemd mode): such a
@@ -25,7 +29,7 @@ func (r *run) unmetConditions(ctx context.Context) (map[string]string, error) {
 	var out bytes.Buffer
 	cmd := []string{"journalctl", "--no-pager", "--boot", "--lines", fmt.Sprint(journalLines),
 		"--output", "json", "--output-fields", "UNIT,MESSAGE", "_PID=1"}
-	status, err := r.c.Exec(ctx, cmd, []string{"LANG=C.UTF-8"}, &out)
+	status, err := r.c.Exec(ctx, cmd, []string{"LANG=C.UTF-8"}, &capWriter{w: &out, left: journalBytes})
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +44,8 @@ func (r *run) unmetConditions(ctx context.Context) (map[string]string, error) {
 	// also ntp.service): every name of a skipped unit is recorded.
 	units := slices.Sorted(maps.Keys(unmet))
 	out.Reset()
-	status, err = r.c.Exec(ctx, append([]string{"systemctl", "show", "--property=Id,Names", "--"}, units...), nil, &out)
+	status, err = r.c.Exec(ctx, append([]string{"systemctl", "show", "--property=Id,Names", "--"}, units...), nil,
+		&capWriter{w: &out, left: journalBytes})
 	if err != nil || status != 0 {
 		return unmet, nil // the units' own names are there still
 	}
