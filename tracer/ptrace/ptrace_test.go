@@ -17,6 +17,7 @@ import (
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/elastic/go-seccomp-bpf/arch"
+	"golang.org/x/sys/unix"
 
 	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/fstrace/interp"
@@ -473,6 +474,32 @@ func TestNoNewPrivs(t *testing.T) {
 		if got := strings.TrimSpace(strings.TrimPrefix(string(b), "NoNewPrivs:")); got != want {
 			t.Errorf("NoNewPrivs=%v: the command saw NoNewPrivs %q, want %s", force, got, want)
 		}
+	}
+}
+
+// TestCommandOnTracersCPU: the traced command runs on one CPU, the
+// tracer's (pinToThisCPU), and its children inherit that.
+func TestCommandOnTracersCPU(t *testing.T) {
+	testenv.Root(t, "ptrace")
+	var all unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &all); err != nil || all.Count() < 2 {
+		t.Skipf("needs two CPUs to tell a pinned command (affinity %v, %v)", all.Count(), err)
+	}
+	out := filepath.Join(t.TempDir(), "cpus")
+	tr, err := Start(context.Background(), []string{"sh", "-c", "sh -c 'grep Cpus_allowed_list /proc/self/status' > " + out}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, err := tr.Wait(); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := strings.TrimSpace(strings.TrimPrefix(string(b), "Cpus_allowed_list:"))
+	if cpu, err := strconv.Atoi(list); err != nil || !all.IsSet(cpu) {
+		t.Errorf("the command's child may run on CPUs %q, want one of the tracer's", list)
 	}
 }
 

@@ -94,6 +94,7 @@ func (t *Tracer) run(ctx context.Context, self, path string, argv []string, opts
 	runtime.LockOSThread()
 	// The thread stays locked: it is (was) a tracer and must not run other
 	// goroutines; it ends with this goroutine.
+	pinToThisCPU()
 
 	mode := "1"
 	if opts.NoNewPrivs {
@@ -644,4 +645,22 @@ func hasSiginfo(tid int) bool {
 	var info [128]byte
 	_, _, e := syscall.RawSyscall6(syscall.SYS_PTRACE, unix.PTRACE_GETSIGINFO, uintptr(tid), 0, uintptr(unsafe.Pointer(&info[0])), 0, 0)
 	return e == 0
+}
+
+// pinToThisCPU keeps the calling thread, the tracer, on the CPU it runs on,
+// and so the command it forks, which inherits the mask, and the command's
+// children. Every stop hands the CPU from tracee to tracer and back: on one
+// CPU that is a context switch, across two it is a wake-up of an idle CPU,
+// which in a virtual machine costs a halt and its exit each time. Measured on
+// the bench fixture's apply in a 2-CPU VM (85k events): 49 s unpinned, 11 s
+// pinned, against 3 s untraced. Processes the tracer attached (PID 1) keep
+// their own mask. Best effort: on failure nothing is pinned.
+func pinToThisCPU() {
+	var cpu uint32
+	if _, _, errno := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), 0, 0); errno != 0 {
+		return
+	}
+	var set unix.CPUSet
+	set.Set(int(cpu))
+	_ = unix.SchedSetaffinity(0, &set) // 0: the calling thread
 }
