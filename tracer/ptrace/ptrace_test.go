@@ -455,38 +455,22 @@ func syscallKill(pid int) {
 func TestNoNewPrivs(t *testing.T) {
 	testenv.Root(t, "loading a filter without no-new-privs (CAP_SYS_ADMIN)")
 	for _, force := range []bool{false, true} {
-		out := filepath.Join(t.TempDir(), "status")
-		tr, err := Start(context.Background(), []string{"sh", "-c", "grep NoNewPrivs /proc/self/status > " + out}, Options{NoNewPrivs: force})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if code, err := tr.Wait(); code != 0 || err != nil {
-			t.Fatalf("exit %d, %v", code, err)
-		}
-		b, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
 		want := "0"
 		if force {
 			want = "1"
 		}
-		if got := strings.TrimSpace(strings.TrimPrefix(string(b), "NoNewPrivs:")); got != want {
+		if got := tracedStatus(t, "NoNewPrivs", Options{NoNewPrivs: force}); got != want {
 			t.Errorf("NoNewPrivs=%v: the command saw NoNewPrivs %q, want %s", force, got, want)
 		}
 	}
 }
 
-// TestCommandOnTracersCPU: the traced command runs on one CPU, the
-// tracer's (pinToThisCPU), and its children inherit that.
-func TestCommandOnTracersCPU(t *testing.T) {
-	testenv.Root(t, "ptrace")
-	var all unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &all); err != nil || all.Count() < 2 {
-		t.Skipf("needs two CPUs to tell a pinned command (affinity %v, %v)", all.Count(), err)
-	}
-	out := filepath.Join(t.TempDir(), "cpus")
-	tr, err := Start(context.Background(), []string{"sh", "-c", "sh -c 'grep Cpus_allowed_list /proc/self/status' > " + out}, Options{})
+// tracedStatus traces a shell whose child greps the field of its own
+// /proc/self/status, and returns the field's value.
+func tracedStatus(t *testing.T, field string, opts Options) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "status")
+	tr, err := Start(context.Background(), []string{"sh", "-c", "sh -c 'grep " + field + ": /proc/self/status' > " + out}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,7 +481,18 @@ func TestCommandOnTracersCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list := strings.TrimSpace(strings.TrimPrefix(string(b), "Cpus_allowed_list:"))
+	return strings.TrimSpace(strings.TrimPrefix(string(b), field+":"))
+}
+
+// TestCommandOnTracersCPU: the traced command runs on one CPU, the
+// tracer's (pinToThisCPU), and its children inherit that.
+func TestCommandOnTracersCPU(t *testing.T) {
+	testenv.Root(t, "ptrace")
+	var all unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &all); err != nil || all.Count() < 2 {
+		t.Skipf("needs two CPUs to tell a pinned command (affinity %v, %v)", all.Count(), err)
+	}
+	list := tracedStatus(t, "Cpus_allowed_list", Options{})
 	if cpu, err := strconv.Atoi(list); err != nil || !all.IsSet(cpu) {
 		t.Errorf("the command's child may run on CPUs %q, want one of the tracer's", list)
 	}
