@@ -32,7 +32,7 @@ Docker's default seccomp profile allows the rest).`,
 		{"fsmove trace --attach 1 --out t.log -- puppet apply …", "PID 1's services too"},
 	},
 	groups: []flagGroup{
-		{"Flags", []string{"out", "attach", "failed-args", "no-new-privs", "no-predict", "stats"}},
+		{"Flags", []string{"out", "attach", "failed-args", "no-new-privs", "no-predict", "all-cpus", "stats"}},
 	},
 	exit: `Exit status: CMD's (128+N if killed by signal N), or 125 when the tracer failed.
 `,
@@ -48,6 +48,7 @@ type traceFlags struct {
 	failedArgs bool
 	nnp        bool
 	noPredict  bool
+	allCPUs    bool
 	stats      bool
 	attach     string
 }
@@ -63,6 +64,7 @@ func newTraceCmd(c *cli) *cobra.Command {
 	fs.BoolVar(&tf.failedArgs, "failed-args", false, "decode the arguments of failed calls too (slower; the analysis ignores them)")
 	fs.BoolVar(&tf.nnp, "no-new-privs", false, "always set no-new-privs (otherwise only when loading the filter needs it)")
 	fs.BoolVar(&tf.noPredict, "no-predict", false, "stop and record every readlink, also those the tracer sees fail")
+	fs.BoolVar(&tf.allCPUs, "all-cpus", false, "let CMD run on every CPU (by default it shares the tracer's one CPU: far cheaper stops, no parallelism)")
 	fs.BoolVar(&tf.stats, "stats", false, "print the tracer's counts (stops, events, predicted failures) on stderr")
 	fs.StringVar(&tf.attach, "attach", "", "also follow the running processes `PID[,PID...]` (and what they start) until CMD exits, e.g. 1")
 	setHelp(cmd, traceHelp)
@@ -92,7 +94,7 @@ func runTrace(ctx context.Context, stderr io.Writer, args []string, tf *traceFla
 	if err != nil {
 		return traceError(err)
 	}
-	tr, err := ptrace.Start(ctx, args, ptrace.Options{FailedArgs: tf.failedArgs, NoNewPrivs: tf.nnp, NoPredict: tf.noPredict, Stdin: os.Stdin, Attach: pids})
+	tr, err := ptrace.Start(ctx, args, ptrace.Options{FailedArgs: tf.failedArgs, NoNewPrivs: tf.nnp, NoPredict: tf.noPredict, AllCPUs: tf.allCPUs, Stdin: os.Stdin, Attach: pids})
 	if err != nil {
 		f.Close() // the error that matters is Start's
 		return traceError(err)

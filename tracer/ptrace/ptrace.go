@@ -94,6 +94,12 @@ type Options struct {
 	// NoPredict turns off the prediction of failed readlink calls (see
 	// Stats.Predicted): every traced call is then stopped twice and emitted.
 	NoPredict bool
+	// AllCPUs lets the command run on every CPU the tracer may use. By
+	// default the tracer and the command share the CPU the tracer starts
+	// on (pinToThisCPU), which makes each stop a context switch instead of
+	// a cross-CPU wake-up; a command that works in parallel (make -j) loses
+	// that parallelism, which Puppet, one Ruby thread, does not have.
+	AllCPUs bool
 }
 
 // Stats counts what the tracer did.

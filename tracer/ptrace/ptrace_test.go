@@ -496,6 +496,10 @@ func TestCommandOnTracersCPU(t *testing.T) {
 	if cpu, err := strconv.Atoi(list); err != nil || !all.IsSet(cpu) {
 		t.Errorf("the command's child may run on CPUs %q, want one of the tracer's", list)
 	}
+	// --all-cpus: the command keeps the tracer's whole mask.
+	if list := tracedStatus(t, "Cpus_allowed_list", Options{AllCPUs: true}); strings.Count(list, ",")+strings.Count(list, "-") == 0 {
+		t.Errorf("AllCPUs: the command's child may run on CPUs %q only, want all %d", list, all.Count())
+	}
 }
 
 // TestThreadExec: a non-leader thread's execve continues under the

@@ -94,7 +94,9 @@ func (t *Tracer) run(ctx context.Context, self, path string, argv []string, opts
 	runtime.LockOSThread()
 	// The thread stays locked: it is (was) a tracer and must not run other
 	// goroutines; it ends with this goroutine.
-	pinToThisCPU()
+	if !opts.AllCPUs {
+		pinToThisCPU()
+	}
 
 	mode := "1"
 	if opts.NoNewPrivs {
