@@ -222,12 +222,14 @@ func (in *Interp) record(l location, isDir bool, eff fstrace.Effect, st *fstrace
 }
 
 // recordParent charges Consumed on the directory holding l: creating a
-// name reads (and depends on) its directory.
+// name reads (and depends on) its directory, and is marked EntryMade.
 func (in *Interp) recordParent(l location, st *fstrace.Statement) {
 	if in.cur == NoBlock {
 		return
 	}
-	in.m.paths.record(in.m.dirPath(l.dir), true, in.cur, fstrace.Consumed, st, 0)
+	if a := in.m.paths.record(in.m.dirPath(l.dir), true, in.cur, fstrace.Consumed, st, 0); a != nil {
+		a.EntryMade = true
+	}
 }
 
 // detached reports whether l names an inode through a name that was

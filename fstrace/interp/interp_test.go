@@ -802,3 +802,40 @@ func TestResultHalvesMerged(t *testing.T) {
 		t.Errorf("results differ: %d paths on one core, %d on two", len(one.Paths), len(two.Paths))
 	}
 }
+
+// A block that makes a name in a directory writes in it (EntryMade, besides
+// consuming it); one that only lists it or looks up a name in it does not.
+func TestEntryMadeInDirectory(t *testing.T) {
+	_, res := run(
+		mkdir(puppet, "/etc/app.d"),
+		begin(puppet, "Service[app]"),
+		openAt(puppet, fstrace.AtFdcwd, "/etc/app.d", 3, 0),
+		hpAt(puppet, 3, "", C), // getdents: a listing
+		hp(puppet, C, "/etc/app.d/a.conf"),
+		end(puppet, "Service[app]"),
+		begin(puppet, "Exec[make]"),
+		hp(puppet, P, "/etc/app.d/b.conf"),
+		mkdir(puppet, "/etc/app.d/sub"),
+		end(puppet, "Exec[make]"),
+		begin(puppet, "Exec[link]"),
+		symlink(puppet, "/etc/app.d/b.conf", "/var/c.conf"),
+		end(puppet, "Exec[link]"),
+	)
+	for _, c := range []struct {
+		path, block string
+		made        bool
+	}{
+		{"/etc/app.d", "Service[app]", false},
+		{"/etc/app.d", "Exec[make]", true},
+		{"/var", "Exec[link]", true},
+	} {
+		a := access(res, c.path, c.block)
+		if a == nil || !a.Consumed {
+			t.Errorf("%s on %s: %+v, want a consumption", c.block, c.path, a)
+			continue
+		}
+		if a.EntryMade != c.made {
+			t.Errorf("%s on %s: EntryMade %v, want %v", c.block, c.path, a.EntryMade, c.made)
+		}
+	}
+}

@@ -77,8 +77,9 @@ func (t *pathTable) child(parent pathID, name string) pathID {
 // of each effect. A path produced and then expunged by the same block is a
 // temporary: the block's access to it is dropped (Missing included). A
 // failed lookup (Missing) leaves isDir as it was. script is the maintainer
-// script the producing process runs (process.script; 0 for none).
-func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect, st *fstrace.Statement, script uint16) {
+// script the producing process runs (process.script; 0 for none). It
+// returns the block's access to the path, nil when the effect dropped it.
+func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect, st *fstrace.Statement, script uint16) *Access {
 	n := &t.nodes[id]
 	if eff != fstrace.Missing {
 		n.isDir = isDir
@@ -124,7 +125,7 @@ func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect,
 		if a.Produced && !a.Expunged {
 			// Created (or written) and removed within the block.
 			n.accesses = append(n.accesses[:i], n.accesses[i+1:]...)
-			return
+			return nil
 		}
 		if !a.Expunged {
 			a.Expunged, a.ExpungedBy = true, ev
@@ -134,6 +135,7 @@ func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect,
 			a.Missing, a.MissingBy = true, ev
 		}
 	}
+	return a
 }
 
 // lexical returns the id of path rest taken lexically from id: "." stays,

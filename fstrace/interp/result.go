@@ -124,6 +124,10 @@ type Access struct {
 	ContentConsumed bool
 	Executed        bool
 	NoExec          bool
+	// EntryMade: the block made a name in the directory (created,
+	// linked, renamed into it): it writes in the directory, not only reads
+	// it. Removals are not counted.
+	EntryMade bool
 	// script: the maintainer script whose processes made every production
 	// (an id in scriptPackages; 0 none, mixedScripts more than one or
 	// not only them). Script gives its package.
