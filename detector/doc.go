@@ -98,7 +98,9 @@
 //  15. a Service needs a restart only for what it read: not for a path it
 //     only looked up (a directory it neither listed nor made entries in, a
 //     program it only checked is there), nor for its own state (a file it
-//     writes itself) that another changed in place;
+//     writes itself) that another changed in place, nor for a directory it
+//     only read (made no name in, did not miss before) whose File manages
+//     only that it exists, its owner and mode (onlyEnsuresDir, readsDirOnly);
 //  16. a resource generated before Puppet builds its graph (concat's File)
 //     has its own autorequires there (its parent directory's File): a
 //     relation of its block that they order is ordered

@@ -192,6 +192,9 @@ func result(paths ...pathSpec) *interp.Result {
 					x.ContentConsumed = true
 				case 's':
 					x.Consumed, x.ConsumedBy = true, ev
+				case 'w': // consumed a directory by making a name in it
+					x.Consumed, x.ConsumedBy = true, ev
+					x.ContentConsumed, x.EntryMade = true, true
 				case 'x':
 					x.Consumed, x.ConsumedBy = true, ev
 					x.ContentConsumed, x.Executed = true, true

@@ -203,6 +203,13 @@ func filePath(r *catalog.Resource) string {
 // ownsPath reports whether path is the File resource's own path (or a
 // descendant of it when recurse is set). Exact component match, never a
 // substring (the original's bug 11: /etc/foo must not own /etc/foobar).
+// onlyEnsuresDir reports whether the block is a File that manages only that
+// path, its own, is there, with its owner and mode: no content, source,
+// purge, removal or recurse (catalog.EnforcesContent).
+func (b *blockRole) onlyEnsuresDir(path string) bool {
+	return path == b.ownPath && !b.enforces && !b.recurse
+}
+
 func (b *blockRole) ownsPath(path string) bool {
 	if b.ownPath == "" {
 		return false

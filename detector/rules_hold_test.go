@@ -159,13 +159,64 @@ func TestRuleNotifyNeedsARead(t *testing.T) {
 	// A directory only looked up is held; one it made an entry in is not.
 	expectHeld(t, Detect(result(dir("/etc/app.d", at("File[/etc/app.d]", "p:mkdir@10"), at("Service[app]", "s:newfstatat@20"))), g, Options{}),
 		"MN File[/etc/app.d]->Service[app] /etc/app.d held")
-	expectHeld(t, Detect(result(dir("/etc/app.d", at("File[/etc/app.d]", "p:mkdir@10"), at("Service[app]", "c:openat@20"))), g, Options{}),
+	expectHeld(t, Detect(result(dir("/etc/app.d", at("File[/etc/app.d]", "p:mkdir@10"), at("Service[app]", "w:openat@20"))), g, Options{}),
 		"MN File[/etc/app.d]->Service[app] /etc/app.d")
 	// Its own state, changed in place by another: held; replaced: not.
 	expectHeld(t, Detect(result(p("/var/lib/app/cache.db", at("Exec[setup]", "k:openat@10"), at("Service[app]", "c:openat@20", "k:write@21"))), g, Options{}),
 		"MN Exec[setup]->Service[app] /var/lib/app/cache.db held")
 	expectHeld(t, Detect(result(p("/var/lib/app/cache.db", at("Exec[setup]", "p:rename@10"), at("Service[app]", "c:openat@20", "k:write@21"))), g, Options{}),
 		"MN Exec[setup]->Service[app] /var/lib/app/cache.db")
+}
+
+// Rule 15, a directory the service only read: a File that manages only
+// that it exists, its owner and mode, changes nothing the daemon keeps.
+func TestRuleNotifyPlainDirectory(t *testing.T) {
+	g := holdGraph()
+	g.add("File[/etc/app.purged]", "h.pp", 20, "ensure", "directory", "purge", true, "recurse", true)
+	g.add("File[/etc/app.rec]", "h.pp", 21, "ensure", "directory", "recurse", true, "owner", "app")
+	g.add("File[/etc/app.src]", "h.pp", 22, "ensure", "directory", "source", "puppet:///modules/app/d")
+	for _, f := range []string{"File[/etc/app.d]", "File[/etc/app.purged]", "File[/etc/app.rec]", "File[/etc/app.src]"} {
+		g.edge(f, "Service[app]", before)
+	}
+	notify := func(file, path string, svc acc) []string {
+		return held(Detect(result(dir(path, at(file, "p:mkdir@10"), svc)), g, Options{}))
+	}
+	// Listed (and its entries read) after the File made it: held.
+	if got := notify("File[/etc/app.d]", "/etc/app.d", at("Service[app]", "c:openat@20")); len(got) != 1 || !strings.HasSuffix(got[0], " held") {
+		t.Errorf("a directory the daemon only listed: %q, want the MN held", got)
+	}
+	for _, c := range []struct {
+		name, file, path string
+		svc              acc
+	}{
+		// The daemon writes in it (its log, its pid file): owner and mode decide that.
+		{"entry made", "File[/etc/app.d]", "/etc/app.d", at("Service[app]", "w:openat@20")},
+		// It looked for it before the File made it: it runs without it.
+		{"missed before", "File[/etc/app.d]", "/etc/app.d", at("Service[app]", "m:openat@5", "c:openat@20")},
+		// It changed the directory itself.
+		{"service produced", "File[/etc/app.d]", "/etc/app.d", at("Service[app]", "c:openat@20", "k:chmod@21")},
+		// The File manages what is in it.
+		{"purge", "File[/etc/app.purged]", "/etc/app.purged", at("Service[app]", "c:openat@20")},
+		{"recurse", "File[/etc/app.rec]", "/etc/app.rec", at("Service[app]", "c:openat@20")},
+		{"source", "File[/etc/app.src]", "/etc/app.src", at("Service[app]", "c:openat@20")},
+	} {
+		got := notify(c.file, c.path, c.svc)
+		if len(got) != 1 || strings.HasSuffix(got[0], " held") || !strings.HasPrefix(got[0], "MN ") {
+			t.Errorf("%s: %q, want one MN reported", c.name, got)
+		}
+	}
+	// A file, not a directory: what the daemon read is the file itself.
+	g.add("File[/etc/app.env]", "h.pp", 23, "ensure", "file", "owner", "app")
+	g.edge("File[/etc/app.env]", "Service[app]", before)
+	rep := Detect(result(p("/etc/app.env", at("File[/etc/app.env]", "p:openat@10"), at("Service[app]", "c:openat@20"))), g, Options{})
+	if got := held(rep); len(got) != 1 || strings.HasSuffix(got[0], " held") {
+		t.Errorf("a file the File made: %q, want the MN reported", got)
+	}
+	// The File replaced something else at the path: the daemon keeps the old inode.
+	rep = Detect(result(dir("/etc/app.d", at("File[/etc/app.d]", "e:unlink@9", "p:mkdir@10"), at("Service[app]", "c:openat@20"))), g, Options{})
+	if got := held(rep); len(got) != 1 || strings.HasSuffix(got[0], " held") {
+		t.Errorf("a directory the File replaced: %q, want the MN reported", got)
+	}
 }
 
 // Rule 16: a generated resource's own orderings in Puppet's graph order
