@@ -161,6 +161,12 @@ var fixtureCases = []fixtureCase{
 		false, true},
 }
 
+// fixtureHeld are findings a fixture must give held back by a rule, as
+// "KIND producer consumer" (its near misses: the rule had something to hold).
+var fixtureHeld = map[string][]string{
+	"mn_service_directory": {"MN File[/etc/mn_service_directory.d] Service[fsmove-dirsvc]"},
+}
+
 // e2eParallel is how many fixture runs TestE2ERunFixtures has in flight at
 // once: each is a container running Puppet under a tracer, so more than two
 // only makes each slower on a small CI machine.
@@ -275,6 +281,17 @@ func testFixture(t *testing.T, m e2eMode, c fixtureCase) {
 	}
 	if got := e2eFindings(t, stdout.Bytes()); strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+	}
+	var heldBack []string
+	for _, f := range readE2EReport(t, stdout.Bytes()).Findings {
+		if f.HeldBack {
+			heldBack = append(heldBack, f.key())
+		}
+	}
+	for _, w := range fixtureHeld[c.module] {
+		if !slices.Contains(heldBack, w) {
+			t.Errorf("held back: %q, want %q among them", heldBack, w)
+		}
 	}
 	// A clean capture of a fixture leaves nothing that changes what the
 	// report means: every call's path was read (eBPF takes an execve's

@@ -22,6 +22,14 @@
 # Near miss: File['/var/lib/mn_service_directory'] is used the same way but
 # notifies the service, so it is not reported. The daemon and its init
 # script notify the service too.
+#
+# Held back (rule 15): the daemon also reads its settings from
+# /etc/mn_service_directory.d, listing the directory and reading each file.
+# File['/etc/mn_service_directory.d'] manages only that the directory exists
+# and its mode, and does not notify the service: the daemon only read the
+# directory, the file in it notifies the service itself, and a new mode of
+# the directory changes nothing the running daemon keeps. So that MN is held
+# back, unlike the log directory's, which the daemon writes in.
 class mn_service_directory {
   file { '/usr/local/sbin/fsmove-dirsvc':
     ensure => file,
@@ -50,9 +58,20 @@ class mn_service_directory {
     notify => Service['fsmove-dirsvc'],
   }
 
+  file { '/etc/mn_service_directory.d':
+    ensure => directory,
+    mode   => '0755',
+  }
+
+  file { '/etc/mn_service_directory.d/greeting.conf':
+    ensure  => file,
+    content => "greeting = hello\n",
+    notify  => Service['fsmove-dirsvc'],
+  }
+
   service { 'fsmove-dirsvc':
     ensure    => running,
-    require   => File['/var/log/mn_service_directory'],
+    require   => [File['/var/log/mn_service_directory'], File['/etc/mn_service_directory.d']],
     subscribe => [File['/usr/local/sbin/fsmove-dirsvc'], File['/etc/init.d/fsmove-dirsvc']],
   }
 }
