@@ -75,6 +75,22 @@ func TestE2EDependencies(t *testing.T) {
 		})
 	})
 
+	// Without a module (-e), the code uses the modules of --modulepath:
+	// their own dependencies come from Debian as a module's would.
+	t.Run("code", func(t *testing.T) {
+		sched.run(t, "strace", func() {
+			helper := filepath.Join(deps, "helper")
+			rec, stderr := runDeps(t, "", "-e", "include helper", "--modulepath", helper)
+			found := depsBySource(t, rec)
+			if f := found["helper"]; f.Source != module.FromModulePath {
+				t.Errorf("run.json: helper is %+v, want the --modulepath module\n%s", f, stderr)
+			}
+			if f := found["stdlib"]; f.Source != module.FromDebian || !strings.HasPrefix(f.RequiredBy, "helper's metadata.json") {
+				t.Errorf("run.json: stdlib is %+v, want a Debian package helper's metadata.json asks for\n%s", f, stderr)
+			}
+		})
+	})
+
 	t.Run("missing", func(t *testing.T) {
 		sched.run(t, "strace", func() {
 			out := t.TempDir()
@@ -107,13 +123,17 @@ type depsRun struct {
 }
 
 // runDeps runs a module offline (--network none) with no flag beyond
-// those given, and wants Puppet to have applied it (exit 0 or 1).
+// those given ("" for none: -e among the flags), and wants Puppet to have
+// applied it (exit 0 or 1).
 func runDeps(t *testing.T, dir string, flags ...string) (depsRun, string) {
 	t.Helper()
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	args := append([]string{"run", "--network", "none", "--tracer", "strace", "--out", out, "--format", "json"}, depsImageArgs()...)
-	args = append(append(args, flags...), dir)
+	args = append(args, flags...)
+	if dir != "" {
+		args = append(args, dir)
+	}
 	code := run(&stdout, &stderr, args)
 	if code != exitOK && code != exitFindings {
 		t.Fatalf("exit %d, want 0 or 1\n%s", code, stderr.String())

@@ -55,9 +55,9 @@ fsmove run [flags] --manifest FILE | -e CODE`,
 Apply a Puppet module in a fresh Docker container, traced, keep the artifacts
 and report missing ordering relationships (MOR) and notifiers (MN). MODULE is a
 module directory, deb:puppet-module-[AUTHOR-]NAME or AUTHOR-NAME[@VERSION]
-(Puppet Forge); its dependencies come from --modulepath, spec/fixtures/modules
-or Debian packages. Every flag and path is checked before anything starts. A
-.fsmove.yml sets default flags; "# fsmove:ignore KIND REASON" suppresses one.
+(Puppet Forge); its dependencies (with -e, the --modulepath modules') come from
+--modulepath, spec/fixtures/modules or Debian packages. Every flag and path is
+checked first; .fsmove.yml sets defaults; "# fsmove:ignore KIND REASON" mutes one.
 `,
 	examples: []example{
 		{"fsmove run ./mymodule", "apply it traced, report; exit 1 on findings"},
@@ -304,7 +304,7 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 	}
 	var deps []module.Dependency
 	if !f.noDeps {
-		if deps, err = runner.ReadDependencies(spec); err != nil {
+		if deps, err = runner.ReadDependencies(spec, f.modulePath); err != nil {
 			return fail("%v (--no-deps skips the dependencies)", err)
 		}
 	}

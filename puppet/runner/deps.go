@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/fsmove/fsmove/puppet/container"
@@ -23,14 +24,29 @@ import (
 const fixturesInContainer = workDir + "/fixtures"
 
 // ReadDependencies reads the dependencies of a module directory
-// (module.ReadDependencies); other kinds of module have none to read
-// here (a Debian package's are apt's, a Forge module's puppet module
-// install's).
-func ReadDependencies(m ModuleSpec) ([]module.Dependency, error) {
-	if m.Kind != SourceDir {
-		return nil, nil
+// (module.ReadDependencies). Without a module (-e, --manifest), the code
+// uses the modules of modulePath (--modulepath), so each of them is a
+// dependency: Resolve finds it there and resolves its metadata.json's
+// dependencies as it does a module's (its stdlib from Debian, say). Other
+// kinds of module have none to read here (a Debian package's are apt's, a
+// Forge module's puppet module install's).
+func ReadDependencies(m ModuleSpec, modulePath []string) ([]module.Dependency, error) {
+	switch m.Kind {
+	case SourceDir:
+		return module.ReadDependencies(m.Dir, m.Name)
+	case SourceNone:
+		mods, err := modulePathModules(modulePath)
+		if err != nil {
+			return nil, err
+		}
+		var deps []module.Dependency
+		for name := range mods {
+			deps = append(deps, module.Dependency{Name: module.Name{Name: name}, From: "--modulepath"})
+		}
+		slices.SortFunc(deps, func(a, b module.Dependency) int { return strings.Compare(a.Name.Name, b.Name.Name) })
+		return deps, nil
 	}
-	return module.ReadDependencies(m.Dir, m.Name)
+	return nil, nil
 }
 
 // resolveDeps finds Options.Dependencies (the step "deps"), after the image
@@ -42,7 +58,11 @@ func (r *run) resolveDeps(ctx context.Context) error {
 	if len(deps) == 0 {
 		return nil
 	}
-	return r.step(ctx, "deps", fmt.Sprintf("finding %d dependencies", len(deps)), func(s *Step) (string, error) {
+	what := fmt.Sprintf("finding %d dependencies", len(deps))
+	if len(deps) == 1 {
+		what = "finding 1 dependency"
+	}
+	return r.step(ctx, "deps", what, func(s *Step) (string, error) {
 		c := module.Candidates{Image: r.rec.Image.Tag}
 		var err error
 		if c.ModulePath, err = modulePathModules(r.opts.ModulePath); err != nil {

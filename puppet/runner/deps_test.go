@@ -3,6 +3,7 @@ package runner
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +35,33 @@ func TestModulePathModules(t *testing.T) {
 	}
 	if _, err := modulePathModules([]string{filepath.Join(tmp, "nothing")}); err == nil {
 		t.Error("a missing --modulepath was accepted")
+	}
+}
+
+// TestReadDependenciesWithoutModule: with -e or --manifest the modules of
+// --modulepath are the dependencies, in name order (Resolve then reads
+// theirs); with a Debian module there is nothing to read.
+func TestReadDependenciesWithoutModule(t *testing.T) {
+	tree := t.TempDir()
+	for _, m := range []string{"web", "apt"} {
+		os.MkdirAll(filepath.Join(tree, m, "manifests"), 0o755)
+	}
+	spec, err := NoModuleSpec(Entry{Code: "include web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps, err := ReadDependencies(spec, []string{tree})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range deps {
+		got = append(got, d.Name.Name+" "+d.From)
+	}
+	if want := "apt --modulepath,web --modulepath"; strings.Join(got, ",") != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if deps, err := ReadDependencies(ModuleSpec{Kind: SourceDeb, Name: "web"}, []string{tree}); err != nil || len(deps) != 0 {
+		t.Errorf("a Debian module: %v, %v; want none", deps, err)
 	}
 }

@@ -44,7 +44,7 @@ func RerunOptions(dir string) (Options, error) {
 	// --no-deps, which run.json shows by having none).
 	var deps []module.Dependency
 	if rec.Dependencies != nil {
-		if deps, err = ReadDependencies(rec.Module); err != nil {
+		if deps, err = ReadDependencies(rec.Module, rec.ModulePath); err != nil {
 			return Options{}, fmt.Errorf("the run's module: %w", err)
 		}
 	}
