@@ -177,6 +177,12 @@ feed:
 func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Options) (results.Row, Work, error) {
 	var work Work
 	dir := RunDir(opts.OutDir, e)
+	// A module directory's dependencies (metadata.json…) are found as
+	// fsmove run finds them: Debian's stdlib for a Forge checkout.
+	deps, err := runner.ReadDependencies(e.Module, nil)
+	if err != nil {
+		return results.Row{}, work, fmt.Errorf("%s: %w", e.Key, err)
+	}
 	ropts := runner.Options{
 		Module:        e.Module,
 		Entry:         e.RunnerEntry(),
@@ -189,6 +195,7 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 		Force:         true, // a rerun replaces the module's earlier run (the bench's own files are removed below)
 		FsmoveVersion: opts.FsmoveVersion,
 		Idempotence:   opts.Idempotence,
+		Dependencies:  deps,
 	}
 
 	timeout := opts.Timeout

@@ -25,13 +25,14 @@ type fakeBackend struct {
 	untraced map[string]int
 	confirm  map[string]int
 	engines  map[int]int
+	deps     map[string][]string // each module's Options.Dependencies, by name
 	// cancel, when set, is called when the module of that name starts.
 	cancelOn string
 	cancel   context.CancelFunc
 }
 
 func newFake() *fakeBackend {
-	return &fakeBackend{traced: map[string]int{}, analyzed: map[string]int{}, untraced: map[string]int{}, confirm: map[string]int{}, engines: map[int]int{}}
+	return &fakeBackend{traced: map[string]int{}, analyzed: map[string]int{}, untraced: map[string]int{}, confirm: map[string]int{}, engines: map[int]int{}, deps: map[string][]string{}}
 }
 
 func (f *fakeBackend) Traced(ctx context.Context, engine int, opts runner.Options) (*runner.RunRecord, error) {
@@ -39,6 +40,9 @@ func (f *fakeBackend) Traced(ctx context.Context, engine int, opts runner.Option
 	f.mu.Lock()
 	f.traced[name]++
 	f.engines[engine]++
+	for _, d := range opts.Dependencies {
+		f.deps[name] = append(f.deps[name], d.Name.Name)
+	}
 	cancel := f.cancelOn == name
 	f.mu.Unlock()
 	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
@@ -100,6 +104,36 @@ func (f *fakeBackend) Confirm(ctx context.Context, dir string) (results.Confirm,
 	f.confirm[filepath.Base(dir)]++
 	f.mu.Unlock()
 	return results.Confirm{Exit: 1, Seconds: 40, Confirmed: 2, Unknown: 1, Applies: 4}, nil
+}
+
+// TestModuleDirDependencies: a module directory's metadata.json
+// dependencies reach the runner, as fsmove run gives them; a directory
+// whose metadata.json is malformed has no result, and the others go on.
+func TestModuleDirDependencies(t *testing.T) {
+	tmp := t.TempDir()
+	module := func(name, metadata string) string {
+		dir := filepath.Join(tmp, name)
+		os.MkdirAll(filepath.Join(dir, "manifests"), 0o755)
+		os.WriteFile(filepath.Join(dir, "metadata.json"), []byte(metadata), 0o644)
+		return dir
+	}
+	good := module("okweb", `{"name": "me-okweb", "dependencies": [{"name": "puppetlabs/stdlib", "version_requirement": ">= 4.0.0"}]}`)
+	bad := module("okbroken", `{"name": "me-okbroken", "dependencies": [{"name": 7}]}`)
+	entries := testCorpus(t, good+"\n"+bad+"\ndeb:puppet-module-a-ok1\n")
+	b := newFake()
+	rows, _, err := Run(context.Background(), entries, b, Options{OutDir: t.TempDir(), Workers: 1, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.deps["okweb"]; !reflect.DeepEqual(got, []string{"stdlib"}) {
+		t.Errorf("okweb's dependencies given to the runner: %v, want [stdlib]", got)
+	}
+	if b.traced["okbroken"] != 0 || len(b.deps["ok1"]) != 0 {
+		t.Errorf("traced okbroken %d times, ok1's dependencies %v; want 0 and none", b.traced["okbroken"], b.deps["ok1"])
+	}
+	if len(rows) != 2 {
+		t.Errorf("%d rows, want 2 (okweb and ok1)", len(rows))
+	}
 }
 
 // TestConfirm: with Confirm, each analyzed module with findings is
