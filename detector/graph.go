@@ -203,13 +203,6 @@ func filePath(r *catalog.Resource) string {
 // ownsPath reports whether path is the File resource's own path (or a
 // descendant of it when recurse is set). Exact component match, never a
 // substring (the original's bug 11: /etc/foo must not own /etc/foobar).
-// onlyEnsuresDir reports whether the block is a File that manages only that
-// path, its own, is there, with its owner and mode: no content, source,
-// purge, removal or recurse (catalog.EnforcesContent).
-func (b *blockRole) onlyEnsuresDir(path string) bool {
-	return path == b.ownPath && !b.enforces && !b.recurse
-}
-
 func (b *blockRole) ownsPath(path string) bool {
 	if b.ownPath == "" {
 		return false
@@ -224,6 +217,13 @@ func (b *blockRole) ownsPath(path string) bool {
 		return strings.HasPrefix(path, "/")
 	}
 	return len(path) > len(b.ownPath) && path[len(b.ownPath)] == '/' && strings.HasPrefix(path, b.ownPath)
+}
+
+// onlyEnsuresDir reports whether the block is the File of path that
+// manages only that the path exists, its owner and mode: no content,
+// source, purge, removal or recurse (catalog.EnforcesContent).
+func (b *blockRole) onlyEnsuresDir(path string) bool {
+	return path == b.ownPath && !b.enforces && !b.recurse
 }
 
 // PuppetRef writes a resource reference in manifest syntax, as a user would
