@@ -101,6 +101,22 @@ func TestStripANSI(t *testing.T) {
 	}
 }
 
+// A failed command's error has its last 15 lines, without Puppet's colours.
+func TestExecFailure(t *testing.T) {
+	var out strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&out, "line %d\n", i)
+	}
+	out.WriteString("\x1b[1;31mError: Could not connect to the Forge\x1b[0m\n")
+	msg := execFailure("puppet module install", 1, out.String()).Error()
+	if strings.ContainsRune(msg, 0x1b) || !strings.Contains(msg, "Error: Could not connect to the Forge") {
+		t.Errorf("colours left in, or the error line lost: %q", msg)
+	}
+	if !strings.HasPrefix(msg, "puppet module install failed (status 1):\nline 7\n") || strings.Contains(msg, "line 6\n") {
+		t.Errorf("want the last 15 lines: %q", msg)
+	}
+}
+
 func TestProgressPlain(t *testing.T) {
 	var buf bytes.Buffer
 	p := NewProgress(&buf, false)

@@ -735,9 +735,16 @@ func (r *run) execLogged(ctx context.Context, what string, cmd, env []string) er
 		return err
 	}
 	if status != 0 {
-		return fmt.Errorf("%s failed (status %d):\n%s", what, status, lines.Last(out.String(), 15))
+		return execFailure(what, status, out.String())
 	}
 	return nil
+}
+
+// execFailure is the error of a command that exited with status: its last
+// lines of output, without the colour sequences Puppet writes (puppet
+// module install's "Error:" lines), which a terminal would show escaped.
+func execFailure(what string, status int, output string) error {
+	return fmt.Errorf("%s failed (status %d):\n%s", what, status, lines.Last(StripANSI(output), 15))
 }
 
 // modulePathTarget says where one --modulepath directory goes.
