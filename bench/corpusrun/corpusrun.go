@@ -135,13 +135,20 @@ func Run(ctx context.Context, entries []corpus.Entry, b Backend, opts Options) (
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < opts.Workers; w++ {
+		// A ptrace tracer keeps Puppet and itself on the CPU it starts on;
+		// two workers' runs could pick the same one and share it while the
+		// other idles. Each worker's containers get a CPU of their own.
+		cpu := ""
+		if opts.Workers > 1 && runner.TracerPinsCPU(opts.Tracer) {
+			cpu = container.CPUOf(w)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
 				e := entries[i]
 				prog.start(e.Key)
-				row, work, err := runOne(ctx, i%opts.Engines, e, b, opts)
+				row, work, err := runOne(ctx, i%opts.Engines, cpu, e, b, opts)
 				out[i] = outcome{row, err == nil, work}
 				prog.done(e.Key, row.Status, err)
 			}
@@ -172,9 +179,10 @@ feed:
 	return rows, work, ctx.Err()
 }
 
-// runOne does what entry e still needs and returns its row. An error means
-// the module has no result (interrupted, or its directory is unusable).
-func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Options) (results.Row, Work, error) {
+// runOne does what entry e still needs and returns its row, its containers
+// on cpu ("" for any). An error means the module has no result
+// (interrupted, or its directory is unusable).
+func runOne(ctx context.Context, engine int, cpu string, e corpus.Entry, b Backend, opts Options) (results.Row, Work, error) {
 	var work Work
 	dir := RunDir(opts.OutDir, e)
 	// A module directory's dependencies (metadata.json…) are found as
@@ -196,6 +204,7 @@ func runOne(ctx context.Context, engine int, e corpus.Entry, b Backend, opts Opt
 		FsmoveVersion: opts.FsmoveVersion,
 		Idempotence:   opts.Idempotence,
 		Dependencies:  deps,
+		Limits:        container.Limits{CPUSet: cpu},
 	}
 
 	timeout := opts.Timeout

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsmove/fsmove/bench/corpus"
 	"github.com/fsmove/fsmove/bench/results"
+	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
 )
 
@@ -26,13 +27,16 @@ type fakeBackend struct {
 	confirm  map[string]int
 	engines  map[int]int
 	deps     map[string][]string // each module's Options.Dependencies, by name
+	cpus     map[string]string   // each module's container CPU set, by name
+	// barrier, when set, holds each traced run until as many are in flight.
+	barrier *sync.WaitGroup
 	// cancel, when set, is called when the module of that name starts.
 	cancelOn string
 	cancel   context.CancelFunc
 }
 
 func newFake() *fakeBackend {
-	return &fakeBackend{traced: map[string]int{}, analyzed: map[string]int{}, untraced: map[string]int{}, confirm: map[string]int{}, engines: map[int]int{}, deps: map[string][]string{}}
+	return &fakeBackend{traced: map[string]int{}, analyzed: map[string]int{}, untraced: map[string]int{}, confirm: map[string]int{}, engines: map[int]int{}, deps: map[string][]string{}, cpus: map[string]string{}}
 }
 
 func (f *fakeBackend) Traced(ctx context.Context, engine int, opts runner.Options) (*runner.RunRecord, error) {
@@ -43,8 +47,14 @@ func (f *fakeBackend) Traced(ctx context.Context, engine int, opts runner.Option
 	for _, d := range opts.Dependencies {
 		f.deps[name] = append(f.deps[name], d.Name.Name)
 	}
+	f.cpus[name] = opts.Limits.CPUSet
+	barrier := f.barrier
 	cancel := f.cancelOn == name
 	f.mu.Unlock()
+	if barrier != nil {
+		barrier.Done()
+		barrier.Wait()
+	}
 	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
 		return nil, err
 	}
@@ -104,6 +114,50 @@ func (f *fakeBackend) Confirm(ctx context.Context, dir string) (results.Confirm,
 	f.confirm[filepath.Base(dir)]++
 	f.mu.Unlock()
 	return results.Confirm{Exit: 1, Seconds: 40, Confirmed: 2, Unknown: 1, Applies: 4}, nil
+}
+
+// TestWorkerCPUs: with a ptrace tracer and two workers, each worker's
+// containers run on a CPU of their own; with eBPF or one worker, anywhere.
+func TestWorkerCPUs(t *testing.T) {
+	entries := testCorpus(t, "deb:puppet-module-a-ok1\ndeb:puppet-module-a-ok2\ndeb:puppet-module-a-ok3\ndeb:puppet-module-a-ok4\n")
+	for _, c := range []struct {
+		tracer  string
+		workers int
+		pinned  bool
+	}{{"strace", 2, true}, {"ptrace", 2, true}, {"ebpf", 2, false}, {"", 2, false}, {"strace", 1, false}} {
+		b := newFake()
+		if _, _, err := Run(context.Background(), entries, b, Options{OutDir: t.TempDir(), Workers: c.workers, Tracer: c.tracer, Timeout: time.Second}); err != nil {
+			t.Fatal(err)
+		}
+		used := map[string]bool{}
+		for name, cpu := range b.cpus {
+			if (cpu != "") != c.pinned {
+				t.Errorf("%s with %d workers: %s on CPU %q", c.tracer, c.workers, name, cpu)
+			}
+			used[cpu] = true
+		}
+		if c.pinned {
+			for cpu := range used {
+				if cpu != container.CPUOf(0) && cpu != container.CPUOf(1) {
+					t.Errorf("%s: CPU %q is neither worker's", c.tracer, cpu)
+				}
+			}
+		}
+	}
+	// Two runs at once (each waits for the other) are on two CPUs.
+	if container.CPUOf(0) == container.CPUOf(1) {
+		t.Skip("one CPU: nothing to tell apart")
+	}
+	b := newFake()
+	b.barrier = &sync.WaitGroup{}
+	b.barrier.Add(2)
+	pair := testCorpus(t, "deb:puppet-module-a-ok1\ndeb:puppet-module-a-ok2\n")
+	if _, _, err := Run(context.Background(), pair, b, Options{OutDir: t.TempDir(), Workers: 2, Tracer: "strace", Timeout: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	if b.cpus["ok1"] == b.cpus["ok2"] {
+		t.Errorf("two runs at once on CPU %q and %q, want two CPUs", b.cpus["ok1"], b.cpus["ok2"])
+	}
 }
 
 // TestModuleDirDependencies: a module directory's metadata.json

@@ -325,6 +325,10 @@ type Limits struct {
 	Memory int64   // bytes of memory (swap included)
 	Pids   int64   // tasks
 	CPUs   float64 // CPUs' worth of time
+	// CPUSet, when set, is the CPUs the container may run on ("1", "0-1"),
+	// as Docker's --cpuset-cpus: fsmove bench gives each worker its own
+	// (CPUOf) when a ptrace tracer pins the traced command to one CPU.
+	CPUSet string
 }
 
 // DefaultLimits are generous for a Puppet run (Puppet applies one resource
@@ -361,9 +365,29 @@ func (l Limits) String() string {
 		}
 		return s
 	}
-	return fmt.Sprintf("memory %s, pids %s, cpus %s",
+	s := fmt.Sprintf("memory %s, pids %s, cpus %s",
 		part(l.Memory > 0, FormatBytes(l.Memory)), part(l.Pids > 0, strconv.FormatInt(l.Pids, 10)),
 		part(l.CPUs > 0, strconv.FormatFloat(l.CPUs, 'f', -1, 64)))
+	if l.CPUSet != "" {
+		s += ", on CPU " + l.CPUSet
+	}
+	return s
+}
+
+// CPUOf is the CPU of worker w among those this process may run on (its
+// affinity), taken in turn: workers 0 and 1 of a 2-CPU host get one each.
+func CPUOf(w int) string {
+	var set unix.CPUSet
+	if unix.SchedGetaffinity(0, &set) != nil || set.Count() == 0 {
+		return ""
+	}
+	var cpus []int
+	for c := 0; c < len(set)*64; c++ {
+		if set.IsSet(c) {
+			cpus = append(cpus, c)
+		}
+	}
+	return strconv.Itoa(cpus[w%len(cpus)])
 }
 
 // cpuPeriod is the CFS period of a CPU limit, as Docker's --cpus uses.

@@ -224,6 +224,7 @@ func (e *Engine) sandbox(ctx context.Context, name string, spec Spec) (*containe
 	if limits.CPUs > 0 {
 		host.Resources.NanoCPUs = int64(limits.CPUs * 1e9)
 	}
+	host.Resources.CpusetCpus = limits.CPUSet
 
 	if conf.Network, err = e.networkMode(ctx, spec.Network); err != nil {
 		return nil, Config{}, nil, err

@@ -33,7 +33,7 @@ func TestE2ESandboxConfig(t *testing.T) {
 			spec := tc.spec
 			spec.Image = img.ID
 			spec.Labels = map[string]string{"fsmove.test": "sandbox-config"}
-			spec.Limits = Limits{Memory: 1 << 30, Pids: 100, CPUs: 1}
+			spec.Limits = Limits{Memory: 1 << 30, Pids: 100, CPUs: 1, CPUSet: CPUOf(1)}
 			c, err := eng.Create(ctx, spec)
 			if err != nil {
 				t.Fatal(err)
@@ -61,8 +61,8 @@ func TestE2ESandboxConfig(t *testing.T) {
 			if !slices.Contains(h.SecurityOpt, "seccomp="+profile) || slices.ContainsFunc(h.SecurityOpt, func(o string) bool { return strings.Contains(o, "unconfined") }) {
 				t.Errorf("security options: not fsmove's profile alone (%d options)", len(h.SecurityOpt))
 			}
-			if h.Memory != 1<<30 || h.MemorySwap != 1<<30 || h.PidsLimit == nil || *h.PidsLimit != 100 || h.NanoCPUs != 1e9 {
-				t.Errorf("limits: memory %d swap %d pids %v cpus %d", h.Memory, h.MemorySwap, h.PidsLimit, h.NanoCPUs)
+			if h.Memory != 1<<30 || h.MemorySwap != 1<<30 || h.PidsLimit == nil || *h.PidsLimit != 100 || h.NanoCPUs != 1e9 || h.CpusetCpus != CPUOf(1) {
+				t.Errorf("limits: memory %d swap %d pids %v cpus %d cpuset %q", h.Memory, h.MemorySwap, h.PidsLimit, h.NanoCPUs, h.CpusetCpus)
 			}
 			wantNet := isolatedNetwork
 			if tc.spec.Network != "" {

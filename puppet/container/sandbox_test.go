@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -166,11 +167,30 @@ func TestLimits(t *testing.T) {
 	if s := l.String(); !strings.Contains(s, "pids unlimited") || !strings.Contains(s, "memory 4.0 GB") {
 		t.Errorf("String = %q", s)
 	}
+	if s := (Limits{CPUSet: "1"}).withDefaults().String(); !strings.HasSuffix(s, ", on CPU 1") {
+		t.Errorf("String with a CPU set = %q", s)
+	}
 	if n, err := ParseNetwork("None"); err != nil || n != NetworkNone {
 		t.Errorf("ParseNetwork(None) = %q, %v", n, err)
 	}
 	if _, err := ParseNetwork("host"); err == nil {
 		t.Error("--network host accepted")
+	}
+}
+
+// CPUOf takes the CPUs this process may run on in turn.
+func TestCPUOf(t *testing.T) {
+	n := hostCPUs()
+	seen := map[string]bool{}
+	for w := 0; w < n; w++ {
+		cpu := CPUOf(w)
+		if _, err := strconv.Atoi(cpu); err != nil || seen[cpu] {
+			t.Fatalf("CPUOf(%d) = %q: not a CPU, or one an earlier worker has", w, cpu)
+		}
+		seen[cpu] = true
+	}
+	if CPUOf(n) != CPUOf(0) || CPUOf(n+1) != CPUOf(1%n) {
+		t.Errorf("CPUOf does not wrap around the %d CPUs", n)
 	}
 }
 

@@ -101,6 +101,19 @@ func Tracers() []string {
 	return names
 }
 
+// TracerPinsCPU reports whether the tracer named name keeps the traced
+// command on one CPU (the ptrace tracers: docs/DESIGN.md, "The ptrace
+// tracers on one CPU"), so that two runs at once are best on two CPUs.
+// "" (the default, eBPF where the host allows it) does not.
+func TracerPinsCPU(name string) bool {
+	for _, c := range captures {
+		if c.Name() == name {
+			return c.NeedsPtrace()
+		}
+	}
+	return false
+}
+
 // ChooseTracer returns the backend named name once its Check passes on
 // this host, or, for name "", the default: the first backend of captures
 // whose Check passes (eBPF, which costs least and sees the whole container
