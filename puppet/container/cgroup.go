@@ -377,15 +377,9 @@ func (l Limits) String() string {
 // CPUOf is the CPU of worker w among those this process may run on (its
 // affinity), taken in turn: workers 0 and 1 of a 2-CPU host get one each.
 func CPUOf(w int) string {
-	var set unix.CPUSet
-	if unix.SchedGetaffinity(0, &set) != nil || set.Count() == 0 {
+	cpus := allowedCPUs()
+	if len(cpus) == 0 {
 		return ""
-	}
-	var cpus []int
-	for c := 0; c < len(set)*64; c++ {
-		if set.IsSet(c) {
-			cpus = append(cpus, c)
-		}
 	}
 	return strconv.Itoa(cpus[w%len(cpus)])
 }
@@ -409,12 +403,25 @@ func (l Limits) v2Files() map[string]string {
 	return files
 }
 
+// hostCPUs is how many CPUs this process may run on, at least 1.
 func hostCPUs() int {
+	return max(len(allowedCPUs()), 1)
+}
+
+// allowedCPUs lists the CPUs this process may run on (its affinity), none
+// when the kernel does not say.
+func allowedCPUs() []int {
 	var set unix.CPUSet
-	if unix.SchedGetaffinity(0, &set) == nil && set.Count() > 0 {
-		return set.Count()
+	if unix.SchedGetaffinity(0, &set) != nil {
+		return nil
 	}
-	return 1
+	var cpus []int
+	for c := 0; c < len(set)*64; c++ {
+		if set.IsSet(c) {
+			cpus = append(cpus, c)
+		}
+	}
+	return cpus
 }
 
 // FormatBytes writes a byte count for people: 4.0 GB, 312.5 kB, 12 B
