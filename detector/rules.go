@@ -222,13 +222,13 @@ func holdNotify(x, y *use, path string, isDir bool) string {
 		return c() + " only looked the directory " + path + " up: it neither listed it nor made or removed entries in it, so a change of it is not something it keeps"
 	case y.probeOnly:
 		return c() + " only looked " + path + " up (stat, access): it did not read what " + PuppetRef(x.role.res) + " changed"
-	case isDir && x.role.onlyEnsuresDir(path) && readsDirOnly(y, x):
+	case isDir && x.role.onlyEnsuresDir(path) && readsDirOnly(x, y):
 		// A File that manages only that a directory exists, and its
 		// owner and mode, changes nothing a daemon that only read the
 		// directory keeps: the entries it read are other resources'
 		// (which notify it themselves), and a new owner or mode of the
 		// directory matters at its next start, not to the open daemon.
-		return c() + " only read the directory " + path + " (it listed it and read what is in it), and " + PuppetRef(x.role.res) +
+		return c() + " only read the directory " + path + " (it made no name in it), and " + PuppetRef(x.role.res) +
 			" manages only that it exists, its owner and mode: what the daemon read there is other resources', and a new owner or mode does not change what it keeps"
 	case y.ownContent && !isDir && !x.replaces:
 		// A producer that replaced the file leaves the daemon writing to
@@ -242,7 +242,7 @@ func holdNotify(x, y *use, path string, isDir bool) string {
 // produced: it made no name in it (a daemon writing its log or pid file
 // there needs the owner and mode x sets), did not change it itself, and did
 // not look for it in vain before x made it (then it runs without it).
-func readsDirOnly(y, x *use) bool {
+func readsDirOnly(x, y *use) bool {
 	missedIt := y.acc.Missing && y.acc.MissingBy.Line < x.prodBy.Line
 	return !y.acc.EntryMade && !y.produced && !missedIt && !x.acc.Expunged
 }

@@ -8,6 +8,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -40,10 +41,9 @@ func ReadDependencies(m ModuleSpec, modulePath []string) ([]module.Dependency, e
 			return nil, err
 		}
 		var deps []module.Dependency
-		for name := range mods {
+		for _, name := range slices.Sorted(maps.Keys(mods)) {
 			deps = append(deps, module.Dependency{Name: module.Name{Name: name}, From: "--modulepath"})
 		}
-		slices.SortFunc(deps, func(a, b module.Dependency) int { return strings.Compare(a.Name.Name, b.Name.Name) })
 		return deps, nil
 	}
 	return nil, nil
