@@ -217,6 +217,7 @@ type jsonStats struct {
 	ContainerAccesses  int         `json:"container_accesses"`
 	UnitMoves          int64       `json:"unit_moves"`
 	UnitReads          int64       `json:"unit_reads"`
+	HeldAccesses       int64       `json:"held_accesses"`
 	UnitBlocks         int         `json:"unit_blocks"`
 	UnclaimedUnits     int         `json:"unclaimed_units"`
 	UnclaimedAccesses  int         `json:"unclaimed_accesses"`
@@ -339,7 +340,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		Blocks: s.Blocks, UnresolvedBlocks: s.UnresolvedBlocks, GeneratedBlocks: s.GeneratedBlocks, UnresolvedAccesses: s.UnresolvedAccesses,
 		ResourceBlocks: s.ResourceBlocks, UnknownResources: s.UnknownResources,
 		ContainerAccesses: s.ContainerAccesses,
-		UnitMoves:         s.Interp.UnitMoves, UnitReads: s.Interp.UnitReads, UnitBlocks: s.UnitBlocks, UnclaimedUnits: s.UnclaimedUnits, UnclaimedAccesses: s.UnclaimedAccesses,
+		UnitMoves:         s.Interp.UnitMoves, UnitReads: s.Interp.UnitReads, HeldAccesses: s.Interp.HeldAccesses, UnitBlocks: s.UnitBlocks, UnclaimedUnits: s.UnclaimedUnits, UnclaimedAccesses: s.UnclaimedAccesses,
 		Paths: s.Paths, FilteredPaths: s.FilteredPaths, RelatedPairs: s.RelatedPairs,
 		MOR: s.MOR, MN: s.MN, HeldBack: s.HeldBack, Commuting: s.Commuting, NeedMet: s.NeedMet, GeneratedOrdered: s.GeneratedOrdered, Waived: s.Waived, Suppressed: s.Suppressed, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,
 		Phases: []jsonPhase{}, PeakRSSBytes: s.PeakRSSBytes,

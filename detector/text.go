@@ -474,6 +474,7 @@ func (r *Report) WriteStats(w io.Writer) error {
 		{"container accesses", int64(s.ContainerAccesses)},
 		{"processes moved into a unit", s.Interp.UnitMoves},
 		{"reads systemd made for a unit", s.Interp.UnitReads},
+		{"accesses held until creation", s.Interp.HeldAccesses},
 		{"units attributed to a Service", int64(s.UnitBlocks)},
 		{"units no Service names", int64(s.UnclaimedUnits)},
 		{"their accesses, not checked", int64(s.UnclaimedAccesses)},

@@ -30,8 +30,11 @@ type Interp struct {
 	m     fsModel
 	procs map[int32]*process
 	// exitedEarly holds provisional pids that exited before any NewProc
-	// created them.
-	exitedEarly map[int32]bool
+	// created them, with the group that holds their accesses.
+	exitedEarly map[int32]*heldGroup
+	// heldGroups are the groups made so far (held.go), charged at the
+	// latest when the trace ends.
+	heldGroups []*heldGroup
 	// lastPid/lastProc cache the last process looked up: statements come in
 	// runs from one pid.
 	lastPid  int32
@@ -69,7 +72,7 @@ func New(opts Options) *Interp {
 		m:           newFSModel(opts.MaxSymlinkDepth),
 		cache:       newPathCache(),
 		procs:       make(map[int32]*process),
-		exitedEarly: make(map[int32]bool),
+		exitedEarly: make(map[int32]*heldGroup),
 		pending:     make(map[*process][]pendingRead),
 		blockIDs:    make(map[string]BlockID),
 	}
@@ -197,6 +200,10 @@ func (in *Interp) ensure(l location) location {
 
 // record charges effect eff on l to the current block.
 func (in *Interp) record(l location, isDir bool, eff fstrace.Effect, st *fstrace.Statement) {
+	if in.holds() {
+		in.hold(in.m.locPath(l), isDir, eff, st, false)
+		return
+	}
 	if in.cur == NoBlock {
 		if p := in.curProc; p != nil && p.init {
 			switch {
@@ -224,6 +231,10 @@ func (in *Interp) record(l location, isDir bool, eff fstrace.Effect, st *fstrace
 // recordParent charges Consumed on the directory holding l: creating a
 // name reads (and depends on) its directory, and is marked EntryMade.
 func (in *Interp) recordParent(l location, st *fstrace.Statement) {
+	if in.holds() {
+		in.hold(in.m.dirPath(l.dir), true, fstrace.Consumed, st, true)
+		return
+	}
 	if in.cur == NoBlock {
 		return
 	}
@@ -337,6 +348,9 @@ func (in *Interp) hpath(p *process, st *fstrace.Statement, follow bool) {
 // fsModel.lookupPath). Outside blocks there is nothing to record, and
 // nothing is resolved.
 func (in *Interp) missing(p *process, st *fstrace.Statement, follow bool) {
+	// Outside blocks a process first seen without its creation is held,
+	// but its failed lookups are not: the lowering (Attribution's rules)
+	// decodes them only inside a block, and the two must agree.
 	if in.cur == NoBlock || st.Path == "" {
 		return
 	}
@@ -365,6 +379,10 @@ func (in *Interp) missing(p *process, st *fstrace.Statement, follow bool) {
 		}
 	}
 	in.stats.MissingLookups++
+	if in.holds() {
+		in.hold(id, false, fstrace.Missing, st, false)
+		return
+	}
 	in.m.paths.record(id, false, in.cur, fstrace.Missing, st, 0)
 }
 
@@ -489,6 +507,12 @@ func (in *Interp) setCwd(p *process, st *fstrace.Statement) {
 // begin opens block name; p wrote the marker, so p (and its threads) act
 // for whatever block is open from now on.
 func (in *Interp) begin(p *process, name string) {
+	if p.held != nil {
+		// Puppet itself, first seen without its creation (a tracer
+		// attached to a process already running, or another process's
+		// call first in the trace): it acts for the open block.
+		in.charge(p.held, nil)
+	}
 	if in.attr.Begin(p.acts, in.blockID(name)) {
 		in.warnings.ImplicitEnds++
 	}
@@ -540,6 +564,7 @@ func (in *Interp) end(name string) {
 // analysis that nothing else overlaps (6 ms of a 230 ms analysis of 12k
 // paths on two cores, half of it sorting).
 func (in *Interp) Result() *Result {
+	in.chargeAllHeld()
 	res := &Result{Blocks: in.blocks, Failures: in.failures}
 	t := &in.m.paths
 	n := len(t.nodes)

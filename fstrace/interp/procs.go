@@ -35,6 +35,11 @@ type process struct {
 	acts  *fstrace.Acting
 	// provisional: created on first sight, not (yet) by a NewProc.
 	provisional bool
+	// held is the group that holds the process's accesses until the
+	// creation of its first member is seen (held.go); heldIndex is the
+	// process's place in it.
+	held      *heldGroup
+	heldIndex int32
 	// init: the pid namespace's init (systemd). Its reads act for no block,
 	// but those it makes for a unit are the unit's (initRead).
 	init bool
@@ -91,6 +96,9 @@ func (in *Interp) lookupProc(pid int32) *process {
 		if in.sawRoot {
 			p.provisional = true
 			in.stats.UnknownPids++
+			if _, early := in.exitedEarly[pid]; !early {
+				in.newHeldGroup(p)
+			}
 		}
 		in.sawRoot = true
 		in.procs[pid] = p
@@ -110,8 +118,9 @@ func (in *Interp) forgetProc(pid int32) {
 	delete(in.pending, p)
 	if p.provisional {
 		// strace may print a short-lived child's whole life before its
-		// parent's clone returns: remember it for that NewProc.
-		in.exitedEarly[pid] = true
+		// parent's clone returns: remember it, and what its group holds,
+		// for that NewProc.
+		in.exitedEarly[pid] = p.held
 	}
 	if in.lastPid == pid {
 		in.lastProc = nil
@@ -197,7 +206,8 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 	}
 	child, exists := in.procs[st.Child]
 	adopt := exists && child.provisional
-	early := !exists && in.exitedEarly[st.Child]
+	earlyGroup, early := in.exitedEarly[st.Child]
+	early = early && !exists
 	if early {
 		// The child already ran and exited: it was created by this
 		// NewProc after all. (Should the pid have been reused instead,
@@ -257,6 +267,32 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 		}
 	} else if !early {
 		in.stats.Processes++
+	}
+	// A process made by one whose own creation has not been seen yet acts
+	// for what that one will turn out to act for (held.go), unless it
+	// joined a unit's cgroup already. What the child did before this
+	// clone was held, and is now charged, or held on with its parent's.
+	joined := adopt && !child.acts.IsDynamic()
+	holding := in.holdsFor(parent) && !joined
+	if holding {
+		if st.Flags&fstrace.ShareThread == 0 {
+			c.acts = fstrace.Dynamic()
+		}
+		in.joinHeld(parent, c)
+	}
+	var childGroup *heldGroup
+	switch {
+	case adopt:
+		childGroup = child.held
+	case early:
+		childGroup = earlyGroup
+	}
+	if childGroup != nil {
+		if holding {
+			in.mergeHeld(parent.held, childGroup, c)
+		} else {
+			in.charge(childGroup, c)
+		}
 	}
 	if parent.init && st.Flags&fstrace.ShareThread == 0 {
 		// What init read just before is the unit's the child joins: now,

@@ -200,6 +200,7 @@ type Stats struct {
 	FailedBlocks    int64 // blocks reported as failed (len(Result.Failures))
 	UnitMoves       int64 // processes moved into a systemd unit's cgroup (attributed by unit from then on)
 	UnitReads       int64 // reads systemd (init) made for a unit: its unit files, drop-ins, and what it read just before starting its process
+	HeldAccesses    int64 // accesses of processes seen before their creation, charged once it was seen (or at the end)
 }
 
 // Result is the outcome of interpreting one program.

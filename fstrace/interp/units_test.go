@@ -196,3 +196,54 @@ func TestBlockUnitRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A daemon of a unit vforks a helper that reads the unit's configuration
+// before the vfork returns in the trace (eBPF writes a call at its end),
+// while Puppet evaluates another resource: the helper, and the process it
+// made meanwhile, act for the unit, not for the open block. Near miss: a
+// process the trace never shows being made acts for the block open when
+// it acted, as before; and one whose creator acts for the open block.
+func TestHeldUntilCreationSeen(t *testing.T) {
+	stmts := []fstrace.Statement{
+		begin(puppet, "Service[demo]"),
+		newProc(1, 86, 0),
+		open(86, unitProcs, 3),
+		writePid(86, 3, 86),
+		end(puppet, "Service[demo]"),
+		begin(puppet, "File[/etc/other]"),
+		hp(131, C, "/etc/demo.conf"), // 131: seen before its creation
+		newProc(131, 132, 0),         // made by it meanwhile
+		hp(132, C, "/etc/demo.d/x"),
+		hp(131, P, "/var/lib/demo/state"),
+		hp(86, C, "/etc/demo.conf"),      // the daemon itself, later
+		hp(300, C, "/etc/never-created"), // 300: never created in the trace
+		newProc(86, 131, 0),              // the daemon's vfork returns
+		hp(131, C, "/etc/demo.d/y"),      // after: acts for the unit too
+		hp(puppet, P, "/etc/other"),
+		begin(puppet, "Exec[run]"),
+		hp(400, C, "/etc/run.conf"), // 400: seen before its creation
+		newProc(puppet, 400, 0),     // by Puppet, in Exec[run]
+		end(puppet, "Exec[run]"),
+	}
+	heldRead := stmts[6].Line // 131's read of /etc/demo.conf
+	_, res := run(stmts...)
+	unit := UnitBlock("demo.service")
+	for _, p := range []string{"/etc/demo.conf", "/etc/demo.d/x", "/etc/demo.d/y"} {
+		wantEffects(t, res, p, unit, "consumed")
+		wantEffects(t, res, p, "File[/etc/other]", "")
+	}
+	wantEffects(t, res, "/var/lib/demo/state", unit, "produced")
+	wantEffects(t, res, "/etc/never-created", "File[/etc/other]", "consumed")
+	wantEffects(t, res, "/etc/run.conf", "Exec[run]", "consumed")
+	if res.Stats.HeldAccesses != 6 {
+		t.Errorf("HeldAccesses = %d, want 6", res.Stats.HeldAccesses)
+	}
+	// The evidence of an effect is its first, though the held access is
+	// charged after the daemon's own later read.
+	pa := findPath(res, "/etc/demo.conf")
+	for _, a := range pa.Accesses {
+		if res.Blocks[a.Block] == unit && a.ConsumedBy.Line != heldRead {
+			t.Errorf("/etc/demo.conf first consumed at line %d, want %d (the held read, before the daemon's)", a.ConsumedBy.Line, heldRead)
+		}
+	}
+}
