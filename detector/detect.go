@@ -33,6 +33,10 @@ type Options struct {
 	// Packages is dpkg's database after the apply (ParsePackages), for
 	// rule 17; nil knows only that a package installs its own files.
 	Packages *Packages
+	// Units is systemd's view of the units after the apply (ParseUnits),
+	// so that a Service that names a unit by an alias, or a unit it is
+	// part of, gets the unit's work; nil knows only the unit's own name.
+	Units *Units
 	// Idempotence, when set, adds the NI findings of a second apply of
 	// the catalog (fsmove run --idempotence).
 	Idempotence *Idempotence
@@ -107,14 +111,10 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	containerBlocks := make([]bool, len(res.Blocks))
 	unclaimed := make([]bool, len(res.Blocks))
 	gen, _ := g.(GeneratorGraph)
-	units, _ := g.(UnitGraph)
 	for i, name := range res.Blocks {
 		if unit, ok := interp.BlockUnit(name); ok {
 			// A systemd unit's processes: its Service's, or no one's.
-			var r *catalog.Resource
-			if units != nil {
-				r, _ = units.UnitService(unit)
-			}
+			r := unitService(g, opts.Units, unit)
 			if r == nil {
 				unclaimed[i] = true
 				st.UnclaimedUnits++
@@ -197,7 +197,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	}
 	if opts.Idempotence != nil {
 		rep.Idempotence = true
-		ni, unknown := idempotenceFindings(opts.Idempotence, g, filter)
+		ni, unknown := idempotenceFindings(opts.Idempotence, g, opts.Units, filter)
 		rep.Findings = append(rep.Findings, ni...)
 		rep.AddWarning(ChangesReport, "resources the second apply changed that the catalog does not name, not checked",
 			int64(len(unknown)), strings.Join(unknown, ", "))

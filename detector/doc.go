@@ -13,7 +13,9 @@
 // catalog.Generator). The block of a systemd unit (interp.UnitBlock: the
 // processes that run in system.slice/foo.service, started by systemd, not
 // by Puppet) is the catalog's Service for that unit (title, name or alias
-// foo or foo.service; catalog.UnitService); a unit no Service names is no
+// foo or foo.service; catalog.UnitService), by any of the unit's names
+// that systemd knows (Options.Units, systemd.go: its aliases, and the
+// units it is PartOf=, which restart it); a unit no Service names is no
 // resource's, and its accesses are counted (unclaimed_accesses), not checked.
 //
 // # Relations

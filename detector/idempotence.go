@@ -130,7 +130,7 @@ func resourceWrites(res *interp.Result, g Graph, filter *Filter) writes {
 // second apply changed or failed (failed in it only), one per pair of such
 // resources that wrote a path in common instead (a fight). A resource the
 // catalog does not name is counted in unknown.
-func idempotenceFindings(in *Idempotence, g Graph, filter *Filter) (out []Finding, unknown []string) {
+func idempotenceFindings(in *Idempotence, g Graph, units *Units, filter *Filter) (out []Finding, unknown []string) {
 	firstFailed := map[string]bool{}
 	for _, s := range in.First {
 		if s.Failed {
@@ -210,7 +210,7 @@ func idempotenceFindings(in *Idempotence, g Graph, filter *Filter) (out []Findin
 		}
 		f := niFinding(c.res, c.res, &NonIdempotence{Problem: changeProblem(c.res, c.status.Events), Changes: c.status.Events})
 		if f.NI.Problem == ServiceStops {
-			f.HeldBack, f.HeldReason = containerSkipped(c.res, in.UnmetConditions, g)
+			f.HeldBack, f.HeldReason = containerSkipped(c.res, in.UnmetConditions, g, units)
 		}
 		for _, p := range slices.Sorted(maps.Keys(second[c.res])) {
 			f.Paths = append(f.Paths, PathConflict{Path: p, Producer: c.res, Consumer: c.res, Relation: Rewrites,
@@ -263,13 +263,9 @@ var containerConditions = []struct {
 // containerSkipped says whether systemd skipped the start of Service r's
 // unit for a condition that only the container fails (containerConditions),
 // and why.
-func containerSkipped(r *catalog.Resource, unmet map[string]string, g Graph) (bool, string) {
-	units, ok := g.(UnitGraph)
-	if !ok {
-		return false, ""
-	}
+func containerSkipped(r *catalog.Resource, unmet map[string]string, g Graph, units *Units) (bool, string) {
 	for _, unit := range slices.Sorted(maps.Keys(unmet)) {
-		if s, _ := units.UnitService(unit); s != r {
+		if unitService(g, units, unit) != r {
 			continue
 		}
 		cond := unmet[unit]

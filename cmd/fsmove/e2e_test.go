@@ -156,8 +156,10 @@ var fixtureCases = []fixtureCase{
 		[]string{"MOR File[/etc/mor_observed_failure.conf] Exec[read-conf] observed"},
 		true, false},
 	{"mn_systemd_service",
-		[]string{"MN File[/etc/default/mn-systemd] Service[mn-systemd]", "MN File[/etc/mn_systemd_service.conf] Service[mn-systemd]"},
-		[]string{"MN File[/etc/default/mn-systemd] Service[mn-systemd]", "MN File[/etc/mn_systemd_service.conf] Service[mn-systemd]"},
+		[]string{"MN File[/etc/default/mn-systemd] Service[mn-systemd]", "MN File[/etc/mn_alias.conf] Service[mn-alias]",
+			"MN File[/etc/mn_systemd_helper.conf] Service[mn-systemd]", "MN File[/etc/mn_systemd_service.conf] Service[mn-systemd]"},
+		[]string{"MN File[/etc/default/mn-systemd] Service[mn-systemd]", "MN File[/etc/mn_alias.conf] Service[mn-alias]",
+			"MN File[/etc/mn_systemd_helper.conf] Service[mn-systemd]", "MN File[/etc/mn_systemd_service.conf] Service[mn-systemd]"},
 		false, true},
 }
 

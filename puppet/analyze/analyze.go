@@ -51,6 +51,10 @@ type Input struct {
 	// Packages is dpkg's database after the apply, as fsmove run saves it
 	// ("" for none): which package depends on which (detector rule 17).
 	Packages string
+	// Units is systemd's view of the units after the apply, as fsmove run
+	// saves it ("" for none): the aliases of each unit and the units it is
+	// part of, so that a unit's work goes to the Service that names it so.
+	Units string
 	// SecondTrace and SecondReport are the second apply of the catalog
 	// (fsmove run --idempotence): its trace and Puppet's report of it;
 	// FirstReport is Puppet's report of the first apply ("" for none).
@@ -161,6 +165,18 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 			return nil, st, &InputError{fmt.Errorf("%s: %w", in.Packages, err)}
 		}
 	}
+	badUnits := 0
+	if in.Units != "" {
+		f, err := os.Open(in.Units)
+		if err != nil {
+			return nil, st, &InputError{err}
+		}
+		dopts.Units, badUnits, err = detector.ParseUnits(f)
+		f.Close()
+		if err != nil {
+			return nil, st, &InputError{fmt.Errorf("%s: %w", in.Units, err)}
+		}
+	}
 	var secondIncomplete []string
 	if in.SecondReport != "" {
 		var err error
@@ -171,6 +187,7 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 	}
 	rep := detector.Detect(res, detector.CatalogGraph(cr.cat, cr.graph), dopts)
 	rep.AddWarning(detector.ChangesReport, "lines of dpkg's package list not understood", int64(badPackages), in.Packages)
+	rep.AddWarning(detector.ChangesReport, "lines of systemd's unit list not understood", int64(badUnits), in.Units)
 	rep.Stats.TraceBytes = tr.Bytes
 	rep.Stats.TraceLines = tr.Lines
 	rep.Stats.Events = tr.Events

@@ -56,6 +56,10 @@ func WithRunRecord(in Input) (Input, *runner.RunRecord) {
 	if _, err := os.Stat(packages); in.Packages == "" && err == nil {
 		in.Packages = packages
 	}
+	units := filepath.Join(dir, runner.UnitsFile)
+	if _, err := os.Stat(units); in.Units == "" && err == nil {
+		in.Units = units
+	}
 	return withSecondRun(in, rec), rec
 }
 

@@ -71,3 +71,34 @@ func TestWithRunRecord(t *testing.T) {
 		t.Errorf("without run.json: %+v, %v", got, rec)
 	}
 }
+
+// TestWithRunRecordUnits reads systemd's units beside the trace, as it
+// reads dpkg's packages: a run made without them (--init none, or before
+// fsmove saved them) has none.
+func TestWithRunRecordUnits(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "runs", "ni_not_idempotent")
+	dir := t.TempDir()
+	for _, name := range []string{"trace.log.zst", runner.CatalogFile, runner.RunJSON} {
+		data, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in, err := RunDirInput(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := WithRunRecord(in); got.Units != "" {
+		t.Errorf("units %q without %s", got.Units, runner.UnitsFile)
+	}
+	units := filepath.Join(dir, runner.UnitsFile)
+	if err := os.WriteFile(units, []byte("Id=a.service\nNames=a.service b.service\nPartOf=\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := WithRunRecord(in); got.Units != units {
+		t.Errorf("units %q, want %q", got.Units, units)
+	}
+}

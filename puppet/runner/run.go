@@ -852,7 +852,10 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 		return "", err
 	}
 
-	r.savePackages(ctx)
+	r.saveNodeState(ctx, detector.PackagesScript, PackagesFile, "no dpkg in the image? the analysis knows less of packages")
+	if r.opts.Init == container.InitSystemd {
+		r.saveNodeState(ctx, detector.UnitsScript, UnitsFile, "a Service that names its unit by an alias gets none of its work")
+	}
 
 	if _, err := get(puppetExitPath, tmp, artifacts); err == nil {
 		data, _ := os.ReadFile(filepath.Join(tmp, filepath.Base(puppetExitPath)))
@@ -893,25 +896,27 @@ func (r *run) copyFile(ctx context.Context, path, dest string, budget *container
 	return file, err
 }
 
-// savePackages writes dpkg's list of the installed packages, their
-// dependencies and their files as the apply left them (PackagesFile), when
-// the image has dpkg. Its absence only makes the analysis know less: a
-// failure is said, and the run goes on.
-func (r *run) savePackages(ctx context.Context) {
+// saveNodeState runs script in the container after the apply and writes
+// what it prints to file in the output directory, within
+// ArtifactFileBudget: what dpkg (PackagesFile) and systemd (UnitsFile) know
+// of the node as the apply left it, for the analysis. Its absence only
+// makes the analysis know less: a failure is said, with what is lost
+// (lost), and the run goes on.
+func (r *run) saveNodeState(ctx context.Context, script, file, lost string) {
 	var buf bytes.Buffer
 	out := &capWriter{w: &buf, left: ArtifactFileBudget}
-	status, err := r.c.Exec(ctx, []string{"/bin/sh", "-c", detector.PackagesScript}, nil, out)
+	status, err := r.c.Exec(ctx, []string{"/bin/sh", "-c", script}, nil, out)
 	switch {
 	case err != nil:
 	case status != 0:
-		err = fmt.Errorf("dpkg-query exited %d (no dpkg in the image?)", status)
+		err = fmt.Errorf("the query exited %d", status)
 	case out.cut:
 		err = fmt.Errorf("over %s", container.FormatBytes(ArtifactFileBudget))
 	default:
-		err = os.WriteFile(filepath.Join(r.opts.OutDir, PackagesFile), buf.Bytes(), 0o644)
+		err = os.WriteFile(filepath.Join(r.opts.OutDir, file), buf.Bytes(), 0o644)
 	}
 	if err != nil {
-		fmt.Fprintf(r.opts.Log, "fsmove: dpkg's package list not saved (the analysis knows less of packages): %v\n", err)
+		fmt.Fprintf(r.opts.Log, "fsmove: %s not saved (%s): %v\n", file, lost, err)
 	}
 }
 

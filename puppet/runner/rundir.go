@@ -37,7 +37,11 @@ const (
 	// package's dependencies and files (detector.PackagesScript), for the
 	// analysis.
 	PackagesFile = "packages.tsv"
-	SiteFile     = "site.pp"
+	// UnitsFile is systemd's view of the units after the apply: each
+	// unit's aliases and the units it is part of (detector.UnitsScript),
+	// for the analysis; only with systemd as PID 1.
+	UnitsFile = "units.txt"
+	SiteFile  = "site.pp"
 	// SetupLogFile is the output of the setup steps.
 	SetupLogFile = "setup.log"
 	// ConfirmDir holds the applies of fsmove confirm, one directory each.
@@ -56,7 +60,7 @@ const (
 // artifactNames are the names fsmove writes in an output directory: the
 // artifacts, run.json, and the temporary directory of the catalog's copy
 // (.catalog-*, left only by a run that was killed).
-var artifactNames = []string{TraceFile, CatalogFile, PuppetLogFile, GraphsDir, PackagesFile, SiteFile, SetupLogFile, RunJSON, ConfirmDir,
+var artifactNames = []string{TraceFile, CatalogFile, PuppetLogFile, GraphsDir, PackagesFile, UnitsFile, SiteFile, SetupLogFile, RunJSON, ConfirmDir,
 	HTMLReportFile, PuppetReportFile, SecondDir}
 
 // isArtifactName reports whether name, an entry of an output directory, is

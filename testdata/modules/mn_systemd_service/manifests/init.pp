@@ -19,6 +19,22 @@
 # Near misses: File['/etc/mn_systemd_service.d/extra.conf'], which the
 # daemon reads too, notifies the Service; the unit file, which systemd reads
 # for the unit, notifies it.
+#
+# A unit that is PartOf= another is stopped and restarted with it:
+# mn-systemd-helper.service, which mn-systemd.service wants, is part of it,
+# and its daemon reads /etc/mn_systemd_helper.conf. The File that writes it
+# is ordered before Service['mn-systemd'] and does not notify it: a third
+# expected MN, to Service['mn-systemd'], though the helper's processes run
+# in the cgroup of another unit.
+#
+# A Service may name its unit by an alias (Service['mysql'] on Debian,
+# whose unit is mariadb.service): Service['mn-alias'] starts
+# mn-systemd-real.service through the alias mn-alias.service (a symlink in
+# /etc/systemd/system, as "systemctl enable" makes for Alias=), whose
+# daemon reads /etc/mn_alias.conf. The File that writes it is ordered before
+# the Service and does not notify it: a fourth expected MN, to
+# Service['mn-alias'], though its processes run in the cgroup of
+# mn-systemd-real.service.
 class mn_systemd_service {
   file { '/etc/mn_systemd_service.conf':
     ensure  => file,
@@ -47,6 +63,7 @@ class mn_systemd_service {
     content => @(UNIT),
       [Unit]
       Description=fsmove fixture mn_systemd_service
+      Wants=mn-systemd-helper.service
 
       [Service]
       EnvironmentFile=/etc/default/mn-systemd
@@ -59,7 +76,54 @@ class mn_systemd_service {
     notify  => Service['mn-systemd'],
   }
 
+  file { '/etc/mn_systemd_helper.conf':
+    ensure  => file,
+    content => "helper=1\n",
+    before  => Service['mn-systemd'],
+  }
+
+  file { '/etc/systemd/system/mn-systemd-helper.service':
+    ensure  => file,
+    content => @(UNIT),
+      [Unit]
+      Description=fsmove fixture mn_systemd_service, a part of mn-systemd
+      PartOf=mn-systemd.service
+
+      [Service]
+      ExecStart=/bin/sh -c 'cat /etc/mn_systemd_helper.conf >/dev/null; exec sleep infinity'
+      | UNIT
+    notify  => Service['mn-systemd'],
+  }
+
   service { 'mn-systemd':
+    ensure => running,
+  }
+
+  file { '/etc/mn_alias.conf':
+    ensure  => file,
+    content => "alias=1\n",
+    before  => Service['mn-alias'],
+  }
+
+  file { '/etc/systemd/system/mn-systemd-real.service':
+    ensure  => file,
+    content => @(UNIT),
+      [Unit]
+      Description=fsmove fixture mn_systemd_service, started by an alias
+
+      [Service]
+      ExecStart=/bin/sh -c 'cat /etc/mn_alias.conf >/dev/null; exec sleep infinity'
+      | UNIT
+    notify  => Service['mn-alias'],
+  }
+
+  file { '/etc/systemd/system/mn-alias.service':
+    ensure => link,
+    target => '/etc/systemd/system/mn-systemd-real.service',
+    notify => Service['mn-alias'],
+  }
+
+  service { 'mn-alias':
     ensure => running,
   }
 }

@@ -1,0 +1,121 @@
+package detector
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/fsmove/fsmove/catalog"
+)
+
+// What systemd knows of the node's units, for the attribution of a unit's
+// processes to its Service (doc.go, "Blocks and resources"). A unit's
+// processes run in a cgroup named by the unit's id (mariadb.service), but
+// a Service may name it by another of its names: an alias
+// (Service['mysql'] on Debian, whose mysql.service links to
+// mariadb.service; bind9 and named; ssh and sshd), and Puppet's systemctl
+// restart of an alias restarts the unit. A unit that is PartOf= another
+// (postfix@-.service of postfix.service, ovsdb-server.service of
+// openvswitch-switch.service) is stopped and restarted with it, so its
+// processes act for the other unit's Service. fsmove run saves systemd's
+// view after the apply (runner.UnitsFile); fsmove analyze reads it beside
+// the trace.
+
+// Units is systemd's view of the node's units after the apply.
+type Units struct {
+	names  map[string][]string // unit id → its other names (aliases)
+	partOf map[string][]string // unit id → the units it is part of
+}
+
+// UnitsScript prints what ParseUnits reads, in a container whose PID 1 is
+// systemd: Id, Names and PartOf of every loaded unit and of every service
+// unit file (which loads it), templates apart (their instances that ran
+// are loaded).
+const UnitsScript = `systemctl show --property=Id,Names,PartOf '*' $(systemctl list-unit-files --type=service --no-legend --no-pager | awk '$1 !~ /@\.service$/ { print $1 }')`
+
+// ParseUnits reads what UnitsScript prints: blocks of Id=, Names= and
+// PartOf= lines, separated by empty lines. Lines it cannot read are skipped
+// and counted.
+func ParseUnits(r io.Reader) (*Units, int, error) {
+	u := &Units{names: map[string][]string{}, partOf: map[string][]string{}}
+	bad := 0
+	var id string
+	var names, partOf []string
+	flush := func() {
+		if id != "" {
+			for _, n := range names {
+				if n != id && !slices.Contains(u.names[id], n) {
+					u.names[id] = append(u.names[id], n)
+				}
+			}
+			for _, p := range partOf {
+				if p != id && !slices.Contains(u.partOf[id], p) {
+					u.partOf[id] = append(u.partOf[id], p)
+				}
+			}
+		}
+		id, names, partOf = "", nil, nil
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			flush()
+			continue
+		}
+		key, value, ok := strings.Cut(line, "=")
+		switch {
+		case !ok:
+			bad++
+		case key == "Id":
+			flush()
+			id = value
+		case key == "Names":
+			names = strings.Fields(value)
+		case key == "PartOf":
+			partOf = strings.Fields(value)
+		default:
+			bad++
+		}
+	}
+	flush()
+	if err := sc.Err(); err != nil {
+		return nil, bad, fmt.Errorf("systemd's units: %w", err)
+	}
+	return u, bad, nil
+}
+
+// namesOf returns the names by which a Service may manage unit, in the order
+// they are tried: the unit's id, its aliases, then each unit it is part
+// of and that unit's aliases.
+func (u *Units) namesOf(unit string) []string {
+	names := []string{unit}
+	if u == nil {
+		return names
+	}
+	names = append(names, u.names[unit]...)
+	for _, p := range u.partOf[unit] {
+		names = append(names, p)
+		names = append(names, u.names[p]...)
+	}
+	return names
+}
+
+// unitService returns the Service of the catalog that manages unit, by any
+// of its names (Units.namesOf); nil when none does or g does not know
+// units.
+func unitService(g Graph, units *Units, unit string) *catalog.Resource {
+	ug, ok := g.(UnitGraph)
+	if !ok {
+		return nil
+	}
+	for _, name := range units.namesOf(unit) {
+		if r, ok := ug.UnitService(name); ok {
+			return r
+		}
+	}
+	return nil
+}

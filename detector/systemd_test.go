@@ -1,0 +1,88 @@
+package detector
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fsmove/fsmove/fstrace/interp"
+)
+
+// What systemctl show prints for UnitsScript (a unit twice: loaded, and
+// named by its unit file), with a line it does not know.
+const unitsText = `Id=mariadb.service
+Names=mariadb.service mysqld.service mysql.service
+PartOf=
+
+Id=postfix@-.service
+Names=postfix@-.service
+PartOf=postfix.service
+
+Id=postfix.service
+Names=postfix.service
+PartOf=
+
+garbage
+Id=mariadb.service
+Names=mariadb.service mysql.service
+PartOf=
+`
+
+func TestParseUnits(t *testing.T) {
+	u, bad, err := ParseUnits(strings.NewReader(unitsText))
+	if err != nil || bad != 1 {
+		t.Fatalf("ParseUnits: bad %d, %v; want 1 bad line", bad, err)
+	}
+	for unit, want := range map[string][]string{
+		"mariadb.service":   {"mariadb.service", "mysqld.service", "mysql.service"},
+		"postfix@-.service": {"postfix@-.service", "postfix.service"},
+		"postfix.service":   {"postfix.service"},
+		"other.service":     {"other.service"},
+	} {
+		if got := u.namesOf(unit); !slices.Equal(got, want) {
+			t.Errorf("namesOf(%q) = %q, want %q", unit, got, want)
+		}
+	}
+	var none *Units
+	if got := none.namesOf("a.service"); !slices.Equal(got, []string{"a.service"}) {
+		t.Errorf("nil Units: namesOf = %q", got)
+	}
+}
+
+// The work of a unit goes to the Service that names it by an alias, or
+// names a unit it is part of; near misses: without systemd's view, or for
+// a unit that is neither, its work is no one's (counted, not checked).
+func TestUnitServiceByAliasAndPartOf(t *testing.T) {
+	units, _, err := ParseUnits(strings.NewReader(unitsText + "\nId=other.service\nNames=other.service\nPartOf=lonely.service\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newFake()
+	g.add("File[/etc/mysql/my.cnf]", "m.pp", 1, "content", "x")
+	g.add("Service[mysql]", "m.pp", 2)
+	g.add("File[/etc/postfix/main.cf]", "m.pp", 3, "content", "x")
+	g.add("Service[postfix]", "m.pp", 4)
+	g.add("File[/etc/other.conf]", "m.pp", 5, "content", "x")
+	g.edge("File[/etc/mysql/my.cnf]", "Service[mysql]", before)
+	g.edge("File[/etc/postfix/main.cf]", "Service[postfix]", before)
+	res := result(
+		p("/etc/mysql/my.cnf", a("File[/etc/mysql/my.cnf]", "p", 10), a(interp.UnitBlock("mariadb.service"), "c", 20)),
+		p("/etc/postfix/main.cf", a("File[/etc/postfix/main.cf]", "p", 11), a(interp.UnitBlock("postfix@-.service"), "c", 21)),
+		p("/etc/other.conf", a("File[/etc/other.conf]", "p", 12), a(interp.UnitBlock("other.service"), "c", 22)),
+	)
+	want := []string{
+		"MN File[/etc/mysql/my.cnf]->Service[mysql] /etc/mysql/my.cnf",
+		"MN File[/etc/postfix/main.cf]->Service[postfix] /etc/postfix/main.cf",
+	}
+	rep := Detect(res, g, Options{Units: units})
+	if got := summary(rep); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("with systemd's units:\n got  %q\n want %q", got, want)
+	}
+	if rep.Stats.UnitBlocks != 2 || rep.Stats.UnclaimedUnits != 1 {
+		t.Errorf("unit blocks %d, unclaimed %d; want 2 and 1 (other.service)", rep.Stats.UnitBlocks, rep.Stats.UnclaimedUnits)
+	}
+	rep = Detect(res, g, Options{})
+	if got := summary(rep); len(got) != 0 || rep.Stats.UnclaimedUnits != 3 {
+		t.Errorf("without systemd's units: %q, %d unclaimed; want none and 3", got, rep.Stats.UnclaimedUnits)
+	}
+}
