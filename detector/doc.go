@@ -102,7 +102,9 @@
 //     program it only checked is there), nor for its own state (a file it
 //     writes itself) that another changed in place, nor for a directory it
 //     only read (made no name in, did not miss before) whose File manages
-//     only that it exists, its owner and mode (onlyEnsuresDir, readsDirOnly);
+//     only that it exists, its owner and mode (onlyEnsuresDir, readsDirOnly),
+//     nor for a file it read and then removed, writing none of it: a
+//     message to its start (removedAfterRead);
 //  16. a resource generated before Puppet builds its graph (concat's File)
 //     has its own autorequires there (its parent directory's File): a
 //     relation of its block that they order is ordered

@@ -230,12 +230,26 @@ func holdNotify(x, y *use, path string, isDir bool) string {
 		// directory matters at its next start, not to the open daemon.
 		return c() + " only read the directory " + path + " (it made no name in it), and " + PuppetRef(x.role.res) +
 			" manages only that it exists, its owner and mode: what the daemon read there is other resources', and a new owner or mode does not change what it keeps"
+	case !isDir && removedAfterRead(x, y):
+		// A file the service read and then removed (a flag for its
+		// start, which the unit deletes once used) was a message to
+		// that start: nothing of it is left for the running daemon to
+		// keep, and writing it again is a message to its next start.
+		return c() + " removed " + path + " after reading what " + PuppetRef(x.role.res) +
+			" wrote: a message to its start, used up there, not configuration the running daemon keeps"
 	case y.ownContent && !isDir && !x.replaces:
 		// A producer that replaced the file leaves the daemon writing to
 		// the old inode (a log recreated under it, paper Table 1).
 		return c() + " writes " + path + " itself, and " + PuppetRef(x.role.res) + " changed it in place: it is the daemon's own state, which it sees as it is, not configuration it read once"
 	}
 	return ""
+}
+
+// removedAfterRead reports whether the service y read what x produced and
+// then removed it, without writing it itself.
+func removedAfterRead(x, y *use) bool {
+	return y.acc.Expunged && !y.produced && y.consumed &&
+		x.prodBy.Line < y.consBy.Line && y.consBy.Line < y.acc.ExpungedBy.Line
 }
 
 // readsDirOnly reports whether the service y only read a directory that x

@@ -394,3 +394,41 @@ func TestGeneratedOrderFromPuppetGraph(t *testing.T) {
 		}
 	}
 }
+
+// Rule 15: a file the service read and then removed (a flag for its
+// start) was a message to that start, not configuration it keeps.
+func TestRuleNotifyRemovedAfterRead(t *testing.T) {
+	g := holdGraph()
+	g.edge("Exec[setup]", "Service[app]", before)
+	notify := func(svc acc) []string {
+		return held(Detect(result(p("/run/app/flag", at("Exec[setup]", "p:openat@10"), svc)), g, Options{}))
+	}
+	if got := notify(at("Service[app]", "c:openat@20", "e:unlink@25")); len(got) != 1 || !strings.HasSuffix(got[0], " held") {
+		t.Errorf("a flag the service read and removed: %q, want the MN held", got)
+	}
+	for _, c := range []struct {
+		name string
+		svc  acc
+	}{
+		// It read it and kept it: configuration.
+		{"read, kept", at("Service[app]", "c:openat@20")},
+		// It removed a stale one before the Exec wrote it, then read the new one.
+		{"removed before", at("Service[app]", "e:unlink@5", "c:openat@20")},
+		// It read it before the Exec wrote it: the new one is still there for it.
+		{"read before", at("Service[app]", "c:openat@5", "e:unlink@8")},
+		// It writes it itself: its own state, which the Exec replaced.
+		{"service writes", at("Service[app]", "c:openat@20", "k:openat@22", "e:unlink@25")},
+	} {
+		got := notify(c.svc)
+		if len(got) != 1 || strings.HasSuffix(got[0], " held") || !strings.HasPrefix(got[0], "MN ") {
+			t.Errorf("%s: %q, want one MN reported", c.name, got)
+		}
+	}
+	// A directory it listed and removed: the rule is for files.
+	g.add("File[/run/app/queue]", "h.pp", 30, "ensure", "directory", "owner", "app")
+	g.edge("File[/run/app/queue]", "Service[app]", before)
+	rep := Detect(result(dir("/run/app/queue", at("File[/run/app/queue]", "p:mkdir@10"), at("Service[app]", "w:openat@20", "e:rmdir@25"))), g, Options{})
+	if got := held(rep); len(got) != 1 || strings.HasSuffix(got[0], " held") {
+		t.Errorf("a directory the service removed: %q, want the MN reported", got)
+	}
+}
