@@ -153,33 +153,15 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 	st.Graph = cr.graph
 	mapManifestPaths(cr.cat, in.PathMap)
 	dopts := opts.Detector
-	badPackages := 0
-	if in.Packages != "" {
-		f, err := os.Open(in.Packages)
-		if err != nil {
-			return nil, st, &InputError{err}
-		}
-		dopts.Packages, badPackages, err = detector.ParsePackages(f)
-		f.Close()
-		if err != nil {
-			return nil, st, &InputError{fmt.Errorf("%s: %w", in.Packages, err)}
-		}
+	var badPackages, badUnits int
+	if dopts.Packages, badPackages, err = parseNodeState(in.Packages, detector.ParsePackages); err != nil {
+		return nil, st, err
 	}
-	badUnits := 0
-	if in.Units != "" {
-		f, err := os.Open(in.Units)
-		if err != nil {
-			return nil, st, &InputError{err}
-		}
-		dopts.Units, badUnits, err = detector.ParseUnits(f)
-		f.Close()
-		if err != nil {
-			return nil, st, &InputError{fmt.Errorf("%s: %w", in.Units, err)}
-		}
+	if dopts.Units, badUnits, err = parseNodeState(in.Units, detector.ParseUnits); err != nil {
+		return nil, st, err
 	}
 	var secondIncomplete []string
 	if in.SecondReport != "" {
-		var err error
 		dopts.Idempotence, secondIncomplete, err = readIdempotence(ctx, in, opts, res)
 		if err != nil {
 			return nil, st, err
@@ -544,4 +526,23 @@ func vmHWM(status string) (int64, bool) {
 		return n * 1024, err == nil
 	}
 	return 0, false
+}
+
+// parseNodeState reads what fsmove run saved of the node after the apply
+// (dpkg's packages, systemd's units) from file, with parse; a nil value for
+// no file, and the count of lines parse did not understand.
+func parseNodeState[T any](file string, parse func(io.Reader) (*T, int, error)) (*T, int, error) {
+	if file == "" {
+		return nil, 0, nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, 0, &InputError{err}
+	}
+	defer f.Close()
+	v, bad, err := parse(f)
+	if err != nil {
+		return nil, bad, &InputError{fmt.Errorf("%s: %w", file, err)}
+	}
+	return v, bad, nil
 }
