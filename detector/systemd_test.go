@@ -86,3 +86,33 @@ func TestUnitServiceByAliasAndPartOf(t *testing.T) {
 		t.Errorf("without systemd's units: %q, %d unclaimed; want none and 3", got, rep.Stats.UnclaimedUnits)
 	}
 }
+
+// FuzzParseUnits: any listing is read without a panic; a unit's names
+// start with its id and hold no empty or repeated name, and every other
+// line is counted.
+func FuzzParseUnits(f *testing.F) {
+	f.Add(unitsText)
+	f.Add("Id=a.service\nNames=a.service a.service b.service\nPartOf=a.service c.service\n\nId=\nNames=x\n")
+	f.Add("Names=orphan.service\nPartOf=\n=\nId=b\n")
+	f.Fuzz(func(t *testing.T, listing string) {
+		u, bad, err := ParseUnits(strings.NewReader(listing))
+		if err != nil {
+			return // a line longer than the scanner takes
+		}
+		lines := strings.Count(listing, "\n") + 1
+		if bad < 0 || bad > lines {
+			t.Fatalf("%d bad lines of %d", bad, lines)
+		}
+		for id := range u.names {
+			names := u.namesOf(id)
+			if names[0] != id {
+				t.Fatalf("namesOf(%q) = %q", id, names)
+			}
+			for i, n := range u.names[id] {
+				if n == "" || n == id || slices.Contains(u.names[id][:i], n) {
+					t.Fatalf("names of %q: %q", id, u.names[id])
+				}
+			}
+		}
+	})
+}
