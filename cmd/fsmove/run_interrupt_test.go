@@ -187,13 +187,17 @@ func TestE2ERunInterrupted(t *testing.T) {
 		},
 	}
 	for _, c := range cases {
+		// A directory that cases share is the parent test's: a subtest's
+		// own is removed when that subtest ends, and the next case would
+		// make it again where no cleanup removes it.
+		out := outs[c.out]
+		if out == "" && c.out != "" {
+			out = filepath.Join(t.TempDir(), "out")
+			outs[c.out] = out
+		}
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
-			out := outs[c.out]
 			if out == "" {
 				out = filepath.Join(t.TempDir(), "out")
-				if c.out != "" {
-					outs[c.out] = out
-				}
 			}
 			testInterrupt(t, bin, module, out, c)
 		})
