@@ -33,6 +33,11 @@ type Options struct {
 	// Packages is dpkg's database after the apply (ParsePackages), for
 	// rule 17; nil knows only that a package installs its own files.
 	Packages *Packages
+	// Accounts are the user and group names before the apply
+	// (ParseAccounts), so that a pair that meets only on the account
+	// databases is a fault when the consumer names an account the
+	// producer made (rule 6, accounts.go); nil holds every such pair back.
+	Accounts *Accounts
 	// Units is systemd's view of the units after the apply (ParseUnits),
 	// so that a Service that names a unit by an alias, or a unit it is
 	// part of, gets the unit's work; nil knows only the unit's own name.
@@ -157,6 +162,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	st.UnresolvedBlocks = len(rep.UnresolvedBlocks)
 
 	packages := packageResources(g, roles)
+	accounts := newAccountCheck(g, opts.Accounts)
 
 	pairs := make(map[pairKey]*pair)
 	var uses []use
@@ -191,7 +197,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	st.RelatedPairs = len(pairs)
 
 	for _, pr := range pairs {
-		if f, ok := judgePair(pr, g, opts, st, packages); ok {
+		if f, ok := judgePair(pr, g, opts, st, packages, accounts); ok {
 			rep.Findings = append(rep.Findings, f)
 		}
 	}
@@ -307,6 +313,11 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use) {
 			if !before {
 				pc.Relation, pc.ConsumerEffect, pc.ConsumerEvidence = Consumes, fstrace.Consumed, y.consBy
 			}
+			if _, ok := accountDatabaseKind(pa.Path); ok {
+				pc.otherWriters = slices.ContainsFunc(uses, func(z use) bool {
+					return z.produced && z.role.res != x.role.res && !managesAccounts(z.role.res)
+				})
+			}
 			r := relation{conflict: pc, before: before, notify: notify, prodVia: x.role.via, consVia: y.role.via}
 			r.byPackage = x.role.isPackage
 			if r.byPackage {
@@ -348,7 +359,7 @@ func pairOf(pairs map[pairKey]*pair, x, y *blockRole) *pair {
 
 // judgePair decides whether a related pair is a fault, and which. Findings that
 // a rule holds back are returned too, marked HeldBack.
-func judgePair(pr *pair, g Graph, opts Options, st *Stats, packages []*catalog.Resource) (Finding, bool) {
+func judgePair(pr *pair, g Graph, opts Options, st *Stats, packages []*catalog.Resource, accounts *accountCheck) (Finding, bool) {
 	slices.SortStableFunc(pr.relations, func(x, y relation) int {
 		if c := strings.Compare(x.conflict.Path, y.conflict.Path); c != 0 {
 			return c
@@ -440,14 +451,18 @@ func judgePair(pr *pair, g Graph, opts Options, st *Stats, packages []*catalog.R
 			break
 		}
 	}
+	made := accounts.madeAccount(&f)
 	if !f.Observed {
-		holdBack(&f)
+		holdBack(&f, made)
 	}
 	f.Confidence = confidenceOf(&f)
 	f.Reversed = f.Kind == MN && g.Ordered(f.Consumer, f.Producer)
 	f.Fix = suggestFix(f.Kind, f.Producer, f.Consumer, f.Reversed)
 	if changesUnitFile(&f) {
 		f.Fix += unitFileNote
+	}
+	if made != "" && !f.HeldBack {
+		f.Fix += accountNote(&f, made)
 	}
 	return f, true
 }
@@ -565,8 +580,10 @@ func traceDirection(paths []PathConflict) (producer, consumer *catalog.Resource,
 
 // holdBack applies the rules that keep a relation out of the faults while
 // leaving it in the report (--all, JSON): the pair meets only on the
-// account databases (rule 6), or the two resources commute (rule 9).
-func holdBack(f *Finding) {
+// account databases (rule 6) and the consumer names no account that the
+// producer made (made, accountCheck.madeAccount), or the two resources
+// commute (rule 9).
+func holdBack(f *Finding, made string) {
 	onlyAccounts := true
 	for _, pc := range f.Paths {
 		if !isAccountDatabase(pc.Path) {
@@ -574,7 +591,7 @@ func holdBack(f *Finding) {
 			break
 		}
 	}
-	if onlyAccounts {
+	if onlyAccounts && made == "" {
 		f.HeldBack, f.HeldReason = true, "meets only on the account databases (/etc/passwd, group, shadow…), which every owner lookup reads; User and Group order is Puppet's autorequire"
 		return
 	}

@@ -63,7 +63,12 @@
 //     shadow, gshadow, subuid, subgid, their locks and backups,
 //     nsswitch.conf, login.defs) is held back (rule 6, isAccountDatabase):
 //     every owner lookup reads them, and User/Group order is Puppet's
-//     autorequire business;
+//     autorequire business. Unless the consumer names (owner, group, user,
+//     gid, groups) an account that was not on the node before the apply
+//     (Options.Accounts), that no User or Group manages, and that no
+//     resource but the producer (and Users and Groups) can have made: a
+//     Package whose postinst ran adduser, before a File owned by that user
+//     (accounts.go). In the other order Puppet cannot find the account;
 //   - a pair of resources that commute is held back (rule 9): key-level
 //     editors of one file with disjoint keys (catalog.Commute: ini_setting
 //     and the *_config types, file_line, shellvar, augeas), a metadata-only

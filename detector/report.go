@@ -159,6 +159,10 @@ type PathConflict struct {
 	// producerReplaced: the producer replaced the content here (not only a
 	// metadata change or an append).
 	producerReplaced bool
+	// otherWriters: on an account database, a resource other than the
+	// producer (and than Users and Groups) wrote it too, so another could
+	// have made an account the consumer names (accounts.go).
+	otherWriters bool
 }
 
 // Report is the detector's outcome. Findings holds waived findings too

@@ -120,8 +120,8 @@ type fixtureCase struct {
 
 var fixtureCases = []fixtureCase{
 	{"near_rules",
-		[]string{"MOR Augeas[fsmove-svc] Exec[lookup-svc]"},
-		[]string{"MOR Augeas[fsmove-svc] Exec[lookup-svc]"}, false, false},
+		[]string{"MOR Augeas[fsmove-svc] Exec[lookup-svc]", "MOR Package[uuid-runtime] File[/var/lib/near_rules_uuidd]"},
+		[]string{"MOR Augeas[fsmove-svc] Exec[lookup-svc]", "MOR Package[uuid-runtime] File[/var/lib/near_rules_uuidd]"}, false, false},
 	{"mor_exec_reads_file",
 		[]string{"MOR File[/etc/mor_exec_reads_file.conf] Exec[read-conf]"},
 		[]string{"MOR File[/etc/mor_exec_reads_file.conf] Exec[read-conf]"}, false, false},
@@ -167,6 +167,7 @@ var fixtureCases = []fixtureCase{
 // "KIND producer consumer" (its near misses: the rule had something to hold).
 var fixtureHeld = map[string][]string{
 	"mn_service_directory": {"MN File[/etc/mn_service_directory.d] Service[fsmove-dirsvc]"},
+	"near_rules":           {"MOR Package[uuid-runtime] File[/var/lib/near_rules_daemon]"},
 }
 
 // e2eParallel is how many fixture runs TestE2ERunFixtures has in flight at

@@ -55,6 +55,10 @@ type Input struct {
 	// saves it ("" for none): the aliases of each unit and the units it is
 	// part of, so that a unit's work goes to the Service that names it so.
 	Units string
+	// Accounts are the user and group names before the apply, as fsmove
+	// run saves them ("" for none): a resource that names an account that
+	// another made in the run needs that one first (detector rule 6).
+	Accounts string
 	// SecondTrace and SecondReport are the second apply of the catalog
 	// (fsmove run --idempotence): its trace and Puppet's report of it;
 	// FirstReport is Puppet's report of the first apply ("" for none).
@@ -153,11 +157,14 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 	st.Graph = cr.graph
 	mapManifestPaths(cr.cat, in.PathMap)
 	dopts := opts.Detector
-	var badPackages, badUnits int
+	var badPackages, badUnits, badAccounts int
 	if dopts.Packages, badPackages, err = parseNodeState(in.Packages, detector.ParsePackages); err != nil {
 		return nil, st, err
 	}
 	if dopts.Units, badUnits, err = parseNodeState(in.Units, detector.ParseUnits); err != nil {
+		return nil, st, err
+	}
+	if dopts.Accounts, badAccounts, err = parseNodeState(in.Accounts, detector.ParseAccounts); err != nil {
 		return nil, st, err
 	}
 	var secondIncomplete []string
@@ -170,6 +177,7 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 	rep := detector.Detect(res, detector.CatalogGraph(cr.cat, cr.graph), dopts)
 	rep.AddWarning(detector.ChangesReport, "lines of dpkg's package list not understood", int64(badPackages), in.Packages)
 	rep.AddWarning(detector.ChangesReport, "lines of systemd's unit list not understood", int64(badUnits), in.Units)
+	rep.AddWarning(detector.ChangesReport, "lines of the account list not understood", int64(badAccounts), in.Accounts)
 	rep.Stats.TraceBytes = tr.Bytes
 	rep.Stats.TraceLines = tr.Lines
 	rep.Stats.Events = tr.Events

@@ -60,6 +60,10 @@ func WithRunRecord(in Input) (Input, *runner.RunRecord) {
 	if _, err := os.Stat(units); in.Units == "" && err == nil {
 		in.Units = units
 	}
+	accounts := filepath.Join(dir, runner.AccountsFile)
+	if _, err := os.Stat(accounts); in.Accounts == "" && err == nil {
+		in.Accounts = accounts
+	}
 	return withSecondRun(in, rec), rec
 }
 

@@ -75,7 +75,7 @@ func TestWithRunRecord(t *testing.T) {
 // TestWithRunRecordUnits reads systemd's units beside the trace, as it
 // reads dpkg's packages: a run made without them (--init none, or before
 // fsmove saved them) has none.
-func TestWithRunRecordUnits(t *testing.T) {
+func TestWithRunRecordNodeState(t *testing.T) {
 	src := filepath.Join("..", "..", "testdata", "runs", "ni_not_idempotent")
 	dir := t.TempDir()
 	for _, name := range []string{"trace.log.zst", runner.CatalogFile, runner.RunJSON} {
@@ -100,5 +100,15 @@ func TestWithRunRecordUnits(t *testing.T) {
 	}
 	if got, _ := WithRunRecord(in); got.Units != units {
 		t.Errorf("units %q, want %q", got.Units, units)
+	}
+	if got, _ := WithRunRecord(in); got.Accounts != "" {
+		t.Errorf("accounts %q without %s", got.Accounts, runner.AccountsFile)
+	}
+	accounts := filepath.Join(dir, runner.AccountsFile)
+	if err := os.WriteFile(accounts, []byte("user root\ngroup root\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := WithRunRecord(in); got.Accounts != accounts {
+		t.Errorf("accounts %q, want %q", got.Accounts, accounts)
 	}
 }

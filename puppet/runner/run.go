@@ -389,6 +389,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	if err := r.setup(ctx); err != nil {
 		return err
 	}
+	r.saveNodeState(ctx, detector.AccountsScript, AccountsFile, "an account a package makes for a resource that names it is not checked")
 
 	cmd := capt.Command(r.opts, PuppetApplyArgs(modulePath))
 	r.rec.Command = cmd
@@ -896,12 +897,12 @@ func (r *run) copyFile(ctx context.Context, path, dest string, budget *container
 	return file, err
 }
 
-// saveNodeState runs script in the container after the apply and writes
-// what it prints to file in the output directory, within
-// ArtifactFileBudget: what dpkg (PackagesFile) and systemd (UnitsFile) know
-// of the node as the apply left it, for the analysis. Its absence only
-// makes the analysis know less: a failure is said, with what is lost
-// (lost), and the run goes on.
+// saveNodeState runs script in the container and writes what it prints to
+// file in the output directory, within ArtifactFileBudget: what dpkg
+// (PackagesFile) and systemd (UnitsFile) know of the node as the apply left
+// it, and its accounts before the apply (AccountsFile), for the analysis.
+// Its absence only makes the analysis know less: a failure is said, with
+// what is lost (lost), and the run goes on.
 func (r *run) saveNodeState(ctx context.Context, script, file, lost string) {
 	var buf bytes.Buffer
 	out := &capWriter{w: &buf, left: ArtifactFileBudget}

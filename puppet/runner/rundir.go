@@ -41,7 +41,10 @@ const (
 	// unit's aliases and the units it is part of (detector.UnitsScript),
 	// for the analysis; only with systemd as PID 1.
 	UnitsFile = "units.txt"
-	SiteFile  = "site.pp"
+	// AccountsFile is the user and group names on the node before the
+	// apply (detector.AccountsScript), for the analysis.
+	AccountsFile = "accounts.txt"
+	SiteFile     = "site.pp"
 	// SetupLogFile is the output of the setup steps.
 	SetupLogFile = "setup.log"
 	// ConfirmDir holds the applies of fsmove confirm, one directory each.
@@ -60,7 +63,7 @@ const (
 // artifactNames are the names fsmove writes in an output directory: the
 // artifacts, run.json, and the temporary directory of the catalog's copy
 // (.catalog-*, left only by a run that was killed).
-var artifactNames = []string{TraceFile, CatalogFile, PuppetLogFile, GraphsDir, PackagesFile, UnitsFile, SiteFile, SetupLogFile, RunJSON, ConfirmDir,
+var artifactNames = []string{TraceFile, CatalogFile, PuppetLogFile, GraphsDir, PackagesFile, UnitsFile, AccountsFile, SiteFile, SetupLogFile, RunJSON, ConfirmDir,
 	HTMLReportFile, PuppetReportFile, SecondDir}
 
 // isArtifactName reports whether name, an entry of an output directory, is

@@ -17,6 +17,17 @@
 # nothing orders it after the Augeas: in the other order getent finds no
 # such service and the Exec fails. MOR Augeas['fsmove-svc'] ->
 # Exec['lookup-svc'].
+#
+# Rule 6. Package['uuid-runtime'] installs the package, whose postinst
+# makes the system user and group uuidd (adduser). Every resource after it
+# that looks an owner up reads /etc/passwd and /etc/group, which the
+# package wrote: such a pair is held back, as for
+# File['/var/lib/near_rules_daemon'], whose owner daemon the node had
+# before the apply. Expected finding: File['/var/lib/near_rules_uuidd']
+# names uuidd, which no User manages and nothing orders after the
+# Package: in the other order Puppet cannot find the user and the File
+# fails. MOR Package['uuid-runtime'] -> File['/var/lib/near_rules_uuidd'].
+# (Unordered resources apply in manifest order: the Package comes first.)
 class near_rules {
   exec { 'install-tool':
     command => "/bin/sh -c 'mkdir -p /usr/local/lib/near_rules && printf \"#!/bin/sh\\nexit 0\\n\" >/usr/local/lib/near_rules/tool && chmod 0775 /usr/local/lib/near_rules/tool'",
@@ -51,5 +62,20 @@ class near_rules {
 
   exec { 'lookup-svc':
     command => '/usr/bin/getent services fsmove-svc',
+  }
+
+  package { 'uuid-runtime':
+    ensure => installed,
+  }
+
+  file { '/var/lib/near_rules_uuidd':
+    ensure => directory,
+    owner  => 'uuidd',
+    group  => 'uuidd',
+  }
+
+  file { '/var/lib/near_rules_daemon':
+    ensure => directory,
+    owner  => 'daemon',
   }
 }

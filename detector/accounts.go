@@ -1,0 +1,173 @@
+package detector
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fsmove/fsmove/catalog"
+)
+
+// The accounts a resource names, against the account databases (rule 6).
+// Every owner lookup reads /etc/passwd and /etc/group, so a pair that meets
+// only there is held back: whom a lookup looked for is not in the trace.
+// But a resource's parameters say whom it names (a File's owner and group,
+// an Exec's user), and a name that was not on the node before the apply,
+// that no User or Group of the catalog manages (Puppet autorequires those)
+// and that only one other resource can have made (a Package whose
+// maintainer script ran adduser) was made by that one: in the other order
+// Puppet cannot find the account and the resource fails. That pair is the
+// classic forgotten require => Package, and it is not held back. fsmove run
+// saves the accounts as they were before the apply (runner.AccountsFile);
+// without them, every such pair stays held back.
+
+// Accounts are the user and group names on the node before the apply.
+type Accounts struct {
+	users, groups map[string]bool
+}
+
+// AccountsScript prints what ParseAccounts reads: one "user NAME" line per
+// entry of /etc/passwd and one "group NAME" line per entry of /etc/group.
+const AccountsScript = `sed 's/:.*//; s/^/user /' /etc/passwd && sed 's/:.*//; s/^/group /' /etc/group`
+
+// ParseAccounts reads what AccountsScript prints. Lines it cannot read are
+// skipped and counted.
+func ParseAccounts(r io.Reader) (*Accounts, int, error) {
+	a := &Accounts{users: map[string]bool{}, groups: map[string]bool{}}
+	bad := 0
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		kind, name, ok := strings.Cut(line, " ")
+		switch {
+		case !ok || name == "" || strings.ContainsAny(name, " \t:"):
+			bad++
+		case kind == "user":
+			a.users[name] = true
+		case kind == "group":
+			a.groups[name] = true
+		default:
+			bad++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, bad, fmt.Errorf("the accounts before the apply: %w", err)
+	}
+	return a, bad, nil
+}
+
+// accountKind says which database an account name is looked up in.
+type accountKind uint8
+
+const (
+	userAccount accountKind = iota
+	groupAccount
+)
+
+// accountDatabaseKind returns which names path is the database of:
+// /etc/passwd holds the users, /etc/group the groups.
+func accountDatabaseKind(path string) (accountKind, bool) {
+	switch path {
+	case "/etc/passwd":
+		return userAccount, true
+	case "/etc/group":
+		return groupAccount, true
+	}
+	return 0, false
+}
+
+// accountParams are the parameters that name an account, by kind: a File's
+// owner and group, an Exec's (a Cron's, an Ssh_authorized_key's) user and
+// group, a User's primary group and other groups.
+var accountParams = [...][]string{
+	userAccount:  {"owner", "user"},
+	groupAccount: {"group", "gid", "groups"},
+}
+
+// namedAccounts returns the names of kind that r's parameters give (not
+// numeric ids, which need no lookup).
+func namedAccounts(r *catalog.Resource, kind accountKind) []string {
+	var names []string
+	for _, p := range accountParams[kind] {
+		for _, n := range r.StringsParam(p) {
+			if n != "" && !allDigits(n) {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
+
+// accountCheck knows which accounts existed before the apply and which the
+// catalog manages: what rule 6 needs to tell a lookup of a name that some
+// resource made in this run from any other.
+type accountCheck struct {
+	before  *Accounts
+	managed [2]map[string]bool // by accountKind
+}
+
+// newAccountCheck reads the catalog's User and Group resources from g. A
+// User manages its own group too: Debian's useradd makes a group of the
+// user's name (USERGROUPS_ENAB). It returns nil when the accounts before
+// the apply are unknown, or g cannot list the catalog's resources.
+func newAccountCheck(g Graph, before *Accounts) *accountCheck {
+	rg, ok := g.(ResourceGraph)
+	if before == nil || !ok {
+		return nil
+	}
+	ac := &accountCheck{before: before, managed: [2]map[string]bool{{}, {}}}
+	for _, r := range rg.Resources() {
+		switch {
+		case r.Is(catalog.TypeUser):
+			ac.managed[userAccount][r.Namevar()] = true
+			ac.managed[groupAccount][r.Namevar()] = true
+		case r.Is(catalog.TypeGroup):
+			ac.managed[groupAccount][r.Namevar()] = true
+		}
+	}
+	return ac
+}
+
+// madeAccount returns an account that f's consumer names and f's producer
+// made on a path of f: the name was not there before the apply, no User or
+// Group manages it, and no other resource but Users and Groups wrote that
+// database. "" when there is none.
+func (ac *accountCheck) madeAccount(f *Finding) string {
+	if ac == nil || managesAccounts(f.Producer) {
+		return ""
+	}
+	for _, pc := range f.Paths {
+		kind, ok := accountDatabaseKind(pc.Path)
+		if !ok || pc.Producer != f.Producer || pc.Consumer != f.Consumer || pc.otherWriters {
+			continue
+		}
+		existed := ac.before.users
+		if kind == groupAccount {
+			existed = ac.before.groups
+		}
+		for _, name := range namedAccounts(f.Consumer, kind) {
+			if !existed[name] && !ac.managed[kind][name] {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// managesAccounts reports whether r is a User or a Group: it writes the
+// account databases for the names it manages, which Puppet's autorequires
+// order.
+func managesAccounts(r *catalog.Resource) bool {
+	return r.Is(catalog.TypeUser) || r.Is(catalog.TypeGroup)
+}
+
+// accountNote ends the fix of a pair that rule 6 does not hold back.
+func accountNote(f *Finding, name string) string {
+	return "; " + PuppetRef(f.Consumer) + " names the account " + name + ", which " + PuppetRef(f.Producer) +
+		" made in this run (it was not there before, and no User or Group manages it): in the other order Puppet cannot find it"
+}
