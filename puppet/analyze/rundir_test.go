@@ -91,24 +91,23 @@ func TestWithRunRecordNodeState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := WithRunRecord(in); got.Units != "" {
-		t.Errorf("units %q without %s", got.Units, runner.UnitsFile)
-	}
-	units := filepath.Join(dir, runner.UnitsFile)
-	if err := os.WriteFile(units, []byte("Id=a.service\nNames=a.service b.service\nPartOf=\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := WithRunRecord(in); got.Units != units {
-		t.Errorf("units %q, want %q", got.Units, units)
-	}
-	if got, _ := WithRunRecord(in); got.Accounts != "" {
-		t.Errorf("accounts %q without %s", got.Accounts, runner.AccountsFile)
-	}
-	accounts := filepath.Join(dir, runner.AccountsFile)
-	if err := os.WriteFile(accounts, []byte("user root\ngroup root\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := WithRunRecord(in); got.Accounts != accounts {
-		t.Errorf("accounts %q, want %q", got.Accounts, accounts)
+	// Each node state file is taken when it is beside the trace.
+	for _, c := range []struct {
+		file, data string
+		field      func(Input) string
+	}{
+		{runner.UnitsFile, "Id=a.service\nNames=a.service b.service\nPartOf=\n", func(in Input) string { return in.Units }},
+		{runner.AccountsFile, "user root\ngroup root\n", func(in Input) string { return in.Accounts }},
+	} {
+		if got, _ := WithRunRecord(in); c.field(got) != "" {
+			t.Errorf("%q without %s", c.field(got), c.file)
+		}
+		path := filepath.Join(dir, c.file)
+		if err := os.WriteFile(path, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := WithRunRecord(in); c.field(got) != path {
+			t.Errorf("%q, want %q", c.field(got), path)
+		}
 	}
 }
