@@ -264,7 +264,7 @@ type htmlEffect struct {
 	Role     string // producer, consumer
 	Effect   string // what the resource did: produced, consumed…
 	Ref      string
-	Syscall  string
+	Syscall  string // and the program that made it (callText)
 	Line     int64
 	Trace    string // the trace the line is in, named for NI (which has two)
 	Lines    []htmlLine
@@ -684,7 +684,7 @@ func (b *htmlBuilder) resource(role string, res *catalog.Resource) htmlResource 
 // named trace (firstTrace or secondTrace). Only a report with two traces
 // (Report.Idempotence) names the trace of each line on the page.
 func (b *htmlBuilder) effect(role, eff string, res *catalog.Resource, ev interp.Evidence, trace string) htmlEffect {
-	he := htmlEffect{Role: role, Effect: eff, Ref: printable.String(res.Ref()), Syscall: ev.Syscall(), Line: ev.Line}
+	he := htmlEffect{Role: role, Effect: eff, Ref: printable.String(res.Ref()), Syscall: callText(ev), Line: ev.Line}
 	lines := b.in.TraceLines
 	if trace == secondTrace {
 		lines = b.in.SecondTraceLines

@@ -385,16 +385,17 @@ func eventsText(events []puppet.ResourceEvent) string {
 	return strings.Join(parts, "; ")
 }
 
-// niEvidence is a write in the trace named trace, "(openat, line 42 of
-// second/trace.log)"; "" when the trace has none.
+// niEvidence is a write in the trace named trace, "(openat by /bin/sed,
+// line 42 of second/trace.log)"; "" when the trace has none.
 func niEvidence(ev interp.Evidence, trace string) string {
+	call := callText(ev)
 	switch {
-	case ev.Syscall() != "" && ev.Line > 0:
-		return fmt.Sprintf("(%s, line %d of %s)", ev.Syscall(), ev.Line, trace)
+	case call != "" && ev.Line > 0:
+		return fmt.Sprintf("(%s, line %d of %s)", call, ev.Line, trace)
 	case ev.Line > 0:
 		return fmt.Sprintf("(line %d of %s)", ev.Line, trace)
-	case ev.Syscall() != "":
-		return "(" + ev.Syscall() + ")"
+	case call != "":
+		return "(" + call + ")"
 	}
 	return ""
 }

@@ -174,6 +174,7 @@ type jsonConflict struct {
 type jsonEvidence struct {
 	Syscall string `json:"syscall"`
 	Line    int64  `json:"line"`
+	Program string `json:"program,omitempty"`
 }
 
 type jsonWaiver struct {
@@ -246,7 +247,7 @@ func (r *Report) jsonResource(res *catalog.Resource) jsonResource {
 }
 
 func toJSONEvidence(e interp.Evidence) jsonEvidence {
-	return jsonEvidence{Syscall: e.Syscall(), Line: e.Line}
+	return jsonEvidence{Syscall: e.Syscall(), Line: e.Line, Program: e.Program()}
 }
 
 // WriteJSON writes the report as one indented JSON object (SCHEMA.md),

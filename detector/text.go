@@ -429,17 +429,28 @@ func (t *textWriter) effect(eff string, r *catalog.Resource, ev interp.Evidence)
 	fmt.Fprintf(t.w, "      %s by %s %s\n", eff, printable.String(r.Ref()), t.style(ansiDim, evidenceText(ev)))
 }
 
-// evidenceText is "(openat, trace line 42)".
+// evidenceText is "(openat by /usr/bin/mariadb, trace line 42)".
 func evidenceText(ev interp.Evidence) string {
+	call := callText(ev)
 	switch {
-	case ev.Syscall() != "" && ev.Line > 0:
-		return fmt.Sprintf("(%s, trace line %d)", ev.Syscall(), ev.Line)
-	case ev.Syscall() != "":
-		return "(" + ev.Syscall() + ")"
+	case call != "" && ev.Line > 0:
+		return fmt.Sprintf("(%s, trace line %d)", call, ev.Line)
+	case call != "":
+		return "(" + call + ")"
 	case ev.Line > 0:
 		return fmt.Sprintf("(trace line %d)", ev.Line)
 	}
 	return ""
+}
+
+// callText is the evidence's system call and, when the trace shows it, the
+// program that made it: "openat by /usr/bin/mariadb", "openat".
+func callText(ev interp.Evidence) string {
+	call := ev.Syscall()
+	if prog := ev.Program(); call != "" && prog != "" {
+		call += " by " + printable.String(prog)
+	}
+	return call
 }
 
 // WriteStats writes the counts and phase times for --stats.

@@ -49,6 +49,7 @@ type heldAccess struct {
 	entryMade bool
 	script    uint16
 	flags     uint32
+	prog      uint32
 	line      int64
 	syscall   string
 }
@@ -69,7 +70,7 @@ func (in *Interp) hold(id pathID, isDir bool, eff fstrace.Effect, st *fstrace.St
 	p := in.curProc
 	g := p.held
 	g.held = append(g.held, heldAccess{id: id, member: p.heldIndex, open: in.attr.Open(), eff: eff, isDir: isDir,
-		entryMade: entryMade, script: p.script, flags: st.Flags, line: st.Line, syscall: st.Syscall})
+		entryMade: entryMade, script: p.script, flags: st.Flags, prog: p.prog, line: st.Line, syscall: st.Syscall})
 	in.stats.HeldAccesses++
 	if len(g.held) >= maxHeld {
 		in.charge(g, nil)
@@ -153,12 +154,12 @@ func (in *Interp) charge(g *heldGroup, root *process) {
 			continue
 		}
 		st := fstrace.Statement{Syscall: h.syscall, Line: h.line, Flags: h.flags}
-		a := in.m.paths.record(h.id, h.isDir, b, h.eff, &st, h.script)
+		a := in.m.paths.record(h.id, h.isDir, b, h.eff, &st, h.script, h.prog)
 		if a == nil {
 			continue
 		}
 		a.EntryMade = a.EntryMade || h.entryMade
-		keepEarliest(a, h.eff, in.m.paths.evidence(&st), h.flags&fstrace.Keeps != 0)
+		keepEarliest(a, h.eff, in.m.paths.evidence(&st, h.prog), h.flags&fstrace.Keeps != 0)
 	}
 	for _, m := range g.members {
 		m.held = nil

@@ -222,10 +222,11 @@ func (in *Interp) record(l location, isDir bool, eff fstrace.Effect, st *fstrace
 		return
 	}
 	var script uint16
+	var prog uint32
 	if p := in.curProc; p != nil {
-		script = p.script
+		script, prog = p.script, p.prog
 	}
-	in.m.paths.record(in.m.locPath(l), isDir, in.cur, eff, st, script)
+	in.m.paths.record(in.m.locPath(l), isDir, in.cur, eff, st, script, prog)
 }
 
 // recordParent charges Consumed on the directory holding l: creating a
@@ -238,7 +239,7 @@ func (in *Interp) recordParent(l location, st *fstrace.Statement) {
 	if in.cur == NoBlock {
 		return
 	}
-	if a := in.m.paths.record(in.m.dirPath(l.dir), true, in.cur, fstrace.Consumed, st, 0); a != nil {
+	if a := in.m.paths.record(in.m.dirPath(l.dir), true, in.cur, fstrace.Consumed, st, 0, in.curProg()); a != nil {
 		a.EntryMade = true
 	}
 }
@@ -318,6 +319,9 @@ func (in *Interp) hpath(p *process, st *fstrace.Statement, follow bool) {
 			if id := in.scriptOf(in.m.locPath(l)); id != 0 {
 				p.script = id
 			}
+			// The exec's own read is the caller's; what follows is the
+			// program's, by the name execve gave it.
+			p.prog = programNames.id(st.Path)
 		}
 	case fstrace.Produced:
 		makeDir := st.Flags&fstrace.MakeDir != 0
@@ -383,7 +387,7 @@ func (in *Interp) missing(p *process, st *fstrace.Statement, follow bool) {
 		in.hold(id, false, fstrace.Missing, st, false)
 		return
 	}
-	in.m.paths.record(id, false, in.cur, fstrace.Missing, st, 0)
+	in.m.paths.record(id, false, in.cur, fstrace.Missing, st, 0, in.curProg())
 }
 
 func (in *Interp) link(p *process, st *fstrace.Statement) {
@@ -627,4 +631,12 @@ func mergeByPath(a, b []PathAccesses) []PathAccesses {
 		}
 	}
 	return append(append(out, a...), b...)
+}
+
+// curProg is the program of the current process (0 when none).
+func (in *Interp) curProg() uint32 {
+	if p := in.curProc; p != nil {
+		return p.prog
+	}
+	return 0
 }

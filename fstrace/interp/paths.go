@@ -45,11 +45,11 @@ type pathTable struct {
 }
 
 // evidence is st's Evidence.
-func (t *pathTable) evidence(st *fstrace.Statement) Evidence {
+func (t *pathTable) evidence(st *fstrace.Statement, prog uint32) Evidence {
 	if st.Syscall != t.lastName {
 		t.lastName, t.lastID = st.Syscall, syscallNames.id(st.Syscall)
 	}
-	return Evidence{Line: st.Line, name: t.lastID}
+	return Evidence{Line: st.Line, name: t.lastID, prog: prog}
 }
 
 func newPathTable() pathTable {
@@ -79,7 +79,7 @@ func (t *pathTable) child(parent pathID, name string) pathID {
 // failed lookup (Missing) leaves isDir as it was. script is the maintainer
 // script the producing process runs (process.script; 0 for none). It
 // returns the block's access to the path, nil when the effect dropped it.
-func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect, st *fstrace.Statement, script uint16) *Access {
+func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect, st *fstrace.Statement, script uint16, prog uint32) *Access {
 	n := &t.nodes[id]
 	if eff != fstrace.Missing {
 		n.isDir = isDir
@@ -101,7 +101,7 @@ func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect,
 	}
 	n.hint = int32(i)
 	a := &n.accesses[i]
-	ev := t.evidence(st)
+	ev := t.evidence(st, prog)
 	switch eff {
 	case fstrace.Consumed:
 		if !a.Consumed {

@@ -48,6 +48,10 @@ type process struct {
 	// makes is that package's (Access.Script, the detector's rule 17).
 	// 0 when it does not.
 	script uint16
+	// prog: the program the process runs, from its last exec in the
+	// trace, or its parent's (an index in programNames, for
+	// Evidence.Program); init is "PID 1". 0 when unknown.
+	prog uint32
 }
 
 // pendingRead is a read of init's that may turn out to be for a unit: the
@@ -56,6 +60,7 @@ type pendingRead struct {
 	id      pathID
 	isDir   bool
 	flags   uint32
+	prog    uint32
 	line    int64
 	syscall string
 }
@@ -88,6 +93,7 @@ func (in *Interp) lookupProc(pid int32) *process {
 			// a unit's behalf (initRead). It is not the trace's root.
 			p.acts = fstrace.Pinned(NoBlock)
 			p.init = true
+			p.prog = programNames.id(initProgram)
 			in.procs[pid] = p
 			in.stats.Processes++
 			in.lastPid, in.lastProc = pid, p
@@ -220,7 +226,7 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 		in.forgetProc(st.Child)
 	}
 
-	c := &process{script: parent.script}
+	c := &process{script: parent.script, prog: parent.prog}
 	if st.Flags&fstrace.ShareFiles != 0 {
 		c.files = parent.files
 		c.files.users++
@@ -257,6 +263,9 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 		in.stats.UnknownPids--
 		if child.script != 0 {
 			c.script = child.script // it ran a maintainer script itself
+		}
+		if child.prog != 0 {
+			c.prog = child.prog // it ran a program itself
 		}
 		if !child.acts.IsDynamic() {
 			// It already joined a cgroup (a service's unit): tracers that
@@ -337,6 +346,11 @@ func (in *Interp) exec(p *process) {
 // docker exec, and never a traced program's own process outside containers.
 const initPid = 1
 
+// initProgram is init's program in evidence: systemd when the container
+// boots with it, whose reads for a unit (its EnvironmentFile=) are
+// evidence of the unit's Service.
+const initProgram = "PID 1"
+
 // writePid runs WritePid: p wrote the number st.Child to the fd st.Fd.
 // Writing a pid to a cgroup's cgroup.procs file moves that process (0: the
 // writer) into the cgroup, and its later children are born there. When
@@ -379,7 +393,7 @@ func (in *Interp) chargePending(p *process, block BlockID) {
 	if block != NoBlock {
 		for _, pr := range in.pending[p] {
 			st := fstrace.Statement{Syscall: pr.syscall, Line: pr.line, Flags: pr.flags}
-			in.m.paths.record(pr.id, pr.isDir, block, fstrace.Consumed, &st, 0)
+			in.m.paths.record(pr.id, pr.isDir, block, fstrace.Consumed, &st, 0, pr.prog)
 			in.stats.UnitReads++
 		}
 	}
@@ -394,7 +408,7 @@ func (in *Interp) chargePending(p *process, block BlockID) {
 func (in *Interp) initRead(p *process, id pathID, isDir bool, st *fstrace.Statement) {
 	n := &in.m.paths.nodes[id]
 	if unit, ok := UnitOfFile(in.m.paths.nodes[n.parent].name, n.name); ok && !isDir {
-		in.m.paths.record(id, isDir, in.blockID(UnitBlock(unit)), fstrace.Consumed, st, 0)
+		in.m.paths.record(id, isDir, in.blockID(UnitBlock(unit)), fstrace.Consumed, st, 0, p.prog)
 		in.stats.UnitReads++
 		return
 	}
@@ -405,7 +419,7 @@ func (in *Interp) initRead(p *process, id pathID, isDir bool, st *fstrace.Statem
 		copy(reads, reads[1:])
 		reads = reads[:maxPending-1]
 	}
-	in.pending[p] = append(reads, pendingRead{id: id, isDir: isDir, flags: st.Flags, line: st.Line, syscall: st.Syscall})
+	in.pending[p] = append(reads, pendingRead{id: id, isDir: isDir, flags: st.Flags, prog: p.prog, line: st.Line, syscall: st.Syscall})
 }
 
 // UnitBlock names the block of a systemd service unit: the accesses of the

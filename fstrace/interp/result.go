@@ -27,6 +27,7 @@ const NoBlock = fstrace.NoBlock
 type Evidence struct {
 	Line int64
 	name uint32 // index in syscallNames.list; 0 is ""
+	prog uint32 // index in programNames.list; 0 is ""
 }
 
 // NewEvidence returns the evidence of a call named syscall at line.
@@ -34,8 +35,21 @@ func NewEvidence(syscall string, line int64) Evidence {
 	return Evidence{Line: line, name: syscallNames.id(syscall)}
 }
 
+// NewEvidenceBy returns the evidence of a call named syscall at line, made
+// by a process running program.
+func NewEvidenceBy(syscall string, line int64, program string) Evidence {
+	return Evidence{Line: line, name: syscallNames.id(syscall), prog: programNames.id(program)}
+}
+
 // Syscall is the name of the evidence's system call ("" when unknown).
 func (e Evidence) Syscall() string { return syscallNames.name(e.name) }
+
+// Program is the program the calling process ran, as its execve named it
+// ("/usr/bin/mariadb", "/etc/mysql/debian-start"); "" when the trace does
+// not show the process's exec (Puppet itself, a process of a trace begun
+// mid-run). It says at once whether a daemon or a helper of its unit read
+// a file, which the trace line alone, with its pid, does not.
+func (e Evidence) Program() string { return programNames.name(e.prog) }
 
 // syscallNames interns the names of evidences. Analyses may run in
 // parallel (tests, bench), so it is locked; the interpreter asks it through
@@ -43,13 +57,17 @@ func (e Evidence) Syscall() string { return syscallNames.name(e.name) }
 // one call.
 var syscallNames = nameTable{ids: map[string]uint32{"": 0}, list: []string{""}}
 
+// programNames interns the programs of evidences (Evidence.Program): few,
+// and asked for once per exec.
+var programNames = nameTable{ids: map[string]uint32{"": 0}, list: []string{""}}
+
 type nameTable struct {
 	mu   sync.RWMutex
 	ids  map[string]uint32
 	list []string
 }
 
-// maxSyscallNames bounds the table (a fuzzed program may name anything):
+// maxSyscallNames bounds each table (a fuzzed program may name anything):
 // later names read as "?".
 const maxSyscallNames = 1 << 16
 

@@ -113,6 +113,12 @@ func TestInitReadsForUnits(t *testing.T) {
 	if res.Stats.UnitReads != 2 {
 		t.Errorf("UnitReads = %d, want 2", res.Stats.UnitReads)
 	}
+	// Both are init's reads, in evidence too.
+	for _, p := range []string{"/etc/systemd/system/demo.service.d/override.conf", "/etc/default/demo"} {
+		if a := access(res, p, UnitBlock("demo.service")); a == nil || a.ConsumedBy.Program() != initProgram {
+			t.Errorf("%s: evidence not PID 1's: %+v", p, a)
+		}
+	}
 }
 
 // The child's move into its unit can come before init's clone returns (an
@@ -245,5 +251,52 @@ func TestHeldUntilCreationSeen(t *testing.T) {
 		if res.Blocks[a.Block] == unit && a.ConsumedBy.Line != heldRead {
 			t.Errorf("/etc/demo.conf first consumed at line %d, want %d (the held read, before the daemon's)", a.ConsumedBy.Line, heldRead)
 		}
+	}
+}
+
+// TestEvidenceProgram: an access's evidence names the program its process
+// ran, from its exec in the trace: a child runs its parent's until it
+// execs itself, the exec's own read is the caller's, a held access keeps
+// the program of its time, and init's reads for a unit are "PID 1"'s.
+func TestEvidenceProgram(t *testing.T) {
+	runs := func(pid int32, path string) []fstrace.Statement {
+		return []fstrace.Statement{
+			ev(fstrace.Statement{Op: fstrace.OpHpath, Pid: pid, Dir: fstrace.AtFdcwd, Path: path,
+				Effect: fstrace.Consumed, Flags: fstrace.Runs, Syscall: "execve"}),
+			execve(pid),
+		}
+	}
+	stmts := []fstrace.Statement{begin(puppet, "Exec[a]"), hp(puppet, P, "/etc/by-puppet")}
+	stmts = append(stmts, runs(puppet, "/bin/sh")...)
+	stmts = append(stmts, newProc(puppet, 201, 0), hp(201, C, "/etc/by-child"))
+	stmts = append(stmts, runs(201, "/usr/bin/cat")...)
+	stmts = append(stmts, hp(201, C, "/etc/by-cat"),
+		hp(202, C, "/etc/held"), // seen before its creation
+		newProc(201, 202, 0),
+		end(puppet, "Exec[a]"))
+	_, res := run(stmts...)
+	for path, want := range map[string]string{
+		"/etc/by-puppet": "",        // no exec of it in the trace
+		"/bin/sh":        "",        // the exec's own read: the caller's
+		"/etc/by-child":  "/bin/sh", // the parent's program
+		"/usr/bin/cat":   "/bin/sh",
+		"/etc/by-cat":    "/usr/bin/cat",
+		"/etc/held":      "", // 202 ran nothing before its creation was seen
+	} {
+		a := access(res, path, "Exec[a]")
+		if a == nil {
+			t.Errorf("%s: no access", path)
+			continue
+		}
+		ev := a.ConsumedBy
+		if a.Produced {
+			ev = a.ProducedBy
+		}
+		if got := ev.Program(); got != want {
+			t.Errorf("%s: program %q, want %q", path, got, want)
+		}
+	}
+	if got := NewEvidenceBy("openat", 3, "/usr/sbin/cron").Program(); got != "/usr/sbin/cron" {
+		t.Errorf("NewEvidenceBy: %q", got)
 	}
 }
