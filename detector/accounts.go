@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
@@ -81,19 +82,29 @@ func accountDatabaseKind(path string) (accountKind, bool) {
 	return 0, false
 }
 
-// accountParams are the parameters that name an account, by kind: a File's
-// owner and group, an Exec's (a Cron's, an Ssh_authorized_key's) user and
-// group, a User's primary group and other groups.
+// accountParams are the parameters that name an account, by kind: the
+// owner and group of a File (and of what manages files: Concat_file,
+// Vcsrepo, Archive), a User's primary group and other groups. A user
+// parameter is a system account only for the core types that run something
+// as it (userParamTypes); elsewhere it may be anything (Mysql_grant's user
+// is a database account).
 var accountParams = [...][]string{
-	userAccount:  {"owner", "user"},
+	userAccount:  {"owner"},
 	groupAccount: {"group", "gid", "groups"},
 }
+
+// userParamTypes are the types whose user parameter names a system account.
+var userParamTypes = []string{catalog.TypeExec, "Cron", "Ssh_authorized_key"}
 
 // namedAccounts returns the names of kind that r's parameters give (not
 // numeric ids, which need no lookup).
 func namedAccounts(r *catalog.Resource, kind accountKind) []string {
+	params := accountParams[kind]
+	if kind == userAccount && slices.ContainsFunc(userParamTypes, r.Is) {
+		params = append(slices.Clip(params), "user")
+	}
 	var names []string
-	for _, p := range accountParams[kind] {
+	for _, p := range params {
 		for _, n := range r.StringsParam(p) {
 			if n != "" && !allDigits(n) {
 				names = append(names, n)

@@ -181,7 +181,17 @@ func TestRuleAccountMadeByPackage(t *testing.T) {
 	g = graph()
 	g.add("File[/var/cache/app]", "app.pp", 30, "ensure", "directory", "owner", "root", "group", "0")
 	held("the File names only accounts that were there, or an id", "Package[app]", made(nil, nil), g, Options{Accounts: before})
-	res := result(
+	g = graph()
+	g.add("Mysql_grant[appd@localhost/*.*]", "app.pp", 30, "user", "appd@localhost")
+	res := result(p("/etc/passwd", a("Package[app]", "p", 11), a("Mysql_grant[appd@localhost/*.*]", "c", 21)))
+	if rep := Detect(res, g, Options{Accounts: before}); rep.Faults() != 0 {
+		t.Errorf("a database type's user parameter is no system account: %v", summary(rep))
+	}
+	g = graph()
+	g.add("Exec[as-appd]", "app.pp", 30, "command", "/bin/true", "user", "appd")
+	res = result(p("/etc/passwd", a("Package[app]", "p", 11), a("Exec[as-appd]", "c", 21)))
+	expect(t, Detect(res, g, Options{Accounts: before}), "MOR Package[app]->Exec[as-appd] /etc/passwd")
+	res = result(
 		p("/etc/group", a("User[app]", "p", 10), a("File[/var/cache/app]", "c", 20)),
 		p("/etc/passwd", a("User[app]", "p", 11), a("File[/var/cache/app]", "c", 21)))
 	held("the producer is a User: its own names are autorequired", "User[app]", res, graph(), Options{Accounts: before})
