@@ -77,7 +77,8 @@ func (t *pathTable) child(parent pathID, name string) pathID {
 // of each effect. A path produced and then expunged by the same block is a
 // temporary: the block's access to it is dropped (Missing included). A
 // failed lookup (Missing) leaves isDir as it was. script is the maintainer
-// script the producing process runs (process.script; 0 for none). It
+// script the producing process runs (process.script; 0 for none), prog the
+// program of the calling process, for the evidence (process.prog). It
 // returns the block's access to the path, nil when the effect dropped it.
 func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect, st *fstrace.Statement, script uint16, prog uint32) *Access {
 	n := &t.nodes[id]
