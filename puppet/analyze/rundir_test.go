@@ -72,9 +72,9 @@ func TestWithRunRecord(t *testing.T) {
 	}
 }
 
-// TestWithRunRecordUnits reads systemd's units beside the trace, as it
-// reads dpkg's packages: a run made without them (--init none, or before
-// fsmove saved them) has none.
+// TestWithRunRecordNodeState reads systemd's units and the accounts before
+// the apply beside the trace, as it reads dpkg's packages: a run made
+// without them (--init none, or before fsmove saved them) has none.
 func TestWithRunRecordNodeState(t *testing.T) {
 	src := filepath.Join("..", "..", "testdata", "runs", "ni_not_idempotent")
 	dir := t.TempDir()
