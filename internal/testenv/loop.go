@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -13,16 +14,24 @@ import (
 // pid once the loop runs (the shell has started a program or written:
 // before its script it does neither): a process that runs before a trace,
 // for the tests that attach to one. It is killed and reaped at the end of
-// the test.
+// the test, with the commands it was running: they are in its own process
+// group, and the cleanup waits until the group is gone, so that none still
+// writes in a directory the test's cleanup then removes.
 func StartLoop(t testing.TB, script string) int {
 	t.Helper()
 	cmd := exec.Command("sh", "-c", script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cmd.Process.Kill()
+		pgid := cmd.Process.Pid
+		syscall.Kill(-pgid, syscall.SIGKILL)
 		cmd.Wait()
+		// The loop's running command, orphaned, is reaped by init.
+		for deadline := time.Now().Add(5 * time.Second); syscall.Kill(-pgid, 0) == nil && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
 	})
 	pid := cmd.Process.Pid
 	for deadline := time.Now().Add(5 * time.Second); !looping(t, pid); time.Sleep(time.Millisecond) {
