@@ -63,8 +63,9 @@
 //     shadow, gshadow, subuid, subgid, their locks and backups,
 //     nsswitch.conf, login.defs) is held back (rule 6, isAccountDatabase):
 //     every owner lookup reads them, and User/Group order is Puppet's
-//     autorequire business. Unless the consumer names (owner, group, user,
-//     gid, groups) an account that was not on the node before the apply
+//     autorequire business. Unless the consumer names (owner, group, gid,
+//     groups; the user of an Exec, a Cron, an Ssh_authorized_key) an
+//     account that was not on the node before the apply
 //     (Options.Accounts), that no User or Group manages, and that no
 //     resource but the producer (and Users and Groups) can have made: a
 //     Package whose postinst ran adduser, before a File owned by that user
