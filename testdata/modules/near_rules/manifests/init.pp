@@ -1,5 +1,6 @@
-# Fixture: the path rules of the detector (detector/doc.go, rules 12 and 14)
-# on a real run, with a fault that they must not hide.
+# Fixture: rules of the detector that hold pairs back (detector/doc.go,
+# rules 6, 12 and 14)
+# on a real run, with the faults that they must not hide.
 #
 # Rule 12. Exec['install-tool'] installs a script with mode 0775;
 # File['/usr/local/lib/near_rules'] then takes the group write bit off every
