@@ -170,6 +170,27 @@ func (ac *accountCheck) madeAccount(f *Finding) string {
 	return ""
 }
 
+// accountDatabaseWriters returns the resources, Users and Groups aside, that
+// wrote path when it is an account database (/etc/passwd, /etc/group): up
+// to two, enough to tell whether any but a given one did (the producer of a
+// pair, PathConflict.otherWriters). Once per path, not per pair: every
+// owner lookup reads the databases, so they have many uses.
+func accountDatabaseWriters(path string, uses []use) []*catalog.Resource {
+	if _, ok := accountDatabaseKind(path); !ok {
+		return nil
+	}
+	var writers []*catalog.Resource
+	for i := range uses {
+		r := uses[i].role.res
+		if uses[i].produced && !managesAccounts(r) && !slices.Contains(writers, r) {
+			if writers = append(writers, r); len(writers) == 2 {
+				break
+			}
+		}
+	}
+	return writers
+}
+
 // managesAccounts reports whether r is a User or a Group: it writes the
 // account databases for the names it manages, which Puppet's autorequires
 // order.

@@ -271,6 +271,7 @@ func packageResources(g Graph, roles []blockRole) []*catalog.Resource {
 // relatePath adds to pairs the relations that one path makes between the
 // resources of its uses (the rules of rules.go).
 func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use) {
+	accountWriters := accountDatabaseWriters(pa.Path, uses)
 	for i := range uses {
 		x := &uses[i]
 		if !x.produced {
@@ -313,11 +314,7 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use) {
 			if !before {
 				pc.Relation, pc.ConsumerEffect, pc.ConsumerEvidence = Consumes, fstrace.Consumed, y.consBy
 			}
-			if _, ok := accountDatabaseKind(pa.Path); ok {
-				pc.otherWriters = slices.ContainsFunc(uses, func(z use) bool {
-					return z.produced && z.role.res != x.role.res && !managesAccounts(z.role.res)
-				})
-			}
+			pc.otherWriters = len(accountWriters) > 1 || len(accountWriters) == 1 && accountWriters[0] != x.role.res
 			r := relation{conflict: pc, before: before, notify: notify, prodVia: x.role.via, consVia: y.role.via}
 			r.byPackage = x.role.isPackage
 			if r.byPackage {
