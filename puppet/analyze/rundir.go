@@ -52,17 +52,15 @@ func WithRunRecord(in Input) (Input, *runner.RunRecord) {
 	if _, err := os.Stat(filepath.Join(graphs, runner.ExpandedGraph)); in.PuppetGraphs == "" && err == nil {
 		in.PuppetGraphs = graphs
 	}
-	packages := filepath.Join(dir, runner.PackagesFile)
-	if _, err := os.Stat(packages); in.Packages == "" && err == nil {
-		in.Packages = packages
-	}
-	units := filepath.Join(dir, runner.UnitsFile)
-	if _, err := os.Stat(units); in.Units == "" && err == nil {
-		in.Units = units
-	}
-	accounts := filepath.Join(dir, runner.AccountsFile)
-	if _, err := os.Stat(accounts); in.Accounts == "" && err == nil {
-		in.Accounts = accounts
+	// What the run saved of the node, each when it is there and not given.
+	for _, f := range []struct {
+		name  string
+		input *string
+	}{{runner.PackagesFile, &in.Packages}, {runner.UnitsFile, &in.Units}, {runner.AccountsFile, &in.Accounts}} {
+		path := filepath.Join(dir, f.name)
+		if _, err := os.Stat(path); *f.input == "" && err == nil {
+			*f.input = path
+		}
 	}
 	return withSecondRun(in, rec), rec
 }
