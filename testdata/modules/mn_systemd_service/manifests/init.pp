@@ -35,6 +35,13 @@
 # the Service and does not notify it: a fourth expected MN, to
 # Service['mn-alias'], though its processes run in the cgroup of
 # mn-systemd-real.service.
+#
+# Tracing ends when Puppet exits, and "systemctl start" returns as soon as a
+# simple service's main process is forked: a read in ExecStart may come
+# after the trace's end (it did, once in CI, for mn-alias). So each read
+# this fixture needs happens in an ExecStartPre, which systemd runs to its
+# end before the start returns, and mn-systemd is ordered After= its helper
+# so that the helper's start is over before mn-systemd's is.
 class mn_systemd_service {
   file { '/etc/mn_systemd_service.conf':
     ensure  => file,
@@ -64,6 +71,7 @@ class mn_systemd_service {
       [Unit]
       Description=fsmove fixture mn_systemd_service
       Wants=mn-systemd-helper.service
+      After=mn-systemd-helper.service
 
       [Service]
       EnvironmentFile=/etc/default/mn-systemd
@@ -90,6 +98,7 @@ class mn_systemd_service {
       PartOf=mn-systemd.service
 
       [Service]
+      ExecStartPre=/bin/cat /etc/mn_systemd_helper.conf
       ExecStart=/bin/sh -c 'cat /etc/mn_systemd_helper.conf >/dev/null; exec sleep infinity'
       | UNIT
     notify  => Service['mn-systemd'],
@@ -112,6 +121,7 @@ class mn_systemd_service {
       Description=fsmove fixture mn_systemd_service, started by an alias
 
       [Service]
+      ExecStartPre=/bin/cat /etc/mn_alias.conf
       ExecStart=/bin/sh -c 'cat /etc/mn_alias.conf >/dev/null; exec sleep infinity'
       | UNIT
     notify  => Service['mn-alias'],
