@@ -45,6 +45,10 @@ type Options struct {
 	// Idempotence, when set, adds the NI findings of a second apply of
 	// the catalog (fsmove run --idempotence).
 	Idempotence *Idempotence
+	// Scope, when set, is the code under test: findings wholly outside it
+	// go to Report.InDependencies and count for nothing. Nil: every
+	// finding counts (fsmove analyze of a bare trace, --scope all).
+	Scope *Scope
 }
 
 // NewFilterFor builds the filter Detect uses for opts.
@@ -212,6 +216,10 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	rep.AddWarning(ChangesReport, "fsmove:ignore comments without a reason, which do not suppress", int64(len(unreasoned)), strings.Join(unreasoned, ", "))
 	applyWaivers(rep, g, append(slices.Clip(opts.Waivers), inline...))
 	slices.SortFunc(rep.Findings, compareFindings)
+	if opts.Scope != nil {
+		opts.Scope.setAside(rep)
+		st.InDependencies = rep.DependencyFaults()
+	}
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
 		switch {

@@ -435,6 +435,9 @@ func (r *Report) htmlCounts() ([]htmlCount, string) {
 	default:
 		summary = "Faults found in an INCOMPLETE analysis (there may be more): " + kinds
 	}
+	if note := r.dependencyNote(); note != "" {
+		summary += "; " + note
+	}
 	return out, summary
 }
 

@@ -229,6 +229,7 @@ type jsonStats struct {
 	MN                 int         `json:"mn"`
 	NI                 *int        `json:"ni,omitempty"` // with --idempotence only
 	HeldBack           int         `json:"held_back"`
+	InDependencies     int         `json:"in_dependencies"`
 	Commuting          int         `json:"commuting"`
 	NeedMet            int         `json:"need_met"`
 	GeneratedOrdered   int         `json:"generated_ordered"`
@@ -343,7 +344,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		ContainerAccesses: s.ContainerAccesses,
 		UnitMoves:         s.Interp.UnitMoves, UnitReads: s.Interp.UnitReads, HeldAccesses: s.Interp.HeldAccesses, UnitBlocks: s.UnitBlocks, UnclaimedUnits: s.UnclaimedUnits, UnclaimedAccesses: s.UnclaimedAccesses,
 		Paths: s.Paths, FilteredPaths: s.FilteredPaths, RelatedPairs: s.RelatedPairs,
-		MOR: s.MOR, MN: s.MN, HeldBack: s.HeldBack, Commuting: s.Commuting, NeedMet: s.NeedMet, GeneratedOrdered: s.GeneratedOrdered, Waived: s.Waived, Suppressed: s.Suppressed, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,
+		MOR: s.MOR, MN: s.MN, HeldBack: s.HeldBack, InDependencies: s.InDependencies, Commuting: s.Commuting, NeedMet: s.NeedMet, GeneratedOrdered: s.GeneratedOrdered, Waived: s.Waived, Suppressed: s.Suppressed, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,
 		Phases: []jsonPhase{}, PeakRSSBytes: s.PeakRSSBytes,
 	}
 	if r.Idempotence {

@@ -169,6 +169,10 @@ type PathConflict struct {
 // (see Faults for what counts).
 type Report struct {
 	Findings []Finding
+	// InDependencies are the findings wholly outside Options.Scope: both
+	// resources are declared in code the module under test uses. They
+	// count for nothing; the reports say how many there are.
+	InDependencies []Finding
 	// UnresolvedBlocks names the blocks that the catalog does not know
 	// (sorted); their accesses were not checked.
 	UnresolvedBlocks []string
@@ -401,10 +405,11 @@ type Stats struct {
 	Paths             int // distinct paths in the result
 	FilteredPaths     int // paths skipped by the filters
 	RelatedPairs      int // resource pairs with a < or ⇝ relation
-	MOR               int // findings by kind, waived ones included, held-back ones not
+	MOR               int // findings by kind, waived ones included, held-back ones and those in dependencies not
 	MN                int
 	NI                int // non-idempotent resources (--idempotence)
 	HeldBack          int // findings held back by a rule (--all shows them)
+	InDependencies    int // findings wholly inside dependencies that would be faults (--scope all lists them)
 	Commuting         int // of those, pairs that commute
 	NeedMet           int // path relations dropped: another, ordered producer met the need
 	GeneratedOrdered  int // path relations Puppet ordered through a generated resource's own edges

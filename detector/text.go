@@ -82,21 +82,17 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	if r.ShowSuppressed {
 		t.suppressed(r)
 	}
-	var defaults, unknown []string
+	// Puppet's default schedules and filebucket are in no catalog and
+	// are Puppet's own: nothing to say of them here (JSON lists them).
+	var unknown []string
 	for _, b := range r.UnresolvedBlocks {
-		if ref, err := catalog.ParseRef(b); err == nil && ref.IsPuppetDefault() {
-			defaults = append(defaults, b)
-		} else {
+		if ref, err := catalog.ParseRef(b); err != nil || !ref.IsPuppetDefault() {
 			unknown = append(unknown, b)
 		}
 	}
 	if len(unknown) > 0 {
 		fmt.Fprintf(t.w, "%s %d block(s) not in the catalog, not checked: %s\n",
 			t.style(ansiYellow, "warning:"), len(unknown), printable.String(strings.Join(unknown, ", ")))
-	}
-	if len(defaults) > 0 {
-		fmt.Fprintf(t.w, "note: %d block(s) of Puppet's default schedules and filebucket, not in the catalog, not checked\n",
-			len(defaults))
 	}
 	for _, wv := range r.UnusedWaivers {
 		fmt.Fprintf(t.w, "%s the waiver %s %s (%s) matched no finding\n",
@@ -157,6 +153,9 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 			how = "listed above"
 		}
 		summary += fmt.Sprintf("; %d held back as not faults (%s)", held, how)
+	}
+	if note := r.dependencyNote(); note != "" {
+		summary += "; " + note
 	}
 	switch {
 	case faults == 0 && r.Complete():
@@ -494,6 +493,7 @@ func (r *Report) WriteStats(w io.Writer) error {
 		{"related resource pairs", int64(s.RelatedPairs)},
 		{"MOR", int64(s.MOR)},
 		{"MN", int64(s.MN)},
+		{"findings in dependencies", int64(s.InDependencies)},
 		{"waived", int64(s.Waived)},
 		{"waivers", int64(s.Waivers)},
 		{"unused waivers", int64(s.UnusedWaivers)},
