@@ -91,7 +91,8 @@ func (b *DockerBackend) Confirm(ctx context.Context, dir string) (results.Confir
 	c := results.Confirm{Seconds: -1}
 	report := filepath.Join(dir, results.ReportJSON)
 	tmp := report + ".confirm"
-	cmd := exec.CommandContext(ctx, b.Fsmove, "confirm", "--quiet", "--workers", "1", "--out", dir, "--format", "json", "-o", tmp)
+	// --scope all, as Analyze.
+	cmd := exec.CommandContext(ctx, b.Fsmove, "confirm", "--quiet", "--workers", "1", "--scope", "all", "--out", dir, "--format", "json", "-o", tmp)
 	// Stopped (an interrupt, the module's timeout), the child is asked to
 	// stop as a person would, with SIGINT, so that it removes its
 	// containers; killed only if it has not ended by then.
@@ -159,7 +160,9 @@ func (b *DockerBackend) Analyze(ctx context.Context, dir string) (results.Analys
 	}
 	report := filepath.Join(dir, results.ReportJSON)
 	os.Remove(report)
-	cmd := exec.CommandContext(ctx, b.Fsmove, "analyze", "--format", "json", "-o", report,
+	// --scope all: a study counts every fault of the run, those of the
+	// module's dependencies too, which a gate on the module sets aside.
+	cmd := exec.CommandContext(ctx, b.Fsmove, "analyze", "--scope", "all", "--format", "json", "-o", report,
 		filepath.Join(dir, runner.TraceFile), filepath.Join(dir, runner.CatalogFile))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

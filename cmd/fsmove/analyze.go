@@ -56,12 +56,13 @@ no resource block is recognised, another run's catalog) and why.`,
 var (
 	reportFormats = []string{"text", "json", "sarif", "junit", "codequality", "html"}
 	colorModes    = []string{"auto", "always", "never"}
+	scopes        = []string{"module", "all"}
 )
 
 // reportOutputFlags and filterFlags are the flags of addReportFlags, as
 // the help of run, analyze and confirm groups them.
 var (
-	reportOutputFlags = []string{"format", "output", "color", "graph-out", "base-path", "all", "allow-incomplete", "fail-on", "show-suppressed"}
+	reportOutputFlags = []string{"format", "output", "color", "graph-out", "base-path", "scope", "all", "allow-incomplete", "fail-on", "show-suppressed"}
 	filterFlags       = []string{"package-notify", "filter", "filter-file", "no-default-filters", "waivers"}
 )
 
@@ -83,6 +84,7 @@ type reportFlags struct {
 	basePath         string
 	failOn           string
 	showSuppressed   bool
+	scope            string
 	// project is the project file (.fsmove.yml) read for this command,
 	// nil when none: its filters and waivers join the flags'.
 	project *projectConfig
@@ -103,10 +105,11 @@ func addReportFlags(fs *pflag.FlagSet) *reportFlags {
 	fs.BoolVar(&rf.stats, "stats", false, "print counts and each phase's time on standard error")
 	enumVar(fs, &rf.color, "color", "auto", colorModes, "colour the text report: "+orList(colorModes))
 	fs.BoolVar(&rf.allowIncomplete, "allow-incomplete", false, "an incomplete analysis without findings exits 0, not 4")
-	fs.StringVar(&rf.basePath, "base-path", "", "report manifest paths relative to `DIR` (default: the git work tree's top, else .)")
+	fs.StringVar(&rf.basePath, "base-path", "", "manifest paths relative to `DIR` (default: the git top, else .)")
 	fs.StringVar(&rf.failOn, "fail-on", "", "only these findings exit 1: `KIND,CONFIDENCE`, e.g. MN,content (default: all)")
 	fs.BoolVar(&rf.showSuppressed, "show-suppressed", false, "also list the findings waivers or '# fsmove:ignore' suppress")
 	fs.BoolVar(&rf.all, "all", false, "also list the pairs a rule holds back as not faults, with why")
+	enumVar(fs, &rf.scope, "scope", "module", scopes, "findings that count: the `module`'s, or all")
 	return rf
 }
 
@@ -349,6 +352,11 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 	base, err := basePath(rf.basePath, module)
 	if err != nil {
 		return usagef("--base-path: %w", err)
+	}
+	if rec != nil && rf.scope != "all" {
+		// A run's findings count only when the module under test can fix
+		// them; those wholly inside its dependencies are set aside.
+		dopts.Scope = &detector.Scope{Roots: rec.ScopeRoots()}
 	}
 	rep, st, err := analyze.Run(ctx, in, analyze.Options{Strict: rf.strict, Detector: dopts})
 	if hooks.analyzed != nil {

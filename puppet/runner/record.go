@@ -151,3 +151,25 @@ func roundSeconds(d time.Duration) float64 {
 }
 
 func intPtr(v int) *int { return &v }
+
+// ScopeRoots are the files and directories of the code under test, as the
+// catalog names resources' files once analyze has mapped them to this
+// machine (PathMap): the module's directory (where the user has it, in
+// the container for a Debian package or a Forge install) and the entry
+// manifest (-e, --manifest). Without a module, the --modulepath modules
+// are the user's code. Everything else the run applied (fixtures, other
+// --modulepath modules, Debian's packaged modules) is a dependency.
+func (r *RunRecord) ScopeRoots() []string {
+	roots := []string{sitePP}
+	switch m := r.Module; m.Kind {
+	case SourceDir:
+		roots = append(roots, m.Dir)
+	case SourceDeb:
+		roots = append(roots, debianModules+"/"+m.Name)
+	case SourceForge:
+		roots = append(roots, forgeDir+"/"+m.Name)
+	case SourceNone:
+		roots = append(roots, r.ModulePath...)
+	}
+	return roots
+}
