@@ -34,7 +34,8 @@ install: build
 setup:
 	bash .ci/setup
 
-demo: setup
+demo:
+	bash .ci/setup demo
 	bin/fsmove run testdata/modules/mor_exec_reads_file; test $$? -le 1
 
 test: setup unit fuzz
