@@ -293,7 +293,7 @@ type htmlBuilder struct {
 	in      HTMLInputs
 	sources map[string]sourceFile
 	graph   *neighbours
-	next    int // the number of the next reported finding
+	numbers []int // the findings' numbers (Report.numbers)
 	toc     []htmlTOCEntry
 }
 
@@ -353,9 +353,10 @@ func (r *Report) htmlPage(in HTMLInputs) *htmlPage {
 		}
 	}
 	groups := GroupFindings(r.Findings)
+	b.numbers = r.numbers(groups)
 	for _, sec := range findingSections() {
 		if sec.held && !r.ShowHeldBack {
-			continue // b.section numbers what it shows
+			continue
 		}
 		switch s, n := b.section(groups, sec.kind, sec.held, sec.title); {
 		case n == 0:
@@ -445,7 +446,7 @@ func (b *htmlBuilder) section(groups []Group, kind Kind, held bool, title string
 	s := htmlSection{Title: fmt.Sprintf("%s: %d", title, n)}
 	for _, it := range items {
 		if it.group == nil {
-			s.Items = append(s.Items, htmlItem{Finding: b.finding(it.finding, held)})
+			s.Items = append(s.Items, htmlItem{Finding: b.finding(it.index, held)})
 			continue
 		}
 		g := it.group
@@ -476,7 +477,7 @@ func (b *htmlBuilder) section(groups []Group, kind Kind, held bool, title string
 			hg.Title = fmt.Sprintf("%s %s %s", hg.Shared.Ref, arrow, others)
 		}
 		for _, m := range g.Members {
-			hg.Members = append(hg.Members, b.finding(&b.r.Findings[m], held))
+			hg.Members = append(hg.Members, b.finding(m, held))
 		}
 		hg.Anchor = "group-" + strings.TrimPrefix(hg.Members[0].Anchor, "finding-")
 		s.Items = append(s.Items, htmlItem{Group: hg})
@@ -501,20 +502,20 @@ func printableAll(ss []string) []string {
 	return out
 }
 
-// finding is one finding's view; reported findings are numbered
-// finding-1, finding-2… in the page's order, held-back ones held-1….
-func (b *htmlBuilder) finding(f *Finding, held bool) *htmlFinding {
+// finding is the view of finding i, with its number (Report.numbers):
+// anchored finding-N when reported, held-N when held back.
+func (b *htmlBuilder) finding(i int, held bool) *htmlFinding {
+	f := &b.r.Findings[i]
 	if f.Kind == NI {
-		return b.niFinding(f, held)
+		return b.niFinding(i, held)
 	}
-	b.next++
 	arrow := "->"
 	if f.Kind == MN {
 		arrow = "~>"
 	}
 	p := printable.String
 	hf := &htmlFinding{
-		Number:     b.next,
+		Number:     b.numbers[i],
 		Kind:       f.Kind.String(),
 		Held:       held,
 		Confidence: confidenceText(f.Confidence),
@@ -576,11 +577,11 @@ func (b *htmlBuilder) place(hf *htmlFinding, held bool) {
 // the fix. It has no confidence (every NI is observed) and no chaining
 // arrow to copy; a fight is drawn as its pair's neighbourhood, without a
 // missing edge, and one resource is not drawn.
-func (b *htmlBuilder) niFinding(f *Finding, held bool) *htmlFinding {
-	b.next++
+func (b *htmlBuilder) niFinding(i int, held bool) *htmlFinding {
+	f := &b.r.Findings[i]
 	p := printable.String
 	hf := &htmlFinding{
-		Number:   b.next,
+		Number:   b.numbers[i],
 		Kind:     f.Kind.String(),
 		Held:     held,
 		Title:    p(f.pairText()),

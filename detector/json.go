@@ -82,6 +82,9 @@ type jsonWarning struct {
 }
 
 type jsonFinding struct {
+	// Number is the finding's number in every report (Report.numbers),
+	// 0 when waived.
+	Number       int            `json:"number"`
 	Kind         string         `json:"kind"`
 	Producer     jsonResource   `json:"producer"`
 	Consumer     jsonResource   `json:"consumer"`
@@ -268,6 +271,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	groups := GroupFindings(r.Findings)
 	inGroup := groupIndex(groups, len(r.Findings))
+	nums := r.numbers(groups)
 	for i := range groups {
 		g := &groups[i]
 		out.Groups = append(out.Groups, jsonGroup{Kind: g.Kind.String(), By: g.By.String(),
@@ -281,6 +285,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		jf := jsonFinding{
+			Number:       nums[i],
 			Kind:         f.Kind.String(),
 			Producer:     r.jsonResource(f.Producer),
 			Consumer:     r.jsonResource(f.Consumer),

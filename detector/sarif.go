@@ -115,6 +115,9 @@ type sarifSuppression struct {
 // (JSON's "confidence"), and the confirmation when it was re-applied.
 type sarifResultProps struct {
 	Confidence string `json:"confidence"`
+	// Numbers are the report's numbers of the findings the result shows
+	// (Report.numbers): one, or a group's members; none for a waived one.
+	Numbers []int `json:"numbers,omitempty"`
 	// For a group's result: by "producer" or "consumer", how many
 	// findings, and the members' other resources (consumers or producers).
 	GroupBy      string   `json:"groupBy,omitempty"`
@@ -232,6 +235,7 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 	}
 	groups := GroupFindings(r.Findings)
 	inGroup := groupIndex(groups, len(r.Findings))
+	nums := r.numbers(groups)
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		listSuppressed := r.ShowSuppressed && f.Waived && !f.HeldBack
@@ -240,7 +244,7 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		}
 		if gi := inGroup[i]; gi >= 0 {
 			if g := &groups[gi]; g.Members[0] == i {
-				run.Results = append(run.Results, r.sarifGroup(g))
+				run.Results = append(run.Results, r.sarifGroup(g, nums))
 			}
 			continue
 		}
@@ -253,6 +257,9 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 				"fsmovePair/v1": f.Kind.String() + ":" + f.Producer.Ref() + "|" + f.Consumer.Ref(),
 			},
 			Properties: sarifResultProps{Confidence: f.Confidence.String(), sarifConfirmation: sarifConfirmationOf(f.Confirmation)},
+		}
+		if nums[i] > 0 {
+			res.Properties.Numbers = []int{nums[i]}
 		}
 		if f.Waived {
 			kind := "external"
@@ -289,15 +296,19 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 
 // sarifGroup is the one result of a group of findings: located at the
 // shared resource's manifest line (where its fix goes), with each member's
-// other resource as a related location. The members share the kind,
-// confidence and verdict, so the first one gives the level.
-func (r *Report) sarifGroup(g *Group) sarifResult {
+// other resource as a related location, and their numbers (nums). The
+// members share the kind, confidence and verdict, so the first one gives
+// the level.
+func (r *Report) sarifGroup(g *Group, nums []int) sarifResult {
 	fs := r.Findings
 	first := &fs[g.Members[0]]
 	others := g.Others(fs)
 	props := sarifResultProps{Confidence: g.Confidence.String(), GroupBy: g.By.String(), GroupSize: len(g.Members)}
 	for _, o := range others {
 		props.GroupMembers = append(props.GroupMembers, o.Ref())
+	}
+	for _, m := range g.Members {
+		props.Numbers = append(props.Numbers, nums[m])
 	}
 	if first.Confirmation != nil {
 		c := &sarifConfirmation{Confirmation: string(first.Confirmation.Verdict), ConfirmationEvidence: []string{}}
