@@ -147,6 +147,7 @@ type htmlPage struct {
 	ExitText   string
 	Summary    string
 	Confirmed  string // the confirmations' counts and cost, when findings were re-applied
+	RunFailed  string // Report.RunFailure in words, when the run failed
 	Incomplete []string
 	Warnings   []string
 	NoSource   string // why no manifest is shown, when none can be
@@ -344,6 +345,9 @@ func (r *Report) htmlPage(in HTMLInputs) *htmlPage {
 		p.Confirmed = fmt.Sprintf("%d confirmed, %d refuted, %d unknown (%d applies, %.0fs, %.0fs of container time)",
 			c.Confirmed, c.Refuted, c.Unknown, c.Applies, c.Seconds, c.ContainerSeconds)
 	}
+	if r.RunFailure != nil {
+		p.RunFailed = printable.String(r.RunFailure.text())
+	}
 	for _, why := range r.Incomplete {
 		p.Incomplete = append(p.Incomplete, printable.String(why))
 	}
@@ -427,14 +431,18 @@ func (r *Report) htmlCounts() ([]htmlCount, string) {
 	}
 	var summary string
 	switch faults := mor + mn + ni; {
-	case faults == 0 && r.Complete():
+	case faults == 0 && r.succeeded():
 		summary = r.cleanSummary()
-	case faults == 0:
+	case faults == 0 && !r.Complete():
 		summary = "No faults found, but the analysis is INCOMPLETE, so this is not a clean result"
-	case r.Complete():
+	case faults == 0:
+		summary = "No faults found, but the run FAILED, so this is not a clean result"
+	case r.succeeded():
 		summary = "Faults found: " + kinds
-	default:
+	case !r.Complete():
 		summary = "Faults found in an INCOMPLETE analysis (there may be more): " + kinds
+	default:
+		summary = "Faults found in a FAILED run (there may be more): " + kinds
 	}
 	return out, summary
 }

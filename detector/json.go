@@ -26,10 +26,17 @@ type jsonReport struct {
 	UnusedWaivers    []jsonWaiver  `json:"unused_waivers"`
 	Complete         bool          `json:"complete"`
 	Incomplete       []string      `json:"incomplete"`
+	RunFailure       *jsonRunFail  `json:"run_failure,omitempty"`
 	Warnings         []jsonWarning `json:"warnings"`
 	Checked          jsonChecked   `json:"checked"`
 	Stats            jsonStats     `json:"stats"`
 	Confirm          *jsonConfirm  `json:"confirm,omitempty"`
+}
+
+// jsonRunFail is RunFailure: the run that made the trace failed.
+type jsonRunFail struct {
+	Status string `json:"status"`
+	Error  string `json:"error"`
 }
 
 // jsonTool names the program that wrote the report.
@@ -327,8 +334,11 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	for _, wv := range r.UnusedWaivers {
 		out.UnusedWaivers = append(out.UnusedWaivers, jsonWaiver{wv.Line, wv.Source, wv.Ref1.String(), wv.Ref2.String(), wv.Path, wv.Reason})
 	}
-	out.Complete = r.Complete()
+	out.Complete = r.succeeded()
 	out.Incomplete = append([]string{}, r.Incomplete...)
+	if f := r.RunFailure; f != nil {
+		out.RunFailure = &jsonRunFail{Status: f.Status, Error: f.Error}
+	}
 	out.Warnings = []jsonWarning{}
 	for _, w := range r.Warnings {
 		out.Warnings = append(out.Warnings, jsonWarning{w.Kind, w.Count, w.Example, w.ChangesReport()})

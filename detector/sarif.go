@@ -36,9 +36,9 @@ type sarifRun struct {
 	Results            []sarifResult                    `json:"results"`
 }
 
-// sarifInvocation says whether the analysis covered the whole run (SARIF
-// 3.20.14 executionSuccessful) and why not, and the counted input warnings,
-// as tool execution notifications (3.20.21).
+// sarifInvocation says whether the run succeeded and the analysis covered
+// all of it (SARIF 3.20.14 executionSuccessful) and why not, and the
+// counted input warnings, as tool execution notifications (3.20.21).
 type sarifInvocation struct {
 	ExecutionSuccessful        bool                `json:"executionSuccessful"`
 	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications"`
@@ -210,10 +210,14 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		driver.Rules = append(driver.Rules, rule)
 	}
 	s := &r.Stats
-	inv := sarifInvocation{ExecutionSuccessful: r.Complete(), ToolExecutionNotifications: []sarifNotification{},
+	inv := sarifInvocation{ExecutionSuccessful: r.succeeded(), ToolExecutionNotifications: []sarifNotification{},
 		Properties: sarifInputCounts{MalformedLines: s.MalformedLines, BadArgs: s.BadArgs, UnknownCalls: s.UnknownCalls,
 			CutMarks: s.CutMarks, ImplicitEnds: s.ImplicitEnds, SelfClones: s.SelfClones,
 			Waived: s.Waived, Suppressed: s.Suppressed}}
+	if r.RunFailure != nil {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
+			sarifNotification{"error", sarifMessage{"Run failed: " + r.RunFailure.text()}})
+	}
 	for _, why := range r.Incomplete {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
 			sarifNotification{"error", sarifMessage{"Incomplete analysis: " + why}})

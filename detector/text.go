@@ -41,8 +41,9 @@ func (t *textWriter) style(s, text string) string {
 // strongest confidence first, each with both resources and their manifest
 // positions, the conflicting paths with effects and evidence, and the fix;
 // a Group as one item with a few of its members; findings numbered as in
-// every report (numbers); then warnings and the summary counts (of
-// findings, with the number of items when groups made it smaller). Waived findings and paths are left out (JSON keeps them);
+// every report (numbers); then the run's failure, warnings and the
+// summary counts (of findings, with the number of items when groups made
+// it smaller). Waived findings and paths are left out (JSON keeps them);
 // findings a rule held back are listed only with ShowHeldBack.
 func (r *Report) WriteText(w io.Writer, color bool) error {
 	if err := r.check(); err != nil {
@@ -108,6 +109,9 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 			fmt.Fprintln(t.w, t.style(ansiYellow, "warning:")+" "+w.text())
 		}
 	}
+	if r.RunFailure != nil {
+		fmt.Fprintf(t.w, "%s %s\n", t.style(ansiRed, "RUN FAILED:"), printable.String(r.RunFailure.text()))
+	}
 	for _, why := range r.Incomplete {
 		fmt.Fprintf(t.w, "%s %s\n", t.style(ansiRed, "INCOMPLETE:"), printable.String(why))
 	}
@@ -160,14 +164,18 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		summary += fmt.Sprintf("; %d held back as not faults (%s)", held, how)
 	}
 	switch {
-	case faults == 0 && r.Complete():
+	case faults == 0 && r.succeeded():
 		// summary already says so, with what was checked
-	case faults == 0:
+	case faults == 0 && !r.Complete():
 		summary = "No faults found, but the analysis is INCOMPLETE (see above), so this is not a clean result: " + summary
-	case r.Complete():
+	case faults == 0:
+		summary = "No faults found, but the run FAILED (see above), so this is not a clean result: " + summary
+	case r.succeeded():
 		summary = "Faults found: " + summary
-	default:
+	case !r.Complete():
 		summary = "Faults found in an INCOMPLETE analysis (see above; there may be more): " + summary
+	default:
+		summary = "Faults found in a FAILED run (see above; there may be more): " + summary
 	}
 	fmt.Fprintln(t.w, t.style(ansiBold, summary))
 	if c := r.Confirm; c != nil {
