@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"strings"
 )
 
 // GitLab Code Quality: a JSON array of issues in the subset of the
@@ -33,9 +34,9 @@ type codeQualityLines struct {
 // fingerprint hashes the kind and the two resources' references (as
 // SARIF's fsmovePair/v1), not lines or paths, so that it is stable across
 // runs and edits of the manifest: GitLab compares issues between branches
-// by it. Waived and held-back findings are left out; the array is empty
-// when there is no finding (an incomplete analysis is said by the exit
-// status, since the format has no place for it).
+// by it. Waived and held-back findings are left out. A failed run and an
+// incomplete analysis are an issue each (codeQualityRun), so that the
+// array is empty only for a clean result.
 func (r *Report) WriteCodeQuality(w io.Writer) error {
 	if err := r.check(); err != nil {
 		return err
@@ -60,11 +61,37 @@ func (r *Report) WriteCodeQuality(w io.Writer) error {
 			Location:    codeQualityLocation{Path: path, Lines: codeQualityLines{Begin: max(at.Line, 1)}},
 		})
 	}
+	if f := r.RunFailure; f != nil {
+		issues = append(issues, codeQualityRun("RunFailed", "fsmove: the run failed: "+f.text()+".", "run-failed:"+f.Status))
+	}
+	if len(r.Incomplete) > 0 {
+		issues = append(issues, codeQualityRun("IncompleteAnalysis",
+			"fsmove: incomplete analysis: "+strings.Join(r.Incomplete, "; ")+".", "incomplete"))
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(issues)
 }
+
+// codeQualityRun is an issue of the whole run, not of a manifest line: the
+// format requires a location, so it is at line 1 of codeQualityRunPath.
+// Its fingerprint hashes what went wrong in a word (the run's status), not
+// the details, so that GitLab sees the same issue in the next failed run.
+func codeQualityRun(check, description, key string) codeQualityIssue {
+	sum := sha256.Sum256([]byte(key))
+	return codeQualityIssue{
+		Description: description,
+		CheckName:   "fsmove " + check,
+		Fingerprint: hex.EncodeToString(sum[:]),
+		Severity:    "blocker",
+		Location:    codeQualityLocation{Path: codeQualityRunPath, Lines: codeQualityLines{Begin: 1}},
+	}
+}
+
+// codeQualityRunPath is the location.path of an issue of the whole run:
+// no file of the repository, since no manifest line is at fault.
+const codeQualityRunPath = "fsmove"
 
 // codeQualitySeverity follows SARIF's level (sarifLevel): a fault that
 // happened in this run is critical, one of content major, one of metadata

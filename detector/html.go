@@ -147,6 +147,7 @@ type htmlPage struct {
 	ExitText   string
 	Summary    string
 	Confirmed  string // the confirmations' counts and cost, when findings were re-applied
+	RunFailed  string // Report.RunFailure in words, when the run failed
 	Incomplete []string
 	Warnings   []string
 	NoSource   string // why no manifest is shown, when none can be
@@ -293,7 +294,7 @@ type htmlBuilder struct {
 	in      HTMLInputs
 	sources map[string]sourceFile
 	graph   *neighbours
-	next    int // the number of the next reported finding
+	numbers []int // the findings' numbers (Report.numbers)
 	toc     []htmlTOCEntry
 }
 
@@ -344,6 +345,9 @@ func (r *Report) htmlPage(in HTMLInputs) *htmlPage {
 		p.Confirmed = fmt.Sprintf("%d confirmed, %d refuted, %d unknown (%d applies, %.0fs, %.0fs of container time)",
 			c.Confirmed, c.Refuted, c.Unknown, c.Applies, c.Seconds, c.ContainerSeconds)
 	}
+	if r.RunFailure != nil {
+		p.RunFailed = printable.String(r.RunFailure.text())
+	}
 	for _, why := range r.Incomplete {
 		p.Incomplete = append(p.Incomplete, printable.String(why))
 	}
@@ -353,9 +357,10 @@ func (r *Report) htmlPage(in HTMLInputs) *htmlPage {
 		}
 	}
 	groups := GroupFindings(r.Findings)
+	b.numbers = r.numbers(groups)
 	for _, sec := range findingSections() {
 		if sec.held && !r.ShowHeldBack {
-			continue // b.section numbers what it shows
+			continue
 		}
 		switch s, n := b.section(groups, sec.kind, sec.held, sec.title); {
 		case n == 0:
@@ -426,14 +431,18 @@ func (r *Report) htmlCounts() ([]htmlCount, string) {
 	}
 	var summary string
 	switch faults := mor + mn + ni; {
-	case faults == 0 && r.Complete():
+	case faults == 0 && r.succeeded():
 		summary = r.cleanSummary()
-	case faults == 0:
+	case faults == 0 && !r.Complete():
 		summary = "No faults found, but the analysis is INCOMPLETE, so this is not a clean result"
-	case r.Complete():
+	case faults == 0:
+		summary = "No faults found, but the run FAILED, so this is not a clean result"
+	case r.succeeded():
 		summary = "Faults found: " + kinds
-	default:
+	case !r.Complete():
 		summary = "Faults found in an INCOMPLETE analysis (there may be more): " + kinds
+	default:
+		summary = "Faults found in a FAILED run (there may be more): " + kinds
 	}
 	if note := r.dependencyNote(); note != "" {
 		summary += "; " + note
@@ -448,7 +457,7 @@ func (b *htmlBuilder) section(groups []Group, kind Kind, held bool, title string
 	s := htmlSection{Title: fmt.Sprintf("%s: %d", title, n)}
 	for _, it := range items {
 		if it.group == nil {
-			s.Items = append(s.Items, htmlItem{Finding: b.finding(it.finding, held)})
+			s.Items = append(s.Items, htmlItem{Finding: b.finding(it.index, held)})
 			continue
 		}
 		g := it.group
@@ -479,7 +488,7 @@ func (b *htmlBuilder) section(groups []Group, kind Kind, held bool, title string
 			hg.Title = fmt.Sprintf("%s %s %s", hg.Shared.Ref, arrow, others)
 		}
 		for _, m := range g.Members {
-			hg.Members = append(hg.Members, b.finding(&b.r.Findings[m], held))
+			hg.Members = append(hg.Members, b.finding(m, held))
 		}
 		hg.Anchor = "group-" + strings.TrimPrefix(hg.Members[0].Anchor, "finding-")
 		s.Items = append(s.Items, htmlItem{Group: hg})
@@ -504,20 +513,20 @@ func printableAll(ss []string) []string {
 	return out
 }
 
-// finding is one finding's view; reported findings are numbered
-// finding-1, finding-2… in the page's order, held-back ones held-1….
-func (b *htmlBuilder) finding(f *Finding, held bool) *htmlFinding {
+// finding is the view of finding i, with its number (Report.numbers):
+// anchored finding-N when reported, held-N when held back.
+func (b *htmlBuilder) finding(i int, held bool) *htmlFinding {
+	f := &b.r.Findings[i]
 	if f.Kind == NI {
-		return b.niFinding(f, held)
+		return b.niFinding(i, held)
 	}
-	b.next++
 	arrow := "->"
 	if f.Kind == MN {
 		arrow = "~>"
 	}
 	p := printable.String
 	hf := &htmlFinding{
-		Number:     b.next,
+		Number:     b.numbers[i],
 		Kind:       f.Kind.String(),
 		Held:       held,
 		Confidence: confidenceText(f.Confidence),
@@ -579,11 +588,11 @@ func (b *htmlBuilder) place(hf *htmlFinding, held bool) {
 // the fix. It has no confidence (every NI is observed) and no chaining
 // arrow to copy; a fight is drawn as its pair's neighbourhood, without a
 // missing edge, and one resource is not drawn.
-func (b *htmlBuilder) niFinding(f *Finding, held bool) *htmlFinding {
-	b.next++
+func (b *htmlBuilder) niFinding(i int, held bool) *htmlFinding {
+	f := &b.r.Findings[i]
 	p := printable.String
 	hf := &htmlFinding{
-		Number:   b.next,
+		Number:   b.numbers[i],
 		Kind:     f.Kind.String(),
 		Held:     held,
 		Title:    p(f.pairText()),

@@ -26,10 +26,17 @@ type jsonReport struct {
 	UnusedWaivers    []jsonWaiver  `json:"unused_waivers"`
 	Complete         bool          `json:"complete"`
 	Incomplete       []string      `json:"incomplete"`
+	RunFailure       *jsonRunFail  `json:"run_failure,omitempty"`
 	Warnings         []jsonWarning `json:"warnings"`
 	Checked          jsonChecked   `json:"checked"`
 	Stats            jsonStats     `json:"stats"`
 	Confirm          *jsonConfirm  `json:"confirm,omitempty"`
+}
+
+// jsonRunFail is RunFailure: the run that made the trace failed.
+type jsonRunFail struct {
+	Status string `json:"status"`
+	Error  string `json:"error"`
 }
 
 // jsonTool names the program that wrote the report.
@@ -82,6 +89,9 @@ type jsonWarning struct {
 }
 
 type jsonFinding struct {
+	// Number is the finding's number in every report (Report.numbers),
+	// 0 when waived.
+	Number       int            `json:"number"`
 	Kind         string         `json:"kind"`
 	Producer     jsonResource   `json:"producer"`
 	Consumer     jsonResource   `json:"consumer"`
@@ -269,6 +279,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	groups := GroupFindings(r.Findings)
 	inGroup := groupIndex(groups, len(r.Findings))
+	nums := r.numbers(groups)
 	for i := range groups {
 		g := &groups[i]
 		out.Groups = append(out.Groups, jsonGroup{Kind: g.Kind.String(), By: g.By.String(),
@@ -282,6 +293,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		jf := jsonFinding{
+			Number:       nums[i],
 			Kind:         f.Kind.String(),
 			Producer:     r.jsonResource(f.Producer),
 			Consumer:     r.jsonResource(f.Consumer),
@@ -323,8 +335,11 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	for _, wv := range r.UnusedWaivers {
 		out.UnusedWaivers = append(out.UnusedWaivers, jsonWaiver{wv.Line, wv.Source, wv.Ref1.String(), wv.Ref2.String(), wv.Path, wv.Reason})
 	}
-	out.Complete = r.Complete()
+	out.Complete = r.succeeded()
 	out.Incomplete = append([]string{}, r.Incomplete...)
+	if f := r.RunFailure; f != nil {
+		out.RunFailure = &jsonRunFail{Status: f.Status, Error: f.Error}
+	}
 	out.Warnings = []jsonWarning{}
 	for _, w := range r.Warnings {
 		out.Warnings = append(out.Warnings, jsonWarning{w.Kind, w.Count, w.Example, w.ChangesReport()})

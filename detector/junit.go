@@ -11,8 +11,9 @@ import (
 // actions that publish test results): one testsuite, and in it one
 // testcase per reported finding, each failing with the finding's message
 // and the file:line its fix goes on; a single passing testcase when the
-// analysis is complete and clean; and a testcase in error when it is
-// incomplete (the report then does not show every fault).
+// run succeeded and the analysis is complete and clean; a testcase in error
+// when the run failed, and one when the analysis is incomplete (the report
+// then does not show every fault).
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
@@ -96,6 +97,17 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	c := r.Checked()
 	checked := fmt.Sprintf("%s, %s, %s, %s checked", plural(c.Resources, "resource"),
 		plural(c.Blocks, "block"), plural(c.Paths, "path"), plural(c.RelatedPairs, "related resource pair"))
+	if f := r.RunFailure; f != nil {
+		suite.Cases = append(suite.Cases, junitCase{
+			ClassName: "fsmove.run",
+			Name:      "the run succeeds",
+			Error: &junitProblem{
+				Message: "the run failed: " + f.text(),
+				Type:    f.Status,
+				Text:    f.Error,
+			},
+		})
+	}
 	if len(r.Incomplete) > 0 {
 		suite.Cases = append(suite.Cases, junitCase{
 			ClassName: "fsmove.analysis",

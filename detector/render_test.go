@@ -204,13 +204,13 @@ func TestGroupInText(t *testing.T) {
 	text := buf.String()
 	for _, want := range []string{
 		"Missing ordering relationships (MOR): 6, shown as 2 items\n",
-		"MOR 1. File[/etc/services] -> 5 resources (same path: /etc/services)\n  confidence: content",
+		"MOR 1-5. File[/etc/services] -> 5 resources (same path: /etc/services)\n  confidence: content",
 		"  producer: File[/etc/services] at init.pp:3\n",
 		"    /etc/services (consumes)\n      produced by File[/etc/services] (openat, trace line 10)\n  consumers (5), for example:\n",
-		"    Exec[a] at init.pp:10: consumed (openat, trace line 20)\n",
-		"    Exec[c] at init.pp:12: consumed (openat, trace line 22)\n    … and 2 more\n",
+		"    1. Exec[a] at init.pp:10: consumed (openat, trace line 20)\n",
+		"    3. Exec[c] at init.pp:12: consumed (openat, trace line 22)\n    … and 2 more\n",
 		"  fix: File['/etc/services'] must come before each of them: add before => [Exec['a'], Exec['b'], Exec['c'], Exec['d'], Exec['e']] to File['/etc/services'] (init.pp:3)",
-		"MOR 2. File[/etc/other] -> Exec[lone]\n",
+		"MOR 6. File[/etc/other] -> Exec[lone]\n",
 		"Faults found: 6 MOR, 0 MN (shown as 2 items)\n",
 	} {
 		if !strings.Contains(text, want) {
@@ -327,10 +327,10 @@ func TestGroupByConsumerText(t *testing.T) {
 		t.Errorf("control characters in the text report:\n%q", text)
 	}
 	for _, want := range []string{
-		"MN 1. 2 resources ~> Service[s",
+		"MN 1-2. 2 resources ~> Service[s",
 		"(same paths: /etc/s.conf",
 		"  consumer: Service[s",
-		"  producers (2), for example:\n    File[/etc/a] at m.pp:2:\n      /etc/s.conf\\x1b]0;t\\x07: produced (rename, trace line 1)\n      /etc/s.d: produced (rename, trace line 1)\n",
+		"  producers (2), for example:\n    1. File[/etc/a] at m.pp:2:\n      /etc/s.conf\\x1b]0;t\\x07: produced (rename, trace line 1)\n      /etc/s.d: produced (rename, trace line 1)\n",
 		"    /etc/s.d (consumes)\n      consumed by Service[s\\x1b[2Jx] (openat, trace line 2)\n",
 		"  fix: Service['s",
 		"must be notified by each of them: add subscribe => [File['/etc/a'], File['/etc/b']]",

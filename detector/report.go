@@ -201,6 +201,15 @@ type Report struct {
 	// catalog is another run's). Empty when it does. A report without
 	// faults is clean only when it is complete.
 	Incomplete []string
+	// RunFailure, set by the caller from the run's record (run.json), says
+	// that the run which made the trace failed (Puppet failed, the tracer
+	// lost events) and why; nil when it succeeded or there is no record.
+	// The analysis then covers what the run did, not what the module would
+	// do: the machine formats say the execution did not succeed (JSON
+	// complete false, SARIF executionSuccessful false, a JUnit error, a
+	// Code Quality issue). It does not change Complete, which the exit
+	// status follows: a failed fsmove run exits 3 by itself.
+	RunFailure *RunFailure
 	// Warnings count the problems of the input that the analysis worked
 	// around (malformed lines, fds never opened, catalog entries skipped).
 	// Only those that change what the report means are in the text report
@@ -213,6 +222,24 @@ type Report struct {
 	// Confirm, when set, counts the findings' confirmations and gives
 	// their cost (fsmove run --confirm, fsmove confirm).
 	Confirm *ConfirmStats
+}
+
+// RunFailure is a failed run as its record says it.
+type RunFailure struct {
+	Status string // run.json's status: "puppet-failed", "incomplete", …
+	Error  string // run.json's error: "Puppet exited with 6 (changes and failures)"
+}
+
+// text says why the run failed and what that means, for the reports,
+// which say that the run failed before it: "Puppet exited with 6 (…)
+// (run.json: status puppet-failed); the analysis covers only what the run
+// did".
+func (f *RunFailure) text() string {
+	why := "(run.json: status " + f.Status + ")"
+	if f.Error != "" {
+		why = f.Error + " " + why
+	}
+	return why + "; the analysis covers only what the run did"
 }
 
 // InputWarning is one kind of input problem, counted.
@@ -286,6 +313,11 @@ func (r *Report) relText(s string) string {
 
 // Complete reports whether the analysis covers the whole run.
 func (r *Report) Complete() bool { return len(r.Incomplete) == 0 }
+
+// succeeded reports whether the run succeeded and the analysis covers all
+// of it: what the machine formats call complete (JSON's complete, SARIF's
+// executionSuccessful).
+func (r *Report) succeeded() bool { return r.Complete() && r.RunFailure == nil }
 
 // AddWarning counts n problems of a kind, with the effect they have on
 // the report; n == 0 adds nothing.

@@ -36,9 +36,9 @@ type sarifRun struct {
 	Results            []sarifResult                    `json:"results"`
 }
 
-// sarifInvocation says whether the analysis covered the whole run (SARIF
-// 3.20.14 executionSuccessful) and why not, and the counted input warnings,
-// as tool execution notifications (3.20.21).
+// sarifInvocation says whether the run succeeded and the analysis covered
+// all of it (SARIF 3.20.14 executionSuccessful) and why not, and the
+// counted input warnings, as tool execution notifications (3.20.21).
 type sarifInvocation struct {
 	ExecutionSuccessful        bool                `json:"executionSuccessful"`
 	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications"`
@@ -115,6 +115,9 @@ type sarifSuppression struct {
 // (JSON's "confidence"), and the confirmation when it was re-applied.
 type sarifResultProps struct {
 	Confidence string `json:"confidence"`
+	// Numbers are the report's numbers of the findings the result shows
+	// (Report.numbers): one, or a group's members; none for a waived one.
+	Numbers []int `json:"numbers,omitempty"`
 	// For a group's result: by "producer" or "consumer", how many
 	// findings, and the members' other resources (consumers or producers).
 	GroupBy      string   `json:"groupBy,omitempty"`
@@ -207,10 +210,14 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		driver.Rules = append(driver.Rules, rule)
 	}
 	s := &r.Stats
-	inv := sarifInvocation{ExecutionSuccessful: r.Complete(), ToolExecutionNotifications: []sarifNotification{},
+	inv := sarifInvocation{ExecutionSuccessful: r.succeeded(), ToolExecutionNotifications: []sarifNotification{},
 		Properties: sarifInputCounts{MalformedLines: s.MalformedLines, BadArgs: s.BadArgs, UnknownCalls: s.UnknownCalls,
 			CutMarks: s.CutMarks, ImplicitEnds: s.ImplicitEnds, SelfClones: s.SelfClones,
 			Waived: s.Waived, Suppressed: s.Suppressed}}
+	if r.RunFailure != nil {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
+			sarifNotification{"error", sarifMessage{"Run failed: " + r.RunFailure.text()}})
+	}
 	for _, why := range r.Incomplete {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
 			sarifNotification{"error", sarifMessage{"Incomplete analysis: " + why}})
@@ -232,6 +239,7 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 	}
 	groups := GroupFindings(r.Findings)
 	inGroup := groupIndex(groups, len(r.Findings))
+	nums := r.numbers(groups)
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		listSuppressed := r.ShowSuppressed && f.Waived && !f.HeldBack
@@ -240,7 +248,7 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		}
 		if gi := inGroup[i]; gi >= 0 {
 			if g := &groups[gi]; g.Members[0] == i {
-				run.Results = append(run.Results, r.sarifGroup(g))
+				run.Results = append(run.Results, r.sarifGroup(g, nums))
 			}
 			continue
 		}
@@ -253,6 +261,9 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 				"fsmovePair/v1": f.Kind.String() + ":" + f.Producer.Ref() + "|" + f.Consumer.Ref(),
 			},
 			Properties: sarifResultProps{Confidence: f.Confidence.String(), sarifConfirmation: sarifConfirmationOf(f.Confirmation)},
+		}
+		if nums[i] > 0 {
+			res.Properties.Numbers = []int{nums[i]}
 		}
 		if f.Waived {
 			kind := "external"
@@ -289,15 +300,19 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 
 // sarifGroup is the one result of a group of findings: located at the
 // shared resource's manifest line (where its fix goes), with each member's
-// other resource as a related location. The members share the kind,
-// confidence and verdict, so the first one gives the level.
-func (r *Report) sarifGroup(g *Group) sarifResult {
+// other resource as a related location, and their numbers (nums). The
+// members share the kind, confidence and verdict, so the first one gives
+// the level.
+func (r *Report) sarifGroup(g *Group, nums []int) sarifResult {
 	fs := r.Findings
 	first := &fs[g.Members[0]]
 	others := g.Others(fs)
 	props := sarifResultProps{Confidence: g.Confidence.String(), GroupBy: g.By.String(), GroupSize: len(g.Members)}
 	for _, o := range others {
 		props.GroupMembers = append(props.GroupMembers, o.Ref())
+	}
+	for _, m := range g.Members {
+		props.Numbers = append(props.Numbers, nums[m])
 	}
 	if first.Confirmation != nil {
 		c := &sarifConfirmation{Confirmation: string(first.Confirmation.Verdict), ConfirmationEvidence: []string{}}

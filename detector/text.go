@@ -40,7 +40,8 @@ func (t *textWriter) style(s, text string) string {
 // WriteText writes the report for people: findings grouped MOR then MN,
 // strongest confidence first, each with both resources and their manifest
 // positions, the conflicting paths with effects and evidence, and the fix;
-// a Group as one item with a few of its members; then warnings and the
+// a Group as one item with a few of its members; findings numbered as in
+// every report (numbers); then the run's failure, warnings and the
 // summary counts (of findings, with the number of items when groups made
 // it smaller). Waived findings and paths are left out (JSON keeps them);
 // findings a rule held back are listed only with ShowHeldBack.
@@ -50,6 +51,7 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	}
 	t := &textWriter{w: bufio.NewWriter(w), color: color}
 	groups := GroupFindings(r.Findings)
+	nums := r.numbers(groups)
 	reportedItems := 0
 	for _, sec := range findingSections() {
 		items, findings := r.textItems(groups, sec.kind, sec.held)
@@ -71,11 +73,11 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 			st = ansiYellow
 		}
 		fmt.Fprintf(t.w, "%s\n%s\n\n", t.style(st, head), strings.Repeat("=", len(head)))
-		for n, it := range items {
+		for _, it := range items {
 			if it.group != nil {
-				t.group(n+1, it.group, r.Findings)
+				t.group(nums, it.group, r.Findings)
 			} else {
-				t.finding(n+1, it.finding)
+				t.finding(nums[it.index], it.finding)
 			}
 		}
 	}
@@ -102,6 +104,9 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		if w.ChangesReport() { // the others are counted under --stats
 			fmt.Fprintln(t.w, t.style(ansiYellow, "warning:")+" "+w.text())
 		}
+	}
+	if r.RunFailure != nil {
+		fmt.Fprintf(t.w, "%s %s\n", t.style(ansiRed, "RUN FAILED:"), printable.String(r.RunFailure.text()))
 	}
 	for _, why := range r.Incomplete {
 		fmt.Fprintf(t.w, "%s %s\n", t.style(ansiRed, "INCOMPLETE:"), printable.String(why))
@@ -158,14 +163,18 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		summary += "; " + note
 	}
 	switch {
-	case faults == 0 && r.Complete():
+	case faults == 0 && r.succeeded():
 		// summary already says so, with what was checked
-	case faults == 0:
+	case faults == 0 && !r.Complete():
 		summary = "No faults found, but the analysis is INCOMPLETE (see above), so this is not a clean result: " + summary
-	case r.Complete():
+	case faults == 0:
+		summary = "No faults found, but the run FAILED (see above), so this is not a clean result: " + summary
+	case r.succeeded():
 		summary = "Faults found: " + summary
-	default:
+	case !r.Complete():
 		summary = "Faults found in an INCOMPLETE analysis (see above; there may be more): " + summary
+	default:
+		summary = "Faults found in a FAILED run (see above; there may be more): " + summary
 	}
 	fmt.Fprintln(t.w, t.style(ansiBold, summary))
 	if c := r.Confirm; c != nil {
@@ -175,10 +184,39 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	return t.w.Flush()
 }
 
-// textItem is one item of the text report: a finding, or a group of them.
+// textItem is one item of the text report: a finding (index indexes it in
+// the report's findings), or a group of them.
 type textItem struct {
 	finding *Finding
+	index   int
 	group   *Group
+}
+
+// numbers numbers the findings as every report shows them, so that "MOR
+// 5" is one finding in the text, HTML, JSON and SARIF reports: one
+// sequence through the reports' sections (findingSections: the reported
+// findings, then the held-back ones), in each the items' order
+// (textItems), a group's members one after another. A group is thus a
+// range of numbers. numbers[i] is finding i's number, 0 for a waived
+// finding (no report lists it by number).
+func (r *Report) numbers(groups []Group) []int {
+	nums := make([]int, len(r.Findings))
+	n := 0
+	for _, sec := range findingSections() {
+		items, _ := r.textItems(groups, sec.kind, sec.held)
+		for _, it := range items {
+			if it.group == nil {
+				n++
+				nums[it.index] = n
+				continue
+			}
+			for _, m := range it.group.Members {
+				n++
+				nums[m] = n
+			}
+		}
+	}
+	return nums
 }
 
 // textItems lists the items of one section of the text report: its
@@ -196,7 +234,7 @@ func (r *Report) textItems(groups []Group, kind Kind, held bool) (items []textIt
 		findings++
 		switch gi := idx[i]; {
 		case gi < 0:
-			items = append(items, textItem{finding: f})
+			items = append(items, textItem{finding: f, index: i})
 		case !done[gi]:
 			done[gi] = true
 			items = append(items, textItem{group: &groups[gi]})
@@ -280,9 +318,10 @@ func (t *textWriter) finding(n int, f *Finding) {
 // groupExamples is how many members the text report shows of a group.
 const groupExamples = 3
 
-// group writes a group as one item: the shared resource, the shared paths
-// with its evidence, a few members with theirs, and the one fix.
-func (t *textWriter) group(n int, g *Group, fs []Finding) {
+// group writes a group as one item, numbered by its members' range of
+// numbers (nums): the shared resource, the shared paths with its evidence,
+// a few members with theirs and their numbers, and the one fix.
+func (t *textWriter) group(nums []int, g *Group, fs []Finding) {
 	p := printable.String
 	arrow := "->"
 	if g.Kind == MN {
@@ -296,7 +335,8 @@ func (t *textWriter) group(n int, g *Group, fs []Finding) {
 		left, right = others, shared
 		role, otherRole = "consumer", "producers"
 	}
-	fmt.Fprintf(t.w, "%s %d. %s %s %s (%s)\n", g.Kind, n, left, arrow, right, p(samePaths(g.Paths)))
+	lo, hi := nums[g.Members[0]], nums[g.Members[len(g.Members)-1]]
+	fmt.Fprintf(t.w, "%s %d-%d. %s %s %s (%s)\n", g.Kind, lo, hi, left, arrow, right, p(samePaths(g.Paths)))
 	fmt.Fprintf(t.w, "  confidence: %s\n", confidenceText(g.Confidence))
 	fmt.Fprintf(t.w, "  %s: %s%s\n", role, p(g.Resource.Ref()), p(location(g.Resource, " at ", "")))
 	first := &fs[g.Members[0]]
@@ -340,7 +380,7 @@ func (t *textWriter) group(n int, g *Group, fs []Finding) {
 			}
 			evs = append(evs, eff)
 		}
-		line := "    " + p(o.Ref()) + p(location(o, " at ", ""))
+		line := fmt.Sprintf("    %d. %s%s", nums[m], p(o.Ref()), p(location(o, " at ", "")))
 		if len(evs) == 1 {
 			fmt.Fprintf(t.w, "%s: %s\n", line, evs[0])
 		} else {

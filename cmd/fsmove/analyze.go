@@ -395,6 +395,12 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 		rep.Module = module.Name // kind none's name only names the run
 	}
 	rep.BasePath = base
+	if rec != nil && rec.Status != "" && rec.Status != runner.StatusOK {
+		// From the run's record, not hooks.runFailed, so that a later
+		// fsmove analyze of the run's directory says it too (a record
+		// without a status says nothing).
+		rep.RunFailure = &detector.RunFailure{Status: rec.Status, Error: rec.Error}
+	}
 	rep.ShowHeldBack = rf.all
 	rep.ShowSuppressed = rf.showSuppressed
 	failOn, _ := detector.ParseFailOn(rf.failOn) // checked by rf.check

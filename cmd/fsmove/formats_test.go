@@ -217,3 +217,129 @@ func TestBasePathDefault(t *testing.T) {
 		t.Errorf("--base-path to no directory: exit %d, want %d", code, exitUsage)
 	}
 }
+
+// checkFailedRunFormats runs fsmove analyze on dir, the directory of a run
+// whose run.json says it failed (status, and why in its error), in each
+// machine format, and checks that each says so: JSON complete false with
+// the run's status and error, SARIF executionSuccessful false with the
+// reason in a notification of level error, a JUnit testcase in error, a
+// Code Quality issue. The exit status stays the analysis's own (exit).
+func checkFailedRunFormats(t *testing.T, dir string, exit int, status, why string) {
+	t.Helper()
+	analyze := func(format string) []byte {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if code := run(&stdout, &stderr, []string{"analyze", "--format", format, dir}); code != exit {
+			t.Errorf("fsmove analyze --format %s: exit %d, want %d\n%s", format, code, exit, stderr.String())
+		}
+		return stdout.Bytes()
+	}
+
+	var js struct {
+		Complete   bool `json:"complete"`
+		RunFailure *struct {
+			Status string `json:"status"`
+			Error  string `json:"error"`
+		} `json:"run_failure"`
+	}
+	if data := analyze("json"); json.Unmarshal(data, &js) != nil || js.Complete || js.RunFailure == nil ||
+		js.RunFailure.Status != status || !strings.Contains(js.RunFailure.Error, why) {
+		t.Errorf("JSON: complete %v, run_failure %+v, want false and status %s with %q", js.Complete, js.RunFailure, status, why)
+	}
+
+	var sarif struct {
+		Runs []struct {
+			Invocations []struct {
+				ExecutionSuccessful        bool `json:"executionSuccessful"`
+				ToolExecutionNotifications []struct {
+					Level   string `json:"level"`
+					Message struct {
+						Text string `json:"text"`
+					} `json:"message"`
+				} `json:"toolExecutionNotifications"`
+			} `json:"invocations"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(analyze("sarif"), &sarif); err != nil || len(sarif.Runs) != 1 || len(sarif.Runs[0].Invocations) != 1 {
+		t.Fatalf("SARIF: %v %+v", err, sarif)
+	}
+	inv := sarif.Runs[0].Invocations[0]
+	said := false
+	for _, n := range inv.ToolExecutionNotifications {
+		said = said || n.Level == "error" && strings.Contains(n.Message.Text, why)
+	}
+	if inv.ExecutionSuccessful || !said {
+		t.Errorf("SARIF: executionSuccessful %v, notifications %+v; want false, and an error saying %q", inv.ExecutionSuccessful, inv.ToolExecutionNotifications, why)
+	}
+
+	var junit struct {
+		Errors int `xml:"errors,attr"`
+		Suites []struct {
+			Errors int `xml:"errors,attr"`
+			Cases  []struct {
+				ClassName string `xml:"classname,attr"`
+				Error     *struct {
+					Message string `xml:"message,attr"`
+					Type    string `xml:"type,attr"`
+				} `xml:"error"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(analyze("junit"), &junit); err != nil || len(junit.Suites) != 1 {
+		t.Fatalf("JUnit: %v", err)
+	}
+	errored := false
+	for _, c := range junit.Suites[0].Cases {
+		errored = errored || c.ClassName == "fsmove.run" && c.Error != nil && c.Error.Type == status && strings.Contains(c.Error.Message, why)
+	}
+	if junit.Errors != 1 || junit.Suites[0].Errors != 1 || !errored {
+		t.Errorf("JUnit: errors=%d, want 1, a testcase fsmove.run in error (%s) saying %q: %+v", junit.Errors, status, why, junit.Suites[0].Cases)
+	}
+
+	var issues []struct {
+		CheckName   string `json:"check_name"`
+		Description string `json:"description"`
+		Severity    string `json:"severity"`
+	}
+	if err := json.Unmarshal(analyze("codequality"), &issues); err != nil {
+		t.Fatal(err)
+	}
+	said = false
+	for _, is := range issues {
+		said = said || is.CheckName == "fsmove RunFailed" && is.Severity == "blocker" && strings.Contains(is.Description, why)
+	}
+	if !said {
+		t.Errorf("Code Quality: no blocker issue saying %q: %+v", why, issues)
+	}
+}
+
+// TestAnalyzeFailedRunDir: fsmove analyze of a run directory whose
+// run.json says Puppet failed says so in every machine format, and exits
+// as the analysis says (1: findings), as before; a run whose status is ok
+// is complete.
+func TestAnalyzeFailedRunDir(t *testing.T) {
+	trace, _ := savedRunWithModule(t, "", "")
+	dir := filepath.Dir(trace)
+	rec, err := runner.ReadRecord(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Status, rec.Error = runner.StatusPuppetFailed, "Puppet exited with 6 (changes and failures)"
+	if err := rec.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	checkFailedRunFormats(t, dir, exitFindings, runner.StatusPuppetFailed, "Puppet exited with 6")
+
+	rec.Status, rec.Error = runner.StatusOK, ""
+	if err := rec.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, []string{"analyze", "--format", "json", dir}); code != exitFindings {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	var js map[string]any
+	if err := json.Unmarshal(stdout.Bytes(), &js); err != nil || js["complete"] != true || js["run_failure"] != nil {
+		t.Errorf("a run with status ok: complete %v, run_failure %v", js["complete"], js["run_failure"])
+	}
+}
