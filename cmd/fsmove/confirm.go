@@ -25,17 +25,19 @@ fsmove confirm [flags] MODULE`,
 	description: `
 Confirm the findings of an earlier "fsmove run" by applying its module again,
 untraced, in fresh containers. DIR is that run's --out; MODULE, as given to
-"fsmove run" without --out, names its default place. The trace is analyzed
+"fsmove run" without --out, names its default place (one per suite: --suite
+names it when the run's suite was given, not chosen). The trace is analyzed
 again (give the report flags the run had: --filter, --waivers, --all, ...) and
 every finding it reports is tested: confirmed, refuted or unknown, with the
 evidence. Each apply's artifacts are kept in DIR/confirm/.`,
 	examples: []example{
 		{"fsmove confirm ./mymodule", "test the findings of its last run"},
+		{"fsmove confirm --suite trixie ./mymodule", "those of its last run on trixie"},
 		{"fsmove confirm --workers 1 --out DIR", "one container at a time"},
 		{"fsmove confirm --all --format json --out DIR", "the held-back pairs too, as JSON"},
 	},
 	groups: []flagGroup{
-		{"Common flags", []string{"out", "workers", "confirm-timeout", "quiet"}},
+		{"Common flags", []string{"out", "suite", "workers", "confirm-timeout", "quiet"}},
 		{"Report output", reportOutputFlags},
 		{"Filters", filterFlags},
 		{"Debugging", []string{"stats", "strict"}},
@@ -108,7 +110,7 @@ func confirmHook(eng *container.Engine, opts runner.Options, outDir string, cf *
 }
 
 func newConfirmCmd(c *cli) *cobra.Command {
-	var out string
+	var out, suite string
 	var quiet bool
 	cmd := &cobra.Command{
 		Use:   "confirm",
@@ -116,31 +118,40 @@ func newConfirmCmd(c *cli) *cobra.Command {
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&out, "out", "", "the `DIR` of an earlier fsmove run (its --out)")
+	enumVar(fs, &suite, "suite", "", container.SuiteNames(), "with MODULE: its run on this Debian `release` (default: as fsmove run chooses)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress output (for CI)")
 	cf := addConfirmFlags(fs)
 	rf := addReportFlags(fs)
 	setHelp(cmd, confirmHelp)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return runConfirm(cmd.Context(), c.stdout, c.stderr, args, out, quiet, cf, rf)
+		return runConfirm(cmd.Context(), c.stdout, c.stderr, args, out, suite, quiet, cf, rf)
 	}
 	return cmd
 }
 
-func runConfirm(ctx context.Context, stdout, stderr io.Writer, args []string, out string, quiet bool, cf *confirmFlags, rf *reportFlags) error {
+func runConfirm(ctx context.Context, stdout, stderr io.Writer, args []string, out, suite string, quiet bool, cf *confirmFlags, rf *reportFlags) error {
 	switch {
 	case len(args) == 1 && out == "":
-		// The module's default place, as fsmove run without --out used it.
+		// The module's default place, as fsmove run without --out used it:
+		// of the suite given, or the one its requirements choose. The
+		// choice's warnings were said by that run.
 		spec, err := runner.ParseModuleSpec(args[0])
 		if err != nil {
 			return usageError{err}
 		}
-		if out, err = runner.DefaultOutDir(spec, runner.Entry{}); err != nil {
+		choice, err := runner.ChooseSuite(suite, spec)
+		if err != nil {
+			return usageError{err}
+		}
+		if out, err = runner.DefaultOutDir(spec, runner.Entry{}, choice.Suite); err != nil {
 			return usageError{err}
 		}
 	case len(args) > 0:
 		return usagef("unexpected arguments %s: give the run's directory with --out DIR, or the module", strings.Join(args, " "))
 	case out == "":
 		return usagef("give the directory of an earlier fsmove run with --out DIR, or the module it ran")
+	case suite != "":
+		return usagef("--suite names the run of MODULE; with --out DIR the run is DIR's")
 	}
 	if err := rf.check(); err != nil {
 		return usageError{err}

@@ -131,7 +131,8 @@ func newRunCmd(c *cli) *cobra.Command {
 	stringsFlag(fs, &f.params, "param", "class parameter `KEY=VALUE`, or CLASS::KEY=VALUE (repeatable)")
 	fs.Var(setupFlag{&f.setup, false}, "setup", "shell `CMD` that prepares the node, untraced (repeatable)")
 	fs.Var(setupFlag{&f.setup, true}, "setup-file", "local shell `SCRIPT` that prepares the node, untraced (repeatable)")
-	enumVar(fs, &f.suite, "suite", container.DefaultSuite, container.SuiteNames(), "Debian `release`: bookworm (Puppet 7) or trixie (Puppet 8)")
+	// No default value: "" lets metadata.json's requirements choose.
+	enumVar(fs, &f.suite, "suite", "", container.SuiteNames(), "Debian `release`: bookworm (Puppet 7) or trixie (Puppet 8) (default: bookworm unless metadata.json requires Puppet 8)")
 	fs.StringVar(&f.image, "image", "", "Docker `image` (default fsmove/puppet:SUITE), built when missing")
 	tracerFlag(fs, &f.tracer)
 	enumVar(fs, &f.init, "init", string(container.InitSystemd), initNames(), "PID 1: systemd (boots like a host) or none")
@@ -188,7 +189,7 @@ func runRun(ctx context.Context, abort <-chan struct{}, stdout, stderr io.Writer
 	case f.code == "" && f.manifest == "":
 		return usagef("give a module (a directory, deb:puppet-module-[AUTHOR-]NAME or AUTHOR-NAME[@VERSION]), or --manifest FILE or -e CODE to apply without one")
 	}
-	opts, err := runOptions(f, moduleArg)
+	opts, suite, err := runOptions(f, moduleArg)
 	if err != nil {
 		return usageError{err}
 	}
@@ -196,6 +197,13 @@ func runRun(ctx context.Context, abort <-chan struct{}, stdout, stderr io.Writer
 	opts.Config = rf.project.record()
 	if rf.project != nil && !f.quiet {
 		fmt.Fprintf(stderr, "fsmove: config: %s\n", rf.project)
+	}
+	// What the module's metadata.json says is its own words: printable.
+	for _, w := range suite.Warnings {
+		fmt.Fprintf(stderr, "fsmove: warning: %s\n", printable.String(w))
+	}
+	if suite.Why != "" && !f.quiet {
+		fmt.Fprintf(stderr, "fsmove: suite: %s (%s)\n", suite.Suite, printable.String(suite.Why))
 	}
 	defaultOut := f.out == "" && f.keepArtifacts
 	if f.keepArtifacts {
@@ -253,14 +261,15 @@ func runRun(ctx context.Context, abort <-chan struct{}, stdout, stderr io.Writer
 	return runAndAnalyze(ctx, stdout, stderr, eng, opts, rf, confirm, !f.keepArtifacts, final)
 }
 
-// runOptions turns the flags into runner options; an error is in the
+// runOptions turns the flags into runner options and the suite chosen
+// for them (runner.ChooseSuite, which the caller says); an error is in the
 // user's input (the caller makes it a usage error). moduleArg "" runs without a module (-e or
 // --manifest by itself). Everything on this machine the run needs (the
 // module directory, --modulepath, --manifest, --setup-file) is checked
 // here, before any container starts.
-func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
-	fail := func(format string, a ...any) (runner.Options, error) {
-		return runner.Options{}, fmt.Errorf(format, a...)
+func runOptions(f *runFlags, moduleArg string) (runner.Options, runner.SuiteChoice, error) {
+	fail := func(format string, a ...any) (runner.Options, runner.SuiteChoice, error) {
+		return runner.Options{}, runner.SuiteChoice{}, fmt.Errorf(format, a...)
 	}
 	entry := runner.Entry{Class: f.class, Code: f.code, Manifest: f.manifest}
 	for _, p := range f.params {
@@ -319,9 +328,14 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 		}
 		entry.Setup = append(entry.Setup, st)
 	}
+	// f.suite "": not given on the command line or in the project file.
+	suite, err := runner.ChooseSuite(f.suite, spec)
+	if err != nil {
+		return fail("%v", err)
+	}
 	out := f.out
 	if out == "" {
-		if out, err = runner.DefaultOutDir(spec, entry); err != nil {
+		if out, err = runner.DefaultOutDir(spec, entry, suite.Suite); err != nil {
 			return fail("%v", err)
 		}
 	}
@@ -331,11 +345,6 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 	}
 	if err := checkImageRef(f.image); err != nil {
 		return fail("%v", err)
-	}
-	if f.suite != "" { // "": the default
-		if _, err := container.LookupSuite(f.suite); err != nil {
-			return fail("--suite: %v", err)
-		}
 	}
 	if err := checkMirror(f.mirror); err != nil {
 		return fail("%v", err)
@@ -363,7 +372,7 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 		Entry:         entry,
 		ModulePath:    f.modulePath,
 		Dependencies:  deps,
-		Image:         container.ImageOptions{Tag: f.image, Suite: f.suite, Mirror: f.mirror},
+		Image:         container.ImageOptions{Tag: f.image, Suite: suite.Suite, Mirror: f.mirror},
 		Tracer:        f.tracer,
 		Init:          initMode,
 		TracerBinary:  fsmoveBinary(),
@@ -379,7 +388,7 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 		Verbose:       f.verbose,
 		FsmoveVersion: buildVersion(),
 		Idempotence:   f.idempotence,
-	}, nil
+	}, suite, nil
 }
 
 // initNames are the --init values.

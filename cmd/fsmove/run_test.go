@@ -215,7 +215,7 @@ func TestRunForceEmptiesTheEarlierRun(t *testing.T) {
 	writeFile(t, filepath.Join(out, "graphs", "relationships.dot"), "old\n")
 	f := runFlags{out: out, tracer: "strace", init: "none", image: "fsmove/puppet:bookworm", force: true, keepArtifacts: true}
 	var stderr bytes.Buffer
-	opts, err := runOptions(&f, filepath.Join("..", "..", "testdata", "modules", "clean"))
+	opts, _, err := runOptions(&f, filepath.Join("..", "..", "testdata", "modules", "clean"))
 	if err != nil || !opts.Force {
 		t.Fatalf("%v, force %v", err, opts.Force)
 	}
@@ -248,7 +248,7 @@ func TestRunOptionsWithoutModule(t *testing.T) {
 	writeFile(t, script, "apt-get install -y cron\n")
 	f := runFlags{manifest: site, tracer: "strace", init: "systemd",
 		setup: []setupArg{{false, "mkdir -p /srv/data"}, {true, script}, {false, "true"}}}
-	opts, err := runOptions(&f, "")
+	opts, _, err := runOptions(&f, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestRunOptionsWithoutModule(t *testing.T) {
 	}
 
 	f = runFlags{code: "notice('hi')", tracer: "strace", init: "systemd"}
-	opts, err = runOptions(&f, "")
+	opts, _, err = runOptions(&f, "")
 	if err != nil || opts.Module.Name != "manifest" || filepath.Dir(opts.OutDir) != runs || !strings.HasPrefix(filepath.Base(opts.OutDir), "manifest-") {
 		t.Errorf("-e: %v, %+v, out %s", err, opts.Module, opts.OutDir)
 	}
@@ -315,7 +315,7 @@ func TestDefaultOutDir(t *testing.T) {
 		t.Helper()
 		t.Chdir(filepath.Join(root, dir))
 		f := runFlags{tracer: "strace", init: "systemd"}
-		opts, err := runOptions(&f, arg)
+		opts, _, err := runOptions(&f, arg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -335,6 +335,15 @@ func TestDefaultOutDir(t *testing.T) {
 			t.Errorf("place %s: want state/fsmove/runs/mymod-HASH", p)
 		}
 	}
+	// Another suite has a place of its own beside the default suite's.
+	t.Chdir(root)
+	trixie, _, err := runOptions(&runFlags{tracer: "strace", init: "systemd", suite: "trixie"}, filepath.Join("a", "mymod"))
+	if err != nil || filepath.Dir(trixie.OutDir) != filepath.Dir(fromInside) || !strings.HasPrefix(filepath.Base(trixie.OutDir), "mymod-trixie-") {
+		t.Errorf("--suite trixie: place %s (%v), want state/fsmove/runs/mymod-trixie-HASH", trixie.OutDir, err)
+	}
+	if bookworm, _, err := runOptions(&runFlags{tracer: "strace", init: "systemd", suite: "bookworm"}, filepath.Join("a", "mymod")); err != nil || bookworm.OutDir != fromInside {
+		t.Errorf("--suite bookworm: place %s (%v), want the default suite's, %s", bookworm.OutDir, err, fromInside)
+	}
 	t.Setenv("XDG_STATE_HOME", "relative/state")
 	t.Setenv("HOME", filepath.Join(root, "home"))
 	if p := place(".", filepath.Join("a", "mymod")); filepath.Dir(p) != filepath.Join(root, "home", ".local", "state", "fsmove", "runs") {
@@ -351,7 +360,7 @@ func TestRerunIntoDefaultPlace(t *testing.T) {
 	root := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", filepath.Join(root, "state"))
 	module := filepath.Join("..", "..", "testdata", "modules", "clean")
-	opts, err := runOptions(&runFlags{tracer: "strace", init: "systemd"}, module)
+	opts, _, err := runOptions(&runFlags{tracer: "strace", init: "systemd"}, module)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,17 +380,91 @@ func TestRerunIntoDefaultPlace(t *testing.T) {
 	}
 }
 
+// TestRunRequirementsChooseSuite: metadata.json's requirements on Puppet
+// choose the suite, its place and its image; --suite (or .fsmove.yml's
+// suite) wins with a warning; requirements no suite meets are a usage
+// error before anything starts; a module that leaves Debian out of its
+// operatingsystem_support gets one line of warning.
+func TestRunRequirementsChooseSuite(t *testing.T) {
+	noDocker(t)
+	root := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", filepath.Join(root, "state"))
+	mod := func(name, metadata string) string {
+		dir := filepath.Join(root, name)
+		writeFile(t, filepath.Join(dir, "manifests", "init.pp"), "class "+name+" {}\n")
+		writeFile(t, filepath.Join(dir, "metadata.json"), metadata)
+		return dir
+	}
+	p8 := mod("p8", `{"name": "acme-p8", "requirements": [{"name": "puppet", "version_requirement": ">= 8.0.0 < 9.0.0"}]}`)
+	opts, suite, err := runOptions(&runFlags{tracer: "strace", init: "systemd"}, p8)
+	if err != nil || suite.Suite != "trixie" || opts.Image.Suite != "trixie" || !strings.HasPrefix(filepath.Base(opts.OutDir), "p8-trixie-") {
+		t.Errorf("puppet >= 8: suite %+v, image %+v, place %s, %v; want trixie's", suite, opts.Image, opts.OutDir, err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, []string{"run", "--tracer", "strace", p8}); code != exitRun ||
+		!strings.Contains(stderr.String(), "fsmove: suite: trixie (metadata.json requires puppet >= 8.0.0 < 9.0.0)\n") {
+		t.Errorf("puppet >= 8: exit %d, want %d (no Docker) after the suite's line\n%s", code, exitRun, stderr.String())
+	}
+	stderr.Reset()
+	if code := run(&stdout, &stderr, []string{"run", "--tracer", "strace", "--suite", "bookworm", p8}); code != exitRun ||
+		!strings.Contains(stderr.String(), "fsmove: warning: --suite bookworm has Puppet 7.23.0: metadata.json requires puppet >= 8.0.0 < 9.0.0\n") ||
+		strings.Contains(stderr.String(), "fsmove: suite:") {
+		t.Errorf("puppet >= 8, --suite bookworm: exit %d, want %d after a warning\n%s", code, exitRun, stderr.String())
+	}
+	// The project file's suite is given as the flag is.
+	writeFile(t, filepath.Join(p8, ".fsmove.yml"), "suite: bookworm\n")
+	stderr.Reset()
+	if code := run(&stdout, &stderr, []string{"run", "--tracer", "strace", p8}); code != exitRun || !strings.Contains(stderr.String(), "fsmove: warning: --suite bookworm has Puppet 7.23.0") {
+		t.Errorf(".fsmove.yml's suite: exit %d, want %d after a warning\n%s", code, exitRun, stderr.String())
+	}
+
+	p9 := mod("p9", `{"name": "acme-p9", "requirements": [{"name": "puppet", "version_requirement": ">= 9.0.0"}]}`)
+	stderr.Reset()
+	if code := run(&stdout, &stderr, []string{"run", "--tracer", "strace", p9}); code != exitUsage ||
+		!strings.Contains(stderr.String(), "metadata.json requires puppet >= 9.0.0; fsmove's suites have Puppet 7.23.0 (bookworm) and Puppet 8.10.0 (trixie)") {
+		t.Errorf("puppet >= 9: exit %d, want %d naming the suites' Puppets\n%s", code, exitUsage, stderr.String())
+	}
+
+	redhat := mod("redhat", `{"name": "acme-redhat", "operatingsystem_support": [{"operatingsystem": "RedHat"}, {"operatingsystem": "CentOS"}]}`)
+	stderr.Reset()
+	if code := run(&stdout, &stderr, []string{"run", "--quiet", "--tracer", "strace", redhat}); code != exitRun {
+		t.Errorf("not Debian: exit %d, want %d\n%s", code, exitRun, stderr.String())
+	}
+	var warnings []string
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if strings.HasPrefix(line, "fsmove: warning:") {
+			warnings = append(warnings, line)
+		}
+	}
+	if len(warnings) != 1 || len(warnings[0]) > 100 || !strings.Contains(warnings[0], "RedHat, CentOS, not Debian") {
+		t.Errorf("not Debian: warnings %q, want one line of at most 100 columns", warnings)
+	}
+}
+
 // TestConfirmModuleFindsDefaultPlace: fsmove confirm MODULE looks for the
-// run where fsmove run MODULE put it without --out.
+// run where fsmove run MODULE put it without --out: of the suite given, or
+// the one metadata.json's requirements choose.
 func TestConfirmModuleFindsDefaultPlace(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", filepath.Join(t.TempDir(), "state"))
 	module := filepath.Join("..", "..", "testdata", "modules", "clean")
-	opts, err := runOptions(&runFlags{tracer: "strace", init: "systemd"}, module)
+	opts, _, err := runOptions(&runFlags{tracer: "strace", init: "systemd"}, module)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
 	if code := run(&stdout, &stderr, []string{"confirm", module}); code != exitUsage || !strings.Contains(stderr.String(), opts.OutDir+" holds no run") {
 		t.Errorf("confirm MODULE without a run: exit %d, want %d naming %s\n%s", code, exitUsage, opts.OutDir, stderr.String())
+	}
+	trixie, _, err := runOptions(&runFlags{tracer: "strace", init: "systemd", suite: "trixie"}, module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	if code := run(&stdout, &stderr, []string{"confirm", "--suite", "trixie", module}); code != exitUsage || !strings.Contains(stderr.String(), trixie.OutDir+" holds no run") {
+		t.Errorf("confirm --suite trixie MODULE without a run: exit %d, want %d naming %s\n%s", code, exitUsage, trixie.OutDir, stderr.String())
+	}
+	stderr.Reset()
+	if code := run(&stdout, &stderr, []string{"confirm", "--suite", "trixie", "--out", trixie.OutDir}); code != exitUsage || !strings.Contains(stderr.String(), "--suite names the run of MODULE") {
+		t.Errorf("confirm --suite --out: exit %d, want %d\n%s", code, exitUsage, stderr.String())
 	}
 }

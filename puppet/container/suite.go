@@ -11,7 +11,10 @@ import (
 type Suite struct {
 	Name   string // the codename: "bookworm"
 	Debian string // the release's number, for messages: "12"
-	Puppet string // the major version of Debian's puppet-agent, for messages: "7"
+	// Puppet is the upstream version of the release's puppet-agent:
+	// metadata.json requirements are checked against it (a stable
+	// release's updates do not move it past what a range tells apart).
+	Puppet string // "7.23.0"
 	// Packages are installed on top of the base system (ImageOptions.Packages).
 	Packages []string
 }
@@ -41,8 +44,14 @@ var basePackages = []string{
 // Suites are the releases fsmove builds images of. bookworm's package list
 // is part of its recipe digest: changing it rebuilds everyone's image.
 var Suites = []Suite{
-	{Name: "bookworm", Debian: "12", Puppet: "7", Packages: concat(basePackages, corePackages)},
-	{Name: "trixie", Debian: "13", Puppet: "8", Packages: concat(basePackages, corePackages)},
+	{Name: "bookworm", Debian: "12", Puppet: "7.23.0", Packages: concat(basePackages, corePackages)},
+	{Name: "trixie", Debian: "13", Puppet: "8.10.0", Packages: concat(basePackages, corePackages)},
+}
+
+// PuppetMajor is the major version of the suite's Puppet: "7".
+func (s Suite) PuppetMajor() string {
+	major, _, _ := strings.Cut(s.Puppet, ".")
+	return major
 }
 
 func concat(lists ...[]string) []string {

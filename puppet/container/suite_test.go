@@ -49,6 +49,12 @@ func TestSuites(t *testing.T) {
 	if _, err := LookupSuite("sid"); err == nil || !strings.Contains(err.Error(), "bookworm, trixie") {
 		t.Errorf("unknown suite: %v", err)
 	}
+	// The Puppet a module's metadata.json requirements are checked against.
+	for name, major := range map[string]string{"bookworm": "7", "trixie": "8"} {
+		if s, _ := LookupSuite(name); s.PuppetMajor() != major || !strings.HasPrefix(s.Puppet, major+".") {
+			t.Errorf("suite %s: Puppet %q, major %q; want %s", name, s.Puppet, s.PuppetMajor(), major)
+		}
+	}
 	if (ImageOptions{Suite: "trixie"}).Recipe() == bookwormRecipe {
 		t.Error("trixie has bookworm's recipe")
 	}

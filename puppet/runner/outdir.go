@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/fsmove/fsmove/puppet/container"
 )
 
 // OutDirError says why a directory cannot receive a run. EarlierRun: it
@@ -138,8 +140,13 @@ func RunsDir() (string, error) {
 // absolute path, a package or Forge module as given, a manifest file's
 // absolute path, or -e). So the place is the same from any current
 // directory, and two modules of the same name have two places. A rerun
-// replaces the run in its place (ReplaceRun), whatever its flags.
-func DefaultOutDir(spec ModuleSpec, entry Entry) (string, error) {
+// replaces the run in its place (ReplaceRun), whatever its flags, but a
+// run on another suite has a place of its own, <name>-<suite>-<hash> (the
+// suite in the digest too), so that a module's bookworm and trixie runs
+// are both kept. The default suite's place is the one fsmove used before
+// it had suites: the runs made then stay where fsmove confirm MODULE
+// looks.
+func DefaultOutDir(spec ModuleSpec, entry Entry, suite string) (string, error) {
 	runs, err := RunsDir()
 	if err != nil {
 		return "", err
@@ -151,8 +158,13 @@ func DefaultOutDir(spec ModuleSpec, entry Entry) (string, error) {
 	case spec.Kind == SourceNone && entry.Manifest != "":
 		key = "manifest:" + absPaths([]string{entry.Manifest})[0]
 	}
+	name := spec.Name
+	if suite != "" && suite != container.DefaultSuite {
+		key += "\nsuite:" + suite
+		name += "-" + suite
+	}
 	sum := sha256.Sum256([]byte(key))
-	return filepath.Join(runs, spec.Name+"-"+hex.EncodeToString(sum[:4])), nil
+	return filepath.Join(runs, name+"-"+hex.EncodeToString(sum[:4])), nil
 }
 
 // FailedSuffix names, beside a run's default place, the last run that
