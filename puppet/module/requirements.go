@@ -91,6 +91,14 @@ func (p Platform) AllowsPuppet(version string) bool {
 	return false
 }
 
+// AllowsPuppetMajor reports whether the requirements allow some Puppet
+// of that major version ("8"): its first or its last release. (A range
+// wholly inside one major's minor versions, say ">= 8.19.0 < 8.20.0",
+// is read as not allowing it; no module writes one.)
+func (p Platform) AllowsPuppetMajor(major string) bool {
+	return p.AllowsPuppet(major+".0.0") || p.AllowsPuppet(major+".999999.999999")
+}
+
 // PuppetString is the requirements as metadata.json words them:
 // "puppet >= 8.0.0 < 9.0.0", or several joined by " or ".
 func (p Platform) PuppetString() string {

@@ -63,12 +63,26 @@ func chooseSuite(given string, p module.Platform) (SuiteChoice, error) {
 	if err != nil {
 		return c, err
 	}
-	for _, s := range append([]container.Suite{def}, container.Suites...) {
+	suites := append([]container.Suite{def}, container.Suites...)
+	for _, s := range suites {
 		if p.AllowsPuppet(s.Puppet) {
 			c.Suite = s.Name
 			if s.Name != def.Name {
 				c.Why = "metadata.json requires " + p.PuppetString()
 			}
+			return c, nil
+		}
+	}
+	// Modules raise their minimum often past what Debian packages
+	// (openvox >= 8.19.0 against trixie's 8.10.0) while the language is
+	// that major's: a suite of an allowed major version runs the module,
+	// with a warning, rather than refusing a module Puppet would apply.
+	for _, s := range suites {
+		if p.AllowsPuppetMajor(s.PuppetMajor()) {
+			c.Suite = s.Name
+			c.Why = "metadata.json requires " + p.PuppetString()
+			c.Warnings = append(c.Warnings, fmt.Sprintf("metadata.json requires %s: applied on %s's Puppet %s",
+				p.PuppetString(), s.Name, s.Puppet))
 			return c, nil
 		}
 	}
