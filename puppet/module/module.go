@@ -11,8 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/Masterminds/semver/v3"
 )
 
 // Name is a module's full name: AUTHOR-NAME on the Forge, where Puppet
@@ -66,69 +64,6 @@ func (n Name) String() string {
 		return n.Name
 	}
 	return n.Author + "-" + n.Name
-}
-
-// Requirement is a version range as metadata.json writes it (">= 4.13.1 <
-// 10.0.0", "1.x", ">= 1.0.0"); the zero Requirement allows every version.
-type Requirement struct {
-	Raw         string
-	constraints *semver.Constraints
-}
-
-// ParseRequirement reads a version range; "" allows every version.
-func ParseRequirement(s string) (Requirement, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return Requirement{}, nil
-	}
-	c, err := semver.NewConstraint(s)
-	if err != nil {
-		return Requirement{}, fmt.Errorf("version requirement %q: %w", s, err)
-	}
-	return Requirement{Raw: s, constraints: c}, nil
-}
-
-// exactRequirement is the range of one version (a Puppetfile's or
-// .fixtures.yml's pinned version).
-func exactRequirement(version string) (Requirement, error) {
-	if _, err := semver.NewVersion(version); err != nil {
-		return Requirement{}, fmt.Errorf("version %q: %w", version, err)
-	}
-	return ParseRequirement("= " + version)
-}
-
-// Allows reports whether version is in the range. A Debian version
-// ("1:8.5.0-1+deb12u1") is compared by its upstream part ("8.5.0"). An
-// unreadable version is allowed only by the open range.
-func (r Requirement) Allows(version string) bool {
-	if r.constraints == nil {
-		return true
-	}
-	v, err := semver.NewVersion(UpstreamVersion(version))
-	if err != nil {
-		return false
-	}
-	return r.constraints.Check(v)
-}
-
-// String is the range as written, or "any version".
-func (r Requirement) String() string {
-	if r.Raw == "" {
-		return "any version"
-	}
-	return r.Raw
-}
-
-// UpstreamVersion is a Debian version without its epoch ("1:") and its
-// Debian revision ("-1", "-1+deb12u1"): the module's own version.
-func UpstreamVersion(v string) string {
-	if _, rest, ok := strings.Cut(v, ":"); ok {
-		v = rest
-	}
-	if i := strings.LastIndexByte(v, '-'); i > 0 {
-		v = v[:i]
-	}
-	return v
 }
 
 // Dependency is one module the module under test needs.

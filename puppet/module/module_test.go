@@ -38,8 +38,6 @@ func TestRequirement(t *testing.T) {
 		{">= 4.13.1 < 10.0.0", "1:8.5.0-1+deb12u1", true},
 		{">= 4.13.1 < 10.0.0", "10.0.0", false},
 		{">= 4.13.1 < 10.0.0", "4.13.0", false},
-		{"1.x", "1.9.2", true},
-		{"1.x", "2.0.0", false},
 		{">= 1.0.0", "7.3.1-2", true},
 		{"", "0.0.1", true},
 		{">= 1.0.0", "not a version", false},
@@ -52,8 +50,60 @@ func TestRequirement(t *testing.T) {
 			t.Errorf("%q allows %q = %v, want %v", c.req, c.version, got, c.ok)
 		}
 	}
-	if _, err := ParseRequirement(">= banana"); err == nil {
-		t.Error(`ParseRequirement(">= banana") accepted`)
+	for _, bad := range []string{">= banana", "~~", "1.0.0 -"} {
+		if _, err := ParseRequirement(bad); err == nil {
+			t.Errorf("ParseRequirement(%q) accepted", bad)
+		}
+	}
+}
+
+// TestPuppetRanges: each form of SemanticPuppet::VersionRange (what Puppet
+// reads in metadata.json) against versions on both sides of its bounds,
+// as Puppet decides them.
+func TestPuppetRanges(t *testing.T) {
+	for _, c := range []struct {
+		req     string
+		in, out []string
+	}{
+		{">=1.0.0 <2.0.0", []string{"1.0.0", "1.9.9"}, []string{"0.9.9", "2.0.0"}},
+		{">= 1.0.0 < 2.0.0", []string{"1.0.0", "1.9.9"}, []string{"0.9.9", "2.0.0"}},
+		{">= 4.13.1 < 10.0.0", []string{"4.13.1", "9.9.9"}, []string{"4.13.0", "10.0.0"}},
+		{"1.x", []string{"1.0.0", "1.9.9"}, []string{"0.9.9", "2.0.0"}},
+		{"1.2.x", []string{"1.2.0", "1.2.9"}, []string{"1.1.9", "1.3.0"}},
+		{"1", []string{"1.0.0", "1.9.9"}, []string{"2.0.0"}},
+		{"1.2", []string{"1.2.0", "1.2.9"}, []string{"1.3.0"}},
+		{"1.2.3", []string{"1.2.3"}, []string{"1.2.4", "1.2.2"}},
+		{"=1.2.3", []string{"1.2.3"}, []string{"1.2.4"}},
+		{"1.0.0 - 2.0.0", []string{"1.0.0", "2.0.0"}, []string{"0.9.9", "2.0.1"}},
+		// Puppet fills a partial bound with zeros: 2.0.5 is out.
+		{"1.0 - 2.0", []string{"1.0.0", "2.0.0"}, []string{"2.0.5", "2.1.0"}},
+		{">=1.0.0 || <0.5", []string{"0.4.0", "1.0.0", "3.0.0"}, []string{"0.5.0", "0.9.9"}},
+		{"~1.2", []string{"1.2.0", "1.2.9"}, []string{"1.3.0"}},
+		{"~> 1.2", []string{"1.2.0", "1.2.9"}, []string{"1.3.0"}}, // Puppet's tilde, not Rubygems'
+		{"~> 1.2.3", []string{"1.2.3", "1.2.9"}, []string{"1.2.2", "1.3.0"}},
+		{"^1.2", []string{"1.2.0", "1.9.0"}, []string{"1.1.9", "2.0.0"}},
+		{"^0.2.3", []string{"0.2.3", "0.2.9"}, []string{"0.3.0"}},
+		// Puppet lets the patch level of ^0.0.z move, up to 0.1.0.
+		{"^0.0.3", []string{"0.0.3", "0.0.9"}, []string{"0.0.2", "0.1.0"}},
+		{">1.2", []string{"1.3.0"}, []string{"1.2.9"}},
+		{"<=1.2", []string{"1.2.9"}, []string{"1.3.0"}},
+		{"*", []string{"0.0.1", "99.0.0"}, nil},
+	} {
+		r, err := ParseRequirement(c.req)
+		if err != nil {
+			t.Errorf("ParseRequirement(%q): %v", c.req, err)
+			continue
+		}
+		for _, v := range c.in {
+			if !r.Allows(v) {
+				t.Errorf("%q does not allow %s", c.req, v)
+			}
+		}
+		for _, v := range c.out {
+			if r.Allows(v) {
+				t.Errorf("%q allows %s", c.req, v)
+			}
+		}
 	}
 }
 
