@@ -22,7 +22,7 @@ func depsImageArgs() []string {
 
 // TestE2EDependencies runs the modules of testdata/deps: dependencies from
 // Debian packages (offline: --network none), from --modulepath and from
-// spec/fixtures/modules, and one found nowhere.
+// spec/fixtures/modules, and one found nowhere that the code includes.
 func TestE2EDependencies(t *testing.T) {
 	requireDocker(t)
 	deps := filepath.Join("..", "..", "testdata", "deps")
@@ -91,16 +91,21 @@ func TestE2EDependencies(t *testing.T) {
 		})
 	})
 
+	// A module that includes a dependency found nowhere: the warning,
+	// then Puppet's compile error; exit 3.
 	t.Run("missing", func(t *testing.T) {
 		sched.run(t, "strace", func() {
 			out := t.TempDir()
 			var stdout, stderr bytes.Buffer
-			args := append([]string{"run", "--quiet", "--network", "none", "--out", out}, depsImageArgs()...)
+			args := append([]string{"run", "--quiet", "--network", "none", "--tracer", "strace", "--out", out}, depsImageArgs()...)
 			code := run(&stdout, &stderr, append(args, filepath.Join(deps, "missing_dep")))
-			if code != exitUsage {
-				t.Fatalf("exit %d, want %d\n%s", code, exitUsage, stderr.String())
+			if code != exitRun {
+				t.Fatalf("exit %d, want %d\n%s", code, exitRun, stderr.String())
 			}
-			for _, want := range []string{"fsmove-nowhere >= 2.0.0 < 3.0.0", "--modulepath DIR", module.FixturesDir, "no Debian package"} {
+			for _, want := range []string{
+				"fsmove: warning: fsmove-nowhere >= 2.0.0 < 3.0.0 (metadata.json) found nowhere; the apply goes on\n",
+				"Could not find class ::nowhere",
+			} {
 				if !strings.Contains(stderr.String(), want) {
 					t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 				}
@@ -109,8 +114,8 @@ func TestE2EDependencies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rec.ContainerID != "" || rec.StoppedStep != "deps" {
-				t.Errorf("run.json: container %q, stopped_step %q; want no container, stopped at deps", rec.ContainerID, rec.StoppedStep)
+			if rec.Status != runner.StatusCompileFailed || rec.Dependencies == nil || len(rec.Dependencies.Missing) != 1 {
+				t.Errorf("run.json: status %s, dependencies %+v; want compile-failed, nowhere missing", rec.Status, rec.Dependencies)
 			}
 		})
 	})

@@ -303,8 +303,9 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 		return fail("%v", err)
 	}
 	var deps []module.Dependency
+	var depWarnings []module.Warning
 	if !f.noDeps {
-		if deps, err = runner.ReadDependencies(spec, f.modulePath); err != nil {
+		if deps, depWarnings, err = runner.ReadDependencies(spec, f.modulePath); err != nil {
 			return fail("%v (--no-deps skips the dependencies)", err)
 		}
 	}
@@ -359,26 +360,27 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, error) {
 	// The default tracer (f.tracer "") is chosen by the caller, once every
 	// usage check has passed.
 	return runner.Options{
-		Module:        spec,
-		Entry:         entry,
-		ModulePath:    f.modulePath,
-		Dependencies:  deps,
-		Image:         container.ImageOptions{Tag: f.image, Suite: f.suite, Mirror: f.mirror},
-		Tracer:        f.tracer,
-		Init:          initMode,
-		TracerBinary:  fsmoveBinary(),
-		AllowDrops:    f.allowDrops,
-		SeccompBPF:    f.seccompBPF,
-		DaemonCaps:    f.daemonCaps,
-		Limits:        limits,
-		Network:       network,
-		MaxTrace:      maxTrace,
-		OutDir:        out,
-		Force:         f.force,
-		Keep:          f.keep,
-		Verbose:       f.verbose,
-		FsmoveVersion: buildVersion(),
-		Idempotence:   f.idempotence,
+		Module:             spec,
+		Entry:              entry,
+		ModulePath:         f.modulePath,
+		Dependencies:       deps,
+		DependencyWarnings: depWarnings,
+		Image:              container.ImageOptions{Tag: f.image, Suite: f.suite, Mirror: f.mirror},
+		Tracer:             f.tracer,
+		Init:               initMode,
+		TracerBinary:       fsmoveBinary(),
+		AllowDrops:         f.allowDrops,
+		SeccompBPF:         f.seccompBPF,
+		DaemonCaps:         f.daemonCaps,
+		Limits:             limits,
+		Network:            network,
+		MaxTrace:           maxTrace,
+		OutDir:             out,
+		Force:              f.force,
+		Keep:               f.keep,
+		Verbose:            f.verbose,
+		FsmoveVersion:      buildVersion(),
+		Idempotence:        f.idempotence,
 	}, nil
 }
 
@@ -457,10 +459,6 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 		}
 		return runError{err}
 	}
-	var missing *module.MissingError
-	if errors.As(err, &missing) {
-		return usageError{err} // found before any container started
-	}
 	if err != nil {
 		if ctx.Err() != nil {
 			reportStopped(stderr, rec, opts.OutDir, tempOut)
@@ -469,6 +467,11 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 		return runError{err}
 	}
 
+	if rf.stats && rec.Dependencies != nil {
+		d := rec.Dependencies
+		fmt.Fprintf(stderr, "dependencies: %d found, %d found nowhere, %d test-only found nowhere (not said)\n",
+			len(d.Found), len(d.Missing), len(d.TestOnlyMissing))
+	}
 	puppetFailed := rec.Status != runner.StatusOK
 	logPath := filepath.Join(opts.OutDir, runner.PuppetLogFile)
 	if opts.Verbose {
@@ -484,10 +487,11 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 	} else if puppetFailed {
 		fmt.Fprintf(stderr, "fsmove run: %s\n", printable.Lines(rec.Error))
 		if log, err := os.Open(logPath); err == nil {
-			for _, line := range runner.PuppetErrors(log, 5) {
+			errs := runner.PuppetErrors(log, 5)
+			log.Close()
+			for _, line := range errs {
 				fmt.Fprintf(stderr, "  %s\n", printable.String(runner.HostPaths(line, rec.PathMap)))
 			}
-			log.Close()
 		}
 		fmt.Fprintf(stderr, "fsmove run: Puppet's log is %s\n", logPath)
 	}

@@ -80,13 +80,18 @@ type Metadata struct {
 	Name         Name
 	Version      string
 	Dependencies []Dependency
+	// Warnings are the dependencies that could not be read as written:
+	// one skipped for a bad name, one taken with any version for a range
+	// that cannot be read (Puppet itself does not read them).
+	Warnings []string
 }
 
 // MetadataFile is a module's metadata file.
 const MetadataFile = "metadata.json"
 
-// ParseMetadata reads a metadata.json. Its name and dependencies must be
-// well formed; a missing name is allowed (a module in development).
+// ParseMetadata reads a metadata.json. Its name must be well formed; a
+// missing name is allowed (a module in development). A dependency that
+// cannot be read is a warning, never an error: Puppet never reads them.
 func ParseMetadata(data []byte) (Metadata, error) {
 	var raw struct {
 		Name         string `json:"name"`
@@ -111,11 +116,12 @@ func ParseMetadata(data []byte) (Metadata, error) {
 	for i, d := range raw.Dependencies {
 		n, err := ParseName(d.Name)
 		if err != nil {
-			return Metadata{}, fmt.Errorf("dependencies[%d]: %w", i, err)
+			m.Warnings = append(m.Warnings, fmt.Sprintf("dependencies[%d]: %q is not a module name; skipped", i, d.Name))
+			continue
 		}
 		req, err := ParseRequirement(d.VersionRequirement)
 		if err != nil {
-			return Metadata{}, fmt.Errorf("dependencies[%d] (%s): %w", i, n, err)
+			m.Warnings = append(m.Warnings, fmt.Sprintf("%s: cannot read the range %q; any version taken", n, d.VersionRequirement))
 		}
 		m.Dependencies = append(m.Dependencies, Dependency{Name: n, Requirement: req, From: MetadataFile})
 	}

@@ -74,8 +74,42 @@ func fillVersion(v string) string {
 	return v
 }
 
-// exactRequirement is the range of one version (a Puppetfile's or
-// .fixtures.yml's pinned version).
+// gemRange rewrites a librarian-puppet Puppetfile's "~> X.Y", which is
+// Rubygems' pessimistic operator (>= X.Y < X+1.0: only the last part
+// given may move), where Puppet and Masterminds read "~> X.Y" as
+// >= X.Y.0 < X.Y+1.0. With three parts (and with one) the meanings agree.
+func gemRange(s string) string {
+	f := strings.Fields(strings.ReplaceAll(s, "~>", "~> "))
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] != "~>" {
+			continue
+		}
+		major, minor, ok := strings.Cut(f[i+1], ".")
+		if !ok || strings.Contains(minor, ".") || !isDigits(major) || !isDigits(minor) {
+			continue
+		}
+		next := 0
+		fmt.Sscan(major, &next)
+		f[i], f[i+1] = ">=", f[i+1]+".0"
+		f = append(f[:i+2], append([]string{fmt.Sprintf("<%d.0.0", next+1)}, f[i+2:]...)...)
+	}
+	return strings.Join(f, " ")
+}
+
+func isDigits(s string) bool {
+	if s == "" || len(s) > 9 { // 9 digits fit an int
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// exactRequirement is the range of one version (.fixtures.yml's pinned
+// version).
 func exactRequirement(version string) (Requirement, error) {
 	if _, err := semver.NewVersion(version); err != nil {
 		return Requirement{}, fmt.Errorf("version %q: %w", version, err)
