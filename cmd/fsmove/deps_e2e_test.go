@@ -92,7 +92,8 @@ func TestE2EDependencies(t *testing.T) {
 	})
 
 	// A module that includes a dependency found nowhere: the warning,
-	// then Puppet's compile error; exit 3.
+	// then Puppet's compile error, then which module it needs and how to
+	// give it; exit 3.
 	t.Run("missing", func(t *testing.T) {
 		sched.run(t, "strace", func() {
 			out := t.TempDir()
@@ -105,6 +106,8 @@ func TestE2EDependencies(t *testing.T) {
 			for _, want := range []string{
 				"fsmove: warning: fsmove-nowhere >= 2.0.0 < 3.0.0 (metadata.json) found nowhere; the apply goes on\n",
 				"Could not find class ::nowhere",
+				"fsmove run: the catalog needs class nowhere from fsmove-nowhere, which was found nowhere: " +
+					"give --modulepath DIR holding nowhere (or put it in " + filepath.Join(module.FixturesDir, "nowhere") + ")\n",
 			} {
 				if !strings.Contains(stderr.String(), want) {
 					t.Errorf("stderr lacks %q:\n%s", want, stderr.String())

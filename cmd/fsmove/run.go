@@ -492,6 +492,11 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 			for _, line := range errs {
 				fmt.Fprintf(stderr, "  %s\n", printable.String(runner.HostPaths(line, rec.PathMap)))
 			}
+			if rec.Status == runner.StatusCompileFailed {
+				if hint := unknownNameHint(errs, rec); hint != "" {
+					fmt.Fprintf(stderr, "fsmove run: %s\n", printable.String(hint))
+				}
+			}
 		}
 		fmt.Fprintf(stderr, "fsmove run: Puppet's log is %s\n", logPath)
 	}
@@ -741,4 +746,19 @@ func checkMirror(mirror string) error {
 		return fmt.Errorf("--mirror %q is not a mirror URL: want the URI of a deb line of /etc/apt/sources.list, SCHEME://HOST/PATH (http, https, ftp) or file:///PATH", mirror)
 	}
 	return nil
+}
+
+// unknownNameHint is, for a catalog that failed to compile, the first of
+// Puppet's errors that names a class, type or function it did not find,
+// explained: the module that provides it and how to give it ("" when
+// none does, or there is nothing to add).
+func unknownNameHint(puppetErrors []string, rec *runner.RunRecord) string {
+	for _, line := range puppetErrors {
+		u, ok := module.ParseUnknown(line)
+		if !ok {
+			continue
+		}
+		return u.Explain(rec.Dependencies, rec.Module.Name, rec.Module.Kind == runner.SourceDir)
+	}
+	return ""
 }

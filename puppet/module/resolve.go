@@ -69,7 +69,7 @@ type Resolution struct {
 	// Missing are the metadata.json dependencies found nowhere, each with
 	// how to give it (Found.Warning). The apply goes on without them:
 	// Puppet needs a module only when the code uses it, and a compile
-	// error then names what it lacks.
+	// error then names what it lacks (Unknown.Explain).
 	Missing []Found `json:"missing,omitempty"`
 	// TestOnlyMissing counts the dependencies of .fixtures.yml and the
 	// Puppetfile found nowhere: the module's unit tests use them, the
