@@ -187,24 +187,25 @@ func runOne(ctx context.Context, engine int, cpu string, e corpus.Entry, b Backe
 	dir := RunDir(opts.OutDir, e)
 	// A module directory's dependencies (metadata.json…) are found as
 	// fsmove run finds them: Debian's stdlib for a Forge checkout.
-	deps, err := runner.ReadDependencies(e.Module, nil)
+	deps, depWarnings, err := runner.ReadDependencies(e.Module, nil)
 	if err != nil {
 		return results.Row{}, work, fmt.Errorf("%s: %w", e.Key, err)
 	}
 	ropts := runner.Options{
-		Module:        e.Module,
-		Entry:         e.RunnerEntry(),
-		Image:         opts.Image,
-		Tracer:        opts.Tracer,
-		TracerBinary:  opts.TracerBinary,
-		SeccompBPF:    opts.SeccompBPF,
-		Init:          opts.Init,
-		OutDir:        dir,
-		Force:         true, // a rerun replaces the module's earlier run (the bench's own files are removed below)
-		FsmoveVersion: opts.FsmoveVersion,
-		Idempotence:   opts.Idempotence,
-		Dependencies:  deps,
-		Limits:        container.Limits{CPUSet: cpu},
+		Module:             e.Module,
+		Entry:              e.RunnerEntry(),
+		Image:              opts.Image,
+		Tracer:             opts.Tracer,
+		TracerBinary:       opts.TracerBinary,
+		SeccompBPF:         opts.SeccompBPF,
+		Init:               opts.Init,
+		OutDir:             dir,
+		Force:              true, // a rerun replaces the module's earlier run (the bench's own files are removed below)
+		FsmoveVersion:      opts.FsmoveVersion,
+		Idempotence:        opts.Idempotence,
+		Dependencies:       deps,
+		DependencyWarnings: depWarnings,
+		Limits:             container.Limits{CPUSet: cpu},
 	}
 
 	timeout := opts.Timeout

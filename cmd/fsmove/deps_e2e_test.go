@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/fsmove/fsmove/puppet/module"
 	"github.com/fsmove/fsmove/puppet/runner"
@@ -22,7 +23,8 @@ func depsImageArgs() []string {
 
 // TestE2EDependencies runs the modules of testdata/deps: dependencies from
 // Debian packages (offline: --network none), from --modulepath and from
-// spec/fixtures/modules, and one found nowhere.
+// spec/fixtures/modules; two found nowhere and never used, and one found
+// nowhere that the code includes.
 func TestE2EDependencies(t *testing.T) {
 	requireDocker(t)
 	deps := filepath.Join("..", "..", "testdata", "deps")
@@ -91,16 +93,72 @@ func TestE2EDependencies(t *testing.T) {
 		})
 	})
 
+	// Two RedHat-only modules in metadata.json, found nowhere and never
+	// used on Debian: one short warning each, and the apply goes on. The
+	// Puppetfile's librarian range is read as a range (Debian's stdlib is
+	// outside it: a warning); the .fixtures.yml module found nowhere is
+	// only counted.
+	t.Run("unused", func(t *testing.T) {
+		sched.run(t, "strace", func() {
+			rec, stderr := runDeps(t, filepath.Join(deps, "unused_deps"), "--stats")
+			var warnings []string
+			for _, line := range strings.Split(stderr, "\n") {
+				if strings.HasPrefix(line, "fsmove: warning: ") {
+					warnings = append(warnings, line)
+					if n := utf8.RuneCountInString(line); n > 100 {
+						t.Errorf("a warning of %d columns: %q", n, line)
+					}
+				}
+			}
+			for _, want := range []string{
+				"fsmove: warning: puppet-epel >= 3.0.0 < 6.0.0 (metadata.json) found nowhere; the apply goes on",
+				"fsmove: warning: puppet-selinux >= 3.2.0 < 5.0.0 (metadata.json) found nowhere; the apply goes on",
+			} {
+				if n := strings.Count(stderr, want+"\n"); n != 1 {
+					t.Errorf("%q said %d times, want once:\n%s", want, n, stderr)
+				}
+			}
+			if strings.Contains(stderr, "testonly") {
+				t.Errorf("the test-only module is said:\n%s", stderr)
+			}
+			if !strings.Contains(stderr, "dependencies: 1 found, 2 found nowhere, 1 test-only found nowhere") {
+				t.Errorf("--stats does not count the dependencies:\n%s", stderr)
+			}
+			if len(warnings) != 3 {
+				t.Errorf("%d warnings, want 3 (epel, selinux, stdlib's range):\n%s", len(warnings), strings.Join(warnings, "\n"))
+			}
+			found := depsBySource(t, rec)
+			if f := found["stdlib"]; f.Source != module.FromDebian || f.Requirement != ">= 2.3.3 < 5.0.0" || !strings.HasSuffix(f.RequiredBy, module.PuppetfileName) {
+				t.Errorf("run.json: stdlib is %+v, want Debian's, for the Puppetfile's range", f)
+			}
+			var missing []string
+			for _, m := range rec.Dependencies.Missing {
+				missing = append(missing, m.Wanted)
+			}
+			if strings.Join(missing, " ") != "puppet-epel puppet-selinux" || len(rec.Dependencies.TestOnlyMissing) != 1 {
+				t.Errorf("run.json: missing %q, test-only %+v", missing, rec.Dependencies.TestOnlyMissing)
+			}
+		})
+	})
+
+	// A module that includes a dependency found nowhere: the warning,
+	// then Puppet's compile error, then which module it needs and how to
+	// give it; exit 3.
 	t.Run("missing", func(t *testing.T) {
 		sched.run(t, "strace", func() {
 			out := t.TempDir()
 			var stdout, stderr bytes.Buffer
-			args := append([]string{"run", "--quiet", "--network", "none", "--out", out}, depsImageArgs()...)
+			args := append([]string{"run", "--quiet", "--network", "none", "--tracer", "strace", "--out", out}, depsImageArgs()...)
 			code := run(&stdout, &stderr, append(args, filepath.Join(deps, "missing_dep")))
-			if code != exitUsage {
-				t.Fatalf("exit %d, want %d\n%s", code, exitUsage, stderr.String())
+			if code != exitRun {
+				t.Fatalf("exit %d, want %d\n%s", code, exitRun, stderr.String())
 			}
-			for _, want := range []string{"fsmove-nowhere >= 2.0.0 < 3.0.0", "--modulepath DIR", module.FixturesDir, "no Debian package"} {
+			for _, want := range []string{
+				"fsmove: warning: fsmove-nowhere >= 2.0.0 < 3.0.0 (metadata.json) found nowhere; the apply goes on\n",
+				"Could not find class ::nowhere",
+				"fsmove run: the catalog needs class nowhere from fsmove-nowhere, which was found nowhere: " +
+					"give --modulepath DIR holding nowhere (or put it in " + filepath.Join(module.FixturesDir, "nowhere") + ")\n",
+			} {
 				if !strings.Contains(stderr.String(), want) {
 					t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 				}
@@ -109,8 +167,8 @@ func TestE2EDependencies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rec.ContainerID != "" || rec.StoppedStep != "deps" {
-				t.Errorf("run.json: container %q, stopped_step %q; want no container, stopped at deps", rec.ContainerID, rec.StoppedStep)
+			if rec.Status != runner.StatusCompileFailed || rec.Dependencies == nil || len(rec.Dependencies.Missing) != 1 {
+				t.Errorf("run.json: status %s, dependencies %+v; want compile-failed, nowhere missing", rec.Status, rec.Dependencies)
 			}
 		})
 	})

@@ -312,8 +312,9 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, runner.SuiteChoi
 		return fail("%v", err)
 	}
 	var deps []module.Dependency
+	var depWarnings []module.Warning
 	if !f.noDeps {
-		if deps, err = runner.ReadDependencies(spec, f.modulePath); err != nil {
+		if deps, depWarnings, err = runner.ReadDependencies(spec, f.modulePath); err != nil {
 			return fail("%v (--no-deps skips the dependencies)", err)
 		}
 	}
@@ -368,26 +369,27 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, runner.SuiteChoi
 	// The default tracer (f.tracer "") is chosen by the caller, once every
 	// usage check has passed.
 	return runner.Options{
-		Module:        spec,
-		Entry:         entry,
-		ModulePath:    f.modulePath,
-		Dependencies:  deps,
-		Image:         container.ImageOptions{Tag: f.image, Suite: suite.Suite, Mirror: f.mirror},
-		Tracer:        f.tracer,
-		Init:          initMode,
-		TracerBinary:  fsmoveBinary(),
-		AllowDrops:    f.allowDrops,
-		SeccompBPF:    f.seccompBPF,
-		DaemonCaps:    f.daemonCaps,
-		Limits:        limits,
-		Network:       network,
-		MaxTrace:      maxTrace,
-		OutDir:        out,
-		Force:         f.force,
-		Keep:          f.keep,
-		Verbose:       f.verbose,
-		FsmoveVersion: buildVersion(),
-		Idempotence:   f.idempotence,
+		Module:             spec,
+		Entry:              entry,
+		ModulePath:         f.modulePath,
+		Dependencies:       deps,
+		DependencyWarnings: depWarnings,
+		Image:              container.ImageOptions{Tag: f.image, Suite: suite.Suite, Mirror: f.mirror},
+		Tracer:             f.tracer,
+		Init:               initMode,
+		TracerBinary:       fsmoveBinary(),
+		AllowDrops:         f.allowDrops,
+		SeccompBPF:         f.seccompBPF,
+		DaemonCaps:         f.daemonCaps,
+		Limits:             limits,
+		Network:            network,
+		MaxTrace:           maxTrace,
+		OutDir:             out,
+		Force:              f.force,
+		Keep:               f.keep,
+		Verbose:            f.verbose,
+		FsmoveVersion:      buildVersion(),
+		Idempotence:        f.idempotence,
 	}, suite, nil
 }
 
@@ -466,10 +468,6 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 		}
 		return runError{err}
 	}
-	var missing *module.MissingError
-	if errors.As(err, &missing) {
-		return usageError{err} // found before any container started
-	}
 	if err != nil {
 		if ctx.Err() != nil {
 			reportStopped(stderr, rec, opts.OutDir, tempOut)
@@ -478,6 +476,11 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 		return runError{err}
 	}
 
+	if rf.stats && rec.Dependencies != nil {
+		d := rec.Dependencies
+		fmt.Fprintf(stderr, "dependencies: %d found, %d found nowhere, %d test-only found nowhere (not said)\n",
+			len(d.Found), len(d.Missing), len(d.TestOnlyMissing))
+	}
 	puppetFailed := rec.Status != runner.StatusOK
 	logPath := filepath.Join(opts.OutDir, runner.PuppetLogFile)
 	if opts.Verbose {
@@ -493,10 +496,16 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 	} else if puppetFailed {
 		fmt.Fprintf(stderr, "fsmove run: %s\n", printable.Lines(rec.Error))
 		if log, err := os.Open(logPath); err == nil {
-			for _, line := range runner.PuppetErrors(log, 5) {
+			errs := runner.PuppetErrors(log, 5)
+			log.Close()
+			for _, line := range errs {
 				fmt.Fprintf(stderr, "  %s\n", printable.String(runner.HostPaths(line, rec.PathMap)))
 			}
-			log.Close()
+			if rec.Status == runner.StatusCompileFailed {
+				if hint := unknownNameHint(errs, rec); hint != "" {
+					fmt.Fprintf(stderr, "fsmove run: %s\n", printable.String(hint))
+				}
+			}
 		}
 		fmt.Fprintf(stderr, "fsmove run: Puppet's log is %s\n", logPath)
 	}
@@ -746,4 +755,19 @@ func checkMirror(mirror string) error {
 		return fmt.Errorf("--mirror %q is not a mirror URL: want the URI of a deb line of /etc/apt/sources.list, SCHEME://HOST/PATH (http, https, ftp) or file:///PATH", mirror)
 	}
 	return nil
+}
+
+// unknownNameHint is, for a catalog that failed to compile, the first of
+// Puppet's errors that names a class, type or function it did not find,
+// explained: the module that provides it and how to give it ("" when
+// none does, or there is nothing to add).
+func unknownNameHint(puppetErrors []string, rec *runner.RunRecord) string {
+	for _, line := range puppetErrors {
+		u, ok := module.ParseUnknown(line)
+		if !ok {
+			continue
+		}
+		return u.Explain(rec.Dependencies, rec.Module.Name, rec.Module.Kind == runner.SourceDir)
+	}
+	return ""
 }

@@ -16,8 +16,10 @@ const FixturesFile = ".fixtures.yml"
 // directory each gets in spec/fixtures/modules). A forge module's repo
 // ("author/name") gives its author, its ref its version; a repository's
 // ref is a git ref, not a version. self, the module's own name, is left
-// out (its symlink is the module itself).
-func ParseFixtures(data []byte, self string) ([]Dependency, error) {
+// out (its symlink is the module itself). An entry that cannot be read is
+// a warning and is skipped (a ref that is no version: any version); only
+// a file that is not YAML is an error.
+func ParseFixtures(data []byte, self string) (deps []Dependency, warnings []string, err error) {
 	var doc struct {
 		Fixtures struct {
 			ForgeModules map[string]yaml.Node `yaml:"forge_modules"`
@@ -26,10 +28,9 @@ func ParseFixtures(data []byte, self string) ([]Dependency, error) {
 		} `yaml:"fixtures"`
 	}
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var deps []Dependency
-	add := func(section string, entries map[string]yaml.Node, forge bool) error {
+	add := func(section string, entries map[string]yaml.Node, forge bool) {
 		keys := make([]string, 0, len(entries))
 		for k := range entries {
 			keys = append(keys, k)
@@ -40,13 +41,15 @@ func ParseFixtures(data []byte, self string) ([]Dependency, error) {
 				continue
 			}
 			if err := CheckName(key); err != nil {
-				return fmt.Errorf("fixtures: %s: %w", section, err)
+				warnings = append(warnings, fmt.Sprintf("%s: %s: %v; skipped", FixturesFile, section, err))
+				continue
 			}
 			d := Dependency{Name: Name{Name: key}, From: FixturesFile}
 			if forge {
 				repo, ref, err := fixtureEntry(entries[key])
 				if err != nil {
-					return fmt.Errorf("fixtures: %s: %s: %w", section, key, err)
+					warnings = append(warnings, fmt.Sprintf("%s: %s: %s: %v; skipped", FixturesFile, section, key, err))
+					continue
 				}
 				if repo != "" {
 					if n, err := ParseName(repo); err == nil && n.Name == key {
@@ -55,24 +58,18 @@ func ParseFixtures(data []byte, self string) ([]Dependency, error) {
 				}
 				if ref != "" {
 					if d.Requirement, err = exactRequirement(ref); err != nil {
-						return fmt.Errorf("fixtures: %s: %s: %w", section, key, err)
+						// A git ref ("main", "v1.2"): any version.
+						d.Requirement = Requirement{}
 					}
 				}
 			}
 			deps = append(deps, d)
 		}
-		return nil
 	}
-	if err := add("forge_modules", doc.Fixtures.ForgeModules, true); err != nil {
-		return nil, err
-	}
-	if err := add("repositories", doc.Fixtures.Repositories, false); err != nil {
-		return nil, err
-	}
-	if err := add("symlinks", doc.Fixtures.Symlinks, false); err != nil {
-		return nil, err
-	}
-	return deps, nil
+	add("forge_modules", doc.Fixtures.ForgeModules, true)
+	add("repositories", doc.Fixtures.Repositories, false)
+	add("symlinks", doc.Fixtures.Symlinks, false)
+	return deps, warnings, nil
 }
 
 // fixtureEntry reads a forge_modules entry: "author/name", or a map with

@@ -8,6 +8,7 @@ import "testing"
 func FuzzParseMetadata(f *testing.F) {
 	f.Add([]byte(`{"name": "me-mymod", "version": "1.0.0", "dependencies": [{"name": "puppetlabs/stdlib", "version_requirement": ">= 4.13.1 < 10.0.0"}]}`))
 	f.Add([]byte(`{"dependencies": [{"name": "a-b", "version_requirement": "1.x"}]}`))
+	f.Add([]byte(`{"dependencies": [{"name": "a-b", "version_requirement": "1.0 - 2.0 || ^0.0.3"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseMetadata(data)
 		if err != nil {
@@ -24,7 +25,7 @@ func FuzzParseFixtures(f *testing.F) {
 	f.Add([]byte("fixtures:\n  forge_modules:\n    stdlib: puppetlabs/stdlib\n    concat:\n      repo: puppetlabs/concat\n      ref: 7.3.1\n  symlinks:\n    mymod: \"#{source_dir}\"\n"))
 	f.Add([]byte("fixtures:\n  repositories:\n    facts: https://example.invalid/facts.git\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		deps, err := ParseFixtures(data, "mymod")
+		deps, _, err := ParseFixtures(data, "mymod")
 		if err != nil {
 			return
 		}
@@ -40,13 +41,12 @@ func FuzzParseFixtures(f *testing.F) {
 func FuzzParsePuppetfile(f *testing.F) {
 	f.Add([]byte("mod 'puppetlabs-stdlib', '8.5.0'\nmod \"puppetlabs/concat\", :latest\nmod 'fw',\n  :git => 'x'\n"))
 	f.Add([]byte("forge 'x'\n# mod 'a'\nmod('a-b')\n"))
+	f.Add([]byte("mod 'puppetlabs-stdlib', '>= 2.3.3 < 5.0.0'\nmod 'a/b', '~> 4.0', '< 4.5'\nmod 'c', :local => true\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		deps, err := ParsePuppetfile(data)
-		if err != nil {
-			return
-		}
+		deps, _ := ParsePuppetfile(data)
 		for _, d := range deps {
 			checkDependency(t, d)
+			d.Requirement.Allows("1.2.3-1")
 		}
 	})
 }

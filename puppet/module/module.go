@@ -11,8 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/Masterminds/semver/v3"
 )
 
 // Name is a module's full name: AUTHOR-NAME on the Forge, where Puppet
@@ -68,69 +66,6 @@ func (n Name) String() string {
 	return n.Author + "-" + n.Name
 }
 
-// Requirement is a version range as metadata.json writes it (">= 4.13.1 <
-// 10.0.0", "1.x", ">= 1.0.0"); the zero Requirement allows every version.
-type Requirement struct {
-	Raw         string
-	constraints *semver.Constraints
-}
-
-// ParseRequirement reads a version range; "" allows every version.
-func ParseRequirement(s string) (Requirement, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return Requirement{}, nil
-	}
-	c, err := semver.NewConstraint(s)
-	if err != nil {
-		return Requirement{}, fmt.Errorf("version requirement %q: %w", s, err)
-	}
-	return Requirement{Raw: s, constraints: c}, nil
-}
-
-// exactRequirement is the range of one version (a Puppetfile's or
-// .fixtures.yml's pinned version).
-func exactRequirement(version string) (Requirement, error) {
-	if _, err := semver.NewVersion(version); err != nil {
-		return Requirement{}, fmt.Errorf("version %q: %w", version, err)
-	}
-	return ParseRequirement("= " + version)
-}
-
-// Allows reports whether version is in the range. A Debian version
-// ("1:8.5.0-1+deb12u1") is compared by its upstream part ("8.5.0"). An
-// unreadable version is allowed only by the open range.
-func (r Requirement) Allows(version string) bool {
-	if r.constraints == nil {
-		return true
-	}
-	v, err := semver.NewVersion(UpstreamVersion(version))
-	if err != nil {
-		return false
-	}
-	return r.constraints.Check(v)
-}
-
-// String is the range as written, or "any version".
-func (r Requirement) String() string {
-	if r.Raw == "" {
-		return "any version"
-	}
-	return r.Raw
-}
-
-// UpstreamVersion is a Debian version without its epoch ("1:") and its
-// Debian revision ("-1", "-1+deb12u1"): the module's own version.
-func UpstreamVersion(v string) string {
-	if _, rest, ok := strings.Cut(v, ":"); ok {
-		v = rest
-	}
-	if i := strings.LastIndexByte(v, '-'); i > 0 {
-		v = v[:i]
-	}
-	return v
-}
-
 // Dependency is one module the module under test needs.
 type Dependency struct {
 	Name        Name
@@ -145,13 +80,18 @@ type Metadata struct {
 	Name         Name
 	Version      string
 	Dependencies []Dependency
+	// Warnings are the dependencies that could not be read as written:
+	// one skipped for a bad name, one taken with any version for a range
+	// that cannot be read (Puppet itself does not read them).
+	Warnings []string
 }
 
 // MetadataFile is a module's metadata file.
 const MetadataFile = "metadata.json"
 
-// ParseMetadata reads a metadata.json. Its name and dependencies must be
-// well formed; a missing name is allowed (a module in development).
+// ParseMetadata reads a metadata.json. Its name must be well formed; a
+// missing name is allowed (a module in development). A dependency that
+// cannot be read is a warning, never an error: Puppet never reads them.
 func ParseMetadata(data []byte) (Metadata, error) {
 	var raw struct {
 		Name         string `json:"name"`
@@ -176,11 +116,12 @@ func ParseMetadata(data []byte) (Metadata, error) {
 	for i, d := range raw.Dependencies {
 		n, err := ParseName(d.Name)
 		if err != nil {
-			return Metadata{}, fmt.Errorf("dependencies[%d]: %w", i, err)
+			m.Warnings = append(m.Warnings, fmt.Sprintf("dependencies[%d]: %q is not a module name; skipped", i, d.Name))
+			continue
 		}
 		req, err := ParseRequirement(d.VersionRequirement)
 		if err != nil {
-			return Metadata{}, fmt.Errorf("dependencies[%d] (%s): %w", i, n, err)
+			m.Warnings = append(m.Warnings, fmt.Sprintf("%s: cannot read the range %q; any version taken", n, d.VersionRequirement))
 		}
 		m.Dependencies = append(m.Dependencies, Dependency{Name: n, Requirement: req, From: MetadataFile})
 	}

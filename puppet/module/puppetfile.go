@@ -2,57 +2,86 @@ package module
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
-// PuppetfileName is r10k's (and onceover's) list of the modules of a
-// control repository or a module's tests.
+// PuppetfileName is r10k's (and librarian-puppet's, and onceover's) list of
+// the modules of a control repository or a module's tests.
 const PuppetfileName = "Puppetfile"
 
-// puppetfileMod matches a mod declaration, its continuation lines joined:
-// mod 'NAME' followed by the rest of its arguments.
-var puppetfileMod = regexp.MustCompile(`^mod\s*\(?\s*(?:'([^']*)'|"([^"]*)")\s*(?:,\s*(.*))?$`)
-
-// puppetfileVersion is a version as a mod's second argument.
-var puppetfileVersion = regexp.MustCompile(`^(?:'([^']*)'|"([^"]*)")`)
-
-// ParsePuppetfile reads the mod declarations of a Puppetfile:
-// mod 'author-name', 'version' (or :latest, or none) from the Forge, and
-// mod 'name', :git => …, whose ref is not a version. A declaration may span
-// lines (after a trailing comma). Other lines (forge, moduledir, comments)
-// are skipped; a mod line that cannot be read is an error.
-func ParsePuppetfile(data []byte) ([]Dependency, error) {
-	var deps []Dependency
+// ParsePuppetfile reads the mod declarations of a Puppetfile, in r10k's and
+// librarian-puppet's forms: mod 'author-name' with an exact version
+// ('8.5.0'), :latest or nothing; with a range librarian reads ('>= 2.3.3
+// < 5.0.0', '~> 4.0', or several: '>= 1.0', '< 2.0'); or with a hash
+// (:git => …, :ref/:tag/:branch => …, :local => true), whose ref is not a
+// version. A declaration may span lines (after a trailing comma). Other
+// lines (forge, moduledir, comments) are skipped. A mod line that cannot
+// be read is a warning and is skipped; a range that cannot be read is a
+// warning and the module is taken with any version.
+func ParsePuppetfile(data []byte) (deps []Dependency, warnings []string) {
 	lines := strings.Split(string(data), "\n")
 	for i := 0; i < len(lines); i++ {
 		lineNo := i + 1
 		line := stripRubyComment(lines[i])
-		if !strings.HasPrefix(line, "mod ") && !strings.HasPrefix(line, "mod(") && !strings.HasPrefix(line, "mod\t") {
+		rest, ok := strings.CutPrefix(line, "mod")
+		if !ok || rest == "" || !(rest[0] == ' ' || rest[0] == '\t' || rest[0] == '(') {
 			continue
 		}
-		for strings.HasSuffix(line, ",") && i+1 < len(lines) {
+		for strings.HasSuffix(rest, ",") && i+1 < len(lines) {
 			i++
-			line += " " + stripRubyComment(lines[i])
+			rest += " " + stripRubyComment(lines[i])
 		}
-		m := puppetfileMod.FindStringSubmatch(line)
-		if m == nil {
-			return nil, fmt.Errorf("%s line %d: cannot read %q (want mod 'author-name', 'version')", PuppetfileName, lineNo, line)
+		rest = strings.TrimPrefix(strings.TrimSpace(rest), "(")
+		rawName, rest, ok := rubyString(rest)
+		if !ok {
+			warnings = append(warnings, fmt.Sprintf("%s line %d: cannot read %q; skipped", PuppetfileName, lineNo, line))
+			continue
 		}
-		name, err := ParseName(m[1] + m[2])
+		name, err := ParseName(rawName)
 		if err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", PuppetfileName, lineNo, err)
+			warnings = append(warnings, fmt.Sprintf("%s line %d: %v; skipped", PuppetfileName, lineNo, err))
+			continue
 		}
 		d := Dependency{Name: name, From: PuppetfileName}
-		rest := strings.TrimSuffix(strings.TrimSpace(m[3]), ")")
-		if v := puppetfileVersion.FindStringSubmatch(rest); v != nil {
-			if d.Requirement, err = exactRequirement(v[1] + v[2]); err != nil {
-				return nil, fmt.Errorf("%s line %d: %s: %w", PuppetfileName, lineNo, name, err)
+		// The version arguments are the quoted strings after the name;
+		// librarian joins several into one range.
+		var versions []string
+		for {
+			after, ok := strings.CutPrefix(strings.TrimSpace(rest), ",")
+			if !ok {
+				break
+			}
+			v, more, ok := rubyString(strings.TrimSpace(after))
+			if !ok {
+				break // :latest, a hash: no version
+			}
+			versions = append(versions, v)
+			rest = more
+		}
+		if len(versions) > 0 {
+			raw := strings.Join(versions, " ")
+			if d.Requirement, err = ParseRequirement(gemRange(raw)); err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s line %d: %s: cannot read the version %q; any version taken", PuppetfileName, lineNo, name, raw))
+			} else {
+				d.Requirement.Raw = raw
 			}
 		}
 		deps = append(deps, d)
 	}
-	return deps, nil
+	return deps, warnings
+}
+
+// rubyString reads a quoted string ('…' or "…", no escapes: module names
+// and versions have none) at the start of s, and returns what follows.
+func rubyString(s string) (value, rest string, ok bool) {
+	if s == "" || (s[0] != '\'' && s[0] != '"') {
+		return "", s, false
+	}
+	end := strings.IndexByte(s[1:], s[0])
+	if end < 0 {
+		return "", s, false
+	}
+	return s[1 : 1+end], s[2+end:], true
 }
 
 // stripRubyComment drops a # comment that is not inside a quoted string,

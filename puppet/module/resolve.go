@@ -24,11 +24,11 @@ const FixturesDir = "spec/fixtures/modules"
 
 // Found is one dependency and what satisfies it (run.json's dependencies).
 type Found struct {
-	Name        string `json:"name"`        // the short name Puppet loads it by
-	Wanted      string `json:"wanted"`      // the full name as asked for
-	Requirement string `json:"requirement"` // the version range, "" for any
-	RequiredBy  string `json:"required_by"` // "mymod's metadata.json"
-	Source      Source `json:"source"`
+	Name        string `json:"name"`              // the short name Puppet loads it by
+	Wanted      string `json:"wanted"`            // the full name as asked for
+	Requirement string `json:"requirement"`       // the version range, "" for any
+	RequiredBy  string `json:"required_by"`       // "mymod's metadata.json"
+	Source      Source `json:"source,omitempty"`  // "" for one found nowhere
 	Dir         string `json:"dir,omitempty"`     // the module's directory on this machine (modulepath, fixtures)
 	Package     string `json:"package,omitempty"` // the Debian package (debian)
 	Version     string `json:"version,omitempty"` // the version found ("" when the module does not say)
@@ -66,9 +66,19 @@ type Resolution struct {
 	// Packages are the Debian packages to install, those they bring in
 	// included, sorted.
 	Packages []string `json:"packages,omitempty"`
-	// Warnings are said, and the run goes on: a version outside its range,
-	// a test-only dependency (.fixtures.yml, Puppetfile) found nowhere.
-	Warnings []string `json:"warnings,omitempty"`
+	// Missing are the metadata.json dependencies found nowhere, each with
+	// how to give it (Found.Warning). The apply goes on without them:
+	// Puppet needs a module only when the code uses it, and a compile
+	// error then names what it lacks (Unknown.Explain).
+	Missing []Found `json:"missing,omitempty"`
+	// TestOnlyMissing counts the dependencies of .fixtures.yml and the
+	// Puppetfile found nowhere: the module's unit tests use them, the
+	// apply mostly does not, so they are not said (--stats counts them).
+	TestOnlyMissing []Found `json:"test_only_missing,omitempty"`
+	// Warnings are said, and the run goes on: a version outside its
+	// range, a missing metadata.json dependency, a line that cannot be
+	// read.
+	Warnings []Warning `json:"warnings,omitempty"`
 }
 
 // Local returns the dependencies found on this machine in source (the
@@ -95,27 +105,20 @@ func (r Resolution) Summary() string {
 	return strings.Join(parts, ", ")
 }
 
-// MissingError lists the dependencies found nowhere, each with how to
-// provide it.
-type MissingError struct {
-	Missing []string
-}
-
-func (e *MissingError) Error() string {
-	if len(e.Missing) == 1 {
-		return "a dependency is missing: " + e.Missing[0] + "\n(--no-deps skips this check, for a module path you manage yourself)"
-	}
-	return fmt.Sprintf("%d dependencies are missing:\n  %s\n(--no-deps skips this check, for a module path you manage yourself)",
-		len(e.Missing), strings.Join(e.Missing, "\n  "))
-}
-
 // ReadDependencies reads what the module in dir (named self) needs: its
 // metadata.json's dependencies, then those of its .fixtures.yml and
 // Puppetfile that metadata.json does not name (each file is optional).
-func ReadDependencies(dir, self string) ([]Dependency, error) {
+// What cannot be read is a warning (an entry skipped, a range taken as
+// any version); the error is for a file that cannot be read at all, or a
+// metadata.json that is not JSON.
+func ReadDependencies(dir, self string) ([]Dependency, []Warning, error) {
 	meta, _, err := ReadMetadata(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var warnings []Warning
+	for _, w := range meta.Warnings {
+		warnings = append(warnings, warn(MetadataFile+": "+w, ""))
 	}
 	deps := meta.Dependencies
 	seen := map[string]bool{self: true}
@@ -124,21 +127,30 @@ func ReadDependencies(dir, self string) ([]Dependency, error) {
 	}
 	for _, f := range []struct {
 		file  string
-		parse func([]byte) ([]Dependency, error)
+		parse func([]byte) ([]Dependency, []string, error)
 	}{
-		{FixturesFile, func(b []byte) ([]Dependency, error) { return ParseFixtures(b, self) }},
-		{PuppetfileName, ParsePuppetfile},
+		{FixturesFile, func(b []byte) ([]Dependency, []string, error) { return ParseFixtures(b, self) }},
+		{PuppetfileName, func(b []byte) ([]Dependency, []string, error) {
+			deps, warnings := ParsePuppetfile(b)
+			return deps, warnings, nil
+		}},
 	} {
 		data, err := os.ReadFile(filepath.Join(dir, f.file))
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		more, err := f.parse(data)
+		more, ws, err := f.parse(data)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, f.file), err)
+			// A test tool's file: the apply does not need it.
+			warnings = append(warnings, warn(f.file+" cannot be read; its modules are not looked for",
+				filepath.Join(dir, f.file)+": "+err.Error()))
+			continue
+		}
+		for _, w := range ws {
+			warnings = append(warnings, warn(w, ""))
 		}
 		for _, d := range more {
 			if !seen[d.Name.Name] {
@@ -147,7 +159,7 @@ func ReadDependencies(dir, self string) ([]Dependency, error) {
 			}
 		}
 	}
-	return deps, nil
+	return deps, warnings, nil
 }
 
 // Resolve finds each of the module self's dependencies: on the module
@@ -155,21 +167,25 @@ func ReadDependencies(dir, self string) ([]Dependency, error) {
 // in that order. The dependencies of a module found on this machine are
 // read from its metadata.json and resolved too; those of a Debian package
 // are Debian's (apt installs them). A version outside the range is a
-// warning; a metadata.json dependency found nowhere is a *MissingError, a
-// test-only one (.fixtures.yml, Puppetfile) a warning.
+// warning; a metadata.json dependency found nowhere is a warning and is
+// listed in Missing, a test-only one (.fixtures.yml, Puppetfile) only
+// counted in TestOnlyMissing. The error is for a module directory that
+// cannot be read.
 func Resolve(self string, deps []Dependency, c Candidates) (Resolution, error) {
 	type need struct {
 		dep Dependency
-		by  string
+		by  string // "mymod's metadata.json (modulepath)"
+		// file is by in a warning's few columns: "metadata.json" for
+		// the module's own, "helper's metadata.json" for another's.
+		file string
 	}
 	var queue []need
 	for _, d := range deps {
-		queue = append(queue, need{d, self + "'s " + d.From})
+		queue = append(queue, need{d, self + "'s " + d.From, d.From})
 	}
 	var res Resolution
 	found := map[string]int{self: -1} // short name → index in res.Found (-1: the module itself)
 	packages := map[string]bool{}
-	var missing []string
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
@@ -177,26 +193,35 @@ func Resolve(self string, deps []Dependency, c Candidates) (Resolution, error) {
 		if i, ok := found[d.Name.Name]; ok {
 			// Already found for another module: only its range is checked.
 			if i >= 0 && res.Found[i].Version != "" && !d.Requirement.Allows(res.Found[i].Version) {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s wants %s %s, but %s is at %s",
-					n.by, d.Name, d.Requirement, res.Found[i].Source, res.Found[i].Version))
+				f := res.Found[i]
+				res.Warnings = append(res.Warnings, warn(
+					fmt.Sprintf("%s wants %s %s; %s has %s (used anyway)", n.file, d.Name.Name, d.Requirement, f.Source, f.Version),
+					fmt.Sprintf("%s wants %s %s, but %s is at %s", n.by, d.Name, d.Requirement, f.Source, f.Version)))
 			}
 			continue
 		}
-		f, ok, err := c.find(d, n.by)
+		f, short, ok, err := c.find(d, n.by, n.file)
 		if err != nil {
 			return Resolution{}, err
 		}
 		if !ok {
-			msg := c.missing(d, n.by)
-			if d.From == MetadataFile {
-				missing = append(missing, msg)
-			} else {
-				res.Warnings = append(res.Warnings, msg+" (the apply goes on without it)")
+			found[d.Name.Name] = -1 // said once
+			f = Found{Name: d.Name.Name, Wanted: d.Name.String(), Requirement: d.Requirement.Raw, RequiredBy: n.by,
+				Warning: c.missing(d, n.by)}
+			if d.From != MetadataFile {
+				res.TestOnlyMissing = append(res.TestOnlyMissing, f)
+				continue
 			}
+			res.Missing = append(res.Missing, f)
+			wanted := d.Name.String()
+			if d.Requirement.Raw != "" {
+				wanted += " " + d.Requirement.Raw
+			}
+			res.Warnings = append(res.Warnings, warn(fmt.Sprintf("%s (%s) found nowhere; the apply goes on", wanted, n.file), f.Warning))
 			continue
 		}
 		if f.Warning != "" {
-			res.Warnings = append(res.Warnings, f.Warning)
+			res.Warnings = append(res.Warnings, warn(short, f.Warning))
 		}
 		found[d.Name.Name] = len(res.Found)
 		res.Found = append(res.Found, f)
@@ -210,12 +235,13 @@ func Resolve(self string, deps []Dependency, c Candidates) (Resolution, error) {
 		if err != nil {
 			return Resolution{}, err
 		}
-		for _, dd := range meta.Dependencies {
-			queue = append(queue, need{dd, f.Name + "'s " + MetadataFile + " (" + string(f.Source) + ")"})
+		file := f.Name + "'s " + MetadataFile
+		for _, w := range meta.Warnings {
+			res.Warnings = append(res.Warnings, warn(file+": "+w, f.Dir))
 		}
-	}
-	if len(missing) > 0 {
-		return Resolution{}, &MissingError{Missing: missing}
+		for _, dd := range meta.Dependencies {
+			queue = append(queue, need{dd, file + " (" + string(f.Source) + ")", file})
+		}
 	}
 	for p := range packages {
 		res.Packages = append(res.Packages, p)
@@ -225,26 +251,33 @@ func Resolve(self string, deps []Dependency, c Candidates) (Resolution, error) {
 }
 
 // find looks for d on the module path, in the fixtures, then in Debian.
-func (c Candidates) find(d Dependency, by string) (Found, bool, error) {
-	f := Found{Name: d.Name.Name, Wanted: d.Name.String(), Requirement: d.Requirement.Raw, RequiredBy: by}
-	local := func(dir string, source Source) (Found, bool, error) {
+// When what it finds is not quite what d asks for, f.Warning says so in
+// full, and short in a warning line's few columns (file: where d is
+// asked for, as short as can be).
+func (c Candidates) find(d Dependency, by, file string) (f Found, short string, ok bool, err error) {
+	f = Found{Name: d.Name.Name, Wanted: d.Name.String(), Requirement: d.Requirement.Raw, RequiredBy: by}
+	wants := fmt.Sprintf("%s wants %s %s; ", file, d.Name.Name, d.Requirement)
+	local := func(dir string, source Source) (Found, string, bool, error) {
 		meta, hasMeta, err := ReadMetadata(dir)
 		if err != nil {
-			return Found{}, false, err
+			return Found{}, "", false, err
 		}
 		f.Source, f.Dir, f.Version = source, dir, meta.Version
 		switch {
 		case hasMeta && d.Name.Author != "" && meta.Name.Author != "" && !strings.EqualFold(meta.Name.Author, d.Name.Author):
 			f.Warning = fmt.Sprintf("%s wants %s; %s %s is %s, another author's module of that name (used all the same)",
 				by, d.Name, source, dir, meta.Name)
+			short = fmt.Sprintf("%s wants %s; %s has %s (used anyway)", file, d.Name, source, meta.Name)
 		case f.Version == "" && d.Requirement.Raw != "":
 			f.Warning = fmt.Sprintf("%s wants %s %s; %s %s does not say its version (no version in %s)",
 				by, d.Name, d.Requirement, source, dir, MetadataFile)
+			short = wants + string(source) + "'s says no version (used anyway)"
 		case f.Version != "" && !d.Requirement.Allows(f.Version):
 			f.Warning = fmt.Sprintf("%s wants %s %s, but %s %s is at %s (used all the same)",
 				by, d.Name, d.Requirement, source, dir, f.Version)
+			short = wants + string(source) + " has " + f.Version + " (used anyway)"
 		}
-		return f, true, nil
+		return f, short, true, nil
 	}
 	if dir, ok := c.ModulePath[d.Name.Name]; ok {
 		return local(dir, FromModulePath)
@@ -259,7 +292,7 @@ func (c Candidates) find(d Dependency, by string) (Found, bool, error) {
 		}
 		if d.Requirement.Allows(p.Version) {
 			f.Source, f.Package, f.Version = FromDebian, p.Package, p.Version
-			return f, true, nil
+			return f, "", true, nil
 		}
 		if outside == nil {
 			outside = &c.Debian[i]
@@ -269,9 +302,10 @@ func (c Candidates) find(d Dependency, by string) (Found, bool, error) {
 		f.Source, f.Package, f.Version = FromDebian, outside.Package, outside.Version
 		f.Warning = fmt.Sprintf("%s wants %s %s, but Debian's %s is at %s (used all the same)",
 			by, d.Name, d.Requirement, outside.Package, outside.Version)
-		return f, true, nil
+		short = wants + "debian has " + outside.Version + " (used anyway)"
+		return f, short, true, nil
 	}
-	return Found{}, false, nil
+	return Found{}, "", false, nil
 }
 
 // fixture is the module name's directory in the fixtures directory, its

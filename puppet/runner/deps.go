@@ -30,32 +30,36 @@ const fixturesInContainer = workDir + "/fixtures"
 // dependency: Resolve finds it there and resolves its metadata.json's
 // dependencies as it does a module's (its stdlib from Debian, say). Other
 // kinds of module have none to read here (a Debian package's are apt's, a
-// Forge module's puppet module install's).
-func ReadDependencies(m ModuleSpec, modulePath []string) ([]module.Dependency, error) {
+// Forge module's puppet module install's). The warnings are what could
+// not be read (Options.DependencyWarnings).
+func ReadDependencies(m ModuleSpec, modulePath []string) ([]module.Dependency, []module.Warning, error) {
 	switch m.Kind {
 	case SourceDir:
 		return module.ReadDependencies(m.Dir, m.Name)
 	case SourceNone:
 		mods, err := modulePathModules(modulePath)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		var deps []module.Dependency
 		for _, name := range slices.Sorted(maps.Keys(mods)) {
 			deps = append(deps, module.Dependency{Name: module.Name{Name: name}, From: "--modulepath"})
 		}
-		return deps, nil
+		return deps, nil, nil
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // resolveDeps finds Options.Dependencies (the step "deps"), after the image
 // is known and before any container starts: the image's index of its
-// Debian module packages is its label. A dependency found nowhere fails
-// the run with a *module.MissingError; warnings are said and recorded.
+// Debian module packages is its label. Nothing found here stops the run
+// (a dependency found nowhere matters only if the code uses it, which
+// the compile says): the warnings are said, one line each, their detail
+// with -v, and recorded.
 func (r *run) resolveDeps(ctx context.Context) error {
 	deps := r.opts.Dependencies
 	if len(deps) == 0 {
+		r.sayWarnings(r.opts.DependencyWarnings)
 		return nil
 	}
 	what := fmt.Sprintf("finding %d dependencies", len(deps))
@@ -85,13 +89,23 @@ func (r *run) resolveDeps(ctx context.Context) error {
 		if err != nil {
 			return "", err
 		}
-		for _, w := range res.Warnings {
-			fmt.Fprintf(r.opts.Log, "fsmove: warning: %s\n", w)
-		}
+		res.Warnings = append(slices.Clone(r.opts.DependencyWarnings), res.Warnings...)
+		r.sayWarnings(res.Warnings)
 		r.deps = res
 		r.rec.Dependencies = &res
 		return res.Summary(), nil
 	})
+}
+
+// sayWarnings prints each warning on one line, and with -v its detail
+// under it.
+func (r *run) sayWarnings(ws []module.Warning) {
+	for _, w := range ws {
+		fmt.Fprintf(r.opts.Log, "fsmove: warning: %s\n", w.Line)
+		if r.opts.Verbose && w.Detail != "" {
+			fmt.Fprintf(r.opts.Log, "  %s\n", w.Detail)
+		}
+	}
 }
 
 // modulePathModules lists the modules of the --modulepath directories by

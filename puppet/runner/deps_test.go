@@ -50,7 +50,7 @@ func TestReadDependenciesWithoutModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps, err := ReadDependencies(spec, []string{tree})
+	deps, _, err := ReadDependencies(spec, []string{tree})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestReadDependenciesWithoutModule(t *testing.T) {
 	if want := "apt --modulepath,web --modulepath"; strings.Join(got, ",") != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if deps, err := ReadDependencies(ModuleSpec{Kind: SourceDeb, Name: "web"}, []string{tree}); err != nil || len(deps) != 0 {
+	if deps, _, err := ReadDependencies(ModuleSpec{Kind: SourceDeb, Name: "web"}, []string{tree}); err != nil || len(deps) != 0 {
 		t.Errorf("a Debian module: %v, %v; want none", deps, err)
 	}
 }

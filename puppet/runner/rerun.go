@@ -43,19 +43,21 @@ func RerunOptions(dir string) (Options, error) {
 	// The dependencies are read again (the run checked them unless
 	// --no-deps, which run.json shows by having none).
 	var deps []module.Dependency
+	var depWarnings []module.Warning
 	if rec.Dependencies != nil {
-		if deps, err = ReadDependencies(rec.Module, rec.ModulePath); err != nil {
+		if deps, depWarnings, err = ReadDependencies(rec.Module, rec.ModulePath); err != nil {
 			return Options{}, fmt.Errorf("the run's module: %w", err)
 		}
 	}
 	return Options{
-		Module:        rec.Module,
-		Entry:         entry,
-		ModulePath:    rec.ModulePath,
-		Dependencies:  deps,
-		Image:         container.ImageOptions{Tag: rec.Image.Tag, Suite: rec.Image.Suite},
-		Init:          rec.Init,
-		FsmoveVersion: rec.FsmoveVersion,
+		Module:             rec.Module,
+		Entry:              entry,
+		ModulePath:         rec.ModulePath,
+		Dependencies:       deps,
+		DependencyWarnings: depWarnings,
+		Image:              container.ImageOptions{Tag: rec.Image.Tag, Suite: rec.Image.Suite},
+		Init:               rec.Init,
+		FsmoveVersion:      rec.FsmoveVersion,
 	}, nil
 }
 

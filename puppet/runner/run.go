@@ -32,7 +32,10 @@ type Options struct {
 	// Dependencies are the module's (ReadDependencies), found before any
 	// container starts (the step "deps"); nil checks none (--no-deps).
 	Dependencies []module.Dependency
-	Image        container.ImageOptions
+	// DependencyWarnings are what ReadDependencies could not read: said
+	// and recorded with the resolution's own warnings.
+	DependencyWarnings []module.Warning
+	Image              container.ImageOptions
 	// Tracer names the capture backend (see captures); "" picks the
 	// default (ChooseTracer).
 	Tracer string
