@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/mod/modfile"
 )
@@ -96,11 +98,12 @@ func fsmoveCommands(line string) [][]string {
 	var cmds [][]string
 	words := shellWords(line)
 	for i := 0; i < len(words); i++ {
-		if words[i] != "fsmove" && !strings.HasSuffix(words[i], "/fsmove") {
+		atCommand := i == 0 || slices.Contains([]string{"||", "&&", ";", "|", "sudo"}, words[i-1])
+		if !atCommand || words[i] != "fsmove" && !strings.HasSuffix(words[i], "/fsmove") {
 			continue
 		}
 		var args []string
-		for i++; i < len(words) && !strings.Contains("|| && ; |", words[i]); i++ {
+		for i++; i < len(words) && !slices.Contains([]string{"||", "&&", ";", "|", ">"}, words[i]); i++ {
 			args = append(args, words[i])
 		}
 		cmds = append(cmds, args)
@@ -125,6 +128,20 @@ func shellWords(line string) []string {
 			}
 		case c == '\'' || c == '"':
 			quote, in = c, true
+		case c == '$' && i+1 < len(line) && line[i+1] == '(':
+			// A command substitution is one word, whatever it holds.
+			depth := 0
+			for ; i < len(line); i++ {
+				cur.WriteByte(line[i])
+				if line[i] == '(' {
+					depth++
+				} else if line[i] == ')' {
+					if depth--; depth == 0 {
+						break
+					}
+				}
+			}
+			in = true
 		case c == ' ' || c == '\t':
 			if in {
 				words = append(words, cur.String())
@@ -149,6 +166,7 @@ func shellWords(line string) []string {
 func checkCommandLine(t *testing.T, args []string) {
 	t.Helper()
 	root := newRootCmd(&cli{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}})
+	root.InitDefaultCompletionCmd() // cobra adds it when it executes
 	cmd, rest, err := root.Find(args)
 	if err != nil || cmd == root {
 		t.Errorf("fsmove %s: no such command (%v)", strings.Join(args, " "), err)
@@ -163,5 +181,49 @@ func checkCommandLine(t *testing.T, args []string) {
 		if err := rf.check(); err != nil {
 			t.Errorf("fsmove %s: %v", strings.Join(args, " "), err)
 		}
+	}
+}
+
+// TestHelpAndREADMEExamples checks every example of every command's --help
+// and every fsmove command line of README.md's shell blocks as
+// TestCIExamples checks the CI files': the command exists and takes the
+// flags and values given.
+func TestHelpAndREADMEExamples(t *testing.T) {
+	root := newRootCmd(&cli{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}})
+	var lines []string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		lines = append(lines, strings.Split(c.Example, "\n")...)
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	helpLines := len(lines)
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inShell := false
+	for _, line := range strings.Split(string(readme), "\n") {
+		switch {
+		case strings.HasPrefix(line, "```"):
+			inShell = line == "```sh" || line == "```bash"
+		case inShell:
+			lines = append(lines, line)
+		}
+	}
+	checked := map[bool]int{}
+	for i, line := range lines {
+		for _, args := range fsmoveCommands(strings.TrimSpace(line)) {
+			if len(args) == 0 || strings.Contains(strings.Join(args, " "), "<") {
+				continue // "fsmove" alone; "fsmove <command> --help", a pattern
+			}
+			checked[i < helpLines]++
+			checkCommandLine(t, args)
+		}
+	}
+	if checked[true] < 20 || checked[false] < 10 {
+		t.Errorf("checked %d help examples and %d README commands; want the many there are", checked[true], checked[false])
 	}
 }
