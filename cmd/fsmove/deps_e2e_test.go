@@ -52,6 +52,17 @@ func TestE2EDependencies(t *testing.T) {
 					t.Errorf("catalog lacks %s", res)
 				}
 			}
+			// The Debian dependencies' manifests are kept beside the run,
+			// where the reports point at them.
+			for _, name := range []string{"stdlib", "concat"} {
+				from := "/usr/share/puppet/modules/" + name
+				if to := rec.PathMap[from]; to != runner.SourcesDir+"/"+name {
+					t.Errorf("run.json: path_map[%s] = %q, want %s/%s", from, to, runner.SourcesDir, name)
+				}
+				if _, err := os.Stat(filepath.Join(rec.outDir, runner.SourcesDir, name, "manifests", "init.pp")); err != nil {
+					t.Errorf("%s's manifests not kept: %v", name, err)
+				}
+			}
 		})
 	})
 

@@ -487,7 +487,7 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 		// Puppet's output as the user reads it: no colour codes, the
 		// module's files where they are on this machine.
 		if data, err := os.ReadFile(logPath); err == nil {
-			io.WriteString(stderr, printable.Lines(runner.HostPaths(runner.StripANSI(string(data)), rec.PathMap)))
+			io.WriteString(stderr, printable.Lines(runner.HostPaths(runner.StripANSI(string(data)), rec.HostPathMap(opts.OutDir))))
 		}
 	}
 	// A failure is said once: what failed, Puppet's errors, where its log is.
@@ -499,7 +499,7 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 			errs := runner.PuppetErrors(log, 5)
 			log.Close()
 			for _, line := range errs {
-				fmt.Fprintf(stderr, "  %s\n", printable.String(runner.HostPaths(line, rec.PathMap)))
+				fmt.Fprintf(stderr, "  %s\n", printable.String(runner.HostPaths(line, rec.HostPathMap(opts.OutDir))))
 			}
 			if rec.Status == runner.StatusCompileFailed {
 				if hint := unknownNameHint(errs, rec); hint != "" {

@@ -46,7 +46,7 @@ func WithRunRecord(in Input) (Input, *runner.RunRecord) {
 		return in, nil
 	}
 	if in.PathMap == nil {
-		in.PathMap = rec.PathMap
+		in.PathMap = rec.HostPathMap(dir)
 	}
 	graphs := filepath.Join(dir, runner.GraphsDir)
 	if _, err := os.Stat(filepath.Join(graphs, runner.ExpandedGraph)); in.PuppetGraphs == "" && err == nil {

@@ -270,3 +270,43 @@ func writeFile(target string, r io.Reader) error {
 	}
 	return f.Close()
 }
+
+// ExtractManifests writes the Puppet manifests (*.pp regular files) of a
+// tar stream — what CopyOut of a module's manifests directory returns —
+// under destDir within budget, and returns how many it wrote. Everything
+// else is skipped: directories are made as the files need them, and links,
+// devices and other files are not followed or written. The copy is only
+// for reports to show a dependency's source lines; what the module under
+// test left there decides nothing.
+func ExtractManifests(r io.Reader, destDir string, budget *Budget) (int, error) {
+	tr := tar.NewReader(r)
+	n := 0
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, fmt.Errorf("read archive: %w", err)
+		}
+		if h.Typeflag != tar.TypeReg || !strings.HasSuffix(h.Name, ".pp") {
+			continue
+		}
+		name, err := cleanName(h.Name)
+		if err != nil {
+			return n, err
+		}
+		size := budget.allow(name, h.Size)
+		if size < 0 {
+			continue
+		}
+		target := filepath.Join(destDir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return n, err
+		}
+		if err := writeFile(target, io.LimitReader(tr, size)); err != nil {
+			return n, err
+		}
+		n++
+	}
+}

@@ -215,3 +215,40 @@ func TestExtractTampered(t *testing.T) {
 		t.Errorf("written: %v, want nothing", entries)
 	}
 }
+
+// TestExtractManifests: only .pp regular files are written, under dest,
+// within budget; links, other files and names leaving dest are not.
+func TestExtractManifests(t *testing.T) {
+	dest := t.TempDir()
+	data := tarOf(t,
+		[2]string{"manifests/", ""},
+		[2]string{"manifests/init.pp", "class apt {}\n"},
+		[2]string{"manifests/key/", ""},
+		[2]string{"manifests/key/add.pp", "define apt::key::add {}\n"},
+		[2]string{"manifests/link.pp", "->/etc/shadow"},
+		[2]string{"manifests/README", "not a manifest"},
+		[2]string{"manifests/big.pp", strings.Repeat("#", 200)},
+	)
+	budget := &Budget{PerFile: 100, Total: 1 << 20}
+	n, err := ExtractManifests(bytes.NewReader(data), dest, budget)
+	if err != nil || n != 2 {
+		t.Fatalf("%d files, err %v; want 2, nil", n, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dest, "manifests", "key", "add.pp")); string(b) != "define apt::key::add {}\n" {
+		t.Errorf("add.pp = %q", b)
+	}
+	for _, name := range []string{"link.pp", "README", "big.pp"} {
+		if _, err := os.Lstat(filepath.Join(dest, "manifests", name)); err == nil {
+			t.Errorf("%s written", name)
+		}
+	}
+	if len(budget.Over) != 1 || !strings.Contains(budget.Over[0], "big.pp") {
+		t.Errorf("over budget: %q, want big.pp", budget.Over)
+	}
+	if _, err := ExtractManifests(bytes.NewReader(tarOf(t, [2]string{"../../evil.pp", "x"})), dest, unlimited()); err == nil {
+		t.Error("entry ../../evil.pp accepted")
+	}
+	if _, err := ExtractManifests(bytes.NewReader(data[:700]), t.TempDir(), unlimited()); err == nil {
+		t.Error("truncated archive accepted")
+	}
+}

@@ -74,7 +74,9 @@ type RunRecord struct {
 	OverBudget []string `json:"over_budget,omitempty"`
 	// PathMap maps the directories the modules have in the container to
 	// where they are on this machine, so that a report can show the user's
-	// own file:line instead of /fsmove/modules/….
+	// own file:line instead of /fsmove/modules/…. A relative directory is
+	// in the run's directory (a Debian dependency's manifests, SourcesDir):
+	// HostPathMap makes it absolute.
 	PathMap map[string]string `json:"path_map,omitempty"`
 	// Artifacts are the files of the output directory, relative to it.
 	Artifacts []string `json:"artifacts"`

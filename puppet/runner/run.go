@@ -857,6 +857,7 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 	}
 
 	r.saveNodeState(ctx, detector.PackagesScript, PackagesFile, "no dpkg in the image? the analysis knows less of packages")
+	r.copySources(ctx)
 	if r.opts.Init == container.InitSystemd {
 		r.saveNodeState(ctx, detector.UnitsScript, UnitsFile, "a Service that names its unit by an alias gets none of its work")
 	}

@@ -23,6 +23,7 @@ import (
 //	last_run_report.yaml Puppet's report of the apply (--idempotence)
 //	second/              the second apply of --idempotence: its trace, log, catalog and report
 //	report.html          the HTML report
+//	sources/             the manifests of the run's Debian dependencies (SourcesDir)
 //	site.pp, setup.log, confirm/
 const (
 	RunJSON       = "run.json"
@@ -64,7 +65,7 @@ const (
 // artifacts, run.json, and the temporary directory of the catalog's copy
 // (.catalog-*, left only by a run that was killed).
 var artifactNames = []string{TraceFile, CatalogFile, PuppetLogFile, GraphsDir, PackagesFile, UnitsFile, AccountsFile, SiteFile, SetupLogFile, RunJSON, ConfirmDir,
-	HTMLReportFile, PuppetReportFile, SecondDir}
+	HTMLReportFile, PuppetReportFile, SecondDir, SourcesDir}
 
 // isArtifactName reports whether name, an entry of an output directory, is
 // one fsmove writes.
