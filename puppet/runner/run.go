@@ -393,6 +393,9 @@ func (r *run) run(ctx context.Context) (err error) {
 		return err
 	}
 	r.saveNodeState(ctx, detector.AccountsScript, AccountsFile, "an account a package makes for a resource that names it is not checked")
+	if r.opts.Init == container.InitSystemd {
+		r.liftConditions(ctx)
+	}
 
 	cmd := capt.Command(r.opts, PuppetApplyArgs(modulePath))
 	r.rec.Command = cmd
@@ -857,8 +860,12 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 	}
 
 	r.saveNodeState(ctx, detector.PackagesScript, PackagesFile, "no dpkg in the image? the analysis knows less of packages")
+	if file, err := get(lastRunReport, dir, artifacts); err == nil && file == PuppetReportFile {
+		r.rec.Report = PuppetReportFile
+	}
 	if r.opts.Init == container.InitSystemd {
 		r.saveNodeState(ctx, detector.UnitsScript, UnitsFile, "a Service that names its unit by an alias gets none of its work")
+		r.recordUnits(ctx)
 	}
 
 	if _, err := get(puppetExitPath, tmp, artifacts); err == nil {
