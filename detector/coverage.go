@@ -3,10 +3,12 @@ package detector
 import (
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/fstrace/interp"
 	"github.com/fsmove/fsmove/puppet"
 )
 
@@ -18,9 +20,6 @@ type CoverageInput struct {
 	// name, with the condition; Failed those whose start failed, with why
 	// (runner's RunRecord).
 	UnmetConditions, Failed map[string]string
-	// Lifted are the units whose capability condition fsmove lifted so
-	// that their daemon runs for the trace, with the condition.
-	Lifted map[string]string
 	// Resources are the statuses of Puppet's report of the apply: which
 	// resources it failed or skipped (nil: not known).
 	Resources []puppet.ResourceStatus
@@ -48,8 +47,7 @@ type Coverage struct {
 type ServiceCoverage struct {
 	Service  string `json:"service"`
 	Observed bool   `json:"observed"`
-	// Why is, for a Service not observed, why; for one observed whose
-	// condition fsmove lifted, that it ran despite the condition.
+	// Why is, for a Service not observed, why.
 	Why string `json:"why,omitempty"`
 }
 
@@ -67,8 +65,26 @@ func (c *Coverage) Unobserved() []ServiceCoverage {
 	return out
 }
 
-// coverage accounts for the Services that ensure running (observed: a
-// unit block of the trace belongs to it) and for the resources of
+// seeServices marks the Services whose unit's block accessed pa's path
+// (unitServices: the Service of each unit block, nil for other blocks),
+// unless the path is a unit file or a drop-in: systemd reads those for the
+// unit when it loads it, even when it then skips the start, while any
+// other access in a unit's block was made by a process of the unit (or by
+// systemd for one it started).
+func seeServices(observed map[*catalog.Resource]bool, unitServices []*catalog.Resource, pa *interp.PathAccesses) {
+	if _, ok := interp.UnitOfFile(path.Base(path.Dir(pa.Path)), path.Base(pa.Path)); ok {
+		return
+	}
+	for ai := range pa.Accesses {
+		b := pa.Accesses[ai].Block
+		if b >= 0 && int(b) < len(unitServices) && unitServices[b] != nil {
+			observed[unitServices[b]] = true
+		}
+	}
+}
+
+// coverage accounts for the Services that ensure running (observed: see
+// seeServices) and for the resources of
 // Puppet's report.
 func coverage(in *CoverageInput, g Graph, units *Units, observed map[*catalog.Resource]bool) *Coverage {
 	c := &Coverage{Services: []ServiceCoverage{}}
@@ -93,19 +109,13 @@ func coverage(in *CoverageInput, g Graph, units *Units, observed map[*catalog.Re
 			continue
 		}
 		// A daemon whose start failed may have stopped before it read
-		// what it reads on a host: not observed, unless it only fails
-		// for want of the capability fsmove lifted the condition of.
-		liftedUnit, cond := unitOf(r, in.Lifted, g, units)
+		// what it reads on a host: not observed.
 		failedUnit, _ := unitOf(r, in.Failed, g, units)
-		sc := ServiceCoverage{Service: r.Ref(), Observed: observed[r] && (failedUnit == "" || liftedUnit != "")}
-		switch {
-		case sc.Observed && liftedUnit != "":
-			sc.Why = "started despite " + cond + " (lifted for the container, no capability given): its later failure is expected"
-		case !sc.Observed:
-			sc.Why = notObservedWhy(r, status[r.Ref()], in, g, units)
-		}
+		sc := ServiceCoverage{Service: r.Ref(), Observed: observed[r] && failedUnit == ""}
 		if sc.Observed {
 			c.Observed++
+		} else {
+			sc.Why = notObservedWhy(r, status[r.Ref()], in, g, units)
 		}
 		c.Services = append(c.Services, sc)
 	}
@@ -156,8 +166,8 @@ func notObservedWhy(r *catalog.Resource, st puppet.ResourceStatus, in *CoverageI
 }
 
 // Lines says the coverage in sentences, the same in every format: how
-// many Services were observed, each one not observed and why, each one
-// started despite a condition, and the resources Puppet did not apply.
+// many Services were observed, each one not observed and why, and the
+// resources Puppet did not apply.
 func (c *Coverage) Lines() []string {
 	if c == nil {
 		return nil
@@ -167,11 +177,8 @@ func (c *Coverage) Lines() []string {
 		lines[0] = fmt.Sprintf("observed %d of %d services that Puppet keeps running", c.Observed, len(c.Services))
 	}
 	for _, s := range c.Services {
-		switch {
-		case !s.Observed:
+		if !s.Observed {
 			lines = append(lines, "not observed: "+s.Service+" — "+s.Why)
-		case s.Why != "":
-			lines = append(lines, s.Service+" "+s.Why)
 		}
 	}
 	if c.Applied > 0 || len(c.Failed)+len(c.Skipped) > 0 {

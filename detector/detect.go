@@ -123,7 +123,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	containerBlocks := make([]bool, len(res.Blocks))
 	unclaimed := make([]bool, len(res.Blocks))
 	gen, _ := g.(GeneratorGraph)
-	observed := map[*catalog.Resource]bool{} // Services a unit block acts for
+	unitServices := make([]*catalog.Resource, len(res.Blocks)) // the Service of each unit block
 	for i, name := range res.Blocks {
 		if unit, ok := interp.BlockUnit(name); ok {
 			// A systemd unit's processes: its Service's, or no one's.
@@ -134,7 +134,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 				continue
 			}
 			st.UnitBlocks++
-			observed[r] = true
+			unitServices[i] = r
 			roles[i] = roleOf(r)
 			continue
 		}
@@ -175,8 +175,12 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 
 	pairs := make(map[pairKey]*pair)
 	var uses []use
+	observed := map[*catalog.Resource]bool{} // Services a process of whose unit was traced
 	for pi := range res.Paths {
 		pa := &res.Paths[pi]
+		if opts.Coverage != nil {
+			seeServices(observed, unitServices, pa)
+		}
 		if filter.Match(pa.Path) || isRubyTempfile(pa.Path) {
 			st.FilteredPaths++
 			continue

@@ -39,7 +39,7 @@ var niCases = []niCase{
 	// A unit that only a container does not start is held back; its near
 	// miss, a unit a host would not start either, is a finding.
 	{"ni_container", []string{
-		"NI service-stops Service[ni-notcontainer] Service[ni-notcontainer] (held back)",
+		"NI service-stops Service[ni-captime] Service[ni-captime] (held back)",
 		"NI service-stops Service[ni-nofile] Service[ni-nofile]",
 	}, "changed", true},
 }

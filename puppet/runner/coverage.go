@@ -11,44 +11,6 @@ import (
 	"strings"
 )
 
-// liftDropIn is a drop-in for every service unit (systemd 246 and later
-// read <type>.d directories) in /run, which lives as long as the container:
-// an empty ConditionCapability= resets the unit's capability conditions.
-// A host's root has every capability, so a daemon whose unit asks for one
-// (Debian's chrony and ntpsec ask for CAP_SYS_TIME) starts there, and in a
-// container systemd skips it: no process reads the configuration, and a
-// missing notifier toward it cannot be seen. Lifted, the daemon starts
-// without the capability (none is added) and reads its configuration
-// before it fails for want of it. Other conditions are kept: whether a
-// host meets them (a virtualization, a device) is not known.
-const (
-	liftDropInPath = "/run/systemd/system/service.d/fsmove-container-conditions.conf"
-	liftDropIn     = "# Written by fsmove: a container lacks capabilities a host's root has;\n" +
-		"# the daemon runs for the trace, without them.\n[Unit]\nConditionCapability=\n"
-)
-
-// liftConditions writes liftDropIn and makes systemd read it, before the
-// traced apply. A failure only leaves such daemons skipped (and reported
-// as not observed).
-func (r *run) liftConditions(ctx context.Context) {
-	script := `mkdir -p "${1%/*}" && printf '%s' "$2" > "$1" && systemctl daemon-reload`
-	var out bytes.Buffer
-	status, err := r.c.Exec(ctx, []string{"/bin/sh", "-c", script, "fsmove", liftDropInPath, liftDropIn}, nil, &out)
-	if err == nil && status != 0 {
-		err = fmt.Errorf("status %d: %.200s", status, strings.TrimSpace(out.String()))
-	}
-	if err != nil {
-		fmt.Fprintf(r.opts.Log, "fsmove: the capability conditions of services were not lifted (a daemon that needs one is not observed): %v\n", err)
-	}
-}
-
-// liftedScript prints "UNIT CONDITION" for each loaded service unit whose
-// own unit file has a capability condition, which liftDropIn lifted.
-const liftedScript = `for u in $(systemctl list-units --type=service --all --no-legend --plain | awk '{ print $1 }'); do
-	f=$(systemctl show -p FragmentPath --value -- "$u")
-	[ -f "$f" ] && sed -n 's/^ConditionCapability=\(..*\)$/ConditionCapability=\1/p' "$f" | sed "s|^|$u |"
-done; true`
-
 // failedScript prints, for each service unit that failed, a line "unit
 // ID RESULT STATUS" and the last lines of its journal, each after "line ".
 const failedScript = `for u in $(systemctl list-units --type=service --state=failed --no-legend --plain | awk '{ print $1 }'); do
@@ -56,8 +18,7 @@ const failedScript = `for u in $(systemctl list-units --type=service --state=fai
 	journalctl --no-pager -o cat -n 4 -u "$u" | sed 's/^/line /'
 done; true`
 
-// recordUnits fills UnmetConditions, FailedUnits and LiftedConditions
-// after the apply (systemd mode): what systemd says of the units it did
+// recordUnits fills UnmetConditions and FailedUnits after the apply (systemd mode): what systemd says of the units it did
 // not run, so that a Service no process of which was traced is said with
 // why (detector.Coverage). A failure to ask is said; such Services are
 // then reported as not observed with no reason.
@@ -73,18 +34,6 @@ func (r *run) recordUnits(ctx context.Context) {
 	if status, err := r.c.Exec(ctx, []string{"/bin/sh", "-c", failedScript}, []string{"LANG=C.UTF-8"},
 		&capWriter{w: &out, left: journalBytes}); err == nil && status == 0 {
 		r.rec.FailedUnits = r.withAliases(ctx, parseFailedUnits(&out))
-	}
-	out.Reset()
-	if status, err := r.c.Exec(ctx, []string{"/bin/sh", "-c", liftedScript}, nil,
-		&capWriter{w: &out, left: journalBytes}); err == nil && status == 0 {
-		lifted := map[string]string{}
-		sc := bufio.NewScanner(&out)
-		for sc.Scan() {
-			if unit, cond, ok := strings.Cut(sc.Text(), " "); ok {
-				lifted[unit] = cond
-			}
-		}
-		r.rec.LiftedConditions = r.withAliases(ctx, lifted)
 	}
 }
 

@@ -85,11 +85,6 @@ type RunRecord struct {
 	// was not observed (detector.Coverage).
 	UnmetConditions map[string]string `json:"unmet_conditions,omitempty"`
 	FailedUnits     map[string]string `json:"failed_units,omitempty"`
-	// LiftedConditions are the units whose condition, one a container
-	// cannot meet but a host would, fsmove lifted for this container so
-	// that their daemon runs for the trace (liftConditions), with the
-	// condition.
-	LiftedConditions map[string]string `json:"lifted_conditions,omitempty"`
 	// Report is Puppet's report of the apply (PuppetReportFile), "" when
 	// Puppet wrote none: which resources it applied, skipped or failed.
 	Report string `json:"report,omitempty"`

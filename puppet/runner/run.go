@@ -393,9 +393,6 @@ func (r *run) run(ctx context.Context) (err error) {
 		return err
 	}
 	r.saveNodeState(ctx, detector.AccountsScript, AccountsFile, "an account a package makes for a resource that names it is not checked")
-	if r.opts.Init == container.InitSystemd {
-		r.liftConditions(ctx)
-	}
 
 	cmd := capt.Command(r.opts, PuppetApplyArgs(modulePath))
 	r.rec.Command = cmd

@@ -2,16 +2,14 @@
 # (coverage, systemd mode only).
 #
 # Debian's chrony and ntpsec units have ConditionCapability=CAP_SYS_TIME:
-# root has it on a host, fsmove's container does not, so systemd would
-# skip the start, Puppet would count it a success, and no process would
-# read the configuration: the missing notifier below could not be seen.
-# fsmove lifts that condition for its container (no capability is given),
-# so the unit starts and its ExecStartPre reads the configuration before
-# the start returns (ExecStart may run after the trace ends).
-#
+# root has it on a host, fsmove's container does not, so systemd skips the
+# start, Puppet counts it a success, and no process reads the
+# configuration: the missing notifier below cannot be seen.
 # File['/etc/cov_captime.conf'] is ordered before the Service but does not
-# notify it. Expected: an MN from it to Service['cov-captime'], and the
-# report's coverage saying the unit started despite its condition.
+# notify it. Expected: no finding, exit 4, the report naming
+# Service['cov-captime'] and its condition. (Were the unit started, its
+# ExecStartPre would read the configuration before the start returns, and
+# the MN would be seen.)
 class cov_captime {
   file { '/etc/cov_captime.conf':
     ensure  => file,

@@ -4,19 +4,17 @@
 # systemd skips the start of a unit whose Condition is not met, Puppet
 # counts the start a success, and the second apply finds the service
 # stopped and starts it again. Expected:
-# - Service['ni-notcontainer']: its unit wants not to be in a container
-#   (ConditionVirtualization=!container), which a host is not: held back,
-#   the container's doing. (A capability condition, as Debian's chrony and
-#   ntpsec have, fsmove lifts for its container: such a unit starts, see
-#   the cov_captime fixture.)
+# - Service['ni-captime']: its unit wants CAP_SYS_TIME, which fsmove's
+#   container does not give and root on a host has (as Debian's chrony and
+#   ntpsec do): held back, the container's doing;
 # - Service['ni-nofile'] (near miss): its unit wants a file that nothing
 #   makes, which a host lacks too: reported (service-stops).
 class ni_container {
-  file { '/etc/systemd/system/ni-notcontainer.service':
+  file { '/etc/systemd/system/ni-captime.service':
     ensure  => file,
-    content => "[Unit]\nDescription=fsmove fixture: not in a container\nConditionVirtualization=!container\n\n[Service]\nExecStart=/bin/sleep infinity\n",
+    content => "[Unit]\nDescription=fsmove fixture: needs CAP_SYS_TIME\nConditionCapability=CAP_SYS_TIME\n\n[Service]\nExecStart=/bin/sleep infinity\n",
   }
-  ~> service { 'ni-notcontainer':
+  ~> service { 'ni-captime':
     ensure => running,
   }
 
