@@ -45,6 +45,9 @@ type Options struct {
 	// Idempotence, when set, adds the NI findings of a second apply of
 	// the catalog (fsmove run --idempotence).
 	Idempotence *Idempotence
+	// Coverage, when set, makes the report account for what the run could
+	// not observe (Report.Coverage): fsmove run's record of the units.
+	Coverage *CoverageInput
 	// Scope, when set, is the code under test: findings wholly outside it
 	// go to Report.InDependencies and count for nothing. Nil: every
 	// finding counts (fsmove analyze of a bare trace, --scope all).
@@ -120,6 +123,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	containerBlocks := make([]bool, len(res.Blocks))
 	unclaimed := make([]bool, len(res.Blocks))
 	gen, _ := g.(GeneratorGraph)
+	unitServices := make([]*catalog.Resource, len(res.Blocks)) // the Service of each unit block
 	for i, name := range res.Blocks {
 		if unit, ok := interp.BlockUnit(name); ok {
 			// A systemd unit's processes: its Service's, or no one's.
@@ -130,6 +134,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 				continue
 			}
 			st.UnitBlocks++
+			unitServices[i] = r
 			roles[i] = roleOf(r)
 			continue
 		}
@@ -170,8 +175,12 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 
 	pairs := make(map[pairKey]*pair)
 	var uses []use
+	observed := map[*catalog.Resource]bool{} // Services a process of whose unit was traced
 	for pi := range res.Paths {
 		pa := &res.Paths[pi]
+		if opts.Coverage != nil {
+			seeServices(observed, unitServices, pa)
+		}
 		if filter.Match(pa.Path) || isRubyTempfile(pa.Path) {
 			st.FilteredPaths++
 			continue
@@ -204,6 +213,9 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 		if f, ok := judgePair(pr, g, opts, st, packages, accounts); ok {
 			rep.Findings = append(rep.Findings, f)
 		}
+	}
+	if opts.Coverage != nil {
+		rep.Coverage = coverage(opts.Coverage, g, opts.Units, observed)
 	}
 	if opts.Idempotence != nil {
 		rep.Idempotence = true

@@ -149,6 +149,7 @@ type htmlPage struct {
 	Confirmed  string // the confirmations' counts and cost, when findings were re-applied
 	RunFailed  string // Report.RunFailure in words, when the run failed
 	Incomplete []string
+	Coverage   []string // Report.Coverage in words
 	Warnings   []string
 	NoSource   string // why no manifest is shown, when none can be
 	TraceNote  string // why no trace line is shown, when none can be
@@ -350,6 +351,9 @@ func (r *Report) htmlPage(in HTMLInputs) *htmlPage {
 	}
 	for _, why := range r.Incomplete {
 		p.Incomplete = append(p.Incomplete, printable.String(why))
+	}
+	for _, l := range r.Coverage.Lines() {
+		p.Coverage = append(p.Coverage, printable.String(l))
 	}
 	for _, w := range r.Warnings {
 		if w.ChangesReport() {

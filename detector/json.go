@@ -31,6 +31,7 @@ type jsonReport struct {
 	Checked          jsonChecked   `json:"checked"`
 	Stats            jsonStats     `json:"stats"`
 	Confirm          *jsonConfirm  `json:"confirm,omitempty"`
+	Coverage         *Coverage     `json:"coverage,omitempty"`
 }
 
 // jsonRunFail is RunFailure: the run that made the trace failed.
@@ -337,6 +338,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	out.Complete = r.succeeded()
 	out.Incomplete = append([]string{}, r.Incomplete...)
+	out.Coverage = r.Coverage
 	if f := r.RunFailure; f != nil {
 		out.RunFailure = &jsonRunFail{Status: f.Status, Error: f.Error}
 	}

@@ -201,6 +201,10 @@ type Report struct {
 	// catalog is another run's). Empty when it does. A report without
 	// faults is clean only when it is complete.
 	Incomplete []string
+	// Coverage says which Services the trace saw at work and which
+	// resources Puppet applied (nil when the run did not say: fsmove
+	// analyze of a bare trace).
+	Coverage *Coverage
 	// RunFailure, set by the caller from the run's record (run.json), says
 	// that the run which made the trace failed (Puppet failed, the tracer
 	// lost events) and why; nil when it succeeded or there is no record.

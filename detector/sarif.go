@@ -222,6 +222,9 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
 			sarifNotification{"error", sarifMessage{"Incomplete analysis: " + why}})
 	}
+	for _, l := range r.Coverage.Lines() {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{"note", sarifMessage{"Coverage: " + l}})
+	}
 	for _, w := range r.Warnings {
 		level := "note" // counted only: it changes no finding
 		if w.ChangesReport() {

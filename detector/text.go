@@ -111,6 +111,12 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	for _, why := range r.Incomplete {
 		fmt.Fprintf(t.w, "%s %s\n", t.style(ansiRed, "INCOMPLETE:"), printable.String(why))
 	}
+	if lines := r.Coverage.Lines(); len(lines) > 0 {
+		fmt.Fprintln(t.w, "Coverage:")
+		for _, l := range lines {
+			fmt.Fprintf(t.w, "  %s\n", printable.String(l))
+		}
+	}
 	mor, mn, ni, waived, suppressed, held := 0, 0, 0, 0, 0, 0
 	for i := range r.Findings {
 		switch f := &r.Findings[i]; {

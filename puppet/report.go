@@ -23,6 +23,8 @@ type ResourceStatus struct {
 	Line    int
 	Changed bool
 	Failed  bool
+	// Skipped: Puppet did not apply the resource (a dependency failed).
+	Skipped bool
 	Events  []ResourceEvent
 }
 
@@ -90,6 +92,7 @@ func ParseReport(r io.Reader) (*Report, error) {
 			File:    scalarText(mapValue(v, "file")),
 			Changed: scalarText(mapValue(v, "changed")) == "true",
 			Failed:  scalarText(mapValue(v, "failed")) == "true",
+			Skipped: scalarText(mapValue(v, "skipped")) == "true",
 		}
 		fmt.Sscan(scalarText(mapValue(v, "line")), &s.Line)
 		if s.Ref == "" {

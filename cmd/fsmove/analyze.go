@@ -62,7 +62,7 @@ var (
 // reportOutputFlags and filterFlags are the flags of addReportFlags, as
 // the help of run, analyze and confirm groups them.
 var (
-	reportOutputFlags = []string{"format", "output", "color", "graph-out", "base-path", "scope", "all", "allow-incomplete", "fail-on", "show-suppressed"}
+	reportOutputFlags = []string{"format", "output", "color", "graph-out", "base-path", "scope", "all", "allow-incomplete", "allow-unobserved", "fail-on", "show-suppressed"}
 	filterFlags       = []string{"package-notify", "filter", "filter-file", "no-default-filters", "waivers"}
 )
 
@@ -81,6 +81,7 @@ type reportFlags struct {
 	color            string
 	all              bool
 	allowIncomplete  bool
+	allowUnobserved  bool
 	basePath         string
 	failOn           string
 	showSuppressed   bool
@@ -105,6 +106,7 @@ func addReportFlags(fs *pflag.FlagSet) *reportFlags {
 	fs.BoolVar(&rf.stats, "stats", false, "print counts and each phase's time on standard error")
 	enumVar(fs, &rf.color, "color", "auto", colorModes, "colour the text report: "+orList(colorModes))
 	fs.BoolVar(&rf.allowIncomplete, "allow-incomplete", false, "an incomplete analysis without findings exits 0, not 4")
+	fs.BoolVar(&rf.allowUnobserved, "allow-unobserved", false, "a Service whose daemon was not traced is not incomplete")
 	fs.StringVar(&rf.basePath, "base-path", "", "manifest paths relative to `DIR` (default: the git top, else .)")
 	fs.StringVar(&rf.failOn, "fail-on", "", "only these findings exit 1: `KIND,CONFIDENCE`, e.g. MN,content (default: all)")
 	fs.BoolVar(&rf.showSuppressed, "show-suppressed", false, "also list the findings waivers or '# fsmove:ignore' suppress")
@@ -358,7 +360,7 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 		// them; those wholly inside its dependencies are set aside.
 		dopts.Scope = &detector.Scope{Roots: rec.ScopeRoots()}
 	}
-	rep, st, err := analyze.Run(ctx, in, analyze.Options{Strict: rf.strict, Detector: dopts})
+	rep, st, err := analyze.Run(ctx, in, analyze.Options{Strict: rf.strict, AllowUnobserved: rf.allowUnobserved, Detector: dopts})
 	if hooks.analyzed != nil {
 		hooks.analyzed()
 	}

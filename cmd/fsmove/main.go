@@ -40,8 +40,7 @@ const exitStatusTable = `  0  the analysis is complete and found nothing
   1  findings (also when the analysis is incomplete: the report says so)
   2  usage or input error (a typo, a bad value, a refused --out): nothing ran
   3  the run failed (Docker, setup, Puppet, tracer), timed out or was stopped
-  4  no findings, but the analysis is incomplete: not a clean result
-     (--allow-incomplete makes it 0)
+  4  no findings, but the analysis is incomplete: not a clean result (--allow-incomplete: 0)
 `
 
 // errFindings is what a subcommand returns when its report has findings:

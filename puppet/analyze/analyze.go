@@ -67,6 +67,10 @@ type Input struct {
 	// UnmetConditions are the units whose start systemd skipped, with the
 	// condition not met (run.json's second apply records them).
 	UnmetConditions map[string]string
+	// Coverage is what the run recorded of the units it did not see at
+	// work (fsmove run in systemd mode; nil otherwise): the report then
+	// accounts for every Service, with the statuses of FirstReport.
+	Coverage *detector.CoverageInput
 }
 
 // readPuppetGraph adds Puppet's expanded relationship graph in dir to cat.
@@ -81,8 +85,12 @@ func readPuppetGraph(cat *catalog.Catalog, dir string) error {
 
 // Options tune the pipeline.
 type Options struct {
-	Strict   bool // the first malformed trace line is fatal
-	Detector detector.Options
+	Strict bool // the first malformed trace line is fatal
+	// AllowUnobserved accepts Services whose daemon the trace never saw
+	// at work (Report.Coverage): otherwise each makes the analysis
+	// incomplete, since a missing notifier toward it cannot be seen.
+	AllowUnobserved bool
+	Detector        detector.Options
 }
 
 // Stats holds what the pipeline knows beyond the report's own counts
@@ -174,6 +182,15 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 			return nil, st, err
 		}
 	}
+	if in.Coverage != nil {
+		cov := *in.Coverage
+		if in.FirstReport != "" {
+			if cov.Resources, err = readReport(in.FirstReport); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, st, &InputError{err}
+			}
+		}
+		dopts.Coverage = &cov
+	}
 	rep := detector.Detect(res, detector.CatalogGraph(cr.cat, cr.graph), dopts)
 	rep.AddWarning(detector.ChangesReport, "lines of dpkg's package list not understood", int64(badPackages), in.Packages)
 	rep.AddWarning(detector.ChangesReport, "lines of systemd's unit list not understood", int64(badUnits), in.Units)
@@ -189,6 +206,12 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 	rep.Stats.SelfClones = tr.InterpWarnings.SelfClones
 	judgeCompleteness(rep, &tr, st, cr.cat, cr.graph, in.FStrace == "")
 	rep.Incomplete = append(rep.Incomplete, secondIncomplete...)
+	if !opts.AllowUnobserved {
+		for _, sc := range rep.Coverage.Unobserved() {
+			rep.Incomplete = append(rep.Incomplete, fmt.Sprintf("%s was not observed (%s): a missing notifier toward it cannot be seen "+
+				"(--allow-unobserved accepts it)", sc.Service, sc.Why))
+		}
+	}
 	phases := append([]detector.Phase{
 		{Name: "catalog (concurrent)", Duration: cr.took},
 		{Name: "read+lower (concurrent)", Duration: tr.ReadLower},

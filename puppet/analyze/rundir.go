@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/fsmove/fsmove/detector"
+	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
 )
 
@@ -62,6 +64,12 @@ func WithRunRecord(in Input) (Input, *runner.RunRecord) {
 			*f.input = path
 		}
 	}
+	if rec.Report != "" && in.FirstReport == "" {
+		in.FirstReport = filepath.Join(dir, rec.Report)
+	}
+	if rec.Init == container.InitSystemd && rec.Tracer != runner.Untraced && in.Coverage == nil {
+		in.Coverage = &detector.CoverageInput{UnmetConditions: rec.UnmetConditions, Failed: rec.FailedUnits}
+	}
 	return withSecondRun(in, rec), rec
 }
 
@@ -85,8 +93,5 @@ func withSecondRun(in Input, rec *runner.RunRecord) Input {
 	}
 	in.SecondReport = filepath.Join(dir, sec.Dir, runner.PuppetReportFile)
 	in.UnmetConditions = sec.UnmetConditions
-	if rec.Report != "" {
-		in.FirstReport = filepath.Join(dir, rec.Report)
-	}
 	return in
 }

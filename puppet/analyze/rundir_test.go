@@ -1,8 +1,10 @@
 package analyze
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,6 +110,51 @@ func TestWithRunRecordNodeState(t *testing.T) {
 		}
 		if got, _ := WithRunRecord(in); c.field(got) != path {
 			t.Errorf("%q, want %q", c.field(got), path)
+		}
+	}
+}
+
+// A run in systemd mode accounts for its Services: one whose daemon the
+// trace never saw makes the analysis incomplete, naming it and why, unless
+// AllowUnobserved.
+func TestRunUnobservedService(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "runs", "ni_not_idempotent")
+	dir := t.TempDir()
+	for _, name := range []string{"trace.log.zst", runner.CatalogFile, runner.RunJSON} {
+		data, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	units := "Id=ni-stops.service\nNames=ni-stops.service\nPartOf=\n"
+	if err := os.WriteFile(filepath.Join(dir, runner.UnitsFile), []byte(units), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := RunDirInput(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, _ = WithRunRecord(in)
+	if in.Coverage == nil {
+		t.Fatal("a systemd run has no coverage input")
+	}
+	in.Coverage.UnmetConditions = map[string]string{"ni-stops.service": "ConditionPathExists=/nowhere"}
+	for _, allow := range []bool{false, true} {
+		rep, _, err := Run(context.Background(), in, Options{AllowUnobserved: allow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Coverage == nil || len(rep.Coverage.Unobserved()) == 0 {
+			t.Fatalf("coverage %+v, want Service[ni-stops] not observed", rep.Coverage)
+		}
+		named := slices.ContainsFunc(rep.Incomplete, func(why string) bool {
+			return strings.Contains(why, "Service[ni-stops] was not observed") && strings.Contains(why, "ConditionPathExists=/nowhere")
+		})
+		if named == allow {
+			t.Errorf("AllowUnobserved %v: incomplete %q", allow, rep.Incomplete)
 		}
 	}
 }

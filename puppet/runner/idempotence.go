@@ -66,10 +66,9 @@ func (s *SecondRun) captureProblems(tracer string, allowDrops bool) []string {
 	return problems
 }
 
-// secondApply is --idempotence: it keeps Puppet's report of the first
-// apply, then runs the same puppet apply again in the same container,
-// traced the same way (applyOnce), and copies its trace, log, report and
-// catalog to SecondDir. The first apply's artifacts are out already:
+// secondApply is --idempotence: it runs the same puppet apply again in
+// the same container, traced the same way (applyOnce), and copies its
+// trace, log, report and catalog to SecondDir. The first apply's artifacts are out already:
 // nothing here can lose them.
 //
 // Puppet compiles the catalog anew, as an agent does on every run and as
@@ -85,9 +84,6 @@ func (r *run) secondApply(ctx context.Context, modulePath []string) error {
 	sec := &SecondRun{Dir: SecondDir}
 	r.rec.Second = sec
 	budget := &container.Budget{PerFile: ArtifactFileBudget, Total: ArtifactsBudget}
-	if file, err := r.copyFile(ctx, lastRunReport, r.opts.OutDir, budget); err == nil && file == PuppetReportFile {
-		r.rec.Report = PuppetReportFile
-	}
 	if !files.Exists(filepath.Join(r.opts.OutDir, CatalogFile)) {
 		sec.Skipped = "Puppet compiled no catalog: a second apply would fail the same way"
 		return nil

@@ -80,8 +80,15 @@ type RunRecord struct {
 	PathMap map[string]string `json:"path_map,omitempty"`
 	// Artifacts are the files of the output directory, relative to it.
 	Artifacts []string `json:"artifacts"`
-	// Report is Puppet's report of the apply (PuppetReportFile), kept with
-	// --idempotence ("" otherwise).
+	// UnmetConditions are the units whose start systemd skipped for a
+	// condition not met, by every name, with the condition; FailedUnits
+	// those whose start failed, with systemd's result, the exit status and
+	// the journal's last lines (systemd mode). A Service of such a unit
+	// was not observed (detector.Coverage).
+	UnmetConditions map[string]string `json:"unmet_conditions,omitempty"`
+	FailedUnits     map[string]string `json:"failed_units,omitempty"`
+	// Report is Puppet's report of the apply (PuppetReportFile), "" when
+	// Puppet wrote none: which resources it applied, skipped or failed.
 	Report string `json:"report,omitempty"`
 	// Second is the second apply of --idempotence, nil without it.
 	Second *SecondRun `json:"second_run,omitempty"`

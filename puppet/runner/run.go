@@ -858,8 +858,12 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 
 	r.saveNodeState(ctx, detector.PackagesScript, PackagesFile, "no dpkg in the image? the analysis knows less of packages")
 	r.copySources(ctx)
+	if file, err := get(lastRunReport, dir, artifacts); err == nil && file == PuppetReportFile {
+		r.rec.Report = PuppetReportFile
+	}
 	if r.opts.Init == container.InitSystemd {
 		r.saveNodeState(ctx, detector.UnitsScript, UnitsFile, "a Service that names its unit by an alias gets none of its work")
+		r.recordUnits(ctx)
 	}
 
 	if _, err := get(puppetExitPath, tmp, artifacts); err == nil {

@@ -1,0 +1,65 @@
+package detector
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fsmove/fsmove/fstrace/interp"
+	"github.com/fsmove/fsmove/puppet"
+)
+
+// Every Service that Puppet keeps running is accounted for: observed when
+// a block of its unit is in the trace and its start did not fail, else
+// with systemd's or Puppet's reason. A Service not kept running, and a run without systemd's units,
+// account for none.
+func TestCoverage(t *testing.T) {
+	g := newFake()
+	g.add("File[/etc/a.conf]", "m.pp", 1, "content", "x")
+	for _, s := range []string{"seen", "failed", "cond", "none", "puppetskipped", "unitfile"} {
+		g.add("Service["+s+"]", "m.pp", 2, "ensure", "running")
+	}
+	g.add("Service[stopped]", "m.pp", 3, "ensure", "stopped")
+	g.add("Service[booltrue]", "m.pp", 4, "ensure", true)
+	res := result(p("/etc/a.conf",
+		a("File[/etc/a.conf]", "p", 1),
+		a(interp.UnitBlock("seen.service"), "c", 2),
+		a(interp.UnitBlock("failed.service"), "c", 4),
+		a(interp.UnitBlock("booltrue.service"), "c", 5),
+	),
+		// systemd reads the unit file for its unit also when it skips
+		// the start: no process of the unit ran.
+		p("/etc/systemd/system/unitfile.service", a(interp.UnitBlock("unitfile.service"), "c", 6)),
+	)
+	in := &CoverageInput{
+		UnmetConditions: map[string]string{"cond.service": "ConditionPathExists=/x"},
+		Failed:          map[string]string{"failed.service": "its start failed (result exit-code, exit status 1)"},
+		Resources: []puppet.ResourceStatus{{Ref: "File[/etc/a.conf]", Changed: true}, {Ref: "Exec[x]", Failed: true},
+			{Ref: "Service[puppetskipped]", Skipped: true}},
+	}
+	rep := Detect(res, g, Options{Units: &Units{}, Coverage: in})
+	// Lines names only the Services not observed.
+	want := []string{
+		"observed 2 of 7 services that Puppet keeps running",
+		"not observed: Service[cond] — cond.service: ConditionPathExists=/x not met in the container: systemd skipped its start",
+		"not observed: Service[failed] — failed.service: its start failed (result exit-code, exit status 1)",
+		"not observed: Service[none] — no process of its unit ran in the traced apply (systemd did not start it, or it started after the trace ended)",
+		"not observed: Service[puppetskipped] — Puppet skipped it: a dependency failed",
+		"not observed: Service[unitfile] — no process of its unit ran in the traced apply (systemd did not start it, or it started after the trace ended)",
+		"Puppet applied 1 resource(s)",
+		"not checked: 1 resource(s) Puppet skipped for a failed dependency: Service[puppetskipped]",
+		"not checked: 1 resource(s) that failed: Exec[x]",
+	}
+	lines := strings.Join(rep.Coverage.Lines(), "\n")
+	if lines != strings.Join(want, "\n") {
+		t.Errorf("coverage:\n%s\nwant:\n%s", lines, strings.Join(want, "\n"))
+	}
+	if n := len(rep.Coverage.Unobserved()); n != 5 {
+		t.Errorf("%d unobserved, want 5: %+v", n, rep.Coverage.Unobserved())
+	}
+	if rep := Detect(res, g, Options{Coverage: in}); len(rep.Coverage.Services) != 0 || rep.Coverage.Applied != 1 {
+		t.Errorf("without systemd's units: services %v, applied %d; want none, 1", rep.Coverage.Services, rep.Coverage.Applied)
+	}
+	if rep := Detect(res, g, Options{Units: &Units{}}); rep.Coverage != nil || rep.Coverage.Lines() != nil {
+		t.Errorf("without a coverage input: %+v", rep.Coverage)
+	}
+}

@@ -1,0 +1,102 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// failedScript prints, for each service unit that failed, a line "unit
+// ID RESULT STATUS" and the last lines of its journal, each after "line ".
+const failedScript = `for u in $(systemctl list-units --type=service --state=failed --no-legend --plain | awk '{ print $1 }'); do
+	echo "unit $u $(systemctl show -p Result --value -- "$u") $(systemctl show -p ExecMainStatus --value -- "$u")"
+	journalctl --no-pager -o cat -n 4 -u "$u" | sed 's/^/line /'
+done; true`
+
+// recordUnits fills UnmetConditions and FailedUnits after the apply (systemd mode): what systemd says of the units it did
+// not run, so that a Service no process of which was traced is said with
+// why (detector.Coverage). A failure to ask is said; such Services are
+// then reported as not observed with no reason.
+func (r *run) recordUnits(ctx context.Context) {
+	unmet, err := r.unmetConditions(ctx)
+	if err != nil {
+		fmt.Fprintf(r.opts.Log, "fsmove: the node's journal cannot be read (why a service was not observed is not said): %v\n", err)
+	}
+	if len(unmet) > 0 {
+		r.rec.UnmetConditions = unmet
+	}
+	var out bytes.Buffer
+	if status, err := r.c.Exec(ctx, []string{"/bin/sh", "-c", failedScript}, []string{"LANG=C.UTF-8"},
+		&capWriter{w: &out, left: journalBytes}); err == nil && status == 0 {
+		r.rec.FailedUnits = r.withAliases(ctx, parseFailedUnits(&out))
+	}
+}
+
+// withAliases adds every name of each unit of m (a Service may name the
+// unit by an alias), with the unit's value; nil when m is empty.
+func (r *run) withAliases(ctx context.Context, m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	var out bytes.Buffer
+	units := slices.Sorted(maps.Keys(m))
+	status, err := r.c.Exec(ctx, append([]string{"systemctl", "show", "--property=Id,Names", "--"}, units...), nil,
+		&capWriter{w: &out, left: journalBytes})
+	if err != nil || status != 0 {
+		return m
+	}
+	for id, names := range parseUnitNames(&out) {
+		if v, ok := m[id]; ok {
+			for _, name := range names {
+				m[name] = v
+			}
+		}
+	}
+	return m
+}
+
+// parseFailedUnits reads failedScript's output: each failed unit with its
+// result, exit status and the journal's last lines.
+func parseFailedUnits(r io.Reader) map[string]string {
+	failed := map[string]string{}
+	var unit string
+	var logLines []string
+	flush := func() {
+		if unit != "" && len(logLines) > 0 {
+			failed[unit] += "; its journal ends: " + strings.Join(logLines, " | ")
+		}
+		unit, logLines = "", nil
+	}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := sc.Text()
+		if text, ok := strings.CutPrefix(line, "line "); ok {
+			if unit != "" {
+				logLines = append(logLines, strings.TrimSpace(text))
+			}
+			continue
+		}
+		fields, ok := strings.CutPrefix(line, "unit ")
+		if !ok {
+			continue
+		}
+		flush()
+		f := strings.Fields(fields)
+		if len(f) == 0 {
+			continue
+		}
+		unit = f[0]
+		why := "its start failed"
+		if len(f) >= 3 {
+			why = fmt.Sprintf("its start failed (result %s, exit status %s)", f[1], f[2])
+		}
+		failed[unit] = why
+	}
+	flush()
+	return failed
+}
