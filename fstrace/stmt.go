@@ -136,3 +136,13 @@ type BlockMarker interface {
 type CutMarker interface {
 	CutMark(data string) bool
 }
+
+// ProgramMarker is a BlockMarker that knows which program writes the
+// markers (Puppet, in package puppet): MarkerProgram reports whether a
+// successful exec of path starts it. The traced program runs other
+// programs (a resource's commands) whose output may look like markers; only
+// the marking program's process may open and close blocks (see
+// Lowerer.Stats.ForeignMarks).
+type ProgramMarker interface {
+	MarkerProgram(path string) bool
+}

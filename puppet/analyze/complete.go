@@ -77,6 +77,16 @@ func judgeCompleteness(rep *detector.Report, tr *TraceCounts, st *Stats, cat *ca
 	if rep.Stats.Blocks > 0 {
 		rep.AddWarning(shown, "Puppet info lines cut by the tracer's string limit (strace -s): a block marker there is lost", tr.Lowering.MarkerCutMarks, "")
 	}
+	// A marker-like line from another process than Puppet's is ignored, so
+	// it no longer moves work between blocks: the writer's accesses stay
+	// with the block it acts for, and a command may print such lines
+	// innocently (an Exec that shows an old Puppet log). Shown, not a reason
+	// of incompleteness: it may be a module trying to forge its verdict.
+	foreign := ""
+	if tr.Lowering.ForeignMarks > 0 {
+		foreign = fmt.Sprintf("first on line %d", tr.Lowering.ForeignMarkLine)
+	}
+	rep.AddWarning(shown, "marker-like lines written by other processes than Puppet's, ignored", tr.Lowering.ForeignMarks, foreign)
 	rep.AddWarning(counted, "fds used but never opened in the trace (inherited)", is.UnknownFds, "")
 	rep.AddWarning(counted, "paths that could not be resolved (unknown directory fd, symlink loop)", is.UnresolvedPaths, "")
 	rep.AddWarning(counted, "statements of processes never created in the trace", is.UnknownPids, "")
