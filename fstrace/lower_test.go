@@ -183,7 +183,7 @@ var lowerCases = []lowerCase{
 		`hpath 3 "" consumed`},
 	{`chroot("/srv/jail") = 0`,
 		call("chroot", 0, str("/srv/jail")),
-		`hpath AT_FDCWD "/srv/jail" consumed`},
+		`hpath AT_FDCWD "/srv/jail" consumed roots`},
 
 	{`execve("/usr/bin/apt-get", ["apt-get", "install", "-y", "nginx"], 0x7ffd /* 20 vars */) = 0`,
 		call("execve", 0, str("/usr/bin/apt-get"), tracer.Arg{Kind: tracer.ArgArray, Str: "apt-getinstall-ynginx"}, ptr()),

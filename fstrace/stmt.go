@@ -90,6 +90,9 @@ const (
 	Probe
 	// Runs: Hpath/HpathSym with Consumed executed the path (exec).
 	Runs
+	// Roots: Hpath with Consumed made the path the process's root
+	// directory (chroot).
+	Roots
 )
 
 // Statement is one FStrace statement executed by process Pid.

@@ -3,10 +3,12 @@ package analyze
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/detector"
+	"github.com/fsmove/fsmove/fstrace"
 )
 
 // captureHint is how to capture a trace that fsmove can analyze, for the
@@ -45,6 +47,11 @@ func judgeCompleteness(rep *detector.Report, tr *TraceCounts, st *Stats, cat *ca
 		}
 		if reason := unpairedMarkers(is.UnmatchedEnds, tr.InterpWarnings.ImplicitEnds); reason != "" {
 			rep.Incomplete = append(rep.Incomplete, reason)
+		}
+		if is.UnplacedChanges > 0 {
+			rep.Incomplete = append(rep.Incomplete, fmt.Sprintf(
+				"%d file change(s) inside resource blocks through an fd or path fsmove cannot resolve (first: %s): a resource changed a file and the report cannot say which",
+				is.UnplacedChanges, describeChange(&is.FirstUnplacedChange)))
 		}
 		if n, unknown := rep.Stats.ResourceBlocks, rep.Stats.UnknownResources; n > 0 && 2*(n-unknown) < n {
 			rep.Incomplete = append(rep.Incomplete, fmt.Sprintf(
@@ -112,6 +119,24 @@ func unpairedMarkers(endsWithoutBegin, beginsInsideBlock int64) string {
 	}
 	return fmt.Sprintf("%d of Puppet's block markers do not pair up (%d \"Evaluated in\" without its \"Starting to evaluate the resource\", %d \"Starting to evaluate\" before the open resource's \"Evaluated in\"): markers were lost, so some resources' accesses went to no block or to another resource's",
 		endsWithoutBegin+beginsInsideBlock, endsWithoutBegin, beginsInsideBlock)
+}
+
+// describeChange says where a change the model could not place comes
+// from: its trace line, call, process and names.
+func describeChange(st *fstrace.Statement) string {
+	name := func(dir int32, path string) string {
+		if dir == fstrace.AtFdcwd || (path != "" && path[0] == '/') {
+			return strconv.Quote(path)
+		}
+		return fmt.Sprintf("fd %d + %q", dir, path)
+	}
+	what := name(st.Dir, st.Path)
+	if st.Op == fstrace.OpSymlink {
+		what = name(st.Dir2, st.Path2)
+	} else if st.Path2 != "" {
+		what += " → " + name(st.Dir2, st.Path2)
+	}
+	return fmt.Sprintf("line %d, %s by pid %d of %s", st.Line, st.Syscall, st.Pid, what)
 }
 
 // noBlocksReason says why no block was recognised, and how to capture a
