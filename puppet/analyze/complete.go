@@ -91,7 +91,7 @@ func judgeCompleteness(rep *detector.Report, tr *TraceCounts, st *Stats, cat *ca
 	// of incompleteness: it may be a module trying to forge its verdict.
 	foreign := ""
 	if tr.Lowering.ForeignMarks > 0 {
-		foreign = fmt.Sprintf("first on line %d", tr.Lowering.ForeignMarkLine)
+		foreign = fmt.Sprintf("line %d", tr.Lowering.ForeignMarkLine)
 	}
 	rep.AddWarning(shown, "marker-like lines written by other processes than Puppet's, ignored", tr.Lowering.ForeignMarks, foreign)
 	rep.AddWarning(counted, "fds used but never opened in the trace (inherited)", is.UnknownFds, "")

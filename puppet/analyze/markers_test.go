@@ -106,7 +106,7 @@ func TestForeignMarkersIgnored(t *testing.T) {
 	found := false
 	for _, w := range got.Warnings {
 		if strings.HasPrefix(w.Kind, "marker-like lines written by other processes") {
-			found = w.Count == 2 && w.ChangesReport() && strings.HasPrefix(w.Example, "first on line ")
+			found = w.Count == 2 && w.ChangesReport() && strings.HasPrefix(w.Example, "line ")
 		}
 	}
 	if !found {
