@@ -218,14 +218,15 @@ type Lowerer struct {
 	// nothing of the traced input can run before the marking program
 	// starts, while a program it runs before its first marker (Puppet's
 	// external facts) could write a fake one first. 0: not known yet;
-	// markerGone: its pid was reused by a new process, so it has exited.
+	// markerGone: its leader has exited.
 	markerGroup int32
 	// threadLeader maps each thread created with ShareThread to its group's
 	// leader; a pid not in it leads its own group.
 	threadLeader map[int32]int32
 }
 
-// markerGone is Lowerer.markerGroup once the marking process has exited.
+// markerGone is Lowerer.markerGroup once the marking process has exited:
+// a later process with its pid (reused) is another.
 const markerGone = -1
 
 // lookupKey is a failed lookup as the interpreter sees it.
@@ -456,6 +457,9 @@ func (l *Lowerer) follow(stmts []Statement) {
 			delete(l.acting, s.Pid)
 			delete(l.markerPids, s.Pid)
 			delete(l.threadLeader, s.Pid)
+			if s.Pid == l.markerGroup {
+				l.markerGroup = markerGone
+			}
 		}
 		l.epoch++
 		l.fdEpoch++
@@ -1028,12 +1032,10 @@ func (l *Lowerer) noteThread(s *Statement) {
 		l.threadLeader[s.Child] = l.groupOf(s.Pid)
 		return
 	}
-	delete(l.threadLeader, s.Child) // a reused pid
-	if s.Child == l.markerGroup {
-		// A new process has the marking process's pid: the kernel reuses
-		// a pid only once its whole thread group is gone.
-		l.markerGroup = markerGone
-	}
+	// A reused pid leads its own group. (That the child has the marking
+	// process's pid does not say the marking process is gone: an eBPF
+	// trace may show a vfork's return after the child's exec.)
+	delete(l.threadLeader, s.Child)
 }
 
 // groupOf returns the pid of the leader of process pid's thread group.

@@ -1251,11 +1251,30 @@ func TestMarksOnlyFromMarkingProcess(t *testing.T) {
 		t.Errorf("ForeignMarks %d (first on line %d), want 3 (line 5)", l.Stats.ForeignMarks, l.Stats.ForeignMarkLine)
 	}
 
-	// The marking process is gone once a new process has its pid.
-	lower(1, 9, "clone", 100, named("child_stack", 0), named("flags", 17))
-	write(100, 10, "BEGIN File[/c]\n")
+	// The marking process is gone once its leader exits: a new process
+	// with its pid is another.
+	out = l.Lower(&tracer.Event{Kind: tracer.KindExit, Pid: 100, Line: 9}, out)
+	lower(1, 10, "clone", 100, named("child_stack", 0), named("flags", 17))
+	write(100, 11, "BEGIN File[/c]\n")
 	if l.Stats.ForeignMarks != 4 {
 		t.Errorf("a marker by a new process with the marking pid: ForeignMarks %d, want 4", l.Stats.ForeignMarks)
+	}
+}
+
+// TestMarkingProcessBeforeItsCreation: an eBPF trace may show a vfork's
+// return after the child's exec of the marking program; the child stays
+// the marking process.
+func TestMarkingProcessBeforeItsCreation(t *testing.T) {
+	l := NewLowerer(programTestMarker{})
+	for _, ev := range []tracer.Event{
+		{Kind: tracer.KindSyscall, Pid: 64, Syscall: "execve", Args: []tracer.Arg{str("/usr/bin/marker"), null(), null()}, Line: 1},
+		{Kind: tracer.KindSyscall, Pid: 57, Syscall: "vfork", Ret: 64, Line: 2},
+		{Kind: tracer.KindSyscall, Pid: 64, Syscall: "write", Args: []tracer.Arg{num(1), str("BEGIN Exec[a]\n"), num(14)}, Ret: 14, Line: 3},
+	} {
+		l.Lower(&ev, nil)
+	}
+	if l.Stats.ForeignMarks != 0 {
+		t.Errorf("ForeignMarks %d, want 0", l.Stats.ForeignMarks)
 	}
 }
 
