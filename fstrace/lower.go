@@ -166,6 +166,13 @@ type Stats struct {
 	// written a marker (Puppet): only there a block may be lost.
 	CutMarks       int64
 	MarkerCutMarks int64
+	// ForeignMarks counts the markers (Begin, End or Fail) written by a
+	// process other than the marking one (Lowerer.markerGroup), ignored:
+	// a resource's command that prints a fake end of its own block and a
+	// fake start of another's must not move its work to that other block.
+	// ForeignMarkLine is the source position of the first.
+	ForeignMarks    int64
+	ForeignMarkLine int64
 }
 
 // Lowerer turns events into statements. It is not safe for concurrent use.
@@ -201,7 +208,26 @@ type Lowerer struct {
 	// markerPids are the processes that wrote a block marker and have not
 	// exited: Puppet, until the end of a complete trace.
 	markerPids map[int32]bool
+
+	// markerGroup is the one process whose writes may be markers, by the
+	// pid of its thread group's leader (a Ruby program may write from any
+	// of its threads): the first process that execs the program a
+	// ProgramMarker names, or, when none did before the first marker (a
+	// trace that begins after the exec, a Marker that names no program),
+	// the first process that writes one. The exec comes first because
+	// nothing of the traced input can run before the marking program
+	// starts, while a program it runs before its first marker (Puppet's
+	// external facts) could write a fake one first. 0: not known yet;
+	// markerGone: its leader has exited.
+	markerGroup int32
+	// threadLeader maps each thread created with ShareThread to its group's
+	// leader; a pid not in it leads its own group.
+	threadLeader map[int32]int32
 }
+
+// markerGone is Lowerer.markerGroup once the marking process has exited:
+// a later process with its pid (reused) is another.
+const markerGone = -1
 
 // lookupKey is a failed lookup as the interpreter sees it.
 type lookupKey struct {
@@ -425,10 +451,15 @@ func (l *Lowerer) follow(stmts []Statement) {
 			if s.Child != s.Pid { // a corrupt trace's self-clone changes nothing (interp)
 				parent := l.actingOf(s.Pid)
 				l.acting[s.Child] = l.attr.NewProc(parent, s.Flags) // a reused pid's old Acting goes
+				l.noteThread(s)
 			}
 		case OpExit:
 			delete(l.acting, s.Pid)
 			delete(l.markerPids, s.Pid)
+			delete(l.threadLeader, s.Pid)
+			if s.Pid == l.markerGroup {
+				l.markerGroup = markerGone
+			}
 		}
 		l.epoch++
 		l.fdEpoch++
@@ -757,9 +788,21 @@ func (c *lowering) lowerExec(out []Statement) []Statement {
 		h := c.stmt(c.pathOp(c.flagsArg()))
 		h.Dir, h.Path, h.Effect, h.Flags = dir, path, Consumed, Runs
 		out = append(out, h)
+		c.noteMarkerExec(path)
 	}
 	// The exec happened even if its path was unreadable: cloexec fds close.
 	return append(out, c.stmt(OpExec))
+}
+
+// noteMarkerExec makes the process the marking one (Lowerer.markerGroup)
+// when it is the first to exec the program the ProgramMarker names.
+func (c *lowering) noteMarkerExec(path string) {
+	if c.l.markerGroup != 0 {
+		return
+	}
+	if pm, ok := c.l.Marker.(ProgramMarker); ok && pm.MarkerProgram(path) {
+		c.l.markerGroup = c.l.groupOf(int32(c.ev.Pid))
+	}
 }
 
 func (c *lowering) lowerTwoNames(out []Statement, op Op) []Statement {
@@ -958,6 +1001,9 @@ func (c *lowering) lowerMarker(out []Statement) []Statement {
 		if op != OpBegin && op != OpEnd && op != OpFail {
 			break
 		}
+		if !c.l.marksFrom(int32(c.ev.Pid), c.ev.Line) {
+			continue
+		}
 		s := c.stmt(op)
 		s.Block = name
 		if op == OpFail {
@@ -974,6 +1020,48 @@ func (l *Lowerer) noteMarkerPid(pid int32) {
 		l.markerPids = make(map[int32]bool)
 	}
 	l.markerPids[pid] = true
+}
+
+// noteThread records the thread group of the child of a NewProc: its
+// parent's when it is a thread (ShareThread), else its own.
+func (l *Lowerer) noteThread(s *Statement) {
+	if s.Flags&ShareThread != 0 {
+		if l.threadLeader == nil {
+			l.threadLeader = make(map[int32]int32)
+		}
+		l.threadLeader[s.Child] = l.groupOf(s.Pid)
+		return
+	}
+	// A reused pid leads its own group. (That the child has the marking
+	// process's pid does not say the marking process is gone: an eBPF
+	// trace may show a vfork's return after the child's exec.)
+	delete(l.threadLeader, s.Child)
+}
+
+// groupOf returns the pid of the leader of process pid's thread group.
+func (l *Lowerer) groupOf(pid int32) int32 {
+	if leader, ok := l.threadLeader[pid]; ok {
+		return leader
+	}
+	return pid
+}
+
+// marksFrom reports whether the markers process pid writes count, choosing
+// the marking process on the first marker when no exec chose it
+// (markerGroup); a marker from any other process is counted as foreign.
+func (l *Lowerer) marksFrom(pid int32, line int64) bool {
+	g := l.groupOf(pid)
+	if l.markerGroup == 0 {
+		l.markerGroup = g
+	}
+	if g == l.markerGroup {
+		return true
+	}
+	if l.Stats.ForeignMarks == 0 {
+		l.Stats.ForeignMarkLine = line
+	}
+	l.Stats.ForeignMarks++
+	return false
 }
 
 // RunningMarkerWriters is the number of processes that wrote a block marker

@@ -2,6 +2,7 @@ package fstrace
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -182,7 +183,7 @@ var lowerCases = []lowerCase{
 		`hpath 3 "" consumed`},
 	{`chroot("/srv/jail") = 0`,
 		call("chroot", 0, str("/srv/jail")),
-		`hpath AT_FDCWD "/srv/jail" consumed`},
+		`hpath AT_FDCWD "/srv/jail" consumed roots`},
 
 	{`execve("/usr/bin/apt-get", ["apt-get", "install", "-y", "nginx"], 0x7ffd /* 20 vars */) = 0`,
 		call("execve", 0, str("/usr/bin/apt-get"), tracer.Arg{Kind: tracer.ArgArray, Str: "apt-getinstall-ynginx"}, ptr()),
@@ -1205,5 +1206,89 @@ func TestCutMarksByMarkerWriters(t *testing.T) {
 	lower(200, truncated("more of the table"))
 	if l.Stats.CutMarks != 3 || l.Stats.MarkerCutMarks != 1 {
 		t.Errorf("after pid 100's marker: CutMarks %d, MarkerCutMarks %d; want 3, 1", l.Stats.CutMarks, l.Stats.MarkerCutMarks)
+	}
+}
+
+// programTestMarker is testMarker written by the program /usr/bin/marker.
+type programTestMarker struct{ testMarker }
+
+func (programTestMarker) MarkerProgram(path string) bool { return path == "/usr/bin/marker" }
+
+// TestMarksOnlyFromMarkingProcess: once a process execs the marking program,
+// only its thread group's markers count (any of its threads may write
+// them); a child that prints a fake end of its block and a fake start of
+// another's is ignored and counted (ForeignMarks), and so is everything
+// after the marking process's pid was reused by a new process.
+func TestMarksOnlyFromMarkingProcess(t *testing.T) {
+	l := NewLowerer(programTestMarker{})
+	var out []Statement
+	lower := func(pid int, line int64, name string, ret int64, args ...tracer.Arg) {
+		ev := call(name, ret, args...)
+		ev.Pid, ev.Line = pid, line
+		out = l.Lower(&ev, out)
+	}
+	write := func(pid int, line int64, data string) {
+		lower(pid, line, "write", int64(len(data)), num(1), str(data), num(int64(len(data))))
+	}
+	lower(100, 1, "execve", 0, str("/usr/bin/marker"), tracer.Arg{Kind: tracer.ArgArray}, ptr())
+	lower(100, 2, "clone", 101, named("child_stack", 0x7f00), named("flags", cloneThreadFlags))
+	lower(100, 3, "clone", 200, named("child_stack", 0), named("flags", 17)) // a command, a process of its own
+	write(101, 4, "BEGIN Exec[a]\n")                                         // Puppet's other thread
+	write(200, 5, "END Exec[a]\nBEGIN File[/b]\n")                           // the command's fake markers
+	write(100, 6, "END Exec[a]\n")
+	lower(200, 7, "clone", 300, named("child_stack", 0x7f00), named("flags", cloneThreadFlags))
+	write(300, 8, "FAIL Exec[a]: forged\n") // a thread of the command
+	var got []string
+	for _, s := range out {
+		if s.Op == OpBegin || s.Op == OpEnd || s.Op == OpFail {
+			got = append(got, fmt.Sprintf("%d %s %s", s.Pid, s.Op, s.Block))
+		}
+	}
+	if want := "101 begin Exec[a]|100 end Exec[a]"; strings.Join(got, "|") != want {
+		t.Errorf("markers %q, want %q", got, want)
+	}
+	if l.Stats.ForeignMarks != 3 || l.Stats.ForeignMarkLine != 5 {
+		t.Errorf("ForeignMarks %d (first on line %d), want 3 (line 5)", l.Stats.ForeignMarks, l.Stats.ForeignMarkLine)
+	}
+
+	// The marking process is gone once its leader exits: a new process
+	// with its pid is another.
+	out = l.Lower(&tracer.Event{Kind: tracer.KindExit, Pid: 100, Line: 9}, out)
+	lower(1, 10, "clone", 100, named("child_stack", 0), named("flags", 17))
+	write(100, 11, "BEGIN File[/c]\n")
+	if l.Stats.ForeignMarks != 4 {
+		t.Errorf("a marker by a new process with the marking pid: ForeignMarks %d, want 4", l.Stats.ForeignMarks)
+	}
+}
+
+// TestMarkingProcessBeforeItsCreation: an eBPF trace may show a vfork's
+// return after the child's exec of the marking program; the child stays
+// the marking process.
+func TestMarkingProcessBeforeItsCreation(t *testing.T) {
+	l := NewLowerer(programTestMarker{})
+	for _, ev := range []tracer.Event{
+		{Kind: tracer.KindSyscall, Pid: 64, Syscall: "execve", Args: []tracer.Arg{str("/usr/bin/marker"), null(), null()}, Line: 1},
+		{Kind: tracer.KindSyscall, Pid: 57, Syscall: "vfork", Ret: 64, Line: 2},
+		{Kind: tracer.KindSyscall, Pid: 64, Syscall: "write", Args: []tracer.Arg{num(1), str("BEGIN Exec[a]\n"), num(14)}, Ret: 14, Line: 3},
+	} {
+		l.Lower(&ev, nil)
+	}
+	if l.Stats.ForeignMarks != 0 {
+		t.Errorf("ForeignMarks %d, want 0", l.Stats.ForeignMarks)
+	}
+}
+
+// TestMarksFromFirstWriterWithoutExec: when no process execs the marking
+// program before the first marker (the trace began later), the first
+// process to write one is the marking process.
+func TestMarksFromFirstWriterWithoutExec(t *testing.T) {
+	l := NewLowerer(programTestMarker{})
+	for _, pid := range []int{100, 200, 100} {
+		ev := call("write", 14, num(2), str("BEGIN Exec[a]\n"), num(14))
+		ev.Pid = pid
+		l.Lower(&ev, nil)
+	}
+	if l.Stats.ForeignMarks != 1 {
+		t.Errorf("ForeignMarks %d, want 1 (pid 200's)", l.Stats.ForeignMarks)
 	}
 }

@@ -90,6 +90,9 @@ const (
 	Probe
 	// Runs: Hpath/HpathSym with Consumed executed the path (exec).
 	Runs
+	// Roots: Hpath with Consumed made the path the process's root
+	// directory (chroot).
+	Roots
 )
 
 // Statement is one FStrace statement executed by process Pid.
@@ -135,4 +138,14 @@ type BlockMarker interface {
 // short may have held a marker, so that a lost block is counted.
 type CutMarker interface {
 	CutMark(data string) bool
+}
+
+// ProgramMarker is a BlockMarker that knows which program writes the
+// markers (Puppet, in package puppet): MarkerProgram reports whether a
+// successful exec of path starts it. The traced program runs other
+// programs (a resource's commands) whose output may look like markers; only
+// the marking program's process may open and close blocks (see
+// Lowerer.Stats.ForeignMarks).
+type ProgramMarker interface {
+	MarkerProgram(path string) bool
 }

@@ -30,7 +30,7 @@ package fstrace
 //	fail "block" "message" [pid N]
 //
 // DIR is AT_FDCWD or an fd number; EFFECT is consumed, produced, expunged,
-// missing (a failed lookup) or none; flags are cloexec, files, fs, thread, exchange, anon, makedir, keeps, meta, noexec, probe, runs
+// missing (a failed lookup) or none; flags are cloexec, files, fs, thread, exchange, anon, makedir, keeps, meta, noexec, probe, runs, roots
 // (bits=N for bits without a name). Strings are Go-quoted, so block names
 // may hold spaces, brackets and colons. In "begin NAME [pid N]" and "end
 // [NAME] [pid N]" the pid defaults to 0, and an end without a name closes
@@ -96,6 +96,7 @@ var flagNames = []struct {
 	{NoExec, "noexec"},
 	{Probe, "probe"},
 	{Runs, "runs"},
+	{Roots, "roots"},
 }
 
 // ---------------------------------------------------------------- printing

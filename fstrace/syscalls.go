@@ -154,7 +154,7 @@ var syscallTable = withLayout([]syscallRow{
 	{name: "readlinkat", form: formPath, effect: Consumed, noFollow: true},
 	{name: "getdents", form: formPath, effect: Consumed, note: "listing the directory open on the fd"},
 	{name: "getdents64", form: formPath, effect: Consumed, note: "listing the directory open on the fd"},
-	{name: "chroot", form: formPath, effect: Consumed, note: "the root change itself is not modelled: later absolute paths still resolve from /"},
+	{name: "chroot", form: formPath, effect: Consumed, stmtFlags: Roots, note: "Roots: the interpreter resolves no name of the process after a root change (other than to /)"},
 
 	// Running a program: the program file is consumed, then cloexec fds close.
 	{name: "execve", form: formExec},

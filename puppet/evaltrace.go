@@ -81,6 +81,17 @@ type Marker struct{}
 
 var _ fstrace.BlockMarker = Marker{}
 
+var _ fstrace.ProgramMarker = Marker{}
+
+// MarkerProgram reports whether an exec of path starts Puppet: the
+// program's file is named puppet (/usr/bin/puppet, found on PATH by the
+// shell that fsmove's apply script execs it from). Only the process that
+// first execs it writes markers (fstrace.ProgramMarker): an Exec that runs
+// a puppet of its own comes later.
+func (Marker) MarkerProgram(path string) bool {
+	return path == "puppet" || strings.HasSuffix(path, "/puppet")
+}
+
 // NextMark returns the first marker in data: OpBegin or OpEnd with the
 // resource reference (a copy), or OpFail with the reference and the error
 // line (a copy without colour, cut to 300 bytes at a character boundary);

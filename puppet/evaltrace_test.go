@@ -569,3 +569,16 @@ func TestMayMarkCoversCutMark(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkerProgram: Puppet is the program named puppet, wherever the shell
+// found it; a program whose name only ends in puppet is not.
+func TestMarkerProgram(t *testing.T) {
+	for path, want := range map[string]bool{
+		"/usr/bin/puppet": true, "/opt/puppetlabs/bin/puppet": true, "puppet": true,
+		"/usr/bin/notpuppet": false, "/usr/bin/puppetserver": false, "/usr/bin/ruby": false,
+	} {
+		if got := (Marker{}).MarkerProgram(path); got != want {
+			t.Errorf("MarkerProgram(%q) = %v, want %v", path, got, want)
+		}
+	}
+}

@@ -51,15 +51,18 @@ func e2eFindings(t *testing.T, report []byte) []string {
 
 // e2eReport is what the end-to-end tests read of a JSON report.
 type e2eReport struct {
-	Findings []e2eFinding `json:"findings"`
-	Warnings []struct {
-		Kind          string `json:"kind"`
-		Count         int64  `json:"count"`
-		ChangesReport bool   `json:"changes_report"`
-	} `json:"warnings"`
-	Confirm *struct {
+	Findings   []e2eFinding `json:"findings"`
+	Incomplete []string     `json:"incomplete"`
+	Warnings   []e2eWarning `json:"warnings"`
+	Confirm    *struct {
 		Applies int `json:"applies"`
 	} `json:"confirm"`
+}
+
+type e2eWarning struct {
+	Kind          string `json:"kind"`
+	Count         int64  `json:"count"`
+	ChangesReport bool   `json:"changes_report"`
 }
 
 type e2eFinding struct {

@@ -262,6 +262,36 @@ func testHostile(t *testing.T, h *hostileHost, tracer string, init container.Ini
 		t.Errorf("the graph made a directory was copied (%v), or the run does not say so (%q)", err, rec.Error)
 	}
 
+	// Verdicts the module tries to forge (issue 43): each plants a real
+	// missing ordering that must be found, or make the analysis
+	// incomplete, never pass as clean.
+	report := readE2EReport(t, stdout.Bytes())
+	findings := e2eFindings(t, stdout.Bytes())
+	wrote := func(o string) bool { return strings.HasPrefix(o, "wrote") }
+	// Fake Puppet markers around an Exec's write: only Puppet's process
+	// writes markers, so the write stays the Exec's.
+	want("forge", wrote, "")
+	if !slices.Contains(findings, "MOR Exec[hostile-forge] Exec[forge-read]") {
+		t.Errorf("the write between fake markers is not found as a missing ordering: %q", findings)
+	}
+	if !slices.ContainsFunc(report.Warnings, func(w e2eWarning) bool {
+		return strings.HasPrefix(w.Kind, "marker-like lines written by other processes") && w.Count >= 4
+	}) {
+		t.Errorf("the fake markers are not reported: %+v", report.Warnings)
+	}
+	// A file made through /proc/self/fd/N/name is placed through the fd.
+	want("unplaced-procfd", wrote, "")
+	if !slices.Contains(findings, "MOR Exec[hostile-unplaced] Exec[unplaced-read-procfd]") {
+		t.Errorf("the write through /proc/self/fd/N is not found as a missing ordering: %q", findings)
+	}
+	// A relative open after a chroot cannot be placed: incomplete.
+	want("unplaced-chroot", wrote, "")
+	if !slices.ContainsFunc(report.Incomplete, func(why string) bool {
+		return strings.Contains(why, "inside resource blocks through an fd or path fsmove cannot resolve")
+	}) {
+		t.Errorf("the write after a chroot does not make the analysis incomplete: %q", report.Incomplete)
+	}
+
 	// Escapes: none printed raw, by the run or by a text report of its
 	// artifacts; the findings name the titles, escaped.
 	if bytes.ContainsAny(stderr.Bytes(), "\x1b\x07") {

@@ -135,6 +135,12 @@ func (in *Interp) Step(st *fstrace.Statement) {
 // the dirfd's inode; "/" for an absolute path). Failures are counted and
 // reported as !ok.
 func (in *Interp) startOf(p *process, dir int32, path string) (inodeID, bool) {
+	if p.fs.rooted && path != "" {
+		// After a chroot the model cannot say where a name leads: the
+		// model has one root, and the cwd may lie outside the new one.
+		in.stats.UnresolvedPaths++
+		return noInode, false
+	}
 	if len(path) > 0 && path[0] == '/' {
 		return rootInode, true
 	}
@@ -169,6 +175,9 @@ func (in *Interp) resolve(p *process, dir int32, path string, follow bool) (loca
 	}
 	absolute := path[0] == '/'
 	if absolute {
+		if loc, handled, ok := in.resolveProc(p, path, follow); handled {
+			return loc, ok
+		}
 		if loc, ok := in.cache.lookup(&in.m, path); ok {
 			return loc, true
 		}
@@ -302,7 +311,17 @@ func (in *Interp) hpath(p *process, st *fstrace.Statement, follow bool) {
 		in.missing(p, st, follow)
 		return
 	}
-	l, ok := in.resolve(p, st.Dir, st.Path, follow)
+	if st.Flags&fstrace.Roots != 0 {
+		in.chroot(p, st)
+		return
+	}
+	var l location
+	var ok bool
+	if st.Effect == fstrace.Consumed {
+		l, ok = in.resolve(p, st.Dir, st.Path, follow)
+	} else {
+		l, ok = in.resolveChange(p, st.Dir, st.Path, follow, st)
+	}
 	if !ok {
 		return
 	}
@@ -391,18 +410,20 @@ func (in *Interp) missing(p *process, st *fstrace.Statement, follow bool) {
 }
 
 func (in *Interp) link(p *process, st *fstrace.Statement) {
-	old, ok := in.resolve(p, st.Dir, st.Path, false)
+	old, ok := in.resolveChange(p, st.Dir, st.Path, false, st)
 	if !ok {
 		return
 	}
 	old = in.ensure(old)
-	nu, ok := in.resolve(p, st.Dir2, st.Path2, false)
+	nu, ok := in.resolveChange(p, st.Dir2, st.Path2, false, st)
 	if !ok {
 		return
 	}
 	if nu.entry == rootEntry || in.detached(nu) || in.isDir(old) {
-		// Link onto "/" or a removed name, or of a directory: the kernel refuses.
+		// Link onto "/" or a removed name, or of a directory: the kernel
+		// refuses, so the model is wrong about the call that succeeded.
 		in.stats.UnresolvedPaths++
+		in.unplaced(st)
 		return
 	}
 	if nu.exists() && nu.ino == old.ino {
@@ -418,12 +439,13 @@ func (in *Interp) link(p *process, st *fstrace.Statement) {
 }
 
 func (in *Interp) symlink(p *process, st *fstrace.Statement) {
-	l, ok := in.resolve(p, st.Dir2, st.Path2, false)
+	l, ok := in.resolveChange(p, st.Dir2, st.Path2, false, st)
 	if !ok {
 		return
 	}
 	if l.entry == rootEntry || in.detached(l) {
 		in.stats.UnresolvedPaths++ // symlink at "/" or at a removed name: the kernel refuses
+		in.unplaced(st)
 		return
 	}
 	in.recordParent(l, st)
@@ -438,18 +460,19 @@ func (in *Interp) symlink(p *process, st *fstrace.Statement) {
 }
 
 func (in *Interp) rename(p *process, st *fstrace.Statement) {
-	old, ok := in.resolve(p, st.Dir, st.Path, false)
+	old, ok := in.resolveChange(p, st.Dir, st.Path, false, st)
 	if !ok {
 		return
 	}
 	old = in.ensure(old)
-	nu, ok := in.resolve(p, st.Dir2, st.Path2, false)
+	nu, ok := in.resolveChange(p, st.Dir2, st.Path2, false, st)
 	if !ok {
 		return
 	}
 	if old.entry == rootEntry || nu.entry == rootEntry || in.detached(old) || in.detached(nu) {
 		// "/" or a removed name (the "." of a deleted cwd): the kernel refuses.
 		in.stats.UnresolvedPaths++
+		in.unplaced(st)
 		return
 	}
 	if nu.exists() && nu.ino == old.ino {
@@ -460,6 +483,7 @@ func (in *Interp) rename(p *process, st *fstrace.Statement) {
 	if in.m.isAncestor(old.ino, nu.dir) || (exchange && nu.exists() && in.m.isAncestor(nu.ino, old.dir)) {
 		// A directory moved into itself: the kernel refuses (EINVAL).
 		in.stats.UnresolvedPaths++
+		in.unplaced(st)
 		return
 	}
 
@@ -491,6 +515,21 @@ func (in *Interp) rename(p *process, st *fstrace.Statement) {
 	if movesDir {
 		in.m.pathGen++
 		in.m.structGen++
+	}
+}
+
+// chroot changes p's root (Hpath with Roots). The model has one root, so
+// a process whose root is another directory resolves no name from then on
+// (startOf); chroot("/") changes nothing. What the call reads is the
+// directory, as for any consumed path.
+func (in *Interp) chroot(p *process, st *fstrace.Statement) {
+	l, ok := in.resolve(p, st.Dir, st.Path, true)
+	if !ok || l.ino != rootInode {
+		p.fs.rooted = true
+	}
+	if ok {
+		l = in.ensure(l)
+		in.record(l, true, fstrace.Consumed, st)
 	}
 }
 

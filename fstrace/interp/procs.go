@@ -25,6 +25,9 @@ type fdTable struct {
 type fsInfo struct {
 	cwd    inodeID
 	cwdSet bool // the process changed its cwd itself (used when a provisional process is adopted)
+	// rooted: the process changed its root to another directory (chroot),
+	// which the model cannot follow (Interp.chroot).
+	rooted bool
 }
 
 // process is one pid. Threads (CLONE_THREAD) share their creator's Acting
@@ -236,7 +239,7 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 	if st.Flags&fstrace.ShareFS != 0 {
 		c.fs = parent.fs
 	} else {
-		c.fs = &fsInfo{cwd: parent.fs.cwd}
+		c.fs = &fsInfo{cwd: parent.fs.cwd, rooted: parent.fs.rooted}
 	}
 	c.acts = in.attr.NewProc(parent.acts, st.Flags)
 

@@ -219,6 +219,12 @@ type Stats struct {
 	UnitMoves       int64 // processes moved into a systemd unit's cgroup (attributed by unit from then on)
 	UnitReads       int64 // reads systemd (init) made for a unit: its unit files, drop-ins, and what it read just before starting its process
 	HeldAccesses    int64 // accesses of processes seen before their creation, charged once it was seen (or at the end)
+	// UnplacedChanges counts the changes inside blocks (a create, an open
+	// for writing, a removal, a rename, a link) whose path the model could
+	// not resolve: a file changed and the model cannot say which.
+	// FirstUnplacedChange is the first of them.
+	UnplacedChanges     int64
+	FirstUnplacedChange fstrace.Statement
 }
 
 // Result is the outcome of interpreting one program.

@@ -3,10 +3,12 @@ package analyze
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/detector"
+	"github.com/fsmove/fsmove/fstrace"
 )
 
 // captureHint is how to capture a trace that fsmove can analyze, for the
@@ -46,6 +48,11 @@ func judgeCompleteness(rep *detector.Report, tr *TraceCounts, st *Stats, cat *ca
 		if reason := unpairedMarkers(is.UnmatchedEnds, tr.InterpWarnings.ImplicitEnds); reason != "" {
 			rep.Incomplete = append(rep.Incomplete, reason)
 		}
+		if is.UnplacedChanges > 0 {
+			rep.Incomplete = append(rep.Incomplete, fmt.Sprintf(
+				"%d file change(s) inside resource blocks through an fd or path fsmove cannot resolve (first: %s): a resource changed a file and the report cannot say which",
+				is.UnplacedChanges, describeChange(&is.FirstUnplacedChange)))
+		}
 		if n, unknown := rep.Stats.ResourceBlocks, rep.Stats.UnknownResources; n > 0 && 2*(n-unknown) < n {
 			rep.Incomplete = append(rep.Incomplete, fmt.Sprintf(
 				"the catalog does not match this trace: it names %d of the trace's %d resource blocks (not named: %s); give the catalog of the same run",
@@ -77,6 +84,16 @@ func judgeCompleteness(rep *detector.Report, tr *TraceCounts, st *Stats, cat *ca
 	if rep.Stats.Blocks > 0 {
 		rep.AddWarning(shown, "Puppet info lines cut by the tracer's string limit (strace -s): a block marker there is lost", tr.Lowering.MarkerCutMarks, "")
 	}
+	// A marker-like line from another process than Puppet's is ignored, so
+	// it no longer moves work between blocks: the writer's accesses stay
+	// with the block it acts for, and a command may print such lines
+	// innocently (an Exec that shows an old Puppet log). Shown, not a reason
+	// of incompleteness: it may be a module trying to forge its verdict.
+	foreign := ""
+	if tr.Lowering.ForeignMarks > 0 {
+		foreign = fmt.Sprintf("line %d", tr.Lowering.ForeignMarkLine)
+	}
+	rep.AddWarning(shown, "marker-like lines written by other processes than Puppet's, ignored", tr.Lowering.ForeignMarks, foreign)
 	rep.AddWarning(counted, "fds used but never opened in the trace (inherited)", is.UnknownFds, "")
 	rep.AddWarning(counted, "paths that could not be resolved (unknown directory fd, symlink loop)", is.UnresolvedPaths, "")
 	rep.AddWarning(counted, "statements of processes never created in the trace", is.UnknownPids, "")
@@ -102,6 +119,24 @@ func unpairedMarkers(endsWithoutBegin, beginsInsideBlock int64) string {
 	}
 	return fmt.Sprintf("%d of Puppet's block markers do not pair up (%d \"Evaluated in\" without its \"Starting to evaluate the resource\", %d \"Starting to evaluate\" before the open resource's \"Evaluated in\"): markers were lost, so some resources' accesses went to no block or to another resource's",
 		endsWithoutBegin+beginsInsideBlock, endsWithoutBegin, beginsInsideBlock)
+}
+
+// describeChange says where a change the model could not place comes
+// from: its trace line, call, process and names.
+func describeChange(st *fstrace.Statement) string {
+	name := func(dir int32, path string) string {
+		if dir == fstrace.AtFdcwd || (path != "" && path[0] == '/') {
+			return strconv.Quote(path)
+		}
+		return fmt.Sprintf("fd %d + %q", dir, path)
+	}
+	what := name(st.Dir, st.Path)
+	if st.Op == fstrace.OpSymlink {
+		what = name(st.Dir2, st.Path2)
+	} else if st.Path2 != "" {
+		what += " → " + name(st.Dir2, st.Path2)
+	}
+	return fmt.Sprintf("line %d, %s by pid %d of %s", st.Line, st.Syscall, st.Pid, what)
 }
 
 // noBlocksReason says why no block was recognised, and how to capture a

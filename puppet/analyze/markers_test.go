@@ -17,20 +17,8 @@ import (
 // trace as captured stays complete.
 func TestUnpairedMarkersMakeIncomplete(t *testing.T) {
 	dir := filepath.Join("..", "..", "testdata", "runs", "mor_exec_reads_file")
-	compressed, err := os.ReadFile(filepath.Join(dir, "trace.log.zst"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec, err := zstd.NewReader(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dec.Close()
-	raw, err := dec.DecodeAll(compressed, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitAfter(string(raw), "\n")
+	raw := readZst(t, filepath.Join(dir, "trace.log.zst"))
+	lines := strings.SplitAfter(raw, "\n")
 	const begin, end = "Starting to evaluate the resource", "Evaluated in "
 
 	// keepIf copies the trace without the marker lines drop says to drop
@@ -58,7 +46,7 @@ func TestUnpairedMarkersMakeIncomplete(t *testing.T) {
 		trace             string
 		unmatched, inside int64
 	}{
-		{"as captured", string(raw), 0, 0},
+		{"as captured", raw, 0, 0},
 		{"every Begin but the first lost", everyBeginButOne, lostBegins, 0},
 		{"the third End lost", oneEnd, 0, lostEnds},
 	}
@@ -88,4 +76,59 @@ func TestUnpairedMarkersMakeIncomplete(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestForeignMarkersIgnored adds to a real trace marker lines written by a
+// process other than Puppet's (a module's command forging the end of its
+// block and the start of another's): they are ignored and counted, and the
+// report is the one of the trace as captured, complete.
+func TestForeignMarkersIgnored(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "runs", "mor_exec_reads_file")
+	raw := readZst(t, filepath.Join(dir, "trace.log.zst"))
+	const forged = `99999 write(1, "\33[0;32mInfo: Stage[main]: Evaluated in 0.01 seconds\33[0m\nInfo: /Stage[main]/Main/File[/x]: Starting to evaluate the resource (3 of 17)\n", 120) = 120` + "\n"
+	first := strings.Index(raw, "Starting to evaluate the resource")
+	cut := first + strings.IndexByte(raw[first:], '\n') + 1
+	in := Input{Catalog: filepath.Join(dir, "catalog.json")}
+	in.Trace = writeTrace(t, raw)
+	want, _, err := Run(context.Background(), in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Trace = writeTrace(t, raw[:cut]+forged+raw[cut:])
+	got, _, err := Run(context.Background(), in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Complete() || got.Faults() != want.Faults() || got.Faults() == 0 || got.Stats.Blocks != want.Stats.Blocks {
+		t.Errorf("with forged markers: complete %v, %d faults, %d blocks; as captured %d faults, %d blocks",
+			got.Complete(), got.Faults(), got.Stats.Blocks, want.Faults(), want.Stats.Blocks)
+	}
+	found := false
+	for _, w := range got.Warnings {
+		if strings.HasPrefix(w.Kind, "marker-like lines written by other processes") {
+			found = w.Count == 2 && w.ChangesReport() && strings.HasPrefix(w.Example, "line ")
+		}
+	}
+	if !found {
+		t.Errorf("no warning of 2 foreign markers: %+v", got.Warnings)
+	}
+}
+
+// readZst returns the text of a zstd-compressed file.
+func readZst(t *testing.T, name string) string {
+	t.Helper()
+	compressed, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := zstd.NewReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	raw, err := dec.DecodeAll(compressed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
 }

@@ -19,9 +19,11 @@ const (
 	// NetworkIsolated (the default): fsmove's own bridge network. The
 	// container reaches the outside through the host's NAT, as apt needs
 	// to install packages, but not the host's own services (the host drops
-	// what comes in from the bridge, but DNS) nor other containers (no
-	// traffic between containers on it; Docker isolates it from its other
-	// networks).
+	// what comes in from the bridge, but DNS), nor a link-local address
+	// beyond the host (a cloud's metadata service), nor other containers
+	// (no traffic between containers on it; Docker isolates it from its
+	// other networks). It has no IPv6, so no IPv6 link-local address
+	// either.
 	NetworkIsolated = "isolated"
 	// NetworkNone: no network but loopback, for modules that install
 	// nothing.
@@ -46,11 +48,13 @@ func ParseNetwork(s string) (string, error) {
 
 // isolatedNetwork is the Docker network of NetworkIsolated and its bridge
 // interface on the host; inputChain is the host's iptables chain that keeps
-// the bridge's traffic from the host.
+// the bridge's traffic from the host, forwardChain the one that keeps it
+// from link-local addresses the host would route it to.
 const (
 	isolatedNetwork = "fsmove"
 	isolatedBridge  = "fsmove0"
 	inputChain      = "FSMOVE-INPUT"
+	forwardChain    = "FSMOVE-FORWARD"
 )
 
 // networkMode turns a --network value into the container's network mode,
@@ -116,6 +120,9 @@ func (e *Engine) ensureIsolated(ctx context.Context) error {
 			"(install iptables, or choose --network bridge, where the container reaches the host and other "+
 			"containers, or --network none)", err)
 	}
+	if err := dropLinkLocal(); err != nil {
+		return fmt.Errorf("keeping containers on fsmove's network from link-local addresses (a cloud's metadata service): %w", err)
+	}
 	e.isolatedReady = true
 	return nil
 }
@@ -144,26 +151,51 @@ var inputRules = [][]string{
 	{"-j", "DROP"},
 }
 
-// dropInput installs inputChain and the jump to it from INPUT, each only
-// if missing (iptables -C), so that it can run again and beside another
-// fsmove.
+// forwardRules are the host's rules for what the isolated bridge sends
+// through the host: nothing to a link-local address. A cloud machine's
+// metadata service answers at 169.254.169.254 with the machine's
+// credentials, and the host routes there on the container's behalf.
+var forwardRules = [][]string{
+	{"-d", "169.254.0.0/16", "-j", "DROP"},
+}
+
+// dropInput installs inputChain and the jump to it from INPUT.
 func dropInput() error {
-	if _, err := iptables("-n", "-L", inputChain); err != nil {
-		if _, err := iptables("-N", inputChain); err != nil {
-			if _, again := iptables("-n", "-L", inputChain); again != nil {
+	return ensureChain(inputChain, inputRules, "INPUT")
+}
+
+// dropLinkLocal installs forwardChain and the jump to it from
+// DOCKER-USER, the chain Docker keeps ahead of its own forwarding rules
+// (which accept everything the bridge sends out); without it (Docker not
+// managing iptables), from the top of FORWARD.
+func dropLinkLocal() error {
+	from := "DOCKER-USER"
+	if _, err := iptables("-n", "-L", from); err != nil {
+		from = "FORWARD"
+	}
+	return ensureChain(forwardChain, forwardRules, from)
+}
+
+// ensureChain installs chain with rules and the jump to it from parent for
+// the isolated bridge's traffic, first in parent; each only if missing
+// (iptables -C), so that it can run again and beside another fsmove.
+func ensureChain(chain string, rules [][]string, parent string) error {
+	if _, err := iptables("-n", "-L", chain); err != nil {
+		if _, err := iptables("-N", chain); err != nil {
+			if _, again := iptables("-n", "-L", chain); again != nil {
 				return err
 			}
 		}
 	}
-	for _, r := range inputRules {
-		if _, err := iptables(append([]string{"-C", inputChain}, r...)...); err == nil {
+	for _, r := range rules {
+		if _, err := iptables(append([]string{"-C", chain}, r...)...); err == nil {
 			continue
 		}
-		if _, err := iptables(append([]string{"-A", inputChain}, r...)...); err != nil {
+		if _, err := iptables(append([]string{"-A", chain}, r...)...); err != nil {
 			return err
 		}
 	}
-	jump := []string{"INPUT", "-i", isolatedBridge, "-j", inputChain}
+	jump := []string{parent, "-i", isolatedBridge, "-j", chain}
 	if _, err := iptables(append([]string{"-C"}, jump...)...); err == nil {
 		return nil
 	}

@@ -74,6 +74,19 @@ func TestE2ESandboxConfig(t *testing.T) {
 			if string(h.NetworkMode) != wantNet {
 				t.Errorf("network %q, want %q", h.NetworkMode, wantNet)
 			}
+			if wantNet == isolatedNetwork {
+				// The host forwards nothing of the bridge to a link-local
+				// address (a cloud's metadata service): the rule is there
+				// and reached (the test sends no traffic there).
+				if _, err := iptables(append([]string{"-C", forwardChain}, forwardRules[0]...)...); err != nil {
+					t.Errorf("no link-local drop: %v", err)
+				}
+				_, inUser := iptables("-C", "DOCKER-USER", "-i", isolatedBridge, "-j", forwardChain)
+				_, inForward := iptables("-C", "FORWARD", "-i", isolatedBridge, "-j", forwardChain)
+				if inUser != nil && inForward != nil {
+					t.Errorf("no jump to %s from DOCKER-USER (%v) or FORWARD (%v)", forwardChain, inUser, inForward)
+				}
+			}
 			var writable []string
 			for _, m := range h.Mounts {
 				if !m.ReadOnly {

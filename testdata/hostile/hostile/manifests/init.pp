@@ -27,4 +27,6 @@ class hostile (
   include hostile::network
   include hostile::escapes
   include hostile::copyout
+  include hostile::forge
+  include hostile::unplaced
 }
