@@ -165,6 +165,12 @@ func notObservedWhy(r *catalog.Resource, st puppet.ResourceStatus, in *CoverageI
 	return "no process of its unit ran in the traced apply (systemd did not start it, or it started after the trace ended)"
 }
 
+// hasGaps reports whether some of the run went unchecked: a Service not
+// observed, a resource Puppet skipped or failed.
+func (c *Coverage) hasGaps() bool {
+	return c != nil && len(c.Unobserved())+len(c.Skipped)+len(c.Failed) > 0
+}
+
 // Lines says the coverage in sentences, the same in every format: how
 // many Services were observed, each one not observed and why, and the
 // resources Puppet did not apply.

@@ -1,6 +1,7 @@
 package detector
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -61,5 +62,35 @@ func TestCoverage(t *testing.T) {
 	}
 	if rep := Detect(res, g, Options{Units: &Units{}}); rep.Coverage != nil || rep.Coverage.Lines() != nil {
 		t.Errorf("without a coverage input: %+v", rep.Coverage)
+	}
+}
+
+// TestTextCoverageOnlyWithGaps: the text report shows the coverage only
+// when something went unchecked; JSON has it always.
+func TestTextCoverageOnlyWithGaps(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cov  *Coverage
+		want bool
+	}{
+		{"all observed", &Coverage{Services: []ServiceCoverage{{Service: "Service[a]", Observed: true}}, Observed: 1, Applied: 3}, false},
+		{"no service", &Coverage{Applied: 2}, false},
+		{"one not observed", &Coverage{Services: []ServiceCoverage{{Service: "Service[a]", Why: "no process of its unit ran"}}, Applied: 3}, true},
+		{"one skipped", &Coverage{Applied: 2, Skipped: []string{"File[/x]"}}, true},
+	} {
+		rep := &Report{Coverage: c.cov}
+		var text, js bytes.Buffer
+		if err := rep.WriteText(&text, false); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(text.String(), "Coverage:"); got != c.want {
+			t.Errorf("%s: text has the coverage: %v, want %v\n%s", c.name, got, c.want, text.String())
+		}
+		if err := rep.WriteJSON(&js); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(js.String(), `"coverage"`) {
+			t.Errorf("%s: JSON lacks the coverage", c.name)
+		}
 	}
 }

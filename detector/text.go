@@ -111,7 +111,9 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	for _, why := range r.Incomplete {
 		fmt.Fprintf(t.w, "%s %s\n", t.style(ansiRed, "INCOMPLETE:"), printable.String(why))
 	}
-	if lines := r.Coverage.Lines(); len(lines) > 0 {
+	// The text report is read by a person: the coverage only when some of
+	// the run went unchecked (JSON, SARIF and HTML always have it).
+	if lines := r.Coverage.Lines(); r.Coverage.hasGaps() {
 		fmt.Fprintln(t.w, "Coverage:")
 		for _, l := range lines {
 			fmt.Fprintf(t.w, "  %s\n", printable.String(l))
