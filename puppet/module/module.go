@@ -129,18 +129,24 @@ func ParseMetadata(data []byte) (Metadata, error) {
 }
 
 // ReadMetadata reads dir's metadata.json; ok is false when there is none.
-func ReadMetadata(dir string) (m Metadata, ok bool, err error) {
+func ReadMetadata(dir string) (Metadata, bool, error) {
+	return readMetadataFile(dir, ParseMetadata)
+}
+
+// readMetadataFile reads dir's metadata.json with parse; ok is false when
+// there is none. A parse error names the file.
+func readMetadataFile[T any](dir string, parse func([]byte) (T, error)) (v T, ok bool, err error) {
 	path := filepath.Join(dir, MetadataFile)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return Metadata{}, false, nil
+		return v, false, nil
 	}
 	if err != nil {
-		return Metadata{}, false, err
+		return v, false, err
 	}
-	m, err = ParseMetadata(data)
-	if err != nil {
-		return Metadata{}, false, fmt.Errorf("%s: %w", path, err)
+	if v, err = parse(data); err != nil {
+		var zero T
+		return zero, false, fmt.Errorf("%s: %w", path, err)
 	}
-	return m, true, nil
+	return v, true, nil
 }

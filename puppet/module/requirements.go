@@ -2,10 +2,7 @@ package module
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -125,18 +122,6 @@ func (p Platform) SupportsDebian() bool {
 
 // ReadPlatform reads dir's metadata.json's Platform; ok is false when
 // there is no metadata.json.
-func ReadPlatform(dir string) (p Platform, ok bool, err error) {
-	path := filepath.Join(dir, MetadataFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return Platform{}, false, nil
-	}
-	if err != nil {
-		return Platform{}, false, err
-	}
-	p, err = ParsePlatform(data)
-	if err != nil {
-		return Platform{}, false, fmt.Errorf("%s: %w", path, err)
-	}
-	return p, true, nil
+func ReadPlatform(dir string) (Platform, bool, error) {
+	return readMetadataFile(dir, ParsePlatform)
 }
