@@ -21,16 +21,7 @@ func TestE2ERerunReplacesDefaultPlace(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", filepath.Join(t.TempDir(), "state"))
 	module := filepath.Join("..", "..", "testdata", "modules", "clean")
 	apply := func(more ...string) (int, string, string) {
-		var stdout, stderr bytes.Buffer
-		args := append([]string{"run", "--quiet", "--tracer", "strace", "--init", "none"}, more...)
-		code := run(&stdout, &stderr, append(args, module))
-		dir := ""
-		for _, line := range strings.Split(stderr.String(), "\n") {
-			if d, ok := strings.CutPrefix(line, "artifacts: "); ok {
-				dir = d
-			}
-		}
-		return code, dir, stderr.String()
+		return runDefaultPlace(module, append([]string{"--quiet"}, more...)...)
 	}
 	code, first, stderr := apply()
 	if code != exitOK || !filepath.IsAbs(first) {
@@ -63,4 +54,20 @@ func TestE2ERerunReplacesDefaultPlace(t *testing.T) {
 	if rec, err := runner.ReadRecord(failed); err != nil || rec.Status != runner.StatusInfraError {
 		t.Errorf("the failed run's run.json: %v, %+v", err, rec)
 	}
+}
+
+// runDefaultPlace runs module without --out (strace, no init) with more
+// flags and returns the exit status, the run's directory (its
+// "artifacts:" line) and standard error.
+func runDefaultPlace(module string, more ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	args := append([]string{"run", "--tracer", "strace", "--init", "none"}, more...)
+	code := run(&stdout, &stderr, append(args, module))
+	dir := ""
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if d, ok := strings.CutPrefix(line, "artifacts: "); ok {
+			dir = d
+		}
+	}
+	return code, dir, stderr.String()
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,18 +18,7 @@ func TestE2ERequirementsChooseSuite(t *testing.T) {
 	requireDocker(t)
 	t.Setenv("XDG_STATE_HOME", filepath.Join(t.TempDir(), "state"))
 	module := filepath.Join("..", "..", "testdata", "suites", "requires_puppet8")
-	apply := func(more ...string) (int, string, string) {
-		var stdout, stderr bytes.Buffer
-		args := append([]string{"run", "--tracer", "strace", "--init", "none"}, more...)
-		code := run(&stdout, &stderr, append(args, module))
-		dir := ""
-		for _, line := range strings.Split(stderr.String(), "\n") {
-			if d, ok := strings.CutPrefix(line, "artifacts: "); ok {
-				dir = d
-			}
-		}
-		return code, dir, stderr.String()
-	}
+	apply := func(more ...string) (int, string, string) { return runDefaultPlace(module, more...) }
 	checkSuite := func(dir, suite string) {
 		t.Helper()
 		s, _ := container.LookupSuite(suite)
