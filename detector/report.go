@@ -345,10 +345,13 @@ func (r *Report) UnknownResources() []string {
 
 // Faults is the number of findings that are not waived: the exit status is
 // 1 when it is positive.
-func (r *Report) Faults() int {
+func (r *Report) Faults() int { return reported(r.Findings) }
+
+// reported is how many of findings count as faults (Finding.Reported).
+func reported(findings []Finding) int {
 	n := 0
-	for i := range r.Findings {
-		if r.Findings[i].Reported() {
+	for i := range findings {
+		if findings[i].Reported() {
 			n++
 		}
 	}

@@ -57,15 +57,7 @@ func (s *Scope) setAside(rep *Report) {
 
 // DependencyFaults is the number of findings set aside as wholly inside
 // dependencies that would count as faults (neither waived nor held back).
-func (r *Report) DependencyFaults() int {
-	n := 0
-	for i := range r.InDependencies {
-		if r.InDependencies[i].Reported() {
-			n++
-		}
-	}
-	return n
-}
+func (r *Report) DependencyFaults() int { return reported(r.InDependencies) }
 
 // dependencyNote is what every human report adds to its summary when
 // findings were set aside: "1 finding in dependencies, not counted
