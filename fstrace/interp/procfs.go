@@ -138,15 +138,30 @@ func (in *Interp) resolveProc(p *process, path string, follow bool) (loc locatio
 // socket or made by a call the model does not know; a path after a change
 // of root) is counted as an unplaced change: the analysis cannot say which
 // file the block changed, so it is incomplete (Stats.UnplacedChanges).
-// Outside blocks (Puppet's start-up, daemons started before the trace) and
-// for a process whose accesses are held, it is only an unresolved path.
+// Outside blocks (Puppet's start-up), for a process whose accesses are
+// held, and through an fd of a process the trace never showed being made
+// (preExisting), it is only an unresolved path.
 func (in *Interp) resolveChange(p *process, dir int32, path string, follow bool, st *fstrace.Statement) (location, bool) {
 	unresolved := in.stats.UnresolvedPaths
 	l, ok := in.resolve(p, dir, path, follow)
-	if !ok && in.stats.UnresolvedPaths > unresolved {
+	if !ok && in.stats.UnresolvedPaths > unresolved && !in.preExisting(p, dir, path) {
 		in.unplaced(st)
 	}
 	return l, ok
+}
+
+// preExisting reports whether dir is an fd the model does not know of a
+// process the trace never showed being made (provisional), used as the
+// start of a relative path or by itself: an fd the process had before
+// the trace began. A daemon of the boot (journald growing its journal
+// with ftruncate) acts so during any apply; what the module runs is made
+// in the trace, so its unknown fds still count.
+func (in *Interp) preExisting(p *process, dir int32, path string) bool {
+	if !p.provisional || dir == fstrace.AtFdcwd || len(path) > 0 && path[0] == '/' {
+		return false
+	}
+	ino := in.fd(p.files, dir)
+	return ino == noInode || ino == unknownInode
 }
 
 // unplaced counts a change inside a block that the model could not place

@@ -106,3 +106,29 @@ func TestUnplacedChangesOnlyInBlocks(t *testing.T) {
 		t.Errorf("unplaced changes %d (first %+v), want 4 (first x)", res.Stats.UnplacedChanges, res.Stats.FirstUnplacedChange)
 	}
 }
+
+// TestUnplacedChangesNotThroughPreExistingFds: a change through an unknown
+// fd of a process the trace never showed being made (journald, started
+// at boot, growing its journal with ftruncate while a block is open) is
+// only unresolved; the same from a process made in the trace is unplaced,
+// and so is a path the provisional process cannot place for another reason.
+func TestUnplacedChangesNotThroughPreExistingFds(t *testing.T) {
+	const journald = 26
+	const journaldProcs = "/sys/fs/cgroup/unified/docker/abc/system.slice/systemd-journald.service/cgroup.procs"
+	_, res := run(
+		open(puppet, "/srv/jail/etc", 3),
+		open(journald, journaldProcs, 30), // journald acts for its unit (eBPF: its cgroup)
+		writePid(journald, 30, journald),
+		begin(puppet, "B"),
+		hpAt(journald, 19, "", P), // ftruncate(19): an fd from before the trace
+		hpAt(journald, 19, "x", P),
+		newProc(puppet, 200, 0),
+		hpAt(200, 19, "", P), // made in the trace: unplaced
+		chroot(journald, "/srv/jail"),
+		hp(journald, P, "etc/y"), // after a chroot: unplaced
+		end(puppet, "B"),
+	)
+	if res.Stats.UnplacedChanges != 2 || res.Stats.FirstUnplacedChange.Pid != 200 {
+		t.Errorf("unplaced changes %d (first %+v), want 2 (first by pid 200)", res.Stats.UnplacedChanges, res.Stats.FirstUnplacedChange)
+	}
+}
