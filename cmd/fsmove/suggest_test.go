@@ -76,11 +76,11 @@ func TestEnumFlagsIgnoreCase(t *testing.T) {
 			}
 		})
 	})
-	// run: --tracer --init --network --format --color; analyze and confirm:
-	// --format --color; bench: --tracer --init; --suite of run, bench and
-	// image build: 14.
-	if enums != 14 {
-		t.Errorf("%d enum flags, want 14", enums)
+	// run: --tracer --init --network --format --color --scope; analyze and
+	// confirm: --format --color --scope; bench: --tracer --init; --suite of
+	// run, confirm, bench and image build: 18.
+	if enums != 18 {
+		t.Errorf("%d enum flags, want 18", enums)
 	}
 
 	var stdout, stderr bytes.Buffer
