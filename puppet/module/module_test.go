@@ -194,15 +194,15 @@ fixtures:
 }
 
 func TestParsePuppetfile(t *testing.T) {
-	deps, warnings := ParsePuppetfile([]byte(`forge 'https://forge.example.invalid'
+	deps, warnings := ParsePuppetfile([]byte(`forge 'file:///srv/forge'
 # mod 'commented/out'
 mod 'puppetlabs-stdlib', '8.5.0'
 mod "puppetlabs/concat", :latest   # a comment
 mod 'apt'
 mod 'firewall',
-  :git => 'https://example.invalid/firewall.git',
+  :git => 'file:///srv/git/firewall.git',
   :ref => 'v1.0'
-mod 'inifile', :git => 'https://example.invalid/inifile.git', :tag => '6.1.0'
+mod 'inifile', :git => 'file:///srv/git/inifile.git', :tag => '6.1.0'
 mod 'local_one', :local => true
 mod 'puppetlabs-mysql', '>= 2.3.3 < 5.0.0'
 mod 'puppetlabs/apache', '~> 4.0'
