@@ -62,7 +62,7 @@ const RecipeLabel = "fsmove.recipe"
 
 // recipeVersion changes when the build steps change in a way the options
 // do not show.
-const recipeVersion = "3"
+const recipeVersion = "4"
 
 // Recipe is the digest of what an image built with o contains. The mirror
 // is not part of it: any mirror of the suite gives the same image.

@@ -11,15 +11,11 @@ type DebPackage struct {
 	Package string
 	Version string // Debian's ("8.5.0-1")
 	Modules []Name // the modules it installs
-	// Depends are the packages installing it in the image brings in
-	// besides itself (apt resolves them; they are in the image too).
-	Depends []string
 }
 
 // ParseDebIndex reads the image's index of its module packages: one
-// package a line, PACKAGE<tab>VERSION<tab>MODULES<tab>DEPENDS (MODULES
-// comma-separated, DEPENDS space-separated, both possibly empty); '#'
-// starts a comment line. A module name Puppet would not accept is skipped.
+// package a line, PACKAGE<tab>VERSION<tab>MODULES (MODULES
+// comma-separated, possibly empty); '#' starts a comment line. A module name Puppet would not accept is skipped.
 func ParseDebIndex(text string) ([]DebPackage, error) {
 	var pkgs []DebPackage
 	for i, line := range strings.Split(text, "\n") {
@@ -27,10 +23,10 @@ func ParseDebIndex(text string) ([]DebPackage, error) {
 			continue
 		}
 		f := strings.Split(line, "\t")
-		if len(f) != 4 || f[0] == "" || f[1] == "" {
-			return nil, fmt.Errorf("module index line %d: want PACKAGE, VERSION, MODULES and DEPENDS separated by tabs, got %q", i+1, line)
+		if len(f) != 3 || f[0] == "" || f[1] == "" {
+			return nil, fmt.Errorf("module index line %d: want PACKAGE, VERSION and MODULES separated by tabs, got %q", i+1, line)
 		}
-		p := DebPackage{Package: f[0], Version: f[1], Depends: strings.Fields(f[3])}
+		p := DebPackage{Package: f[0], Version: f[1]}
 		for _, m := range strings.Split(f[2], ",") {
 			if m == "" {
 				continue

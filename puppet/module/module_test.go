@@ -242,13 +242,13 @@ modulefile
 }
 
 func TestParseDebIndex(t *testing.T) {
-	pkgs, err := ParseDebIndex("# package\tversion\tmodules\tdepends\n" +
-		"puppet-module-puppetlabs-concat\t7.3.1-2\tpuppetlabs-concat\tpuppet-module-puppetlabs-stdlib puppet\n" +
-		"openstack-puppet-modules\t0.34\t\t\n")
+	pkgs, err := ParseDebIndex("# package\tversion\tmodules\n" +
+		"puppet-module-puppetlabs-concat\t7.3.1-2\tpuppetlabs-concat\n" +
+		"openstack-puppet-modules\t0.34\t\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pkgs) != 2 || pkgs[0].Modules[0] != (Name{"puppetlabs", "concat"}) || len(pkgs[0].Depends) != 2 || len(pkgs[1].Modules) != 0 {
+	if len(pkgs) != 2 || pkgs[0].Modules[0] != (Name{"puppetlabs", "concat"}) || pkgs[0].Version != "7.3.1-2" || len(pkgs[1].Modules) != 0 {
 		t.Errorf("got %+v", pkgs)
 	}
 	if _, err := ParseDebIndex("a\tb\n"); err == nil {
@@ -258,8 +258,8 @@ func TestParseDebIndex(t *testing.T) {
 
 // debianIndex is a small fake of the image's index.
 var debianIndex = []DebPackage{
-	{Package: "puppet-module-puppetlabs-stdlib", Version: "8.5.0-1", Modules: []Name{{"puppetlabs", "stdlib"}}, Depends: []string{"puppet"}},
-	{Package: "puppet-module-puppetlabs-concat", Version: "7.3.1-2", Modules: []Name{{"puppetlabs", "concat"}}, Depends: []string{"puppet", "puppet-module-puppetlabs-stdlib"}},
+	{Package: "puppet-module-puppetlabs-stdlib", Version: "8.5.0-1", Modules: []Name{{"puppetlabs", "stdlib"}}},
+	{Package: "puppet-module-puppetlabs-concat", Version: "7.3.1-2", Modules: []Name{{"puppetlabs", "concat"}}},
 	{Package: "puppet-module-camptocamp-kmod", Version: "2.5.0-1", Modules: []Name{{"camptocamp", "kmod"}}},
 }
 
@@ -296,7 +296,7 @@ func TestResolve(t *testing.T) {
 	if got, want := res.Summary(), "concat 7.3.1-2 (debian), helper 1.0.0 (modulepath), extra 0.5.0 (fixtures), stdlib 8.5.0-1 (debian)"; got != want {
 		t.Errorf("Summary = %q, want %q", got, want)
 	}
-	if got, want := strings.Join(res.Packages, " "), "puppet puppet-module-puppetlabs-concat puppet-module-puppetlabs-stdlib"; got != want {
+	if got, want := strings.Join(res.Packages, " "), "puppet-module-puppetlabs-concat puppet-module-puppetlabs-stdlib"; got != want {
 		t.Errorf("Packages = %q, want %q", got, want)
 	}
 	if res.Found[2].Dir != extra || res.Found[1].Dir != helper {

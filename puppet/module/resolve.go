@@ -226,9 +226,7 @@ func Resolve(self string, deps []Dependency, c Candidates) (Resolution, error) {
 		found[d.Name.Name] = len(res.Found)
 		res.Found = append(res.Found, f)
 		if f.Source == FromDebian {
-			for _, p := range c.debClosure(f.Package) {
-				packages[p] = true
-			}
+			packages[f.Package] = true
 			continue
 		}
 		meta, _, err := ReadMetadata(f.Dir)
@@ -333,16 +331,6 @@ func (p DebPackage) provides(n Name) bool {
 		}
 	}
 	return false
-}
-
-// debClosure is the package and what it brings in.
-func (c Candidates) debClosure(pkg string) []string {
-	for _, p := range c.Debian {
-		if p.Package == pkg {
-			return append([]string{pkg}, p.Depends...)
-		}
-	}
-	return []string{pkg}
 }
 
 // missing says that d was found nowhere, and how to provide it.

@@ -165,24 +165,21 @@ func (r *run) addFixtures(a *container.Archive) string {
 var debPackageName = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]+$`)
 
 // installDebDeps installs the Debian packages the dependencies need from
-// the .debs of container.ModuleDebsDir: apt-get of local files, which
-// needs no network (the image's index lists what each package brings in,
-// all of them in that directory). Not --no-download: apt counts taking a
-// local file as a download and refuses it.
+// the .debs of container.ModuleDebsDir, with no network: they are linked
+// into apt's cache, where apt finds every package the module packages
+// bring in (the image build kept them all), so "--no-download" holds.
 func (r *run) installDebDeps(ctx context.Context, s *Step) error {
 	pkgs := r.deps.Packages
 	if len(pkgs) == 0 {
 		return nil
 	}
-	files := make([]string, len(pkgs))
-	for i, p := range pkgs {
+	for _, p := range pkgs {
 		if !debPackageName.MatchString(p) {
 			return fmt.Errorf("the image's module index names a package %q, which is not a Debian package name", p)
 		}
-		files[i] = "./" + p + "_*.deb"
 	}
 	s.Update(fmt.Sprintf("installing %d Debian packages from %s (offline)", len(pkgs), container.ModuleDebsDir))
-	script := "cd " + container.ModuleDebsDir + " && apt-get install -y --no-install-recommends " + strings.Join(files, " ")
+	script := "cd " + container.ModuleDebsDir + ` && ln -sf "$PWD"/*.deb /var/cache/apt/archives/ && apt-get install -y --no-install-recommends --no-download ` + strings.Join(pkgs, " ")
 	if err := r.execLogged(ctx, "apt-get install of the dependencies' .debs", []string{"/bin/sh", "-c", script},
 		[]string{"DEBIAN_FRONTEND=noninteractive"}); err != nil {
 		return fmt.Errorf("%w\n(the image's %s should hold them: fsmove image build --rebuild)", err, container.ModuleDebsDir)
