@@ -53,13 +53,14 @@ func TestE2EDependencies(t *testing.T) {
 				}
 			}
 			// The Debian dependencies' manifests are kept beside the run,
-			// where the reports point at them.
+			// where the reports point at them, under their package's name.
 			for _, name := range []string{"stdlib", "concat"} {
 				from := "/usr/share/puppet/modules/" + name
-				if to := rec.PathMap[from]; to != runner.SourcesDir+"/"+name {
-					t.Errorf("run.json: path_map[%s] = %q, want %s/%s", from, to, runner.SourcesDir, name)
+				want := runner.SourcesDir + "/" + found[name].Package + "/" + name
+				if to := rec.PathMap[from]; to != want || !strings.HasPrefix(found[name].Package, "puppet-module-") {
+					t.Errorf("run.json: path_map[%s] = %q, want %s", from, to, want)
 				}
-				if _, err := os.Stat(filepath.Join(rec.outDir, runner.SourcesDir, name, "manifests", "init.pp")); err != nil {
+				if _, err := os.Stat(filepath.Join(rec.outDir, want, "manifests", "init.pp")); err != nil {
 					t.Errorf("%s's manifests not kept: %v", name, err)
 				}
 			}

@@ -23,7 +23,7 @@ import (
 //	last_run_report.yaml Puppet's report of the apply (--idempotence)
 //	second/              the second apply of --idempotence: its trace, log, catalog and report
 //	report.html          the HTML report
-//	sources/             the manifests of the run's Debian dependencies (SourcesDir)
+//	sources/             the manifests of the run's Debian dependencies, by package and module (SourcesDir)
 //	site.pp, setup.log, confirm/
 const (
 	RunJSON       = "run.json"

@@ -2,8 +2,9 @@ package runner
 
 // The manifests of the Debian module packages a run used as dependencies,
 // copied out so that a report can show a finding's source lines and its
-// file where the user can open it: <out>/sources/<name>/manifests/…,
-// recorded in PathMap relative to the run's directory (the directory is
+// file where the user can open it: <out>/sources/<package>/<name>/manifests/…
+// (the Debian package it came from is in the path, so every format that
+// shows the file shows the package too), recorded in PathMap relative to the run's directory (the directory is
 // renamed into place after the run: RunRecord.HostPathMap).
 
 import (
@@ -15,8 +16,8 @@ import (
 	"github.com/fsmove/fsmove/puppet/module"
 )
 
-// SourcesDir holds, one directory per module, the manifests of the Debian
-// dependencies of a run.
+// SourcesDir holds, one directory per Debian package and in it one per
+// module, the manifests of the Debian dependencies of a run.
 const SourcesDir = "sources"
 
 // Budgets of the copied manifests: a module's manifests are some hundred
@@ -33,9 +34,10 @@ func (r *run) copySources(ctx context.Context) {
 	budget := &container.Budget{PerFile: sourceFileBudget, Total: sourcesBudget}
 	for _, f := range r.deps.Local(module.FromDebian) {
 		from := debianModules + "/" + f.Name
+		to := SourcesDir + "/" + f.Package + "/" + f.Name
 		rc, err := r.c.CopyOut(ctx, from+"/manifests")
 		if err == nil {
-			_, err = container.ExtractManifests(rc, filepath.Join(r.opts.OutDir, SourcesDir, f.Name), budget)
+			_, err = container.ExtractManifests(rc, filepath.Join(r.opts.OutDir, filepath.FromSlash(to)), budget)
 			rc.Close()
 		}
 		if err != nil {
@@ -45,7 +47,7 @@ func (r *run) copySources(ctx context.Context) {
 		if r.rec.PathMap == nil {
 			r.rec.PathMap = map[string]string{}
 		}
-		r.rec.PathMap[from] = SourcesDir + "/" + f.Name
+		r.rec.PathMap[from] = to
 	}
 	r.overBudget(budget.Over, false)
 }
