@@ -20,6 +20,10 @@ type CoverageInput struct {
 	// name, with the condition; Failed those whose start failed, with why
 	// (runner's RunRecord).
 	UnmetConditions, Failed map[string]string
+	// Lifted are the units systemd started despite a condition a
+	// container cannot meet, lifted for the trace, by every name, with
+	// the conditions (runner's lift.go): their failure is expected.
+	Lifted map[string]string
 	// Resources are the statuses of Puppet's report of the apply: which
 	// resources it failed or skipped (nil: not known).
 	Resources []puppet.ResourceStatus
@@ -49,6 +53,10 @@ type ServiceCoverage struct {
 	Observed bool   `json:"observed"`
 	// Why is, for a Service not observed, why.
 	Why string `json:"why,omitempty"`
+	// Lifted says the daemon ran only because fsmove lifted a condition
+	// of its unit that a container cannot meet, and that a later failure
+	// of it is expected.
+	Lifted string `json:"lifted,omitempty"`
 }
 
 // Unobserved lists the Services not observed, each with why.
@@ -88,11 +96,25 @@ func seeServices(observed map[*catalog.Resource]bool, unitServices []*catalog.Re
 // Puppet's report.
 func coverage(in *CoverageInput, g Graph, units *Units, observed map[*catalog.Resource]bool) *Coverage {
 	c := &Coverage{Services: []ServiceCoverage{}}
+	rg, ok := g.(ResourceGraph)
+	if !ok || units == nil {
+		rg = nil // without systemd's units, no process is a Service's
+	}
+	// The Services started despite a lifted condition: that their start
+	// failed is the lift's doing, not the module's.
+	lifted := map[string]string{}
+	if rg != nil {
+		for _, r := range rg.Resources() {
+			if unit, cond := unitOf(r, in.Lifted, g, units); r.IsService() && unit != "" {
+				lifted[r.Ref()] = cond
+			}
+		}
+	}
 	status := map[string]puppet.ResourceStatus{}
 	for _, s := range in.Resources {
 		status[s.Ref] = s
 		switch {
-		case s.Failed:
+		case s.Failed && lifted[s.Ref] == "":
 			c.Failed = append(c.Failed, s.Ref)
 		case s.Skipped:
 			c.Skipped = append(c.Skipped, s.Ref)
@@ -100,21 +122,32 @@ func coverage(in *CoverageInput, g Graph, units *Units, observed map[*catalog.Re
 			c.Applied++
 		}
 	}
-	rg, ok := g.(ResourceGraph)
-	if !ok || units == nil {
-		return c // without systemd's units, no process is a Service's
+	if rg == nil {
+		return c
 	}
 	for _, r := range rg.Resources() {
 		if !r.IsService() || !keptRunning(r) {
 			continue
 		}
 		// A daemon whose start failed may have stopped before it read
-		// what it reads on a host: not observed.
-		failedUnit, _ := unitOf(r, in.Failed, g, units)
-		sc := ServiceCoverage{Service: r.Ref(), Observed: observed[r] && failedUnit == ""}
-		if sc.Observed {
+		// what it reads on a host: not observed, unless it ran only
+		// because of the lift, whose failure is expected once it has read
+		// its configuration.
+		failedUnit, failedWhy := unitOf(r, in.Failed, g, units)
+		cond := lifted[r.Ref()]
+		sc := ServiceCoverage{Service: r.Ref(), Observed: observed[r] && (failedUnit == "" || cond != "")}
+		if cond != "" {
+			sc.Lifted = "started despite " + cond + ", not met in a container"
+			if failedUnit != "" {
+				sc.Lifted += ": its later failure is expected"
+			}
+		}
+		switch {
+		case sc.Observed:
 			c.Observed++
-		} else {
+		case cond != "" && failedUnit != "":
+			sc.Why = "started despite " + cond + ", but no process of " + failedUnit + " read a file before it failed: " + failedWhy
+		default:
 			sc.Why = notObservedWhy(r, status[r.Ref()], in, g, units)
 		}
 		c.Services = append(c.Services, sc)
@@ -165,10 +198,15 @@ func notObservedWhy(r *catalog.Resource, st puppet.ResourceStatus, in *CoverageI
 	return "no process of its unit ran in the traced apply (systemd did not start it, or it started after the trace ended)"
 }
 
-// hasGaps reports whether some of the run went unchecked: a Service not
-// observed, a resource Puppet skipped or failed.
-func (c *Coverage) hasGaps() bool {
-	return c != nil && len(c.Unobserved())+len(c.Skipped)+len(c.Failed) > 0
+// worthSaying reports whether some of the run went unchecked (a Service
+// not observed, a resource Puppet skipped or failed) or a daemon ran only
+// because a condition of its unit was lifted.
+func (c *Coverage) worthSaying() bool {
+	if c == nil {
+		return false
+	}
+	lifted := slices.ContainsFunc(c.Services, func(s ServiceCoverage) bool { return s.Lifted != "" })
+	return lifted || len(c.Unobserved())+len(c.Skipped)+len(c.Failed) > 0
 }
 
 // Lines says the coverage in sentences, the same in every format: how
@@ -183,8 +221,11 @@ func (c *Coverage) Lines() []string {
 		lines[0] = fmt.Sprintf("observed %d of %d services that Puppet keeps running", c.Observed, len(c.Services))
 	}
 	for _, s := range c.Services {
-		if !s.Observed {
+		switch {
+		case !s.Observed:
 			lines = append(lines, "not observed: "+s.Service+" — "+s.Why)
+		case s.Lifted != "":
+			lines = append(lines, "observed: "+s.Service+" — "+s.Lifted)
 		}
 	}
 	if c.Applied > 0 || len(c.Failed)+len(c.Skipped) > 0 {

@@ -113,7 +113,7 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	}
 	// The text report is read by a person: the coverage only when some of
 	// the run went unchecked (JSON, SARIF and HTML always have it).
-	if lines := r.Coverage.Lines(); r.Coverage.hasGaps() {
+	if lines := r.Coverage.Lines(); r.Coverage.worthSaying() {
 		fmt.Fprintln(t.w, "Coverage:")
 		for _, l := range lines {
 			fmt.Fprintf(t.w, "  %s\n", printable.String(l))

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fsmove/fsmove/detector"
+	"github.com/fsmove/fsmove/puppet/runner"
 )
 
 // coverageCase is one coverage fixture: its exit status, its faults
@@ -21,15 +23,36 @@ type coverageCase struct {
 	services map[string]string // Service → a piece of its why ("" when observed with none)
 	observed map[string]bool
 	skipped  []string
+	// lifted: Service → a piece of what the coverage says of the lifted
+	// condition it started despite; expectedFailures: run.json's.
+	lifted           map[string]string
+	expectedFailures []string
 }
 
 var coverageCases = []coverageCase{
-	// systemd skips its start in the container: not observed, the
-	// analysis is incomplete, naming the condition.
-	{module: "cov_captime", code: exitIncomplete,
+	// systemd would skip its start in the container: fsmove lifts the
+	// capability condition, the daemon reads its configuration, the MN
+	// is found.
+	{module: "cov_captime", code: exitFindings,
+		findings: []string{"MN File[/etc/cov_captime.conf] Service[cov-captime]"},
+		services: map[string]string{"Service[cov-captime]": ""},
+		observed: map[string]bool{"Service[cov-captime]": true},
+		lifted:   map[string]string{"Service[cov-captime]": "started despite ConditionCapability=CAP_SYS_TIME"}},
+	// Its near miss: a device path is not lifted; systemd skips the start,
+	// not observed, the analysis is incomplete, naming the condition.
+	{module: "cov_devpath", code: exitIncomplete,
 		findings: []string{},
-		services: map[string]string{"Service[cov-captime]": "ConditionCapability=CAP_SYS_TIME not met"},
-		observed: map[string]bool{"Service[cov-captime]": false}},
+		services: map[string]string{"Service[cov-devpath]": "ConditionPathExists=/dev/fsmove-absent not met"},
+		observed: map[string]bool{"Service[cov-devpath]": false}},
+	// Started despite a lifted condition, it reads its configuration and
+	// fails, as chronyd does: Puppet's failure of the Service is
+	// expected, the apply counts, the MN is found.
+	{module: "cov_liftfails", code: exitFindings,
+		findings:         []string{"MN File[/etc/cov_liftfails.conf] Service[cov-liftfails]"},
+		services:         map[string]string{"Service[cov-liftfails]": ""},
+		observed:         map[string]bool{"Service[cov-liftfails]": true},
+		lifted:           map[string]string{"Service[cov-liftfails]": "ConditionVirtualization=!container, not met in a container: its later failure is expected"},
+		expectedFailures: []string{"Service[cov-liftfails]"}},
 	// Its start failed: not observed, the analysis is incomplete.
 	{module: "cov_startfails", code: exitIncomplete,
 		findings: []string{},
@@ -84,6 +107,25 @@ func TestE2ECoverage(t *testing.T) {
 				if named == s.Observed {
 					t.Errorf("%s observed %v, named among the incomplete reasons %v: %q", service, s.Observed, named, rep.Incomplete)
 				}
+			}
+			for service, note := range c.lifted {
+				i := slices.IndexFunc(rep.Coverage.Services, func(s detector.ServiceCoverage) bool { return s.Service == service })
+				if i < 0 || !strings.Contains(rep.Coverage.Services[i].Lifted, note) {
+					t.Errorf("%s: coverage %+v, want it said started with %q", service, rep.Coverage.Services, note)
+				}
+			}
+			for _, s := range rep.Coverage.Services {
+				if _, ok := c.lifted[s.Service]; !ok && s.Lifted != "" {
+					t.Errorf("%s said lifted (%q), want not", s.Service, s.Lifted)
+				}
+			}
+			var rec runner.RunRecord
+			if data, err := os.ReadFile(filepath.Join(out, runner.RunJSON)); err != nil {
+				t.Error(err)
+			} else if err := json.Unmarshal(data, &rec); err != nil {
+				t.Error(err)
+			} else if !slices.Equal(rec.ExpectedFailures, c.expectedFailures) {
+				t.Errorf("run.json: expected_failures %q, want %q", rec.ExpectedFailures, c.expectedFailures)
 			}
 			for _, ref := range c.skipped {
 				if !slices.Contains(rep.Coverage.Skipped, ref) {

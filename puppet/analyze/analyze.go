@@ -212,6 +212,17 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 				"(--allow-unobserved accepts it)", sc.Service, sc.Why))
 		}
 	}
+	// What Puppet did not apply was not checked: said with the run's
+	// failure when Puppet failed, and on its own when the only failures
+	// were those a lifted condition lets happen (runner's lift.go).
+	if cov := rep.Coverage; cov != nil {
+		if n := len(cov.Skipped); n > 0 {
+			rep.Incomplete = append(rep.Incomplete, fmt.Sprintf("%d resource(s) Puppet skipped for a failed dependency were not checked: %s", n, strings.Join(cov.Skipped, ", ")))
+		}
+		if n := len(cov.Failed); n > 0 {
+			rep.Incomplete = append(rep.Incomplete, fmt.Sprintf("%d resource(s) Puppet failed were not checked: %s", n, strings.Join(cov.Failed, ", ")))
+		}
+	}
 	phases := append([]detector.Phase{
 		{Name: "catalog (concurrent)", Duration: cr.took},
 		{Name: "read+lower (concurrent)", Duration: tr.ReadLower},

@@ -68,7 +68,7 @@ func WithRunRecord(in Input) (Input, *runner.RunRecord) {
 		in.FirstReport = filepath.Join(dir, rec.Report)
 	}
 	if rec.Init == container.InitSystemd && rec.Tracer != runner.Untraced && in.Coverage == nil {
-		in.Coverage = &detector.CoverageInput{UnmetConditions: rec.UnmetConditions, Failed: rec.FailedUnits}
+		in.Coverage = &detector.CoverageInput{UnmetConditions: rec.UnmetConditions, Failed: rec.FailedUnits, Lifted: rec.LiftedConditions}
 	}
 	return withSecondRun(in, rec), rec
 }

@@ -87,6 +87,14 @@ type RunRecord struct {
 	// was not observed (detector.Coverage).
 	UnmetConditions map[string]string `json:"unmet_conditions,omitempty"`
 	FailedUnits     map[string]string `json:"failed_units,omitempty"`
+	// LiftedConditions are the units systemd started despite a condition
+	// a container cannot meet, lifted for the trace (lift.go), by every
+	// name, with the conditions lifted.
+	LiftedConditions map[string]string `json:"lifted_conditions,omitempty"`
+	// ExpectedFailures are the resources Puppet failed, all of them
+	// Services of units in LiftedConditions whose start failed: the apply
+	// counts as done (Status ok), its Puppet exit kept in PuppetExit.
+	ExpectedFailures []string `json:"expected_failures,omitempty"`
 	// Report is Puppet's report of the apply (PuppetReportFile), "" when
 	// Puppet wrote none: which resources it applied, skipped or failed.
 	Report string `json:"report,omitempty"`

@@ -2,14 +2,16 @@
 # (coverage, systemd mode only).
 #
 # Debian's chrony and ntpsec units have ConditionCapability=CAP_SYS_TIME:
-# root has it on a host, fsmove's container does not, so systemd skips the
-# start, Puppet counts it a success, and no process reads the
-# configuration: the missing notifier below cannot be seen.
+# root has it on a host, fsmove's container does not, so systemd would
+# skip the start, Puppet count it a success, and no process read the
+# configuration: the missing notifier below could not be seen. fsmove
+# lifts that condition for the unit (no capability is given), the daemon
+# starts and its ExecStartPre reads the configuration.
 # File['/etc/cov_captime.conf'] is ordered before the Service but does not
-# notify it. Expected: no finding, exit 4, the report naming
-# Service['cov-captime'] and its condition. (Were the unit started, its
-# ExecStartPre would read the configuration before the start returns, and
-# the MN would be seen.)
+# notify it. Expected: MN File['/etc/cov_captime.conf'] ~>
+# Service['cov-captime'], exit 1, the Service observed and said to have
+# started despite its condition. Near miss: cov_devpath, whose condition
+# is not lifted.
 class cov_captime {
   file { '/etc/cov_captime.conf':
     ensure  => file,

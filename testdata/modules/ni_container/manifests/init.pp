@@ -6,7 +6,10 @@
 # stopped and starts it again. Expected:
 # - Service['ni-captime']: its unit wants CAP_SYS_TIME, which fsmove's
 #   container does not give and root on a host has (as Debian's chrony and
-#   ntpsec do): held back, the container's doing;
+#   ntpsec do): fsmove lifts that condition for the trace, the unit starts
+#   and stays up, no finding. (Were it skipped, as when no daemon-reload
+#   ran the lift's generator, the finding would be held back, the
+#   container's doing: detector's TestServiceStopsForContainerCondition.)
 # - Service['ni-nofile'] (near miss): its unit wants a file that nothing
 #   makes, which a host lacks too: reported (service-stops).
 class ni_container {
