@@ -149,6 +149,12 @@ type reportStats struct {
 		// maximum starts at this process's (see puppet/analyze peakRSS).
 		PeakRSSBytes int64 `json:"peak_rss_bytes"`
 	} `json:"stats"`
+	Coverage *struct {
+		Services []struct {
+			Observed bool   `json:"observed"`
+			Lifted   string `json:"lifted"`
+		} `json:"services"`
+	} `json:"coverage"`
 }
 
 // Analyze runs "fsmove analyze --format json -o DIR/report.json" on the run
@@ -176,7 +182,9 @@ func (b *DockerBackend) Analyze(ctx context.Context, dir string) (results.Analys
 	if ctx.Err() != nil {
 		return a, fmt.Errorf("analysis: %w", ctx.Err())
 	}
-	if err != nil && a.Exit != 1 {
+	// 4: no findings, but incomplete (a Service not observed, …): the
+	// report is there, and its coverage says what was not observed.
+	if err != nil && a.Exit != 1 && a.Exit != 4 {
 		a.Error = strings.TrimSpace(stderr.String())
 		if a.Error == "" {
 			a.Error = err.Error()
@@ -192,6 +200,18 @@ func (b *DockerBackend) Analyze(ctx context.Context, dir string) (results.Analys
 		return a, fmt.Errorf("%s: %w", report, err)
 	}
 	a.Events, a.MOR, a.MN, a.NI = rs.Stats.Events, rs.Stats.MOR, rs.Stats.MN, rs.Stats.NI
+	if rs.Coverage != nil {
+		c := &results.AnalysisCoverage{Services: int64(len(rs.Coverage.Services))}
+		for _, s := range rs.Coverage.Services {
+			switch {
+			case !s.Observed:
+				c.Unobserved++
+			case s.Lifted != "":
+				c.Lifted++
+			}
+		}
+		a.Coverage = c
+	}
 	if rs.Stats.PeakRSSBytes > 0 {
 		a.PeakRSSBytes = rs.Stats.PeakRSSBytes
 	}

@@ -74,6 +74,17 @@ func Summary(w io.Writer, rows []results.Row, slowest int) {
 	if confirmedModules > 0 {
 		fmt.Fprintf(w, "re-applied to test them (%d modules): %d confirmed, %d refuted, %d unknown\n", confirmedModules, confirmed, refuted, unknown)
 	}
+	var services, unobserved, lifted, withServices int64
+	for _, r := range rows {
+		if r.Services >= 0 {
+			services, unobserved, lifted = services+r.Services, unobserved+r.ServicesUnobserved, lifted+r.ServicesLifted
+			withServices++
+		}
+	}
+	if withServices > 0 {
+		fmt.Fprintf(w, "services Puppet keeps running (%d modules): %d, not observed %d (%d without lifting the conditions a container cannot meet)\n",
+			withServices, services, unobserved, unobserved+lifted)
+	}
 	byTime := append([]results.Row(nil), rows...)
 	sort.SliceStable(byTime, func(i, j int) bool { return byTime[i].PuppetTracedS > byTime[j].PuppetTracedS })
 	if len(byTime) > slowest {

@@ -65,13 +65,21 @@ type Row struct {
 	Refuted        int64   `json:"refuted"`
 	ConfirmUnknown int64   `json:"confirm_unknown"`
 	ConfirmS       float64 `json:"confirm_s"`
+	// The Services Puppet keeps running (the report's coverage, systemd
+	// mode), those not observed, and those observed only because fsmove
+	// lifted a condition of their unit that a container cannot meet
+	// (without the lift: ServicesUnobserved+ServicesLifted not observed);
+	// -1 when unknown.
+	Services           int64 `json:"services"`
+	ServicesUnobserved int64 `json:"services_unobserved"`
+	ServicesLifted     int64 `json:"services_lifted"`
 }
 
 // Columns are the CSV header, in order; each is a JSON field name of Row.
 var Columns = []string{
 	"module", "version", "status", "category", "first_error", "tracer", "puppet_untraced_s", "puppet_traced_s",
 	"trace_bytes", "events", "resources", "analysis_s", "peak_mem_bytes", "mor", "mn", "ni",
-	"confirmed", "refuted", "confirm_unknown", "confirm_s",
+	"confirmed", "refuted", "confirm_unknown", "confirm_s", "services", "services_unobserved", "services_lifted",
 }
 
 // Findings is MOR+MN+NI, 0 when the module was not analyzed.
@@ -110,6 +118,16 @@ type Analysis struct {
 	// NI is there when the run applied the module twice (fsmove bench
 	// --idempotence).
 	NI *int64 `json:"ni,omitempty"`
+	// Coverage is there when the report had one (systemd mode): Row's
+	// Services, ServicesUnobserved and ServicesLifted.
+	Coverage *AnalysisCoverage `json:"coverage,omitempty"`
+}
+
+// AnalysisCoverage counts the Services of a report's coverage.
+type AnalysisCoverage struct {
+	Services   int64 `json:"services"`
+	Unobserved int64 `json:"unobserved"`
+	Lifted     int64 `json:"lifted"`
 }
 
 // Confirm is confirm.json: what "fsmove confirm" said of the reported
@@ -204,6 +222,7 @@ func FromRunDir(module, version, dir string) (Row, error) {
 		TraceBytes: rec.TraceBytes, Events: -1, Resources: -1,
 		AnalysisS: -1, PeakMemBytes: -1, MOR: -1, MN: -1, NI: -1,
 		Confirmed: -1, Refuted: -1, ConfirmUnknown: -1, ConfirmS: -1,
+		Services: -1, ServicesUnobserved: -1, ServicesLifted: -1,
 	}
 	if row.Version == "" {
 		row.Version = moduleVersion(rec)
@@ -227,10 +246,15 @@ func FromRunDir(module, version, dir string) (Row, error) {
 		row.AnalysisS = a.Seconds
 		row.PeakMemBytes = a.PeakRSSBytes
 		row.Resources = a.Resources
-		if a.Exit == 0 || a.Exit == 1 {
+		// 4: complete but for what it could not observe, which the
+		// coverage columns count.
+		if a.Exit == 0 || a.Exit == 1 || a.Exit == 4 {
 			row.Events, row.MOR, row.MN = a.Events, a.MOR, a.MN
 			if a.NI != nil {
 				row.NI = *a.NI
+			}
+			if c := a.Coverage; c != nil {
+				row.Services, row.ServicesUnobserved, row.ServicesLifted = c.Services, c.Unobserved, c.Lifted
 			}
 		} else if row.Status == StatusOK {
 			// Puppet was fine but the analysis was not: say why.
@@ -347,6 +371,7 @@ func WriteCSV(w io.Writer, rows []Row) error {
 			strconv.FormatInt(r.NI, 10),
 			strconv.FormatInt(r.Confirmed, 10), strconv.FormatInt(r.Refuted, 10), strconv.FormatInt(r.ConfirmUnknown, 10),
 			formatSeconds(r.ConfirmS),
+			strconv.FormatInt(r.Services, 10), strconv.FormatInt(r.ServicesUnobserved, 10), strconv.FormatInt(r.ServicesLifted, 10),
 		})
 	}
 	cw.Flush()
@@ -362,26 +387,29 @@ func formatSeconds(s float64) string {
 
 // jsonRow is Row with unknown numbers as null.
 type jsonRow struct {
-	Module          string   `json:"module"`
-	Version         string   `json:"version"`
-	Status          string   `json:"status"`
-	Category        string   `json:"category"`
-	FirstError      string   `json:"first_error"`
-	Tracer          string   `json:"tracer"`
-	PuppetUntracedS *float64 `json:"puppet_untraced_s"`
-	PuppetTracedS   *float64 `json:"puppet_traced_s"`
-	TraceBytes      *int64   `json:"trace_bytes"`
-	Events          *int64   `json:"events"`
-	Resources       *int64   `json:"resources"`
-	AnalysisS       *float64 `json:"analysis_s"`
-	PeakMemBytes    *int64   `json:"peak_mem_bytes"`
-	MOR             *int64   `json:"mor"`
-	MN              *int64   `json:"mn"`
-	NI              *int64   `json:"ni"`
-	Confirmed       *int64   `json:"confirmed"`
-	Refuted         *int64   `json:"refuted"`
-	ConfirmUnknown  *int64   `json:"confirm_unknown"`
-	ConfirmS        *float64 `json:"confirm_s"`
+	Module             string   `json:"module"`
+	Version            string   `json:"version"`
+	Status             string   `json:"status"`
+	Category           string   `json:"category"`
+	FirstError         string   `json:"first_error"`
+	Tracer             string   `json:"tracer"`
+	PuppetUntracedS    *float64 `json:"puppet_untraced_s"`
+	PuppetTracedS      *float64 `json:"puppet_traced_s"`
+	TraceBytes         *int64   `json:"trace_bytes"`
+	Events             *int64   `json:"events"`
+	Resources          *int64   `json:"resources"`
+	AnalysisS          *float64 `json:"analysis_s"`
+	PeakMemBytes       *int64   `json:"peak_mem_bytes"`
+	MOR                *int64   `json:"mor"`
+	MN                 *int64   `json:"mn"`
+	NI                 *int64   `json:"ni"`
+	Confirmed          *int64   `json:"confirmed"`
+	Refuted            *int64   `json:"refuted"`
+	ConfirmUnknown     *int64   `json:"confirm_unknown"`
+	ConfirmS           *float64 `json:"confirm_s"`
+	Services           *int64   `json:"services"`
+	ServicesUnobserved *int64   `json:"services_unobserved"`
+	ServicesLifted     *int64   `json:"services_lifted"`
 }
 
 func optFloat(v float64) *float64 {
@@ -414,6 +442,7 @@ func WriteJSON(w io.Writer, rows []Row) error {
 			MOR: optInt(r.MOR), MN: optInt(r.MN), NI: optInt(r.NI),
 			Confirmed: optInt(r.Confirmed), Refuted: optInt(r.Refuted), ConfirmUnknown: optInt(r.ConfirmUnknown),
 			ConfirmS: optFloat(r.ConfirmS),
+			Services: optInt(r.Services), ServicesUnobserved: optInt(r.ServicesUnobserved), ServicesLifted: optInt(r.ServicesLifted),
 		})
 	}
 	enc := json.NewEncoder(w)

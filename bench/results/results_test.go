@@ -55,7 +55,7 @@ func TestFromRunDir(t *testing.T) {
 	}
 	want := Row{Module: "mymod", Version: "1.2.3", Status: StatusOK, PuppetUntracedS: 4.3, PuppetTracedS: 21.5,
 		TraceBytes: 12345678, Events: 400000, Resources: 7, AnalysisS: 0.25, PeakMemBytes: 30 << 20, MOR: 2, MN: 1, NI: -1,
-		Confirmed: -1, Refuted: -1, ConfirmUnknown: -1, ConfirmS: -1}
+		Confirmed: -1, Refuted: -1, ConfirmUnknown: -1, ConfirmS: -1, Services: -1, ServicesUnobserved: -1, ServicesLifted: -1}
 	if row != want {
 		t.Errorf("row = %+v\nwant  %+v", row, want)
 	}
@@ -73,6 +73,20 @@ func TestFromRunDir(t *testing.T) {
 	}
 	if s := row.Slowdown(); s < 4.99 || s > 5.01 {
 		t.Errorf("slowdown = %v, want 21.5/4.3 = 5", s)
+	}
+	// An analysis incomplete for a Service not observed (exit 4) still
+	// gives its counts, and its coverage's.
+	if err := WriteJSONFile(dir, AnalysisJSON, &Analysis{Exit: 4, Seconds: 0.25, PeakRSSBytes: 30 << 20, Events: 400000, Resources: 7,
+		Coverage: &AnalysisCoverage{Services: 3, Unobserved: 1, Lifted: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	row, err = FromRunDir("mymod", "1.2.3", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.MOR, want.MN, want.Services, want.ServicesUnobserved, want.ServicesLifted = 0, 0, 3, 1, 1
+	if row != want || row.FirstError != "" {
+		t.Errorf("incomplete row = %+v\nwant  %+v", row, want)
 	}
 }
 

@@ -18,7 +18,8 @@ import (
 // optionalColumns came after the first committed tables: a table without
 // them reads with "" in their place.
 var optionalColumns = map[string]bool{"category": true, "tracer": true, "ni": true,
-	"confirmed": true, "refuted": true, "confirm_unknown": true, "confirm_s": true}
+	"confirmed": true, "refuted": true, "confirm_unknown": true, "confirm_s": true,
+	"services": true, "services_unobserved": true, "services_lifted": true}
 
 // ReadCSV reads a table written by results.WriteCSV. The header must have
 // every column of results.Columns (in any order; extra columns are ignored).
@@ -56,6 +57,8 @@ func ReadCSV(r io.Reader) ([]results.Row, error) {
 			MOR: p.int("mor"), MN: p.int("mn"), NI: p.intOr("ni", -1),
 			Confirmed: p.intOr("confirmed", -1), Refuted: p.intOr("refuted", -1),
 			ConfirmUnknown: p.intOr("confirm_unknown", -1), ConfirmS: p.floatOr("confirm_s", -1),
+			Services: p.intOr("services", -1), ServicesUnobserved: p.intOr("services_unobserved", -1),
+			ServicesLifted: p.intOr("services_lifted", -1),
 		}
 		if p.err != nil {
 			line, _ := cr.FieldPos(0)
@@ -132,6 +135,7 @@ func ReadJSON(r io.Reader) ([]results.Row, error) {
 			PuppetUntracedS: -1, PuppetTracedS: -1, TraceBytes: -1, Events: -1, Resources: -1,
 			AnalysisS: -1, PeakMemBytes: -1, MOR: -1, MN: -1, NI: -1,
 			Confirmed: -1, Refuted: -1, ConfirmUnknown: -1, ConfirmS: -1,
+			Services: -1, ServicesUnobserved: -1, ServicesLifted: -1,
 		}
 		if err := json.Unmarshal(m, &row); err != nil {
 			return nil, fmt.Errorf("results JSON: %w", err)
