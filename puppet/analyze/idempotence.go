@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/fstrace/interp"
@@ -27,6 +28,18 @@ func readIdempotence(ctx context.Context, in Input, opts Options, first *interp.
 		return nil, nil, &InputError{err}
 	}
 	id.Second = second
+	// A resource the second apply skipped (a dependency of it failed
+	// there) did not get the chance to change again: its NI is not known.
+	var skipped []string
+	for _, st := range second {
+		if st.Skipped {
+			skipped = append(skipped, st.Ref)
+		}
+	}
+	if len(skipped) > 0 {
+		incomplete = append(incomplete, fmt.Sprintf("%d resource(s) the second apply skipped for a failed dependency were not checked for NI: %s",
+			len(skipped), strings.Join(skipped, ", ")))
+	}
 	if in.FirstReport != "" {
 		if id.First, err = readReport(in.FirstReport); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, nil, &InputError{err}
