@@ -880,6 +880,7 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 			r.rec.PuppetOutcome = PuppetOutcome(n)
 		}
 	}
+	r.checkPuppetExit()
 	r.overBudget(artifacts.Over, false)
 	return fmt.Sprintf("trace %s, %d artifacts", container.FormatBytes(r.rec.TraceBytes), len(listArtifacts(dir))), nil
 }
