@@ -33,7 +33,7 @@ func TestObservedFailureTrace(t *testing.T) {
 	}
 	defer r.Close()
 	var counts analyze.TraceCounts
-	res, err := analyze.Interpret(context.Background(), r, &counts, nil)
+	res, err := analyze.Interpret(context.Background(), r, &counts, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestFailedArgsGateLosesNothing(t *testing.T) {
 					src = ungated{r}
 				}
 				var counts analyze.TraceCounts
-				results[i], err = analyze.Interpret(context.Background(), src, &counts, nil)
+				results[i], err = analyze.Interpret(context.Background(), src, &counts, nil, nil)
 				r.Close()
 				if err != nil {
 					t.Fatal(err)

@@ -10,6 +10,7 @@ package interp
 //	paths.go      interned path strings and each path's accesses per block
 
 import (
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -22,6 +23,12 @@ type Options struct {
 	// MaxSymlinkDepth bounds the symlinks followed in one resolution, like
 	// Linux's ELOOP limit. Zero means 40.
 	MaxSymlinkDepth int
+	// Links are symbolic links the node had before the trace began, by
+	// absolute path, with their targets: the model has them from the
+	// start, so that a path through one (/var/run/x) and the path it
+	// names (/run/x) are one file. A path that is not absolute and clean
+	// is left out.
+	Links map[string]string
 }
 
 // Interp runs FStrace statements over the model. It is not safe for
@@ -68,7 +75,7 @@ func New(opts Options) *Interp {
 	if opts.MaxSymlinkDepth <= 0 {
 		opts.MaxSymlinkDepth = 40
 	}
-	return &Interp{
+	in := &Interp{
 		m:           newFSModel(opts.MaxSymlinkDepth),
 		cache:       newPathCache(),
 		procs:       make(map[int32]*process),
@@ -76,6 +83,10 @@ func New(opts Options) *Interp {
 		pending:     make(map[*process][]pendingRead),
 		blockIDs:    make(map[string]BlockID),
 	}
+	for _, path := range slices.Sorted(maps.Keys(opts.Links)) {
+		in.m.seedLink(path, opts.Links[path])
+	}
+	return in
 }
 
 // Run interprets a batch of statements.

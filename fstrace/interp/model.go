@@ -1,6 +1,9 @@
 package interp
 
-import "strings"
+import (
+	pathpkg "path"
+	"strings"
+)
 
 // The file-system model: inodes, the directory entries that name them, and
 // path resolution over them. Paths are never stored whole in the model; a
@@ -255,6 +258,24 @@ const (
 	// missing intermediate name (resolveMissing).
 	walkLookup
 )
+
+// seedLink makes path a symbolic link to target before the trace (its
+// directories existed too). A path that is not absolute and clean, or
+// that is there already, is left as it is.
+func (m *fsModel) seedLink(path, target string) {
+	if path == "/" || !strings.HasPrefix(path, "/") || pathpkg.Clean(path) != path || target == "" {
+		return
+	}
+	var links int
+	l, st := m.resolve(rootInode, path, false, &links)
+	if st != resolveOK || l.exists() {
+		return
+	}
+	ino := m.newInode(false)
+	m.inodes[ino].isLink = true
+	m.inodes[ino].target = target
+	m.addEntry(l.dir, l.name, ino)
+}
 
 // resolve walks path from start with walkResolve (see walk): it never
 // returns resolveMissing.

@@ -64,6 +64,10 @@ type Input struct {
 	// FirstReport is Puppet's report of the first apply ("" for none).
 	// With SecondReport, the report has the NI findings.
 	SecondTrace, SecondReport, FirstReport string
+	// Links are the symbolic links the node had before the apply that the
+	// model starts with (runner's RunRecord.ImageLinks): nil for a bare
+	// trace.
+	Links map[string]string
 	// UnmetConditions are the units whose start systemd skipped, with the
 	// condition not met (run.json's second apply records them).
 	UnmetConditions map[string]string
@@ -152,7 +156,7 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 	if in.FStrace != "" {
 		res, err = interpretProgram(in.FStrace, st)
 	} else {
-		res, err = interpretTrace(ctx, in.Trace, opts, st, &tr)
+		res, err = interpretTrace(ctx, in.Trace, in.Links, opts, st, &tr)
 	}
 	cr := <-catDone
 	if err != nil {
@@ -383,13 +387,13 @@ type TraceCounts struct {
 
 // interpretTrace opens a trace and interprets it; a trace that ends in a
 // read error is analyzed as far as it goes, with a warning, unless strict.
-func interpretTrace(ctx context.Context, path string, opts Options, st *Stats, tr *TraceCounts) (*interp.Result, error) {
+func interpretTrace(ctx context.Context, path string, links map[string]string, opts Options, st *Stats, tr *TraceCounts) (*interp.Result, error) {
 	r, err := strace.Open(path, ReaderOptions(opts.Strict))
 	if err != nil {
 		return nil, &InputError{err}
 	}
 	defer r.Close()
-	res, readErr := Interpret(ctx, r, tr, detector.NewFilterFor(opts.Detector).Match)
+	res, readErr := Interpret(ctx, r, tr, detector.NewFilterFor(opts.Detector).Match, links)
 	tr.Bytes, tr.Lines, tr.Malformed = r.Bytes(), r.Lines(), r.Malformed()
 	tr.ReaderWarnings, tr.Unfinished, tr.EndsMidLine = r.WarningCount(), r.Unfinished(), r.EndsMidLine()
 	st.Warnings = r.Warnings()
@@ -415,8 +419,9 @@ func interpretTrace(ctx context.Context, path string, opts Options, st *Stats, t
 // times (the interpreter counts statements); byte and line counts are the
 // caller's. ignoreMissing, when not nil, names the absolute paths whose
 // failed lookups the detector would ignore anyway (its filters): they are
-// left out (fstrace.Lowerer.IgnoreMissing).
-func Interpret(ctx context.Context, src tracer.Source, tr *TraceCounts, ignoreMissing func(path string) bool) (*interp.Result, error) {
+// left out (fstrace.Lowerer.IgnoreMissing). links are the node's symbolic
+// links before the trace (interp.Options.Links), nil when not known.
+func Interpret(ctx context.Context, src tracer.Source, tr *TraceCounts, ignoreMissing func(path string) bool, links map[string]string) (*interp.Result, error) {
 	full := make(chan []fstrace.Statement, 4)
 	empty := make(chan []fstrace.Statement, 6)
 	for i := 0; i < cap(empty); i++ {
@@ -424,7 +429,7 @@ func Interpret(ctx context.Context, src tracer.Source, tr *TraceCounts, ignoreMi
 	}
 
 	// Interpreter goroutine: the model is single-threaded state.
-	in := interp.New(interp.Options{})
+	in := interp.New(interp.Options{Links: links})
 	interpDone := make(chan struct{})
 	t0 := time.Now()
 	go func() {

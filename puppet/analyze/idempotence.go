@@ -47,7 +47,7 @@ func readIdempotence(ctx context.Context, in Input, opts Options, first *interp.
 	}
 	if in.SecondTrace != "" {
 		var tr TraceCounts
-		res, err := interpretTrace(ctx, in.SecondTrace, opts, &Stats{}, &tr)
+		res, err := interpretTrace(ctx, in.SecondTrace, in.Links, opts, &Stats{}, &tr)
 		switch {
 		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 			return nil, nil, err

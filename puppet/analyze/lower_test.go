@@ -194,7 +194,7 @@ func TestReaderShortcuts(t *testing.T) {
 					}
 					program = fmt.Sprintf("%s\nevents %d, %+v", out.String(), events, low.Stats)
 				} else {
-					res, err := Interpret(context.Background(), r, &tr, nil)
+					res, err := Interpret(context.Background(), r, &tr, nil, nil)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -67,6 +67,9 @@ func WithRunRecord(in Input) (Input, *runner.RunRecord) {
 	if rec.Report != "" && in.FirstReport == "" {
 		in.FirstReport = filepath.Join(dir, rec.Report)
 	}
+	if in.Links == nil {
+		in.Links = rec.ImageLinks
+	}
 	if rec.Init == container.InitSystemd && rec.Tracer != runner.Untraced && in.Coverage == nil {
 		in.Coverage = &detector.CoverageInput{UnmetConditions: rec.UnmetConditions, Failed: rec.FailedUnits, Lifted: rec.LiftedConditions}
 	}

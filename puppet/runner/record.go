@@ -87,6 +87,9 @@ type RunRecord struct {
 	// was not observed (detector.Coverage).
 	UnmetConditions map[string]string `json:"unmet_conditions,omitempty"`
 	FailedUnits     map[string]string `json:"failed_units,omitempty"`
+	// ImageLinks are the image's symbolic links into /run (/var/run →
+	// /run), recorded before the apply (links.go), with their targets.
+	ImageLinks map[string]string `json:"image_links,omitempty"`
 	// LiftedConditions are the units systemd started despite a condition
 	// a container cannot meet, lifted for the trace (lift.go), by every
 	// name, with the conditions lifted.

@@ -365,6 +365,7 @@ func (r *run) run(ctx context.Context) (err error) {
 			r.rec.SystemState = state
 			r.installLift(ctx)
 		}
+		r.recordImageLinks(ctx)
 		r.versions(ctx)
 		return fmt.Sprintf("%s, init %s (puppet %s, strace %s)", c.ShortID(), r.opts.Init, r.rec.PuppetVersion, r.rec.StraceVersion), nil
 	})

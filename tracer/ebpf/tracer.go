@@ -13,7 +13,7 @@
 //	t, err := ebpf.Start(ebpf.Options{CgroupPath: cg, PidNS: ns})
 //	defer t.Close()
 //	// run the workload; meanwhile a goroutine reads t.Next() until io.EOF
-//	// (for example analyze.Interpret(ctx, t, &counts, nil), or
+//	// (for example analyze.Interpret(ctx, t, &counts, nil, nil), or
 //	// strace.NewWriter(f).Write(ev) for --save-trace)
 //	err = t.Stop() // after the workload ended: Next drains what is left, then io.EOF
 //

@@ -36,7 +36,7 @@ func BenchmarkPipeline(b *testing.B) {
 	cpu0 := cpuTime()
 	for b.Loop() {
 		var tr analyze.TraceCounts
-		res, err := analyze.Interpret(context.Background(), strace.NewReader(bytes.NewReader(data), analyze.ReaderOptions(true)), &tr, nil)
+		res, err := analyze.Interpret(context.Background(), strace.NewReader(bytes.NewReader(data), analyze.ReaderOptions(true)), &tr, nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

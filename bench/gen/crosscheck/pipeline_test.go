@@ -23,7 +23,7 @@ func TestPipelineRelations(t *testing.T) {
 		t.Fatal(err)
 	}
 	var tr analyze.TraceCounts
-	res, err := analyze.Interpret(context.Background(), strace.NewReader(&buf, analyze.ReaderOptions(true)), &tr, nil)
+	res, err := analyze.Interpret(context.Background(), strace.NewReader(&buf, analyze.ReaderOptions(true)), &tr, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,4 +29,6 @@ class hostile (
   include hostile::copyout
   include hostile::forge
   include hostile::unplaced
+  include hostile::exitstatus
+  include hostile::varrun
 }
