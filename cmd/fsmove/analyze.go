@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/detector"
+	"github.com/fsmove/fsmove/detector/printable"
 	"github.com/fsmove/fsmove/internal/term"
 	"github.com/fsmove/fsmove/puppet/analyze"
 	"github.com/fsmove/fsmove/puppet/runner"
@@ -447,7 +448,7 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 	// the command: tell them on stderr.
 	if rf.format != "text" || !toTerminal {
 		for _, why := range rep.Incomplete {
-			fmt.Fprintln(stderr, "fsmove analyze: incomplete:", why)
+			fmt.Fprintln(stderr, "fsmove analyze: incomplete:", printable.String(why))
 		}
 	}
 	return reportStatus(rep, failOn, status, stderr)

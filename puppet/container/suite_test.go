@@ -9,7 +9,7 @@ import (
 // The bookworm image that everyone runs now is labelled with this digest:
 // a change to its recipe (packages, build steps) rebuilds it on every
 // machine, so it must be a deliberate one that updates this test.
-const bookwormRecipe = "ad09941b296099ac"
+const bookwormRecipe = "cf6df51a2c4484ea"
 
 func TestBookwormRecipeKept(t *testing.T) {
 	if got := (ImageOptions{}).Recipe(); got != bookwormRecipe {
