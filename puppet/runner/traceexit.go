@@ -3,9 +3,10 @@ package runner
 // Puppet's exit status as the trace has it. puppet.exit, which the apply
 // wrapper writes in the container, is the module's to rewrite (a process
 // it left behind can overwrite it after Puppet exits); the trace says how
-// the process that first exec'd Puppet ended, as the tracer saw it, and
-// eBPF's trace is written on the host, out of the module's reach. When the
-// two differ, the trace's status is kept and the run is tampered.
+// the process that first exec'd Puppet ended, as the tracer saw it. When
+// the two differ, the trace's status is kept and the run is tampered.
+// Only for the captures whose exit lines carry statuses (strace, ptrace:
+// Capture.ExitStatuses); eBPF's do not yet.
 
 import (
 	"fmt"
@@ -89,6 +90,9 @@ func execPath(ev *tracer.Event) string {
 // without Puppet's end (cut, or Puppet never ran) leaves PuppetExit as it
 // was, and so does a missing puppet.exit (a wrapper stopped by a timeout).
 func (r *run) checkPuppetExit() {
+	if r.capt == nil || !r.capt.ExitStatuses() {
+		return
+	}
 	path, ok := FindTrace(r.opts.OutDir)
 	if !ok {
 		return
