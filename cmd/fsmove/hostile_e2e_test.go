@@ -354,4 +354,3 @@ func created(trace []byte, path string) bool {
 	}
 	return false
 }
-
