@@ -100,13 +100,16 @@ func coverage(in *CoverageInput, g Graph, units *Units, observed map[*catalog.Re
 	if !ok || units == nil {
 		rg = nil // without systemd's units, no process is a Service's
 	}
-	// The Services started despite a lifted condition: that their start
-	// failed is the lift's doing, not the module's.
-	lifted := map[string]string{}
+	// The Services started despite a lifted condition, with it; and
+	// those of them whose unit then failed, which is the lift's doing,
+	// not the module's: Puppet's failure of them is expected.
+	lifted, expected := map[string]string{}, map[string]bool{}
 	if rg != nil {
 		for _, r := range rg.Resources() {
 			if unit, cond := unitOf(r, in.Lifted, g, units); r.IsService() && unit != "" {
 				lifted[r.Ref()] = cond
+				failed, _ := unitOf(r, in.Failed, g, units)
+				expected[r.Ref()] = failed != ""
 			}
 		}
 	}
@@ -114,7 +117,7 @@ func coverage(in *CoverageInput, g Graph, units *Units, observed map[*catalog.Re
 	for _, s := range in.Resources {
 		status[s.Ref] = s
 		switch {
-		case s.Failed && lifted[s.Ref] == "":
+		case s.Failed && !expected[s.Ref]:
 			c.Failed = append(c.Failed, s.Ref)
 		case s.Skipped:
 			c.Skipped = append(c.Skipped, s.Ref)

@@ -65,8 +65,47 @@ func TestCoverage(t *testing.T) {
 	}
 }
 
+// TestCoverageLifted: a Service started despite a lifted condition is
+// observed when its unit's block is in the trace, even when its start then
+// failed, and Puppet's failure of it is expected (not a resource that
+// failed); one lifted that Puppet failed while its unit did not fail is
+// still a failure; one lifted whose unit failed before any of its
+// processes read a file is not observed, with why.
+func TestCoverageLifted(t *testing.T) {
+	g := newFake()
+	g.add("File[/etc/a.conf]", "m.pp", 1, "content", "x")
+	for _, s := range []string{"chrony", "ntp", "quiet"} {
+		g.add("Service["+s+"]", "m.pp", 2, "ensure", "running")
+	}
+	res := result(p("/etc/a.conf",
+		a("File[/etc/a.conf]", "p", 1),
+		a(interp.UnitBlock("chrony.service"), "c", 2),
+		a(interp.UnitBlock("ntp.service"), "c", 3),
+	))
+	cap := "ConditionCapability=CAP_SYS_TIME"
+	in := &CoverageInput{
+		Lifted: map[string]string{"chrony.service": cap, "ntp.service": cap, "quiet.service": cap},
+		Failed: map[string]string{"chrony.service": "its start failed", "quiet.service": "its start failed"},
+		Resources: []puppet.ResourceStatus{{Ref: "File[/etc/a.conf]", Changed: true},
+			{Ref: "Service[chrony]", Failed: true}, {Ref: "Service[ntp]", Failed: true}, {Ref: "Service[quiet]", Failed: true}},
+	}
+	rep := Detect(res, g, Options{Units: &Units{}, Coverage: in})
+	want := []string{
+		"observed 2 of 3 services that Puppet keeps running",
+		"observed: Service[chrony] — started despite ConditionCapability=CAP_SYS_TIME, not met in a container: its later failure is expected",
+		"observed: Service[ntp] — started despite ConditionCapability=CAP_SYS_TIME, not met in a container",
+		"not observed: Service[quiet] — started despite ConditionCapability=CAP_SYS_TIME, but no process of quiet.service read a file before it failed: its start failed",
+		"Puppet applied 3 resource(s)",
+		"not checked: 1 resource(s) that failed: Service[ntp]",
+	}
+	if lines := strings.Join(rep.Coverage.Lines(), "\n"); lines != strings.Join(want, "\n") {
+		t.Errorf("coverage:\n%s\nwant:\n%s", lines, strings.Join(want, "\n"))
+	}
+}
+
 // TestTextCoverageOnlyWithGaps: the text report shows the coverage only
-// when something went unchecked; JSON has it always.
+// when something went unchecked or a condition was lifted; JSON has it
+// always.
 func TestTextCoverageOnlyWithGaps(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -77,6 +116,8 @@ func TestTextCoverageOnlyWithGaps(t *testing.T) {
 		{"no service", &Coverage{Applied: 2}, false},
 		{"one not observed", &Coverage{Services: []ServiceCoverage{{Service: "Service[a]", Why: "no process of its unit ran"}}, Applied: 3}, true},
 		{"one skipped", &Coverage{Applied: 2, Skipped: []string{"File[/x]"}}, true},
+		// Said too: a daemon that ran only because a condition was lifted.
+		{"lifted", &Coverage{Services: []ServiceCoverage{{Service: "Service[a]", Observed: true, Lifted: "started despite X"}}, Observed: 1, Applied: 3}, true},
 	} {
 		rep := &Report{Coverage: c.cov}
 		var text, js bytes.Buffer
