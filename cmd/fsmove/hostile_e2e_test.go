@@ -254,12 +254,14 @@ func testHostile(t *testing.T, h *hostileHost, tracer string, init container.Ini
 	if size > 300<<20 || !slices.ContainsFunc(rec.OverBudget, func(s string) bool { return strings.Contains(s, "resources.dot") }) {
 		t.Errorf("--out holds %d bytes, over_budget %q: want the 2 GiB graph left out and said", size, rec.OverBudget)
 	}
-	if _, err := os.Lstat(filepath.Join(out, runner.GraphsDir, "expanded_relationships.dot")); err == nil {
-		t.Error("the linked graph was copied")
+	// The graph the analysis reads was compiled before the apply: the
+	// one the module made a link is only compared with it, and left out.
+	if info, err := os.Lstat(filepath.Join(out, runner.GraphsDir, "expanded_relationships.dot")); err != nil || !info.Mode().IsRegular() {
+		t.Errorf("the compiled graph is not kept as a file: %v", err)
 	}
 	want("copyout-dir", func(o string) bool { return strings.HasPrefix(o, "made") }, "")
-	if _, err := os.Lstat(filepath.Join(out, runner.GraphsDir, "relationships.dot")); err == nil || !strings.Contains(rec.Error, "relationships.dot is a directory") {
-		t.Errorf("the graph made a directory was copied (%v), or the run does not say so (%q)", err, rec.Error)
+	if info, err := os.Lstat(filepath.Join(out, runner.GraphsDir, "relationships.dot")); err != nil || !info.Mode().IsRegular() || !strings.Contains(rec.Error, "relationships.dot is a directory") {
+		t.Errorf("the graph made a directory replaced the compiled one (%v), or the run does not say so (%q)", err, rec.Error)
 	}
 
 	// Verdicts the module tries to forge (issue 43): each plants a real
@@ -295,6 +297,19 @@ func testHostile(t *testing.T, h *hostileHost, tracer string, init container.Ini
 	// /run: one file.
 	if !slices.Contains(findings, "MOR Exec[hostile-varrun] Exec[varrun-read]") {
 		t.Errorf("the write through /var/run is not found as a missing ordering with the read of /run: %q", findings)
+	}
+	// The catalog in Puppet's cache rewritten with the missing ordering
+	// (hostile::catalog): the analysis reads the catalog compiled before
+	// the apply, and the run says what changed.
+	want("catalog", func(o string) bool { return strings.HasPrefix(o, "wrote") && !strings.HasSuffix(o, "forged 0 files") }, "nothing forged")
+	if !slices.Contains(findings, "MOR Exec[hostile-catalog] Exec[catalog-read]") {
+		t.Errorf("the missing ordering added to Puppet's cached catalog is not found: %q", findings)
+	}
+	if !strings.Contains(rec.Error, `differs from the one compiled before it: resource changed "Exec[catalog-read]"`) {
+		t.Errorf("the run does not say the cached catalog was changed: %q", rec.Error)
+	}
+	if data, _ := os.ReadFile(filepath.Join(out, runner.CatalogFile)); bytes.Contains(data, []byte(`"Exec[hostile-catalog]"]`)) {
+		t.Error("catalog.json is the forged one")
 	}
 	// Puppet's exit status rewritten after Puppet (hostile::exitstatus):
 	// the writer runs. With eBPF it outlives the apply and puppet.exit

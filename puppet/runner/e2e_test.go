@@ -66,7 +66,7 @@ func TestE2EArtifacts(t *testing.T) {
 			t.Errorf("step %+v", s)
 		}
 	}
-	if strings.Join(steps, ",") != "image,container,modules,apply,copy" {
+	if strings.Join(steps, ",") != "image,container,modules,compile,apply,copy" {
 		t.Errorf("steps %v", steps)
 	}
 	info, _ := os.Stat(filepath.Join(out, TraceFile))
@@ -205,7 +205,9 @@ func TestE2EInterruptedRun(t *testing.T) {
 // partial trace, and removes its container.
 func TestE2ETimeout(t *testing.T) {
 	eng := e2eEngine(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Second)
+	// The container, the modules and the compile take 5-8 s here; the
+	// apply installs a package and takes longer than the rest.
+	ctx, cancel := context.WithTimeout(context.Background(), 18*time.Second)
 	defer cancel()
 	out := t.TempDir()
 	rec, err := Run(ctx, eng, Options{Module: fixtureSpec(t, "mn_package_service"), Tracer: "strace", SeccompBPF: true, OutDir: out})

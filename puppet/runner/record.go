@@ -87,6 +87,9 @@ type RunRecord struct {
 	// was not observed (detector.Coverage).
 	UnmetConditions map[string]string `json:"unmet_conditions,omitempty"`
 	FailedUnits     map[string]string `json:"failed_units,omitempty"`
+	// CatalogSHA256 is the SHA-256 of catalog.json, compiled before the
+	// apply (compile.go); "" when the compile failed.
+	CatalogSHA256 string `json:"catalog_sha256,omitempty"`
 	// ImageLinks are the image's symbolic links into /run (/var/run →
 	// /run), recorded before the apply (links.go), with their targets.
 	ImageLinks map[string]string `json:"image_links,omitempty"`
@@ -150,7 +153,9 @@ const (
 	StatusInfraError    = "infra-error"
 	StatusIncomplete    = "incomplete" // the tracer lost events, the trace was cut, a process left its cgroup
 	// StatusTampered: an artifact in the container was made a link or a
-	// device (container.ErrTampered); what could be copied was analyzed.
+	// device (container.ErrTampered), or what Puppet wrote during the
+	// apply differs from what it compiled before it (compile.go); what
+	// could be copied was analyzed.
 	StatusTampered = "tampered"
 )
 

@@ -231,6 +231,11 @@ type run struct {
 	traceCut bool
 	// tampered: artifacts the container replaced (container.ErrTampered).
 	tampered []error
+	// compiled: the catalog and graphs in the output directory were
+	// compiled before the apply (compile.go); forged: how what Puppet
+	// wrote during the apply differs from them.
+	compiled bool
+	forged   []string
 	// deps: where the dependencies were found (deps.go).
 	deps module.Resolution
 }
@@ -395,6 +400,11 @@ func (r *run) run(ctx context.Context) (err error) {
 		return err
 	}
 	r.saveNodeState(ctx, detector.AccountsScript, AccountsFile, "an account a package makes for a resource that names it is not checked")
+	if !r.opts.Untraced {
+		if err := r.compile(ctx, modulePath); err != nil {
+			return err
+		}
+	}
 
 	cmd := capt.Command(r.opts, PuppetApplyArgs(modulePath))
 	r.rec.Command = cmd
@@ -493,6 +503,10 @@ func (r *run) judgeCapture() {
 	if len(r.tampered) > 0 {
 		status = StatusTampered
 		problems = append(problems, fmt.Sprintf("the module tampered with what fsmove copies out of the container, which was left out: %v", errors.Join(r.tampered...)))
+	}
+	if len(r.forged) > 0 {
+		status = StatusTampered
+		problems = append(problems, "the module changed what Puppet wrote during the apply (the analysis reads what Puppet compiled before it): "+strings.Join(r.forged, "; "))
 	}
 	if r.traceCut {
 		problems = append(problems, fmt.Sprintf("%s reached its cap of %s and was cut there: the rest of the run is not in it "+
@@ -848,20 +862,28 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 	// File by file, by name (Extract takes one regular file): a
 	// directory's stream would hold whatever the module put there.
 	get(puppetLogPath, dir, artifacts)
-	for _, g := range graphFiles {
-		get(graphDir+"/"+g, filepath.Join(dir, GraphsDir), artifacts)
-	}
 
 	// The catalog is <certname>.json, kept as catalog.json; puppet.exit
-	// is only read. Both pass through a temporary directory.
+	// is only read. Both pass through a temporary directory. When the
+	// catalog and graphs were compiled before the apply (compile.go), the
+	// apply's own are only compared with them, from the temporary
+	// directory.
 	tmp, err := os.MkdirTemp(dir, ".catalog-")
 	if err != nil {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	if err := r.copyCatalog(ctx, tmp, dir, artifacts); err != nil {
+	keep := dir
+	if r.compiled {
+		keep = tmp
+	}
+	for _, g := range graphFiles {
+		get(graphDir+"/"+g, filepath.Join(keep, GraphsDir), artifacts)
+	}
+	if err := r.copyCatalog(ctx, tmp, keep, artifacts); err != nil {
 		return "", err
 	}
+	r.compareApplied(tmp)
 
 	r.saveNodeState(ctx, detector.PackagesScript, PackagesFile, "no dpkg in the image? the analysis knows less of packages")
 	r.copySources(ctx)

@@ -31,4 +31,5 @@ class hostile (
   include hostile::unplaced
   include hostile::exitstatus
   include hostile::varrun
+  include hostile::catalog
 }
