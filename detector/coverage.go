@@ -13,7 +13,8 @@ import (
 )
 
 // CoverageInput is what a run knows of the work it could not observe
-// (fsmove run in systemd mode): a clean report must mean "checked and
+// (fsmove run; its Services only in systemd mode, where systemd's units
+// are known): a clean report must mean "checked and
 // found nothing", not "nothing happened that fsmove could see".
 type CoverageInput struct {
 	// UnmetConditions are the units whose start systemd skipped, by every

@@ -102,7 +102,7 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	}
 	for _, w := range r.Warnings {
 		if w.ChangesReport() { // the others are counted under --stats
-			fmt.Fprintln(t.w, t.style(ansiYellow, "warning:")+" "+w.text())
+			fmt.Fprintln(t.w, t.style(ansiYellow, "warning:")+" "+printable.String(w.text()))
 		}
 	}
 	if r.RunFailure != nil {

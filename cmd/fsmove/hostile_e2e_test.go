@@ -319,6 +319,22 @@ func testHostile(t *testing.T, h *hostileHost, tracer string, init container.Ini
 	// apply here; the trace's status would win (runner's
 	// TestCheckPuppetExit).
 	want("exit-forge", func(o string) bool { return strings.HasPrefix(o, "writer left behind") }, "")
+	// The same writer rewrites Puppet's report, where it outlives the
+	// apply, so that the failed Exec reads as applied: the trace's
+	// failure is kept, and the disagreement said.
+	if !slices.ContainsFunc(report.Incomplete, func(why string) bool {
+		return strings.Contains(why, "Puppet failed were not checked") && strings.Contains(why, "Exec[exitstatus-fails]")
+	}) {
+		t.Errorf("the failed Exec is not said to be unchecked: %q", report.Incomplete)
+	}
+	if data, err := os.ReadFile(filepath.Join(out, runner.PuppetReportFile)); err == nil && !bytes.Contains(data, []byte("    failed: true")) {
+		t.Logf("the report was rewritten")
+		if !slices.ContainsFunc(report.Warnings, func(w e2eWarning) bool {
+			return strings.HasPrefix(w.Kind, "resources Puppet's report and the trace disagree on")
+		}) {
+			t.Errorf("the rewritten report is not said to disagree with the trace: %+v", report.Warnings)
+		}
+	}
 
 	// Escapes: none printed raw, by the run or by a text report of its
 	// artifacts; the findings name the titles, escaped.

@@ -186,6 +186,7 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 			return nil, st, err
 		}
 	}
+	var disagree []string
 	if in.Coverage != nil {
 		cov := *in.Coverage
 		if in.FirstReport != "" {
@@ -193,12 +194,15 @@ func Run(ctx context.Context, in Input, opts Options) (*detector.Report, *Stats,
 				return nil, st, &InputError{err}
 			}
 		}
+		cov.Resources, disagree = reconcileReport(cov.Resources, res, cr.graph)
 		dopts.Coverage = &cov
 	}
 	rep := detector.Detect(res, detector.CatalogGraph(cr.cat, cr.graph), dopts)
 	rep.AddWarning(detector.ChangesReport, "lines of dpkg's package list not understood", int64(badPackages), in.Packages)
 	rep.AddWarning(detector.ChangesReport, "lines of systemd's unit list not understood", int64(badUnits), in.Units)
 	rep.AddWarning(detector.ChangesReport, "lines of the account list not understood", int64(badAccounts), in.Accounts)
+	rep.AddWarning(detector.ChangesReport, "resources Puppet's report and the trace disagree on (the trace is kept: the report was rewritten, or markers were lost)",
+		int64(len(disagree)), strings.Join(disagree, ", "))
 	rep.Stats.TraceBytes = tr.Bytes
 	rep.Stats.TraceLines = tr.Lines
 	rep.Stats.Events = tr.Events

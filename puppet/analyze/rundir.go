@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/fsmove/fsmove/detector"
-	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
 )
 
@@ -70,7 +69,9 @@ func WithRunRecord(in Input) (Input, *runner.RunRecord) {
 	if in.Links == nil {
 		in.Links = rec.ImageLinks
 	}
-	if rec.Init == container.InitSystemd && rec.Tracer != runner.Untraced && in.Coverage == nil {
+	// Every traced run accounts for what Puppet failed and skipped; only
+	// systemd's (units.txt) for its Services.
+	if rec.Tracer != runner.Untraced && in.Coverage == nil {
 		in.Coverage = &detector.CoverageInput{UnmetConditions: rec.UnmetConditions, Failed: rec.FailedUnits, Lifted: rec.LiftedConditions}
 	}
 	return withSecondRun(in, rec), rec
