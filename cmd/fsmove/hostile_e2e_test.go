@@ -312,13 +312,13 @@ func testHostile(t *testing.T, h *hostileHost, tracer string, init container.Ini
 		t.Error("catalog.json is the forged one")
 	}
 	// Puppet's exit status rewritten after Puppet (hostile::exitstatus):
-	// the writer runs. With eBPF it outlives the apply and puppet.exit
-	// says 0 (eBPF's trace has no exit statuses yet); the failed resource
-	// is still in Puppet's report, which the module could rewrite too
-	// (issue 43). With strace and ptrace the writer does not outlive the
-	// apply here; the trace's status would win (runner's
-	// TestCheckPuppetExit).
+	// the writer runs, and may outlive the apply and write 0 to
+	// puppet.exit. Every tracer's trace has how Puppet ended, which wins:
+	// failures (4, or 6 with changes).
 	want("exit-forge", func(o string) bool { return strings.HasPrefix(o, "writer left behind") }, "")
+	if rec.PuppetExit == nil || *rec.PuppetExit != 4 && *rec.PuppetExit != 6 {
+		t.Errorf("Puppet's exit %v, want the failure the trace has (4 or 6); error %q", rec.PuppetExit, rec.Error)
+	}
 	// The same writer rewrites Puppet's report, where it outlives the
 	// apply, so that the failed Exec reads as applied: the trace's
 	// failure is kept, and the disagreement said.

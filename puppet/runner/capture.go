@@ -24,9 +24,6 @@ type Capture interface {
 	// NeedsPtrace says whether the container needs CAP_SYS_PTRACE (never
 	// --privileged): the tracer runs in it.
 	NeedsPtrace() bool
-	// ExitStatuses says whether the trace's exit lines carry the status
-	// each process exited with (traceexit.go reads Puppet's there).
-	ExitStatuses() bool
 	// Files are what the backend copies into the container besides the
 	// module (the tracer's own binary).
 	Files(o Options) ([]ContainerFile, error)
@@ -160,7 +157,6 @@ type untracedCapture struct{}
 func (untracedCapture) Name() string                              { return Untraced }
 func (untracedCapture) Check() error                              { return nil }
 func (untracedCapture) NeedsPtrace() bool                         { return false }
-func (untracedCapture) ExitStatuses() bool                        { return false }
 func (untracedCapture) Files(Options) ([]ContainerFile, error)    { return nil, nil }
 func (untracedCapture) Command(o Options, args []string) []string { return plainApply(nil, args) }
 func (untracedCapture) Filter() string                            { return "" }

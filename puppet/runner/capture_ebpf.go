@@ -23,11 +23,6 @@ func (ebpfCapture) Name() string      { return "ebpf" }
 func (ebpfCapture) Check() error      { return ebpf.Check() }
 func (ebpfCapture) NeedsPtrace() bool { return false }
 
-// ExitStatuses: not yet. The sched_process_exit program records no
-// status (its exit lines all say 0), so Puppet's status comes from
-// puppet.exit, which the module could rewrite (README, "Running modules
-// you did not write").
-func (ebpfCapture) ExitStatuses() bool                     { return false }
 func (ebpfCapture) Files(Options) ([]ContainerFile, error) { return nil, nil }
 func (ebpfCapture) Filter() string                         { return "" }
 func (ebpfCapture) Trace() TraceSite                       { return OnHost }

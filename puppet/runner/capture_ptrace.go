@@ -20,10 +20,8 @@ func (ptraceCapture) Name() string      { return "ptrace" }
 func (ptraceCapture) Check() error      { return nil } // it needs CAP_SYS_PTRACE in the container only
 func (ptraceCapture) NeedsPtrace() bool { return true }
 
-// ExitStatuses: the tracer writes each thread's wait status.
-func (ptraceCapture) ExitStatuses() bool { return true }
-func (ptraceCapture) Filter() string     { return "" }
-func (ptraceCapture) Trace() TraceSite   { return InContainer }
+func (ptraceCapture) Filter() string   { return "" }
+func (ptraceCapture) Trace() TraceSite { return InContainer }
 
 func (ptraceCapture) Files(o Options) ([]ContainerFile, error) {
 	bin, err := readBinary(o.TracerBinary)

@@ -13,7 +13,6 @@ type straceCapture struct{}
 func (straceCapture) Name() string                           { return "strace" }
 func (straceCapture) Check() error                           { return nil } // the image has strace
 func (straceCapture) NeedsPtrace() bool                      { return true }
-func (straceCapture) ExitStatuses() bool                     { return true }
 func (straceCapture) Files(Options) ([]ContainerFile, error) { return nil, nil }
 func (straceCapture) Filter() string                         { return TraceFilter() }
 func (straceCapture) Trace() TraceSite                       { return InContainer }

@@ -5,8 +5,8 @@ package runner
 // it left behind can overwrite it after Puppet exits); the trace says how
 // the process that first exec'd Puppet ended, as the tracer saw it. When
 // the two differ, the trace's status is kept and the run is tampered.
-// Only for the captures whose exit lines carry statuses (strace, ptrace:
-// Capture.ExitStatuses); eBPF's do not yet.
+// Every tracer's exit lines carry the status (strace's and ptrace's from
+// waitpid, eBPF's from the task's exit_code).
 
 import (
 	"fmt"
@@ -90,9 +90,6 @@ func execPath(ev *tracer.Event) string {
 // without Puppet's end (cut, or Puppet never ran) leaves PuppetExit as it
 // was, and so does a missing puppet.exit (a wrapper stopped by a timeout).
 func (r *run) checkPuppetExit() {
-	if r.capt == nil || !r.capt.ExitStatuses() {
-		return
-	}
 	path, ok := FindTrace(r.opts.OutDir)
 	if !ok {
 		return

@@ -143,8 +143,18 @@ func TestDecodeFailuresAndFaults(t *testing.T) {
 	}
 	// An exit.
 	ev = decodeOne(t, record{kind: evExit, tid: 9, nr: -1})
-	if ev.Kind != tracer.KindExit || ev.Pid != 9 || ev.Syscall != "" || len(ev.Args) != 0 {
+	if ev.Kind != tracer.KindExit || ev.Pid != 9 || ev.Syscall != "" || len(ev.Args) != 0 || ev.Ret != 0 {
 		t.Errorf("exit %+v", ev)
+	}
+	// An exit status (4 << 8: exit(4)), and a death by SIGKILL with a
+	// core dump flag: the wait status as the kernel keeps it.
+	ev = decodeOne(t, record{kind: evExit, tid: 9, nr: -1, ret: 4 << 8})
+	if ev.Kind != tracer.KindExit || ev.Ret != 4 || len(ev.Args) != 0 {
+		t.Errorf("exit(4) %+v", ev)
+	}
+	ev = decodeOne(t, record{kind: evExit, tid: 9, nr: -1, ret: 0x80 | 9})
+	if ev.Kind != tracer.KindExit || ev.Ret != -9 || ev.Arg(0).Str != "SIGKILL" {
+		t.Errorf("killed %+v", ev)
 	}
 	// Broken records are errors, never panics.
 	var tr Tracer

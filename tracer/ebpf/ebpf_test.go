@@ -126,9 +126,10 @@ func newCgroup(t *testing.T) *TempCgroup {
 }
 
 // workload is a small program: it forks and execs (sh runs cat, mv, rm),
-// opens, renames, creates and removes files, and writes to fd 1.
+// opens, renames, creates and removes files, writes to fd 1, and has a
+// child exit with status 3.
 func workload(dir string) string {
-	return fmt.Sprintf(`mkdir -p %[1]s/sub && cd %[1]s/sub && echo data > a && mv a b && cat b > /dev/null && ln -s b c && rm c b && cd / && rmdir %[1]s/sub %[1]s && echo "fsmove-marker hello"`, dir)
+	return fmt.Sprintf(`mkdir -p %[1]s/sub && cd %[1]s/sub && echo data > a && mv a b && cat b > /dev/null && ln -s b c && rm c b && cd / && rmdir %[1]s/sub %[1]s && echo "fsmove-marker hello" && (sh -c 'exit 3' || true)`, dir)
 }
 
 // traceWorkload runs the workload in a fresh cgroup under the eBPF tracer
@@ -196,7 +197,7 @@ func TestTraceSmallProgram(t *testing.T) {
 		t.Fatal("no events")
 	}
 	pids := map[int]bool{}
-	var sawExecMv, sawRename, sawMarker, sawClone, sawSymlink bool
+	var sawExecMv, sawRename, sawMarker, sawClone, sawSymlink, sawExit3 bool
 	exits := 0
 	for i := range evs {
 		ev := &evs[i]
@@ -207,6 +208,7 @@ func TestTraceSmallProgram(t *testing.T) {
 		switch {
 		case ev.Kind == tracer.KindExit:
 			exits++
+			sawExit3 = sawExit3 || ev.Ret == 3
 		case ev.Syscall == "execve" && !ev.Failed():
 			if a := ev.Arg(0); a.Kind == tracer.ArgStr && strings.HasSuffix(a.Str, "/mv") {
 				sawExecMv = true
@@ -246,6 +248,9 @@ func TestTraceSmallProgram(t *testing.T) {
 	if !sawExecMv || !sawRename || !sawMarker || !sawClone || !sawSymlink {
 		t.Errorf("missing events: exec mv %v, rename a→b %v, marker write %v, clone %v, symlink %v",
 			sawExecMv, sawRename, sawMarker, sawClone, sawSymlink)
+	}
+	if !sawExit3 {
+		t.Error("no exit with status 3: the exit lines lack the task's status")
 	}
 	if len(pids) < 4 {
 		t.Errorf("saw %d tasks, want sh and its children mkdir, cat, mv, ln, rm, rmdir", len(pids))

@@ -436,10 +436,15 @@ int sched_process_exit(void *ctx)
 	struct event *e = bpf_map_lookup_elem(&event_scratch, &zero);
 	if (!e)
 		return 0;
+	/* The wait status, as strace prints it from waitpid: an exit status
+	 * << 8, or the signal that killed the task. */
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	int code = 0;
+	bpf_probe_read_kernel(&code, sizeof(code), &task->exit_code);
 	e->kind = EV_EXIT;
 	e->tid = id;
 	e->nr = -1;
-	e->ret = 0;
+	e->ret = code;
 	e->len0 = e->len1 = e->data_len = e->flags = 0;
 	if (output(e, __builtin_offsetof(struct event, buf)) != 0)
 		count_drop(0);

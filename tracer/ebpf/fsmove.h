@@ -50,6 +50,13 @@ struct pt_regs {
 	unsigned long orig_ax;
 } __attribute__((preserve_access_index));
 
+/* The task running the program: at sched/sched_process_exit, exit_code
+ * holds the wait status its parent will see (do_exit sets it before the
+ * tracepoint). Relocated by name (CO-RE), like struct pt_regs. */
+struct task_struct {
+	int exit_code;
+} __attribute__((preserve_access_index));
+
 /* sched/sched_process_exec: pid is the pid after exec, old_pid the thread
  * that called execve (they differ when a thread other than the leader
  * execs: the caller takes the leader's pid). */

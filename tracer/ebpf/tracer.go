@@ -30,8 +30,9 @@
 // are kept for fds 1 and 2 (the block markers) and, to other fds, only when
 // they are short (at most 32 bytes: a pid written to cgroup.procs); pids are
 // the thread ids of Options.PidNS (the container's, as clone returns them
-// there), or the host's when it is not set; exits carry no status ("exited
-// with 0"); a call in progress when Stop is called is not seen (stop after
+// there), or the host's when it is not set; exits carry the task's wait
+// status (its exit_code at sched_process_exit, as strace's "+++ exited
+// with N +++" shows it); a call in progress when Stop is called is not seen (stop after
 // the workload has ended), and an exec in progress when Start attaches has
 // no program path; 32-bit (compat) system calls of a 32-bit program would be
 // misnamed, since their numbers differ.
@@ -479,6 +480,15 @@ func (t *Tracer) decode(raw []byte) (ok bool, err error) {
 	t.ev = tracer.Event{Pid: int(tid), Line: t.seq, Args: t.ev.Args[:0]}
 	if kind == evExit {
 		t.ev.Kind = tracer.KindExit
+		// ret is the task's wait status (exit_code): as the ptrace
+		// tracer reports a waitpid's, an exit status, or the signal
+		// that killed it as a negative number.
+		if sig := ret & 0x7f; sig != 0 {
+			t.ev.Ret = -sig
+			t.ev.Args = append(t.ev.Args, tracer.Arg{Kind: tracer.ArgInt, Int: sig, Str: strace.SignalName(int(sig))})
+		} else {
+			t.ev.Ret = (ret >> 8) & 0xff
+		}
 		return true, nil
 	}
 	if kind != evSyscall {
