@@ -195,8 +195,8 @@ func Status(runStatus string) string {
 		return StatusApplyFailed
 	case runner.StatusTimeout:
 		return StatusTimeout
-	case runner.StatusInfraError, runner.StatusIncomplete, runner.StatusTampered:
-		return StatusInfraError // incomplete: the eBPF tracer lost events
+	case runner.StatusInfraError, runner.StatusIncomplete, runner.StatusTampered, runner.StatusOverBudget:
+		return StatusInfraError // incomplete: the eBPF tracer lost events; the rest: the module's doing
 	}
 	return ""
 }

@@ -385,3 +385,34 @@ func created(trace []byte, path string) bool {
 	}
 	return false
 }
+
+// TestE2EDiskBudget: a module that fills its container's disk (class
+// hostile::disk: 1.5 GiB) is stopped at --max-disk 1G, in both init modes:
+// exit 3, status over-budget, the reason in run.json, and what was
+// captured copied out. Before the budget, the run waited for the Exec and
+// was clean.
+func TestE2EDiskBudget(t *testing.T) {
+	requireDocker(t)
+	useBuiltBinary(t)
+	for _, init := range container.Inits {
+		t.Run(string(init), func(t *testing.T) {
+			out := t.TempDir()
+			var stdout, stderr bytes.Buffer
+			code := run(&stdout, &stderr, []string{"run", "--quiet", "--init", string(init), "--max-disk", "1G", "--out", out,
+				"--class", "hostile::disk", filepath.Join("..", "..", "testdata", "hostile", "hostile")})
+			rec, err := runner.ReadRecord(out)
+			if err != nil {
+				t.Fatalf("exit %d, no run.json: %v\n%s", code, err, stderr.String())
+			}
+			if code != exitRun || rec.Status != runner.StatusOverBudget || !strings.Contains(stderr.String(), "over the budget of 1.0 GB (--max-disk)") {
+				t.Errorf("exit %d, status %q: want exit %d, status %q, and the budget said\n%s", code, rec.Status, exitRun, runner.StatusOverBudget, stderr.String())
+			}
+			if !slices.ContainsFunc(rec.OverBudget, func(s string) bool { return strings.HasPrefix(s, "the container's disk: ") }) {
+				t.Errorf("over_budget %q does not name the disk", rec.OverBudget)
+			}
+			if rec.StoppedStep != runner.StepApply || rec.TraceBytes == 0 {
+				t.Errorf("stopped in step %q with a trace of %d bytes: want the apply stopped and its trace kept", rec.StoppedStep, rec.TraceBytes)
+			}
+		})
+	}
+}

@@ -71,7 +71,7 @@ checked first; .fsmove.yml sets defaults; "# fsmove:ignore KIND REASON" mutes on
 	groups: []flagGroup{
 		{"Common flags", []string{"out", "force", "timeout", "quiet", "verbose", "config", "no-config"}},
 		{"What to apply", []string{"class", "param", "execute", "manifest", "modulepath", "no-deps", "setup", "setup-file"}},
-		{"Container and tracing", []string{"tracer", "suite", "image", "mirror", "init", "network", "memory", "pids-limit", "cpus", "daemon-caps", "max-trace", "allow-drops", "seccomp-bpf"}},
+		{"Container and tracing", []string{"tracer", "suite", "image", "mirror", "init", "network", "memory", "pids-limit", "cpus", "daemon-caps", "max-trace", "max-disk", "allow-drops", "seccomp-bpf"}},
 		{"Confirmation", []string{"confirm", "workers", "confirm-timeout", "idempotence"}},
 		{"Report output", reportOutputFlags},
 		{"Filters", filterFlags},
@@ -104,6 +104,7 @@ type runFlags struct {
 	cpus          float64
 	daemonCaps    bool
 	maxTrace      string
+	maxDisk       string
 	timeout       time.Duration
 	keep          bool
 	force         bool
@@ -142,6 +143,7 @@ func newRunCmd(c *cli) *cobra.Command {
 	fs.Int64Var(&f.pids, "pids-limit", 0, fmt.Sprintf("most tasks in the container (default %d; -1 none)", container.DefaultLimits().Pids))
 	fs.Float64Var(&f.cpus, "cpus", 0, fmt.Sprintf("CPUs' worth of time the container may use (default %g; -1 none)", container.DefaultLimits().CPUs))
 	fs.StringVar(&f.maxTrace, "max-trace", "", "cap of trace.log (default "+container.FormatBytes(runner.DefaultMaxTrace)+"); a cut trace is incomplete")
+	fs.StringVar(&f.maxDisk, "max-disk", "", "budget of what the container writes to its disk (default "+container.FormatBytes(runner.DefaultMaxDisk)+", 0 for none); over it the run stops, status over-budget, exit 3")
 	fs.BoolVar(&f.daemonCaps, "daemon-caps", false, "give root DAC_READ_SEARCH, SYS_NICE (trusted code only)")
 	fs.BoolVar(&f.allowDrops, "allow-drops", false, "accept an ebpf capture that lost events (else: incomplete)")
 	fs.BoolVar(&f.seccompBPF, "seccomp-bpf", true, "let strace filter in the kernel (breaks setuid)")
@@ -360,6 +362,16 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, runner.SuiteChoi
 	if err != nil {
 		return fail("%v", err)
 	}
+	var maxDisk int64
+	switch f.maxDisk {
+	case "":
+	case "0":
+		maxDisk = -1
+	default:
+		if maxDisk, err = units.RAMInBytes(f.maxDisk); err != nil || maxDisk < 1<<20 {
+			return fail("--max-disk %s: want a size of at least 1M (e.g. 20G), or 0 for no budget", f.maxDisk)
+		}
+	}
 	var maxTrace int64
 	if f.maxTrace != "" {
 		if maxTrace, err = units.RAMInBytes(f.maxTrace); err != nil || maxTrace < 1<<20 {
@@ -384,6 +396,7 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, runner.SuiteChoi
 		Limits:             limits,
 		Network:            network,
 		MaxTrace:           maxTrace,
+		MaxDisk:            maxDisk,
 		OutDir:             out,
 		Force:              f.force,
 		Keep:               f.keep,

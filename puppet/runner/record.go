@@ -150,6 +150,7 @@ const (
 	StatusCompileFailed = "compile-failed"
 	StatusTimeout       = "timeout"
 	StatusInterrupted   = "interrupted"
+	StatusOverBudget    = "over-budget" // the container wrote more than --max-disk (disk.go)
 	StatusInfraError    = "infra-error"
 	StatusIncomplete    = "incomplete" // the tracer lost events, the trace was cut, a process left its cgroup
 	// StatusTampered: an artifact in the container was made a link or a

@@ -65,6 +65,9 @@ type Options struct {
 	// MaxTrace caps trace.log (0: DefaultMaxTrace); a trace cut there
 	// makes the run incomplete.
 	MaxTrace int64
+	// MaxDisk is the budget of what the container writes to its disk (0:
+	// DefaultMaxDisk, negative: none); over it, the run stops (disk.go).
+	MaxDisk int64
 	// BootTimeout bounds systemd's boot in the container (default 90 s).
 	BootTimeout time.Duration
 	// OutDir receives the artifacts. It must be missing, empty, or hold
@@ -176,10 +179,22 @@ func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, 
 	if err := prepareOutDir(opts.OutDir, opts.Force); err != nil {
 		return nil, err
 	}
-	r := &run{opts: opts, eng: eng, rec: rec, ctx: ctx}
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	r := &run{opts: opts, eng: eng, rec: rec, ctx: ctx, stop: stop}
 	err := r.run(ctx)
 	rec.Finished = time.Now().UTC()
-	if err != nil && ctx.Err() != nil {
+	var overDisk *DiskBudgetError
+	if err != nil && errors.As(context.Cause(ctx), &overDisk) {
+		// Stopped by the disk watcher: said as the run's own failure.
+		rec.Status, rec.Error = StatusOverBudget, overDisk.Error()
+		rec.OverBudget = append(rec.OverBudget, fmt.Sprintf("the container's disk: %s written, over --max-disk %s",
+			container.FormatBytes(overDisk.Written), container.FormatBytes(overDisk.Budget)))
+		if rec.StoppedStep != "" {
+			rec.Error += " during the " + rec.StoppedStep + " step"
+		}
+		err = errors.New(rec.Error)
+	} else if err != nil && ctx.Err() != nil {
 		// Stopped from outside, whatever error the step saw on its way
 		// out (a closed connection, a killed command).
 		rec.Status, rec.Error = StoppedStatus(ctx)
@@ -205,6 +220,10 @@ func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, 
 // ("interrupted by SIGINT", the cause fsmove run gives).
 func StoppedStatus(ctx context.Context) (status, why string) {
 	cause := context.Cause(ctx)
+	var overDisk *DiskBudgetError
+	if errors.As(cause, &overDisk) {
+		return StatusOverBudget, overDisk.Error()
+	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		why = "timed out"
 		if cause != nil && cause != context.DeadlineExceeded {
@@ -226,7 +245,8 @@ type run struct {
 	rec  *RunRecord
 	c    *container.Container
 	capt Capture
-	ctx  context.Context // the run's, which Ctrl-C and the timeout end
+	ctx  context.Context         // the run's, which Ctrl-C, the timeout and the disk budget end
+	stop context.CancelCauseFunc // ends ctx with a cause (the disk budget)
 	// traceCut: trace.log reached Options.MaxTrace, the rest is lost.
 	traceCut bool
 	// tampered: artifacts the container replaced (container.ErrTampered).
@@ -385,6 +405,7 @@ func (r *run) run(ctx context.Context) (err error) {
 			err = rmErr
 		}
 	}()
+	defer r.watchDisk(ctx)()
 
 	var modulePath []string
 	if err := r.step(ctx, "modules", "putting "+r.opts.Module.Raw+" in place", func(s *Step) (string, error) {
