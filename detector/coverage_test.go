@@ -2,6 +2,7 @@ package detector
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -132,6 +133,47 @@ func TestTextCoverageOnlyWithGaps(t *testing.T) {
 		}
 		if !strings.Contains(js.String(), `"coverage"`) {
 			t.Errorf("%s: JSON lacks the coverage", c.name)
+		}
+	}
+}
+
+// TestExpectedFailures: Puppet's failures count as the lift's doing only
+// when every one is a Service whose unit, by any of systemd's names for it,
+// was lifted and failed. The runner decides the run's status with it.
+func TestExpectedFailures(t *testing.T) {
+	g := newFake()
+	for _, s := range []string{"chrony", "ntp", "haproxy"} {
+		g.add("Service["+s+"]", "m.pp", 1, "ensure", "running")
+	}
+	g.add("File[/etc/x]", "m.pp", 2, "content", "x")
+	cap := "ConditionCapability=CAP_SYS_TIME"
+	lifted := map[string]string{"chrony.service": cap, "ntp.service": cap}
+	failed := map[string]string{"chrony.service": "its start failed", "haproxy.service": "its start failed"}
+	st := func(refs ...string) []puppet.ResourceStatus {
+		var sts []puppet.ResourceStatus
+		for _, r := range refs {
+			sts = append(sts, puppet.ResourceStatus{Ref: r, Failed: true})
+		}
+		return append(sts, puppet.ResourceStatus{Ref: "File[/etc/x]", Changed: true})
+	}
+	for _, c := range []struct {
+		name     string
+		statuses []puppet.ResourceStatus
+		units    *Units
+		lifted   map[string]string
+		want     []string
+	}{
+		{"lifted and failed", st("Service[chrony]"), &Units{}, lifted, []string{"Service[chrony]"}},
+		{"one lifted that did not fail", st("Service[chrony]", "Service[ntp]"), &Units{}, lifted, nil},
+		{"one failed that was not lifted", st("Service[chrony]", "Service[haproxy]"), &Units{}, lifted, nil},
+		{"a File failed too", st("Service[chrony]", "File[/etc/x]"), &Units{}, lifted, nil},
+		{"nothing failed", st(), &Units{}, lifted, nil},
+		// systemd lifted the unit under its alias: the same unit.
+		{"by an alias", st("Service[chrony]"), &Units{names: map[string][]string{"chronyd.service": {"chrony.service"}}},
+			map[string]string{"chronyd.service": cap}, []string{"Service[chrony]"}},
+	} {
+		if got := ExpectedFailures(c.statuses, g, c.units, c.lifted, failed); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
 }

@@ -31,6 +31,7 @@ import (
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/puppet"
 	"github.com/fsmove/fsmove/puppet/container"
 )
@@ -163,9 +164,10 @@ func parseLifted(r io.Reader) map[string]string {
 
 // expectedFailures returns the resources Puppet failed when every one of
 // them is a Service whose unit systemd started despite a lifted condition
-// and whose start then failed: the failure the lift lets happen (chronyd
-// cannot set the clock), not the module's. Otherwise, or when Puppet's
-// report or the catalog cannot be read, nil.
+// and whose start then failed (detector.ExpectedFailures, which the
+// coverage asks too, through systemd's aliases of the unit): the failure
+// the lift lets happen (chronyd cannot set the clock), not the module's.
+// Otherwise, or when Puppet's report or the catalog cannot be read, nil.
 func (r *run) expectedFailures() []string {
 	if len(r.rec.LiftedConditions) == 0 || len(r.rec.FailedUnits) == 0 {
 		return nil
@@ -179,50 +181,20 @@ func (r *run) expectedFailures() []string {
 	if err != nil {
 		return nil
 	}
-	cf, err := os.Open(filepath.Join(r.opts.OutDir, CatalogFile))
+	cat, err := catalog.ReadFile(filepath.Join(r.opts.OutDir, CatalogFile))
 	if err != nil {
 		return nil
 	}
-	cat, err := catalog.Read(cf)
-	cf.Close()
+	graph, err := cat.Graph()
 	if err != nil {
 		return nil
 	}
-	var failed []string
-	for _, st := range report.Resources {
-		if !st.Failed {
-			continue
-		}
-		if st.Type != "Service" || !liftedAndFailed(serviceName(cat, st.Title), r.rec.LiftedConditions, r.rec.FailedUnits) {
-			return nil
-		}
-		failed = append(failed, st.Ref)
+	var units *detector.Units
+	if uf, err := os.Open(filepath.Join(r.opts.OutDir, UnitsFile)); err == nil {
+		units, _, _ = detector.ParseUnits(uf)
+		uf.Close()
 	}
-	return failed
-}
-
-// serviceName is the name Puppet gives systemd for the Service titled
-// title: its name parameter, else the title.
-func serviceName(cat *catalog.Catalog, title string) string {
-	for _, res := range cat.Resources {
-		if res.Type == "Service" && res.Title == title {
-			if name, ok := res.Params["name"].(string); ok && name != "" {
-				return name
-			}
-		}
-	}
-	return title
-}
-
-// liftedAndFailed: the unit of that name (Puppet's systemd provider adds
-// ".service" to a name without a unit suffix) was lifted and failed.
-func liftedAndFailed(name string, lifted, failed map[string]string) bool {
-	for _, unit := range []string{name, name + ".service"} {
-		if lifted[unit] != "" && failed[unit] != "" {
-			return true
-		}
-	}
-	return false
+	return detector.ExpectedFailures(report.Resources, detector.CatalogGraph(cat, graph), units, r.rec.LiftedConditions, r.rec.FailedUnits)
 }
 
 // expectedFailuresOnly: Puppet's failures (exit 4 or 6) are all

@@ -22,19 +22,3 @@ func TestParseLifted(t *testing.T) {
 	}
 }
 
-func TestLiftedAndFailed(t *testing.T) {
-	lifted := map[string]string{"chrony.service": "ConditionCapability=CAP_SYS_TIME", "ntp.service": "ConditionCapability=CAP_SYS_TIME"}
-	failed := map[string]string{"chrony.service": "its start failed", "haproxy.service": "its start failed"}
-	for name, want := range map[string]bool{
-		"chrony":          true,  // Puppet's provider adds .service
-		"chrony.service":  true,  // named in full
-		"ntp":             false, // lifted, but did not fail
-		"haproxy":         false, // failed, but nothing was lifted
-		"chrony.socket":   false,
-		"chrony.service2": false,
-	} {
-		if got := liftedAndFailed(name, lifted, failed); got != want {
-			t.Errorf("liftedAndFailed(%q) = %v, want %v", name, got, want)
-		}
-	}
-}
