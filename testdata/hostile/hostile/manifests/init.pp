@@ -32,4 +32,5 @@ class hostile (
   include hostile::exitstatus
   include hostile::varrun
   include hostile::catalog
+  include hostile::scmrights
 }
