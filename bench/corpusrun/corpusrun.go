@@ -63,8 +63,10 @@ type Options struct {
 	// Timeout bounds each module's traced run, its analysis and its
 	// untraced run, each on its own (default 10 minutes); a corpus entry's
 	// timeout= replaces it for that module.
-	Timeout    time.Duration
-	Tracer     string
+	Timeout time.Duration
+	Tracer  string
+	// Trusted: the corpus's modules are trusted (runner.Options.Trusted).
+	Trusted    bool
 	SeccompBPF bool
 	// Init is the containers' PID 1 (runner.Options.Init), for the traced
 	// and the untraced runs alike.
@@ -196,6 +198,7 @@ func runOne(ctx context.Context, engine int, cpu string, e corpus.Entry, b Backe
 		Entry:              e.RunnerEntry(),
 		Image:              opts.Image,
 		Tracer:             opts.Tracer,
+		Trusted:            opts.Trusted,
 		TracerBinary:       opts.TracerBinary,
 		SeccompBPF:         opts.SeccompBPF,
 		Init:               opts.Init,

@@ -109,7 +109,7 @@ func addReportFlags(fs *pflag.FlagSet) *reportFlags {
 	fs.BoolVar(&rf.allowIncomplete, "allow-incomplete", false, "an incomplete analysis without findings exits 0, not 4")
 	fs.BoolVar(&rf.allowUnobserved, "allow-unobserved", false, "a Service whose daemon was not traced is not incomplete")
 	fs.StringVar(&rf.basePath, "base-path", "", "manifest paths relative to `DIR` (default: the git top, else .)")
-	fs.StringVar(&rf.failOn, "fail-on", "", "only these findings exit 1: `KIND,CONFIDENCE`, e.g. MN,content (default: all)")
+	fs.StringVar(&rf.failOn, "fail-on", "", "only these findings exit 1 (default all): `KIND,CONFIDENCE`, e.g. MN")
 	fs.BoolVar(&rf.showSuppressed, "show-suppressed", false, "also list the findings waivers or '# fsmove:ignore' suppress")
 	fs.BoolVar(&rf.all, "all", false, "also list the pairs a rule holds back as not faults, with why")
 	enumVar(fs, &rf.scope, "scope", "module", scopes, "findings that count: the `module`'s, or all")

@@ -36,7 +36,7 @@ func TestE2EBadRunInput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
-			args := append([]string{"run", "--quiet", "--init", "none", "--tracer", "strace", "--out", out}, c.args...)
+			args := append([]string{"run", "--quiet", "--init", "none", "--tracer", "strace", "--trusted", "--out", out}, c.args...)
 			var stdout, stderr bytes.Buffer
 			code := run(&stdout, &stderr, args)
 			if code != exitRun {
@@ -68,7 +68,7 @@ func TestE2ERunCompileErrorReadable(t *testing.T) {
 	os.WriteFile(filepath.Join(mod, "manifests", "init.pp"), []byte("class mymod {\n  package { 'foo'\n    ensure => installed,\n  }\n}\n"), 0o644)
 	out := filepath.Join(t.TempDir(), "out")
 	var stdout, stderr bytes.Buffer
-	code := run(&stdout, &stderr, []string{"run", "-v", "--init", "none", "--tracer", "strace", "--out", out, mod})
+	code := run(&stdout, &stderr, []string{"run", "-v", "--init", "none", "--tracer", "strace", "--trusted", "--out", out, mod})
 	got := stderr.String()
 	if code != exitRun {
 		t.Errorf("exit %d, want 3", code)

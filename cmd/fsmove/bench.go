@@ -39,7 +39,7 @@ each finding's verdict.`,
 	},
 	groups: []flagGroup{
 		{"Common flags", []string{"out", "debian", "params", "resume", "workers", "timeout", "quiet"}},
-		{"Container and tracing", []string{"tracer", "suite", "image", "init", "seccomp-bpf", "docker-host"}},
+		{"Container and tracing", []string{"tracer", "trusted", "suite", "image", "init", "seccomp-bpf", "docker-host"}},
 		{"What is measured", []string{"untraced", "confirm", "idempotence"}},
 	},
 	exit: `Exit status:
@@ -58,6 +58,7 @@ type benchFlags struct {
 	workers    int
 	timeout    time.Duration
 	tracer     string
+	trusted    bool
 	params     string
 	seccompBPF bool
 	init       string
@@ -83,7 +84,7 @@ func newBenchCmd(c *cli) *cobra.Command {
 	fs.BoolVar(&f.debian, "debian", false, "run Debian's puppet-module-* packages (apt-cache in the image)")
 	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "modules run at once")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "limit per module for the traced run, the analysis and the untraced run, each")
-	tracerFlag(fs, &f.tracer)
+	tracerFlag(fs, &f.tracer, &f.trusted)
 	fs.StringVar(&f.params, "params", "", "corpus `file` whose lines replace the class, parameters, timeout and deps of the same modules (default with --debian: the committed debian-params.txt)")
 	fs.BoolVar(&f.seccompBPF, "seccomp-bpf", true, "let strace filter in the kernel (--seccomp-bpf)")
 	enumVar(fs, &f.init, "init", string(container.InitSystemd), initNames(), "the containers' PID 1: systemd or none")
@@ -110,7 +111,7 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 	if err != nil {
 		return usagef("--init: %w", err)
 	}
-	tracerName, _, err := chooseTracer(stderr, "bench", f.tracer)
+	tracerName, _, err := chooseTracer(stderr, "bench", f.tracer, f.trusted)
 	if err != nil {
 		return err
 	}
@@ -198,7 +199,7 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 	start := time.Now()
 	rows, work, err := corpusrun.Run(ctx, entries, &corpusrun.DockerBackend{Engines: engines, Fsmove: self}, corpusrun.Options{
 		OutDir: f.out, Workers: f.workers, Engines: len(engines), Timeout: f.timeout,
-		Tracer: tracerName, TracerBinary: fsmoveBinary(), SeccompBPF: f.seccompBPF, Init: initMode, Untraced: f.untraced, Confirm: f.confirm, Resume: f.resume,
+		Tracer: tracerName, Trusted: f.trusted, TracerBinary: fsmoveBinary(), SeccompBPF: f.seccompBPF, Init: initMode, Untraced: f.untraced, Confirm: f.confirm, Resume: f.resume,
 		Idempotence: f.idempotence,
 		Image:       imgOpts, Progress: progress, FsmoveVersion: buildVersion(),
 	})

@@ -47,7 +47,7 @@ waivers:
 func TestProjectConfigDefaults(t *testing.T) {
 	dir := t.TempDir()
 	name := filepath.Join(dir, projectConfigName)
-	root, cmd := runCommand(t, "--tracer", "ptrace", "--param", "port=9090")
+	root, cmd := runCommand(t, "--tracer", "ptrace", "--trusted", "--param", "port=9090")
 	pc, err := parseProjectConfig(name, []byte(exampleConfig), configurableFlags(root))
 	if err != nil {
 		t.Fatal(err)

@@ -57,7 +57,7 @@ func TestE2EConfirm(t *testing.T) {
 			t.Parallel() // two at a time under go test's default -parallel on two cores
 			out := t.TempDir()
 			var stdout, stderr bytes.Buffer
-			code := run(&stdout, &stderr, []string{"run", "--quiet", "--tracer", "strace", "--confirm", "--all", "--workers", "2",
+			code := run(&stdout, &stderr, []string{"run", "--quiet", "--tracer", "strace", "--trusted", "--confirm", "--all", "--workers", "2",
 				"--timeout", "20m", "--out", out, "--format", "json", filepath.Join("..", "..", "testdata", "modules", c.module)})
 			if code != exitFindings {
 				t.Fatalf("exit %d, want %d\nstderr:\n%s", code, exitFindings, stderr.String())

@@ -160,7 +160,7 @@ func TestE2EDependencies(t *testing.T) {
 		sched.run(t, "strace", func() {
 			out := t.TempDir()
 			var stdout, stderr bytes.Buffer
-			args := append([]string{"run", "--quiet", "--network", "none", "--tracer", "strace", "--out", out}, depsImageArgs()...)
+			args := append([]string{"run", "--quiet", "--network", "none", "--tracer", "strace", "--trusted", "--out", out}, depsImageArgs()...)
 			code := run(&stdout, &stderr, append(args, filepath.Join(deps, "missing_dep")))
 			if code != exitRun {
 				t.Fatalf("exit %d, want %d\n%s", code, exitRun, stderr.String())
@@ -199,7 +199,7 @@ func runDeps(t *testing.T, dir string, flags ...string) (depsRun, string) {
 	t.Helper()
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	args := append([]string{"run", "--network", "none", "--tracer", "strace", "--out", out, "--format", "json"}, depsImageArgs()...)
+	args := append([]string{"run", "--network", "none", "--tracer", "strace", "--trusted", "--out", out, "--format", "json"}, depsImageArgs()...)
 	args = append(args, flags...)
 	if dir != "" {
 		args = append(args, dir)

@@ -31,8 +31,8 @@ func TestExitStatusesTellCasesApart(t *testing.T) {
 		want string // in stderr
 	}{
 		{"a misspelt flag", []string{"run", "--quiett", module}, exitUsage, "unknown flag: --quiett"},
-		{"a refused --out", []string{"run", "--quiet", "--tracer", "strace", "--out", earlier, module}, exitUsage, "holds an earlier run"},
-		{"a run that cannot start", []string{"run", "--quiet", "--tracer", "strace", "--out", filepath.Join(root, "new"), module}, exitRun, "docker"},
+		{"a refused --out", []string{"run", "--quiet", "--tracer", "strace", "--trusted", "--out", earlier, module}, exitUsage, "holds an earlier run"},
+		{"a run that cannot start", []string{"run", "--quiet", "--tracer", "strace", "--trusted", "--out", filepath.Join(root, "new"), module}, exitRun, "docker"},
 		{"an incomplete analysis", []string{"analyze", emptyTrace, catalog}, exitIncomplete, "incomplete"},
 		{"an accepted incomplete analysis", []string{"analyze", "--allow-incomplete", emptyTrace, catalog}, exitOK, "--allow-incomplete"},
 	}

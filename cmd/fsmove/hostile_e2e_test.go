@@ -119,7 +119,7 @@ var hostileLimits = []string{"--pids-limit", "200", "--memory", "768M"}
 func testHostile(t *testing.T, h *hostileHost, tracer string, init container.Init) {
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	args := append([]string{"run", "--quiet", "--tracer", tracer, "--init", string(init), "--out", out, "--format", "json"}, hostileLimits...)
+	args := append([]string{"run", "--quiet", "--tracer", tracer, "--trusted", "--init", string(init), "--out", out, "--format", "json"}, hostileLimits...)
 	args = append(args, "--param", "hostile::canary="+h.canary, "--param", "hostile::token="+h.token,
 		"--param", fmt.Sprintf("hostile::port=%d", h.port), "--param", "hostile::host_ips='"+strings.Join(h.ips, " ")+"'",
 		filepath.Join("..", "..", "testdata", "hostile", "hostile"))

@@ -71,7 +71,7 @@ checked first; .fsmove.yml sets defaults; "# fsmove:ignore KIND REASON" mutes on
 	groups: []flagGroup{
 		{"Common flags", []string{"out", "force", "timeout", "quiet", "verbose", "config", "no-config"}},
 		{"What to apply", []string{"class", "param", "execute", "manifest", "modulepath", "no-deps", "setup", "setup-file"}},
-		{"Container and tracing", []string{"tracer", "suite", "image", "mirror", "init", "network", "memory", "pids-limit", "cpus", "daemon-caps", "max-trace", "max-disk", "allow-drops", "seccomp-bpf"}},
+		{"Container and tracing", []string{"tracer", "suite", "image", "mirror", "init", "network", "memory", "pids-limit", "cpus", "daemon-caps", "max-trace", "max-disk", "allow-drops", "trusted", "seccomp-bpf"}},
 		{"Confirmation", []string{"confirm", "workers", "confirm-timeout", "idempotence"}},
 		{"Report output", reportOutputFlags},
 		{"Filters", filterFlags},
@@ -98,6 +98,7 @@ type runFlags struct {
 	mirror        string
 	seccompBPF    bool
 	allowDrops    bool
+	trusted       bool
 	network       string
 	memory        string
 	pids          int64
@@ -133,9 +134,9 @@ func newRunCmd(c *cli) *cobra.Command {
 	fs.Var(setupFlag{&f.setup, false}, "setup", "shell `CMD` that prepares the node, untraced (repeatable)")
 	fs.Var(setupFlag{&f.setup, true}, "setup-file", "local shell `SCRIPT` that prepares the node, untraced (repeatable)")
 	// No default value: "" lets metadata.json's requirements choose.
-	enumVar(fs, &f.suite, "suite", "", container.SuiteNames(), "Debian `release`: bookworm (Puppet 7) or trixie (Puppet 8) (default: bookworm unless metadata.json requires Puppet 8)")
+	enumVar(fs, &f.suite, "suite", "", container.SuiteNames(), "`release`: bookworm (Puppet 7), trixie (8); default by metadata")
 	fs.StringVar(&f.image, "image", "", "Docker `image` (default fsmove/puppet:SUITE), built when missing")
-	tracerFlag(fs, &f.tracer)
+	tracerFlag(fs, &f.tracer, &f.trusted)
 	enumVar(fs, &f.init, "init", string(container.InitSystemd), initNames(), "PID 1: systemd (boots like a host) or none")
 	fs.StringVar(&f.mirror, "mirror", "", "Debian mirror `URL` for the image (default: this machine's apt's)")
 	enumVar(fs, &f.network, "network", container.NetworkIsolated, container.Networks, "isolated (not this host), none or bridge")
@@ -143,7 +144,7 @@ func newRunCmd(c *cli) *cobra.Command {
 	fs.Int64Var(&f.pids, "pids-limit", 0, fmt.Sprintf("most tasks in the container (default %d; -1 none)", container.DefaultLimits().Pids))
 	fs.Float64Var(&f.cpus, "cpus", 0, fmt.Sprintf("CPUs' worth of time the container may use (default %g; -1 none)", container.DefaultLimits().CPUs))
 	fs.StringVar(&f.maxTrace, "max-trace", "", "cap of trace.log (default "+container.FormatBytes(runner.DefaultMaxTrace)+"); a cut trace is incomplete")
-	fs.StringVar(&f.maxDisk, "max-disk", "", "budget of what the container writes to its disk (default "+container.FormatBytes(runner.DefaultMaxDisk)+", 0 for none); over it the run stops, status over-budget, exit 3")
+	fs.StringVar(&f.maxDisk, "max-disk", "", "disk the container may fill (default "+container.FormatBytes(runner.DefaultMaxDisk)+"; 0 none)")
 	fs.BoolVar(&f.daemonCaps, "daemon-caps", false, "give root DAC_READ_SEARCH, SYS_NICE (trusted code only)")
 	fs.BoolVar(&f.allowDrops, "allow-drops", false, "accept an ebpf capture that lost events (else: incomplete)")
 	fs.BoolVar(&f.seccompBPF, "seccomp-bpf", true, "let strace filter in the kernel (breaks setuid)")
@@ -216,7 +217,7 @@ func runRun(ctx context.Context, abort <-chan struct{}, stdout, stderr io.Writer
 		}
 	}
 	// The tracer: what this host allows, checked before anything starts.
-	if opts.Tracer, opts.TracerNote, err = chooseTracer(stderr, "run", opts.Tracer); err != nil {
+	if opts.Tracer, opts.TracerNote, err = chooseTracer(stderr, "run", opts.Tracer, opts.Trusted); err != nil {
 		return err
 	}
 
@@ -391,6 +392,7 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, runner.SuiteChoi
 		Init:               initMode,
 		TracerBinary:       fsmoveBinary(),
 		AllowDrops:         f.allowDrops,
+		Trusted:            f.trusted,
 		SeccompBPF:         f.seccompBPF,
 		DaemonCaps:         f.daemonCaps,
 		Limits:             limits,

@@ -205,7 +205,7 @@ func TestE2ERunInterrupted(t *testing.T) {
 }
 
 func testInterrupt(t *testing.T, bin, module, out string, c interruptCase) {
-	args := append([]string{"run", "--init", "none", "--tracer", "strace", "--format", "json"}, c.args...)
+	args := append([]string{"run", "--init", "none", "--tracer", "strace", "--trusted", "--format", "json"}, c.args...)
 	args = append(args, "--out", out, module)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), c.env...)

@@ -51,7 +51,7 @@ func TestRunEarlyChecks(t *testing.T) {
 	writeFile(t, aFile, "")
 	missing := filepath.Join(root, "missing")
 
-	base := []string{"run", "--quiet", "--tracer", "strace", "--out", out}
+	base := []string{"run", "--quiet", "--tracer", "strace", "--trusted", "--out", out}
 	cases := []struct {
 		name string
 		args []string
@@ -116,6 +116,9 @@ func TestRunChecksBeforeAnything(t *testing.T) {
 		force bool
 	}{
 		{"bad tracer", "run", []string{"--tracer", "dtrace"}, exitUsage, `unknown --tracer "dtrace"`, false},
+		{"strace for a module not trusted", "", []string{"--trusted=false"}, exitUsage, "strace traces inside the container, where the module runs as root and could change the trace: give --trusted", false},
+		{"ptrace for a module not trusted", "", []string{"--tracer", "ptrace", "--trusted=false"}, exitUsage, "--tracer ptrace: ptrace traces inside the container", false},
+		{"bad disk budget", "run", []string{"--max-disk", "12"}, exitUsage, "--max-disk 12: want a size of at least 1M", false},
 		{"bad init", "run", []string{"--init", "upstart"}, exitUsage, `unknown --init "upstart"`, false},
 		{"relative filter", "run", []string{"--filter", "var/cache"}, exitUsage, `--filter "var/cache": a filter is an absolute path prefix`, false},
 		{"relative filter in a file", "run", []string{"--filter-file", "{root}/filters"}, exitUsage, "not an absolute path", false},
@@ -171,7 +174,7 @@ func TestRunChecksBeforeAnything(t *testing.T) {
 			}
 			before := snapshot(t, out)
 			expand := strings.NewReplacer("{root}", root, "{out}", out)
-			args := []string{"run", "--quiet", "--tracer", "strace", "--out", out}
+			args := []string{"run", "--quiet", "--tracer", "strace", "--trusted", "--out", out}
 			for _, a := range c.args {
 				args = append(args, expand.Replace(a))
 			}
@@ -368,14 +371,14 @@ func TestRerunIntoDefaultPlace(t *testing.T) {
 	writeFile(t, filepath.Join(opts.OutDir, "trace.log"), "old trace\n")
 	before := snapshot(t, filepath.Dir(opts.OutDir))
 	var stdout, stderr bytes.Buffer
-	if code := run(&stdout, &stderr, []string{"run", "--quiet", "--tracer", "strace", module}); code != exitRun || !strings.Contains(stderr.String(), "docker") {
+	if code := run(&stdout, &stderr, []string{"run", "--quiet", "--tracer", "strace", "--trusted", module}); code != exitRun || !strings.Contains(stderr.String(), "docker") {
 		t.Errorf("rerun into the default place: exit %d, want %d (no Docker)\n%s", code, exitRun, stderr.String())
 	}
 	if after := snapshot(t, filepath.Dir(opts.OutDir)); after != before {
 		t.Errorf("the default place changed:\nbefore %s\nafter  %s", before, after)
 	}
 	stderr.Reset()
-	if code := run(&stdout, &stderr, []string{"run", "--quiet", "--tracer", "strace", "--out", opts.OutDir, module}); code != exitUsage || !strings.Contains(stderr.String(), "give --force") {
+	if code := run(&stdout, &stderr, []string{"run", "--quiet", "--tracer", "strace", "--trusted", "--out", opts.OutDir, module}); code != exitUsage || !strings.Contains(stderr.String(), "give --force") {
 		t.Errorf("the same directory as --out: exit %d, want %d\n%s", code, exitUsage, stderr.String())
 	}
 }
@@ -401,12 +404,12 @@ func TestRunRequirementsChooseSuite(t *testing.T) {
 		t.Errorf("puppet >= 8: suite %+v, image %+v, place %s, %v; want trixie's", suite, opts.Image, opts.OutDir, err)
 	}
 	var stdout, stderr bytes.Buffer
-	if code := run(&stdout, &stderr, []string{"run", "--tracer", "strace", p8}); code != exitRun ||
+	if code := run(&stdout, &stderr, []string{"run", "--tracer", "strace", "--trusted", p8}); code != exitRun ||
 		!strings.Contains(stderr.String(), "fsmove: suite: trixie (metadata.json requires puppet >= 8.0.0 < 9.0.0)\n") {
 		t.Errorf("puppet >= 8: exit %d, want %d (no Docker) after the suite's line\n%s", code, exitRun, stderr.String())
 	}
 	stderr.Reset()
-	if code := run(&stdout, &stderr, []string{"run", "--tracer", "strace", "--suite", "bookworm", p8}); code != exitRun ||
+	if code := run(&stdout, &stderr, []string{"run", "--tracer", "strace", "--trusted", "--suite", "bookworm", p8}); code != exitRun ||
 		!strings.Contains(stderr.String(), "fsmove: warning: --suite bookworm has Puppet 7.23.0: metadata.json requires puppet >= 8.0.0 < 9.0.0\n") ||
 		strings.Contains(stderr.String(), "fsmove: suite:") {
 		t.Errorf("puppet >= 8, --suite bookworm: exit %d, want %d after a warning\n%s", code, exitRun, stderr.String())
@@ -414,20 +417,20 @@ func TestRunRequirementsChooseSuite(t *testing.T) {
 	// The project file's suite is given as the flag is.
 	writeFile(t, filepath.Join(p8, ".fsmove.yml"), "suite: bookworm\n")
 	stderr.Reset()
-	if code := run(&stdout, &stderr, []string{"run", "--tracer", "strace", p8}); code != exitRun || !strings.Contains(stderr.String(), "fsmove: warning: --suite bookworm has Puppet 7.23.0") {
+	if code := run(&stdout, &stderr, []string{"run", "--tracer", "strace", "--trusted", p8}); code != exitRun || !strings.Contains(stderr.String(), "fsmove: warning: --suite bookworm has Puppet 7.23.0") {
 		t.Errorf(".fsmove.yml's suite: exit %d, want %d after a warning\n%s", code, exitRun, stderr.String())
 	}
 
 	p9 := mod("p9", `{"name": "acme-p9", "requirements": [{"name": "puppet", "version_requirement": ">= 9.0.0"}]}`)
 	stderr.Reset()
-	if code := run(&stdout, &stderr, []string{"run", "--tracer", "strace", p9}); code != exitUsage ||
+	if code := run(&stdout, &stderr, []string{"run", "--tracer", "strace", "--trusted", p9}); code != exitUsage ||
 		!strings.Contains(stderr.String(), "metadata.json requires puppet >= 9.0.0; fsmove's suites have Puppet 7.23.0 (bookworm) and Puppet 8.10.0 (trixie)") {
 		t.Errorf("puppet >= 9: exit %d, want %d naming the suites' Puppets\n%s", code, exitUsage, stderr.String())
 	}
 
 	redhat := mod("redhat", `{"name": "acme-redhat", "operatingsystem_support": [{"operatingsystem": "RedHat"}, {"operatingsystem": "CentOS"}]}`)
 	stderr.Reset()
-	if code := run(&stdout, &stderr, []string{"run", "--quiet", "--tracer", "strace", redhat}); code != exitRun {
+	if code := run(&stdout, &stderr, []string{"run", "--quiet", "--tracer", "strace", "--trusted", redhat}); code != exitRun {
 		t.Errorf("not Debian: exit %d, want %d\n%s", code, exitRun, stderr.String())
 	}
 	var warnings []string

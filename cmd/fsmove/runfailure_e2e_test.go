@@ -20,7 +20,7 @@ func TestE2EFailedRunFormats(t *testing.T) {
 	requireDocker(t)
 	out := filepath.Join(t.TempDir(), "out")
 	var stdout, stderr bytes.Buffer
-	code := run(&stdout, &stderr, []string{"run", "--quiet", "--init", "none", "--tracer", "strace", "--out", out, "--format", "json",
+	code := run(&stdout, &stderr, []string{"run", "--quiet", "--init", "none", "--tracer", "strace", "--trusted", "--out", out, "--format", "json",
 		filepath.Join("..", "..", "testdata", "modules", "mor_observed_failure")})
 	if code != exitRun {
 		t.Fatalf("exit %d, want 3\nstderr:\n%s", code, stderr.String())

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -120,31 +121,61 @@ func TracerPinsCPU(name string) bool {
 // from the host, where the host allows it; else strace), with a note that
 // says why when it is not the first. It is the one place a --tracer value
 // is defaulted and validated.
-func ChooseTracer(name string) (c Capture, note string, err error) {
+//
+// A backend whose tracer runs in the container (strace, ptrace: Trace
+// InContainer) is chosen only for a trusted module: there the module runs
+// as root beside the tracer, can ptrace it (same user; this kernel has no
+// Yama) and change the trace before it leaves the container, so its
+// verdict would be the module's to forge (docs/DESIGN.md, "The trace
+// cannot be evaded").
+func ChooseTracer(name string, trusted bool) (c Capture, note string, err error) {
 	if name == "" {
 		var skipped []string
 		for _, c := range captures {
 			err := c.Check()
-			if err == nil {
+			if err == nil && (trusted || c.Trace() != InContainer) {
 				if len(skipped) > 0 {
 					note = fmt.Sprintf("tracing with %s: %s", c.Name(), strings.Join(skipped, "; "))
 				}
 				return c, note, nil
 			}
+			if err == nil {
+				err = errors.New(untrustedIn(c.Name()))
+			}
 			skipped = append(skipped, fmt.Sprintf("%s is not available here (%v)", c.Name(), err))
 		}
-		return nil, "", fmt.Errorf("no tracer works on this host: %s", strings.Join(skipped, "; "))
+		msg := "no tracer works on this host: " + strings.Join(skipped, "; ")
+		if trusted {
+			return nil, "", errors.New(msg)
+		}
+		return nil, "", &NotTrustedError{msg}
 	}
 	for _, c := range captures {
 		if c.Name() != name {
 			continue
 		}
 		if err := c.Check(); err != nil {
-			return nil, "", fmt.Errorf("--tracer %s cannot trace on this host: %v (--tracer strace works everywhere)", name, err)
+			return nil, "", fmt.Errorf("--tracer %s cannot trace on this host: %v (--tracer strace --trusted works everywhere, for a module you trust)", name, err)
+		}
+		if !trusted && c.Trace() == InContainer {
+			return nil, "", &NotTrustedError{"--tracer " + name + ": " + untrustedIn(name)}
 		}
 		return c, "", nil
 	}
 	return nil, "", fmt.Errorf("unknown tracer %q (want one of %s)", name, strings.Join(Tracers(), ", "))
+}
+
+// NotTrustedError is ChooseTracer's refusal of a tracer inside the
+// container for a module not said to be trusted: a usage error, which
+// --trusted mends.
+type NotTrustedError struct{ msg string }
+
+func (e *NotTrustedError) Error() string { return e.msg }
+
+// untrustedIn says why a tracer in the container needs --trusted.
+func untrustedIn(name string) string {
+	return name + " traces inside the container, where the module runs as root and could change the trace: " +
+		"give --trusted for a module you trust, or trace with ebpf (as root, or with CAP_BPF and CAP_PERFMON)"
 }
 
 // Untraced is the tracer run.json records for an untraced run

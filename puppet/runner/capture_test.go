@@ -69,9 +69,10 @@ func TestCaptures(t *testing.T) {
 
 // TestChooseTracer: the default is the first backend this host allows,
 // with a note when that is not the first; a named one is checked; an
-// unknown one is an error that lists the known ones.
+// unknown one is an error that lists the known ones; the tracers inside the
+// container only for a trusted module.
 func TestChooseTracer(t *testing.T) {
-	c, note, err := ChooseTracer("")
+	c, note, err := ChooseTracer("", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,16 +83,24 @@ func TestChooseTracer(t *testing.T) {
 	if (note == "") != (ebpfErr == nil) || ebpfErr != nil && !strings.Contains(note, ebpfErr.Error()) {
 		t.Errorf("note %q with ebpf.Check %v", note, ebpfErr)
 	}
-	c, _, err = ChooseTracer("ebpf")
+	c, _, err = ChooseTracer("ebpf", false)
 	if (err == nil) != (ebpfErr == nil) || err == nil && c.Name() != "ebpf" {
 		t.Errorf("ChooseTracer(ebpf) = %v, %v with ebpf.Check %v", c, err, ebpfErr)
 	}
 	for _, name := range []string{"strace", "ptrace"} {
-		if c, note, err := ChooseTracer(name); err != nil || c.Name() != name || note != "" {
-			t.Errorf("ChooseTracer(%s) = %v, %q, %v", name, c, note, err)
+		if c, note, err := ChooseTracer(name, true); err != nil || c.Name() != name || note != "" {
+			t.Errorf("ChooseTracer(%s, trusted) = %v, %q, %v", name, c, note, err)
+		}
+		if _, _, err := ChooseTracer(name, false); err == nil || !strings.Contains(err.Error(), "give --trusted") {
+			t.Errorf("ChooseTracer(%s) for a module not trusted: %v, want a refusal that names --trusted", name, err)
 		}
 	}
-	if _, _, err := ChooseTracer("dtrace"); err == nil || !strings.Contains(err.Error(), strings.Join(Tracers(), ", ")) {
+	// The default for a module not trusted: eBPF, or nothing.
+	c, _, err = ChooseTracer("", false)
+	if ebpfErr == nil && (err != nil || c.Name() != "ebpf") || ebpfErr != nil && (err == nil || !strings.Contains(err.Error(), "give --trusted")) {
+		t.Errorf("default for a module not trusted: %v, %v with ebpf.Check %v", c, err, ebpfErr)
+	}
+	if _, _, err := ChooseTracer("dtrace", false); err == nil || !strings.Contains(err.Error(), strings.Join(Tracers(), ", ")) {
 		t.Errorf("unknown tracer: %v", err)
 	}
 }

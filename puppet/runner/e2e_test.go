@@ -38,7 +38,7 @@ func TestE2EArtifacts(t *testing.T) {
 	eng := e2eEngine(t)
 	out := t.TempDir()
 	rec, err := Run(context.Background(), eng, Options{
-		Module: fixtureSpec(t, "clean"), Tracer: "strace", SeccompBPF: true, OutDir: out, FsmoveVersion: "e2e",
+		Module: fixtureSpec(t, "clean"), Tracer: "strace", Trusted: true, SeccompBPF: true, OutDir: out, FsmoveVersion: "e2e",
 	})
 	if err != nil {
 		t.Fatalf("run: %v (record %+v)", err, rec)
@@ -118,7 +118,7 @@ func TestE2ECompileFailure(t *testing.T) {
 	eng := e2eEngine(t)
 	out := t.TempDir()
 	rec, err := Run(context.Background(), eng, Options{
-		Module: fixtureSpec(t, "clean"), Entry: Entry{Code: "include no_such_class"}, Tracer: "strace", SeccompBPF: true, OutDir: out,
+		Module: fixtureSpec(t, "clean"), Entry: Entry{Code: "include no_such_class"}, Tracer: "strace", Trusted: true, SeccompBPF: true, OutDir: out,
 	})
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -179,7 +179,7 @@ func TestE2EInterruptedRun(t *testing.T) {
 	done := make(chan result, 1)
 	go func() {
 		rec, err := Run(ctx, eng, Options{
-			Module: fixtureSpec(t, "mn_config_service"), Tracer: "strace", SeccompBPF: true, OutDir: t.TempDir(),
+			Module: fixtureSpec(t, "mn_config_service"), Tracer: "strace", Trusted: true, SeccompBPF: true, OutDir: t.TempDir(),
 			Progress: NewProgress(watch, false),
 		})
 		done <- result{rec, err}
@@ -210,7 +210,7 @@ func TestE2ETimeout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 18*time.Second)
 	defer cancel()
 	out := t.TempDir()
-	rec, err := Run(ctx, eng, Options{Module: fixtureSpec(t, "mn_package_service"), Tracer: "strace", SeccompBPF: true, OutDir: out})
+	rec, err := Run(ctx, eng, Options{Module: fixtureSpec(t, "mn_package_service"), Tracer: "strace", Trusted: true, SeccompBPF: true, OutDir: out})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want a deadline", err)
 	}

@@ -21,4 +21,3 @@ func TestParseLifted(t *testing.T) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
-

@@ -27,6 +27,9 @@ type RunRecord struct {
 	PuppetVersion string            `json:"puppet_version,omitempty"`
 	StraceVersion string            `json:"strace_version,omitempty"`
 	Tracer        string            `json:"tracer"`
+	// Trusted: the run was told the module is trusted (--trusted), which
+	// lets strace and ptrace trace it from inside its container.
+	Trusted bool `json:"trusted,omitempty"`
 	// TracerNote says why this tracer was chosen, or what it cannot see.
 	TracerNote string `json:"tracer_note,omitempty"`
 	// Init is the container's PID 1: systemd or none.

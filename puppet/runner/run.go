@@ -39,6 +39,9 @@ type Options struct {
 	// Tracer names the capture backend (see captures); "" picks the
 	// default (ChooseTracer).
 	Tracer string
+	// Trusted allows the tracers that run in the container (strace,
+	// ptrace), which a module could subvert (ChooseTracer).
+	Trusted bool
 	// Untraced applies with no tracer at all (Tracer is ignored; run.json
 	// says "none" and there is no trace.log): the same container, modules,
 	// setup and puppet apply as a traced run, to time what tracing costs
@@ -166,6 +169,7 @@ func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, 
 		Module:        opts.Module,
 		Entry:         opts.Entry,
 		Tracer:        opts.Tracer,
+		Trusted:       opts.Trusted,
 		TracerNote:    opts.TracerNote,
 		Init:          opts.Init,
 		ModulePath:    absPaths(opts.ModulePath),
@@ -303,7 +307,7 @@ func (o stepOutcome) Error() string { return string(o) }
 func (r *run) run(ctx context.Context) (err error) {
 	capt := untraced
 	if !r.opts.Untraced {
-		c, note, err := ChooseTracer(r.opts.Tracer)
+		c, note, err := ChooseTracer(r.opts.Tracer, r.opts.Trusted)
 		if err != nil {
 			return err
 		}

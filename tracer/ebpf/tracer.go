@@ -185,7 +185,7 @@ const (
 // them. Events are captured from then on until Stop.
 func Start(opts Options) (*Tracer, error) {
 	if !privileged() {
-		return nil, errors.New("ebpf: tracing needs root (or CAP_BPF and CAP_PERFMON): run fsmove as root or use --tracer strace")
+		return nil, errors.New("ebpf: tracing needs root (or CAP_BPF and CAP_PERFMON): run fsmove as root, or use --tracer strace --trusted for a module you trust")
 	}
 	id, level, err := target(opts)
 	if err != nil {

@@ -69,7 +69,7 @@ func BenchmarkTracerOverhead(b *testing.B) {
 			b.Fatalf("FSMOVE_BENCH_TRACERS=%s names none of strace, ptrace, ebpf", only)
 		}
 	}
-	hostCapture, _, err := runner.ChooseTracer("ebpf")
+	hostCapture, _, err := runner.ChooseTracer("ebpf", false)
 	if err != nil {
 		b.Fatal(err)
 	}
