@@ -105,7 +105,7 @@ pgo: build
 # the untraced apply of every cleanly applied module (the slowdown):
 # resumable (a second run only redoes what is missing or whose parameters
 # changed), so an interrupted run is continued by running the target again.
-# BENCH_DEBIAN_FLAGS adds flags (--tracer strace, --workers 1, ...).
+# BENCH_DEBIAN_FLAGS adds flags (--tracer strace --trusted, --workers 1, ...).
 BENCH_DEBIAN_OUT ?= /tmp/fsmove-bench-debian
 BENCH_DEBIAN_FLAGS ?=
 bench-debian: setup
