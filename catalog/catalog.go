@@ -49,6 +49,9 @@ type Resource struct {
 	Title string
 	File  string // manifest file, "" when unknown
 	Line  int    // manifest line, 0 when unknown
+	// Exported: declared with @@, for other nodes to collect; the agent
+	// that compiled it does not apply it.
+	Exported bool
 	// Params holds the resource's parameters as decoded JSON values
 	// (string, float64, bool, []any, map[string]any, nil).
 	Params map[string]any

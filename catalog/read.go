@@ -148,6 +148,7 @@ type rawResource struct {
 	Title      any            `json:"title"` // a string; a number is tolerated
 	File       string         `json:"file"`
 	Line       int            `json:"line"`
+	Exported   bool           `json:"exported"`
 	Parameters map[string]any `json:"parameters"`
 }
 
@@ -302,12 +303,13 @@ func (p *parser) resource(i int) error {
 		return nil
 	}
 	p.cat.Resources = append(p.cat.Resources, &Resource{
-		ID:     len(p.cat.Resources),
-		Type:   typ,
-		Title:  title,
-		File:   raw.File,
-		Line:   raw.Line,
-		Params: raw.Parameters,
+		ID:       len(p.cat.Resources),
+		Type:     typ,
+		Title:    title,
+		File:     raw.File,
+		Line:     raw.Line,
+		Exported: raw.Exported,
+		Params:   raw.Parameters,
 	})
 	return nil
 }

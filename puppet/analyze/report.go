@@ -47,7 +47,7 @@ func reconcileReport(statuses []puppet.ResourceStatus, res *interp.Result, g *ca
 	for i := range out {
 		st := &out[i]
 		r, ok := cat.Lookup(st.Ref)
-		if !ok {
+		if !ok || unmarked(st.Ref) {
 			continue // Schedule[daily], Filebucket[puppet]: Puppet's own
 		}
 		seen[r] = true
@@ -61,7 +61,7 @@ func reconcileReport(statuses []puppet.ResourceStatus, res *interp.Result, g *ca
 		}
 	}
 	for _, r := range cat.Resources {
-		if seen[r] || !leaf(r, g) {
+		if seen[r] || !leaf(r, g) || unmarked(r.Ref()) {
 			continue
 		}
 		switch {
@@ -82,11 +82,17 @@ func reconcileReport(statuses []puppet.ResourceStatus, res *interp.Result, g *ca
 // leaf reports whether Puppet evaluates r itself, with a block and a
 // status of its own in the report: not a class, stage or node, not an
 // instance of a defined type (whose type has "::"; Puppet evaluates the
-// resources it declares), nothing that contains other resources.
+// resources it declares), nothing that contains other resources, not
+// exported (@@: the agent does not apply it; saz-ssh's Sshkeys).
 func leaf(r *catalog.Resource, g *catalog.Graph) bool {
 	switch r.Type {
 	case "Class", "Stage", "Node":
 		return false
 	}
-	return !strings.Contains(r.Type, "::") && !g.IsContainer(r)
+	return !r.Exported && !strings.Contains(r.Type, "::") && !g.IsContainer(r)
 }
+
+// unmarked reports whether r's title has a line break: Puppet's marker
+// lines cut it there, so its block cannot be told (mongodb's multi-line
+// Notify), and the trace has no word on it.
+func unmarked(ref string) bool { return strings.ContainsAny(ref, "\n\r") }
