@@ -288,12 +288,18 @@ func checkFailedRunFormats(t *testing.T, dir string, exit int, status, why strin
 	if err := xml.Unmarshal(analyze("junit"), &junit); err != nil || len(junit.Suites) != 1 {
 		t.Fatalf("JUnit: %v", err)
 	}
-	errored := false
+	// The run's failure is one error; an analysis that Puppet's failed
+	// resources leave incomplete is another (fsmove.analysis), and no
+	// other testcase errs.
+	errored, others := false, 0
 	for _, c := range junit.Suites[0].Cases {
 		errored = errored || c.ClassName == "fsmove.run" && c.Error != nil && c.Error.Type == status && strings.Contains(c.Error.Message, why)
+		if c.Error != nil && c.ClassName != "fsmove.run" && c.ClassName != "fsmove.analysis" {
+			others++
+		}
 	}
-	if junit.Errors != 1 || junit.Suites[0].Errors != 1 || !errored {
-		t.Errorf("JUnit: errors=%d, want 1, a testcase fsmove.run in error (%s) saying %q: %+v", junit.Errors, status, why, junit.Suites[0].Cases)
+	if junit.Errors < 1 || junit.Errors > 2 || junit.Suites[0].Errors != junit.Errors || !errored || others > 0 {
+		t.Errorf("JUnit: errors=%d, want a testcase fsmove.run in error (%s) saying %q, and at most fsmove.analysis besides: %+v", junit.Errors, status, why, junit.Suites[0].Cases)
 	}
 
 	var issues []struct {

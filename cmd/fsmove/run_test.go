@@ -216,7 +216,7 @@ func TestRunForceEmptiesTheEarlierRun(t *testing.T) {
 	writeFile(t, filepath.Join(out, "run.json"), `{"status": "ok"}`)
 	writeFile(t, filepath.Join(out, "setup.log"), "old\n")
 	writeFile(t, filepath.Join(out, "graphs", "relationships.dot"), "old\n")
-	f := runFlags{out: out, tracer: "strace", init: "none", image: "fsmove/puppet:bookworm", force: true, keepArtifacts: true}
+	f := runFlags{out: out, tracer: "strace", trusted: true, init: "none", image: "fsmove/puppet:bookworm", force: true, keepArtifacts: true}
 	var stderr bytes.Buffer
 	opts, _, err := runOptions(&f, filepath.Join("..", "..", "testdata", "modules", "clean"))
 	if err != nil || !opts.Force {

@@ -133,10 +133,19 @@ func (r *run) compareApplied(applied string) {
 	cached, err := os.ReadFile(filepath.Join(applied, CatalogFile))
 	if err != nil {
 		r.forged = append(r.forged, "the apply left no catalog in Puppet's cache, where it writes one before the first resource")
-	} else if diff, err := catalogDiff(compiled, cached); err != nil {
+	} else if diff, drift, err := catalogDiff(compiled, cached); err != nil {
 		r.forged = append(r.forged, fmt.Sprintf("the catalog in Puppet's cache after the apply is not a catalog: %v", err))
-	} else if diff != "" {
-		r.forged = append(r.forged, "the catalog in Puppet's cache after the apply differs from the one compiled before it: "+diff)
+	} else {
+		if diff != "" {
+			r.forged = append(r.forged, "the catalog in Puppet's cache after the apply differs from the one compiled before it: "+diff)
+		}
+		if drift != "" {
+			// Said, not held against the run: the analysis reads
+			// the compiled catalog, whose relationships are those
+			// Puppet applied.
+			r.rec.CatalogDrift = drift
+			fmt.Fprintf(r.opts.Log, "fsmove: the module's catalog changes from one compile to the next (%s): the analysis reads the one compiled before the apply\n", drift)
+		}
 	}
 	for _, g := range graphFiles {
 		want, err := os.ReadFile(filepath.Join(dir, GraphsDir, g))
@@ -155,15 +164,20 @@ func (r *run) compareApplied(applied string) {
 
 // catalogDiff says how catalog b differs from a, ignoring what differs
 // between two compiles of the same manifest (version, catalog_uuid): ""
-// when they are the same catalog.
-func catalogDiff(a, b []byte) (string, error) {
+// when they are the same catalog. A difference in resources, edges or
+// relationships is diff; one in other parameters' values only is drift:
+// a module may compute a value at compile time (a Timestamp in a File's
+// content: fixture ni_not_idempotent), which changes from one compile to
+// the next and nothing the analysis rests on, while a forgery that could
+// hide a fault adds a relationship (hostile class catalog).
+func catalogDiff(a, b []byte) (diff, drift string, err error) {
 	ca, err := readCatalogJSON(a)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	cb, err := readCatalogJSON(b)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	var diffs []string
 	diffs = append(diffs, setDiff("resource", ca.resources, cb.resources)...)
@@ -171,14 +185,29 @@ func catalogDiff(a, b []byte) (string, error) {
 	if len(diffs) == 0 && !bytes.Equal(ca.rest, cb.rest) {
 		diffs = append(diffs, "its other fields differ")
 	}
-	return strings.Join(diffs, "; "), nil
+	var drifted []string
+	for ref, v := range cb.values {
+		if av, ok := ca.values[ref]; ok && av != v && ca.resources[ref] == cb.resources[ref] {
+			drifted = append(drifted, ref)
+		}
+	}
+	if len(drifted) > 0 {
+		drift = "parameter values of " + firstFew(drifted)
+	}
+	return strings.Join(diffs, "; "), drift, nil
 }
 
+// relationParams are the metaparameters that order or notify: a change of
+// one is a change of the catalog, not drift.
+var relationParams = []string{"require", "before", "notify", "subscribe"}
+
 // catalogJSON is a catalog reduced to what catalogDiff compares: each
-// resource (by reference, its JSON), each edge, and the other fields but
-// version and catalog_uuid, re-encoded with sorted keys.
+// resource by reference (its JSON with only relationParams of its
+// parameters; values, its parameters), each edge, and the other fields
+// but version and catalog_uuid, re-encoded with sorted keys.
 type catalogJSON struct {
 	resources map[string]string
+	values    map[string]string
 	edges     map[string]string
 	rest      []byte
 }
@@ -188,7 +217,7 @@ func readCatalogJSON(data []byte) (*catalogJSON, error) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, err
 	}
-	c := &catalogJSON{resources: map[string]string{}, edges: map[string]string{}}
+	c := &catalogJSON{resources: map[string]string{}, values: map[string]string{}, edges: map[string]string{}}
 	var resources, edges []map[string]any
 	if raw, ok := doc["resources"]; ok {
 		if err := json.Unmarshal(raw, &resources); err != nil {
@@ -201,8 +230,19 @@ func readCatalogJSON(data []byte) (*catalogJSON, error) {
 		}
 	}
 	for _, res := range resources {
+		ref := fmt.Sprintf("%v[%v]", res["type"], res["title"])
+		params, _ := res["parameters"].(map[string]any)
+		values, _ := json.Marshal(params)
+		c.values[ref] = string(values)
+		relations := map[string]any{}
+		for _, p := range relationParams {
+			if v, ok := params[p]; ok {
+				relations[p] = v
+			}
+		}
+		res["parameters"] = relations
 		enc, _ := json.Marshal(res)
-		c.resources[fmt.Sprintf("%v[%v]", res["type"], res["title"])] = string(enc)
+		c.resources[ref] = string(enc)
 	}
 	for _, e := range edges {
 		edge := fmt.Sprintf("%v -> %v", e["source"], e["target"])

@@ -13,25 +13,31 @@ const (
 )
 
 func TestCatalogDiff(t *testing.T) {
-	if d, err := catalogDiff([]byte(compiledA), []byte(compiledB)); err != nil || d != "" {
-		t.Errorf("two compiles of one manifest: %q, %v; want no difference", d, err)
+	if d, drift, err := catalogDiff([]byte(compiledA), []byte(compiledB)); err != nil || d != "" || drift != "" {
+		t.Errorf("two compiles of one manifest: %q, %q, %v; want no difference", d, drift, err)
+	}
+	// A value computed at compile time (a Timestamp in a content) is
+	// drift, not a difference: the relationships are the same.
+	stamped := strings.Replace(compiledA, `"command":"w"`, `"command":"w at 12:01"`, 1)
+	if d, drift, err := catalogDiff([]byte(compiledA), []byte(stamped)); err != nil || d != "" || drift != `parameter values of "Exec[write]"` {
+		t.Errorf("a value that changes per compile: %q, %q, %v; want drift only", d, drift, err)
 	}
 	// The forgery of issue 43: the missing require added to the cache.
 	forged := strings.Replace(compiledA, `"parameters":{"command":"r"}`, `"parameters":{"command":"r","require":"Exec[write]"}`, 1)
 	forged = strings.Replace(forged, `"edges":[`, `"edges":[{"source":"Exec[write]","target":"Exec[read]"},`, 1)
-	d, err := catalogDiff([]byte(compiledA), []byte(forged))
-	if err != nil || !strings.Contains(d, `resource changed "Exec[read]"`) || !strings.Contains(d, `edge added "Exec[write] -> Exec[read]"`) {
+	d, drift, err := catalogDiff([]byte(compiledA), []byte(forged))
+	if err != nil || drift != "" || !strings.Contains(d, `resource changed "Exec[read]"`) || !strings.Contains(d, `edge added "Exec[write] -> Exec[read]"`) {
 		t.Errorf("forged: %q, %v; want the changed resource and the added edge named", d, err)
 	}
 	removed := strings.Replace(compiledA, `,{"type":"Exec","title":"read","file":"/m/init.pp","line":2,"parameters":{"command":"r"}}`, "", 1)
-	if d, _ := catalogDiff([]byte(compiledA), []byte(removed)); !strings.Contains(d, `resource removed "Exec[read]"`) {
+	if d, _, _ := catalogDiff([]byte(compiledA), []byte(removed)); !strings.Contains(d, `resource removed "Exec[read]"`) {
 		t.Errorf("a resource removed: %q", d)
 	}
 	env := strings.Replace(compiledA, `"production"`, `"other"`, 1)
-	if d, _ := catalogDiff([]byte(compiledA), []byte(env)); d != "its other fields differ" {
+	if d, _, _ := catalogDiff([]byte(compiledA), []byte(env)); d != "its other fields differ" {
 		t.Errorf("another environment: %q", d)
 	}
-	if _, err := catalogDiff([]byte(compiledA), []byte(`{"resources":3}`)); err == nil {
+	if _, _, err := catalogDiff([]byte(compiledA), []byte(`{"resources":3}`)); err == nil {
 		t.Error("a catalog whose resources are a number: no error")
 	}
 }

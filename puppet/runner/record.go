@@ -93,6 +93,11 @@ type RunRecord struct {
 	// CatalogSHA256 is the SHA-256 of catalog.json, compiled before the
 	// apply (compile.go); "" when the compile failed.
 	CatalogSHA256 string `json:"catalog_sha256,omitempty"`
+	// CatalogDrift names the resources whose parameter values differ
+	// between the compiled catalog and the one Puppet cached during the
+	// apply, relationships equal (a value computed at compile time, such
+	// as a timestamp): said, not tampering (compile.go).
+	CatalogDrift string `json:"catalog_drift,omitempty"`
 	// ImageLinks are the image's symbolic links into /run (/var/run →
 	// /run), recorded before the apply (links.go), with their targets.
 	ImageLinks map[string]string `json:"image_links,omitempty"`
