@@ -188,24 +188,23 @@ func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, 
 	r := &run{opts: opts, eng: eng, rec: rec, ctx: ctx, stop: stop}
 	err := r.run(ctx)
 	rec.Finished = time.Now().UTC()
-	var overDisk *DiskBudgetError
-	if err != nil && errors.As(context.Cause(ctx), &overDisk) {
-		// Stopped by the disk watcher: said as the run's own failure.
-		rec.Status, rec.Error = StatusOverBudget, overDisk.Error()
-		rec.OverBudget = append(rec.OverBudget, fmt.Sprintf("the container's disk: %s written, over --max-disk %s",
-			container.FormatBytes(overDisk.Written), container.FormatBytes(overDisk.Budget)))
-		if rec.StoppedStep != "" {
-			rec.Error += " during the " + rec.StoppedStep + " step"
-		}
-		err = errors.New(rec.Error)
-	} else if err != nil && ctx.Err() != nil {
-		// Stopped from outside, whatever error the step saw on its way
-		// out (a closed connection, a killed command).
+	if err != nil && ctx.Err() != nil {
+		// Stopped from outside (Ctrl-C, the timeout) or by the disk
+		// watcher, whatever error the step saw on its way out (a closed
+		// connection, a killed command).
 		rec.Status, rec.Error = StoppedStatus(ctx)
 		if rec.StoppedStep != "" {
 			rec.Error += " during the " + rec.StoppedStep + " step"
 		}
 		err = ctx.Err()
+		var overDisk *DiskBudgetError
+		if errors.As(context.Cause(ctx), &overDisk) {
+			// The module's doing, not the user's: said as the run's
+			// own failure.
+			rec.OverBudget = append(rec.OverBudget, fmt.Sprintf("the container's disk: %s written, over --max-disk %s",
+				container.FormatBytes(overDisk.Written), container.FormatBytes(overDisk.Budget)))
+			err = errors.New(rec.Error)
+		}
 	} else if err != nil {
 		rec.Error = err.Error()
 		if rec.Status == "" {
