@@ -281,9 +281,11 @@ const staleAge = 10 * time.Minute
 // sweepStale removes the subtrees of runs whose container is gone (a
 // container kept with --keep and removed by hand, or a killed fsmove):
 // inUse says whether a container of that name exists. Only empty cgroups
-// go (rmdir refuses the others).
-func (hc *hostCgroups) sweepStale(inUse func(name string) bool) {
+// go (rmdir refuses the others). It returns the subtrees it removed, or
+// with dryRun would remove.
+func (hc *hostCgroups) sweepStale(inUse func(name string) bool, dryRun bool) []string {
 	seen := map[string]bool{}
+	var swept []string
 	for _, m := range hc.mounts {
 		entries, err := os.ReadDir(filepath.Join(m.dir, cgroupBase))
 		if err != nil {
@@ -297,11 +299,16 @@ func (hc *hostCgroups) sweepStale(inUse func(name string) bool) {
 			if _, done := seen[e.Name()]; !done {
 				seen[e.Name()] = !inUse(e.Name())
 			}
-			if seen[e.Name()] {
-				(&runCgroup{hc: &hostCgroups{mounts: []cgroupMount{m}}, run: cgroupBase + "/" + e.Name()}).remove()
+			if !seen[e.Name()] {
+				continue
+			}
+			rc := &runCgroup{hc: &hostCgroups{mounts: []cgroupMount{m}}, run: cgroupBase + "/" + e.Name()}
+			if dryRun || rc.remove() == nil {
+				swept = append(swept, filepath.Join(m.dir, cgroupBase, e.Name()))
 			}
 		}
 	}
+	return swept
 }
 
 func rmdirRetry(dir string) error {

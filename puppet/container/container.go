@@ -134,6 +134,9 @@ func (e *Engine) Create(ctx context.Context, spec Spec) (*Container, error) {
 	for k, v := range spec.Labels {
 		labels[k] = v
 	}
+	if session := e.session(ctx, spec.Image); session != "" {
+		labels[SessionLabel] = session
+	}
 	name, err := uniqueName()
 	if err != nil {
 		return nil, err
@@ -167,11 +170,25 @@ func (e *Engine) Create(ctx context.Context, spec Spec) (*Container, error) {
 
 // sweepStale removes the cgroup subtrees of fsmove's runs whose container is
 // gone (hostCgroups.sweepStale); a name the engine cannot say about is kept.
-func (e *Engine) sweepStale(ctx context.Context, hc *hostCgroups) {
-	hc.sweepStale(func(name string) bool {
+func (e *Engine) sweepStale(ctx context.Context, hc *hostCgroups, dryRun bool) []string {
+	return hc.sweepStale(func(name string) bool {
 		_, err := e.cli.ContainerInspect(ctx, name)
 		return !cerrdefs.IsNotFound(err)
-	})
+	}, dryRun)
+}
+
+// StaleCgroups removes (with dryRun, only lists) the cgroup subtrees that
+// fsmove made on this host for runs whose container is gone; each run
+// sweeps them too. Nothing when the engine is not local.
+func (e *Engine) StaleCgroups(ctx context.Context, dryRun bool) []string {
+	if !e.local {
+		return nil
+	}
+	hc, err := readHostCgroups()
+	if err != nil {
+		return nil
+	}
+	return e.sweepStale(ctx, hc, dryRun)
 }
 
 // DaemonCapNames are capabilities a host's root has and Docker's default
@@ -250,7 +267,7 @@ func (e *Engine) sandbox(ctx context.Context, name string, spec Spec) (*containe
 		if err != nil || !e.local {
 			return host, conf, nil, nil // the engine places it where it likes
 		}
-		e.sweepStale(ctx, hc)
+		e.sweepStale(ctx, hc, false)
 		cg := newRunCgroup(hc, name)
 		host.CgroupParent = cg.parent()
 		conf.CgroupParent = host.CgroupParent
@@ -269,7 +286,7 @@ func (e *Engine) sandbox(ctx context.Context, name string, spec Spec) (*containe
 	if err != nil {
 		return nil, Config{}, nil, err
 	}
-	e.sweepStale(ctx, hc)
+	e.sweepStale(ctx, hc, false)
 	cg := newRunCgroup(hc, name)
 	if host.Mounts, err = cg.mounts(); err != nil {
 		return nil, Config{}, nil, err

@@ -14,6 +14,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
@@ -51,6 +52,11 @@ type Engine struct {
 	local bool
 	// isolatedReady: NetworkIsolated is set up (ensureIsolated).
 	isolatedReady bool
+
+	// The session's reaper (reaper.go), started with the first container.
+	reaperMu  sync.Mutex
+	reaper    *reaper
+	reaperErr error
 }
 
 // HowToStartDocker is the advice printed when the engine cannot be reached.
@@ -103,8 +109,18 @@ func ConnectHost(ctx context.Context, host string) (*Engine, error) {
 	return e, nil
 }
 
-// Close releases the client's connections.
-func (e *Engine) Close() error { return e.cli.Close() }
+// Close ends the session: its reaper removes what is left of it (nothing,
+// when every run removed its container) and exits. Then it releases the
+// client's connections.
+func (e *Engine) Close() error {
+	e.reaperMu.Lock()
+	if e.reaper != nil {
+		e.reaper.close()
+		e.reaper = nil
+	}
+	e.reaperMu.Unlock()
+	return e.cli.Close()
+}
 
 // Labelled lists the IDs of the containers, running or not, that carry
 // fsmove's label: all of them, or (ownOnly) those this process created.

@@ -591,8 +591,12 @@ func (r *run) salvageContext(ctx context.Context) (context.Context, context.Canc
 // which in run.json's container.
 func (r *run) removeContainer(ctx context.Context) error {
 	if r.opts.Keep {
+		if err := r.c.Keep(ctx); err != nil {
+			r.rec.Container = ContainerLeft
+			return err
+		}
 		r.rec.Container = ContainerKept
-		fmt.Fprintf(r.opts.Log, "fsmove: kept container %s (docker rm -f %s removes it)\n", r.c.ShortID(), r.c.ShortID())
+		fmt.Fprintf(r.opts.Log, "fsmove: kept container %s (docker rm -f %s removes it)\n", r.c.Name, r.c.Name)
 		return nil
 	}
 	if err := r.c.Remove(ctx); err != nil {
