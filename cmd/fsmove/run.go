@@ -252,16 +252,31 @@ func runRun(ctx context.Context, abort <-chan struct{}, stdout, stderr io.Writer
 		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
 			return runError{err}
 		}
-		if opts.OutDir, err = os.MkdirTemp(filepath.Dir(final), filepath.Base(final)+".new-"); err != nil {
+		// What killed runs left here is kept, renamed so that it is not
+		// taken for a live run (runner.SweepStaging).
+		swept, _ := runner.SweepStaging(filepath.Dir(final), false)
+		for _, dir := range swept {
+			fmt.Fprintf(stderr, "fsmove: kept what an interrupted run captured: %s\n", dir)
+		}
+		if opts.OutDir, err = os.MkdirTemp(filepath.Dir(final), filepath.Base(final)+runner.StagingInfix); err != nil {
 			return runError{err}
 		}
+		release, err := runner.LockStaging(opts.OutDir)
+		if err != nil {
+			return runError{err}
+		}
+		defer release()
 	}
 	opts.Progress = runner.NewProgress(stderr, f.quiet)
 	var confirm *confirmFlags
 	if f.confirm {
 		confirm = f.confirmFlags
 	}
-	return runAndAnalyze(ctx, stdout, stderr, eng, opts, rf, confirm, !f.keepArtifacts, final)
+	err = runAndAnalyze(ctx, stdout, stderr, eng, opts, rf, confirm, !f.keepArtifacts, final)
+	if rerr := eng.ReaperErr(); rerr != nil {
+		fmt.Fprintf(stderr, "fsmove: warning: the run's containers had no reaper (%v): had fsmove been killed, they would have stayed (docker ps --filter label=fsmove=1)\n", printable.String(rerr.Error()))
+	}
+	return err
 }
 
 // runOptions turns the flags into runner options and the suite chosen

@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/fsmove/fsmove/puppet/container"
+	"golang.org/x/sys/unix"
 )
 
 // OutDirError says why a directory cannot receive a run. EarlierRun: it
@@ -222,4 +224,80 @@ func RemoveRun(dir string) error {
 		return err
 	}
 	return os.Remove(dir)
+}
+
+// StagingInfix and InterruptedInfix name, beside a run's default place,
+// the directory a run captures into (<place>.new-<n>, renamed to the place
+// once its trace and catalog are out) and one whose fsmove was killed
+// before that (<place>.interrupted-<n>, which keeps what it captured).
+const (
+	StagingInfix     = ".new-"
+	InterruptedInfix = ".interrupted-"
+)
+
+// LockStaging holds an exclusive lock on the staging directory dir for as
+// long as this process lives (or until release): the kernel drops it when
+// the process dies, however it dies, which is how SweepStaging tells a dead
+// run's directory from a live one.
+func LockStaging(dir string) (release func(), err error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// stagingGrace keeps SweepStaging off a staging directory just made, whose
+// fsmove has not locked it yet (it does at once, in its next system call).
+const stagingGrace = 5 * time.Second
+
+// SweepStaging finds, in the runs directory runs, the staging directories
+// of runs whose fsmove died (no lock held on them) and renames each to
+// <place>.interrupted-<n>: what it captured is kept, under a name that does
+// not say a run is going on; an empty one is removed. With dryRun it only
+// lists them. It returns the directories kept (their new names, or with
+// dryRun their names).
+func SweepStaging(runs string, dryRun bool) ([]string, error) {
+	entries, err := os.ReadDir(runs)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var swept []string
+	for _, e := range entries {
+		if !e.IsDir() || !strings.Contains(e.Name(), StagingInfix) {
+			continue
+		}
+		dir := filepath.Join(runs, e.Name())
+		if info, err := e.Info(); err != nil || time.Since(info.ModTime()) < stagingGrace {
+			continue
+		}
+		release, err := LockStaging(dir)
+		if err != nil {
+			continue // live, or gone
+		}
+		if !dryRun && os.Remove(dir) == nil {
+			release() // it was empty: killed before it captured anything
+			continue
+		}
+		to := filepath.Join(runs, strings.Replace(e.Name(), StagingInfix, InterruptedInfix, 1))
+		if dryRun {
+			release()
+			swept = append(swept, dir)
+			continue
+		}
+		err = os.Rename(dir, to)
+		release()
+		if err != nil {
+			return swept, err
+		}
+		swept = append(swept, to)
+	}
+	return swept, nil
 }
