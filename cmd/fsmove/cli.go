@@ -60,6 +60,7 @@ func newRootCmd(c *cli) *cobra.Command {
 		newImageCmd(c),
 		newBenchCmd(c),
 		newEBPFCmd(c),
+		newGCCmd(c),
 		newVersionCmd(c),
 	)
 	return root

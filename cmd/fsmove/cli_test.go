@@ -141,7 +141,7 @@ func TestHelpAndCompletion(t *testing.T) {
 		t.Fatalf("--help: exit %d", code)
 	}
 	last := -1
-	for _, name := range []string{"run", "analyze", "lower", "trace", "image", "bench", "ebpf", "version", "completion"} {
+	for _, name := range []string{"run", "analyze", "lower", "trace", "image", "bench", "ebpf", "gc", "version", "completion"} {
 		i := strings.Index(stdout.String(), "\n  "+name+" ")
 		if i < 0 || i < last {
 			t.Errorf("--help lists %q at %d, after %d:\n%s", name, i, last, stdout.String())

@@ -1,0 +1,246 @@
+package main
+
+// End-to-end tests of a killed "fsmove run": the fsmove binary runs as a
+// child process with a real Docker Engine and a real puppet apply, and gets
+// SIGKILL at each phase. Nothing of fsmove's can act on SIGKILL: its
+// session's reaper (puppet/container/reaper.go) must remove its container,
+// and the next fsmove must keep what the killed one captured, under a name
+// that says it was interrupted.
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/runner"
+)
+
+func TestE2ERunKilled(t *testing.T) {
+	requireDocker(t)
+	eng, err := container.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.EnsureImage(context.Background(), container.ImageOptions{}); err != nil {
+		eng.Close()
+		t.Fatalf("image: %v", err)
+	}
+	eng.Close()
+	useBuiltBinary(t)
+	bin := os.Getenv("FSMOVE_BINARY")
+	module, err := filepath.Abs(filepath.Join("..", "..", "testdata", "modules", "clean"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold := "include clean\nexec { 'fsmove-test-hold': command => '/bin/sleep 600', timeout => 0 }"
+	cases := []struct {
+		name    string
+		args    []string
+		env     []string
+		waitFor string
+		delay   time.Duration
+		// captured: the killed run had its catalog and some trace out;
+		// settled: and it was in the run's place already (the analysis
+		// step comes after the copy has put it there).
+		captured, settled bool
+	}{
+		{name: "container start", waitFor: "fsmove: container starting"},
+		{name: "apply", args: []string{"-e", hold}, waitFor: "fsmove: apply     puppet apply", delay: 3 * time.Second, captured: true},
+		{name: "copy", env: []string{"FSMOVE_TEST_HOLD=copy:60s"}, waitFor: "fsmove: copy      copying", captured: true},
+		{name: "analysis", env: []string{"FSMOVE_TEST_HOLD=analyze:60s"}, waitFor: "fsmove: analyze   analyzing", captured: true, settled: true},
+	}
+	for _, c := range cases {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			state := t.TempDir()
+			env := append(os.Environ(), "XDG_STATE_HOME="+state)
+			args := append([]string{"run", "--init", "none"}, c.args...)
+			cmd := exec.Command(bin, append(args, module)...)
+			cmd.Env = append(env, c.env...)
+			stderrPipe, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pid := cmd.Process.Pid
+			defer removeContainersOf(t, pid)
+			var mu sync.Mutex
+			var stderr strings.Builder
+			seen := make(chan struct{})
+			var once sync.Once
+			go func() {
+				sc := bufio.NewScanner(stderrPipe)
+				for sc.Scan() {
+					mu.Lock()
+					stderr.WriteString(sc.Text() + "\n")
+					mu.Unlock()
+					if strings.Contains(sc.Text(), c.waitFor) {
+						once.Do(func() { close(seen) })
+					}
+				}
+			}()
+			text := func() string { mu.Lock(); defer mu.Unlock(); return stderr.String() }
+			select {
+			case <-seen:
+			case <-time.After(3 * time.Minute):
+				cmd.Process.Kill()
+				t.Fatalf("no %q after 3 minutes; stderr:\n%s", c.waitFor, text())
+			}
+			time.Sleep(c.delay)
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			cmd.Wait()
+			killed := time.Now()
+
+			// The reaper removes the killed run's containers; within a
+			// minute is the promise, and it is at once here.
+			var left []string
+			for deadline := killed.Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {
+				if left = containersOf(t, pid); len(left) == 0 || time.Now().After(deadline) {
+					break
+				}
+			}
+			if len(left) > 0 {
+				t.Fatalf("containers of the killed fsmove (pid %d) left a minute later: %v; stderr:\n%s", pid, left, text())
+			}
+			t.Logf("%s: no container left %.1fs after SIGKILL", c.name, time.Since(killed).Seconds())
+
+			// The next fsmove keeps what the killed one captured.
+			runs := filepath.Join(state, "fsmove", "runs")
+			time.Sleep(time.Until(killed.Add(6 * time.Second))) // runner's grace for a staging directory
+			gc := exec.Command(bin, "gc")
+			gc.Env = env
+			out, err := gc.CombinedOutput()
+			if err != nil {
+				t.Fatalf("fsmove gc: %v\n%s", err, out)
+			}
+			kept, _ := filepath.Glob(filepath.Join(runs, "*"+runner.InterruptedInfix+"*"))
+			staging, _ := filepath.Glob(filepath.Join(runs, "*"+runner.StagingInfix+"*"))
+			if len(staging) > 0 {
+				t.Errorf("staging directories left as if live: %v", staging)
+			}
+			if !c.captured {
+				return
+			}
+			dir := ""
+			if c.settled {
+				places, _ := filepath.Glob(filepath.Join(runs, "clean-*"))
+				if len(kept) != 0 || len(places) != 1 {
+					t.Fatalf("runs directory holds %v, want the run's place only", places)
+				}
+				dir = places[0]
+			} else {
+				if len(kept) != 1 || !strings.Contains(string(out), kept[0]) {
+					t.Fatalf("interrupted runs kept: %v; fsmove gc said:\n%s", kept, out)
+				}
+				dir = kept[0]
+			}
+			for _, name := range []string{runner.CatalogFile, runner.TraceFile} {
+				if info, err := os.Stat(filepath.Join(dir, name)); err != nil || info.Size() == 0 {
+					t.Errorf("%s of the killed run not kept: %v", name, err)
+				}
+			}
+		})
+	}
+}
+
+// TestE2ERunKeep: a container kept with --keep outlives its session (its
+// reaper leaves it), and fsmove gc leaves it too.
+func TestE2ERunKeep(t *testing.T) {
+	requireDocker(t)
+	useBuiltBinary(t)
+	bin := os.Getenv("FSMOVE_BINARY")
+	module, err := filepath.Abs(filepath.Join("..", "..", "testdata", "modules", "clean"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "run", "--init", "none", "--keep", "--out", filepath.Join(t.TempDir(), "out"), module)
+	out, err := cmd.CombinedOutput()
+	pid := cmd.ProcessState.Pid()
+	defer removeContainersOf(t, pid)
+	if err != nil {
+		t.Fatalf("fsmove run --keep: %v\n%s", err, out)
+	}
+	_, name, ok := strings.Cut(string(out), "fsmove: kept container ")
+	name, _, _ = strings.Cut(name, " ")
+	if !ok || !strings.HasPrefix(name, "fsmove-kept-") {
+		t.Fatalf("no kept container named fsmove-kept-… in the output:\n%s", out)
+	}
+	gc := exec.Command(bin, "gc")
+	if out, err := gc.CombinedOutput(); err != nil || strings.Contains(string(out), name) {
+		t.Errorf("fsmove gc: %v\n%s", err, out)
+	}
+	time.Sleep(2 * time.Second) // the reaper had the session's end when fsmove exited
+	if left := containersOf(t, pid); len(left) != 1 {
+		t.Errorf("containers of the run after it ended: %v, want the kept one", left)
+	}
+}
+
+// TestE2EBenchKilled: fsmove bench killed with SIGKILL while its workers'
+// containers run leaves none of them, and --resume then makes the whole
+// table.
+func TestE2EBenchKilled(t *testing.T) {
+	requireDocker(t)
+	useBuiltBinary(t)
+	bin := os.Getenv("FSMOVE_BINARY")
+	modules, err := filepath.Abs(filepath.Join("..", "..", "testdata", "modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	corpusFile := filepath.Join(tmp, "corpus.txt")
+	if err := os.WriteFile(corpusFile, []byte(modules+"/clean\n"+modules+"/mor_exec_reads_file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "out")
+	cmd := exec.Command(bin, "bench", "--out", out, "--workers", "2", "--untraced", "--init", "none", corpusFile)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	defer removeContainersOf(t, pid)
+	for deadline := time.Now().Add(3 * time.Minute); len(containersOf(t, pid)) == 0; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the bench started no container in 3 minutes")
+		}
+	}
+	time.Sleep(2 * time.Second)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	killed := time.Now()
+	var left []string
+	for deadline := killed.Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {
+		if left = containersOf(t, pid); len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(left) > 0 {
+		t.Fatalf("containers of the killed bench left a minute later: %v", left)
+	}
+	t.Logf("no container left %.1fs after SIGKILL", time.Since(killed).Seconds())
+
+	resume := exec.Command(bin, "bench", "--out", out, "--workers", "2", "--untraced", "--init", "none", "--resume", "--quiet", corpusFile)
+	if stdout, err := resume.CombinedOutput(); err != nil {
+		t.Fatalf("bench --resume: %v\n%s", err, stdout)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"clean", "mor_exec_reads_file"} {
+		if !strings.Contains(string(data), "\n"+m+",") {
+			t.Errorf("results.csv after --resume has no row for %s:\n%s", m, data)
+		}
+	}
+}
