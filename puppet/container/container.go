@@ -543,11 +543,19 @@ func (c *Container) Exec(ctx context.Context, cmd []string, env []string, out io
 	}
 }
 
+// cmdName names cmd in an error: a shell script is not quoted whole.
 func cmdName(cmd []string) string {
-	if len(cmd) == 0 {
+	switch {
+	case len(cmd) == 0:
 		return "(empty command)"
+	case len(cmd) >= 3 && cmd[1] == "-c":
+		return cmd[0] + " -c (a script)"
 	}
-	return strings.Join(cmd, " ")
+	s := strings.Join(cmd, " ")
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
 }
 
 // CopyIn unpacks a tar stream into the container at dir (which must exist;

@@ -259,25 +259,30 @@ func runReaper(session string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for sc.Scan() {
 		clean = clean || sc.Text() == reaperBye
 	}
-	removeSession(ctx, cli, session, stderr)
-	if clean {
-		return 0
-	}
+	// A look the engine does not answer (the connection that ended the
+	// session failed with it) is tried again until the last look's time.
 	start := time.Now()
-	for _, at := range reaperLooks {
+	giveUp := start.Add(reaperLooks[len(reaperLooks)-1])
+	for _, at := range append([]time.Duration{0}, reaperLooks...) {
 		time.Sleep(time.Until(start.Add(at)))
-		removeSession(ctx, cli, session, stderr)
+		for removeSession(ctx, cli, session, stderr) != nil && time.Now().Before(giveUp) {
+			time.Sleep(2 * time.Second)
+		}
+		if clean {
+			return 0
+		}
 	}
 	return 0
 }
 
-// removeSession removes every container of the session, running or not.
-func removeSession(ctx context.Context, cli *client.Client, session string, stderr io.Writer) {
+// removeSession removes every container of the session, running or not;
+// an error is the engine's not answering the list.
+func removeSession(ctx context.Context, cli *client.Client, session string, stderr io.Writer) error {
 	list, err := cli.ContainerList(ctx, container.ListOptions{All: true,
 		Filters: filters.NewArgs(filters.Arg("label", SessionLabel+"="+session))})
 	if err != nil {
 		fmt.Fprintf(stderr, "fsmove reaper: list: %v\n", err)
-		return
+		return err
 	}
 	for _, c := range list {
 		if kept(c.Names) {
@@ -290,6 +295,7 @@ func removeSession(ctx context.Context, cli *client.Client, session string, stde
 			fmt.Fprintf(stderr, "fsmove reaper: remove %.12s: %v\n", c.ID, err)
 		}
 	}
+	return nil
 }
 
 // Leftover is a container of a session that has ended: its reaper is not

@@ -25,7 +25,7 @@ done; true`
 func (r *run) recordUnits(ctx context.Context) {
 	unmet, err := r.unmetConditions(ctx)
 	if err != nil {
-		fmt.Fprintf(r.opts.Log, "fsmove: the node's journal cannot be read (why a service was not observed is not said): %v\n", err)
+		r.warnf(err, "fsmove: the node's journal cannot be read (why a service was not observed is not said): %v\n", err)
 	}
 	if len(unmet) > 0 {
 		r.rec.UnmetConditions = unmet

@@ -74,7 +74,7 @@ func (r *run) watchDisk(ctx context.Context) (end func()) {
 			}
 		}
 		if ctx.Err() == nil {
-			fmt.Fprintf(r.opts.Log, "fsmove: the container's disk cannot be measured (%v): --max-disk does not hold\n", err)
+			r.warnf(err, "fsmove: the container's disk cannot be measured (%v): --max-disk does not hold\n", err)
 		}
 	}()
 	return func() {

@@ -118,7 +118,7 @@ func (r *run) installLift(ctx context.Context) {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(r.opts.Log, "fsmove: conditions a container cannot meet are not lifted (a daemon they stop is not observed): %v\n", err)
+		r.warnf(err, "fsmove: conditions a container cannot meet are not lifted (a daemon they stop is not observed): %v\n", err)
 	}
 }
 

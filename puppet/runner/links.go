@@ -38,7 +38,7 @@ func (r *run) recordImageLinks(ctx context.Context) {
 		err = fmt.Errorf("find exited %d", status)
 	}
 	if err != nil {
-		fmt.Fprintf(r.opts.Log, "fsmove: the image's links are not known (a path through /var/run is not one with /run): %v\n", err)
+		r.warnf(err, "fsmove: the image's links are not known (a path through /var/run is not one with /run): %v\n", err)
 		return
 	}
 	if links := parseRunLinks(&out); len(links) > 0 {

@@ -57,7 +57,11 @@ type RunRecord struct {
 	// Status sums up the run: ok, puppet-failed, compile-failed, timeout,
 	// interrupted, infra-error.
 	Status string `json:"status"`
-	Error  string `json:"error,omitempty"`
+	// Error is why the run failed, in one line; ErrorChain, when the
+	// cause was said for it (the engine went away, the disk is full), is
+	// the error as the call that met it saw it.
+	Error      string `json:"error,omitempty"`
+	ErrorChain string `json:"error_chain,omitempty"`
 	// StoppedStep is the step that failed, or that was running when the
 	// run was interrupted or timed out (image, container, modules, setup,
 	// apply, copy, analyze).

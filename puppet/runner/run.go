@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fsmove/fsmove/detector"
@@ -183,6 +184,9 @@ func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, 
 	if err := prepareOutDir(opts.OutDir, opts.Force); err != nil {
 		return nil, err
 	}
+	if err := reserveRecord(*rec, opts.OutDir); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	r := &run{opts: opts, eng: eng, rec: rec, ctx: ctx, stop: stop}
@@ -207,6 +211,13 @@ func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, 
 		}
 	} else if err != nil {
 		rec.Error = err.Error()
+		if why := r.cause(err); why != "" {
+			if rec.StoppedStep != "" {
+				why += " during the " + rec.StoppedStep + " step"
+			}
+			rec.Error, rec.ErrorChain = why, underlying(err).Error()
+			err = &causeError{line: why, err: err}
+		}
 		if rec.Status == "" {
 			rec.Status = StatusInfraError
 		}
@@ -280,6 +291,13 @@ func (r *run) step(ctx context.Context, name, msg string, fn func(s *Step) (stri
 		return nil
 	}
 	if err != nil {
+		if ctx.Err() == nil {
+			if gone := r.gone(err); gone != nil {
+				err = gone // said by its cause, asked of the engine once
+			} else if errors.Is(err, syscall.ENOSPC) {
+				err = &causeError{line: diskFull(r.opts.OutDir), err: err}
+			}
+		}
 		detail := lines.First(err.Error())
 		if ctx.Err() != nil && r.ctx.Err() != nil {
 			_, detail = StoppedStatus(r.ctx)
@@ -984,7 +1002,7 @@ func (r *run) saveNodeState(ctx context.Context, script, file, lost string) {
 		err = os.WriteFile(filepath.Join(r.opts.OutDir, file), buf.Bytes(), 0o644)
 	}
 	if err != nil {
-		fmt.Fprintf(r.opts.Log, "fsmove: %s not saved (%s): %v\n", file, lost, err)
+		r.warnf(err, "fsmove: %s not saved (%s): %v\n", file, lost, err)
 	}
 }
 

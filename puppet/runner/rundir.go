@@ -90,13 +90,48 @@ func FindTrace(dir string) (string, bool) {
 	return "", false
 }
 
-// Write writes the record to dir/run.json.
+// Write writes the record to dir/run.json, over what reserveRecord wrote
+// there: into the blocks it holds already, so that a disk that filled up
+// during the run still takes the record.
 func (r *RunRecord) Write(dir string) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, RunJSON), append(data, '\n'), 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, RunJSON), os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(data, '\n'))
+	if err == nil {
+		err = f.Truncate(int64(len(data) + 1))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// recordReserve is the room run.json takes from the start of a run (a
+// record is a few kB).
+const recordReserve = 64 << 10
+
+// reserveRecord writes, as the run starts, the record that stays if fsmove
+// never gets to write the real one (it was killed): status interrupted,
+// padded with blanks to recordReserve so that Write has its room.
+func reserveRecord(rec RunRecord, dir string) error {
+	rec.Status = StatusInterrupted
+	rec.Error = "fsmove ended before the run did (it was killed, or its machine stopped): this record is the one written when the run started"
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	pad := make([]byte, max(recordReserve-len(data), 1))
+	for i := range pad {
+		pad[i] = ' '
+	}
+	pad[len(pad)-1] = '\n'
+	return os.WriteFile(filepath.Join(dir, RunJSON), append(data, pad...), 0o644)
 }
 
 // ReadRecord reads dir/run.json.

@@ -9,7 +9,6 @@ package runner
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 
 	"github.com/fsmove/fsmove/puppet/container"
@@ -41,7 +40,7 @@ func (r *run) copySources(ctx context.Context) {
 			rc.Close()
 		}
 		if err != nil {
-			fmt.Fprintf(r.opts.Log, "fsmove: %s's manifests not copied (reports show its files in the image): %v\n", f.Name, err)
+			r.warnf(err, "fsmove: %s's manifests not copied (reports show its files in the image): %v\n", f.Name, err)
 			continue
 		}
 		if r.rec.PathMap == nil {

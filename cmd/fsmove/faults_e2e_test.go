@@ -1,15 +1,21 @@
 package main
 
-// End-to-end tests of a killed "fsmove run": the fsmove binary runs as a
-// child process with a real Docker Engine and a real puppet apply, and gets
-// SIGKILL at each phase. Nothing of fsmove's can act on SIGKILL: its
-// session's reaper (puppet/container/reaper.go) must remove its container,
-// and the next fsmove must keep what the killed one captured, under a name
-// that says it was interrupted.
+// End-to-end tests of faults fsmove must come through, with the fsmove
+// binary as a child process, a real Docker Engine and a real puppet apply:
+// SIGKILL of fsmove run at each phase and of fsmove bench (nothing of
+// fsmove's can act on it: its session's reaper, puppet/container/reaper.go,
+// must remove its containers, and the next fsmove must keep what the killed
+// one captured, under a name that says it was interrupted), the engine's
+// socket cut mid-apply, and a full output disk. Each checks the exit
+// status, the one line that says the cause, that no container is left and
+// that nothing captured is lost.
 
 import (
 	"bufio"
 	"context"
+	"errors"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsmove/fsmove/internal/testenv"
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
 )
@@ -144,6 +151,9 @@ func TestE2ERunKilled(t *testing.T) {
 					t.Fatalf("interrupted runs kept: %v; fsmove gc said:\n%s", kept, out)
 				}
 				dir = kept[0]
+				if rec, err := runner.ReadRecord(dir); err != nil || rec.Status != runner.StatusInterrupted {
+					t.Errorf("run.json of the killed run: %v, %+v", err, rec)
+				}
 			}
 			for _, name := range []string{runner.CatalogFile, runner.TraceFile} {
 				if info, err := os.Stat(filepath.Join(dir, name)); err != nil || info.Size() == 0 {
@@ -242,5 +252,211 @@ func TestE2EBenchKilled(t *testing.T) {
 		if !strings.Contains(string(data), "\n"+m+",") {
 			t.Errorf("results.csv after --resume has no row for %s:\n%s", m, data)
 		}
+	}
+}
+
+// engineProxy forwards a unix socket to the Docker engine's, so that a
+// test can cut fsmove from the engine without stopping the engine: cut
+// closes every connection and refuses new ones until restore.
+type engineProxy struct {
+	path, engine string
+	ln           net.Listener
+	mu           sync.Mutex
+	conns        []net.Conn
+	refuse       bool
+}
+
+func startEngineProxy(t *testing.T) *engineProxy {
+	t.Helper()
+	engine := "/var/run/docker.sock"
+	if h, ok := strings.CutPrefix(os.Getenv("DOCKER_HOST"), "unix://"); ok {
+		engine = h
+	}
+	p := &engineProxy{path: filepath.Join(t.TempDir(), "engine.sock"), engine: engine}
+	ln, err := net.Listen("unix", p.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.ln = ln
+	t.Cleanup(func() { ln.Close(); p.cut() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			refuse := p.refuse
+			p.mu.Unlock()
+			if refuse {
+				c.Close()
+				continue
+			}
+			up, err := net.Dial("unix", engine)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, up)
+			p.mu.Unlock()
+			go func() { io.Copy(up, c); up.Close() }()
+			go func() { io.Copy(c, up); c.Close() }()
+		}
+	}()
+	return p
+}
+
+func (p *engineProxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.refuse = true
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+func (p *engineProxy) restore() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.refuse = false
+}
+
+// TestE2EEngineGone: the engine's socket closes during the apply. fsmove
+// exits 3 with one line that says so, blames nothing else (no warning about
+// the image, no shell script), keeps the trace it had, and its container
+// is removed by the reaper once the engine answers again.
+func TestE2EEngineGone(t *testing.T) {
+	requireDocker(t)
+	useBuiltBinary(t)
+	bin := os.Getenv("FSMOVE_BINARY")
+	module, err := filepath.Abs(filepath.Join("..", "..", "testdata", "modules", "clean"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := startEngineProxy(t)
+	out := filepath.Join(t.TempDir(), "out")
+	hold := "include clean\nexec { 'fsmove-test-hold': command => '/bin/sleep 600', timeout => 0 }"
+	cmd := exec.Command(bin, "run", "--init", "none", "-e", hold, "--out", out, module)
+	cmd.Env = append(os.Environ(), "DOCKER_HOST=unix://"+proxy.path)
+	stderrPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	defer removeContainersOf(t, pid)
+	var mu sync.Mutex
+	var stderr strings.Builder
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		sc := bufio.NewScanner(stderrPipe)
+		for sc.Scan() {
+			mu.Lock()
+			stderr.WriteString(sc.Text() + "\n")
+			mu.Unlock()
+		}
+	}()
+	text := func() string { mu.Lock(); defer mu.Unlock(); return stderr.String() }
+	waitStderr(t, text, "fsmove: apply     puppet apply")
+	time.Sleep(3 * time.Second)
+	proxy.cut()
+	cut := time.Now()
+	<-read
+	err = cmd.Wait()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitRun {
+		t.Errorf("exit: %v, want %d; stderr:\n%s", err, exitRun, text())
+	}
+	t.Logf("fsmove exited %.1fs after the cut; stderr:\n%s", time.Since(cut).Seconds(), text())
+	errText := text()
+	want := "the Docker engine at unix://" + proxy.path + " went away during the apply step"
+	if !strings.Contains(errText, want) {
+		t.Errorf("stderr does not say %q:\n%s", want, errText)
+	}
+	for _, blame := range []string{"/bin/sh -c", "not saved", "no dpkg", "not known", "not copied"} {
+		if strings.Contains(errText, blame) {
+			t.Errorf("stderr says %q, which follows from the engine going away:\n%s", blame, errText)
+		}
+	}
+	rec, err := runner.ReadRecord(out)
+	if err != nil || rec.Error != want || rec.ErrorChain == "" {
+		t.Errorf("run.json: %v; error %q, error_chain %q", err, rec.Error, rec.ErrorChain)
+	}
+	if info, err := os.Stat(filepath.Join(out, runner.CatalogFile)); err != nil || info.Size() == 0 {
+		t.Errorf("the catalog compiled before the apply is not kept: %v", err)
+	}
+
+	proxy.restore()
+	var left []string
+	for deadline := cut.Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {
+		if left = containersOf(t, pid); len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("containers of the cut-off fsmove left a minute later: %v", left)
+	}
+	t.Logf("no container left %.1fs after the cut", time.Since(cut).Seconds())
+}
+
+// TestE2EOutputDiskFull: --out is on a disk that fills during the apply
+// (a 2 MiB tmpfs; the trace outgrows it). fsmove exits 3 with one line that
+// names the disk, blames nothing else, keeps the catalog, the trace so far
+// and run.json, and leaves no container.
+func TestE2EOutputDiskFull(t *testing.T) {
+	requireDocker(t)
+	useBuiltBinary(t)
+	bin := os.Getenv("FSMOVE_BINARY")
+	module, err := filepath.Abs(filepath.Join("..", "..", "testdata", "modules", "clean"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk := t.TempDir()
+	if err := syscall.Mount("tmpfs", disk, "tmpfs", 0, "size=2m"); err != nil {
+		if testenv.Required() {
+			t.Fatalf("a small tmpfs for --out: %v (the test needs root)", err)
+		}
+		t.Skipf("a small tmpfs for --out: %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(disk, syscall.MNT_DETACH) })
+	out := filepath.Join(disk, "out")
+	cmd := exec.Command(bin, "run", "--init", "none", "--out", out, module)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	pid := cmd.ProcessState.Pid()
+	defer removeContainersOf(t, pid)
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitRun {
+		t.Errorf("exit: %v, want %d; stderr:\n%s", err, exitRun, stderr.String())
+	}
+	want := "fsmove run: the disk holding " + out + " is full"
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr does not say %q:\n%s", want, stderr.String())
+	}
+	for _, blame := range []string{"not saved", "no dpkg", "not known", "not copied"} {
+		if strings.Contains(stderr.String(), blame) {
+			t.Errorf("stderr says %q, which follows from the full disk:\n%s", blame, stderr.String())
+		}
+	}
+	rec, err := runner.ReadRecord(out)
+	if err != nil {
+		t.Fatalf("run.json: %v", err)
+	}
+	if !strings.HasPrefix(rec.Error, strings.TrimPrefix(want, "fsmove run: ")) || !strings.Contains(rec.ErrorChain, "no space left on device") {
+		t.Errorf("run.json: error %q, error_chain %q", rec.Error, rec.ErrorChain)
+	}
+	for _, name := range []string{runner.CatalogFile, runner.TraceFile} {
+		if info, err := os.Stat(filepath.Join(out, name)); err != nil || info.Size() == 0 {
+			t.Errorf("%s not kept: %v", name, err)
+		}
+	}
+	if left := containersOf(t, pid); len(left) > 0 {
+		t.Errorf("containers left: %v", left)
 	}
 }

@@ -1,0 +1,91 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+
+	"github.com/fsmove/fsmove/puppet/container"
+	"golang.org/x/sys/unix"
+)
+
+// A failure whose cause is outside the run (the Docker engine went away,
+// the disk that receives the run is full) is said once, by that cause, in
+// one line; what merely follows from it (an artifact that could not be
+// copied, a query that could not run) is not said again.
+
+// causeError is a run's error said by its cause; run.json's error_chain
+// keeps what the failing call saw.
+type causeError struct {
+	line string
+	err  error
+}
+
+func (e *causeError) Error() string { return e.line }
+func (e *causeError) Unwrap() error { return e.err }
+
+// underlying is err without the layers that say its cause: what the call
+// that failed saw.
+func underlying(err error) error {
+	for {
+		var said *causeError
+		var gone *container.EngineGoneError
+		switch {
+		case errors.As(err, &said):
+			err = said.err
+		case errors.As(err, &gone):
+			err = gone.Err
+		default:
+			return err
+		}
+	}
+}
+
+// cause is the one line that says err's cause when it is outside the run,
+// or "".
+func (r *run) cause(err error) string {
+	var said *causeError
+	if errors.As(err, &said) {
+		return said.line
+	}
+	if gone := r.gone(err); gone != nil {
+		return gone.Error()
+	}
+	if errors.Is(err, syscall.ENOSPC) {
+		return diskFull(r.opts.OutDir)
+	}
+	return ""
+}
+
+// gone is err as an *container.EngineGoneError when the engine's
+// connection is its cause (container.Engine.Gone).
+func (r *run) gone(err error) *container.EngineGoneError {
+	if r.eng == nil {
+		return nil
+	}
+	return r.eng.Gone(err)
+}
+
+// followsFailure says whether err only follows from a failure whose cause
+// is said (cause): a warning about it would blame the wrong thing.
+func followsFailure(err error) bool {
+	return container.EngineGone(err) || errors.Is(err, syscall.ENOSPC)
+}
+
+// warnf prints a warning about err on the run's log, unless err follows
+// from a failure said by its cause.
+func (r *run) warnf(err error, format string, a ...any) {
+	if followsFailure(err) {
+		return
+	}
+	fmt.Fprintf(r.opts.Log, format, a...)
+}
+
+// diskFull says that the disk holding dir is full, and how much is free.
+func diskFull(dir string) string {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return fmt.Sprintf("the disk holding %s is full", dir)
+	}
+	return fmt.Sprintf("the disk holding %s is full (%s free)", dir, container.FormatBytes(int64(st.Bavail)*st.Bsize))
+}
