@@ -7,6 +7,7 @@
 #                       (ORIGINAL=BIN: also the medians and ratios against the original FSMoVe)
 #   make bench-debian   run every Debian puppet-module-* package (resumable) and refresh bench/results/
 #   make bench-tracers  apply a fixture untraced and under each tracer, alternating; print median slowdowns
+#   make test-load      the end-to-end tests with a CPU hog on every core beside them, LOAD_RUNS times
 #   make pgo TRACE=DIR  refresh cmd/fsmove/default.pgo from analyses of a saved run (trace.log, catalog.json)
 export PATH := /usr/local/go/bin:$(PATH)
 GO ?= go
@@ -22,7 +23,7 @@ PREFIX ?= /usr/local
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS := $(if $(VERSION),-X main.version=$(VERSION))
 
-.PHONY: build install setup demo test unit fuzz bench bench-analyze bench-debian bench-tracers pgo clean
+.PHONY: build install setup demo test test-load unit fuzz bench bench-analyze bench-debian bench-tracers pgo clean
 
 build:
 	$(GO) build -buildvcs=auto -ldflags '$(LDFLAGS)' -o bin/fsmove ./cmd/fsmove
@@ -44,6 +45,13 @@ unit:
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 60m ./...
+
+# A verdict must not depend on how busy the machine is: the end-to-end tests
+# (LOAD_TESTS, a go test -run pattern) with a CPU hog on every core, LOAD_RUNS times.
+LOAD_RUNS ?= 5
+LOAD_TESTS ?= E2E
+test-load: setup
+	FSMOVE_E2E=1 .ci/load $(LOAD_RUNS) $(GO) test -count=1 -timeout 60m -run '$(LOAD_TESTS)' ./...
 
 # Short, bounded runs of every fuzz target (go test -fuzz takes one target at a time).
 fuzz:

@@ -460,3 +460,65 @@ func TestE2EOutputDiskFull(t *testing.T) {
 		t.Errorf("containers left: %v", left)
 	}
 }
+
+// TestE2EConcurrentRunsOneState: three runs of one module at once, with one
+// state directory (the default --out place). Each gives the module's
+// verdict; none takes another's live staging directory for a dead run's;
+// the place ends holding one whole run and nothing is left beside it.
+func TestE2EConcurrentRunsOneState(t *testing.T) {
+	requireDocker(t)
+	useBuiltBinary(t)
+	bin := os.Getenv("FSMOVE_BINARY")
+	module, err := filepath.Abs(filepath.Join("..", "..", "testdata", "modules", "mor_exec_reads_file"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	const n = 3
+	var wg sync.WaitGroup
+	codes := make([]int, n)
+	outputs := make([]string, n)
+	pids := make([]int, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(bin, "run", "--init", "none", "--format", "json", module)
+			cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
+			out, err := cmd.CombinedOutput()
+			outputs[i] = string(out)
+			pids[i] = cmd.ProcessState.Pid()
+			var exitErr *exec.ExitError
+			if errors.As(err, &exitErr) {
+				codes[i] = exitErr.ExitCode()
+			} else if err != nil {
+				codes[i] = -1
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range n {
+		defer removeContainersOf(t, pids[i])
+		if codes[i] != exitFindings {
+			t.Errorf("run %d: exit %d, want %d (its MOR):\n%s", i, codes[i], exitFindings, outputs[i])
+		}
+		if left := containersOf(t, pids[i]); len(left) > 0 {
+			t.Errorf("run %d left containers %v", i, left)
+		}
+	}
+	entries, err := os.ReadDir(filepath.Join(state, "fsmove", "runs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 1 || !strings.HasPrefix(names[0], "mor_exec_reads_file-") || strings.Contains(names[0], ".") {
+		t.Fatalf("the runs directory holds %v, want the module's place only", names)
+	}
+	rec, err := runner.ReadRecord(filepath.Join(state, "fsmove", "runs", names[0]))
+	if err != nil || rec.Status != runner.StatusOK {
+		t.Errorf("the place's run.json: %v, %+v", err, rec)
+	}
+}
