@@ -7,6 +7,7 @@
 #                       (ORIGINAL=BIN: also the medians and ratios against the original FSMoVe)
 #   make bench-debian   run every Debian puppet-module-* package (resumable) and refresh bench/results/
 #   make bench-tracers  apply a fixture untraced and under each tracer, alternating; print median slowdowns
+#   make bench-faults   a corpus benched under random SIGKILLs and --resume must end as an undisturbed one
 #   make test-load      the end-to-end tests with a CPU hog on every core beside them, LOAD_RUNS times
 #   make pgo TRACE=DIR  refresh cmd/fsmove/default.pgo from analyses of a saved run (trace.log, catalog.json)
 export PATH := /usr/local/go/bin:$(PATH)
@@ -23,10 +24,13 @@ PREFIX ?= /usr/local
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS := $(if $(VERSION),-X main.version=$(VERSION))
 
-.PHONY: build install setup demo test test-load unit fuzz bench bench-analyze bench-debian bench-tracers pgo clean
+.PHONY: build install setup demo test test-load unit fuzz bench bench-analyze bench-debian bench-tracers bench-faults pgo clean
 
+# Static (no cgo): the session's reaper runs this binary in a container of
+# the run's image, whose C library it must not depend on (docs/DESIGN.md,
+# "Nothing left running").
 build:
-	$(GO) build -buildvcs=auto -ldflags '$(LDFLAGS)' -o bin/fsmove ./cmd/fsmove
+	CGO_ENABLED=0 $(GO) build -buildvcs=auto -ldflags '$(LDFLAGS)' -o bin/fsmove ./cmd/fsmove
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
@@ -131,6 +135,16 @@ BENCH_RUNS ?= 5
 BENCH_TRACERS ?=
 bench-tracers: setup
 	FSMOVE_BENCH_RUNS=$(BENCH_RUNS) FSMOVE_BENCH_TRACERS=$(BENCH_TRACERS) $(GO) test -run='^$$' -bench='^BenchmarkTracerOverhead$$' -benchtime=1x -timeout 2h ./tracer/ptrace
+
+# Crash soak (bench/faults): FAULT_CORPUS benched undisturbed, then under
+# FAULT_KILLS random SIGKILLs each followed by --resume; the tables must agree
+# and no container of the killed benches be left. By default the bundled
+# fixtures, untraced applies included.
+FAULT_CORPUS ?= testdata/corpus/fixtures.txt
+FAULT_KILLS ?= 5
+FAULT_FLAGS ?= --workers 2 --untraced --timeout 10m
+bench-faults: setup
+	bench/faults bin/fsmove $(FAULT_CORPUS) $(FAULT_KILLS) $(FAULT_FLAGS)
 
 clean:
 	rm -rf bin
