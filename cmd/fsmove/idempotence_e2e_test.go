@@ -45,15 +45,20 @@ var niCases = []niCase{
 }
 
 // TestE2EIdempotence runs the NI fixtures through fsmove run --idempotence
-// with every tracer in systemd mode, and strace with --init none: each
-// must give exactly its NI findings, and run.json must record the second
-// apply, whose trace, log and report are in second/.
+// with eBPF in systemd mode and strace with --init none: each must give
+// exactly its NI findings, and run.json must record the second apply, whose
+// trace, log and report are in second/. The second apply is the runner's,
+// the same for every tracer, and the tracers' agreement is
+// TestE2ERunFixtures': ptrace, and strace under systemd, passed here too
+// when CI's time was cut to this (stop 54); FSMOVE_E2E_ALL=1 runs them.
 func TestE2EIdempotence(t *testing.T) {
 	requireDocker(t)
 	useBuiltBinary(t)
 	var modes []e2eMode
 	for _, tracer := range runner.Tracers() {
-		modes = append(modes, e2eMode{tracer, container.InitSystemd, container.DefaultSuite})
+		if tracer == "ebpf" || os.Getenv("FSMOVE_E2E_ALL") != "" {
+			modes = append(modes, e2eMode{tracer, container.InitSystemd, container.DefaultSuite})
+		}
 	}
 	modes = append(modes, e2eMode{"strace", container.InitNone, container.DefaultSuite})
 	sched := newE2ESched()
