@@ -33,4 +33,5 @@ class hostile (
   include hostile::varrun
   include hostile::catalog
   include hostile::scmrights
+  include hostile::opentree
 }
