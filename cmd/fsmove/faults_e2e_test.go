@@ -48,119 +48,127 @@ func TestE2ERunKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	hold := "include clean\nexec { 'fsmove-test-hold': command => '/bin/sleep 600', timeout => 0 }"
-	cases := []struct {
-		name    string
-		args    []string
-		env     []string
-		waitFor string
-		delay   time.Duration
-		// captured: the killed run had its catalog and some trace out;
-		// settled: and it was in the run's place already (the analysis
-		// step comes after the copy has put it there).
-		captured, settled bool
-	}{
+	cases := []killCase{
 		{name: "container start", waitFor: "fsmove: container starting"},
 		{name: "apply", args: []string{"-e", hold}, waitFor: "fsmove: apply     puppet apply", delay: 3 * time.Second, captured: true},
 		{name: "copy", env: []string{"FSMOVE_TEST_HOLD=copy:60s"}, waitFor: "fsmove: copy      copying", captured: true},
 		{name: "analysis", env: []string{"FSMOVE_TEST_HOLD=analyze:60s"}, waitFor: "fsmove: analyze   analyzing", captured: true, settled: true},
 	}
+	// Under eBPF, the default, whose trace is on the host as it is
+	// written: strace's and ptrace's is in the container until the copy,
+	// and goes with the container when fsmove is killed before it.
 	for _, c := range cases {
-		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
-			state := t.TempDir()
-			env := append(os.Environ(), "XDG_STATE_HOME="+state)
-			args := append([]string{"run", "--init", "none"}, c.args...)
-			cmd := exec.Command(bin, append(args, module)...)
-			cmd.Env = append(env, c.env...)
-			stderrPipe, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			pid := cmd.Process.Pid
-			defer removeContainersOf(t, pid)
-			var mu sync.Mutex
-			var stderr strings.Builder
-			seen := make(chan struct{})
-			var once sync.Once
-			go func() {
-				sc := bufio.NewScanner(stderrPipe)
-				for sc.Scan() {
-					mu.Lock()
-					stderr.WriteString(sc.Text() + "\n")
-					mu.Unlock()
-					if strings.Contains(sc.Text(), c.waitFor) {
-						once.Do(func() { close(seen) })
-					}
-				}
-			}()
-			text := func() string { mu.Lock(); defer mu.Unlock(); return stderr.String() }
-			select {
-			case <-seen:
-			case <-time.After(3 * time.Minute):
-				cmd.Process.Kill()
-				t.Fatalf("no %q after 3 minutes; stderr:\n%s", c.waitFor, text())
-			}
-			time.Sleep(c.delay)
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-			cmd.Wait()
-			killed := time.Now()
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) { testKilled(t, bin, module, c) })
+	}
+}
 
-			// The reaper removes the killed run's containers; within a
-			// minute is the promise, and it is at once here.
-			var left []string
-			for deadline := killed.Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {
-				if left = containersOf(t, pid); len(left) == 0 || time.Now().After(deadline) {
-					break
-				}
-			}
-			if len(left) > 0 {
-				t.Fatalf("containers of the killed fsmove (pid %d) left a minute later: %v; stderr:\n%s", pid, left, text())
-			}
-			t.Logf("%s: no container left %.1fs after SIGKILL", c.name, time.Since(killed).Seconds())
+// killCase is one phase of fsmove run that TestE2ERunKilled kills.
+type killCase struct {
+	name    string
+	args    []string
+	env     []string
+	waitFor string
+	delay   time.Duration
+	// captured: the killed run had its catalog and some trace out;
+	// settled: and it was in the run's place already (the analysis step
+	// comes after the copy has put it there).
+	captured, settled bool
+}
 
-			// The next fsmove keeps what the killed one captured.
-			runs := filepath.Join(state, "fsmove", "runs")
-			time.Sleep(time.Until(killed.Add(6 * time.Second))) // runner's grace for a staging directory
-			gc := exec.Command(bin, "gc")
-			gc.Env = env
-			out, err := gc.CombinedOutput()
-			if err != nil {
-				t.Fatalf("fsmove gc: %v\n%s", err, out)
+func testKilled(t *testing.T, bin, module string, c killCase) {
+	state := t.TempDir()
+	env := append(os.Environ(), "XDG_STATE_HOME="+state)
+	args := append([]string{"run", "--init", "none"}, c.args...)
+	cmd := exec.Command(bin, append(args, module)...)
+	cmd.Env = append(env, c.env...)
+	stderrPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	defer removeContainersOf(t, pid)
+	var mu sync.Mutex
+	var stderr strings.Builder
+	seen := make(chan struct{})
+	var once sync.Once
+	go func() {
+		sc := bufio.NewScanner(stderrPipe)
+		for sc.Scan() {
+			mu.Lock()
+			stderr.WriteString(sc.Text() + "\n")
+			mu.Unlock()
+			if strings.Contains(sc.Text(), c.waitFor) {
+				once.Do(func() { close(seen) })
 			}
-			kept, _ := filepath.Glob(filepath.Join(runs, "*"+runner.InterruptedInfix+"*"))
-			staging, _ := filepath.Glob(filepath.Join(runs, "*"+runner.StagingInfix+"*"))
-			if len(staging) > 0 {
-				t.Errorf("staging directories left as if live: %v", staging)
-			}
-			if !c.captured {
-				return
-			}
-			dir := ""
-			if c.settled {
-				places, _ := filepath.Glob(filepath.Join(runs, "clean-*"))
-				if len(kept) != 0 || len(places) != 1 {
-					t.Fatalf("runs directory holds %v, want the run's place only", places)
-				}
-				dir = places[0]
-			} else {
-				if len(kept) != 1 || !strings.Contains(string(out), kept[0]) {
-					t.Fatalf("interrupted runs kept: %v; fsmove gc said:\n%s", kept, out)
-				}
-				dir = kept[0]
-				if rec, err := runner.ReadRecord(dir); err != nil || rec.Status != runner.StatusInterrupted {
-					t.Errorf("run.json of the killed run: %v, %+v", err, rec)
-				}
-			}
-			for _, name := range []string{runner.CatalogFile, runner.TraceFile} {
-				if info, err := os.Stat(filepath.Join(dir, name)); err != nil || info.Size() == 0 {
-					t.Errorf("%s of the killed run not kept: %v", name, err)
-				}
-			}
-		})
+		}
+	}()
+	text := func() string { mu.Lock(); defer mu.Unlock(); return stderr.String() }
+	select {
+	case <-seen:
+	case <-time.After(3 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("no %q after 3 minutes; stderr:\n%s", c.waitFor, text())
+	}
+	time.Sleep(c.delay)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	killed := time.Now()
+
+	// The reaper removes the killed run's containers; within a minute is
+	// the promise, and it is at once here.
+	var left []string
+	for deadline := killed.Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {
+		if left = containersOf(t, pid); len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(left) > 0 {
+		t.Fatalf("containers of the killed fsmove (pid %d) left a minute later: %v; stderr:\n%s", pid, left, text())
+	}
+	t.Logf("%s: no container left %.1fs after SIGKILL", c.name, time.Since(killed).Seconds())
+
+	// The next fsmove keeps what the killed one captured.
+	runs := filepath.Join(state, "fsmove", "runs")
+	time.Sleep(time.Until(killed.Add(6 * time.Second))) // runner's grace for a staging directory
+	gc := exec.Command(bin, "gc")
+	gc.Env = env
+	out, err := gc.CombinedOutput()
+	if err != nil {
+		t.Fatalf("fsmove gc: %v\n%s", err, out)
+	}
+	kept, _ := filepath.Glob(filepath.Join(runs, "*"+runner.InterruptedInfix+"*"))
+	staging, _ := filepath.Glob(filepath.Join(runs, "*"+runner.StagingInfix+"*"))
+	if len(staging) > 0 {
+		t.Errorf("staging directories left as if live: %v", staging)
+	}
+	if !c.captured {
+		return
+	}
+	dir := ""
+	if c.settled {
+		places, _ := filepath.Glob(filepath.Join(runs, "clean-*"))
+		if len(kept) != 0 || len(places) != 1 {
+			t.Fatalf("runs directory holds %v, want the run's place only", places)
+		}
+		dir = places[0]
+	} else {
+		if len(kept) != 1 || !strings.Contains(string(out), kept[0]) {
+			t.Fatalf("interrupted runs kept: %v; fsmove gc said:\n%s", kept, out)
+		}
+		dir = kept[0]
+		if rec, err := runner.ReadRecord(dir); err != nil || rec.Status != runner.StatusInterrupted {
+			t.Errorf("run.json of the killed run: %v, %+v", err, rec)
+		}
+	}
+	for _, name := range []string{runner.CatalogFile, runner.TraceFile} {
+		if info, err := os.Stat(filepath.Join(dir, name)); err != nil || info.Size() == 0 {
+			t.Errorf("%s of the killed run not kept: %v", name, err)
+		}
 	}
 }
 
