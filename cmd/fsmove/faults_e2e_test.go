@@ -12,7 +12,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"io"
 	"net"
@@ -26,27 +25,11 @@ import (
 	"time"
 
 	"github.com/fsmove/fsmove/internal/testenv"
-	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
 )
 
 func TestE2ERunKilled(t *testing.T) {
-	requireDocker(t)
-	eng, err := container.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := eng.EnsureImage(context.Background(), container.ImageOptions{}); err != nil {
-		eng.Close()
-		t.Fatalf("image: %v", err)
-	}
-	eng.Close()
-	useBuiltBinary(t)
-	bin := os.Getenv("FSMOVE_BINARY")
-	module, err := filepath.Abs(filepath.Join("..", "..", "testdata", "modules", "clean"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, module := fsmoveAndFixture(t, "clean")
 	hold := "include clean\nexec { 'fsmove-test-hold': command => '/bin/sleep 600', timeout => 0 }"
 	cases := []killCase{
 		{name: "container start", waitFor: "fsmove: container starting"},
@@ -81,37 +64,10 @@ func testKilled(t *testing.T, bin, module string, c killCase) {
 	args := append([]string{"run", "--init", "none"}, c.args...)
 	cmd := exec.Command(bin, append(args, module)...)
 	cmd.Env = append(env, c.env...)
-	stderrPipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	child := startChild(t, cmd)
 	pid := cmd.Process.Pid
 	defer removeContainersOf(t, pid)
-	var mu sync.Mutex
-	var stderr strings.Builder
-	seen := make(chan struct{})
-	var once sync.Once
-	go func() {
-		sc := bufio.NewScanner(stderrPipe)
-		for sc.Scan() {
-			mu.Lock()
-			stderr.WriteString(sc.Text() + "\n")
-			mu.Unlock()
-			if strings.Contains(sc.Text(), c.waitFor) {
-				once.Do(func() { close(seen) })
-			}
-		}
-	}()
-	text := func() string { mu.Lock(); defer mu.Unlock(); return stderr.String() }
-	select {
-	case <-seen:
-	case <-time.After(3 * time.Minute):
-		cmd.Process.Kill()
-		t.Fatalf("no %q after 3 minutes; stderr:\n%s", c.waitFor, text())
-	}
+	waitStderr(t, child.text, c.waitFor)
 	time.Sleep(c.delay)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -121,14 +77,8 @@ func testKilled(t *testing.T, bin, module string, c killCase) {
 
 	// The reaper removes the killed run's containers; within a minute is
 	// the promise, and it is at once here.
-	var left []string
-	for deadline := killed.Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {
-		if left = containersOf(t, pid); len(left) == 0 || time.Now().After(deadline) {
-			break
-		}
-	}
-	if len(left) > 0 {
-		t.Fatalf("containers of the killed fsmove (pid %d) left a minute later: %v; stderr:\n%s", pid, left, text())
+	if left := waitContainersGone(t, pid, killed); len(left) > 0 {
+		t.Fatalf("containers of the killed fsmove (pid %d) left a minute later: %v; stderr:\n%s", pid, left, child.text())
 	}
 	t.Logf("%s: no container left %.1fs after SIGKILL", c.name, time.Since(killed).Seconds())
 
@@ -175,13 +125,7 @@ func testKilled(t *testing.T, bin, module string, c killCase) {
 // TestE2ERunKeep: a container kept with --keep outlives its session (its
 // reaper leaves it), and fsmove gc leaves it too.
 func TestE2ERunKeep(t *testing.T) {
-	requireDocker(t)
-	useBuiltBinary(t)
-	bin := os.Getenv("FSMOVE_BINARY")
-	module, err := filepath.Abs(filepath.Join("..", "..", "testdata", "modules", "clean"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, module := fsmoveAndFixture(t, "clean")
 	cmd := exec.Command(bin, "run", "--init", "none", "--keep", "--out", filepath.Join(t.TempDir(), "out"), module)
 	out, err := cmd.CombinedOutput()
 	pid := cmd.ProcessState.Pid()
@@ -237,13 +181,7 @@ func TestE2EBenchKilled(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	killed := time.Now()
-	var left []string
-	for deadline := killed.Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {
-		if left = containersOf(t, pid); len(left) == 0 || time.Now().After(deadline) {
-			break
-		}
-	}
-	if len(left) > 0 {
+	if left := waitContainersGone(t, pid, killed); len(left) > 0 {
 		t.Fatalf("containers of the killed bench left a minute later: %v", left)
 	}
 	t.Logf("no container left %.1fs after SIGKILL", time.Since(killed).Seconds())
@@ -259,6 +197,53 @@ func TestE2EBenchKilled(t *testing.T) {
 	for _, m := range []string{"clean", "mor_exec_reads_file"} {
 		if !strings.Contains(string(data), "\n"+m+",") {
 			t.Errorf("results.csv after --resume has no row for %s:\n%s", m, data)
+		}
+	}
+}
+
+// child is a started fsmove whose stderr is read as it comes.
+type child struct {
+	mu     sync.Mutex
+	stderr strings.Builder
+	done   chan struct{} // stderr ended
+}
+
+// startChild starts cmd, reading its stderr into the child.
+func startChild(t *testing.T, cmd *exec.Cmd) *child {
+	t.Helper()
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &child{done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			c.mu.Lock()
+			c.stderr.WriteString(sc.Text() + "\n")
+			c.mu.Unlock()
+		}
+	}()
+	return c
+}
+
+func (c *child) text() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stderr.String()
+}
+
+// waitContainersGone waits until no container of the fsmove process pid
+// is left, at most a minute from since, and returns those left then.
+func waitContainersGone(t *testing.T, pid int, since time.Time) []string {
+	t.Helper()
+	for deadline := since.Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {
+		if left := containersOf(t, pid); len(left) == 0 || time.Now().After(deadline) {
+			return left
 		}
 	}
 }
@@ -336,46 +321,22 @@ func (p *engineProxy) restore() {
 // the image, no shell script), keeps the trace it had, and its container
 // is removed by the reaper once the engine answers again.
 func TestE2EEngineGone(t *testing.T) {
-	requireDocker(t)
-	useBuiltBinary(t)
-	bin := os.Getenv("FSMOVE_BINARY")
-	module, err := filepath.Abs(filepath.Join("..", "..", "testdata", "modules", "clean"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, module := fsmoveAndFixture(t, "clean")
 	proxy := startEngineProxy(t)
 	out := filepath.Join(t.TempDir(), "out")
 	hold := "include clean\nexec { 'fsmove-test-hold': command => '/bin/sleep 600', timeout => 0 }"
 	cmd := exec.Command(bin, "run", "--init", "none", "-e", hold, "--out", out, module)
 	cmd.Env = append(os.Environ(), "DOCKER_HOST=unix://"+proxy.path)
-	stderrPipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	child := startChild(t, cmd)
 	pid := cmd.Process.Pid
 	defer removeContainersOf(t, pid)
-	var mu sync.Mutex
-	var stderr strings.Builder
-	read := make(chan struct{})
-	go func() {
-		defer close(read)
-		sc := bufio.NewScanner(stderrPipe)
-		for sc.Scan() {
-			mu.Lock()
-			stderr.WriteString(sc.Text() + "\n")
-			mu.Unlock()
-		}
-	}()
-	text := func() string { mu.Lock(); defer mu.Unlock(); return stderr.String() }
+	text := child.text
 	waitStderr(t, text, "fsmove: apply     puppet apply")
 	time.Sleep(3 * time.Second)
 	proxy.cut()
 	cut := time.Now()
-	<-read
-	err = cmd.Wait()
+	<-child.done
+	err := cmd.Wait()
 	var exitErr *exec.ExitError
 	if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitRun {
 		t.Errorf("exit: %v, want %d; stderr:\n%s", err, exitRun, text())
@@ -400,13 +361,7 @@ func TestE2EEngineGone(t *testing.T) {
 	}
 
 	proxy.restore()
-	var left []string
-	for deadline := cut.Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {
-		if left = containersOf(t, pid); len(left) == 0 || time.Now().After(deadline) {
-			break
-		}
-	}
-	if len(left) > 0 {
+	if left := waitContainersGone(t, pid, cut); len(left) > 0 {
 		t.Errorf("containers of the cut-off fsmove left a minute later: %v", left)
 	}
 	t.Logf("no container left %.1fs after the cut", time.Since(cut).Seconds())
@@ -417,13 +372,7 @@ func TestE2EEngineGone(t *testing.T) {
 // names the disk, blames nothing else, keeps the catalog, the trace so far
 // and run.json, and leaves no container.
 func TestE2EOutputDiskFull(t *testing.T) {
-	requireDocker(t)
-	useBuiltBinary(t)
-	bin := os.Getenv("FSMOVE_BINARY")
-	module, err := filepath.Abs(filepath.Join("..", "..", "testdata", "modules", "clean"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, module := fsmoveAndFixture(t, "clean")
 	disk := t.TempDir()
 	if err := syscall.Mount("tmpfs", disk, "tmpfs", 0, "size=2m"); err != nil {
 		if testenv.Required() {
@@ -436,7 +385,7 @@ func TestE2EOutputDiskFull(t *testing.T) {
 	cmd := exec.Command(bin, "run", "--init", "none", "--out", out, module)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	pid := cmd.ProcessState.Pid()
 	defer removeContainersOf(t, pid)
 	var exitErr *exec.ExitError
@@ -474,13 +423,7 @@ func TestE2EOutputDiskFull(t *testing.T) {
 // verdict; none takes another's live staging directory for a dead run's;
 // the place ends holding one whole run and nothing is left beside it.
 func TestE2EConcurrentRunsOneState(t *testing.T) {
-	requireDocker(t)
-	useBuiltBinary(t)
-	bin := os.Getenv("FSMOVE_BINARY")
-	module, err := filepath.Abs(filepath.Join("..", "..", "testdata", "modules", "mor_exec_reads_file"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, module := fsmoveAndFixture(t, "mor_exec_reads_file")
 	state := t.TempDir()
 	const n = 3
 	var wg sync.WaitGroup

@@ -53,22 +53,7 @@ type interruptCase struct {
 
 // TestE2ERunInterrupted interrupts "fsmove run" at every step, in sequence.
 func TestE2ERunInterrupted(t *testing.T) {
-	requireDocker(t)
-	eng, err := container.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := eng.EnsureImage(context.Background(), container.ImageOptions{}); err != nil {
-		eng.Close()
-		t.Fatalf("image: %v", err)
-	}
-	eng.Close()
-	useBuiltBinary(t)
-	bin := os.Getenv("FSMOVE_BINARY")
-	module, err := filepath.Abs(filepath.Join("..", "..", "testdata", "modules", "clean"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, module := fsmoveAndFixture(t, "clean")
 	outs := map[string]string{}
 	buildTmp := t.TempDir()
 	tag := "fsmove-test/interrupt:" + randomHex(t)
@@ -345,6 +330,29 @@ func testInterrupt(t *testing.T, bin, module, out string, c interruptCase) {
 	if c.check != nil {
 		c.check(t, out, errText)
 	}
+}
+
+// fsmoveAndFixture makes sure of Docker and fsmove's image, builds fsmove
+// (useBuiltBinary) and returns it with the absolute path of the fixture
+// module name, for tests that run fsmove as a child process.
+func fsmoveAndFixture(t *testing.T, name string) (bin, module string) {
+	t.Helper()
+	requireDocker(t)
+	eng, err := container.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.EnsureImage(context.Background(), container.ImageOptions{}); err != nil {
+		eng.Close()
+		t.Fatalf("image: %v", err)
+	}
+	eng.Close()
+	useBuiltBinary(t)
+	module, err = filepath.Abs(filepath.Join("..", "..", "testdata", "modules", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return os.Getenv("FSMOVE_BINARY"), module
 }
 
 // containersOf lists the containers, running or not, that the fsmove
