@@ -160,12 +160,14 @@ func TestE2ERunInterrupted(t *testing.T) {
 		},
 		{
 			// The apply step outlasts the timeout whatever the machine's
-			// speed: the module's class, then an Exec that waits.
-			name: "timeout", args: []string{"--timeout", "12s",
+			// speed: the module's class, then an Exec that waits. The
+			// steps before it (the compile among them) take 8-10 s here:
+			// the timeout leaves room for a loaded machine.
+			name: "timeout", args: []string{"--timeout", "30s",
 				"-e", "include clean\nexec { 'fsmove-test-hold': command => '/bin/sleep 600', timeout => 0 }"},
 			wantStatus: runner.StatusTimeout, wantStep: "apply", wantTrace: true,
 			check: func(t *testing.T, out, stderr string) {
-				if !strings.Contains(stderr, "the run took longer than --timeout 12s during the apply step") {
+				if !strings.Contains(stderr, "the run took longer than --timeout 30s during the apply step") {
 					t.Error("stderr does not say which step timed out")
 				}
 			},

@@ -205,9 +205,9 @@ func TestE2EInterruptedRun(t *testing.T) {
 // partial trace, and removes its container.
 func TestE2ETimeout(t *testing.T) {
 	eng := e2eEngine(t)
-	// The container, the modules and the compile take 5-8 s here (about
-	// 20 s beside a CPU hog on each core: make test-load); the apply
-	// waits on an Exec until the deadline, whatever the machine's speed.
+	// The container, the modules and the compile take 5-8 s here, and the
+	// deadline leaves room for a loaded machine; the apply waits on an
+	// Exec until the deadline, whatever the machine's speed.
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	out := t.TempDir()
