@@ -240,6 +240,9 @@ func testHostile(t *testing.T, h *hostileHost, tracer string, init container.Ini
 
 	// The network: no service of the host.
 	want("network", func(o string) bool { return strings.HasPrefix(o, "blocked") }, "reached the host's service")
+	// No engine's socket: the session's reaper holds it in a container
+	// of its own.
+	want("engine", func(o string) bool { return o == "no engine socket" }, "an engine's socket is in the container")
 
 	// Copy-out: the sparse file left out, the linked artifact and the one
 	// made a directory too.

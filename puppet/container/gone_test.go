@@ -21,9 +21,9 @@ func TestEngineGone(t *testing.T) {
 		want bool
 	}{
 		{"connection reset, wrapped", fmt.Errorf("exec sh -c (a script): read output: %w", opErr(syscall.ECONNRESET)), true},
-		{"refused", &url.Error{Op: "Post", URL: "http://docker/x", Err: opErr(syscall.ECONNREFUSED)}, true},
+		{"refused", &url.Error{Op: "Post", URL: "/v1.41/containers/x/json", Err: opErr(syscall.ECONNREFUSED)}, true},
 		{"broken pipe", fmt.Errorf("copy: %w", opErr(syscall.EPIPE)), true},
-		{"answer cut short", &url.Error{Op: "Get", URL: "http://docker/x", Err: io.EOF}, true},
+		{"answer cut short", &url.Error{Op: "Get", URL: "/v1.41/containers/x/json", Err: io.EOF}, true},
 		{"unexpected EOF", fmt.Errorf("copy out: %w", io.ErrUnexpectedEOF), true},
 		{"a stream's normal end", io.EOF, false},
 		{"the engine's answer", errors.New("Error response from daemon: No such container: x"), false},

@@ -25,6 +25,7 @@ class hostile (
   include hostile::nice
   include hostile::limits
   include hostile::network
+  include hostile::engine
   include hostile::escapes
   include hostile::copyout
   include hostile::forge
