@@ -41,20 +41,20 @@ func underlying(err error) error {
 	}
 }
 
-// cause is the one line that says err's cause when it is outside the run,
-// or "".
-func (r *run) cause(err error) string {
+// byCause is err said by its cause when that is outside the run (an
+// *container.EngineGoneError, or a *causeError for a full disk), or nil.
+func (r *run) byCause(err error) error {
 	var said *causeError
 	if errors.As(err, &said) {
-		return said.line
+		return said
 	}
 	if gone := r.gone(err); gone != nil {
-		return gone.Error()
+		return gone
 	}
 	if errors.Is(err, syscall.ENOSPC) {
-		return diskFull(r.opts.OutDir)
+		return &causeError{line: diskFull(r.opts.OutDir), err: err}
 	}
-	return ""
+	return nil
 }
 
 // gone is err as an *container.EngineGoneError when the engine's

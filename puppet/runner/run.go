@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/fsmove/fsmove/detector"
@@ -211,7 +210,8 @@ func Run(ctx context.Context, eng *container.Engine, opts Options) (*RunRecord, 
 		}
 	} else if err != nil {
 		rec.Error = err.Error()
-		if why := r.cause(err); why != "" {
+		if said := r.byCause(err); said != nil {
+			why := said.Error()
 			if rec.StoppedStep != "" {
 				why += " during the " + rec.StoppedStep + " step"
 			}
@@ -292,10 +292,8 @@ func (r *run) step(ctx context.Context, name, msg string, fn func(s *Step) (stri
 	}
 	if err != nil {
 		if ctx.Err() == nil {
-			if gone := r.gone(err); gone != nil {
-				err = gone // said by its cause, asked of the engine once
-			} else if errors.Is(err, syscall.ENOSPC) {
-				err = &causeError{line: diskFull(r.opts.OutDir), err: err}
+			if said := r.byCause(err); said != nil {
+				err = said // the engine is asked once, here
 			}
 		}
 		detail := lines.First(err.Error())
