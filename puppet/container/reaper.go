@@ -76,7 +76,6 @@ func init() {
 
 // reaper is a session's reaper, as fsmove holds it.
 type reaper struct {
-	id      string
 	session string
 	conn    net.Conn // the attach stream: its end is the session's end
 }
@@ -208,7 +207,7 @@ func (e *Engine) startReaper(ctx context.Context, image string) (*reaper, error)
 		att.Close()
 		return fail(err)
 	}
-	return &reaper{id: created.ID, session: session, conn: att.Conn}, nil
+	return &reaper{session: session, conn: att.Conn}, nil
 }
 
 // waitReady reads the reaper's multiplexed stdout (the engine's 8-byte
