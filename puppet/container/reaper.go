@@ -178,8 +178,13 @@ func (e *Engine) startReaper(ctx context.Context, image string) (*reaper, error)
 		Resources: container.Resources{Memory: 128 << 20, PidsLimit: &pids},
 	}
 	name := "fsmove-reaper-" + session
-	created, err := e.cli.ContainerCreate(ctx, cfg, host, nil, nil, name)
+	// As Create: the engine may create it after a cancelled call, so
+	// the call is not cancelled, and a failed one is cleaned up by name.
+	createCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createTimeout)
+	created, err := e.cli.ContainerCreate(createCtx, cfg, host, nil, nil, name)
+	cancel()
 	if err != nil {
+		e.removeName(ctx, name)
 		return nil, fmt.Errorf("reaper: create from %s: %w", image, err)
 	}
 	fail := func(err error) (*reaper, error) {
@@ -307,7 +312,8 @@ type Leftover struct {
 	State   string // running, exited, …
 }
 
-// DeadSessions lists the containers whose session has no running reaper.
+// DeadSessions lists the containers whose session has no running reaper,
+// and the reapers that do not run.
 func (e *Engine) DeadSessions(ctx context.Context) ([]Leftover, error) {
 	list, err := e.cli.ContainerList(ctx, container.ListOptions{All: true,
 		Filters: filters.NewArgs(filters.Arg("label", SessionLabel))})
@@ -324,8 +330,24 @@ func (e *Engine) DeadSessions(ctx context.Context) ([]Leftover, error) {
 		live[r.Labels[ReaperLabel]] = true
 	}
 	var left []Leftover
+	// A reaper that is not running (never started, or stopped with the
+	// engine) is a leftover too.
+	all, err := e.cli.ContainerList(ctx, container.ListOptions{All: true,
+		Filters: filters.NewArgs(filters.Arg("label", ReaperLabel))})
+	if err != nil {
+		return nil, fmt.Errorf("list containers: %w", err)
+	}
+	for _, r := range all {
+		// One just made may be about to start.
+		if r.State != "running" && time.Since(time.Unix(r.Created, 0)) > reaperStartTimeout+createTimeout {
+			list = append(list, r)
+		}
+	}
 	for _, c := range list {
 		s := c.Labels[SessionLabel]
+		if s == "" {
+			s = c.Labels[ReaperLabel]
+		}
 		if live[s] || kept(c.Names) {
 			continue
 		}
