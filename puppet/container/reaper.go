@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -160,7 +161,7 @@ func (e *Engine) startReaper(ctx context.Context, image string) (*reaper, error)
 		Env:        []string{reaperEnv + "=" + session},
 		// LabelKey is the image's label too: set to another value, so
 		// that the reaper is not taken for a run container.
-		Labels:      map[string]string{LabelKey: "reaper", ReaperLabel: session},
+		Labels:      map[string]string{LabelKey: "reaper", ReaperLabel: session, PidLabel: strconv.Itoa(os.Getpid())},
 		AttachStdin: true, AttachStdout: true,
 		OpenStdin: true, StdinOnce: true,
 	}
@@ -393,4 +394,20 @@ func (c *Container) Keep(ctx context.Context) error {
 	}
 	c.Name = name
 	return nil
+}
+
+// UnstartedReapers lists the reapers this process made that never started:
+// a start that failed without removing its container (tests check it).
+func (e *Engine) UnstartedReapers(ctx context.Context) ([]string, error) {
+	list, err := e.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(
+		filters.Arg("label", ReaperLabel), filters.Arg("label", PidLabel+"="+strconv.Itoa(os.Getpid())),
+		filters.Arg("status", "created"))})
+	if err != nil {
+		return nil, fmt.Errorf("list containers: %w", err)
+	}
+	var ids []string
+	for _, c := range list {
+		ids = append(ids, c.ID)
+	}
+	return ids, nil
 }

@@ -36,6 +36,11 @@ func TestE2EStartCancelled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The session's reaper, made with the first container, is
+		// cancelled as well: it must not be left either.
+		if unstarted, err := eng.UnstartedReapers(context.Background()); err != nil || len(unstarted) > 0 {
+			t.Errorf("cancel after %v: reapers made and never started: %v %v", d, unstarted, err)
+		}
 		if len(left) > 0 {
 			t.Errorf("cancel after %v: containers left behind: %v", d, left)
 			for _, id := range left {

@@ -32,6 +32,9 @@ func Engine(t testing.TB) *container.Engine {
 		} else if len(left) > 0 {
 			t.Errorf("containers labelled %s=%s left behind: %v", container.LabelKey, container.LabelValue, left)
 		}
+		if unstarted, err := eng.UnstartedReapers(context.Background()); err != nil || len(unstarted) > 0 {
+			t.Errorf("reapers made and never started: %v %v", unstarted, err)
+		}
 	})
 	if _, err := eng.EnsureImage(ctx, container.ImageOptions{}); err != nil {
 		t.Fatalf("image: %v", err)
