@@ -361,7 +361,8 @@ func fsmoveAndFixture(t *testing.T, name string) (bin, module string) {
 // process pid created (fsmove labels each with its pid).
 func containersOf(t *testing.T, pid int) []string {
 	t.Helper()
-	out, err := exec.Command("docker", "ps", "-a", "-q", "--filter", fmt.Sprintf("label=%s=%d", container.PidLabel, pid)).Output()
+	out, err := exec.Command("docker", "ps", "-a", "-q", "--filter", fmt.Sprintf("label=%s=%d", container.PidLabel, pid),
+		"--filter", "label="+container.LabelKey+"="+container.LabelValue).Output() // not its reaper
 	if err != nil {
 		t.Fatalf("docker ps: %v", err)
 	}
