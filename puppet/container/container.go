@@ -320,12 +320,16 @@ func uniqueName() (string, error) {
 	return namePrefix + hex.EncodeToString(b[:]), nil
 }
 
-// removeName removes the container called name if there is one, with a
-// deadline of its own (see Remove).
-func (e *Engine) removeName(ctx context.Context, name string) {
+// removeName removes the container called name (or with that ID) if there
+// is one, with a deadline of its own (see Remove).
+func (e *Engine) removeName(ctx context.Context, name string) error {
 	rmCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
-	e.cli.ContainerRemove(rmCtx, name, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	err := e.cli.ContainerRemove(rmCtx, name, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	if err != nil && !cerrdefs.IsNotFound(err) {
+		return err
+	}
+	return nil
 }
 
 // Start starts a created container.

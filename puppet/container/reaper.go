@@ -363,10 +363,7 @@ func (e *Engine) DeadSessions(ctx context.Context) ([]Leftover, error) {
 
 // RemoveLeftover removes a container DeadSessions listed.
 func (e *Engine) RemoveLeftover(ctx context.Context, l Leftover) error {
-	rmCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
-	defer cancel()
-	err := e.cli.ContainerRemove(rmCtx, l.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	if err != nil && !cerrdefs.IsNotFound(err) {
+	if err := e.removeName(ctx, l.ID); err != nil {
 		return fmt.Errorf("remove container %.12s: %w", l.ID, err)
 	}
 	return nil
