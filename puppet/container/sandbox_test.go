@@ -15,7 +15,7 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 )
 
-// fsmove's profiles never allow open_by_handle_at and keep Docker's
+// fsmove's profiles never allow open_by_handle_at or fcntl(F_SETLEASE), and keep Docker's
 // conditions on the rest (ptrace only with CAP_SYS_PTRACE); under systemd,
 // and only there, what its sandboxing needs is allowed without conditions.
 func TestSeccompProfile(t *testing.T) {
@@ -33,8 +33,16 @@ func TestSeccompProfile(t *testing.T) {
 		}
 		allowedAlways := map[string]bool{}
 		clone3Errno := false
+		fcntlBarred := false
 		for _, r := range p.Syscalls {
 			for _, n := range r.Names {
+				if n == "fcntl" && r.Action == specs.ActAllow {
+					// Only with its command not F_SETLEASE.
+					fcntlBarred = len(r.Args) == 1 && r.Args[0].Index == 1 && r.Args[0].Value == fSetLease && r.Args[0].Op == specs.OpNotEqual
+					if !fcntlBarred {
+						t.Errorf("%s: a rule lets fcntl(F_SETLEASE) through: %+v", init, r)
+					}
+				}
 				if n == "open_by_handle_at" && r.Action != specs.ActErrno {
 					t.Errorf("%s: a rule lets open_by_handle_at through: %+v", init, r)
 				}
@@ -43,6 +51,9 @@ func TestSeccompProfile(t *testing.T) {
 				}
 				clone3Errno = clone3Errno || n == "clone3" && r.Action == specs.ActErrno
 			}
+		}
+		if !fcntlBarred {
+			t.Errorf("%s: fcntl is not allowed (but for F_SETLEASE)", init)
 		}
 		sandboxing := init == InitSystemd
 		if clone3Errno == sandboxing {

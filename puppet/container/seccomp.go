@@ -31,6 +31,15 @@ var sandboxCalls = []string{
 // ("Shocker"). Docker's default allows it with that capability.
 var deniedCalls = []string{"open_by_handle_at"}
 
+// fSetLease is fcntl's F_SETLEASE, which fsmove's profile refuses. A lease
+// holds up another process's open of the file after the kernel has copied
+// its path, for as long as the holder likes: time for the module to
+// rewrite the path in the opener's memory before the tracer reads it at
+// the call's exit, and hide what was opened (docs/DESIGN.md, "Paths the
+// module rewrites"). Nothing a Puppet run installs needs one (file servers
+// do: Samba, NFS).
+const fSetLease = 1024
+
 // seccompJSON holds fsmove's two profiles, built once each: without and
 // with sandboxCalls (SeccompProfile).
 var seccompJSON = [2]func() (string, error){
@@ -42,7 +51,7 @@ var seccompJSON = [2]func() (string, error){
 // with init, in the JSON form Docker takes ("seccomp=<json>" in the
 // security options): Docker's default profile
 // (github.com/moby/profiles/seccomp, the engine's own source of it) with
-// deniedCalls never allowed. Under systemd, sandboxCalls are allowed
+// deniedCalls and fcntl's F_SETLEASE never allowed. Under systemd, sandboxCalls are allowed
 // without CAP_SYS_ADMIN too; without it nothing needs them, and Docker's
 // conditions stay (a user namespace is kernel attack surface). The rest
 // keeps its conditions (ptrace with CAP_SYS_PTRACE, for the ptrace
@@ -59,7 +68,7 @@ func buildSeccompProfile(sandboxing bool) (string, error) {
 	var rules []*seccomp.Syscall
 	for _, r := range p.Syscalls {
 		r.Names = slices.DeleteFunc(r.Names, func(n string) bool {
-			return slices.Contains(deniedCalls, n)
+			return slices.Contains(deniedCalls, n) || n == "fcntl" && len(r.Args) == 0
 		})
 		if len(r.Names) == 0 {
 			continue
@@ -75,6 +84,11 @@ func buildSeccompProfile(sandboxing bool) (string, error) {
 		}
 		rules = append(rules, r)
 	}
+	rules = append(rules, &seccomp.Syscall{
+		LinuxSyscall: specs.LinuxSyscall{Names: []string{"fcntl"}, Action: specs.ActAllow,
+			Args: []specs.LinuxSeccompArg{{Index: 1, Value: fSetLease, Op: specs.OpNotEqual}}},
+		Comment: "fsmove: fcntl, but F_SETLEASE",
+	})
 	if sandboxing {
 		rules = append(rules, &seccomp.Syscall{
 			LinuxSyscall: specs.LinuxSyscall{Names: slices.Clone(sandboxCalls), Action: specs.ActAllow},
