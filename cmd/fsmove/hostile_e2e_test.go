@@ -314,6 +314,17 @@ func testHostile(t *testing.T, h *hostileHost, tracer string, init container.Ini
 	if !slices.Contains(findings, "MOR Exec[hostile-varrun] Exec[varrun-read]") {
 		t.Errorf("the write through /var/run is not found as a missing ordering with the read of /run: %q", findings)
 	}
+	// A write whose path is rewritten while the open waits on a lease
+	// (hostile::pathrace): fsmove's profile refuses leases, so the write
+	// is seen with its path and the missing ordering found; a path
+	// rewritten all the same makes the run tampered.
+	want("path-race", func(o string) bool { return strings.HasPrefix(o, "wrote") }, "")
+	if !slices.Contains(findings, "MOR Exec[hostile-pathrace] Exec[pathrace-read]") && !strings.Contains(rec.Error, "had their path rewritten") {
+		t.Errorf("the write through a rewritten path is neither found as a missing ordering (%q) nor said (%q)", findings, rec.Error)
+	}
+	if !slices.ContainsFunc(results["path-race"], func(o string) bool { return strings.Contains(o, "lease refused") }) {
+		t.Errorf("the module got a lease: %q", results["path-race"])
+	}
 	// The catalog in Puppet's cache rewritten with the missing ordering
 	// (hostile::catalog): the analysis reads the catalog compiled before
 	// the apply, and the run says what changed.

@@ -35,4 +35,5 @@ class hostile (
   include hostile::catalog
   include hostile::scmrights
   include hostile::opentree
+  include hostile::pathrace
 }
