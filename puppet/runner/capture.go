@@ -77,27 +77,8 @@ type HostTrace interface {
 // cgroup (either makes the run incomplete), and whether trace.log reached
 // its cap and was cut.
 type HostStopped struct {
-	Counts CaptureCounts
-	Cut    bool
-}
-
-// CaptureCounts are what a host tracer counted in one apply (eBPF's; the
-// other tracers count none). RunRecord and SecondRun carry them.
-type CaptureCounts struct {
-	// DroppedEvents counts the events the capture lost (its ring buffer
-	// was full); a run with drops is incomplete unless --allow-drops.
-	DroppedEvents uint64 `json:"dropped_events"`
-	// OutsideCalls counts the system calls seen from processes of the
-	// container's pid namespace outside the container's cgroup; the run
-	// is then incomplete, whatever --allow-drops says.
-	OutsideCalls uint64 `json:"outside_calls"`
-	// ChangedPaths counts the calls whose path was rewritten by another
-	// thread while the call ran (ebpf.Tracer.Changed): the kernel used a
-	// path the trace may not show, so the run is tampered.
-	ChangedPaths uint64 `json:"changed_paths,omitempty"`
-	// UnverifiedPaths counts the calls whose path could not be read at
-	// their entry, only at their exit (ebpf.Tracer.Unverified).
-	UnverifiedPaths uint64 `json:"unverified_paths,omitempty"`
+	Dropped, Outside uint64
+	Cut              bool
 }
 
 // captures lists the backends --tracer picks from, in the order the

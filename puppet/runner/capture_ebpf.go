@@ -93,12 +93,7 @@ func (h *ebpfTrace) drain() error {
 func (h *ebpfTrace) Stop() (HostStopped, error) {
 	stopErr := h.t.Stop()
 	drainErr := <-h.done
-	st := HostStopped{Cut: h.out.cut, Counts: CaptureCounts{
-		DroppedEvents:   h.t.Dropped(),
-		OutsideCalls:    h.t.Outside(),
-		ChangedPaths:    h.t.Changed(),
-		UnverifiedPaths: h.t.Unverified(),
-	}}
+	st := HostStopped{Dropped: h.t.Dropped(), Outside: h.t.Outside(), Cut: h.out.cut}
 	h.t.Close()
 	closeErr := h.f.Close()
 	var de *ebpf.ErrDropped

@@ -26,13 +26,14 @@ type SecondRun struct {
 	Dir string `json:"dir"`
 	// Command is the traced command in the container.
 	Command []string `json:"command,omitempty"`
-	// ApplyExit, PuppetExit, PuppetOutcome, TraceBytes and CaptureCounts
-	// are as the first apply's in RunRecord.
+	// ApplyExit, PuppetExit, PuppetOutcome, TraceBytes, DroppedEvents and
+	// OutsideCalls are as the first apply's in RunRecord.
 	ApplyExit     *int   `json:"apply_exit"`
 	PuppetExit    *int   `json:"puppet_exit"`
 	PuppetOutcome string `json:"puppet_outcome,omitempty"`
 	TraceBytes    int64  `json:"trace_bytes"`
-	CaptureCounts
+	DroppedEvents uint64 `json:"dropped_events"`
+	OutsideCalls  uint64 `json:"outside_calls"`
 	// Report is Puppet's report of the second apply, relative to the
 	// run's directory ("" when Puppet wrote none), and ReportStatus its
 	// status: changed, failed or unchanged. The NI findings are read
@@ -54,9 +55,6 @@ type SecondRun struct {
 // judgeCapture says them for the first.
 func (s *SecondRun) captureProblems(tracer string, allowDrops bool) []string {
 	var problems []string
-	if s.ChangedPaths > 0 {
-		problems = append(problems, changedPathsProblem("in the second apply, ", s.ChangedPaths))
-	}
 	if s.OutsideCalls > 0 {
 		problems = append(problems, fmt.Sprintf("in the second apply, %d system calls came from processes of the container "+
 			"that had left its cgroup: its trace may be incomplete", s.OutsideCalls))
@@ -107,7 +105,7 @@ func (r *run) secondApply(ctx context.Context, modulePath []string) error {
 		if status != 0 {
 			return "", fmt.Errorf("removing the first apply's cached catalog failed (status %d): %s", status, strings.TrimSpace(out.String()))
 		}
-		status, err = r.applyOnce(ctx, cmd, dir, &sec.CaptureCounts)
+		status, err = r.applyOnce(ctx, cmd, dir, &sec.DroppedEvents, &sec.OutsideCalls)
 		if err == nil || status != 0 {
 			sec.ApplyExit = intPtr(status)
 		}

@@ -69,9 +69,13 @@ type RunRecord struct {
 	// Container says what became of the run's container: removed, kept
 	// (--keep) or left (its removal failed); empty when none was created.
 	Container string `json:"container,omitempty"`
-	// CaptureCounts are what an eBPF capture counted: lost events, calls
-	// from outside the container's cgroup, paths rewritten during a call.
-	CaptureCounts
+	// DroppedEvents counts the events an eBPF capture lost (its ring buffer
+	// was full); a run with drops is incomplete unless --allow-drops.
+	DroppedEvents uint64 `json:"dropped_events"`
+	// OutsideCalls counts the system calls an eBPF capture saw from
+	// processes of the container's pid namespace outside the container's
+	// cgroup; the run is then incomplete, whatever --allow-drops says.
+	OutsideCalls uint64 `json:"outside_calls"`
 	// OverBudget says what was cut or left out of the artifacts for being
 	// over its budget (runner.DefaultMaxTrace and friends).
 	OverBudget []string `json:"over_budget,omitempty"`

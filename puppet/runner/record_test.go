@@ -345,7 +345,7 @@ func TestRecordSecondRun(t *testing.T) {
 	dir := t.TempDir()
 	rec := &RunRecord{Tracer: "ebpf", Report: PuppetReportFile, Second: &SecondRun{
 		Dir: SecondDir, ApplyExit: intPtr(0), PuppetExit: intPtr(6), PuppetOutcome: PuppetOutcome(6),
-		TraceBytes: 1234, CaptureCounts: CaptureCounts{DroppedEvents: 2}, Report: SecondDir + "/" + PuppetReportFile,
+		TraceBytes: 1234, DroppedEvents: 2, Report: SecondDir + "/" + PuppetReportFile,
 	}}
 	if err := rec.Write(dir); err != nil {
 		t.Fatal(err)

@@ -450,7 +450,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	r.rec.Command = cmd
 	r.rec.TraceFilter = capt.Filter()
 	applyErr := r.step(ctx, StepApply, "puppet apply under "+capt.Name(), func(s *Step) (string, error) {
-		status, err := r.applyOnce(ctx, cmd, r.opts.OutDir, &r.rec.CaptureCounts)
+		status, err := r.applyOnce(ctx, cmd, r.opts.OutDir, &r.rec.DroppedEvents, &r.rec.OutsideCalls)
 		if err == nil || status != 0 {
 			r.rec.ApplyExit = intPtr(status)
 		}
@@ -504,10 +504,10 @@ func (r *run) run(ctx context.Context) (err error) {
 
 // applyOnce runs cmd, a traced puppet apply, in the container, with the
 // host tracer around it when the capture has one (writing trace.log in
-// outDir; what it counted goes to counts). It
+// outDir; its lost events and outside calls go to dropped and outside). It
 // returns the apply wrapper's status, which must be 0 (it ran Puppet to its
 // end) for the apply to count.
-func (r *run) applyOnce(ctx context.Context, cmd []string, outDir string, counts *CaptureCounts) (int, error) {
+func (r *run) applyOnce(ctx context.Context, cmd []string, outDir string, dropped, outside *uint64) (int, error) {
 	host, err := r.capt.StartHost(ctx, r.c, outDir, r.maxTrace())
 	if err != nil {
 		return 0, fmt.Errorf("starting the %s tracer: %w", r.capt.Name(), err)
@@ -516,7 +516,7 @@ func (r *run) applyOnce(ctx context.Context, cmd []string, outDir string, counts
 	status, err := r.c.Exec(ctx, cmd, nil, &out)
 	if host != nil {
 		stopped, stopErr := host.Stop()
-		*counts = stopped.Counts
+		*dropped, *outside = stopped.Dropped, stopped.Outside
 		if stopped.Cut {
 			r.overBudget([]string{fmt.Sprintf("%s was cut at %s, its cap (--max-trace)", TraceFile, container.FormatBytes(r.maxTrace()))}, true)
 		}
@@ -548,10 +548,6 @@ func (r *run) judgeCapture() {
 		status = StatusTampered
 		problems = append(problems, "the module changed what Puppet wrote during the apply (the analysis reads what Puppet compiled before it): "+strings.Join(r.forged, "; "))
 	}
-	if n := r.rec.ChangedPaths; n > 0 {
-		status = StatusTampered
-		problems = append(problems, changedPathsProblem("", n))
-	}
 	if r.traceCut {
 		problems = append(problems, fmt.Sprintf("%s reached its cap of %s and was cut there: the rest of the run is not in it "+
 			"(raise --max-trace)", TraceFile, container.FormatBytes(r.maxTrace())))
@@ -566,9 +562,6 @@ func (r *run) judgeCapture() {
 			"of their own): the trace is incomplete (rerun, or accept it with --allow-drops)", r.capt.Name(), r.rec.DroppedEvents))
 	}
 	if sec := r.rec.Second; sec != nil {
-		if sec.ChangedPaths > 0 {
-			status = StatusTampered
-		}
 		problems = append(problems, sec.captureProblems(r.capt.Name(), r.opts.AllowDrops)...)
 	}
 	if len(problems) == 0 {
@@ -1072,12 +1065,4 @@ func shortImageID(id string) string {
 		return id[:12]
 	}
 	return id
-}
-
-// changedPathsProblem says that n calls had their path rewritten while
-// they ran (CaptureCounts.ChangedPaths), after where ("" or "in the second
-// apply, ").
-func changedPathsProblem(where string, n uint64) string {
-	return fmt.Sprintf("%s%d system calls had their path rewritten by another thread while they ran: the kernel used a path "+
-		"the trace may not show (docs/DESIGN.md, \"Paths the module rewrites\")", where, n)
 }

@@ -142,16 +142,6 @@ func traceWorkload(t *testing.T, work string) []tracer.Event {
 // traceWith is traceWorkload with options (the cgroup is set here).
 func traceWith(t *testing.T, opts Options, work string) []tracer.Event {
 	t.Helper()
-	evs, _ := traceCounting(t, opts, work)
-	return evs
-}
-
-// counters are a Tracer's counts after its workload.
-type counters struct{ changed, unverified uint64 }
-
-// traceCounting is traceWith that also returns the tracer's counts.
-func traceCounting(t *testing.T, opts Options, work string) ([]tracer.Event, counters) {
-	t.Helper()
 	cg := newCgroup(t)
 	opts.CgroupPath = cg.Path
 	tr, err := Start(opts)
@@ -196,7 +186,7 @@ func traceCounting(t *testing.T, opts Options, work string) ([]tracer.Event, cou
 	if res.err != nil {
 		t.Fatalf("Next: %v", res.err)
 	}
-	return res.evs, counters{changed: tr.Changed(), unverified: tr.Unverified()}
+	return res.evs
 }
 
 func TestTraceSmallProgram(t *testing.T) {

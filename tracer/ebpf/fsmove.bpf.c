@@ -58,7 +58,6 @@ struct plan {
 	__u8 special_arg;
 	__u8 lookup; /* ENOENT/ENOTDIR failures are sent, with their strings */
 	__u8 forks;  /* returns in the new child too (with 0): that return is not a call */
-	__u8 verify; /* bit 0, bit 1: str0, str1 is an input, compared with its entry's (path_enter) */
 };
 
 /* The program path of a successful exec, the kernel's copy. */
@@ -74,8 +73,6 @@ struct exec_path {
 #define F_DATA_FAULT 4
 #define F_EXTRA_FAULT 8
 #define F_ARGS_LOST 16 /* a successful exec: its register arguments are gone */
-#define F_CHANGED 32    /* a string differs from what it was at the call's entry */
-#define F_UNVERIFIED 64 /* a string was not read at the call's entry */
 
 struct event {
 	__u32 kind;
@@ -139,52 +136,16 @@ struct {
 	__type(value, struct exec_path);
 } exec_scratch SEC(".maps");
 
-/* What a call's strings were at its entry (path_enter), by host tid, for
- * sys_exit to compare with what they are at the exit: the kernel copies a
- * path once, early in the call, and uses that copy; the strings are read
- * at the exit, from the process's memory, which another thread may have
- * rewritten in between, while the call was held up (a lease, a lock). A
- * string that changed says so (F_CHANGED). The kernel's own copy cannot
- * be read with tracepoints alone (it needs a kprobe or fexit on
- * getname_flags): docs/DESIGN.md, "Paths the module rewrites". */
-struct seen {
-	__u32 nr;
-	__u16 flags; /* F_UNVERIFIED: a string could not be read at the entry */
-	__u16 pad;
-	__u64 hash[2];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
-	__type(value, struct seen);
-} seen_at_entry SEC(".maps");
-
-/* The strings of a call at its entry, read to be hashed. */
-struct entry_strs {
-	char buf[2 * PATH_MAX];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct entry_strs);
-} entry_scratch SEC(".maps");
-
 /* drops[0] counts events lost because the ring buffer was full; drops[1]
  * calls lost because the exec_paths map was full, or because
  * their task was not in the pid namespace pidns_ino (its ids there cannot be
  * known: a task of the container's cgroup outside the container's pid
  * namespace, or in a namespace nested in it); drops[2] counts the calls, not
  * lost, of tasks of the pid namespace outside the target cgroup (in_target's
- * OUTSIDE); drops[3] calls with a string that changed during the call
- * (F_CHANGED); drops[4] calls whose strings were not read at their entry
- * (F_UNVERIFIED). */
+ * OUTSIDE). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 5);
+	__uint(max_entries, 3);
 	__type(key, __u32);
 	__type(value, __u64);
 } drops SEC(".maps");
@@ -312,20 +273,6 @@ static __always_inline __u32 read_str(struct event *e, __u32 off, const void *pt
 	return n;
 }
 
-/* hash_str hashes the len bytes at base[off] (FNV-1a): what a string was
- * at a call's entry is kept as its hash. */
-static __always_inline __u64 hash_str(const char *base, __u32 off, __u32 len)
-{
-	__u64 h = 0xcbf29ce484222325ULL;
-	for (__u32 i = 0; i < PATH_MAX; i++) {
-		if (i >= len)
-			break;
-		h ^= (__u8)base[(off + i) & (2 * PATH_MAX - 1)];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 static __always_inline void read_writev(struct event *e, const struct iovec *iov, __u64 cnt)
 {
 	__u32 off = 0;
@@ -353,70 +300,6 @@ static __always_inline void read_writev(struct event *e, const struct iovec *iov
 		off += n;
 	}
 	e->data_len = off;
-}
-
-/* compare_entry sets F_CHANGED in e when a string read at the exit is not
- * what it was at the entry, F_UNVERIFIED when the entry's was not read. */
-static __always_inline void compare_entry(struct event *e, const struct plan *p, __u32 tid)
-{
-	struct seen *s = bpf_map_lookup_elem(&seen_at_entry, &tid);
-	if (!s || s->nr != e->nr || (s->flags & F_UNVERIFIED)) {
-		e->flags |= F_UNVERIFIED;
-		count_drop(4);
-		return;
-	}
-	__u32 len0 = e->len0 & (2 * PATH_MAX - 1), len1 = e->len1 & (2 * PATH_MAX - 1);
-	if (((p->verify & 1) && len0 && hash_str(e->buf, 0, len0) != s->hash[0]) ||
-	    ((p->verify & 2) && len1 && hash_str(e->buf, len0, len1) != s->hash[1])) {
-		e->flags |= F_CHANGED;
-		count_drop(3);
-	}
-}
-
-/* path_enter keeps the hashes of a call's strings at its entry, for
- * sys_exit (compare_entry). Every system call of the machine comes here
- * too; what is not a traced call with input strings returns after one
- * array lookup, and nothing is kept but for the target's calls with
- * strings. (The syscalls:sys_enter_<name> tracepoints, which would run
- * for those calls only, refuse BPF programs on this kernel.) */
-SEC("tp_btf/sys_enter")
-int path_enter(__u64 *ctx)
-{
-	if (stopped)
-		return 0;
-	const struct pt_regs *regs = (const struct pt_regs *)ctx[0];
-	__s64 nr = (__s64)ctx[1];
-	if (nr < 0 || nr >= MAX_NR)
-		return 0;
-	__u32 key = nr;
-	struct plan *p = bpf_map_lookup_elem(&plans, &key);
-	if (!p || !p->wanted || !p->verify)
-		return 0;
-	if (!in_target())
-		return 0;
-	__u32 zero = 0;
-	struct entry_strs *b = bpf_map_lookup_elem(&entry_scratch, &zero);
-	if (!b)
-		return 0;
-	__u64 args[6] = {regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9};
-	struct seen s = {.nr = nr};
-	if ((p->verify & 1) && p->str0 >= 1 && p->str0 <= 6) {
-		long n = bpf_probe_read_user_str(b->buf, PATH_MAX, (void *)arg_at(args, p->str0 - 1));
-		if (n > 0)
-			s.hash[0] = hash_str(b->buf, 0, n);
-		else if (arg_at(args, p->str0 - 1) != 0)
-			s.flags |= F_UNVERIFIED;
-	}
-	if ((p->verify & 2) && p->str1 >= 1 && p->str1 <= 6) {
-		long n = bpf_probe_read_user_str(&b->buf[PATH_MAX], PATH_MAX, (void *)arg_at(args, p->str1 - 1));
-		if (n > 0)
-			s.hash[1] = hash_str(b->buf, PATH_MAX, n);
-		else if (arg_at(args, p->str1 - 1) != 0)
-			s.flags |= F_UNVERIFIED;
-	}
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	bpf_map_update_elem(&seen_at_entry, &tid, &s, BPF_ANY);
-	return 0;
 }
 
 /* sys_exit sends a completed call. Every system call of the machine comes
@@ -496,11 +379,7 @@ int sys_exit(__u64 *ctx)
 		if (p->str1 >= 1 && p->str1 <= 6 && !(e->flags & F_ARGS_LOST))
 			e->len1 = read_str(e, e->len0, (void *)arg_at(e->args, p->str1 - 1), F_STR1_FAULT);
 		used = e->len0 + e->len1;
-		if (p->verify && !(e->flags & F_ARGS_LOST))
-			compare_entry(e, p, tid);
 	}
-	if (p->verify)
-		bpf_map_delete_elem(&seen_at_entry, &tid);
 	if (e->ret >= 0) {
 		__u64 extra_ptr = arg_at(e->args, p->special_arg);
 		switch (p->special) {
@@ -550,7 +429,6 @@ int sched_process_exit(void *ctx)
 		return 0;
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	bpf_map_delete_elem(&exec_paths, &tid);
-	bpf_map_delete_elem(&seen_at_entry, &tid);
 	__u32 id = event_tid(tid);
 	if (id == 0)
 		return 0;

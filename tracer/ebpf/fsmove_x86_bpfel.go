@@ -13,11 +13,6 @@ import (
 	"github.com/cilium/ebpf"
 )
 
-type fsmoveEntryStrs struct {
-	_   structs.HostLayout
-	Buf [8192]int8
-}
-
 type fsmoveEvent struct {
 	_       structs.HostLayout
 	Kind    uint32
@@ -52,15 +47,6 @@ type fsmovePlan struct {
 	SpecialArg uint8
 	Lookup     uint8
 	Forks      uint8
-	Verify     uint8
-}
-
-type fsmoveSeen struct {
-	_     structs.HostLayout
-	Nr    uint32
-	Flags uint16
-	Pad   uint16
-	Hash  [2]uint64
 }
 
 // Names of all BPF objects in the ELF.
@@ -68,14 +54,11 @@ type fsmoveSeen struct {
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
 	fsmoveMapDrops             = "drops"
-	fsmoveMapEntryScratch      = "entry_scratch"
 	fsmoveMapEventScratch      = "event_scratch"
 	fsmoveMapEvents            = "events"
 	fsmoveMapExecPaths         = "exec_paths"
 	fsmoveMapExecScratch       = "exec_scratch"
 	fsmoveMapPlans             = "plans"
-	fsmoveMapSeenAtEntry       = "seen_at_entry"
-	fsmoveProgPathEnter        = "path_enter"
 	fsmoveProgSchedProcessExec = "sched_process_exec"
 	fsmoveProgSchedProcessExit = "sched_process_exit"
 	fsmoveProgSysExit          = "sys_exit"
@@ -129,7 +112,6 @@ type fsmoveSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type fsmoveProgramSpecs struct {
-	PathEnter        *ebpf.ProgramSpec `ebpf:"path_enter"`
 	SchedProcessExec *ebpf.ProgramSpec `ebpf:"sched_process_exec"`
 	SchedProcessExit *ebpf.ProgramSpec `ebpf:"sched_process_exit"`
 	SysExit          *ebpf.ProgramSpec `ebpf:"sys_exit"`
@@ -140,13 +122,11 @@ type fsmoveProgramSpecs struct {
 // It can be passed ebpf.CollectionSpec.Assign.
 type fsmoveMapSpecs struct {
 	Drops        *ebpf.MapSpec `ebpf:"drops"`
-	EntryScratch *ebpf.MapSpec `ebpf:"entry_scratch"`
 	EventScratch *ebpf.MapSpec `ebpf:"event_scratch"`
 	Events       *ebpf.MapSpec `ebpf:"events"`
 	ExecPaths    *ebpf.MapSpec `ebpf:"exec_paths"`
 	ExecScratch  *ebpf.MapSpec `ebpf:"exec_scratch"`
 	Plans        *ebpf.MapSpec `ebpf:"plans"`
-	SeenAtEntry  *ebpf.MapSpec `ebpf:"seen_at_entry"`
 }
 
 // fsmoveVariableSpecs contains global variables before they are loaded into the kernel.
@@ -182,25 +162,21 @@ func (o *fsmoveObjects) Close() error {
 // It can be passed to loadFsmoveObjects or ebpf.CollectionSpec.LoadAndAssign.
 type fsmoveMaps struct {
 	Drops        *ebpf.Map `ebpf:"drops"`
-	EntryScratch *ebpf.Map `ebpf:"entry_scratch"`
 	EventScratch *ebpf.Map `ebpf:"event_scratch"`
 	Events       *ebpf.Map `ebpf:"events"`
 	ExecPaths    *ebpf.Map `ebpf:"exec_paths"`
 	ExecScratch  *ebpf.Map `ebpf:"exec_scratch"`
 	Plans        *ebpf.Map `ebpf:"plans"`
-	SeenAtEntry  *ebpf.Map `ebpf:"seen_at_entry"`
 }
 
 func (m *fsmoveMaps) Close() error {
 	return _FsmoveClose(
 		m.Drops,
-		m.EntryScratch,
 		m.EventScratch,
 		m.Events,
 		m.ExecPaths,
 		m.ExecScratch,
 		m.Plans,
-		m.SeenAtEntry,
 	)
 }
 
@@ -220,7 +196,6 @@ type fsmoveVariables struct {
 //
 // It can be passed to loadFsmoveObjects or ebpf.CollectionSpec.LoadAndAssign.
 type fsmovePrograms struct {
-	PathEnter        *ebpf.Program `ebpf:"path_enter"`
 	SchedProcessExec *ebpf.Program `ebpf:"sched_process_exec"`
 	SchedProcessExit *ebpf.Program `ebpf:"sched_process_exit"`
 	SysExit          *ebpf.Program `ebpf:"sys_exit"`
@@ -228,7 +203,6 @@ type fsmovePrograms struct {
 
 func (p *fsmovePrograms) Close() error {
 	return _FsmoveClose(
-		p.PathEnter,
 		p.SchedProcessExec,
 		p.SchedProcessExit,
 		p.SysExit,

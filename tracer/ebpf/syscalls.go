@@ -51,23 +51,14 @@ func planFor(row *linux.Syscall) fsmovePlan {
 	for i, kind := range row.Args {
 		switch kind.Value() {
 		case linux.ValString, linux.ValOutString:
-			// An input string is compared at the exit with what it was
-			// at the entry (path_enter); getcwd's is the call's output.
-			in := kind.Value() == linux.ValString
 			switch {
 			case p.Str0 == 0:
 				p.Str0 = uint8(i + 1)
 				if kind == linux.ExecPath {
 					p.Exec = 1
 				}
-				if in {
-					p.Verify |= 1
-				}
 			case p.Str1 == 0:
 				p.Str1 = uint8(i + 1)
-				if in {
-					p.Verify |= 2
-				}
 			}
 		case linux.ValWriteData:
 			p.Special = spWrite

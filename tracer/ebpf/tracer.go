@@ -173,8 +173,6 @@ const (
 	fDataFault  = 4
 	fExtraFault = 8
 	fArgsLost   = 16
-	fChanged    = 32
-	fUnverified = 64
 )
 
 // headerSize is offsetof(struct event, buf); dataMax is DATA_MAX.
@@ -247,14 +245,6 @@ func Start(opts Options) (*Tracer, error) {
 	if err != nil {
 		t.closeAll()
 		return nil, fmt.Errorf("ebpf: attaching to the system-call exit (tp_btf/sys_exit): %w", err)
-	}
-	t.links = append(t.links, l)
-	// The entry too: what the strings of a call were when it began
-	// (Changed).
-	l, err = link.AttachTracing(link.TracingOptions{Program: t.objs.PathEnter})
-	if err != nil {
-		t.closeAll()
-		return nil, fmt.Errorf("ebpf: attaching to the system-call entry (tp_btf/sys_enter): %w", err)
 	}
 	t.links = append(t.links, l)
 	for _, a := range []struct {
@@ -363,22 +353,6 @@ func (t *Tracer) Dropped() uint64 {
 // cgroup): the capture cannot be trusted to be complete.
 func (t *Tracer) Outside() uint64 {
 	return t.count(2)
-}
-
-// Changed returns the number of calls with a path (or other input string)
-// that was not the same at the call's exit, where it is read, as at its
-// entry: another thread of the process rewrote it while the call ran. The
-// kernel used what it copied early in the call, which may be neither: the
-// trace cannot be trusted (docs/DESIGN.md, "Paths the module rewrites").
-func (t *Tracer) Changed() uint64 {
-	return t.count(3)
-}
-
-// Unverified returns the number of calls whose strings could not be read
-// at their entry (the memory was not resident, or no entry was seen): their
-// paths are as read at the exit, unchecked.
-func (t *Tracer) Unverified() uint64 {
-	return t.count(4)
 }
 
 // count sums one counter of the drops map over the CPUs.

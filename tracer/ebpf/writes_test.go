@@ -33,12 +33,6 @@ func runHelper(name string, args []string) int {
 			return 1
 		}
 		return 0
-	case "rewrite":
-		if err := rewriteWhileOpening(args[0]); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		return 0
 	}
 	fmt.Fprintf(os.Stderr, "unknown helper %q\n", name)
 	return 2

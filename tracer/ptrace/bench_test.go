@@ -93,7 +93,7 @@ func BenchmarkTracerOverhead(b *testing.B) {
 				status, err := c.Exec(ctx, []string{"sh", "-c", cmd}, nil, io.Discard)
 				if host != nil {
 					// Lost events or a cut trace make the figure meaningless.
-					if st, serr := host.Stop(); serr != nil || st.Counts.DroppedEvents > 0 || st.Counts.OutsideCalls > 0 || st.Counts.ChangedPaths > 0 || st.Cut {
+					if st, serr := host.Stop(); serr != nil || st.Dropped > 0 || st.Outside > 0 || st.Cut {
 						b.Errorf("ebpf: %v (%+v)", serr, st)
 					}
 				}
