@@ -6,7 +6,7 @@
 # given up. Meanwhile the path is rewritten to /tmp/hostile-safe (the same
 # length), which is what a tracer reading it at the call's exit sees. The
 # file is read by an Exec with no ordering to this one: a real missing
-# ordering, which must be found, or the run said tampered.
+# ordering, which must be found.
 use strict;
 use warnings;
 use POSIX ();

@@ -1,8 +1,8 @@
 # A write whose path is rewritten while the open waits on a lease
 # (files/pathrace.pl), and a read of the file with no ordering to the
 # writer (plain Execs, as in hostile::forge, so that the writer comes
-# first). The file is made first, by a File both require. The missing
-# ordering must be found, or the run said tampered.
+# first). The file is made first, by a File both require. fsmove's
+# profile refuses the lease: the missing ordering must be found.
 class hostile::pathrace {
   file { '/tmp/hostile-race':
     ensure  => file,
