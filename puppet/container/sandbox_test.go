@@ -15,9 +15,10 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 )
 
-// fsmove's profiles never allow open_by_handle_at or fcntl(F_SETLEASE), and keep Docker's
-// conditions on the rest (ptrace only with CAP_SYS_PTRACE); under systemd,
-// and only there, what its sandboxing needs is allowed without conditions.
+// fsmove's profiles never allow open_by_handle_at or fcntl(F_SETLEASE), and
+// keep Docker's conditions on the rest (ptrace only with CAP_SYS_PTRACE);
+// under systemd, and only there, what its sandboxing needs is allowed
+// without conditions.
 func TestSeccompProfile(t *testing.T) {
 	for _, init := range []Init{InitSystemd, InitNone} {
 		data, err := SeccompProfile(init)

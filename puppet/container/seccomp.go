@@ -51,8 +51,9 @@ var seccompJSON = [2]func() (string, error){
 // with init, in the JSON form Docker takes ("seccomp=<json>" in the
 // security options): Docker's default profile
 // (github.com/moby/profiles/seccomp, the engine's own source of it) with
-// deniedCalls and fcntl's F_SETLEASE never allowed. Under systemd, sandboxCalls are allowed
-// without CAP_SYS_ADMIN too; without it nothing needs them, and Docker's
+// deniedCalls and fcntl's F_SETLEASE never allowed. Under systemd,
+// sandboxCalls are allowed without CAP_SYS_ADMIN too; without it nothing
+// needs them, and Docker's
 // conditions stay (a user namespace is kernel attack surface). The rest
 // keeps its conditions (ptrace with CAP_SYS_PTRACE, for the ptrace
 // tracers).
