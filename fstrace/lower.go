@@ -95,7 +95,9 @@ const (
 	// noFollowBit is set) of dir/path with the row's effect and stmtFlags.
 	// Without a path argument it is the fd dir itself (fchmod, getdents64).
 	formPath
-	// formOpen: Hpath/HpathSym(dir, path, openEffect(flags)) then
+	// formOpen: Hpath/HpathSym(dir, path, openEffect(flags)), a second
+	// one produced with Keeps when it opens for writing a file it
+	// consumes (an in-place change), then
 	// NewFd(dir, path, ret). O_NOFOLLOW and O_CREAT|O_EXCL do not follow a
 	// final symlink; O_CLOEXEC sets FdCloexec. O_TMPFILE consumes the
 	// directory and makes an anonymous fd (the file has no name yet).
@@ -721,7 +723,8 @@ func (c *lowering) lowerPath(out []Statement) []Statement {
 // consumes. An open for writing without O_CREAT or O_TRUNC (a daemon
 // appending to its log with O_WRONLY|O_APPEND) needs the file to exist
 // already: it consumes whatever made it, which is how a log recreated under
-// a running service becomes a missing notifier. A read-only open with
+// a running service becomes a missing notifier; lowerOpen adds that it may
+// change the file in place (produced, keeping what was there). A read-only open with
 // O_CREAT consumes too: the trace cannot tell whether it created the file,
 // and it wrote nothing. O_PATH only looks the path up.
 func openEffect(flags int64) Effect {
@@ -774,6 +777,15 @@ func (c *lowering) lowerOpen(out []Statement) []Statement {
 		h.Flags |= Probe // O_PATH only looks the path up
 	}
 	out = append(out, h)
+	if h.Effect == Consumed && flags&oAccMode != oRdonly && flags&oPath == 0 {
+		// Opened for writing without O_CREAT or O_TRUNC: it needs the
+		// file (consumed, above), and may change it in place, by write(2)
+		// or through a shared mapping, neither of which the model follows
+		// (produced, keeping what was there).
+		m := c.stmt(op)
+		m.Dir, m.Path, m.Effect, m.Flags = dir, path, Produced, Keeps
+		out = append(out, m)
+	}
 	if fdOK {
 		newFd.Dir, newFd.Path = dir, path
 		out = append(out, newFd)

@@ -87,6 +87,7 @@ var lowerCases = []lowerCase{
 	{`openat(AT_FDCWD, "/var/lib/dpkg/lock", O_RDWR) = 4`,
 		call("openat", 4, atFdcwd, str("/var/lib/dpkg/lock"), num(oRdwr)),
 		`hpath AT_FDCWD "/var/lib/dpkg/lock" consumed
+		 hpath AT_FDCWD "/var/lib/dpkg/lock" produced keeps
 		 newfd 4 = AT_FDCWD "/var/lib/dpkg/lock"`},
 	{`openat(AT_FDCWD, "/var/lib/dpkg/status-new", O_RDWR|O_CREAT, 0644) = 4`,
 		call("openat", 4, atFdcwd, str("/var/lib/dpkg/status-new"), num(oRdwr|oCreat), num(0o644)),
@@ -95,6 +96,7 @@ var lowerCases = []lowerCase{
 	{`openat(AT_FDCWD, "/var/log/app.log", O_WRONLY|O_APPEND) = 6`,
 		call("openat", 6, atFdcwd, str("/var/log/app.log"), num(oWronly|0x400)),
 		`hpath AT_FDCWD "/var/log/app.log" consumed
+		 hpath AT_FDCWD "/var/log/app.log" produced keeps
 		 newfd 6 = AT_FDCWD "/var/log/app.log"`},
 	{`openat(AT_FDCWD, "/var/log/app.log", O_WRONLY|O_APPEND|O_CREAT, 0640) = 6`,
 		call("openat", 6, atFdcwd, str("/var/log/app.log"), num(oWronly|0x400|oCreat), num(0o640)),
