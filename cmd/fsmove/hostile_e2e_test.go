@@ -325,6 +325,12 @@ func testHostile(t *testing.T, h *hostileHost, tracer string, init container.Ini
 	if !slices.ContainsFunc(results["path-race"], func(o string) bool { return strings.Contains(o, "lease refused") }) {
 		t.Errorf("the module got a lease: %q", results["path-race"])
 	}
+	// A file changed in place through a shared mapping, with no write
+	// call (hostile::inplace): its open for writing counts as a change.
+	want("inplace", wrote, "")
+	if !slices.Contains(findings, "MOR Exec[hostile-inplace] Exec[inplace-read]") {
+		t.Errorf("the change through a shared mapping is not found as a missing ordering: %q", findings)
+	}
 	// The catalog in Puppet's cache rewritten with the missing ordering
 	// (hostile::catalog): the analysis reads the catalog compiled before
 	// the apply, and the run says what changed.

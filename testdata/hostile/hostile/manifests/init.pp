@@ -36,4 +36,5 @@ class hostile (
   include hostile::scmrights
   include hostile::opentree
   include hostile::pathrace
+  include hostile::inplace
 }
