@@ -79,6 +79,19 @@ func newHostileHost(t *testing.T) *hostileHost {
 			h.ips = append(h.ips, ipn.IP.String())
 		}
 	}
+	// Another run's cgroup subtree, in every hierarchy: the container must
+	// not see its name (hostile::cgroup).
+	hierarchies, _ := filepath.Glob("/sys/fs/cgroup/*/cgroup.procs")
+	if _, err := os.Stat("/sys/fs/cgroup/cgroup.procs"); err == nil {
+		hierarchies = append(hierarchies, "/sys/fs/cgroup/cgroup.procs")
+	}
+	for _, procs := range hierarchies {
+		decoy := filepath.Join(filepath.Dir(procs), "fsmove", "fsmove-decoy-"+h.token)
+		if err := os.MkdirAll(decoy, 0o755); err != nil {
+			t.Fatalf("another run's cgroup: %v", err)
+		}
+		t.Cleanup(func() { os.Remove(decoy) })
+	}
 	h.releaseAgents = map[string]string{}
 	matches, _ := filepath.Glob("/sys/fs/cgroup/*/release_agent")
 	for _, m := range matches {
@@ -186,6 +199,7 @@ func testHostile(t *testing.T, h *hostileHost, tracer string, init container.Ini
 	want("cgroup-move", moved, "moved into a cgroup outside the container's subtree")
 	want("cgroup-mkdir", denied, "made a cgroup at a hierarchy's root")
 	want("cgroup-userns", denied, "a user namespace of its own made the host's cgroups writable")
+	want("cgroup-list", func(o string) bool { return o == "hidden" }, "another run's cgroup is visible")
 	if init == container.InitSystemd {
 		want("cgroup-release-agent", denied, "wrote a host release_agent")
 	}

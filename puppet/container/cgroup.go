@@ -177,6 +177,12 @@ func (rc *runCgroup) prepare(l Limits) error {
 			return fmt.Errorf("creating the container's cgroup: %w", err)
 		}
 	}
+	// The directory every hierarchy's tmpfs covers (mounts) must be there.
+	for _, m := range rc.hc.mounts {
+		if err := os.MkdirAll(filepath.Join(m.dir, cgroupBase), 0o755); err != nil {
+			return fmt.Errorf("creating %s in %s: %w", cgroupBase, m.dir, err)
+		}
+	}
 	return nil
 }
 
@@ -208,8 +214,11 @@ func (rc *runCgroup) limitV2(l Limits) error {
 }
 
 // mounts are the container's view of the host's cgroups in systemd mode:
-// everything read-only and non-recursive, mount by mount, then the writable
-// subtree of the hierarchies systemd writes.
+// everything read-only and non-recursive, mount by mount; in each hierarchy
+// an empty tmpfs over /fsmove, so that the other runs' subtrees (their
+// names) are not listed; then the writable subtree of the hierarchies
+// systemd writes, bound below that tmpfs (writable there, for the engine
+// makes the bind's mount point in it).
 func (rc *runCgroup) mounts() ([]mount.Mount, error) {
 	writable, err := rc.hc.writable()
 	if err != nil {
@@ -225,6 +234,11 @@ func (rc *runCgroup) mounts() ([]mount.Mount, error) {
 	}
 	for _, m := range rc.hc.mounts {
 		ms = append(ms, ro(m.dir))
+	}
+	for _, m := range rc.hc.mounts {
+		ms = append(ms, mount.Mount{Type: mount.TypeTmpfs, Target: filepath.Join(m.dir, cgroupBase),
+			ReadOnly:     !slices.Contains(writable, m.dir),
+			TmpfsOptions: &mount.TmpfsOptions{SizeBytes: 64 << 10, Mode: 0o755}})
 	}
 	for _, d := range writable {
 		dir := filepath.Join(d, rc.parent())

@@ -2,6 +2,7 @@ package container
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docker/docker/api/types/mount"
 	"github.com/docker/docker/api/types/network"
 	"github.com/fsmove/fsmove/tracer/linux"
 	"github.com/moby/profiles/seccomp"
@@ -90,8 +92,9 @@ const v2Mountinfo = `22 1 254:0 / / rw,relatime - ext4 /dev/vda rw
 `
 
 // The container's view of a hybrid host: every mount read-only and
-// non-recursive, and only the run's subtree of name=systemd and cgroup2
-// writable.
+// non-recursive, each hierarchy's /fsmove covered by a tmpfs (the other
+// runs' names hidden), and only the run's subtree of name=systemd and
+// cgroup2 writable.
 func TestCgroupMountsHybrid(t *testing.T) {
 	hc, err := parseMountinfo(t, strings.NewReader(hybridMountinfo))
 	if err != nil {
@@ -105,8 +108,12 @@ func TestCgroupMountsHybrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ro, rw []string
+	var ro, rw, covers []string
 	for _, m := range ms {
+		if m.Type == mount.TypeTmpfs {
+			covers = append(covers, fmt.Sprintf("%s ro=%v", m.Target, m.ReadOnly))
+			continue
+		}
 		if m.Source != m.Target || m.BindOptions == nil || !m.BindOptions.NonRecursive {
 			t.Errorf("mount %+v: want a non-recursive bind at its own path", m)
 		}
@@ -120,6 +127,12 @@ func TestCgroupMountsHybrid(t *testing.T) {
 	wantRW := []string{"/sys/fs/cgroup/systemd/fsmove/fsmove-abc/c", "/sys/fs/cgroup/unified/fsmove/fsmove-abc/c"}
 	if !slices.Equal(ro, wantRO) || !slices.Equal(rw, wantRW) {
 		t.Errorf("read-only %q\nwritable %q\nwant %q\nand %q", ro, rw, wantRO, wantRW)
+	}
+	// Writable where the run's subtree is bound below it.
+	wantCovers := []string{"/sys/fs/cgroup/cpu/fsmove ro=true", "/sys/fs/cgroup/memory/fsmove ro=true",
+		"/sys/fs/cgroup/systemd/fsmove ro=false", "/sys/fs/cgroup/unified/fsmove ro=false"}
+	if !slices.Equal(covers, wantCovers) {
+		t.Errorf("tmpfs covers %q, want %q", covers, wantCovers)
 	}
 	if rc.parent() != "/fsmove/fsmove-abc/c" || rc.traceDir() != "/sys/fs/cgroup/unified/fsmove/fsmove-abc/c" {
 		t.Errorf("parent %s, trace dir %s", rc.parent(), rc.traceDir())
@@ -137,8 +150,9 @@ func TestCgroupMountsV2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !hc.v2Only || len(ms) != 2 || !ms[0].ReadOnly || ms[0].Target != "/sys/fs/cgroup" ||
-		ms[1].ReadOnly || ms[1].Target != "/sys/fs/cgroup/fsmove/fsmove-abc/c" {
+	if !hc.v2Only || len(ms) != 3 || !ms[0].ReadOnly || ms[0].Target != "/sys/fs/cgroup" ||
+		ms[1].Type != mount.TypeTmpfs || ms[1].ReadOnly || ms[1].Target != "/sys/fs/cgroup/fsmove" ||
+		ms[2].ReadOnly || ms[2].Target != "/sys/fs/cgroup/fsmove/fsmove-abc/c" {
 		t.Errorf("v2 mounts %+v", ms)
 	}
 	files := Limits{Memory: 1 << 30, Pids: 100, CPUs: 1.5}.v2Files()

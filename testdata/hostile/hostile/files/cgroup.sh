@@ -62,6 +62,17 @@ if unshare -U -r -m sh -c "mkdir -p /tmp/cg-$token && mount -t cgroup2 none /tmp
 else
 	echo "RESULT cgroup-userns: denied mounting cgroup2"
 fi
+# Another run's subtree: the test makes /fsmove/fsmove-decoy-<token> in
+# every hierarchy of the host; the container must not see it.
+seen=
+for d in /sys/fs/cgroup/*/fsmove /sys/fs/cgroup/fsmove; do
+	[ -e "$d/fsmove-decoy-$token" ] && seen="$seen $d"
+done
+if [ -n "$seen" ]; then
+	echo "RESULT cgroup-list: SAW another run's cgroup in$seen"
+else
+	echo "RESULT cgroup-list: hidden"
+fi
 # Wherever we are now, act: the trace must show this, or the run must say
 # it is incomplete.
 touch "/root/hostile-after-cgroup-$token"
