@@ -131,6 +131,11 @@ const (
 	// formGetcwd: SetCwd(AtFdcwd, returned absolute path). A result that is
 	// not absolute ("(unreachable)/…") teaches nothing.
 	formGetcwd
+	// formForeignFd: DelFd(ret, ret). The new fd is another process's
+	// (pidfd_getfd), which the model cannot name: it stays unknown, so that
+	// a change through it is unplaced (the analysis incomplete), as through
+	// an fd received over a socket.
+	formForeignFd
 	// formMarker: a write. Data that is a decimal pid → WritePid (any fd);
 	// on fd 1 or 2, data the BlockMarker recognises → Begin, End or Fail;
 	// anything else → nothing.
@@ -641,6 +646,8 @@ func (l *Lowerer) lowerRow(row *syscallRow, ev *tracer.Event, out []Statement) [
 		out = c.lowerGetcwd(out)
 	case formMarker:
 		out = c.lowerMarker(out)
+	case formForeignFd:
+		out = c.lowerForeignFd(out)
 	}
 	if c.bad {
 		l.Stats.BadArgs++
@@ -936,6 +943,16 @@ func (c *lowering) lowerAnonFd(out []Statement) []Statement {
 	s := c.stmt(OpNewFd)
 	s.Fd = fd
 	s.Flags = c.stmtFlags(c.flagsArg()) | FdAnon
+	return append(out, s)
+}
+
+func (c *lowering) lowerForeignFd(out []Statement) []Statement {
+	fd, ok := c.retFd()
+	if !ok {
+		return out
+	}
+	s := c.stmt(OpDelFd)
+	s.Fd, s.Fd2 = fd, fd
 	return append(out, s)
 }
 

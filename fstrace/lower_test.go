@@ -474,7 +474,7 @@ var lowerCases = []lowerCase{
 		`newfd 8 = cloexec anon`},
 	{`pidfd_getfd(8, 3, 0) = 9`,
 		call("pidfd_getfd", 9, num(8), num(3), num(0)),
-		`newfd 9 = cloexec anon`},
+		`delfd 9`},
 	{`userfaultfd(O_CLOEXEC|O_NONBLOCK) = 3`,
 		call("userfaultfd", 3, num(oCloexec|sockNonblock)),
 		`newfd 3 = cloexec anon`},

@@ -247,7 +247,7 @@ var syscallTable = withLayout([]syscallRow{
 	{name: "signalfd", form: formAnonFd, updatesFd: true, note: "with fd -1 it creates an fd; otherwise it updates fd"},
 	{name: "signalfd4", form: formAnonFd, updatesFd: true, flagBits: cloexecOnOpenFlags},
 	{name: "pidfd_open", form: formAnonFd, stmtFlags: FdCloexec, note: "pidfds are always close-on-exec"},
-	{name: "pidfd_getfd", form: formAnonFd, stmtFlags: FdCloexec, note: "the new fd is always close-on-exec"},
+	{name: "pidfd_getfd", form: formForeignFd, note: "another process's file: unknown to the model, so a change through it is unplaced"},
 	{name: "userfaultfd", form: formAnonFd, flagBits: cloexecOnOpenFlags},
 	{name: "fanotify_init", form: formAnonFd, flagBits: []flagBit{{fanCloexec, FdCloexec}}},
 	{name: "perf_event_open", form: formAnonFd, flagBits: []flagBit{{perfFlagFdCloexec, FdCloexec}}},

@@ -132,3 +132,29 @@ func TestUnplacedChangesNotThroughPreExistingFds(t *testing.T) {
 		t.Errorf("unplaced changes %d (first %+v), want 2 (first by pid 200)", res.Stats.UnplacedChanges, res.Stats.FirstUnplacedChange)
 	}
 }
+
+// TestForeignFdChangeUnplaced: pidfd_getfd's fd is another process's file,
+// which the lowering leaves unknown (delfd): a change through it inside a
+// block is unplaced. Made anonymous instead (a pipe's newfd), the same
+// change would pass unseen.
+func TestForeignFdChangeUnplaced(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		getfd  fstrace.Statement
+		wantUn int64
+	}{
+		{"unknown", ev(fstrace.Statement{Op: fstrace.OpDelFd, Pid: 200, Fd: 9, Fd2: 9, Syscall: "pidfd_getfd"}), 1},
+		{"anonymous", ev(fstrace.Statement{Op: fstrace.OpNewFd, Pid: 200, Fd: 9, Flags: fstrace.FdAnon, Syscall: "pidfd_getfd"}), 0},
+	} {
+		_, res := run(
+			begin(puppet, "B"),
+			newProc(puppet, 200, 0),
+			tc.getfd,
+			hpAt(200, 9, "", P), // ftruncate(9)
+			end(puppet, "B"),
+		)
+		if res.Stats.UnplacedChanges != tc.wantUn {
+			t.Errorf("%s fd: %d unplaced changes, want %d", tc.name, res.Stats.UnplacedChanges, tc.wantUn)
+		}
+	}
+}
