@@ -731,9 +731,9 @@ func (c *lowering) lowerPath(out []Statement) []Statement {
 // appending to its log with O_WRONLY|O_APPEND) needs the file to exist
 // already: it consumes whatever made it, which is how a log recreated under
 // a running service becomes a missing notifier; lowerOpen adds that it may
-// change the file in place (produced, keeping what was there). A read-only open with
-// O_CREAT consumes too: the trace cannot tell whether it created the file,
-// and it wrote nothing. O_PATH only looks the path up.
+// change the file in place (produced, keeping what was there). A read-only
+// open with O_CREAT consumes too: the trace cannot tell whether it created
+// the file, and it wrote nothing. O_PATH only looks the path up.
 func openEffect(flags int64) Effect {
 	if flags&oPath != 0 {
 		return Consumed
