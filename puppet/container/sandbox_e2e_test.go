@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/mount"
 	"github.com/fsmove/fsmove/internal/testenv"
 )
 
@@ -87,8 +88,20 @@ func TestE2ESandboxConfig(t *testing.T) {
 					t.Errorf("no jump to %s from DOCKER-USER (%v) or FORWARD (%v)", forwardChain, inUser, inForward)
 				}
 			}
-			var writable []string
+			var writable, covers []string
 			for _, m := range h.Mounts {
+				if m.Type == mount.TypeTmpfs {
+					// A hierarchy's /fsmove, covered so that the other
+					// runs' subtrees are not listed: empty, small, and
+					// writable only where the run's subtree is below.
+					if filepath.Base(m.Target) != "fsmove" || m.TmpfsOptions == nil || m.TmpfsOptions.SizeBytes > 1<<20 {
+						t.Errorf("tmpfs %+v: want a small cover of a hierarchy's /fsmove", m)
+					}
+					if !m.ReadOnly {
+						covers = append(covers, m.Target)
+					}
+					continue
+				}
 				if !m.ReadOnly {
 					writable = append(writable, m.Target)
 				} else if m.BindOptions == nil || !m.BindOptions.NonRecursive {
@@ -98,6 +111,11 @@ func TestE2ESandboxConfig(t *testing.T) {
 			if tc.spec.Init == InitSystemd {
 				if c.cg == nil || len(writable) == 0 || string(h.CgroupnsMode) != "host" {
 					t.Fatalf("systemd: cgroup %v, writable %q, namespace %q", c.cg, writable, h.CgroupnsMode)
+				}
+				for _, w := range covers {
+					if !slices.Contains(writable, w+"/"+c.Name+"/c") {
+						t.Errorf("the cover %s is writable with no subtree of the run's below it", w)
+					}
 				}
 				for _, w := range writable {
 					if !strings.HasSuffix(w, "/fsmove/"+c.Name+"/c") {
