@@ -13,6 +13,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -370,9 +371,18 @@ func TestE2EEngineGone(t *testing.T) {
 // TestE2EOutputDiskFull: --out is on a disk that fills during the apply
 // (a 2 MiB tmpfs; the trace outgrows it). fsmove exits 3 with one line that
 // names the disk, blames nothing else, keeps the catalog, the trace so far
-// and run.json, and leaves no container.
+// and run.json, and leaves no container. With --debug it adds the whole
+// error chain after that line, and marks the warnings that follow from it.
 func TestE2EOutputDiskFull(t *testing.T) {
 	bin, module := fsmoveAndFixture(t, "clean")
+	for _, debug := range []bool{false, true} {
+		t.Run(fmt.Sprintf("debug=%v", debug), func(t *testing.T) {
+			testOutputDiskFull(t, bin, module, debug)
+		})
+	}
+}
+
+func testOutputDiskFull(t *testing.T, bin, module string, debug bool) {
 	disk := t.TempDir()
 	if err := syscall.Mount("tmpfs", disk, "tmpfs", 0, "size=2m"); err != nil {
 		if testenv.Required() {
@@ -382,7 +392,11 @@ func TestE2EOutputDiskFull(t *testing.T) {
 	}
 	t.Cleanup(func() { syscall.Unmount(disk, syscall.MNT_DETACH) })
 	out := filepath.Join(disk, "out")
-	cmd := exec.Command(bin, "run", "--init", "none", "--out", out, module)
+	args := []string{"run", "--init", "none", "--out", out, module}
+	if debug {
+		args = append(args, "--debug")
+	}
+	cmd := exec.Command(bin, args...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	err := cmd.Run()
@@ -396,9 +410,11 @@ func TestE2EOutputDiskFull(t *testing.T) {
 	if !strings.Contains(stderr.String(), want) {
 		t.Errorf("stderr does not say %q:\n%s", want, stderr.String())
 	}
-	for _, blame := range []string{"not saved", "no dpkg", "not known", "not copied"} {
-		if strings.Contains(stderr.String(), blame) {
-			t.Errorf("stderr says %q, which follows from the full disk:\n%s", blame, stderr.String())
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		for _, blame := range []string{"not saved", "no dpkg", "not known", "not copied"} {
+			if strings.Contains(line, blame) && !(debug && strings.HasSuffix(line, "[debug: follows from the failure]")) {
+				t.Errorf("stderr says %q, which follows from the full disk:\n%s", blame, stderr.String())
+			}
 		}
 	}
 	rec, err := runner.ReadRecord(out)
@@ -407,6 +423,12 @@ func TestE2EOutputDiskFull(t *testing.T) {
 	}
 	if !strings.HasPrefix(rec.Error, strings.TrimPrefix(want, "fsmove run: ")) || !strings.Contains(rec.ErrorChain, "no space left on device") {
 		t.Errorf("run.json: error %q, error_chain %q", rec.Error, rec.ErrorChain)
+	}
+	// The chain, right after the line that says the cause: only with --debug.
+	_, after, _ := strings.Cut(stderr.String(), want)
+	chain := "\nerror chain: "
+	if got := strings.Contains(after, chain) && strings.Contains(after, "no space left on device"); got != debug {
+		t.Errorf("--debug %v, and the error chain printed after the cause: %v\n%s", debug, got, stderr.String())
 	}
 	for _, name := range []string{runner.CatalogFile, runner.TraceFile} {
 		if info, err := os.Stat(filepath.Join(out, name)); err != nil || info.Size() == 0 {

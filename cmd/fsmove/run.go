@@ -69,7 +69,7 @@ checked first; .fsmove.yml sets defaults; "# fsmove:ignore KIND REASON" mutes on
 		{"fsmove run deb:puppet-module-saz-memcached", "a module Debian packages"},
 	},
 	groups: []flagGroup{
-		{"Common flags", []string{"out", "force", "timeout", "quiet", "verbose", "config", "no-config"}},
+		{"Common flags", []string{"out", "force", "timeout", "quiet", "verbose", "debug", "config", "no-config"}},
 		{"What to apply", []string{"class", "param", "execute", "manifest", "modulepath", "no-deps", "setup", "setup-file"}},
 		{"Container and tracing", []string{"tracer", "suite", "image", "mirror", "init", "network", "memory", "pids-limit", "cpus", "daemon-caps", "max-trace", "max-disk", "allow-drops", "trusted", "seccomp-bpf"}},
 		{"Confirmation", []string{"confirm", "workers", "confirm-timeout", "idempotence"}},
@@ -111,6 +111,7 @@ type runFlags struct {
 	force         bool
 	keepArtifacts bool
 	verbose       bool
+	debug         bool
 	quiet         bool
 	confirm       bool
 	confirmFlags  *confirmFlags
@@ -153,6 +154,7 @@ func newRunCmd(c *cli) *cobra.Command {
 	fs.BoolVar(&f.keep, "keep", false, "keep the container (docker rm -f it yourself)")
 	fs.BoolVar(&f.keepArtifacts, "keep-artifacts", true, "keep the artifacts (false: in a temporary dir)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "show apt's and Puppet's output")
+	fs.BoolVar(&f.debug, "debug", false, "on a failure, also print its whole error chain and the warnings it causes")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output (for CI)")
 	fs.BoolVar(&f.confirm, "confirm", false, "test each finding by re-applying the module (fsmove confirm)")
 	f.confirmFlags = addConfirmFlags(fs)
@@ -418,6 +420,7 @@ func runOptions(f *runFlags, moduleArg string) (runner.Options, runner.SuiteChoi
 		Force:              f.force,
 		Keep:               f.keep,
 		Verbose:            f.verbose,
+		Debug:              f.debug,
 		FsmoveVersion:      buildVersion(),
 		Idempotence:        f.idempotence,
 	}, suite, nil
@@ -500,8 +503,13 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			reportStopped(stderr, rec, opts.OutDir, tempOut)
+			reportStopped(stderr, rec, opts, tempOut)
 			return runError{errSaid}
+		}
+		if opts.Debug && rec.ErrorChain != "" {
+			// After the line that says the cause, what the call that
+			// failed saw.
+			err = fmt.Errorf("%w\n%s", err, errorChain(rec))
 		}
 		return runError{err}
 	}
@@ -586,7 +594,7 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 		if err := rec.Write(opts.OutDir); err != nil {
 			fmt.Fprintf(stderr, "fsmove run: %v\n", err)
 		}
-		reportStopped(stderr, rec, opts.OutDir, tempOut)
+		reportStopped(stderr, rec, opts, tempOut)
 		return runError{errSaid}
 	}
 	rec.AddStep("analyze", time.Since(start), code == exitOK || code == exitFindings, "")
@@ -642,10 +650,21 @@ func settleRun(ctx context.Context, stderr io.Writer, rec *runner.RunRecord, run
 	return place
 }
 
+// errorChain is the whole error chain of a failed run (run.json's
+// error_chain), which the one line said by its cause leaves out: --debug
+// prints it after that line.
+func errorChain(rec *runner.RunRecord) string {
+	return "error chain: " + rec.ErrorChain
+}
+
 // reportStopped says on stderr what became of an interrupted or timed-out
 // run: the step it stopped in, the container, and where the artifacts are.
-func reportStopped(stderr io.Writer, rec *runner.RunRecord, out string, tempOut bool) {
+func reportStopped(stderr io.Writer, rec *runner.RunRecord, opts runner.Options, tempOut bool) {
+	out := opts.OutDir
 	fmt.Fprintf(stderr, "fsmove run: %s\n", printable.Lines(rec.Error))
+	if opts.Debug && rec.ErrorChain != "" {
+		fmt.Fprintf(stderr, "%s\n", printable.Lines(errorChain(rec)))
+	}
 	short := rec.ContainerID
 	if len(short) > 12 {
 		short = short[:12]

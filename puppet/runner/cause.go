@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"syscall"
 
 	"github.com/fsmove/fsmove/puppet/container"
@@ -72,10 +73,19 @@ func followsFailure(err error) bool {
 	return container.EngineGone(err) || errors.Is(err, syscall.ENOSPC)
 }
 
+// followsMark ends a warning that --debug prints though it only follows
+// from the failure said by its cause.
+const followsMark = "[debug: follows from the failure]"
+
 // warnf prints a warning about err on the run's log, unless err follows
-// from a failure said by its cause.
+// from a failure said by its cause; with Options.Debug it prints that one
+// too, saying so.
 func (r *run) warnf(err error, format string, a ...any) {
 	if followsFailure(err) {
+		if r.opts.Debug {
+			msg := strings.TrimSuffix(fmt.Sprintf(format, a...), "\n")
+			fmt.Fprintf(r.opts.Log, "%s %s\n", msg, followsMark)
+		}
 		return
 	}
 	fmt.Fprintf(r.opts.Log, format, a...)

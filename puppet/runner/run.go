@@ -84,6 +84,10 @@ type Options struct {
 	Keep bool
 	// Verbose shows apt's and Puppet's output as it comes (to Log).
 	Verbose bool
+	// Debug prints to Log, too, the warnings that only follow from a
+	// failure said by its cause (a lost engine, a full disk), which are
+	// otherwise left out (warnf).
+	Debug bool
 	// Log receives verbose output and, on failure, the tail of the failing
 	// step's output.
 	Log           io.Writer
