@@ -154,7 +154,7 @@ func newRunCmd(c *cli) *cobra.Command {
 	fs.BoolVar(&f.keep, "keep", false, "keep the container (docker rm -f it yourself)")
 	fs.BoolVar(&f.keepArtifacts, "keep-artifacts", true, "keep the artifacts (false: in a temporary dir)")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "show apt's and Puppet's output")
-	fs.BoolVar(&f.debug, "debug", false, "on a failure, also print its whole error chain and the warnings it causes")
+	fs.BoolVar(&f.debug, "debug", false, "print a failure's error chain and the warnings it causes")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output (for CI)")
 	fs.BoolVar(&f.confirm, "confirm", false, "test each finding by re-applying the module (fsmove confirm)")
 	f.confirmFlags = addConfirmFlags(fs)
