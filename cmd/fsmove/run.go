@@ -125,7 +125,7 @@ func newRunCmd(c *cli) *cobra.Command {
 		Short: "apply a module in a fresh Docker container, traced, and analyze it",
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.out, "out", "", "`DIR` of the artifacts and report.html (default: the module's place under $XDG_STATE_HOME/fsmove/runs)")
+	fs.StringVar(&f.out, "out", "", "`DIR` of the artifacts (default: under $XDG_STATE_HOME/fsmove/runs)")
 	stringsFlag(fs, &f.modulePath, "modulepath", "a `DIR` of dependency modules, or one module (repeatable)")
 	fs.BoolVar(&f.noDeps, "no-deps", false, "do not read or check the module's dependencies")
 	fs.StringVar(&f.class, "class", "", "`class` to include (default: the module's name)")
