@@ -179,22 +179,28 @@ func TestCompressedStreams(t *testing.T) {
 	}
 }
 
+// TestSupersededExecve: a thread's execve continues under the leader's pid.
+// strace ends the thread's first half in one of two ways: "<unfinished ...>"
+// or, when it learns of the new pid before it prints, "<pid changed to N ...>"
+// (seen under load).
 func TestSupersededExecve(t *testing.T) {
-	trace := strings.Join([]string{
-		`[pid 101] execve("/bin/true", ["true"], 0x7ffd /* 3 vars */ <unfinished ...>`,
-		`[pid 100] +++ superseded by execve in pid 101 +++`,
-		`[pid 100] <... execve resumed>) = 0`,
-	}, "\n")
-	r := NewReader(strings.NewReader(trace), Options{})
-	evs := readAll(t, r)
-	if len(r.Warnings()) != 0 || len(evs) != 2 {
-		t.Fatalf("events %+v warnings %+v", evs, r.Warnings())
-	}
-	if evs[0].Kind != tracer.KindExit || evs[0].Pid != 101 {
-		t.Errorf("first event %+v, want the exit of thread 101", evs[0])
-	}
-	if evs[1].Syscall != "execve" || evs[1].Pid != 100 || evs[1].Arg(0).Str != "/bin/true" {
-		t.Errorf("second event %+v, want execve by the leader 100", evs[1])
+	for _, firstHalf := range []string{"<unfinished ...>", "<pid changed to 100 ...>"} {
+		trace := strings.Join([]string{
+			`[pid 101] execve("/bin/true", ["true"], 0x7ffd /* 3 vars */ ` + firstHalf,
+			`[pid 100] +++ superseded by execve in pid 101 +++`,
+			`[pid 100] <... execve resumed>) = 0`,
+		}, "\n")
+		r := NewReader(strings.NewReader(trace), Options{})
+		evs := readAll(t, r)
+		if len(r.Warnings()) != 0 || len(evs) != 2 {
+			t.Fatalf("%s: events %+v warnings %+v", firstHalf, evs, r.Warnings())
+		}
+		if evs[0].Kind != tracer.KindExit || evs[0].Pid != 101 {
+			t.Errorf("%s: first event %+v, want the exit of thread 101", firstHalf, evs[0])
+		}
+		if evs[1].Syscall != "execve" || evs[1].Pid != 100 || evs[1].Arg(0).Str != "/bin/true" {
+			t.Errorf("%s: second event %+v, want execve by the leader 100", firstHalf, evs[1])
+		}
 	}
 }
 

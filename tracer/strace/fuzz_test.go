@@ -35,6 +35,7 @@ func FuzzReader(f *testing.F) {
 		`1 rt_sigaction(SIGINT, {sa_handler=SIG_IGN, sa_mask=~[KILL STOP RTMIN RT_1], sa_flags=SA_RESTORER}, NULL, 8) = 0`,
 		`1 pipe2([3<pipe:[1]>, 4<pipe:[1]>], O_CLOEXEC) = 0`,
 		"1 +++ killed by SIGKILL (core dumped) +++\n1 --- SIGCHLD {si_signo=SIGCHLD} ---",
+		"2 execve(\"/bin/x\", [\"x\"], 0x7ffd /* 1 var */ <pid changed to 1 ...>\n1 +++ superseded by execve in pid 2 +++\n1 <... execve resumed>) = 0",
 	} {
 		f.Add([]byte(s), false)
 		f.Add([]byte(s), true)

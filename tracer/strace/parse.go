@@ -17,6 +17,12 @@ import (
 // process's line.
 const unfinishedSuffix = " <unfinished ...>"
 
+// pidChangedPrefix starts the other ending of a first half: a thread's
+// execve, printed as "execve(... <pid changed to N ...>" when strace has
+// already seen the leader take the thread's place. Its second half comes
+// under the leader's pid, after "+++ superseded by execve in pid … +++".
+const pidChangedPrefix = " <pid changed to "
+
 // detachedSuffix ends a call that was running when strace detached from the
 // process (strace -p, or strace stopped by a signal): it never returned in
 // the trace, and has no effect on the model.

@@ -181,7 +181,8 @@ func skipComm(line []byte, k int) int {
 	return k
 }
 
-// callLine reads "name(args) = ret" or the first half "name(args <unfinished ...>".
+// callLine reads "name(args) = ret" or the first half "name(args <unfinished ...>"
+// (or "name(args <pid changed to N ...>").
 func (p *lineParser) callLine(rest []byte, pid int) {
 	j := 0
 	for j < len(rest) && isNameChar(rest[j]) {
@@ -200,10 +201,33 @@ func (p *lineParser) callLine(rest []byte, pid int) {
 		p.out.args = rest[j+1 : len(rest)-len(unfinishedSuffix)]
 		return
 	}
+	if k := pidChangedAt(rest); k > j {
+		p.out.kind, p.out.call = lineUnfinished, call
+		p.out.args = rest[j+1 : k]
+		return
+	}
 	if !call.wanted {
 		return
 	}
 	p.scanCall(call, pid, rest, j+1)
+}
+
+// pidChangedAt returns where a line's " <pid changed to N ...>" ending
+// starts, or -1 when the line does not end so.
+func pidChangedAt(line []byte) int {
+	const end = " ...>"
+	if !bytes.HasSuffix(line, []byte(end)) {
+		return -1
+	}
+	k := bytes.LastIndex(line, []byte(pidChangedPrefix))
+	if k < 0 {
+		return -1
+	}
+	i := k + len(pidChangedPrefix)
+	if _, n := parseDigits(line, i); n == i || n != len(line)-len(end) {
+		return -1
+	}
+	return k
 }
 
 // resumedLine reads "<... name resumed>rest-of-args) = ret"; apply joins it

@@ -282,6 +282,8 @@ func TestParallelScanEdgeCases(t *testing.T) {
 			"[pid 6] <... vfork resumed>) = 7\nopenat(AT_FDCWD, \"/c\", O_RDONLY) = 3\n",
 		"superseded": "10 execve(\"/bin/x\", [\"x\"], 0x7ffd /* 1 var */ <unfinished ...>\n" +
 			"9 +++ superseded by execve in pid 10 +++\n9 <... execve resumed>) = 0\n",
+		"superseded, pid changed": "10 execve(\"/bin/x\", [\"x\"], 0x7ffd /* 1 var */ <pid changed to 9 ...>\n" +
+			"9 +++ superseded by execve in pid 10 +++\n9 <... execve resumed>) = 0\n",
 		// The call in flight moves to the leader: the thread's own resumed
 		// half has no start, though both halves carry its pid.
 		"superseded, then the thread resumes": "10 execve(\"/bin/x\", [\"x\"], 0x7ffd /* 1 var */ <unfinished ...>\n" +
