@@ -55,8 +55,9 @@ type task struct {
 	// and exit, and the calls the filter would have stopped are decoded
 	// (see attach.go).
 	attached bool
-	// attaching: seized and sent PTRACE_INTERRUPT; its first
-	// PTRACE_EVENT_STOP is still to come.
+	// attaching: seized and sent PTRACE_INTERRUPT; its first stop (the
+	// interrupt's PTRACE_EVENT_STOP, or an event that came before it and
+	// cleared it) is still to come.
 	attaching bool
 }
 
@@ -270,6 +271,15 @@ func (l *loop) stop(tid int, ws syscall.WaitStatus) {
 	// thread's group-stop is PTRACE_EVENT_STOP with SIGSTOP, SIGTSTP…).
 	event := int(uint32(ws) >> 16)
 	if tk.attached {
+		// Any stop of a thread being attached is its first under the
+		// tracer. It need not be the interrupt's PTRACE_EVENT_STOP: a
+		// fork, clone or exec event the thread was already inside when
+		// interrupted stops first, and any ptrace stop clears the
+		// pending interrupt, which then never reports (signal.c,
+		// ptrace_stop: "any trap clears pending STOP trap"). Waiting for
+		// it hung the attach while the thread ran on.
+		first := tk.attaching
+		tk.attaching = false
 		switch {
 		case tk.detaching:
 			l.detachAt(tk, sig, event)
@@ -278,15 +288,15 @@ func (l *loop) stop(tid int, ws syscall.WaitStatus) {
 			// A group-stop (the process is stopped: SIGSTOP, SIGTSTP…):
 			// honoured, as strace does for a seized process. The thread
 			// stays stopped; SIGCONT brings another PTRACE_EVENT_STOP.
-			tk.attaching, tk.awaitStop = false, false
+			tk.awaitStop = false
 			if _, _, e := syscall.Syscall6(syscall.SYS_PTRACE, unix.PTRACE_LISTEN, uintptr(tid), 0, 0, 0, 0); e != 0 {
 				l.resume(tk, 0)
 			}
 			return
-		case event == unix.PTRACE_EVENT_STOP && (tk.attaching || tk.awaitStop):
+		case event == unix.PTRACE_EVENT_STOP && (first || tk.awaitStop):
 			// The first stop after PTRACE_SEIZE and PTRACE_INTERRUPT, or
 			// a new child's first stop: from now on its calls stop.
-			tk.attaching, tk.awaitStop = false, false
+			tk.awaitStop = false
 			l.resume(tk, 0)
 			return
 		}
