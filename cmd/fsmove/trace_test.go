@@ -61,12 +61,12 @@ func TestTraceUsage(t *testing.T) {
 // untraced, when the command ends.
 func TestTraceAttach(t *testing.T) {
 	testenv.Root(t, "attaching to a running process")
-	pid := testenv.StartLoop(t, "while :; do cat /etc/hostname >/dev/null; sleep 0.1; done")
+	pid, wait := testenv.StartReadLoop(t, 3)
 	out := filepath.Join(t.TempDir(), "trace.log")
 	var stdout, stderr bytes.Buffer
-	code := run(&stdout, &stderr, []string{"trace", "--attach", strconv.Itoa(pid), "--out", out, "--", "sleep", "0.5"})
+	code := run(&stdout, &stderr, append([]string{"trace", "--attach", strconv.Itoa(pid), "--out", out, "--"}, wait...))
 	if code != 0 {
-		t.Fatalf("exit %d, want sleep's 0; stderr: %s", code, stderr.String())
+		t.Fatalf("exit %d, want the command's 0; stderr: %s", code, stderr.String())
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -64,4 +65,25 @@ func looping(t testing.TB, pid int) bool {
 	}
 	t.Fatalf("loop %d: no syscw in /proc/%d/io", pid, pid)
 	return false
+}
+
+// StartReadLoop starts a loop that reads /etc/hostname with cat and then
+// appends a line to a file of its own, over and over, and returns the
+// loop's pid (as StartLoop) and a command that ends once the loop has
+// appended n lines more than when the command started.
+//
+// A trace that attaches to the loop and then runs that command sees at
+// least n-1 cat processes that the loop created after the attach, and their
+// opens, however busy the machine: the first line may come from a cat
+// started before the attach, every later one from a cat started after the
+// command. A fixed sleep instead saw none on a loaded CI machine.
+func StartReadLoop(t testing.TB, n int) (pid int, wait []string) {
+	t.Helper()
+	ticks := filepath.Join(t.TempDir(), "ticks")
+	if err := os.WriteFile(ticks, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pid = StartLoop(t, fmt.Sprintf("while :; do cat /etc/hostname >/dev/null; echo >>%s; sleep 0.1; done", ticks))
+	wait = []string{"sh", "-c", fmt.Sprintf("n=$(($(wc -l <%[1]s) + %[2]d)); while [ $(wc -l <%[1]s) -lt $n ]; do sleep 0.05; done", ticks, n)}
+	return pid, wait
 }
