@@ -97,7 +97,11 @@
 //  13. a producer that made the path only after looking it up and not
 //     finding it (mkdir -p, a default written when there is none, an
 //     Exec's creates) commutes with a resource that overwrites it: in the
-//     other order it finds that one's path and leaves it;
+//     other order it finds that one's path and leaves it. Not a Package:
+//     dpkg replaces a file it finds that is not a conffile, keeps a
+//     conffile only as one changed locally (its own as .dpkg-dist), and its
+//     maintainer scripts may rewrite it, so a File that replaces a
+//     package's file must follow the Package;
 //  14. an entry that a key-level editor (Host, augeas, file_line) adds to a
 //     name-service database (/etc/hosts, services, protocols, networks, rpc,
 //     ethers) changes only the lookups of its own names: a consumer whose

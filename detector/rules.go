@@ -196,10 +196,17 @@ func holdOrder(x, y *use, rel Relation, path string) string {
 			return p() + " only changes the metadata of " + path + ", and " + c() + " runs as root: the file stays executable, which is all root needs to run it"
 		}
 		return p() + " only changes the metadata of " + path + ", and " + c() + " runs as root, which reads, writes and removes it whatever its mode and owner"
-	case rel == Overwrites && x.guarded:
+	case rel == Overwrites && x.guarded && !x.role.res.IsPackage():
 		// Rule 13: an ensure-present producer (mkdir -p, a creates
 		// guard, a default written only when there is none) finds the
-		// other's path in the other order and leaves it.
+		// other's path in the other order and leaves it. Not a Package:
+		// dpkg looks a file up before it unpacks it, but what it finds
+		// there does not make it leave: it replaces a file that is not a
+		// conffile, and keeps a conffile only as one changed locally
+		// (its own beside it as .dpkg-dist, asked about at the next
+		// upgrade), and its maintainer scripts (ucf) may rewrite it. A
+		// File replacing a package's file is the fault authors fix with
+		// require => Package.
 		return p() + " makes " + path + " only when it is missing (it looked for it first): in the other order it finds " + c() + "'s and leaves it"
 	case rel != Overwrites && rel != Expunges && isNameServiceDatabase(path):
 		// Rule 14: one entry added to /etc/hosts, /etc/services… changes

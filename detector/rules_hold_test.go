@@ -116,6 +116,11 @@ func TestRuleGuardedCreation(t *testing.T) {
 	// Near miss: the lookup came after the write (it checked its own work).
 	expectHeld(t, Detect(result(p("/etc/app.conf", at("Exec[setup]", "p:openat@10", "m:stat@11"), at("File[/etc/app.conf]", "p:rename@20"))), g, Options{}),
 		"MOR Exec[setup]->File[/etc/app.conf] /etc/app.conf")
+	// Near miss: a Package looked its file up before unpacking it, but
+	// dpkg does not leave a file it finds (it replaces it, or keeps a
+	// conffile as changed locally): a File replacing it must follow.
+	expectHeld(t, Detect(result(p("/etc/app.conf", at("Package[app]", "m:newfstatat@9", "p:rename@10"), at("File[/etc/app.conf]", "p:rename@20"))), g, Options{}),
+		"MOR Package[app]->File[/etc/app.conf] /etc/app.conf")
 	// Near miss: the other resource reads what the guarded one made.
 	expectHeld(t, Detect(result(p("/etc/app.conf", at("Exec[setup]", "m:newfstatat@9", "p:openat@10"), at("Exec[run]", "c:openat@20"))), g, Options{}),
 		"MOR Exec[setup]->Exec[run] /etc/app.conf")

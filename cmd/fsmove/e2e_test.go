@@ -139,8 +139,8 @@ var fixtureCases = []fixtureCase{
 		[]string{"MOR Exec[generate-script] Exec[run-script]"}, false, false},
 	{"clean", []string{}, []string{}, false, false},
 	{"mor_overwrite_conffile",
-		[]string{"MOR Exec[write-conf] File[/etc/mor_overwrite_conffile.conf]"},
-		[]string{"MOR Exec[write-conf] File[/etc/mor_overwrite_conffile.conf]"},
+		[]string{"MOR Exec[write-conf] File[/etc/mor_overwrite_conffile.conf]", "MOR Package[netbase] File[/etc/rpc]"},
+		[]string{"MOR Exec[write-conf] File[/etc/mor_overwrite_conffile.conf]", "MOR Package[netbase] File[/etc/rpc]"},
 		false, false},
 	{"mor_read_modify_write",
 		[]string{"MOR File[/etc/mor_read_modify_write.conf] Exec[enable-feature]"},
@@ -169,8 +169,9 @@ var fixtureCases = []fixtureCase{
 // fixtureHeld are findings a fixture must give held back by a rule, as
 // "KIND producer consumer" (its near misses: the rule had something to hold).
 var fixtureHeld = map[string][]string{
-	"mn_service_directory": {"MN File[/etc/mn_service_directory.d] Service[fsmove-dirsvc]"},
-	"near_rules":           {"MOR Package[uuid-runtime] File[/var/lib/near_rules_daemon]"},
+	"mn_service_directory":   {"MN File[/etc/mn_service_directory.d] Service[fsmove-dirsvc]"},
+	"near_rules":             {"MOR Package[uuid-runtime] File[/var/lib/near_rules_daemon]"},
+	"mor_overwrite_conffile": {"MOR Exec[default-conf] File[/etc/mor_overwrite_conffile.default]"},
 }
 
 // e2eParallel is how many fixture runs TestE2ERunFixtures has in flight at

@@ -8,13 +8,21 @@
 # File['/etc/mor_overwrite_conffile.conf'] (the producer is the resource that
 # ran first).
 #
-# Near miss, held back: Package['netbase'] ships /etc/rpc as a dpkg conffile
-# and File['/etc/rpc'] replaces it, unordered. dpkg looks for the conffile
-# before it installs it (the trace shows the lookup fail), and with
-# Puppet's default --force-confold it keeps a file it finds there (leaving
-# its own as /etc/rpc.dpkg-dist): in the other order the File's content
-# stays all the same, and dpkg treats the file as locally changed in both.
-# The detector's rule 13 holds the pair back.
+# Expected finding: Package['netbase'] ships /etc/rpc as a dpkg conffile and
+# File['/etc/rpc'] replaces it, unordered. dpkg looks for the conffile before
+# it installs it (the trace shows the lookup fail), but that is no
+# ensure-present guard: in the other order dpkg finds the File's /etc/rpc,
+# keeps it only as a conffile changed locally (its own beside it as
+# /etc/rpc.dpkg-dist, asked about at every upgrade), and a file that is not a
+# conffile it would replace. MOR Package['netbase'] -> File['/etc/rpc']
+# (detector rule 13 holds back only producers that really leave what they
+# find).
+#
+# Near miss, held back (rule 13): Exec['default-conf'] writes a default
+# /etc/mor_overwrite_conffile.default only when there is none (creates), and
+# File['/etc/mor_overwrite_conffile.default'] replaces it, unordered. In the
+# other order the Exec finds the File's and does not run: the content is the
+# File's either way.
 #
 # Near miss: File['/etc/ethertypes'] replaces another conffile of the same
 # package but requires the Package, so it is not reported.
@@ -39,6 +47,16 @@ class mor_overwrite_conffile {
   }
 
   file { '/etc/mor_overwrite_conffile.conf':
+    ensure  => file,
+    content => "mode=file\n",
+  }
+
+  exec { 'default-conf':
+    command => "/bin/sh -c 'echo mode=default > /etc/mor_overwrite_conffile.default'",
+    creates => '/etc/mor_overwrite_conffile.default',
+  }
+
+  file { '/etc/mor_overwrite_conffile.default':
     ensure  => file,
     content => "mode=file\n",
   }
