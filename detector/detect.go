@@ -311,7 +311,7 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use) {
 			if x.role.isPackage && y.role.isPackage {
 				continue
 			}
-			rel, needBy, eff, before := precedes(x, y, pa.IsDir)
+			rel, needBy, eff, before := precedes(x, y, pa.Path, pa.IsDir)
 			if !before {
 				rel, needBy, eff, before = observed(x, y)
 			}

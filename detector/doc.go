@@ -42,7 +42,12 @@
 //     and two resources that only ensure one directory commute;
 //  2. modified it: b2 read it and wrote it back (file_line, ini_setting,
 //     augeas, sed -i);
-//  3. consumed it (generate-use, configure-use), or expunged it.
+//  3. consumed it (generate-use, configure-use), or expunged it;
+//  4. set its mode or owner, as a File on its own path, after b1 made the
+//     file only because it was missing (an Exec's creates, a lookup that
+//     failed first, a package's file): in the other order the File finds no
+//     file, and does nothing or makes an empty one that b1 then leaves or
+//     replaces (rule 18, setsMetadataOfMade).
 //
 // b1 ⇝ b2 (must notify) when b2 is a Service that read p, before or after
 // b1 produced it (notifies). A directory counts when b1 is the File that

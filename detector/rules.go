@@ -127,7 +127,7 @@ func readUse(role *blockRole, a *interp.Access, path string) use {
 // precedes decides x < y on one path: x made the path and then y needed
 // it, or y overwrote it. The direction is the trace's: the producer's
 // effect comes first. ok is false when the two uses are unrelated.
-func precedes(x, y *use, isDir bool) (Relation, interp.Evidence, fstrace.Effect, bool) {
+func precedes(x, y *use, path string, isDir bool) (Relation, interp.Evidence, fstrace.Effect, bool) {
 	if !x.produced {
 		return 0, interp.Evidence{}, 0, false
 	}
@@ -147,7 +147,22 @@ func precedes(x, y *use, isDir bool) (Relation, interp.Evidence, fstrace.Effect,
 	if !isDir && x.replaces && y.replaces && y.replBy.Line > x.replBy.Line {
 		return Overwrites, y.replBy, fstrace.Produced, true
 	}
+	if setsMetadataOfMade(x, y, path, isDir) {
+		return Modifies, y.prodBy, fstrace.Produced, true
+	}
 	return 0, interp.Evidence{}, 0, false
+}
+
+// setsMetadataOfMade reports whether y is a File that set only the mode or
+// owner of a file x made only because it was missing (an Exec's creates, a
+// lookup that failed first, a package's file), after x made it: its own
+// path, not one it recursed into (rule 18).
+// The file did not exist before x, so in the other order the File finds
+// none: with no ensure it does nothing, with one it makes an empty file,
+// which x then finds and leaves (or, a package's file, replaces with its
+// own mode). Either way the mode and owner the run ended with are not set.
+func setsMetadataOfMade(x, y *use, path string, isDir bool) bool {
+	return !isDir && x.guarded && x.replaces && y.metaOnly && path == y.role.ownPath && y.prodBy.Line > x.replBy.Line
 }
 
 // observed decides x < y on one path from a fault that already happened

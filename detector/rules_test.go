@@ -23,6 +23,8 @@ func rulesGraph() *fakeGraph {
 	g.add("User[app]", "app.pp", 22)
 	g.add("Exec[unpack]", "app.pp", 24, "creates", "/opt/app")
 	g.add("File[/opt/app]", "app.pp", 26, "ensure", "directory")
+	g.add("Exec[keygen]", "app.pp", 28, "creates", "/etc/app/key")
+	g.add("File[/etc/app/key]", "app.pp", 30, "mode", "0600", "owner", "app")
 	return g
 }
 
@@ -265,6 +267,34 @@ func TestRuleExecCreatesCheck(t *testing.T) {
 	// Near miss: a path inside its creates is used, not checked.
 	res = result(p("/opt/app/bin/run", a("Package[app]", "p", 10), at("Exec[unpack]", "c:openat@20")))
 	expect(t, Detect(res, rulesGraph(), Options{}), "MOR Package[app]->Exec[unpack] /opt/app/bin/run")
+}
+
+// Rule 18: a File that sets only the mode or owner of a file that another
+// resource made because it was missing must follow it.
+func TestRuleMetadataOfMadeFile(t *testing.T) {
+	// The Exec's creates guards the key it writes; the File then stats it
+	// and changes its mode.
+	made := func(producer string, effs ...string) *Report {
+		return Detect(result(p("/etc/app/key", at(producer, effs...), at("File[/etc/app/key]", "s:newfstatat@20", "k:chmod@21"))), rulesGraph(), Options{})
+	}
+	rep := made("Exec[keygen]", "p:openat@10")
+	expect(t, rep, "MOR Exec[keygen]->File[/etc/app/key] /etc/app/key")
+	if pc := rep.Findings[0].Paths[0]; pc.Relation != Modifies || pc.ConsumerEvidence.Syscall() != "chmod" {
+		t.Errorf("relation %v, evidence %+v", pc.Relation, pc.ConsumerEvidence)
+	}
+	// A package's file (dpkg looked it up first) counts too.
+	expect(t, made("Package[app]", "m:newfstatat@9", "p:rename@10"), "MOR Package[app]->File[/etc/app/key] /etc/app/key")
+	// Near miss: the producer made it without looking first (it may have
+	// rewritten a file that was there, in place, keeping its mode).
+	expect(t, made("Exec[edit-conf]", "p:openat@10"))
+	// Near miss: the producer only changed its metadata itself.
+	expect(t, made("Exec[keygen]", "m:newfstatat@9", "k:chmod@10"))
+	// Near miss: the File came first.
+	expect(t, Detect(result(p("/etc/app/key", at("File[/etc/app/key]", "s:newfstatat@5", "k:chmod@6"), at("Exec[keygen]", "p:openat@10"))), rulesGraph(), Options{}))
+	// Near miss: ordered.
+	g := rulesGraph()
+	g.edge("Exec[keygen]", "File[/etc/app/key]", before)
+	expect(t, Detect(result(p("/etc/app/key", at("Exec[keygen]", "p:openat@10"), at("File[/etc/app/key]", "s:newfstatat@20", "k:chmod@21"))), g, Options{}))
 }
 
 func TestRuleSymlinkTarget(t *testing.T) {
