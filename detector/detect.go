@@ -313,7 +313,7 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use) {
 			}
 			rel, needBy, eff, before := precedes(x, y, pa.Path, pa.IsDir)
 			if !before {
-				rel, needBy, eff, before = observed(x, y)
+				rel, needBy, eff, before = observed(x, y, pa.Path)
 			}
 			notify := notifies(x, y, pa.Path, pa.IsDir)
 			if !before && !notify {
@@ -328,7 +328,7 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use) {
 				ProducerEvidence: x.prodBy,
 				ConsumerEffect:   eff,
 				ConsumerEvidence: needBy,
-				Metadata:         x.metaOnly || y.probeOnly,
+				Metadata:         x.metaOnly || y.probeOnly || rel == Missed,
 				producerReplaced: x.acc.Replaced,
 			}
 			if !before {

@@ -47,7 +47,13 @@
 //     file only because it was missing (an Exec's creates, a lookup that
 //     failed first, a package's file): in the other order the File finds no
 //     file, and does nothing or makes an empty one that b1 then leaves or
-//     replaces (rule 18, setsMetadataOfMade).
+//     replaces (rule 18, setsMetadataOfMade);
+//  5. looked it up before b1 made it and did not find it (observed): when
+//     Puppet reported b2 failed, the fault happened in this run (rule 5,
+//     relation missing, an observed finding); otherwise b2 went on without
+//     it (an onlyif or unless test, a maintainer script's check: relation
+//     missed, rule 19), and in the other order finds it. Not when b2 made
+//     the path itself afterwards, nor for an Exec's creates (rule 8).
 //
 // b1 ⇝ b2 (must notify) when b2 is a Service that read p, before or after
 // b1 produced it (notifies). A directory counts when b1 is the File that

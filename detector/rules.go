@@ -38,9 +38,14 @@ const (
 	// Rewrites: the resource wrote the path again in the second apply of
 	// one catalog (NI, fsmove run --idempotence).
 	Rewrites
+	// Missed: the consumer looked the path up before the producer made it
+	// and did not find it, and Puppet reported no failure: it went on
+	// without it in this run (an onlyif or unless test, a maintainer
+	// script's check, a search), and in the other order it finds it.
+	Missed
 )
 
-var relationNames = [...]string{"consumes", "modifies", "overwrites", "expunges", "missing", "rewrites"}
+var relationNames = [...]string{"consumes", "modifies", "overwrites", "expunges", "missing", "rewrites", "missed"}
 
 func (r Relation) String() string {
 	if int(r) < len(relationNames) {
@@ -165,15 +170,26 @@ func setsMetadataOfMade(x, y *use, path string, isDir bool) bool {
 	return !isDir && x.guarded && x.replaces && y.metaOnly && path == y.role.ownPath && y.prodBy.Line > x.replBy.Line
 }
 
-// observed decides x < y on one path from a fault that already happened
-// (rule 5): y failed in this run (Puppet logged an error for it), it had
-// looked the path up and not found it (ENOENT, ENOTDIR), and x made the path
-// later. Other failed calls still have no effect.
-func observed(x, y *use) (Relation, interp.Evidence, fstrace.Effect, bool) {
-	if y.role.failure == "" || !y.acc.Missing || !x.produced || x.prodBy.Line < y.acc.MissingBy.Line {
+// observed decides x < y on one path from what y did without it (rule 5):
+// y looked the path up and did not find it (ENOENT, ENOTDIR), and x made
+// the path later. When Puppet logged an error for y, the fault happened in
+// this run (Missing). Otherwise y went on without the path (Missed, rule
+// 19): a test in its onlyif or unless, a maintainer script's check, a
+// program searching for it; in the other order it finds the path and does
+// something else. Not when y made the path itself afterwards (its own
+// check before its own work), nor for an Exec's creates (rule 8: whoever
+// made the path, the check is met). Other failed calls have no effect.
+func observed(x, y *use, path string) (Relation, interp.Evidence, fstrace.Effect, bool) {
+	if !y.acc.Missing || !x.produced || x.prodBy.Line < y.acc.MissingBy.Line {
 		return 0, interp.Evidence{}, 0, false
 	}
-	return Missing, y.acc.MissingBy, fstrace.Missing, true
+	switch {
+	case y.role.failure != "":
+		return Missing, y.acc.MissingBy, fstrace.Missing, true
+	case !y.produced && !y.role.checks(path):
+		return Missed, y.acc.MissingBy, fstrace.Missing, true
+	}
+	return 0, interp.Evidence{}, 0, false
 }
 
 // notifies decides x ⇝ y on one path: y is a Service that read what x

@@ -444,8 +444,22 @@ func TestRuleObservedFailure(t *testing.T) {
 	if f := rep.Findings[0]; !f.Observed || f.ObservedError != msg || f.Paths[0].Relation != Missing || f.Paths[0].ConsumerEffect != fstrace.Missing {
 		t.Errorf("observed %v %q relation %v", f.Observed, f.ObservedError, f.Paths[0].Relation)
 	}
-	// Near miss: the same failed lookup in a resource that did not fail.
-	expect(t, Detect(mk(), rulesGraph(), Options{}))
+	// The same failed lookup in a resource that did not fail: it went on
+	// without the file (rule 19), and in the other order it finds it.
+	rep = Detect(mk(), rulesGraph(), Options{})
+	expect(t, rep, "MOR File[/etc/app/app.conf]->Exec[edit-conf] /etc/app/app.conf")
+	if f := rep.Findings[0]; f.Observed || f.Paths[0].Relation != Missed || f.Confidence != Metadata {
+		t.Errorf("not failed: observed %v relation %v confidence %v", f.Observed, f.Paths[0].Relation, f.Confidence)
+	}
+	// Near miss: it made the file itself after looking (its own check).
+	expect(t, Detect(result(p("/etc/app/app.conf",
+		at("Exec[edit-conf]", "m:openat@10", "p:openat@11"),
+		at("File[/etc/app/app.conf]", "p:rename@20"))), rulesGraph(), Options{}),
+		"MOR Exec[edit-conf]->File[/etc/app/app.conf] /etc/app/app.conf")
+	// Near miss: an Exec's creates check (rule 8).
+	expect(t, Detect(result(dir("/opt/app",
+		at("Exec[unpack]", "m:newfstatat@10"),
+		at("File[/opt/app]", "p:mkdir@20"))), rulesGraph(), Options{}))
 	// Near miss: the failed resource looked up a path nobody made later.
 	res := failed(result(p("/etc/app/app.conf",
 		at("File[/etc/app/app.conf]", "p:rename@5"),

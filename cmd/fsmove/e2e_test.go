@@ -146,6 +146,10 @@ var fixtureCases = []fixtureCase{
 		[]string{"MOR Exec[make-key] File[/etc/mor_exec_then_mode.key]"},
 		[]string{"MOR Exec[make-key] File[/etc/mor_exec_then_mode.key]"},
 		false, false},
+	{"mor_missed_lookup",
+		[]string{"MOR File[/etc/mor_missed_lookup.enabled] Exec[enable-feature]"},
+		[]string{"MOR File[/etc/mor_missed_lookup.enabled] Exec[enable-feature]"},
+		false, false},
 	{"mor_read_modify_write",
 		[]string{"MOR File[/etc/mor_read_modify_write.conf] Exec[enable-feature]"},
 		[]string{"MOR File[/etc/mor_read_modify_write.conf] Exec[enable-feature]"},
@@ -176,6 +180,7 @@ var fixtureHeld = map[string][]string{
 	"mn_service_directory":   {"MN File[/etc/mn_service_directory.d] Service[fsmove-dirsvc]"},
 	"near_rules":             {"MOR Package[uuid-runtime] File[/var/lib/near_rules_daemon]"},
 	"mor_overwrite_conffile": {"MOR Exec[default-conf] File[/etc/mor_overwrite_conffile.default]"},
+	"mor_missed_lookup":      {"MOR Exec[init-once] File[/etc/mor_missed_lookup.init]"},
 }
 
 // e2eParallel is how many fixture runs TestE2ERunFixtures has in flight at

@@ -213,6 +213,14 @@ func TestMORVerdictReader(t *testing.T) {
 	if c := morVerdict(reader, "X -> Y", base, base, other); c.Verdict != detector.Confirmed {
 		t.Errorf("a reader that fails in the other order: %s (%s)", c.Verdict, c.Why)
 	}
+	// A consumer that went on without the path (an onlyif test) does
+	// something else in the other order, not on the finding's paths: not
+	// refuted by those paths alike.
+	other.errors = nil
+	missed := &detector.Finding{Kind: detector.MOR, Paths: []detector.PathConflict{{Path: "/a", Relation: detector.Missed}}}
+	if c := morVerdict(missed, "X -> Y", base, base, other); c.Verdict != detector.Unknown || !strings.Contains(c.Why, "went on without") {
+		t.Errorf("a missed path: %s (%s)", c.Verdict, c.Why)
+	}
 }
 
 // fakeNode is a node whose paths are the host's (a temporary directory)

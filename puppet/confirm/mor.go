@@ -143,9 +143,12 @@ func morVerdict(f *detector.Finding, forced string, base1, base2, other outcome)
 	// resource that writes it), so it is not compared; the harm of a
 	// reader in the wrong order shows as a failure.
 	var unstable, readOnly []string
-	compared := 0
+	compared, missed := 0, 0
 	for _, pc := range f.Paths {
 		p := pc.Path
+		if pc.Relation == detector.Missed {
+			missed++
+		}
 		if !consumerWrites(pc.Relation) {
 			readOnly = append(readOnly, p)
 			continue
@@ -180,6 +183,12 @@ func morVerdict(f *detector.Finding, forced string, base1, base2, other outcome)
 		c.Why = fmt.Sprintf("with %s, %d of the finding's paths end in another state", forced, len(evidence))
 		c.Evidence = append(evidence, unstable...)
 		return c
+	}
+	if compared == 0 && missed > 0 {
+		// The consumer looked for the path and went on without it (an
+		// onlyif test): in the other order it does something else, which
+		// need be neither a failure nor one of the finding's paths.
+		return unknown(fmt.Sprintf("with %s Puppet's failures do not change, and the consumer went on without %d of the finding's paths: what it does when it finds them is not among them", forced, missed), unstable...)
 	}
 	if compared == 0 && len(readOnly) > 0 && len(unstable) == 0 {
 		c.Verdict = detector.Refuted
