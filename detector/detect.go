@@ -173,6 +173,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	packages := packageResources(g, roles)
 	accounts := newAccountCheck(g, opts.Accounts)
 
+	listings := indexListings(res, roles)
 	pairs := make(map[pairKey]*pair)
 	var uses []use
 	observed := map[*catalog.Resource]bool{} // Services a process of whose unit was traced
@@ -205,7 +206,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 		if len(uses) < 2 {
 			continue
 		}
-		relatePath(pairs, pa, uses)
+		relatePath(pairs, pa, uses, listings)
 	}
 	st.RelatedPairs = len(pairs)
 
@@ -290,11 +291,12 @@ func packageResources(g Graph, roles []blockRole) []*catalog.Resource {
 
 // relatePath adds to pairs the relations that one path makes between the
 // resources of its uses (the rules of rules.go).
-func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use) {
+func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use, listings listingIndex) {
 	accountWriters := accountDatabaseWriters(pa.Path, uses)
 	for i := range uses {
 		x := &uses[i]
-		if !x.produced {
+		made, madeIn := listings.made[dirBlock{pa.Path, x.acc.Block}]
+		if !x.produced && !madeIn {
 			continue
 		}
 		for j := range uses {
@@ -316,7 +318,9 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use) {
 				rel, needBy, eff, before = observed(x, y, pa.Path)
 			}
 			notify := notifies(x, y, pa.Path, pa.IsDir)
-			if !before && !notify {
+			listed := !notify && madeIn && y.role.isService && listings.includes[dirBlock{pa.Path, y.acc.Block}] &&
+				fileAfterListing(y, made)
+			if !before && !notify && !listed {
 				continue
 			}
 			pc := PathConflict{
@@ -333,6 +337,16 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use) {
 			}
 			if !before {
 				pc.Relation, pc.ConsumerEffect, pc.ConsumerEvidence = Consumes, fstrace.Consumed, y.consBy
+			}
+			if listed {
+				// The service listed the directory, and the name came
+				// later: that is the evidence, unless an order relation
+				// has its own.
+				notify = true
+				if !before {
+					pc.ProducerEvidence, pc.ConsumerEvidence = made, y.acc.LastListedBy
+					pc.producerReplaced = false
+				}
 			}
 			pc.otherWriters = len(accountWriters) > 1 || len(accountWriters) == 1 && accountWriters[0] != x.role.res
 			r := relation{conflict: pc, before: before, notify: notify, prodVia: x.role.via, consVia: y.role.via}
@@ -358,6 +372,72 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use) {
 			pr.relations = append(pr.relations, r)
 		}
 	}
+}
+
+// dirBlock is a directory and a block.
+type dirBlock struct {
+	dir   string
+	block interp.BlockID
+}
+
+// listingIndex says, for the directories a Service's block listed
+// (interp.Access.Listed), what rule 20 needs beyond one path: which of them
+// the block read as include directories, and when each block last made a
+// file in them.
+type listingIndex struct {
+	// includes: the block listed the directory, and then the program
+	// that listed it read a regular file in it (a daemon reading its
+	// conf.d). A listing alone is not one: a shell expanding /etc/rc?.d
+	// lists /etc and reads no file there. The file read is the block's
+	// first read of it (ConsumedBy): when another of its programs read it
+	// first, the directory is not counted, the safe side for a rule that
+	// reports. So a shell's glob whose files cat reads is not counted
+	// either.
+	includes map[dirBlock]bool
+	// made: the last production of a regular file in the directory that
+	// made its name or replaced its content (a temporary made and removed
+	// within the block is not a file of the directory).
+	made map[dirBlock]interp.Evidence
+}
+
+func indexListings(res *interp.Result, roles []blockRole) listingIndex {
+	listed := map[dirBlock]interp.Evidence{}
+	for i := range res.Paths {
+		pa := &res.Paths[i]
+		if !pa.IsDir {
+			continue
+		}
+		for _, a := range pa.Accesses {
+			if a.Listed && a.Block >= 0 && int(a.Block) < len(roles) && roles[a.Block].isService {
+				listed[dirBlock{pa.Path, a.Block}] = a.ListedBy
+			}
+		}
+	}
+	if len(listed) == 0 {
+		return listingIndex{}
+	}
+	ix := listingIndex{includes: map[dirBlock]bool{}, made: map[dirBlock]interp.Evidence{}}
+	dirs := map[string]bool{}
+	for k := range listed {
+		dirs[k.dir] = true
+	}
+	for i := range res.Paths {
+		pa := &res.Paths[i]
+		dir := path.Dir(pa.Path)
+		if pa.IsDir || !dirs[dir] {
+			continue
+		}
+		for _, a := range pa.Accesses {
+			k := dirBlock{dir, a.Block}
+			if by, ok := listed[k]; ok && a.ContentConsumed && a.ConsumedBy.Line > by.Line && a.ConsumedBy.Program() == by.Program() {
+				ix.includes[k] = true
+			}
+			if a.Replaced && a.ReplacedBy.Line > ix.made[k].Line {
+				ix.made[k] = a.ReplacedBy
+			}
+		}
+	}
+	return ix
 }
 
 // pairOf returns the accumulator of the unordered pair {x, y}.

@@ -59,7 +59,11 @@
 // b1 produced it (notifies). A directory counts when b1 is the File that
 // manages it and really changed it (created it, changed owner or mode,
 // rule 3); a directory some other resource happened to make is not the
-// service's configuration. Package → Service notifications are opt-in
+// service's configuration. A directory counts too when b2 read it as an
+// include directory (it listed it, getdents, and then the listing program
+// read a file in it: a daemon's conf.d) and b1 made or replaced a file in
+// it after b2's last listing: the daemon runs without it (rule 20,
+// fileAfterListing, listingIndex). Package → Service notifications are opt-in
 // (Options.PackageNotify): a package upgrade restarts its own service
 // through the maintainer scripts.
 //

@@ -195,6 +195,9 @@ func result(paths ...pathSpec) *interp.Result {
 				case 'w': // consumed a directory by making a name in it
 					x.Consumed, x.ConsumedBy = true, ev
 					x.ContentConsumed, x.EntryMade = true, true
+				case 'l': // listed a directory (getdents)
+					x.Consumed, x.ConsumedBy = true, ev
+					x.ContentConsumed, x.Listed, x.ListedBy, x.LastListedBy = true, true, ev, ev
 				case 'x':
 					x.Consumed, x.ConsumedBy = true, ev
 					x.ContentConsumed, x.Executed = true, true

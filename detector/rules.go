@@ -209,6 +209,17 @@ func notifies(x, y *use, path string, isDir bool) bool {
 	return true
 }
 
+// fileAfterListing decides x ⇝ y on a directory from its listing (rule
+// 20): y is a Service that read the directory as an include directory (it
+// listed it, then read files in it: a daemon reading its conf.d at start,
+// a glob of *.conf; listingIndex.includes), and x made or replaced a file
+// in it, last at made, after y's last listing. The daemon runs with the
+// files it found, without x's: a restart makes it read it. A file the
+// daemon read after x wrote it relates them on its own path.
+func fileAfterListing(y *use, made interp.Evidence) bool {
+	return y.acc.Listed && y.acc.LastListedBy.Line < made.Line && !y.acc.EntryMade
+}
+
 // holdOrder says why a must-precede relation on one path, which precedes
 // found, is no fault after all, or "" when it is one. Each reason is a
 // general fact, rule 12-15 of doc.go.

@@ -1,6 +1,7 @@
 package detector
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -295,6 +296,40 @@ func TestRuleMetadataOfMadeFile(t *testing.T) {
 	g := rulesGraph()
 	g.edge("Exec[keygen]", "File[/etc/app/key]", before)
 	expect(t, Detect(result(p("/etc/app/key", at("Exec[keygen]", "p:openat@10"), at("File[/etc/app/key]", "s:newfstatat@20", "k:chmod@21"))), g, Options{}))
+}
+
+// Rule 20: a Service that read a directory as an include directory (it
+// listed it, then read a file there) is notified by a resource that makes
+// a file in it after the listing.
+func TestRuleFileAfterListing(t *testing.T) {
+	const daemon = "/usr/sbin/appd"
+	listing := func(by string, line int64) acc {
+		return acc{block: "Service[app]", effects: "l", per: map[rune]interp.Evidence{'l': interp.NewEvidenceBy("getdents64", line, by)}}
+	}
+	read := func(by string, line int64) acc {
+		return acc{block: "Service[app]", effects: "c", per: map[rune]interp.Evidence{'c': interp.NewEvidenceBy("openat", line, by)}}
+	}
+	run := func(g Graph, list, readBy string, made int64) *Report {
+		return Detect(result(
+			dir("/etc/app.d", listing(list, 10), at("File[/etc/app/app.conf]", "w:openat@"+strconv.FormatInt(made, 10))),
+			p("/etc/app.d/a.conf", read(readBy, 11)),
+			p("/etc/app.d/b.conf", at("File[/etc/app/app.conf]", "p:rename@"+strconv.FormatInt(made, 10)))), g, Options{})
+	}
+	rep := run(rulesGraph(), daemon, daemon, 20)
+	expect(t, rep, "MN File[/etc/app/app.conf]->Service[app] /etc/app.d")
+	if pc := rep.Findings[0].Paths[0]; pc.ConsumerEvidence.Syscall() != "getdents64" || pc.ProducerEvidence.Syscall() != "rename" {
+		t.Errorf("evidence %+v, %+v", pc.ProducerEvidence, pc.ConsumerEvidence)
+	}
+	// Near miss: the file was made before the listing (the daemon read
+	// it, or chose not to).
+	expect(t, run(rulesGraph(), daemon, daemon, 5))
+	// Near miss: another program read the file (a shell's glob expanded
+	// in a tool, not a daemon reading what it lists).
+	expect(t, run(rulesGraph(), "/bin/sh", "/bin/cat", 20))
+	// Near miss: the File notifies the service.
+	g := rulesGraph()
+	g.edge("File[/etc/app/app.conf]", "Service[app]", notify)
+	expect(t, run(g, daemon, daemon, 20))
 }
 
 func TestRuleSymlinkTarget(t *testing.T) {

@@ -93,6 +93,9 @@ const (
 	// Roots: Hpath with Consumed made the path the process's root
 	// directory (chroot).
 	Roots
+	// Lists: Hpath with Consumed read the directory's entries (getdents):
+	// the set of names in it, which a name made later changes.
+	Lists
 )
 
 // Statement is one FStrace statement executed by process Pid.

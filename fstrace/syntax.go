@@ -97,6 +97,7 @@ var flagNames = []struct {
 	{Probe, "probe"},
 	{Runs, "runs"},
 	{Roots, "roots"},
+	{Lists, "lists"},
 }
 
 // ---------------------------------------------------------------- printing

@@ -11,7 +11,7 @@ import (
 )
 
 // allFlags are the statement flags with names, and one bit without.
-var allFlags = []uint32{FdCloexec, ShareFiles, ShareFS, ShareThread, RenameExchange, FdAnon, MakeDir, Keeps, Meta, NoExec, Probe, Runs, Roots, 1 << 20}
+var allFlags = []uint32{FdCloexec, ShareFiles, ShareFS, ShareThread, RenameExchange, FdAnon, MakeDir, Keeps, Meta, NoExec, Probe, Runs, Roots, Lists, 1 << 20}
 
 // generatedProgram builds statements covering every Op with every flag,
 // awkward paths and names, and every evidence shape. Only the fields each

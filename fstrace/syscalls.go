@@ -152,8 +152,8 @@ var syscallTable = withLayout([]syscallRow{
 	{name: "faccessat2", form: formPath, effect: Consumed, stmtFlags: Probe, noFollowBit: atSymlinkNofollow},
 	{name: "readlink", form: formPath, effect: Consumed, noFollow: true},
 	{name: "readlinkat", form: formPath, effect: Consumed, noFollow: true},
-	{name: "getdents", form: formPath, effect: Consumed, note: "listing the directory open on the fd"},
-	{name: "getdents64", form: formPath, effect: Consumed, note: "listing the directory open on the fd"},
+	{name: "getdents", form: formPath, effect: Consumed, stmtFlags: Lists, note: "listing the directory open on the fd"},
+	{name: "getdents64", form: formPath, effect: Consumed, stmtFlags: Lists, note: "listing the directory open on the fd"},
 	{name: "chroot", form: formPath, effect: Consumed, stmtFlags: Roots, note: "Roots: the interpreter resolves no name of the process after a root change (other than to /)"},
 
 	// Running a program: the program file is consumed, then cloexec fds close.

@@ -159,7 +159,7 @@ func (in *Interp) charge(g *heldGroup, root *process) {
 			continue
 		}
 		a.EntryMade = a.EntryMade || h.entryMade
-		keepEarliest(a, h.eff, in.m.paths.evidence(&st, h.prog), h.flags&fstrace.Keeps != 0)
+		keepEarliest(a, h.eff, in.m.paths.evidence(&st, h.prog), h.flags)
 	}
 	for _, m := range g.members {
 		m.held = nil
@@ -179,7 +179,8 @@ func (in *Interp) chargeAllHeld() {
 // keepEarliest makes ev the evidence of effect eff of a when it is earlier
 // in the trace than the one a has: a held access is charged after later
 // ones of the same block, and the evidence of an effect is its first.
-func keepEarliest(a *Access, eff fstrace.Effect, ev Evidence, keeps bool) {
+func keepEarliest(a *Access, eff fstrace.Effect, ev Evidence, flags uint32) {
+	keeps := flags&fstrace.Keeps != 0
 	first := func(by *Evidence) {
 		if ev.Line < by.Line {
 			*by = ev
@@ -188,6 +189,9 @@ func keepEarliest(a *Access, eff fstrace.Effect, ev Evidence, keeps bool) {
 	switch eff {
 	case fstrace.Consumed:
 		first(&a.ConsumedBy)
+		if flags&fstrace.Lists != 0 {
+			first(&a.ListedBy)
+		}
 	case fstrace.Produced:
 		first(&a.ProducedBy)
 		if !keeps {

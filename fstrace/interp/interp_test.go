@@ -810,8 +810,9 @@ func TestEntryMadeInDirectory(t *testing.T) {
 		mkdir(puppet, "/etc/app.d"),
 		begin(puppet, "Service[app]"),
 		openAt(puppet, fstrace.AtFdcwd, "/etc/app.d", 3, 0),
-		hpAt(puppet, 3, "", C), // getdents: a listing
+		listing(hpAt(puppet, 3, "", C)), // getdents
 		hp(puppet, C, "/etc/app.d/a.conf"),
+		listing(hpAt(puppet, 3, "", C)), // and again
 		end(puppet, "Service[app]"),
 		begin(puppet, "Exec[make]"),
 		hp(puppet, P, "/etc/app.d/b.conf"),
@@ -838,6 +839,19 @@ func TestEntryMadeInDirectory(t *testing.T) {
 			t.Errorf("%s on %s: EntryMade %v, want %v", c.block, c.path, a.EntryMade, c.made)
 		}
 	}
+	// The listings are marked, first and last; a lookup is no listing.
+	if a := access(res, "/etc/app.d", "Service[app]"); !a.Listed || a.ListedBy.Line == 0 || a.LastListedBy.Line <= a.ListedBy.Line {
+		t.Errorf("Service[app] on /etc/app.d: listed %v, first %d, last %d", a.Listed, a.ListedBy.Line, a.LastListedBy.Line)
+	}
+	if a := access(res, "/etc/app.d", "Exec[make]"); a.Listed {
+		t.Errorf("Exec[make] made names in /etc/app.d, and is said to have listed it")
+	}
+}
+
+// listing marks st as a getdents (fstrace.Lists).
+func listing(st fstrace.Statement) fstrace.Statement {
+	st.Flags |= fstrace.Lists
+	return st
 }
 
 // TestSeededLinks: a link the node had before the trace (Options.Links,

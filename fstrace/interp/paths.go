@@ -110,6 +110,14 @@ func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect,
 		}
 		a.ContentConsumed = a.ContentConsumed || st.Flags&fstrace.Probe == 0
 		a.Executed = a.Executed || st.Flags&fstrace.Runs != 0
+		if st.Flags&fstrace.Lists != 0 {
+			if !a.Listed {
+				a.Listed, a.ListedBy = true, ev
+			}
+			if ev.Line > a.LastListedBy.Line {
+				a.LastListedBy = ev
+			}
+		}
 	case fstrace.Produced:
 		if !a.Produced {
 			a.Produced, a.ProducedBy = true, ev

@@ -146,6 +146,12 @@ type Access struct {
 	// linked, renamed into it): it writes in the directory, not only reads
 	// it. Removals are not counted.
 	EntryMade bool
+	// Listed: the block read the directory's entries (getdents): the
+	// set of names in it then. ListedBy is the first listing, LastListedBy
+	// the last.
+	Listed       bool
+	ListedBy     Evidence
+	LastListedBy Evidence
 	// script: the maintainer script whose processes made every production
 	// (an id in scriptPackages; 0 none, mixedScripts more than one or
 	// not only them). Script gives its package.

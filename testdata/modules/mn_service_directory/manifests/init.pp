@@ -30,6 +30,13 @@
 # directory, the file in it notifies the service itself, and a new mode of
 # the directory changes nothing the running daemon keeps. So that MN is held
 # back, unlike the log directory's, which the daemon writes in.
+#
+# Expected finding (rule 20): File['/etc/mn_service_directory.d/late.conf']
+# is declared after the service, unordered with it, and does not notify it.
+# The run applies it after the daemon started (manifest order): the daemon
+# listed its include directory and read every file there, but not this one,
+# which did not exist yet; it runs without it until something restarts it.
+# MN File['/etc/mn_service_directory.d/late.conf'] -> Service['fsmove-dirsvc'].
 class mn_service_directory {
   file { '/usr/local/sbin/fsmove-dirsvc':
     ensure => file,
@@ -73,5 +80,10 @@ class mn_service_directory {
     ensure    => running,
     require   => [File['/var/log/mn_service_directory'], File['/etc/mn_service_directory.d']],
     subscribe => [File['/usr/local/sbin/fsmove-dirsvc'], File['/etc/init.d/fsmove-dirsvc']],
+  }
+
+  file { '/etc/mn_service_directory.d/late.conf':
+    ensure  => file,
+    content => "farewell = goodbye\n",
   }
 }
