@@ -102,7 +102,7 @@ func codeQualitySeverity(f *Finding) string {
 		return "info"
 	case f.Confidence == Observed:
 		return "critical"
-	case f.Confidence == Metadata:
+	case f.Confidence == Metadata, f.Confidence == Guarded:
 		return "minor"
 	}
 	return "major"

@@ -334,6 +334,7 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use, li
 				ConsumerEvidence: needBy,
 				Metadata:         x.metaOnly || y.probeOnly || rel == Missed,
 				producerReplaced: x.acc.Replaced,
+				guarded:          rel == Overwrites && x.guarded,
 			}
 			if !before {
 				pc.Relation, pc.ConsumerEffect, pc.ConsumerEvidence = Consumes, fstrace.Consumed, y.consBy
@@ -615,17 +616,22 @@ func heldByPathRules(pr *pair, ordered bool, notifyCounts, unnotified func(relat
 }
 
 // confidenceOf ranks a finding's evidence: observed in this run, a content
-// or existence conflict on some path, or only metadata and lookups.
+// or existence conflict on some path, only metadata and lookups, or only
+// files that the producer made because they were missing.
 func confidenceOf(f *Finding) Confidence {
 	if f.Observed {
 		return Observed
 	}
+	c := Guarded
 	for _, pc := range f.Paths {
-		if !pc.Metadata {
+		switch {
+		case !pc.Metadata && !pc.guarded:
 			return Content
+		case pc.Metadata:
+			c = Metadata
 		}
 	}
-	return Metadata
+	return c
 }
 
 // generatedOrdered reports whether Puppet ordered a relation's two uses

@@ -16,7 +16,7 @@ type FailOn struct {
 }
 
 // ParseFailOn reads --fail-on: a comma-separated list of kinds (MOR, MN, NI)
-// and at most one confidence (observed, content, metadata: that one or
+// and at most one confidence (observed, content, metadata, guarded: that one or
 // stronger), in any case and order; "" fails on every finding.
 func ParseFailOn(s string) (FailOn, error) {
 	var fo FailOn
@@ -32,7 +32,7 @@ func ParseFailOn(s string) (FailOn, error) {
 		c, ok := parseConfidence(word)
 		switch {
 		case !ok:
-			return FailOn{}, fmt.Errorf("%q is neither a kind (MOR, MN, NI) nor a confidence (observed, content, metadata)", word)
+			return FailOn{}, fmt.Errorf("%q is neither a kind (MOR, MN, NI) nor a confidence (observed, content, metadata, guarded)", word)
 		case fo.weakest != 0:
 			return FailOn{}, fmt.Errorf("give one confidence, the weakest that fails, not two (%q)", s)
 		}

@@ -3,7 +3,7 @@ package detector
 import "testing"
 
 func TestParseFailOn(t *testing.T) {
-	for _, s := range []string{"", "MOR", "MN", "NI", "ni,observed", "mn,CONTENT", "observed", "MOR,MN,metadata", " MN , content "} {
+	for _, s := range []string{"", "MOR", "MN", "NI", "ni,observed", "mn,CONTENT", "observed", "MOR,MN,metadata", " MN , content ", "guarded"} {
 		fo, err := ParseFailOn(s)
 		if err != nil {
 			t.Errorf("%q: %v", s, err)
@@ -29,21 +29,24 @@ func TestFailOn(t *testing.T) {
 		{Kind: MN, Confidence: Metadata},
 		{Kind: MN, Confidence: Observed, Waived: true},
 		{Kind: MOR, Confidence: Observed, HeldBack: true},
+		{Kind: MOR, Confidence: Guarded},
 	}
 	rep := &Report{Findings: findings}
 	cases := map[string]int{
-		"":                 4, // every reported finding
-		"MOR":              2,
+		"":                 5, // every reported finding
+		"MOR":              3,
 		"MN":               2,
 		"MN,content":       1,
 		"observed":         1,
 		"content":          2,
 		"metadata":         4,
+		"guarded":          5,
+		"MOR,guarded":      3,
 		"MOR,MN,content":   2,
 		"MOR,metadata":     2,
 		"MOR,MN,observed":  1,
 		"MN,observed":      0,
-		"mor,mn":           4,
+		"mor,mn":           5,
 		"content,MOR,MN ,": 2,
 	}
 	for s, want := range cases {

@@ -57,7 +57,7 @@ type Finding struct {
 	Observed      bool
 	ObservedError string
 	// Confidence says what kind of evidence makes the finding (see
-	// Confidence): findings rank observed, content, metadata.
+	// Confidence): findings rank observed, content, metadata, guarded.
 	Confidence Confidence
 	// Reversed: an MN whose service is ordered before its producer today,
 	// so that adding the notification alone would make a dependency cycle
@@ -123,9 +123,16 @@ const (
 	// Metadata: only metadata (mode, owner) or a lookup (stat, access)
 	// relates them on every path.
 	Metadata
+	// Guarded: on every path the producer made the path only when it was
+	// missing (a package's file, which dpkg looked up first) and the
+	// consumer replaced it: in the other order the producer finds the
+	// consumer's file, and what it does then is its own (dpkg replaces a
+	// file, keeps a conffile as changed locally, its scripts may rewrite
+	// it). The weakest tier: --fail-on …,metadata leaves it out.
+	Guarded
 )
 
-var confidenceNames = [...]string{"observed", "content", "metadata"}
+var confidenceNames = [...]string{"observed", "content", "metadata", "guarded"}
 
 func (c Confidence) String() string {
 	if int(c) < len(confidenceNames) {
@@ -156,6 +163,9 @@ type PathConflict struct {
 	// Metadata: the producer changed only metadata here, or the consumer
 	// only looked the path up (stat, access): see Confidence.
 	Metadata bool
+	// guarded: the producer made the path only when it was missing, and
+	// the consumer replaced it (see Guarded).
+	guarded bool
 	// producerReplaced: the producer replaced the content here (not only a
 	// metadata change or an append).
 	producerReplaced bool

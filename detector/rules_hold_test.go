@@ -119,8 +119,19 @@ func TestRuleGuardedCreation(t *testing.T) {
 	// Near miss: a Package looked its file up before unpacking it, but
 	// dpkg does not leave a file it finds (it replaces it, or keeps a
 	// conffile as changed locally): a File replacing it must follow.
-	expectHeld(t, Detect(result(p("/etc/app.conf", at("Package[app]", "m:newfstatat@9", "p:rename@10"), at("File[/etc/app.conf]", "p:rename@20"))), g, Options{}),
-		"MOR Package[app]->File[/etc/app.conf] /etc/app.conf")
+	rep = Detect(result(p("/etc/app.conf", at("Package[app]", "m:newfstatat@9", "p:rename@10"), at("File[/etc/app.conf]", "p:rename@20"))), g, Options{})
+	expectHeld(t, rep, "MOR Package[app]->File[/etc/app.conf] /etc/app.conf")
+	// Its confidence is the weakest, guarded, unless another path has
+	// content evidence of its own.
+	if c := rep.Findings[0].Confidence; c != Guarded {
+		t.Errorf("confidence %v, want guarded", c)
+	}
+	rep = Detect(result(
+		p("/etc/app.conf", at("Package[app]", "m:newfstatat@9", "p:rename@10"), at("File[/etc/app.conf]", "p:rename@20")),
+		p("/usr/bin/tool", at("Package[app]", "p:rename@11"), at("File[/etc/app.conf]", "x:execve@21"))), g, Options{})
+	if c := rep.Findings[0].Confidence; c != Content {
+		t.Errorf("with a path read: confidence %v, want content", c)
+	}
 	// Near miss: the other resource reads what the guarded one made.
 	expectHeld(t, Detect(result(p("/etc/app.conf", at("Exec[setup]", "m:newfstatat@9", "p:openat@10"), at("Exec[run]", "c:openat@20"))), g, Options{}),
 		"MOR Exec[setup]->Exec[run] /etc/app.conf")

@@ -395,6 +395,8 @@ func sarifGroupText(g *Group, fs []Finding) string {
 		b.WriteString(" Each failed in this run.")
 	case Metadata:
 		b.WriteString(" Only metadata (mode, owner) or a lookup relates them, on every path.")
+	case Guarded:
+		b.WriteString(" " + guardedText)
 	}
 	if c := first.Confirmation; c != nil {
 		fmt.Fprintf(&b, " Re-applied to test it: %s, for each of them.", c.Verdict)
@@ -412,11 +414,14 @@ func sarifLevel(f *Finding) string {
 	switch {
 	case f.Confirmation != nil && f.Confirmation.Verdict == Refuted:
 		return "note"
-	case f.Confidence == Metadata:
+	case f.Confidence == Metadata, f.Confidence == Guarded:
 		return "warning"
 	}
 	return "error"
 }
+
+// guardedText says what a Guarded finding rests on, in SARIF's message.
+const guardedText = "The producer made each file only when it was missing (it looked first): in the other order it finds the other's, and what it does then (replace it, keep it as changed locally) is its own."
 
 // headline is the finding in one sentence, without its paths.
 func (f *Finding) headline() string {
@@ -461,8 +466,11 @@ func sarifText(f *Finding) string {
 	if f.Observed {
 		fmt.Fprintf(&b, " It failed in this run: %s", f.ObservedError)
 	}
-	if f.Confidence == Metadata {
+	switch f.Confidence {
+	case Metadata:
 		b.WriteString(" Only metadata (mode, owner) or a lookup relates them, on every path.")
+	case Guarded:
+		b.WriteString(" " + guardedText)
 	}
 	if c := f.Confirmation; c != nil {
 		fmt.Fprintf(&b, " Re-applied to test it: %s, %s.", c.Verdict, c.Why)

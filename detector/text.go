@@ -229,7 +229,7 @@ func (r *Report) numbers(groups []Group) []int {
 
 // textItems lists the items of one section of the text report: its
 // findings that are not waived, a group once in place of its members,
-// ranked by confidence (observed, content, metadata) and in the findings'
+// ranked by confidence (observed, content, metadata, guarded) and in the findings'
 // order within a rank. findings counts the findings they show.
 func (r *Report) textItems(groups []Group, kind Kind, held bool) (items []textItem, findings int) {
 	idx := groupIndex(groups, len(r.Findings))
@@ -468,6 +468,8 @@ func confidenceText(c Confidence) string {
 		return "content (what one made, the other read, replaced or removed)"
 	case Metadata:
 		return "metadata (only mode, owner or a lookup relates them)"
+	case Guarded:
+		return "guarded (the producer made the file only when it was missing; in the other order it finds the other's and does what it does then)"
 	}
 	return c.String()
 }

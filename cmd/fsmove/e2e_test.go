@@ -31,7 +31,8 @@ func requireDocker(t *testing.T) { containertest.Engine(t) }
 
 // e2eFindings reads a JSON report's faults as "KIND producer consumer"
 // lines, with " observed" appended when the fault happened in the traced run
-// itself. Findings a detector rule held back are not faults: left out.
+// itself, and " guarded" when the finding has that weakest confidence.
+// Findings a detector rule held back are not faults: left out.
 func e2eFindings(t *testing.T, report []byte) []string {
 	t.Helper()
 	out := []string{}
@@ -42,6 +43,9 @@ func e2eFindings(t *testing.T, report []byte) []string {
 		line := f.key()
 		if f.Observed {
 			line += " observed"
+		}
+		if f.Confidence == "guarded" {
+			line += " guarded"
 		}
 		out = append(out, line)
 	}
@@ -73,8 +77,9 @@ type e2eFinding struct {
 	Consumer struct {
 		Ref string `json:"ref"`
 	} `json:"consumer"`
-	Observed     bool `json:"observed"`
-	HeldBack     bool `json:"held_back"`
+	Observed     bool   `json:"observed"`
+	Confidence   string `json:"confidence"`
+	HeldBack     bool   `json:"held_back"`
 	Confirmation *struct {
 		Verdict  string   `json:"verdict"`
 		Why      string   `json:"why"`
@@ -139,8 +144,8 @@ var fixtureCases = []fixtureCase{
 		[]string{"MOR Exec[generate-script] Exec[run-script]"}, false, false},
 	{"clean", []string{}, []string{}, false, false},
 	{"mor_overwrite_conffile",
-		[]string{"MOR Exec[write-conf] File[/etc/mor_overwrite_conffile.conf]", "MOR Package[netbase] File[/etc/rpc]"},
-		[]string{"MOR Exec[write-conf] File[/etc/mor_overwrite_conffile.conf]", "MOR Package[netbase] File[/etc/rpc]"},
+		[]string{"MOR Exec[write-conf] File[/etc/mor_overwrite_conffile.conf]", "MOR Package[netbase] File[/etc/rpc] guarded"},
+		[]string{"MOR Exec[write-conf] File[/etc/mor_overwrite_conffile.conf]", "MOR Package[netbase] File[/etc/rpc] guarded"},
 		false, false},
 	{"mor_exec_then_mode",
 		[]string{"MOR Exec[make-key] File[/etc/mor_exec_then_mode.key]"},

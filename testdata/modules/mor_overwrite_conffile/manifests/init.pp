@@ -14,9 +14,11 @@
 # ensure-present guard: in the other order dpkg finds the File's /etc/rpc,
 # keeps it only as a conffile changed locally (its own beside it as
 # /etc/rpc.dpkg-dist, asked about at every upgrade), and a file that is not a
-# conffile it would replace. MOR Package['netbase'] -> File['/etc/rpc']
-# (detector rule 13 holds back only producers that really leave what they
-# find).
+# conffile it would replace. MOR Package['netbase'] -> File['/etc/rpc'],
+# with the weakest confidence, guarded: in this run's other order the File's
+# content stays (Puppet's --force-confold), and dpkg leaves its own as
+# /etc/rpc.dpkg-dist (detector rule 13 holds back only producers that really
+# leave what they find).
 #
 # Near miss, held back (rule 13): Exec['default-conf'] writes a default
 # /etc/mor_overwrite_conffile.default only when there is none (creates), and
