@@ -147,7 +147,7 @@ func newAccountCheck(g Graph, before *Accounts) *accountCheck {
 // madeAccount returns an account that f's consumer names and f's producer
 // made on a path of f: the name was not there before the apply, no User or
 // Group manages it, and no other resource but Users and Groups wrote that
-// database. "" when there is none.
+// database before the consumer read it. "" when there is none.
 func (ac *accountCheck) madeAccount(f *Finding) string {
 	if ac == nil || managesAccounts(f.Producer) {
 		return ""
@@ -170,25 +170,44 @@ func (ac *accountCheck) madeAccount(f *Finding) string {
 	return ""
 }
 
+// accountWriter is a resource that wrote an account database (Users and
+// Groups aside), with its first write.
+type accountWriter struct {
+	res   *catalog.Resource
+	first int64 // trace line
+}
+
 // accountDatabaseWriters returns the resources, Users and Groups aside, that
-// wrote path when it is an account database (/etc/passwd, /etc/group): up
-// to two, enough to tell whether any but a given one did (the producer of a
-// pair, PathConflict.otherWriters). Once per path, not per pair: every
-// owner lookup reads the databases, so they have many uses.
-func accountDatabaseWriters(path string, uses []use) []*catalog.Resource {
+// wrote path when it is an account database (/etc/passwd, /etc/group), each
+// with its first write: what tells whether another resource than a pair's
+// producer can have made an account the consumer found (otherWriter).
+// Once per path, not per pair: every owner lookup reads the databases, so
+// they have many uses; few resources write them.
+func accountDatabaseWriters(path string, uses []use) []accountWriter {
 	if _, ok := accountDatabaseKind(path); !ok {
 		return nil
 	}
-	var writers []*catalog.Resource
+	var writers []accountWriter
 	for i := range uses {
 		r := uses[i].role.res
-		if uses[i].produced && !managesAccounts(r) && !slices.Contains(writers, r) {
-			if writers = append(writers, r); len(writers) == 2 {
-				break
-			}
+		if uses[i].produced && !managesAccounts(r) {
+			writers = append(writers, accountWriter{r, uses[i].prodBy.Line})
 		}
 	}
 	return writers
+}
+
+// otherWriter reports whether a writer of an account database other than
+// x wrote it before y first read it: only such a one can have made an
+// account y found there. A resource that wrote it after y read it did not
+// make what y found (resources apply one at a time).
+func otherWriter(writers []accountWriter, x, y *use) bool {
+	for _, w := range writers {
+		if w.res != x.role.res && w.res != y.role.res && w.first < y.consBy.Line {
+			return true
+		}
+	}
+	return false
 }
 
 // managesAccounts reports whether r is a User or a Group: it writes the

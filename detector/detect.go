@@ -349,7 +349,7 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use, li
 					pc.producerReplaced = false
 				}
 			}
-			pc.otherWriters = len(accountWriters) > 1 || len(accountWriters) == 1 && accountWriters[0] != x.role.res
+			pc.otherWriters = otherWriter(accountWriters, x, y)
 			r := relation{conflict: pc, before: before, notify: notify, prodVia: x.role.via, consVia: y.role.via}
 			r.byPackage = x.role.isPackage
 			if r.byPackage {

@@ -82,7 +82,8 @@
 //     groups; the user of an Exec, a Cron, an Ssh_authorized_key) an
 //     account that was not on the node before the apply
 //     (Options.Accounts), that no User or Group manages, and that no
-//     resource but the producer (and Users and Groups) can have made: a
+//     resource but the producer (and Users and Groups) can have made (none
+//     other wrote the database before the consumer read it): a
 //     Package whose postinst ran adduser, before a File owned by that user
 //     (accounts.go). In the other order Puppet cannot find the account;
 //   - a pair of resources that commute is held back (rule 9): key-level

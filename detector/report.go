@@ -170,8 +170,9 @@ type PathConflict struct {
 	// metadata change or an append).
 	producerReplaced bool
 	// otherWriters: on an account database, a resource other than the
-	// producer (and than Users and Groups) wrote it too, so another could
-	// have made an account the consumer names (accounts.go).
+	// producer (and than Users and Groups) wrote it too before the
+	// consumer read it, so another could have made an account the
+	// consumer names (accounts.go).
 	otherWriters bool
 }
 

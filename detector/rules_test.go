@@ -183,6 +183,12 @@ func TestRuleAccountMadeByPackage(t *testing.T) {
 	held("a User manages them (Puppet autorequires it)", "Package[app]", made(nil, nil), g, Options{Accounts: before})
 	held("another resource wrote the databases before the lookup too", "Package[app]", made(
 		[]acc{a("Package[other]", "p", 5)}, []acc{a("Package[other]", "p", 6)}), graph(), Options{Accounts: before})
+	// Another writer after the File looked its names up did not make what
+	// it found: still reported.
+	rep = Detect(made([]acc{a("Package[other]", "p", 30)}, []acc{a("Package[other]", "p", 31)}), graph(), Options{Accounts: before})
+	if f := findingOf(rep, "Package[app]", "File[/var/cache/app]"); f == nil || f.HeldBack {
+		t.Errorf("another writer after the lookup: want the pair reported: %v", summary(rep))
+	}
 	g = graph()
 	g.add("File[/var/cache/app]", "app.pp", 30, "ensure", "directory", "owner", "root", "group", "0")
 	held("the File names only accounts that were there, or an id", "Package[app]", made(nil, nil), g, Options{Accounts: before})
