@@ -295,7 +295,11 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use, li
 	accountWriters := accountDatabaseWriters(pa.Path, uses)
 	for i := range uses {
 		x := &uses[i]
-		made, madeIn := listings.made[dirBlock{pa.Path, x.acc.Block}]
+		var made interp.Evidence
+		madeIn := false
+		if pa.IsDir && listings.made != nil {
+			made, madeIn = listings.made[dirBlock{pa.Path, x.acc.Block}]
+		}
 		if !x.produced && !madeIn {
 			continue
 		}
@@ -424,8 +428,15 @@ func indexListings(res *interp.Result, roles []blockRole) listingIndex {
 	}
 	for i := range res.Paths {
 		pa := &res.Paths[i]
-		dir := path.Dir(pa.Path)
-		if pa.IsDir || !dirs[dir] {
+		slash := strings.LastIndexByte(pa.Path, '/')
+		if pa.IsDir || slash < 0 {
+			continue
+		}
+		dir := pa.Path[:slash] // the interpreter's paths are clean and absolute
+		if slash == 0 {
+			dir = "/"
+		}
+		if !dirs[dir] {
 			continue
 		}
 		for _, a := range pa.Accesses {
