@@ -238,7 +238,7 @@ func holdOrder(x, y *use, rel Relation, path string) string {
 			return p() + " only changes the metadata of " + path + ", and " + c() + " runs as root: the file stays executable, which is all root needs to run it"
 		}
 		return p() + " only changes the metadata of " + path + ", and " + c() + " runs as root, which reads, writes and removes it whatever its mode and owner"
-	case rel == Overwrites && x.guarded && !x.role.res.IsPackage():
+	case rel == Overwrites && x.guarded && !x.role.isPackage:
 		// Rule 13: an ensure-present producer (mkdir -p, a creates
 		// guard, a default written only when there is none) finds the
 		// other's path in the other order and leaves it. Not a Package:
