@@ -2,6 +2,7 @@ package interp
 
 import (
 	pathpkg "path"
+	"slices"
 	"strings"
 )
 
@@ -516,18 +517,31 @@ func isUnitName(name string) bool {
 	return isServiceName(name) || len(name) > len(".scope") && strings.HasSuffix(name, ".scope")
 }
 
-// UnitOfFile returns the service unit that a file called name, in a
-// directory called dir, configures: its unit file (foo.service) or one of
-// its drop-ins (in foo.service.d). systemd reads them when it reloads or
-// starts the unit, on the unit's behalf.
+// UnitOfFile returns the systemd unit that a file called name, in a
+// directory called dir, configures: its unit file (foo.service,
+// foo.timer) or one of its drop-ins (in foo.service.d). systemd reads them
+// when it loads, reloads or starts the unit, on the unit's behalf; a
+// Service may manage a unit of any type that can be started (a timer, a
+// socket, a path, a target), not only a service.
 func UnitOfFile(dir, name string) (unit string, ok bool) {
 	switch {
-	case isServiceName(name):
+	case isUnitFileName(name):
 		return name, true
-	case strings.HasSuffix(dir, ".d") && isServiceName(strings.TrimSuffix(dir, ".d")):
+	case strings.HasSuffix(dir, ".d") && isUnitFileName(strings.TrimSuffix(dir, ".d")):
 		return strings.TrimSuffix(dir, ".d"), true
 	}
 	return "", false
+}
+
+// unitSuffixes are the suffixes of the unit types whose unit files systemd
+// reads from disk (systemd.unit(5)); scopes and devices have none.
+var unitSuffixes = []string{".service", ".socket", ".timer", ".path", ".target", ".mount", ".automount", ".swap", ".slice"}
+
+// isUnitFileName reports whether name is a unit file's (foo.service,
+// foo.timer): a suffix of unitSuffixes after a non-empty stem.
+func isUnitFileName(name string) bool {
+	dot := strings.LastIndexByte(name, '.')
+	return dot > 0 && slices.Contains(unitSuffixes, name[dot:])
 }
 
 // isServiceName reports whether name is a service unit's (foo.service).

@@ -192,6 +192,34 @@ func TestInitKeepsItsLastReads(t *testing.T) {
 	}
 }
 
+// A Service may manage a timer, a socket or a path unit: systemd's reads
+// of those unit files and their drop-ins are the unit's, as a service's
+// are. Near misses: a file named like a unit type without a stem, a
+// scope (no unit file), a directory of wants links.
+func TestInitReadsForUnitsOfEveryType(t *testing.T) {
+	_, res := run(
+		begin(puppet, "Service[tick.timer]"),
+		hp(1, C, "/etc/systemd/system/tick.timer"),
+		hp(1, C, "/etc/systemd/system/tick.timer.d/override.conf"),
+		hp(1, C, "/etc/systemd/system/listen.socket"),
+		hp(1, C, "/etc/systemd/system/.timer"),
+		hp(1, C, "/etc/systemd/system/session-1.scope"),
+		hp(1, C, "/etc/systemd/system/timers.target.wants"),
+		end(puppet, "Service[tick.timer]"),
+	)
+	wantEffects(t, res, "/etc/systemd/system/tick.timer", UnitBlock("tick.timer"), "consumed")
+	wantEffects(t, res, "/etc/systemd/system/tick.timer.d/override.conf", UnitBlock("tick.timer"), "consumed")
+	wantEffects(t, res, "/etc/systemd/system/listen.socket", UnitBlock("listen.socket"), "consumed")
+	for _, p := range []string{"/etc/systemd/system/.timer", "/etc/systemd/system/session-1.scope", "/etc/systemd/system/timers.target.wants"} {
+		if pa := findPath(res, p); pa != nil {
+			t.Errorf("%s charged to %v", p, pa.Accesses)
+		}
+	}
+	if res.Stats.UnitReads != 3 {
+		t.Errorf("UnitReads = %d, want 3", res.Stats.UnitReads)
+	}
+}
+
 func TestBlockUnitRoundTrip(t *testing.T) {
 	if u, ok := BlockUnit(UnitBlock("foo.service")); !ok || u != "foo.service" {
 		t.Errorf("BlockUnit(UnitBlock) = %q, %v", u, ok)
