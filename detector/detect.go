@@ -128,6 +128,10 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 		if unit, ok := interp.BlockUnit(name); ok {
 			// A systemd unit's processes: its Service's, or no one's.
 			r := unitService(g, opts.Units, unit)
+			triggered := r == nil
+			if triggered {
+				r = triggeringService(g, opts.Units, unit)
+			}
 			if r == nil {
 				unclaimed[i] = true
 				st.UnclaimedUnits++
@@ -136,6 +140,11 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 			st.UnitBlocks++
 			unitServices[i] = r
 			roles[i] = roleOf(r)
+			// A unit that another unit triggers is started anew at each
+			// trigger: what it read, its next start reads again, and a
+			// restart of its trigger does not restart it. Its reads order
+			// (they need what they read) but ask for no notifier.
+			roles[i].isService = !triggered
 			continue
 		}
 		r, generated := blockResource(g, gen, name)
@@ -578,9 +587,9 @@ func judgePair(pr *pair, g Graph, opts Options, st *Stats, packages []*catalog.R
 
 // unitFileNote ends the fix of an MN on a unit file: the restart alone
 // would run the old unit.
-const unitFileNote = "; systemd must reread the unit too: Puppet's systemd provider runs systemctl daemon-reload before it restarts a service whose unit file changed"
+const unitFileNote = "; systemd must reread the unit too: Puppet's systemd provider runs systemctl daemon-reload before it restarts a unit whose unit file changed"
 
-// changesUnitFile reports whether f is an MN on a systemd service's unit
+// changesUnitFile reports whether f is an MN on a systemd unit's unit
 // file or drop-in.
 func changesUnitFile(f *Finding) bool {
 	return f.Kind == MN && slices.ContainsFunc(f.Paths, func(pc PathConflict) bool {

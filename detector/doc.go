@@ -15,8 +15,11 @@
 // by Puppet) is the catalog's Service for that unit (title, name or alias
 // foo or foo.service; catalog.UnitService), by any of the unit's names
 // that systemd knows (Options.Units, systemd.go: its aliases, and the
-// units it is PartOf=, which restart it); a unit no Service names is no
-// resource's, and its accesses are counted (unclaimed_accesses), not checked.
+// units it is PartOf=, which restart it); a unit no Service names but that
+// a named unit triggers (a timer's service) is that Service's, with no
+// notifier asked for its reads (triggeringService); another unit no
+// Service names is no resource's, and its accesses are counted
+// (unclaimed_accesses), not checked.
 //
 // # Relations
 //

@@ -322,8 +322,9 @@ func TestOlderRuleGuards(t *testing.T) {
 	expectHeld(t, Detect(result(p("/etc/app.conf", at("File[/etc/app.conf]", "p:rename@10"), at("Service[app]", "s:newfstatat@20"))), hg, Options{}))
 }
 
-// An MN on a unit file says systemd must reread it, and that Puppet's
-// provider does; one on another file does not.
+// An MN on a unit file (of any unit type a Service may manage: a timer's
+// too) says systemd must reread it, and that Puppet's provider does; one
+// on another file does not.
 func TestUnitFileFix(t *testing.T) {
 	g := holdGraph()
 	g.add("File[/etc/systemd/system/app.service]", "h.pp", 20, "content", "[Service]\n")
@@ -338,7 +339,8 @@ func TestUnitFileFix(t *testing.T) {
 		t.Errorf("config file MN: %q %q", summary(rep), rep.Findings[0].Fix)
 	}
 	for path, want := range map[string]bool{"/etc/systemd/system/app.service": true, "/etc/systemd/system/app.service.d/x.conf": true,
-		"/etc/app.service.conf": false, "/etc/systemd/system/app.socket": false, "/etc/.service": false} {
+		"/etc/app.service.conf": false, "/etc/systemd/system/app.socket": true, "/etc/systemd/system/app.timer.d/x.conf": true,
+		"/etc/systemd/system/timers.target.wants": false, "/etc/.service": false} {
 		f := Finding{Kind: MN, Paths: []PathConflict{{Path: path}}}
 		if changesUnitFile(&f) != want {
 			t.Errorf("changesUnitFile(%s) = %v", path, !want)

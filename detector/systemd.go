@@ -22,27 +22,35 @@ import (
 // processes act for the other unit's Service. fsmove run saves systemd's
 // view after the apply (runner.UnitsFile); fsmove analyze reads it beside
 // the trace.
+//
+// A unit that no Service manages but that a unit some Service manages
+// triggers (a timer's or a path unit's service, a socket's service:
+// TriggeredBy=) works for that Service: systemd loads it when it loads its
+// trigger (a timer does not start without its unit) and starts it on the
+// trigger's behalf (triggeringService).
 
 // Units is systemd's view of the node's units after the apply.
 type Units struct {
-	names  map[string][]string // unit id → its other names (aliases)
-	partOf map[string][]string // unit id → the units it is part of
+	names       map[string][]string // unit id → its other names (aliases)
+	partOf      map[string][]string // unit id → the units it is part of
+	triggeredBy map[string][]string // unit id → the units that trigger it
 }
 
 // UnitsScript prints what ParseUnits reads, in a container whose PID 1 is
-// systemd: Id, Names and PartOf of every loaded unit and of every service
+// systemd: Id, Names, PartOf and TriggeredBy of every loaded unit and of every service
 // unit file (which loads it), templates apart (their instances that ran
 // are loaded).
-const UnitsScript = `systemctl show --property=Id,Names,PartOf '*' $(systemctl list-unit-files --type=service --no-legend --no-pager | awk '$1 !~ /@\.service$/ { print $1 }')`
+const UnitsScript = `systemctl show --property=Id,Names,PartOf,TriggeredBy '*' $(systemctl list-unit-files --type=service --no-legend --no-pager | awk '$1 !~ /@\.service$/ { print $1 }')`
 
-// ParseUnits reads what UnitsScript prints: blocks of Id=, Names= and
-// PartOf= lines, separated by empty lines. Lines it cannot read are skipped
+// ParseUnits reads what UnitsScript prints: blocks of Id=, Names=, PartOf=
+// and TriggeredBy= lines (the last absent from runs made before it was
+// asked for), separated by empty lines. Lines it cannot read are skipped
 // and counted.
 func ParseUnits(r io.Reader) (*Units, int, error) {
-	u := &Units{names: map[string][]string{}, partOf: map[string][]string{}}
+	u := &Units{names: map[string][]string{}, partOf: map[string][]string{}, triggeredBy: map[string][]string{}}
 	bad := 0
 	var id string
-	var names, partOf []string
+	var names, partOf, triggeredBy []string
 	flush := func() {
 		if id != "" {
 			for _, n := range names {
@@ -55,8 +63,13 @@ func ParseUnits(r io.Reader) (*Units, int, error) {
 					u.partOf[id] = append(u.partOf[id], p)
 				}
 			}
+			for _, t := range triggeredBy {
+				if t != id && !slices.Contains(u.triggeredBy[id], t) {
+					u.triggeredBy[id] = append(u.triggeredBy[id], t)
+				}
+			}
 		}
-		id, names, partOf = "", nil, nil
+		id, names, partOf, triggeredBy = "", nil, nil, nil
 	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -77,6 +90,8 @@ func ParseUnits(r io.Reader) (*Units, int, error) {
 			names = strings.Fields(value)
 		case key == "PartOf":
 			partOf = strings.Fields(value)
+		case key == "TriggeredBy":
+			triggeredBy = strings.Fields(value)
 		default:
 			bad++
 		}
@@ -114,6 +129,22 @@ func unitService(g Graph, units *Units, unit string) *catalog.Resource {
 	}
 	for _, name := range units.namesOf(unit) {
 		if r, ok := ug.UnitService(name); ok {
+			return r
+		}
+	}
+	return nil
+}
+
+// triggeringService returns the Service of the catalog that manages a
+// unit that triggers unit (TriggeredBy=, by any of that unit's names), in
+// the order systemd lists them; nil when none does. A caller asks it only
+// for a unit that no Service manages itself (unitService).
+func triggeringService(g Graph, units *Units, unit string) *catalog.Resource {
+	if units == nil {
+		return nil
+	}
+	for _, t := range units.triggeredBy[unit] {
+		if r := unitService(g, units, t); r != nil {
 			return r
 		}
 	}

@@ -87,6 +87,62 @@ func TestUnitServiceByAliasAndPartOf(t *testing.T) {
 	}
 }
 
+// A timer's service, which no Service manages, works for the Service of
+// its timer (TriggeredBy=): systemd's read of its unit file, and what its
+// process reads, order the timer after their producers. But a restart of
+// the timer does not restart the service, which reads its configuration
+// anew each time it is triggered: no MN, even when the producer is
+// ordered and does not notify. Near misses: a Service that manages the
+// triggered unit itself gets its work, with MN; without TriggeredBy= the
+// work is no one's.
+func TestTriggeredUnitWorksForItsTrigger(t *testing.T) {
+	units, bad, err := ParseUnits(strings.NewReader("Id=tick.service\nNames=tick.service\nPartOf=\nTriggeredBy=tick.timer\n\n" +
+		"Id=tick.timer\nNames=tick.timer\nPartOf=\nTriggeredBy=\n"))
+	if err != nil || bad != 0 {
+		t.Fatalf("ParseUnits: %d bad, %v", bad, err)
+	}
+	g := newFake()
+	g.add("File[/etc/systemd/system/tick.service]", "m.pp", 1, "content", "x")
+	g.add("File[/etc/tick.conf]", "m.pp", 2, "content", "x")
+	g.add("File[/etc/systemd/system/tick.timer]", "m.pp", 3, "content", "x")
+	g.add("Service[tick.timer]", "m.pp", 4)
+	g.edge("File[/etc/tick.conf]", "Service[tick.timer]", before)
+	g.edge("File[/etc/systemd/system/tick.timer]", "Service[tick.timer]", before)
+	res := result(
+		p("/etc/systemd/system/tick.service", a("File[/etc/systemd/system/tick.service]", "p", 10), a(interp.UnitBlock("tick.service"), "c", 30)),
+		p("/etc/tick.conf", a("File[/etc/tick.conf]", "p", 11), a(interp.UnitBlock("tick.service"), "c", 31)),
+		p("/etc/systemd/system/tick.timer", a("File[/etc/systemd/system/tick.timer]", "p", 12), a(interp.UnitBlock("tick.timer"), "c", 29)),
+	)
+	want := []string{
+		"MOR File[/etc/systemd/system/tick.service]->Service[tick.timer] /etc/systemd/system/tick.service",
+		"MN File[/etc/systemd/system/tick.timer]->Service[tick.timer] /etc/systemd/system/tick.timer",
+	}
+	rep := Detect(res, g, Options{Units: units})
+	if got := summary(rep); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("a timer's service:\n got  %q\n want %q", got, want)
+	}
+	if rep.Stats.UnitBlocks != 2 || rep.Stats.UnclaimedUnits != 0 {
+		t.Errorf("unit blocks %d, unclaimed %d; want 2 and 0", rep.Stats.UnitBlocks, rep.Stats.UnclaimedUnits)
+	}
+	// A Service of the service itself takes its work, and is notified.
+	g.add("Service[tick]", "m.pp", 5)
+	g.edge("File[/etc/tick.conf]", "Service[tick]", before)
+	got := strings.Join(summary(Detect(res, g, Options{Units: units})), "\n")
+	if !strings.Contains(got, "MN File[/etc/tick.conf]->Service[tick] ") {
+		t.Errorf("with Service[tick]: %q, want its MN", got)
+	}
+	units, _, _ = ParseUnits(strings.NewReader("Id=tick.service\nNames=tick.service\nPartOf=\n"))
+	if rep := Detect(res, newFakeTimerOnly(), Options{Units: units}); rep.Stats.UnclaimedUnits != 1 {
+		t.Errorf("without TriggeredBy: %d unclaimed, want 1 (tick.service)", rep.Stats.UnclaimedUnits)
+	}
+}
+
+func newFakeTimerOnly() *fakeGraph {
+	g := newFake()
+	g.add("Service[tick.timer]", "m.pp", 4)
+	return g
+}
+
 // FuzzParseUnits: any listing is read without a panic; a unit's names
 // start with its id and hold no empty or repeated name, and every other
 // line is counted.
@@ -94,6 +150,7 @@ func FuzzParseUnits(f *testing.F) {
 	f.Add(unitsText)
 	f.Add("Id=a.service\nNames=a.service a.service b.service\nPartOf=a.service c.service\n\nId=\nNames=x\n")
 	f.Add("Names=orphan.service\nPartOf=\n=\nId=b\n")
+	f.Add("Id=t.service\nTriggeredBy=t.timer t.timer t.service\n\nId=t.timer\nTriggeredBy=\n")
 	f.Fuzz(func(t *testing.T, listing string) {
 		u, bad, err := ParseUnits(strings.NewReader(listing))
 		if err != nil {
@@ -102,6 +159,13 @@ func FuzzParseUnits(f *testing.F) {
 		lines := strings.Count(listing, "\n") + 1
 		if bad < 0 || bad > lines {
 			t.Fatalf("%d bad lines of %d", bad, lines)
+		}
+		for id, ts := range u.triggeredBy {
+			for i, tr := range ts {
+				if tr == "" || tr == id || slices.Contains(ts[:i], tr) {
+					t.Fatalf("triggers of %q: %q", id, ts)
+				}
+			}
 		}
 		for id := range u.names {
 			names := u.namesOf(id)

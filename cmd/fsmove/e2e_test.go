@@ -177,6 +177,10 @@ var fixtureCases = []fixtureCase{
 		[]string{"MN File[/etc/default/mn-systemd] Service[mn-systemd]", "MN File[/etc/mn_alias.conf] Service[mn-alias]",
 			"MN File[/etc/mn_systemd_helper.conf] Service[mn-systemd]", "MN File[/etc/mn_systemd_service.conf] Service[mn-systemd]"},
 		false, true},
+	{"mn_systemd_timer",
+		[]string{"MN File[/etc/systemd/system/mn-tick.timer] Service[mn-tick.timer]", "MOR File[/etc/systemd/system/mn-tick.service] Service[mn-tick.timer]"},
+		[]string{"MN File[/etc/systemd/system/mn-tick.timer] Service[mn-tick.timer]", "MOR File[/etc/systemd/system/mn-tick.service] Service[mn-tick.timer]"},
+		false, true},
 }
 
 // fixtureHeld are findings a fixture must give held back by a rule, as
