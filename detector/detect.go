@@ -545,6 +545,7 @@ func judgePair(pr *pair, g Graph, opts Options, st *Stats, packages []*catalog.R
 			if mnPath || activeBefore(rel) {
 				f.Paths = append(f.Paths, rel.conflict)
 			}
+			f.Unordered = f.Unordered || activeBefore(rel)
 		}
 		if mnDir == 0 {
 			f.Producer, f.Consumer = pr.a.res, pr.b.res

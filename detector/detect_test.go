@@ -140,15 +140,22 @@ func TestMissingNotifier(t *testing.T) {
 	if rep.Stats.MOR != 0 {
 		t.Errorf("MOR counted too: %+v", rep.Stats)
 	}
+	if !rep.Findings[0].Unordered {
+		t.Errorf("an MN of an unordered pair does not say the order is missing too")
+	}
 	wantFix := "Service['x'] must be notified by File['/etc/x.conf']: add notify => Service['x'] to File['/etc/x.conf'] (x.pp:3), or File['/etc/x.conf'] ~> Service['x']"
 	if rep.Findings[0].Fix != wantFix {
 		t.Errorf("fix:\n got  %s\n want %s", rep.Findings[0].Fix, wantFix)
 	}
 
-	// Ordered without notify: still MN.
+	// Ordered without notify: still MN, with the order there.
 	g := serviceGraph()
 	g.edge("File[/etc/x.conf]", "Service[x]", before)
-	expect(t, Detect(res, g, Options{}), mn)
+	rep = Detect(res, g, Options{})
+	expect(t, rep, mn)
+	if rep.Findings[0].Unordered {
+		t.Errorf("an MN of an ordered pair says it is unordered")
+	}
 
 	// Notified directly.
 	g = serviceGraph()

@@ -154,7 +154,8 @@
 //
 // A finding is one unordered resource pair with every path that relates
 // them; a pair that is both MOR and MN is reported once, as MN (~> fixes
-// both). When the paths relate the pair both ways (interleaved blocks, a
+// both), and says that the order is missing too (Finding.Unordered), so
+// that the MOR is not lost in the notifier. When the paths relate the pair both ways (interleaved blocks, a
 // daemon), the fix keeps the order in which the run applied them
 // (traceDirection, Finding.BothWays).
 //

@@ -207,6 +207,7 @@ type htmlFinding struct {
 	Confidence string
 	Observed   string
 	BothWays   bool
+	Unordered  bool
 	HeldReason string
 	Producer   htmlResource
 	Consumer   htmlResource
@@ -535,6 +536,7 @@ func (b *htmlBuilder) finding(i int, held bool) *htmlFinding {
 		Held:       held,
 		Confidence: confidenceText(f.Confidence),
 		BothWays:   f.BothWays,
+		Unordered:  f.Unordered,
 		Producer:   b.resource("producer", f.Producer),
 		Consumer:   b.resource("consumer", f.Consumer),
 		Fix:        p(f.Fix),

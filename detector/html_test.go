@@ -407,3 +407,18 @@ func TestSecondEvidenceLines(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLUnordered: an MN whose pair is unordered too says so, as the
+// text report does; an ordered one does not.
+func TestHTMLUnordered(t *testing.T) {
+	res := result(p("/etc/x.conf", a("File[/etc/x.conf]", "p", 10), a("Service[x]", "c", 20)))
+	const note = "unordered too: "
+	if page := writeHTML(t, Detect(res, serviceGraph(), Options{}), HTMLInputs{}); !strings.Contains(page, note) {
+		t.Error("an unordered MN's page does not say the order is missing too")
+	}
+	g := serviceGraph()
+	g.edge("File[/etc/x.conf]", "Service[x]", before)
+	if page := writeHTML(t, Detect(res, g, Options{}), HTMLInputs{}); strings.Contains(page, note) {
+		t.Error("an ordered MN's page says it is unordered")
+	}
+}

@@ -99,6 +99,7 @@ type jsonFinding struct {
 	Paths        []jsonConflict `json:"paths"`
 	Fix          string         `json:"fix"`
 	BothWays     bool           `json:"both_ways"`
+	Unordered    bool           `json:"unordered"`
 	Observed     bool           `json:"observed"`
 	ObservedErr  string         `json:"observed_error"`
 	Confidence   string         `json:"confidence"`
@@ -301,6 +302,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 			Paths:        []jsonConflict{},
 			Fix:          r.relText(f.Fix),
 			BothWays:     f.BothWays,
+			Unordered:    f.Unordered,
 			Observed:     f.Observed,
 			ObservedErr:  f.ObservedError,
 			Confidence:   f.Confidence.String(),

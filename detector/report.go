@@ -52,6 +52,11 @@ type Finding struct {
 	// (interleaved blocks, a daemon); Producer → Consumer is then the order
 	// the run showed working, the one in which the blocks ran.
 	BothWays bool
+	// Unordered: an MN whose two resources are not ordered either, and
+	// whose order matters too (a path the consumer needs as the producer
+	// left it): ~> fixes both, and the report says the order is missing
+	// as well, so that a reader does not take it for a restart alone.
+	Unordered bool
 	// Observed: the consumer failed in this run because the producer had
 	// not run yet (Puppet's error is ObservedError).
 	Observed      bool

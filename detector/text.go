@@ -276,6 +276,9 @@ func (t *textWriter) finding(n int, f *Finding) {
 	if f.Observed {
 		fmt.Fprintf(t.w, "  observed: it failed in this run: %s\n", p(f.ObservedError))
 	}
+	if f.Unordered {
+		fmt.Fprintf(t.w, "  unordered too: the consumer needs the producer's work before it, not only a restart after; ~> orders them as well\n")
+	}
 	if f.BothWays {
 		fmt.Fprintf(t.w, "  note: the paths relate them both ways; the fix keeps the order this run used\n")
 	}
