@@ -8,6 +8,7 @@
 #   make bench-debian   run every Debian puppet-module-* package (resumable) and refresh bench/results/
 #   make bench-tracers  apply a fixture untraced and under each tracer, alternating; print median slowdowns
 #   make bench-faults   a corpus benched under random SIGKILLs and --resume must end as an undisturbed one
+#   make bench-recall   remove each relationship a module writes, one at a time, and count the planted faults found
 #   make test-load      the end-to-end tests with a CPU hog on every core beside them, LOAD_RUNS times
 #   make pgo TRACE=DIR  refresh cmd/fsmove/default.pgo from analyses of a saved run (trace.log, catalog.json)
 export PATH := /usr/local/go/bin:$(PATH)
@@ -24,7 +25,7 @@ PREFIX ?= /usr/local
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS := $(if $(VERSION),-X main.version=$(VERSION))
 
-.PHONY: build install setup demo test test-load unit fuzz bench bench-analyze bench-debian bench-tracers bench-faults pgo clean
+.PHONY: build install setup demo test test-load unit fuzz bench bench-analyze bench-debian bench-tracers bench-faults bench-recall pgo clean
 
 # Static (no cgo): the session's reaper runs this binary in a container of
 # the run's image, whose C library it must not depend on (docs/DESIGN.md,
@@ -145,6 +146,22 @@ FAULT_KILLS ?= 5
 FAULT_FLAGS ?= --workers 2 --untraced --timeout 10m
 bench-faults: setup
 	bench/faults bin/fsmove $(FAULT_CORPUS) $(FAULT_KILLS) $(FAULT_FLAGS)
+
+# Planted-fault suite (bench/recall): for each module of RECALL_CORPUS,
+# remove each relationship it writes between two resources it declares, one
+# at a time, run fsmove on the mutant and count found / planted by kind and
+# the harmless removals reported; the table goes to RECALL_RESULTS (.csv and
+# .md). By default the Debian modules that apply cleanly within 12 s traced
+# (bench/results/debian-bookworm-recall-corpus.txt), at most 5 relationships
+# a module (RECALL_FLAGS=-max 0: all); RECALL_CORPUS=
+# testdata/corpus/recall.txt RECALL_RESULTS=bench/results/fixtures-recall.csv
+# for the bundled fixtures.
+RECALL_CORPUS ?= bench/results/debian-bookworm-recall-corpus.txt
+RECALL_RESULTS ?= bench/results/debian-bookworm-recall.csv
+RECALL_OUT ?= /tmp/fsmove-recall
+RECALL_FLAGS ?= -max 5
+bench-recall: setup
+	$(GO) run ./bench/recall -fsmove bin/fsmove -out $(RECALL_OUT) -results $(RECALL_RESULTS) $(RECALL_FLAGS) $(RECALL_CORPUS)
 
 clean:
 	rm -rf bin

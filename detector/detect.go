@@ -127,11 +127,8 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	for i, name := range res.Blocks {
 		if unit, ok := interp.BlockUnit(name); ok {
 			// A systemd unit's processes: its Service's, or no one's.
-			r := unitService(g, opts.Units, unit)
-			triggered := r == nil
-			if triggered {
-				r = triggeringService(g, opts.Units, unit)
-			}
+			r := UnitResource(g, opts.Units, unit)
+			triggered := r != nil && unitService(g, opts.Units, unit) == nil
 			if r == nil {
 				unclaimed[i] = true
 				st.UnclaimedUnits++

@@ -150,3 +150,13 @@ func triggeringService(g Graph, units *Units, unit string) *catalog.Resource {
 	}
 	return nil
 }
+
+// UnitResource returns the Service of the catalog whose work unit's
+// processes and PID 1's reads for unit are (the same as the analysis
+// decides: unitService, then triggeringService); nil when none.
+func UnitResource(g Graph, units *Units, unit string) *catalog.Resource {
+	if r := unitService(g, units, unit); r != nil {
+		return r
+	}
+	return triggeringService(g, units, unit)
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/fsmove/fsmove/catalog"
+)
+
+// A relationship is one a module writes between two resources it declares,
+// as a metaparameter in the declaration of one of them: Holder's Param
+// names Other. Before is the resource that must come first; After the one
+// that must follow (and be notified, when Notify).
+type relationship struct {
+	Holder, Other string // references, as the catalog writes them
+	Param         string // require, before, notify or subscribe
+	File          string // the holder's manifest, relative to the module's root
+	Line          int    // the holder's line in it
+	Before, After string
+	Notify        bool
+}
+
+// Kind is the finding the removal of r plants: MN for a notifier, MOR for
+// an ordering.
+func (r relationship) Kind() string {
+	if r.Notify {
+		return "MN"
+	}
+	return "MOR"
+}
+
+func (r relationship) String() string {
+	return fmt.Sprintf("%s %s => %s (%s:%d)", r.Holder, r.Param, r.Other, r.File, r.Line)
+}
+
+// relationParams are the metaparameters that order two resources; reverse:
+// the named resource comes first.
+var relationParams = []struct {
+	name    string
+	reverse bool
+	notify  bool
+}{{"before", false, false}, {"notify", false, true}, {"require", true, false}, {"subscribe", true, true}}
+
+// relationships lists the relationships between two resources of the
+// catalog c that the module whose manifests are under root (a path as the
+// catalog's files write it) declares. Classes, stages and defined types
+// are containers, not resources that touch files: a relationship that
+// names one is left out, as is one whose other end the catalog does not
+// hold.
+func relationships(c *catalog.Catalog, g *catalog.Graph, root string) []relationship {
+	var out []relationship
+	declared := func(r *catalog.Resource) bool {
+		return r.File != "" && strings.HasPrefix(r.File, root+"/") && !r.Is(catalog.TypeClass) && !r.Is(catalog.TypeStage) && !g.IsContainer(r)
+	}
+	for _, r := range c.Resources {
+		if !declared(r) {
+			continue
+		}
+		for _, p := range relationParams {
+			for _, ref := range refStrings(r.Params[p.name]) {
+				o, ok := c.Lookup(ref)
+				if !ok || !declared(o) || o == r {
+					continue
+				}
+				rel := relationship{Holder: r.Ref(), Other: o.Ref(), Param: p.name, File: strings.TrimPrefix(r.File, root+"/"), Line: r.Line,
+					Before: r.Ref(), After: o.Ref(), Notify: p.notify}
+				if p.reverse {
+					rel.Before, rel.After = o.Ref(), r.Ref()
+				}
+				out = append(out, rel)
+			}
+		}
+	}
+	return out
+}
+
+// refStrings flattens a relationship parameter's value: a reference or
+// (nested) arrays of them.
+func refStrings(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, e := range v {
+			out = append(out, refStrings(e)...)
+		}
+		return out
+	}
+	return nil
+}
+
+// normRef writes a reference as Puppet source may spell it in the
+// catalog's form: no quotes or blanks, the type's case folded (Service[
+// 'x' ] and service["x"] are Service[x]).
+func normRef(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		switch c {
+		case '\'', '"', ' ', '\t':
+			continue
+		}
+		b.WriteRune(c)
+	}
+	t, title, ok := strings.Cut(b.String(), "[")
+	if !ok {
+		return strings.ToLower(b.String())
+	}
+	return strings.ToLower(t) + "[" + title
+}
+
+// mutate removes from src (a manifest) the reference to other in the
+// metaparameter param of the resource declared at line (1-based): the
+// attribute's line when it names only other, else other's element of its
+// array (on the attribute's line or on lines of its own). It looks for the
+// attribute in the declaration's body, from line to the first line that
+// closes a body; it never guesses: a value it cannot read (a variable, a
+// reference built from one, a chain arrow elsewhere) is an error, and the
+// relationship is not planted.
+func mutate(src []byte, line int, param, other string) ([]byte, error) {
+	lines := strings.SplitAfter(string(src), "\n")
+	if line < 1 || line > len(lines) {
+		return nil, fmt.Errorf("line %d outside the file's %d", line, len(lines))
+	}
+	want := normRef(other)
+	for i := line - 1; i < len(lines); i++ {
+		text := strings.TrimSpace(lines[i])
+		if i > line-1 && strings.HasPrefix(text, "}") {
+			break
+		}
+		name, value, ok := strings.Cut(text, "=>")
+		if !ok || strings.TrimSpace(name) != param {
+			continue
+		}
+		value = strings.TrimSuffix(strings.TrimSpace(value), ",")
+		value = strings.TrimSpace(value)
+		switch {
+		case normRef(value) == want:
+			return join(slices.Delete(lines, i, i+1)), nil
+		case strings.HasPrefix(value, "[") && strings.HasSuffix(value, "]"):
+			elems := strings.Split(value[1:len(value)-1], ",")
+			keep := slices.DeleteFunc(slices.Clone(elems), func(e string) bool { return normRef(e) == want })
+			if len(keep) == len(elems) {
+				return nil, fmt.Errorf("%s:%d: %s does not name %s", "manifest", i+1, param, other)
+			}
+			if len(slices.DeleteFunc(slices.Clone(keep), func(e string) bool { return strings.TrimSpace(e) == "" })) == 0 {
+				return join(slices.Delete(lines, i, i+1)), nil
+			}
+			indent := lines[i][:len(lines[i])-len(strings.TrimLeft(lines[i], " \t"))]
+			nl := "\n"
+			if !strings.HasSuffix(lines[i], "\n") {
+				nl = ""
+			}
+			lines[i] = indent + strings.TrimSpace(name) + " => [" + strings.TrimSpace(strings.Join(keep, ",")) + "]," + nl
+			return join(lines), nil
+		case value == "[":
+			for j := i + 1; j < len(lines); j++ {
+				e := strings.TrimSuffix(strings.TrimSpace(lines[j]), ",")
+				if strings.HasPrefix(e, "]") {
+					break
+				}
+				if normRef(e) == want {
+					return join(slices.Delete(lines, j, j+1)), nil
+				}
+			}
+			return nil, fmt.Errorf("manifest:%d: %s's array does not name %s", i+1, param, other)
+		default:
+			return nil, fmt.Errorf("manifest:%d: %s => %s: not a reference this harness can remove", i+1, param, value)
+		}
+	}
+	return nil, fmt.Errorf("no %s => in the declaration at line %d (a chain arrow, or a relationship made by code)", param, line)
+}
+
+func join(lines []string) []byte { return []byte(strings.Join(lines, "")) }
+
+// moduleRootIn is where fsmove run puts a module directory in the
+// container, as the catalog's files name it.
+func moduleRootIn(name string) string { return filepath.Join("/fsmove/modules", name) }

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fsmove/fsmove/catalog"
+)
+
+const manifest = `class m {
+  file { '/etc/a':
+    ensure  => file,
+    require => Package['p'],
+    notify  => [Service["s"], Exec['e']],
+  }
+  file { '/etc/b':
+    before => [
+      Service['s'],
+      Exec['e'],
+    ],
+  }
+  file { '/etc/c':
+    require => File[$dir],
+  }
+  package { 'p': }
+}
+`
+
+// Each form of a metaparameter's value loses exactly the reference asked
+// for; near misses: a reference the attribute does not name, a value built
+// from a variable, an attribute of another declaration.
+func TestMutate(t *testing.T) {
+	for _, c := range []struct {
+		line          int
+		param, other  string
+		gone, kept    string // a line that must go, one that must stay
+		wantErrSubstr string
+	}{
+		{2, "require", "Package[p]", "require => Package['p'],", "notify  => [Service[\"s\"], Exec['e']],", ""},
+		{2, "notify", "Service[s]", "notify  => [Service[\"s\"], Exec['e']],", "notify => [Exec['e']],", ""},
+		{7, "before", "Exec[e]", "      Exec['e'],", "      Service['s'],", ""},
+		{2, "require", "Package[q]", "", "", "not a reference"},
+		{13, "require", "File[/x]", "", "", "not a reference"},
+		{7, "require", "Package[p]", "", "", "no require =>"},
+	} {
+		got, err := mutate([]byte(manifest), c.line, c.param, c.other)
+		if c.wantErrSubstr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErrSubstr) {
+				t.Errorf("%d %s %s: err %v, want %q", c.line, c.param, c.other, err, c.wantErrSubstr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%d %s %s: %v", c.line, c.param, c.other, err)
+			continue
+		}
+		if strings.Contains(string(got), c.gone+"\n") {
+			t.Errorf("%d %s %s: %q still there:\n%s", c.line, c.param, c.other, c.gone, got)
+		}
+		if !strings.Contains(string(got), c.kept+"\n") {
+			t.Errorf("%d %s %s: %q not there:\n%s", c.line, c.param, c.other, c.kept, got)
+		}
+		if n := strings.Count(manifest, "\n") - strings.Count(string(got), "\n"); n > 1 {
+			t.Errorf("%d %s %s: %d lines gone", c.line, c.param, c.other, n)
+		}
+	}
+}
+
+// The relationships between a module's own resources, each way round;
+// near misses: a class, and a resource of another module.
+func TestRelationships(t *testing.T) {
+	c, err := catalog.Read(strings.NewReader(`{"resources": [
+	  {"type": "Class", "title": "M", "file": "/fsmove/modules/m/manifests/init.pp", "line": 1},
+	  {"type": "File", "title": "/etc/a", "file": "/fsmove/modules/m/manifests/init.pp", "line": 2,
+	   "parameters": {"require": "Package[p]", "notify": ["Service[s]", "Class[M]", "File[/other]"]}},
+	  {"type": "Package", "title": "p", "file": "/fsmove/modules/m/manifests/init.pp", "line": 16},
+	  {"type": "Service", "title": "s", "file": "/fsmove/modules/m/manifests/service.pp", "line": 3},
+	  {"type": "File", "title": "/other", "file": "/fsmove/modules/dep/manifests/init.pp", "line": 3}
+	], "edges": []}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := c.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range relationships(c, g, "/fsmove/modules/m") {
+		got = append(got, r.Kind()+" "+r.Before+" "+r.After+" "+r.File)
+	}
+	want := "MN File[/etc/a] Service[s] manifests/init.pp|MOR Package[p] File[/etc/a] manifests/init.pp"
+	if strings.Join(got, "|") != want {
+		t.Errorf("relationships:\n got  %q\n want %q", strings.Join(got, "|"), want)
+	}
+}
