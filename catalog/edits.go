@@ -16,7 +16,7 @@ import (
 // inode, so mode and owner stay). Two edits of one family with disjoint
 // keys give the same file in either order.
 type Edit struct {
-	Family string   // which editors compare keys: "ini", "file_line", "augeas", "shellvar", or a *_config type
+	Family string   // which editors compare keys: "ini", "file_line", "augeas", "shellvar", "debconf", a parsedfile type, or a *_config type
 	Keys   []string // the keys it changes; disjoint means no key equals or contains another
 }
 
@@ -45,6 +45,8 @@ var parsedFileDefaults = map[string]string{
 //   - shellvar (augeasproviders_shellvar): key is variable.
 //   - mailalias, host, sshkey, mount, ssh_authorized_key (parsedfile): key
 //     is the name, one record each;
+//   - debconf (stm-debconf): key is the item ("tzdata/Areas"), its title
+//     unless item names it; one question of debconf's database each;
 //   - augeas: keys are the tree paths its set/rm/clear/touch changes write,
 //     under its context; any other command (ins, mv, defnode, …) makes the
 //     edit unknown.
@@ -91,6 +93,12 @@ func KeyEdit(r *Resource) (Edit, bool) {
 		return Edit{Family: "shellvar:" + target, Keys: []string{v}}, true
 	case typ == "augeas":
 		return augeasEdit(r)
+	case typ == "debconf":
+		item, _ := r.StringParam("item")
+		if item == "" {
+			item = r.Title
+		}
+		return Edit{Family: "debconf", Keys: []string{item}}, true
 	case parsedFileDefaults[typ] != "":
 		// Puppet's parsedfile types edit one record, keyed by the name.
 		target, _ := r.StringParam("target")

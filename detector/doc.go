@@ -91,7 +91,8 @@
 //     (accounts.go). In the other order Puppet cannot find the account;
 //   - a pair of resources that commute is held back (rule 9): key-level
 //     editors of one file with disjoint keys (catalog.Commute: ini_setting
-//     and the *_config types, file_line, shellvar, augeas), a metadata-only
+//     and the *_config types, file_line, shellvar, augeas, debconf, the
+//     parsedfile types such as mailalias and host), a metadata-only
 //     File against a key-level editor or against a resource that only reads
 //     or edits the content in place (metadataBeforeContent);
 //   - a consumer that only needed a directory to exist, when another

@@ -366,6 +366,9 @@ func TestRuleCommutingEditors(t *testing.T) {
 	g.add("Mailalias[root]", "i.pp", 13, "recipient", "admin")
 	g.add("Mailalias[postmaster]", "i.pp", 14, "recipient", "root")
 	g.add("Host[db]", "i.pp", 15, "ip", "10.0.0.1")
+	g.add("Debconf[tzdata/Areas]", "i.pp", 16, "type", "select", "value", "Europe")
+	g.add("Debconf[dash/sh]", "i.pp", 17, "type", "boolean", "value", "true")
+	g.add("Debconf[tz]", "i.pp", 18, "item", "tzdata/Areas", "type", "select", "value", "Asia")
 	rmw := func(x, y string) *Report {
 		return Detect(result(p("/etc/app.ini", at(x, "c@1", "p@2"), at(y, "c@3", "p@4"))), g, Options{})
 	}
@@ -384,6 +387,9 @@ func TestRuleCommutingEditors(t *testing.T) {
 		{"File[/etc/app.ini]", "Ini_setting[b]", true},
 		{"Mailalias[root]", "Mailalias[postmaster]", true},
 		{"Mailalias[root]", "Host[db]", false},
+		{"Debconf[tzdata/Areas]", "Debconf[dash/sh]", true},
+		{"Debconf[tzdata/Areas]", "Debconf[tz]", false},
+		{"Debconf[dash/sh]", "Mailalias[root]", false},
 	}
 	for _, c := range cases {
 		rep := rmw(c.x, c.y)
