@@ -162,7 +162,7 @@ func (h *harness) mutant(ctx context.Context, e corpus.Entry, src, dir string, r
 	if err != nil {
 		return "mutant-error", err.Error()
 	}
-	edited, err := mutate(text, rel.Line, rel.Param, rel.Other)
+	edited, err := mutate(text, rel.Line, rel.Param, rel.Other, rel.Values)
 	if err != nil {
 		return "not-mutated", err.Error()
 	}
@@ -202,6 +202,11 @@ func (h *harness) mutant(ctx context.Context, e corpus.Entry, src, dir string, r
 		return "other-kind", strings.Join(kinds, ",")
 	case held != "":
 		return "held", held
+	}
+	// Why it was missed: whether the two still met in the mutant's own
+	// run (a refreshonly Exec that nothing notifies no longer runs).
+	if m, err := meetings(run, cat, g); err == nil && !m[pairKey(rel.Before, rel.After)] {
+		return "missed", "they met on no file in the mutant's run"
 	}
 	return "missed", ""
 }

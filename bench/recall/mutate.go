@@ -14,10 +14,11 @@ import (
 // names Other. Before is the resource that must come first; After the one
 // that must follow (and be notified, when Notify).
 type relationship struct {
-	Holder, Other string // references, as the catalog writes them
-	Param         string // require, before, notify or subscribe
-	File          string // the holder's manifest, relative to the module's root
-	Line          int    // the holder's line in it
+	Holder, Other string   // references, as the catalog writes them
+	Param         string   // require, before, notify or subscribe
+	File          string   // the holder's manifest, relative to the module's root
+	Line          int      // the holder's line in it
+	Values        []string // the references the catalog gives Param, in order
 	Before, After string
 	Notify        bool
 }
@@ -65,7 +66,7 @@ func relationships(c *catalog.Catalog, g *catalog.Graph, root string) []relation
 					continue
 				}
 				rel := relationship{Holder: r.Ref(), Other: o.Ref(), Param: p.name, File: strings.TrimPrefix(r.File, root+"/"), Line: r.Line,
-					Before: r.Ref(), After: o.Ref(), Notify: p.notify}
+					Values: refStrings(r.Params[p.name]), Before: r.Ref(), After: o.Ref(), Notify: p.notify}
 				if p.reverse {
 					rel.Before, rel.After = o.Ref(), r.Ref()
 				}
@@ -114,17 +115,43 @@ func normRef(s string) string {
 // mutate removes from src (a manifest) the reference to other in the
 // metaparameter param of the resource declared at line (1-based): the
 // attribute's line when it names only other, else other's element of its
-// array (on the attribute's line or on lines of its own). It looks for the
-// attribute in the declaration's body, from line to the first line that
-// closes a body; it never guesses: a value it cannot read (a variable, a
-// reference built from one, a chain arrow elsewhere) is an error, and the
-// relationship is not planted.
-func mutate(src []byte, line int, param, other string) ([]byte, error) {
+// array (on the attribute's line or on lines of its own). values are the
+// references the catalog gives that parameter, in order: an element the
+// source writes with a variable (Package[$package]) is other's when the
+// source has as many elements as the catalog has values, and other is
+// the value at its place. It looks for the attribute in the
+// declaration's body, from line to the first line that closes a body; it
+// never guesses: a value it cannot match to the catalog's (a relationship
+// also made by a chain arrow, a value built by a function) is an error,
+// and the relationship is not planted.
+func mutate(src []byte, line int, param, other string, values []string) ([]byte, error) {
 	lines := strings.SplitAfter(string(src), "\n")
 	if line < 1 || line > len(lines) {
 		return nil, fmt.Errorf("line %d outside the file's %d", line, len(lines))
 	}
-	want := normRef(other)
+	// at is other's element among elems: by its text, else by its place
+	// when the source and the catalog agree on how many there are.
+	at := func(elems []string) int {
+		if i := slices.IndexFunc(elems, func(e string) bool { return normRef(e) == normRef(other) }); i >= 0 {
+			return i
+		}
+		if len(elems) != len(values) {
+			return -1
+		}
+		k := -1
+		for i, v := range values {
+			if normRef(v) == normRef(other) {
+				if k >= 0 {
+					return -1 // named twice: which element is not told
+				}
+				k = i
+			}
+		}
+		if k >= 0 && isRef(elems[k]) {
+			return k
+		}
+		return -1
+	}
 	for i := line - 1; i < len(lines); i++ {
 		text := strings.TrimSpace(lines[i])
 		if i > line-1 && strings.HasPrefix(text, "}") {
@@ -134,43 +161,69 @@ func mutate(src []byte, line int, param, other string) ([]byte, error) {
 		if !ok || strings.TrimSpace(name) != param {
 			continue
 		}
-		value = strings.TrimSuffix(strings.TrimSpace(value), ",")
-		value = strings.TrimSpace(value)
+		value = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(value), ","))
 		switch {
-		case normRef(value) == want:
-			return join(slices.Delete(lines, i, i+1)), nil
-		case strings.HasPrefix(value, "[") && strings.HasSuffix(value, "]"):
-			elems := strings.Split(value[1:len(value)-1], ",")
-			keep := slices.DeleteFunc(slices.Clone(elems), func(e string) bool { return normRef(e) == want })
-			if len(keep) == len(elems) {
-				return nil, fmt.Errorf("%s:%d: %s does not name %s", "manifest", i+1, param, other)
-			}
-			if len(slices.DeleteFunc(slices.Clone(keep), func(e string) bool { return strings.TrimSpace(e) == "" })) == 0 {
-				return join(slices.Delete(lines, i, i+1)), nil
-			}
-			indent := lines[i][:len(lines[i])-len(strings.TrimLeft(lines[i], " \t"))]
-			nl := "\n"
-			if !strings.HasSuffix(lines[i], "\n") {
-				nl = ""
-			}
-			lines[i] = indent + strings.TrimSpace(name) + " => [" + strings.TrimSpace(strings.Join(keep, ",")) + "]," + nl
-			return join(lines), nil
 		case value == "[":
+			var elems []string
+			var rows []int
 			for j := i + 1; j < len(lines); j++ {
-				e := strings.TrimSuffix(strings.TrimSpace(lines[j]), ",")
+				e := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(lines[j]), ","))
 				if strings.HasPrefix(e, "]") {
 					break
 				}
-				if normRef(e) == want {
-					return join(slices.Delete(lines, j, j+1)), nil
-				}
+				elems, rows = append(elems, e), append(rows, j)
 			}
-			return nil, fmt.Errorf("manifest:%d: %s's array does not name %s", i+1, param, other)
+			k := at(elems)
+			if k < 0 {
+				return nil, fmt.Errorf("manifest:%d: %s's array (%d elements, the catalog's %d) does not name %s", i+1, param, len(elems), len(values), other)
+			}
+			return join(slices.Delete(lines, rows[k], rows[k]+1)), nil
+		case strings.HasPrefix(value, "[") && strings.HasSuffix(value, "]"):
+			elems := strings.Split(value[1:len(value)-1], ",")
+			if strings.TrimSpace(elems[len(elems)-1]) == "" {
+				elems = elems[:len(elems)-1] // a trailing comma
+			}
+			k := at(elems)
+			if k < 0 {
+				return nil, fmt.Errorf("manifest:%d: %s => %s (the catalog's %d values) does not name %s", i+1, param, value, len(values), other)
+			}
+			keep := slices.Delete(slices.Clone(elems), k, k+1)
+			if len(keep) == 0 {
+				return join(slices.Delete(lines, i, i+1)), nil
+			}
+			for j := range keep {
+				keep[j] = strings.TrimSpace(keep[j])
+			}
+			indent := lines[i][:len(lines[i])-len(strings.TrimLeft(lines[i], " \t"))]
+			nl := ""
+			if strings.HasSuffix(lines[i], "\n") {
+				nl = "\n"
+			}
+			lines[i] = indent + strings.TrimSpace(name) + " => [" + strings.Join(keep, ", ") + "]," + nl
+			return join(lines), nil
+		case at([]string{value}) == 0:
+			return join(slices.Delete(lines, i, i+1)), nil
 		default:
-			return nil, fmt.Errorf("manifest:%d: %s => %s: not a reference this harness can remove", i+1, param, value)
+			return nil, fmt.Errorf("manifest:%d: %s => %s: not %s as far as this harness can tell (the catalog's values: %d)", i+1, param, value, other, len(values))
 		}
 	}
 	return nil, fmt.Errorf("no %s => in the declaration at line %d (a chain arrow, or a relationship made by code)", param, line)
+}
+
+// isRef reports whether a source element is written as one resource
+// reference, Type[...], whatever is inside the brackets.
+func isRef(e string) bool {
+	e = strings.TrimSpace(e)
+	open := strings.IndexByte(e, '[')
+	if open <= 0 || !strings.HasSuffix(e, "]") || strings.Count(e, "[") != 1 {
+		return false
+	}
+	for _, c := range e[:open] {
+		if !(c == ':' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 func join(lines []string) []byte { return []byte(strings.Join(lines, "")) }

@@ -33,17 +33,23 @@ func TestMutate(t *testing.T) {
 	for _, c := range []struct {
 		line          int
 		param, other  string
-		gone, kept    string // a line that must go, one that must stay
+		values        []string // the catalog's
+		gone, kept    string   // a line that must go, one that must stay
 		wantErrSubstr string
 	}{
-		{2, "require", "Package[p]", "require => Package['p'],", "notify  => [Service[\"s\"], Exec['e']],", ""},
-		{2, "notify", "Service[s]", "notify  => [Service[\"s\"], Exec['e']],", "notify => [Exec['e']],", ""},
-		{7, "before", "Exec[e]", "      Exec['e'],", "      Service['s'],", ""},
-		{2, "require", "Package[q]", "", "", "not a reference"},
-		{13, "require", "File[/x]", "", "", "not a reference"},
-		{7, "require", "Package[p]", "", "", "no require =>"},
+		{2, "require", "Package[p]", []string{"Package[p]"}, "require => Package['p'],", "notify  => [Service[\"s\"], Exec['e']],", ""},
+		{2, "notify", "Service[s]", []string{"Service[s]", "Exec[e]"}, "notify  => [Service[\"s\"], Exec['e']],", "notify => [Exec['e']],", ""},
+		{7, "before", "Exec[e]", []string{"Service[s]", "Exec[e]"}, "      Exec['e'],", "      Service['s'],", ""},
+		// A variable: the catalog's one value is the one element.
+		{13, "require", "File[/x]", []string{"File[/x]"}, "require => File[$dir],", "package { 'p': }", ""},
+		{2, "require", "Package[q]", []string{"Package[p]"}, "", "", "not Package[q]"},
+		// The catalog has one value more than the source writes (a chain
+		// arrow elsewhere): which one is not told.
+		{13, "require", "File[/x]", []string{"File[/x]", "File[/y]"}, "", "", "not File[/x]"},
+		{7, "before", "Exec[x]", []string{"Service[s]", "Exec[x]", "Exec[e]"}, "", "", "does not name"},
+		{7, "require", "Package[p]", []string{"Package[p]"}, "", "", "no require =>"},
 	} {
-		got, err := mutate([]byte(manifest), c.line, c.param, c.other)
+		got, err := mutate([]byte(manifest), c.line, c.param, c.other, c.values)
 		if c.wantErrSubstr != "" {
 			if err == nil || !strings.Contains(err.Error(), c.wantErrSubstr) {
 				t.Errorf("%d %s %s: err %v, want %q", c.line, c.param, c.other, err, c.wantErrSubstr)
