@@ -142,6 +142,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 			// restart of its trigger does not restart it. Its reads order
 			// (they need what they read) but ask for no notifier.
 			roles[i].isService = !triggered
+			roles[i].notifiable = !triggered
 			continue
 		}
 		r, generated := blockResource(g, gen, name)
@@ -587,10 +588,10 @@ func judgePair(pr *pair, g Graph, opts Options, st *Stats, packages []*catalog.R
 // would run the old unit.
 const unitFileNote = "; systemd must reread the unit too: Puppet's systemd provider runs systemctl daemon-reload before it restarts a unit whose unit file changed"
 
-// changesUnitFile reports whether f is an MN on a systemd unit's unit
-// file or drop-in.
+// changesUnitFile reports whether f is an MN toward a Service on a
+// systemd unit's unit file or drop-in.
 func changesUnitFile(f *Finding) bool {
-	return f.Kind == MN && slices.ContainsFunc(f.Paths, func(pc PathConflict) bool {
+	return f.Kind == MN && (f.Consumer == nil || f.Consumer.IsService()) && slices.ContainsFunc(f.Paths, func(pc PathConflict) bool {
 		dir, name := path.Split(pc.Path)
 		_, ok := interp.UnitOfFile(path.Base(dir), name)
 		return ok

@@ -550,3 +550,36 @@ func TestPackagePairsAreNotChecked(t *testing.T) {
 	)
 	expect(t, Detect(res, g, Options{}), "MOR Exec[apt-get update]->Package[b] /var/lib/apt/lists/x_Packages")
 }
+
+// An Exec that runs only when notified (refreshonly) is notified like a
+// Service: one that read what an ordered File wrote must be notified by it
+// (MN), or a later change of the File alone leaves its work stale. Near
+// misses: the same Exec without refreshonly, which runs on every apply,
+// needs only the order; a notified one; a Package producer, as toward a
+// Service, only with PackageNotify.
+func TestRefreshOnlyExecIsNotified(t *testing.T) {
+	res := result(p("/etc/aliases", a("File[/etc/aliases]", "p", 10), a("Exec[newaliases]", "c", 20)),
+		p("/usr/bin/newaliases", a("Package[postfix]", "p", 5), a("Exec[newaliases]", "c", 19)))
+	graph := func(refreshonly any) *fakeGraph {
+		g := newFake()
+		g.add("Package[postfix]", "m.pp", 1)
+		g.add("File[/etc/aliases]", "m.pp", 2, "content", "x")
+		if refreshonly != nil {
+			g.add("Exec[newaliases]", "m.pp", 3, "refreshonly", refreshonly)
+		} else {
+			g.add("Exec[newaliases]", "m.pp", 3)
+		}
+		g.edge("File[/etc/aliases]", "Exec[newaliases]", before)
+		g.edge("Package[postfix]", "Exec[newaliases]", before)
+		return g
+	}
+	const mn = "MN File[/etc/aliases]->Exec[newaliases] /etc/aliases"
+	expect(t, Detect(res, graph(true), Options{}), mn)
+	expect(t, Detect(res, graph("true"), Options{}), mn)
+	expect(t, Detect(res, graph(nil), Options{}))
+	expect(t, Detect(res, graph(false), Options{}))
+	g := graph(true)
+	g.edge("File[/etc/aliases]", "Exec[newaliases]", notify)
+	expect(t, Detect(res, g, Options{}))
+	expect(t, Detect(res, graph(true), Options{PackageNotify: true}), "MN Package[postfix]->Exec[newaliases] /usr/bin/newaliases", mn)
+}

@@ -59,10 +59,11 @@
 //     the path itself afterwards, nor for an Exec's creates (rule 8).
 //
 // b1 ⇝ b2 (must notify) when b2 is a Service that read p, before or after
-// b1 produced it (notifies). A directory counts when b1 is the File that
-// manages it and really changed it (created it, changed owner or mode,
-// rule 3); a directory some other resource happened to make is not the
-// service's configuration. A directory counts too when b2 read it as an
+// b1 produced it, or an Exec with refreshonly (it runs only when notified:
+// newaliases, daemon-reload) that read it (notifies, blockRole.notifiable).
+// A directory counts when b1 is the File that manages it and really
+// changed it (created it, changed owner or mode, rule 3); a directory some
+// other resource happened to make is not the service's configuration. A directory counts too when b2 read it as an
 // include directory (it listed it, getdents, and then the listing program
 // read a file in it: a daemon's conf.d) and b1 made or replaced a file in
 // it after b2's last listing: the daemon runs without it (rule 20,
@@ -176,7 +177,8 @@
 // not start in a container).
 //
 // Other Puppet knowledge that the generic file-system model lacks lives
-// here too: a Service is the only resource that can be notified; which
+// here too: a Service and a refreshonly Exec are the resources a
+// notification makes act again; which
 // paths are Puppet's own business (DefaultFilterPrefixes); container blocks
 // (Class, Stage, defined types: Puppet's whits) do no file work of their
 // own, so their accesses are not a resource's.

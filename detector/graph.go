@@ -118,7 +118,12 @@ func tellsCatalog(block string) bool {
 type blockRole struct {
 	res       *catalog.Resource // nil: the block is not in the catalog
 	isService bool
-	isPackage bool
+	// notifiable: a notification makes the resource act again, so that
+	// what it read must notify it (MN): a Service (a restart) or an Exec
+	// with refreshonly (it runs only when notified: newaliases after the
+	// aliases file, daemon-reload after a unit file).
+	notifiable bool
+	isPackage  bool
 	// ownPath is a File resource's managed path ("" for other types);
 	// with recurse, its descendants are its own too.
 	ownPath string
@@ -149,7 +154,7 @@ func roleOf(r *catalog.Resource) blockRole {
 	role := blockRole{res: r, root: catalog.RunsAsRoot(r)}
 	switch {
 	case r.IsService():
-		role.isService = true
+		role.isService, role.notifiable = true, true
 	case r.IsPackage():
 		role.isPackage = true
 	case r.IsFile():
@@ -169,6 +174,7 @@ func roleOf(r *catalog.Resource) blockRole {
 		}
 	case r.IsExec():
 		role.creates = r.StringsParam("creates")
+		role.notifiable = refreshOnly(r)
 	case r.Is(catalog.TypeConcatFile):
 		// Its generated File writes the path: the path is its own.
 		role.ownPath = filePath(r)
@@ -247,4 +253,16 @@ func PuppetRef(r *catalog.Resource) string {
 	}
 	b.WriteString("']")
 	return b.String()
+}
+
+// refreshOnly reports whether Exec r runs only when notified (refreshonly
+// true, as a boolean or the string Puppet also takes).
+func refreshOnly(r *catalog.Resource) bool {
+	switch v := r.Params["refreshonly"].(type) {
+	case bool:
+		return v
+	case string:
+		return v == "true"
+	}
+	return false
 }

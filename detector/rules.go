@@ -194,13 +194,15 @@ func observed(x, y *use, path string) (Relation, interp.Evidence, fstrace.Effect
 
 // notifies decides x ⇝ y on one path: y is a Service that read what x
 // made, before or after (a daemon reading its configuration at start keeps
-// it; one that read it before the change runs stale). A directory counts
+// it; one that read it before the change runs stale), or an Exec that runs
+// only when notified (refreshonly) and read it: a later change of x's
+// alone leaves its work stale, as it does a daemon. A directory counts
 // when x is the File that manages it and really changed it (created it,
 // or changed its owner or mode): the daemon keeps the old inode or lacks
 // permission until restarted (paper Table 1). A directory that some other
 // resource happened to create is not the service's configuration.
 func notifies(x, y *use, path string, isDir bool) bool {
-	if !y.role.isService || !y.consumed || !x.produced {
+	if !y.role.notifiable || !y.consumed || !x.produced {
 		return false
 	}
 	if isDir {

@@ -181,6 +181,10 @@ var fixtureCases = []fixtureCase{
 		[]string{"MN File[/etc/systemd/system/mn-tick.timer] Service[mn-tick.timer]", "MOR File[/etc/systemd/system/mn-tick.service] Service[mn-tick.timer]"},
 		[]string{"MN File[/etc/systemd/system/mn-tick.timer] Service[mn-tick.timer]", "MOR File[/etc/systemd/system/mn-tick.service] Service[mn-tick.timer]"},
 		false, true},
+	{"mn_refreshonly_exec",
+		[]string{"MN File[/etc/mn_refreshonly_exec.extra] Exec[mn-refresh-build]"},
+		[]string{"MN File[/etc/mn_refreshonly_exec.extra] Exec[mn-refresh-build]"},
+		false, false},
 }
 
 // fixtureHeld are findings a fixture must give held back by a rule, as

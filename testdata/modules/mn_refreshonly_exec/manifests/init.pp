@@ -1,0 +1,47 @@
+# Fixture: missing notifier toward an Exec that runs only when notified.
+#
+# Exec['mn-refresh-build'] has refreshonly => true: it builds
+# /var/lib/mn_refreshonly_exec.db from two files, as newaliases builds
+# aliases.db, and Puppet runs it only when something notifies it.
+# File['/etc/mn_refreshonly_exec.main'] notifies it, so it ran in this apply
+# and read both files. File['/etc/mn_refreshonly_exec.extra'] is ordered
+# before it but does not notify it: when a later apply changes only that
+# file, the Exec does not run and the database keeps the old content.
+#
+# Expected finding: MN File['/etc/mn_refreshonly_exec.extra'] ->
+# Exec['mn-refresh-build'].
+#
+# Near misses: File['/etc/mn_refreshonly_exec.main'] notifies the Exec.
+# Exec['mn-refresh-plain'] reads File['/etc/mn_refreshonly_exec.plain'],
+# which is ordered before it, but it is not refreshonly: a notification
+# would not make it act again (its creates guard decides), so only the
+# order is needed, and it is there.
+class mn_refreshonly_exec {
+  file { '/etc/mn_refreshonly_exec.main':
+    ensure  => file,
+    content => "main\n",
+    notify  => Exec['mn-refresh-build'],
+  }
+
+  file { '/etc/mn_refreshonly_exec.extra':
+    ensure  => file,
+    content => "extra\n",
+    before  => Exec['mn-refresh-build'],
+  }
+
+  exec { 'mn-refresh-build':
+    command     => '/bin/sh -c "cat /etc/mn_refreshonly_exec.main /etc/mn_refreshonly_exec.extra >/var/lib/mn_refreshonly_exec.db"',
+    refreshonly => true,
+  }
+
+  file { '/etc/mn_refreshonly_exec.plain':
+    ensure  => file,
+    content => "plain\n",
+    before  => Exec['mn-refresh-plain'],
+  }
+
+  exec { 'mn-refresh-plain':
+    command => '/bin/sh -c "cat /etc/mn_refreshonly_exec.plain >/var/lib/mn_refreshonly_exec.plain"',
+    creates => '/var/lib/mn_refreshonly_exec.plain',
+  }
+}
