@@ -58,29 +58,35 @@ LOAD_TESTS ?= E2E
 test-load: setup
 	FSMOVE_E2E=1 .ci/load $(LOAD_RUNS) $(GO) test -count=1 -timeout 60m -run '$(LOAD_TESTS)' ./...
 
-# Short, bounded runs of every fuzz target (go test -fuzz takes one target at a time).
+# Short, bounded runs of every fuzz target (go test -fuzz takes one target at
+# a time), FUZZ_JOBS at once: each runs for FUZZTIME whatever the CPUs it
+# gets, so two at a time take half the time on a 2-core machine.
+FUZZ_JOBS ?= 2
+FUZZ_TARGETS = \
+	FuzzReader ./tracer/strace \
+	FuzzRead ./catalog \
+	FuzzLower ./fstrace \
+	FuzzParse ./fstrace \
+	FuzzInterp ./fstrace/interp \
+	FuzzLoadWaivers ./detector \
+	FuzzParseFilters ./detector \
+	FuzzParsePackages ./detector \
+	FuzzParseUnits ./detector \
+	FuzzParseAccounts ./detector \
+	FuzzParseSuppression ./detector \
+	FuzzParseProjectConfig ./cmd/fsmove \
+	FuzzMark ./puppet \
+	FuzzSourceRef ./puppet \
+	FuzzParseReport ./puppet \
+	FuzzParseMetadata ./puppet/module \
+	FuzzParseFixtures ./puppet/module \
+	FuzzParsePuppetfile ./puppet/module \
+	FuzzParseDebIndex ./puppet/module \
+	FuzzModuleCopySkip ./puppet/runner \
+	FuzzParseUnmetConditions ./puppet/runner \
+	FuzzMutate ./bench/recall
 fuzz:
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzReader ./tracer/strace
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzRead ./catalog
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzLower ./fstrace
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParse ./fstrace
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzInterp ./fstrace/interp
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzLoadWaivers ./detector
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParseFilters ./detector
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParsePackages ./detector
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParseUnits ./detector
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParseAccounts ./detector
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParseSuppression ./detector
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParseProjectConfig ./cmd/fsmove
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzMark ./puppet
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzSourceRef ./puppet
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParseReport ./puppet
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParseMetadata ./puppet/module
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParseFixtures ./puppet/module
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParsePuppetfile ./puppet/module
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParseDebIndex ./puppet/module
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzModuleCopySkip ./puppet/runner
-	FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) .ci/fuzz FuzzParseUnmetConditions ./puppet/runner
+	printf '%s %s\n' $(FUZZ_TARGETS) | FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) xargs -P $(FUZZ_JOBS) -n 2 .ci/fuzz
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./...

@@ -99,3 +99,21 @@ func TestRelationships(t *testing.T) {
 		t.Errorf("relationships:\n got  %q\n want %q", strings.Join(got, "|"), want)
 	}
 }
+
+// FuzzMutate: any manifest, line and reference is edited or refused
+// without a panic, and an edit removes at most one line.
+func FuzzMutate(f *testing.F) {
+	f.Add([]byte(manifest), 2, "notify", "Service[s]", "Service[s],Exec[e]")
+	f.Add([]byte(manifest), 7, "before", "Exec[e]", "Service[s],Exec[e]")
+	f.Add([]byte("x { 'a':\n  require => [,],\n}\n"), 1, "require", "A[b]", "A[b]")
+	f.Add([]byte("require => [\n"), 1, "require", "[", "")
+	f.Fuzz(func(t *testing.T, src []byte, line int, param, other, values string) {
+		got, err := mutate(src, line, param, other, strings.Split(values, ","))
+		if err != nil {
+			return
+		}
+		if n := strings.Count(string(src), "\n") - strings.Count(string(got), "\n"); n < 0 || n > 1 {
+			t.Fatalf("%d lines gone:\n%s\n->\n%s", n, src, got)
+		}
+	})
+}
