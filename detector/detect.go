@@ -181,6 +181,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	accounts := newAccountCheck(g, opts.Accounts)
 
 	listings := indexListings(res, roles)
+	parents := parentNeeds(res, roles)
 	pairs := make(map[pairKey]*pair)
 	var uses []use
 	observed := map[*catalog.Resource]bool{} // Services a process of whose unit was traced
@@ -209,6 +210,12 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 				continue
 			}
 			uses = append(uses, readUse(&roles[a.Block], a, pa.Path))
+		}
+		for ai := range parents[pa.Path] {
+			a := &parents[pa.Path][ai]
+			if !slices.ContainsFunc(pa.Accesses, func(b interp.Access) bool { return b.Block == a.Block }) {
+				uses = append(uses, readUse(&roles[a.Block], a, pa.Path))
+			}
 		}
 		if len(uses) < 2 {
 			continue
@@ -704,7 +711,8 @@ func traceDirection(paths []PathConflict) (producer, consumer *catalog.Resource,
 // leaving it in the report (--all, JSON): the pair meets only on the
 // account databases (rule 6) and the consumer names no account that the
 // producer made (made, accountCheck.madeAccount), or the two resources
-// commute (rule 9).
+// commute (rule 9). A pair that meets on other paths too is judged on
+// those alone: the account databases leave its paths.
 func holdBack(f *Finding, made string) {
 	onlyAccounts := true
 	for _, pc := range f.Paths {
@@ -716,6 +724,15 @@ func holdBack(f *Finding, made string) {
 	if onlyAccounts && made == "" {
 		f.HeldBack, f.HeldReason = true, "meets only on the account databases (/etc/passwd, group, shadow…), which every owner lookup reads; User and Group order is Puppet's autorequire"
 		return
+	}
+	if made == "" {
+		// Beside another path they are no evidence either: the finding
+		// shows, and its confidence and direction come from, the paths
+		// that make it.
+		f.Paths = slices.DeleteFunc(f.Paths, func(pc PathConflict) bool { return isAccountDatabase(pc.Path) })
+		if f.Kind == MOR {
+			f.Producer, f.Consumer, f.BothWays = traceDirection(f.Paths)
+		}
 	}
 	if f.Kind != MOR {
 		return
@@ -945,4 +962,54 @@ func blockResource(g Graph, gen GeneratorGraph, name string) (r *catalog.Resourc
 		}
 	}
 	return nil, false
+}
+
+// parentNeeds returns, by directory, what the Files that make their own
+// path when it is missing (blockRole.makesPath) need of its parent
+// directory (rule 21): that it exists, as an existence-only read at the
+// File's first access of its own path (Puppet looks its path up before it
+// makes it). A File whose path was there in this run did not make it, and
+// did not touch the parent: in the other order it has to make it, and
+// cannot without the parent. Whoever made the parent in this run must
+// precede it; Puppet orders a parent that a File manages itself
+// (autorequire), but not one a Package or an Exec makes.
+func parentNeeds(res *interp.Result, roles []blockRole) map[string][]interp.Access {
+	var needs map[string][]interp.Access
+	for pi := range res.Paths {
+		pa := &res.Paths[pi]
+		for ai := range pa.Accesses {
+			a := &pa.Accesses[ai]
+			if a.Block < 0 || int(a.Block) >= len(roles) {
+				continue
+			}
+			role := &roles[a.Block]
+			if !role.makesPath || role.ownPath != pa.Path || pa.Path == "/" {
+				continue
+			}
+			ev, ok := firstEvidence(a)
+			if !ok {
+				continue
+			}
+			if needs == nil {
+				needs = map[string][]interp.Access{}
+			}
+			dir := path.Dir(pa.Path)
+			needs[dir] = append(needs[dir], interp.Access{Block: a.Block, Consumed: true, ConsumedBy: ev})
+		}
+	}
+	return needs
+}
+
+// firstEvidence returns the earliest evidence of an access, whatever its
+// effect.
+func firstEvidence(a *interp.Access) (first interp.Evidence, ok bool) {
+	for _, e := range []struct {
+		set bool
+		ev  interp.Evidence
+	}{{a.Consumed, a.ConsumedBy}, {a.Produced, a.ProducedBy}, {a.Missing, a.MissingBy}, {a.Expunged, a.ExpungedBy}} {
+		if e.set && (!ok || e.ev.Line < first.Line) {
+			first, ok = e.ev, true
+		}
+	}
+	return first, ok
 }

@@ -56,20 +56,26 @@
 //     relation missing, an observed finding); otherwise b2 went on without
 //     it (an onlyif or unless test, a maintainer script's check: relation
 //     missed, rule 19), and in the other order finds it. Not when b2 made
-//     the path itself afterwards, nor for an Exec's creates (rule 8).
+//     the path itself afterwards, nor for an Exec's creates (rule 8);
+//  6. is a File that makes its own path when it is missing (ensure file,
+//     directory, link), and p is that path's parent directory: in the other
+//     order the File has to make its path, and cannot without the parent,
+//     even when in this run it found its path made (a Package's conffile
+//     directory). Puppet autorequires a parent that a File manages, not one
+//     a Package or an Exec makes (rule 21, parentNeeds).
 //
 // b1 ⇝ b2 (must notify) when b2 is a Service that read p, before or after
 // b1 produced it, or an Exec with refreshonly (it runs only when notified:
 // newaliases, daemon-reload) that read it (notifies, blockRole.notifiable).
 // A directory counts when b1 is the File that manages it and really
 // changed it (created it, changed owner or mode, rule 3); a directory some
-// other resource happened to make is not the service's configuration. A directory counts too when b2 read it as an
-// include directory (it listed it, getdents, and then the listing program
-// read a file in it: a daemon's conf.d) and b1 made or replaced a file in
-// it after b2's last listing: the daemon runs without it (rule 20,
-// fileAfterListing, listingIndex). Package → Service notifications are opt-in
-// (Options.PackageNotify): a package upgrade restarts its own service
-// through the maintainer scripts.
+// other resource happened to make is not the service's configuration. A
+// directory counts too when b2 read it as an include directory (it listed it,
+// getdents, and then the listing program read a file in it: a daemon's
+// conf.d) and b1 made or replaced a file in it after b2's last listing: the
+// daemon runs without it (rule 20, fileAfterListing, listingIndex). Package →
+// Service notifications are opt-in (Options.PackageNotify): a package upgrade
+// restarts its own service through the maintainer scripts.
 //
 // Not faults:
 //   - two Packages are never paired: they meet in dpkg's own state, and apt

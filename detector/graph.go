@@ -139,6 +139,10 @@ type blockRole struct {
 	// ensures: a File that makes its own path exist when it is missing
 	// (ensure file, present, directory).
 	enforces, ensures bool
+	// makesPath: a File that makes its own path when it is missing (ensure
+	// file, present, directory or link), which needs the path's parent
+	// directory then (rule 21, parentNeeds).
+	makesPath bool
 	// root: what the resource does runs as root (catalog.RunsAsRoot).
 	root bool
 	// via is the block's own name when it is a resource generated at apply
@@ -163,7 +167,9 @@ func roleOf(r *catalog.Resource) blockRole {
 		role.enforces = catalog.EnforcesContent(r)
 		switch ensure, _ := r.StringParam("ensure"); ensure {
 		case "file", "present", "directory":
-			role.ensures = true
+			role.ensures, role.makesPath = true, true
+		case "link":
+			role.makesPath = true
 		}
 		// A symlink may dangle: looking up its target is not a need.
 		if t, ok := r.StringParam("target"); ok && t != "" {

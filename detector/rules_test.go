@@ -1,6 +1,7 @@
 package detector
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -129,12 +130,14 @@ func TestRuleAccountDatabases(t *testing.T) {
 	if !strings.Contains(text.String(), "User[app] -> File[/var/log/app]") {
 		t.Errorf("text with --all:\n%s", text.String())
 	}
-	// Near miss: one more path that is not an account database is a fault.
+	// Near miss: one more path that is not an account database is a fault,
+	// shown on that path alone: the databases are no evidence beside it,
+	// nor do they choose its direction (the first relation in the trace).
 	res = result(
-		p("/etc/passwd", a("User[app]", "p", 11), a("File[/var/log/app]", "c", 21)),
+		p("/etc/passwd", a("File[/var/log/app]", "p", 5), a("User[app]", "c", 8), a("User[app]", "p", 11), a("File[/var/log/app]", "c", 21)),
 		p("/home/app", a("User[app]", "p", 12), a("File[/var/log/app]", "c", 22)),
 	)
-	expect(t, Detect(res, rulesGraph(), Options{}), "MOR User[app]->File[/var/log/app] /etc/passwd,/home/app")
+	expect(t, Detect(res, rulesGraph(), Options{}), "MOR User[app]->File[/var/log/app] /home/app")
 }
 
 // TestRuleAccountMadeByPackage: a File names a user and a group that a
@@ -541,4 +544,37 @@ func TestRuleUnitIsItsService(t *testing.T) {
 	if rep.Stats.UnclaimedUnits != 1 || rep.Stats.UnclaimedAccesses != 1 || rep.Stats.UnresolvedBlocks != 0 {
 		t.Errorf("stats %+v", rep.Stats)
 	}
+}
+
+// Rule 21: a File that makes its own path when it is missing needs the
+// path's parent directory. A Package made /etc/app in this run and the
+// File found /etc/app/app.conf there: in the other order it has to make it,
+// and cannot without /etc/app. Near misses: the File is ordered after the
+// Package; the directory was there before the run (no producer); the File
+// removes its path (ensure absent); the parent is a directory a File
+// manages, which Puppet autorequires (an edge here).
+func TestRuleParentDirectory(t *testing.T) {
+	g := newFake()
+	g.add("Package[app]", "a.pp", 1)
+	g.add("File[/etc/app/app.conf]", "a.pp", 2, "ensure", "file", "content", "x")
+	g.add("File[/etc/app/old.conf]", "a.pp", 3, "ensure", "absent")
+	g.add("File[/etc/app]", "a.pp", 4, "ensure", "directory")
+	made := dir("/etc/app", at("Package[app]", "p:mkdir@10"))
+	conf := p("/etc/app/app.conf", at("Package[app]", "p@11"), at("File[/etc/app/app.conf]", "s:newfstatat@20"))
+	const mor = "MOR Package[app]->File[/etc/app/app.conf] /etc/app"
+	rep := Detect(result(made, conf), g, Options{})
+	// /etc/app relates them, as what the File needed.
+	if len(rep.Findings) != 1 || rep.Findings[0].HeldBack ||
+		!slices.ContainsFunc(rep.Findings[0].Paths, func(pc PathConflict) bool { return pc.Path == "/etc/app" }) {
+		t.Errorf("parent made by a Package: %q, want %q", summary(rep), mor)
+	}
+
+	expect(t, Detect(result(made, p("/etc/app/old.conf", at("File[/etc/app/old.conf]", "s:newfstatat@20"))), g, Options{}))
+	expect(t, Detect(result(dir("/etc/app", at("File[/etc/app]", "p:mkdir@5")), p("/etc/app/app.conf", at("File[/etc/app/app.conf]", "s:newfstatat@20"))), g, Options{}),
+		"MOR File[/etc/app]->File[/etc/app/app.conf] /etc/app")
+	g.edge("File[/etc/app]", "File[/etc/app/app.conf]", before)
+	expect(t, Detect(result(dir("/etc/app", at("File[/etc/app]", "p:mkdir@5")), p("/etc/app/app.conf", at("File[/etc/app/app.conf]", "s:newfstatat@20"))), g, Options{}))
+	expect(t, Detect(result(p("/etc/app/app.conf", at("File[/etc/app/app.conf]", "s:newfstatat@20"))), g, Options{}))
+	g.edge("Package[app]", "File[/etc/app/app.conf]", before)
+	expect(t, Detect(result(made, conf), g, Options{}))
 }
