@@ -119,7 +119,9 @@ func normRef(s string) string {
 // references the catalog gives that parameter, in order: an element the
 // source writes with a variable (Package[$package]) is other's when the
 // source has as many elements as the catalog has values, and other is
-// the value at its place. It looks for the attribute in the
+// the value at its place. A parameter the body does not write, whose one
+// value is other, came from a resource default: an empty value in the
+// body overrides it. It looks for the attribute in the
 // declaration's body, from line to the first line that closes a body; it
 // never guesses: a value it cannot match to the catalog's (a relationship
 // also made by a chain arrow, a value built by a function) is an error,
@@ -206,6 +208,18 @@ func mutate(src []byte, line int, param, other string, values []string) ([]byte,
 		default:
 			return nil, fmt.Errorf("manifest:%d: %s => %s: not %s as far as this harness can tell (the catalog's values: %d)", i+1, param, value, other, len(values))
 		}
+	}
+	// Not in the body: a resource default (File { require => … }) or a
+	// chain arrow gave it. When other is the parameter's one value, an
+	// empty one in the body overrides a default; a chain still orders the
+	// pair, which the mutant's catalog then shows (still ordered).
+	if len(values) == 1 && normRef(values[0]) == normRef(other) && line < len(lines) && strings.HasSuffix(strings.TrimSpace(lines[line-1]), ":") {
+		next := lines[line]
+		indent := next[:len(next)-len(strings.TrimLeft(next, " \t"))]
+		if strings.TrimSpace(next) == "}" || indent == "" {
+			indent = "  "
+		}
+		return join(slices.Insert(lines, line, indent+param+" => [],\n")), nil
 	}
 	return nil, fmt.Errorf("no %s => in the declaration at line %d (a chain arrow, or a relationship made by code)", param, line)
 }
