@@ -60,13 +60,13 @@ func relationships(c *catalog.Catalog, g *catalog.Graph, root string) []relation
 			continue
 		}
 		for _, p := range relationParams {
-			for _, ref := range refStrings(r.Params[p.name]) {
+			for _, ref := range r.StringsParam(p.name) {
 				o, ok := c.Lookup(ref)
 				if !ok || !declared(o) || o == r {
 					continue
 				}
 				rel := relationship{Holder: r.Ref(), Other: o.Ref(), Param: p.name, File: strings.TrimPrefix(r.File, root+"/"), Line: r.Line,
-					Values: refStrings(r.Params[p.name]), Before: r.Ref(), After: o.Ref(), Notify: p.notify}
+					Values: r.StringsParam(p.name), Before: r.Ref(), After: o.Ref(), Notify: p.notify}
 				if p.reverse {
 					rel.Before, rel.After = o.Ref(), r.Ref()
 				}
@@ -75,22 +75,6 @@ func relationships(c *catalog.Catalog, g *catalog.Graph, root string) []relation
 		}
 	}
 	return out
-}
-
-// refStrings flattens a relationship parameter's value: a reference or
-// (nested) arrays of them.
-func refStrings(v any) []string {
-	switch v := v.(type) {
-	case string:
-		return []string{v}
-	case []any:
-		var out []string
-		for _, e := range v {
-			out = append(out, refStrings(e)...)
-		}
-		return out
-	}
-	return nil
 }
 
 // normRef writes a reference as Puppet source may spell it in the
