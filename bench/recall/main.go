@@ -458,7 +458,9 @@ func summarize(rows []row) string {
 		count("", "mutant-error", "module-error"))
 	for _, r := range rows {
 		switch r.Outcome {
-		case "other-kind", "held", "missed", "harmless-reported", "module-error", "mutant-error":
+		case "module-error":
+			fmt.Fprintf(&b, "- %s: %s %s\n", r.Module, r.Outcome, r.Note)
+		case "other-kind", "held", "missed", "harmless-reported", "mutant-error":
 			fmt.Fprintf(&b, "- %s: %s: %s %s\n", r.Module, r.Relationship, r.Outcome, r.Note)
 		}
 	}
