@@ -127,8 +127,12 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	for i, name := range res.Blocks {
 		if unit, ok := interp.BlockUnit(name); ok {
 			// A systemd unit's processes: its Service's, or no one's.
-			r := UnitResource(g, opts.Units, unit)
-			triggered := r != nil && unitService(g, opts.Units, unit) == nil
+			// As UnitResource, but knowing which of the two gave it.
+			r, triggered := unitService(g, opts.Units, unit), false
+			if r == nil {
+				r = triggeringService(g, opts.Units, unit)
+				triggered = r != nil
+			}
 			if r == nil {
 				unclaimed[i] = true
 				st.UnclaimedUnits++
