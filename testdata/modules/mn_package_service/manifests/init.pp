@@ -6,13 +6,15 @@
 # Service['cron'] with --package-notify.
 #
 # And a fault of ordering (rule 21): Package['cron'] makes
-# /etc/cron.hourly (the image has none), and
-# File['/etc/cron.hourly/mn_package_service'] puts a script there, unordered
-# with the Package. This run applies the Package first (manifest order); in
-# the other order the File finds no /etc/cron.hourly and fails. Puppet
-# autorequires a parent directory only when a File manages it. Expected
-# finding, with every flag: MOR Package['cron'] ->
-# File['/etc/cron.hourly/mn_package_service']. Near miss:
+# /etc/cron.hourly (the image has none) and its .placeholder.
+# File['/etc/cron.hourly/.placeholder'] manages that file's mode, unordered
+# with the Package. This run applies the Package first (manifest order), so
+# the File finds the file made and right, and changes nothing; in the other
+# order it has to make the file and fails, for want of /etc/cron.hourly.
+# Puppet autorequires a parent directory only when a File manages it.
+# Expected finding, with every flag: MOR Package['cron'] ->
+# File['/etc/cron.hourly/.placeholder'] (stop 56's fsmove said nothing: the
+# two met on no path the File changed). Near miss:
 # File['/etc/mn_package_service.d/a.conf'] writes in a directory that
 # File['/etc/mn_package_service.d'] makes, which Puppet autorequires.
 class mn_package_service {
@@ -20,10 +22,9 @@ class mn_package_service {
     ensure => installed,
   }
 
-  file { '/etc/cron.hourly/mn_package_service':
-    ensure  => file,
-    mode    => '0755',
-    content => "#!/bin/sh\nexit 0\n",
+  file { '/etc/cron.hourly/.placeholder':
+    ensure => file,
+    mode   => '0644',
   }
 
   file { '/etc/mn_package_service.d':
