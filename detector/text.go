@@ -538,6 +538,8 @@ func (r *Report) WriteStats(w io.Writer) error {
 		{"processes moved into a unit", s.Interp.UnitMoves},
 		{"reads systemd made for a unit", s.Interp.UnitReads},
 		{"accesses held until creation", s.Interp.HeldAccesses},
+		{"statements waiting for a cwd", s.Interp.WaitedStatements},
+		{"cwds not known, taken as /", s.Interp.CwdGuesses},
 		{"units attributed to a Service", int64(s.UnitBlocks)},
 		{"units no Service names", int64(s.UnclaimedUnits)},
 		{"their accesses, not checked", int64(s.UnclaimedAccesses)},

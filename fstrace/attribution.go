@@ -63,6 +63,11 @@ type Attribution struct {
 // Open returns the open block, NoBlock between blocks.
 func (at *Attribution) Open() Block { return at.openPlus1 - 1 }
 
+// Reopen makes b the open block without a marker: an interpreter that
+// interprets a statement later than the trace showed it (fstrace/interp's
+// waiting.go) puts back the block open then, and its own after.
+func (at *Attribution) Reopen(b Block) { at.openPlus1 = b + 1 }
+
 // For returns the block a process with Acting a acts for now.
 func (at *Attribution) For(a *Acting) Block {
 	if a.dynamic {

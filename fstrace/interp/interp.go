@@ -42,6 +42,9 @@ type Interp struct {
 	// heldGroups are the groups made so far (held.go), charged at the
 	// latest when the trace ends.
 	heldGroups []*heldGroup
+	// waitingProcs are the processes whose statements wait for their
+	// creation (waiting.go), oldest first.
+	waitingProcs []*process
 	// lastPid/lastProc cache the last process looked up: statements come in
 	// runs from one pid.
 	lastPid  int32
@@ -99,14 +102,29 @@ func (in *Interp) Run(stmts []fstrace.Statement) {
 // Step interprets one statement.
 func (in *Interp) Step(st *fstrace.Statement) {
 	in.stats.Statements++
+	if len(in.waitingProcs) > 0 {
+		in.stopWaiting(false)
+	}
+	in.step(st)
+}
+
+// step interprets st, or keeps it until its process's creation is seen
+// (waiting.go).
+func (in *Interp) step(st *fstrace.Statement) {
 	switch st.Op {
 	case fstrace.OpNop:
 		return
 	case fstrace.OpExit:
+		if p := in.procs[st.Pid]; p != nil && in.waits(p, st) {
+			return
+		}
 		in.forgetProc(st.Pid) // an unknown pid exiting is not worth creating
 		return
 	}
 	p := in.lookupProc(st.Pid)
+	if in.waits(p, st) {
+		return
+	}
 	in.cur, in.curProc = in.block(p), p
 	switch st.Op {
 	case fstrace.OpNewFd:
@@ -618,6 +636,7 @@ func (in *Interp) end(name string) {
 // analysis that nothing else overlaps (6 ms of a 230 ms analysis of 12k
 // paths on two cores, half of it sorting).
 func (in *Interp) Result() *Result {
+	in.stopWaiting(true)
 	in.chargeAllHeld()
 	res := &Result{Blocks: in.blocks, Failures: in.failures}
 	t := &in.m.paths

@@ -38,6 +38,13 @@ type process struct {
 	acts  *fstrace.Acting
 	// provisional: created on first sight, not (yet) by a NewProc.
 	provisional bool
+	// waiting are the statements of a provisional process kept until its
+	// creation gives it a cwd (waiting.go), from statement waitFrom of the
+	// trace; cwdGuessed: the creation did not come in time, its paths
+	// resolve from "/".
+	waiting    []waitingStmt
+	waitFrom   int64
+	cwdGuessed bool
 	// held is the group that holds the process's accesses until the
 	// creation of its first member is seen (held.go); heldIndex is the
 	// process's place in it.
@@ -320,6 +327,9 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 	in.procs[st.Child] = c
 	if in.lastPid == st.Child {
 		in.lastProc = nil
+	}
+	if adopt && len(child.waiting) > 0 {
+		in.replayWaiting(child) // now with the cwd c has from its creator
 	}
 }
 

@@ -225,6 +225,13 @@ type Stats struct {
 	UnitMoves       int64 // processes moved into a systemd unit's cgroup (attributed by unit from then on)
 	UnitReads       int64 // reads systemd (init) made for a unit: its unit files, drop-ins, and what it read just before starting its process
 	HeldAccesses    int64 // accesses of processes seen before their creation, charged once it was seen (or at the end)
+	// WaitedStatements counts the statements of processes seen before
+	// their creation that waited for it, from the first that named a path
+	// from the process's cwd (unknown until then); CwdGuesses the
+	// processes whose creation did not come in time, whose paths were
+	// resolved from "/".
+	WaitedStatements int64
+	CwdGuesses       int64
 	// UnplacedChanges counts the changes inside blocks (a create, an open
 	// for writing, a removal, a rename, a link) whose path the model could
 	// not resolve: a file changed and the model cannot say which.
