@@ -74,7 +74,7 @@ FUZZ_TARGETS = \
 	FuzzParseUnits ./detector \
 	FuzzParseAccounts ./detector \
 	FuzzParseSuppression ./detector \
-	FuzzParseProjectConfig ./cmd/fsmove \
+	FuzzParse ./cmd/fsmove/internal/project \
 	FuzzMark ./puppet \
 	FuzzSourceRef ./puppet \
 	FuzzParseReport ./puppet \

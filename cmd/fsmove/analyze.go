@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/cmd/fsmove/internal/project"
 	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/detector/printable"
 	"github.com/fsmove/fsmove/internal/term"
@@ -89,7 +90,7 @@ type reportFlags struct {
 	scope            string
 	// project is the project file (.fsmove.yml) read for this command,
 	// nil when none: its filters and waivers join the flags'.
-	project *projectConfig
+	project *project.Config
 }
 
 // addReportFlags registers the shared analysis/report flags on fs.
@@ -126,8 +127,8 @@ func (rf *reportFlags) detectorOptions() (detector.Options, error) {
 		ReadManifest:     detector.ReadManifestFile,
 	}
 	if rf.project != nil {
-		opts.Filters = append(opts.Filters, rf.project.filters...)
-		opts.Waivers = append(opts.Waivers, rf.project.waivers...)
+		opts.Filters = append(opts.Filters, rf.project.Filters...)
+		opts.Waivers = append(opts.Waivers, rf.project.Waivers...)
 	}
 	if rf.filterFile != "" {
 		more, err := detector.LoadFilterFile(rf.filterFile)

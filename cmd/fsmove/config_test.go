@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsmove/fsmove/cmd/fsmove/internal/project"
 	"github.com/spf13/cobra"
 )
 
@@ -46,13 +47,13 @@ waivers:
 
 func TestProjectConfigDefaults(t *testing.T) {
 	dir := t.TempDir()
-	name := filepath.Join(dir, projectConfigName)
+	name := filepath.Join(dir, project.FileName)
 	root, cmd := runCommand(t, "--tracer", "ptrace", "--trusted", "--param", "port=9090")
-	pc, err := parseProjectConfig(name, []byte(exampleConfig), configurableFlags(root))
+	pc, err := project.Parse(name, []byte(exampleConfig), configurableFlags(root))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := pc.setFlags(cmd.Flags(), dir); err != nil {
+	if err := setFlags(pc, cmd.Flags(), dir); err != nil {
 		t.Fatal(err)
 	}
 	fs := cmd.Flags()
@@ -98,8 +99,8 @@ func TestProjectConfigDefaults(t *testing.T) {
 		// setupFlag prints nothing; a default from the file is not "given".
 		t.Errorf("a flag set from the file counts as given on the command line")
 	}
-	if len(pc.filters) != 1 || len(pc.waivers) != 2 || pc.waivers[0].Path != "/etc/x" || pc.waivers[0].Source != name+" waivers[1]" {
-		t.Errorf("filters %q waivers %+v", pc.filters, pc.waivers)
+	if len(pc.Filters) != 1 || len(pc.Waivers) != 2 || pc.Waivers[0].Path != "/etc/x" || pc.Waivers[0].Source != name+" waivers[1]" {
+		t.Errorf("filters %q waivers %+v", pc.Filters, pc.Waivers)
 	}
 	want := []string{"tracer", "init", "timeout", "format", "param", "setup", "modulepath", "fail_on", "filters", "waivers"}
 	if !slices.Equal(pc.Settings, want) || pc.String() != name+" (10 settings)" {
@@ -122,21 +123,21 @@ func TestProjectConfigErrors(t *testing.T) {
 		"mapping as a value":    {"tracer: {a: b}\n", "tracer (line 1): want a value or a list of values, not a mapping"},
 		"no value":              {"tracer:\n", "tracer (line 1): no value"},
 		"two documents":         {"tracer: strace\n---\ninit: none\n", "want one YAML document"},
-		"not yaml":              {"tracer: [strace\n", projectConfigName},
+		"not yaml":              {"tracer: [strace\n", project.FileName},
 		"config sets config":    {"config: other.yml\n", `unknown key "config"`},
 		"list for one value":    {"tracer: [strace, ptrace]\n", "tracer: want one value, not a list"},
 		"bad value by its flag": {"timeout: soon\n", `timeout: "soon"`},
 	}
 	for name, c := range cases {
-		pc, err := parseProjectConfig(projectConfigName, []byte(c.text), flags)
+		pc, err := project.Parse(project.FileName, []byte(c.text), flags)
 		if err == nil {
-			err = pc.setFlags(cmd.Flags(), ".")
+			err = setFlags(pc, cmd.Flags(), ".")
 		}
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), projectConfigName) {
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), project.FileName) {
 			t.Errorf("%s: error %v, want one naming the file and %q", name, err, c.want)
 		}
 	}
-	if pc, err := parseProjectConfig(projectConfigName, []byte("# only a comment\n"), flags); err != nil || len(pc.Settings) != 0 {
+	if pc, err := project.Parse(project.FileName, []byte("# only a comment\n"), flags); err != nil || len(pc.Settings) != 0 {
 		t.Errorf("an empty file: %v, %+v", err, pc)
 	}
 }
@@ -145,14 +146,14 @@ func TestProjectConfigErrors(t *testing.T) {
 // file, --config and --no-config, through the command line.
 func TestProjectConfigFound(t *testing.T) {
 	mod := t.TempDir()
-	if err := os.WriteFile(filepath.Join(mod, projectConfigName), []byte("format: sarif\nbogus_key: 1\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(mod, project.FileName), []byte("format: sarif\nbogus_key: 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// The module's file is read before anything starts: its unknown key
 	// is a usage error naming it.
 	var stdout, stderr bytes.Buffer
 	code := run(&stdout, &stderr, []string{"run", mod})
-	if code != exitUsage || !strings.Contains(stderr.String(), filepath.Join(mod, projectConfigName)+`: unknown key "bogus_key"`) {
+	if code != exitUsage || !strings.Contains(stderr.String(), filepath.Join(mod, project.FileName)+`: unknown key "bogus_key"`) {
 		t.Errorf("run with a bad config: exit %d, stderr %q", code, stderr.String())
 	}
 	// --no-config ignores it: the run then fails later, for another reason.
@@ -176,32 +177,4 @@ func TestProjectConfigFound(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr.String(), "contradict") {
 		t.Errorf("--config with --no-config: exit %d, stderr %q", code, stderr.String())
 	}
-}
-
-func FuzzParseProjectConfig(f *testing.F) {
-	f.Add([]byte(exampleConfig))
-	f.Add([]byte("tracer: [a, b]\nwaivers: [{a: 'File[x]', b: 'Exec[y]', reason: r}]\n"))
-	f.Add([]byte("&a x: *a\n"))
-	f.Add([]byte("fail_on: ~\n"))
-	root := newRootCmd(&cli{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}})
-	flags := configurableFlags(root)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		pc, err := parseProjectConfig("f.yml", data, flags)
-		if err != nil {
-			if !strings.Contains(err.Error(), "f.yml") {
-				t.Fatalf("error %q does not name the file", err)
-			}
-			return
-		}
-		for _, c := range pc.flags {
-			if !slices.Contains(flags, c.name) || !slices.Contains(pc.Settings, c.key) {
-				t.Fatalf("flag %+v not a known flag or not a setting", c)
-			}
-		}
-		for _, w := range pc.waivers {
-			if w.Reason == "" {
-				t.Fatalf("waiver without a reason: %+v", w)
-			}
-		}
-	})
 }

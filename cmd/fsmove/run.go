@@ -199,7 +199,7 @@ func runRun(ctx context.Context, abort <-chan struct{}, stdout, stderr io.Writer
 		return usageError{err}
 	}
 	opts.Log = stderr
-	opts.Config = rf.project.record()
+	opts.Config = configRecord(rf.project)
 	if rf.project != nil && !f.quiet {
 		fmt.Fprintf(stderr, "fsmove: config: %s\n", rf.project)
 	}

@@ -5,25 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agnivade/levenshtein"
+	"github.com/fsmove/fsmove/internal/suggest"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
-
-// suggest is the candidate closest to word (edit distance, case ignored)
-// when it is close enough to be what a typo meant: at most two edits, and
-// no more than half of word's letters ("rn" is run, "x" is nothing).
-// "" when none is.
-func suggest(word string, candidates []string) string {
-	best, bestDist := "", 3
-	for _, c := range candidates {
-		d := levenshtein.ComputeDistance(strings.ToLower(word), strings.ToLower(c))
-		if d < bestDist && 2*d <= len(word) {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
 
 // flagError makes a flag that cobra could not parse a usage error: an
 // unknown flag with the nearest one's name, an enum flag's value with the
@@ -38,7 +23,7 @@ func flagError(cmd *cobra.Command, err error) error {
 		for _, fs := range []*pflag.FlagSet{cmd.Flags(), cmd.InheritedFlags()} {
 			fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
 		}
-		if near := suggest(notExist.GetSpecifiedName(), names); near != "" {
+		if near := suggest.Nearest(notExist.GetSpecifiedName(), names); near != "" {
 			return usagef("%v; did you mean --%s? (see %s --help)", err, near, cmd.CommandPath())
 		}
 	case errors.As(err, &invalid) && errors.As(err, &enum):
@@ -60,7 +45,7 @@ func unknownCommand(parent *cobra.Command, name string) error {
 	if parent.HasParent() {
 		msg = fmt.Sprintf("unknown subcommand %q (%s has %s)", name, parent.CommandPath(), strings.Join(names, ", "))
 	}
-	if near := suggest(name, names); near != "" {
+	if near := suggest.Nearest(name, names); near != "" {
 		return usagef("%s; did you mean %q? (see %s --help)", msg, near, parent.CommandPath())
 	}
 	return usagef("%s (see %s --help)", msg, parent.CommandPath())

@@ -41,19 +41,6 @@ func TestDidYouMean(t *testing.T) {
 	}
 }
 
-// TestSuggest: close words only, case ignored.
-func TestSuggest(t *testing.T) {
-	names := []string{"run", "analyze", "confirm", "tracer", "out", "output"}
-	for word, want := range map[string]string{
-		"rn": "run", "RUN": "run", "tracr": "tracer", "TRACRE": "tracer", "outptu": "output",
-		"x": "", "ru": "run", "zzzzzz": "", "": "", "confrim": "confirm",
-	} {
-		if got := suggest(word, names); got != want {
-			t.Errorf("suggest(%q) = %q, want %q", word, got, want)
-		}
-	}
-}
-
 // TestEnumFlagsIgnoreCase: every enum flag of every command takes each of
 // its values in upper case and stores the list's spelling; a value not in
 // the list is refused with the list.

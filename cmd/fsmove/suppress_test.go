@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsmove/fsmove/cmd/fsmove/internal/project"
 	"github.com/fsmove/fsmove/puppet/runner"
 )
 
@@ -37,7 +38,7 @@ func savedRunWithModule(t *testing.T, line12, config string) (trace, catalog str
 		t.Fatal(err)
 	}
 	if config != "" {
-		if err := os.WriteFile(filepath.Join(mod, projectConfigName), []byte(config), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(mod, project.FileName), []byte(config), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
