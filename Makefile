@@ -77,7 +77,7 @@ FUZZ_TARGETS = \
 	FuzzParse ./cmd/fsmove/internal/project \
 	FuzzMark ./puppet \
 	FuzzSourceRef ./puppet \
-	FuzzParseReport ./puppet \
+	FuzzParseReport ./catalog \
 	FuzzParseMetadata ./puppet/module \
 	FuzzParseFixtures ./puppet/module \
 	FuzzParsePuppetfile ./puppet/module \

@@ -1,6 +1,7 @@
 // Package catalog reads Puppet catalogs (JSON, Puppet 5 to 8) and builds the
 // dependency graph the way Puppet builds its relationship graph, with a
-// reachability index for the detector's queries.
+// reachability index for the detector's queries; and Puppet's report of an
+// apply, what became of each resource (report.go).
 //
 // API:
 //
@@ -19,6 +20,7 @@
 //	func (g *Graph) WriteDOT(w io.Writer, highlight [][2]*Resource) error
 //	func (g *Graph) IsContainer(r *Resource) bool
 //	func (g *Graph) ComparePuppet(expanded io.Reader) (*PuppetComparison, error) // vs Puppet's --graph output
+//	func ParseReport(r io.Reader) (*Report, error)  // last_run_report.yaml: each resource's ResourceStatus
 //
 // The model (graph.go, auto.go):
 //   - before/require give Before edges, notify/subscribe Notify edges (which

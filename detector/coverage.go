@@ -9,7 +9,6 @@ import (
 
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/fstrace/interp"
-	"github.com/fsmove/fsmove/puppet"
 )
 
 // CoverageInput is what a run knows of the work it could not observe
@@ -27,7 +26,7 @@ type CoverageInput struct {
 	Lifted map[string]string
 	// Resources are the statuses of Puppet's report of the apply: which
 	// resources it failed or skipped (nil: not known).
-	Resources []puppet.ResourceStatus
+	Resources []catalog.ResourceStatus
 }
 
 // Coverage says what the analysis checked: the Services whose daemon it
@@ -113,7 +112,7 @@ func coverage(in *CoverageInput, g Graph, units *Units, observed map[*catalog.Re
 			}
 		}
 	}
-	status := map[string]puppet.ResourceStatus{}
+	status := map[string]catalog.ResourceStatus{}
 	for _, s := range in.Resources {
 		status[s.Ref] = s
 		switch {
@@ -186,7 +185,7 @@ func unitOf(r *catalog.Resource, m map[string]string, g Graph, units *Units) (st
 // every one of them is a Service whose failure the lift lets happen
 // (expectedFailure): the run's apply then did what a host's would, and the
 // runner calls it done. Otherwise, or when none failed, nil.
-func ExpectedFailures(statuses []puppet.ResourceStatus, g Graph, units *Units, lifted, failed map[string]string) []string {
+func ExpectedFailures(statuses []catalog.ResourceStatus, g Graph, units *Units, lifted, failed map[string]string) []string {
 	var refs []string
 	for _, st := range statuses {
 		if !st.Failed {
@@ -217,7 +216,7 @@ func expectedFailure(r *catalog.Resource, g Graph, units *Units, lifted, failed 
 // notObservedWhy says why no process of Service r's unit was seen at
 // work: what Puppet did with the resource, else what systemd says of the
 // unit.
-func notObservedWhy(r *catalog.Resource, st puppet.ResourceStatus, in *CoverageInput, g Graph, units *Units) string {
+func notObservedWhy(r *catalog.Resource, st catalog.ResourceStatus, in *CoverageInput, g Graph, units *Units) string {
 	switch {
 	case st.Failed:
 		return "Puppet failed to manage it"

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/fstrace/interp"
-	"github.com/fsmove/fsmove/puppet"
 )
 
 // Every Service that Puppet keeps running is accounted for: observed when
@@ -35,7 +35,7 @@ func TestCoverage(t *testing.T) {
 	in := &CoverageInput{
 		UnmetConditions: map[string]string{"cond.service": "ConditionPathExists=/x"},
 		Failed:          map[string]string{"failed.service": "its start failed (result exit-code, exit status 1)"},
-		Resources: []puppet.ResourceStatus{{Ref: "File[/etc/a.conf]", Changed: true}, {Ref: "Exec[x]", Failed: true},
+		Resources: []catalog.ResourceStatus{{Ref: "File[/etc/a.conf]", Changed: true}, {Ref: "Exec[x]", Failed: true},
 			{Ref: "Service[puppetskipped]", Skipped: true}},
 	}
 	rep := Detect(res, g, Options{Units: &Units{}, Coverage: in})
@@ -87,7 +87,7 @@ func TestCoverageLifted(t *testing.T) {
 	in := &CoverageInput{
 		Lifted: map[string]string{"chrony.service": cap, "ntp.service": cap, "quiet.service": cap},
 		Failed: map[string]string{"chrony.service": "its start failed", "quiet.service": "its start failed"},
-		Resources: []puppet.ResourceStatus{{Ref: "File[/etc/a.conf]", Changed: true},
+		Resources: []catalog.ResourceStatus{{Ref: "File[/etc/a.conf]", Changed: true},
 			{Ref: "Service[chrony]", Failed: true}, {Ref: "Service[ntp]", Failed: true}, {Ref: "Service[quiet]", Failed: true}},
 	}
 	rep := Detect(res, g, Options{Units: &Units{}, Coverage: in})
@@ -149,16 +149,16 @@ func TestExpectedFailures(t *testing.T) {
 	cap := "ConditionCapability=CAP_SYS_TIME"
 	lifted := map[string]string{"chrony.service": cap, "ntp.service": cap}
 	failed := map[string]string{"chrony.service": "its start failed", "haproxy.service": "its start failed"}
-	st := func(refs ...string) []puppet.ResourceStatus {
-		var sts []puppet.ResourceStatus
+	st := func(refs ...string) []catalog.ResourceStatus {
+		var sts []catalog.ResourceStatus
 		for _, r := range refs {
-			sts = append(sts, puppet.ResourceStatus{Ref: r, Failed: true})
+			sts = append(sts, catalog.ResourceStatus{Ref: r, Failed: true})
 		}
-		return append(sts, puppet.ResourceStatus{Ref: "File[/etc/x]", Changed: true})
+		return append(sts, catalog.ResourceStatus{Ref: "File[/etc/x]", Changed: true})
 	}
 	for _, c := range []struct {
 		name     string
-		statuses []puppet.ResourceStatus
+		statuses []catalog.ResourceStatus
 		units    *Units
 		lifted   map[string]string
 		want     []string

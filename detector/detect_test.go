@@ -3,10 +3,11 @@ package detector
 import (
 	"bytes"
 	"fmt"
-	"github.com/fsmove/fsmove/catalog"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/fsmove/fsmove/catalog"
 
 	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/fstrace/interp"

@@ -12,7 +12,6 @@ import (
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/detector/printable"
 	"github.com/fsmove/fsmove/fstrace/interp"
-	"github.com/fsmove/fsmove/puppet"
 )
 
 // The page's template, style and script, embedded so that the page is one
@@ -651,7 +650,7 @@ func (b *htmlBuilder) niFinding(i int, held bool) *htmlFinding {
 }
 
 // htmlChanges are a resource's events of the second apply.
-func htmlChanges(r *catalog.Resource, events []puppet.ResourceEvent) []htmlChange {
+func htmlChanges(r *catalog.Resource, events []catalog.ResourceEvent) []htmlChange {
 	var out []htmlChange
 	for _, e := range events {
 		c := htmlChange{Ref: printable.String(r.Ref()), Property: printable.String(e.Property)}

@@ -9,7 +9,6 @@ import (
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/fstrace/interp"
-	"github.com/fsmove/fsmove/puppet"
 )
 
 // Idempotence is what the NI rules read (fsmove run --idempotence): Puppet's
@@ -19,7 +18,7 @@ import (
 type Idempotence struct {
 	// First and Second are the reports' resource statuses; First may be
 	// nil (then the first trace's failures tell what failed first).
-	First, Second []puppet.ResourceStatus
+	First, Second []catalog.ResourceStatus
 	// FirstTrace and SecondTrace are the interpreted traces; either may be
 	// nil (findings then have no paths from that apply).
 	FirstTrace, SecondTrace *interp.Result
@@ -81,8 +80,8 @@ type NonIdempotence struct {
 	Problem NIProblem
 	// Changes are the second apply's events of the resource (of the
 	// Producer, in a Fight), OtherChanges those of the Consumer in a Fight.
-	Changes      []puppet.ResourceEvent
-	OtherChanges []puppet.ResourceEvent
+	Changes      []catalog.ResourceEvent
+	OtherChanges []catalog.ResourceEvent
 	// Error is Puppet's message of the failure (FailsSecond).
 	Error string
 }
@@ -149,7 +148,7 @@ func idempotenceFindings(in *Idempotence, g Graph, units *Units, filter *Filter)
 
 	type changed struct {
 		res    *catalog.Resource
-		status puppet.ResourceStatus
+		status catalog.ResourceStatus
 	}
 	var changes []changed
 	for _, s := range in.Second {
@@ -225,7 +224,7 @@ func idempotenceFindings(in *Idempotence, g Graph, units *Units, filter *Filter)
 
 // changeProblem says what makes r, which the second apply changed with
 // events (and which fights no other resource), non-idempotent.
-func changeProblem(r *catalog.Resource, events []puppet.ResourceEvent) NIProblem {
+func changeProblem(r *catalog.Resource, events []catalog.ResourceEvent) NIProblem {
 	switch {
 	case r.Is(catalog.TypeExec):
 		if slices.ContainsFunc(execGuards, func(p string) bool { return guardSet(r.Params[p]) }) {
@@ -234,7 +233,7 @@ func changeProblem(r *catalog.Resource, events []puppet.ResourceEvent) NIProblem
 		return UnguardedExec
 	case r.Is(catalog.TypeNotify):
 		return NotifyMessage
-	case r.Is(catalog.TypeService) && slices.ContainsFunc(events, func(e puppet.ResourceEvent) bool {
+	case r.Is(catalog.TypeService) && slices.ContainsFunc(events, func(e catalog.ResourceEvent) bool {
 		return e.Property == "ensure" && e.Previous == "stopped" && e.Desired == "running"
 	}):
 		return ServiceStops // started again
@@ -305,7 +304,7 @@ func guardSet(v any) bool {
 
 // failureMessage is the message of the resource's failed events, or a
 // plain sentence when the report has none.
-func failureMessage(s puppet.ResourceStatus) string {
+func failureMessage(s catalog.ResourceStatus) string {
 	var msgs []string
 	for _, e := range s.Events {
 		if e.Status == "failure" && e.Message != "" {
@@ -370,7 +369,7 @@ func (p NIProblem) text() string {
 }
 
 // eventsText is a resource's changes as "property: old -> new (message)".
-func eventsText(events []puppet.ResourceEvent) string {
+func eventsText(events []catalog.ResourceEvent) string {
 	var parts []string
 	for _, e := range events {
 		s := e.Property

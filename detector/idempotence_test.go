@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/fsmove/fsmove/catalog"
-	"github.com/fsmove/fsmove/puppet"
 )
 
 // niGraph: an unguarded Exec, a guarded one, a File, a File and an Exec
@@ -25,8 +24,8 @@ func niGraph() *fakeGraph {
 	return g
 }
 
-func changed(ref string, events ...puppet.ResourceEvent) puppet.ResourceStatus {
-	return puppet.ResourceStatus{Ref: ref, Changed: true, Events: events}
+func changed(ref string, events ...catalog.ResourceEvent) catalog.ResourceStatus {
+	return catalog.ResourceStatus{Ref: ref, Changed: true, Events: events}
 }
 
 // niInput are two applies of niGraph's catalog: the first apply writes on
@@ -47,21 +46,21 @@ func niInput() *Idempotence {
 		p("/proc/self/status", a("Exec[stamp]", "p", 25)), // filtered
 	)
 	return &Idempotence{
-		First: []puppet.ResourceStatus{{Ref: "Exec[once]"}, {Ref: "Exec[reload]", Failed: true}},
-		Second: []puppet.ResourceStatus{
-			changed("Exec[stamp]", puppet.ResourceEvent{Property: "returns", Previous: "notrun", Desired: "0"}),
-			changed("File[/etc/time]", puppet.ResourceEvent{Property: "content", Previous: "{sha256}aa", Desired: "{sha256}bb"}),
+		First: []catalog.ResourceStatus{{Ref: "Exec[once]"}, {Ref: "Exec[reload]", Failed: true}},
+		Second: []catalog.ResourceStatus{
+			changed("Exec[stamp]", catalog.ResourceEvent{Property: "returns", Previous: "notrun", Desired: "0"}),
+			changed("File[/etc/time]", catalog.ResourceEvent{Property: "content", Previous: "{sha256}aa", Desired: "{sha256}bb"}),
 			changed("File[/etc/conf]"),
 			changed("Exec[rewrite]"),
 			changed("Exec[guarded]"),
-			{Ref: "Exec[once]", Failed: true, Events: []puppet.ResourceEvent{{Status: "failure", Message: "returned 1"}}},
+			{Ref: "Exec[once]", Failed: true, Events: []catalog.ResourceEvent{{Status: "failure", Message: "returned 1"}}},
 			{Ref: "Exec[reload]", Failed: true}, // failed in both: not NI
 			{Ref: "File[/etc/stable]"},          // unchanged
 			changed("Notify[unknown]"),
-			changed("Service[daemon]", puppet.ResourceEvent{Property: "ensure", Previous: "stopped", Desired: "running"}),
+			changed("Service[daemon]", catalog.ResourceEvent{Property: "ensure", Previous: "stopped", Desired: "running"}),
 			// Not started again: a property other than ensure.
-			changed("Service[flag]", puppet.ResourceEvent{Property: "enable", Previous: "false", Desired: "true"}),
-			changed("Notify[hello]", puppet.ResourceEvent{Property: "message", Previous: "absent", Desired: "hello"}),
+			changed("Service[flag]", catalog.ResourceEvent{Property: "enable", Previous: "false", Desired: "true"}),
+			changed("Notify[hello]", catalog.ResourceEvent{Property: "message", Previous: "absent", Desired: "hello"}),
 		},
 		FirstTrace: first, SecondTrace: second,
 	}
@@ -136,7 +135,7 @@ func TestIdempotenceFindings(t *testing.T) {
 // Without a second apply, or when it changed nothing, there is no NI.
 func TestIdempotenceNearMisses(t *testing.T) {
 	g := niGraph()
-	rep := Detect(result(), g, Options{Idempotence: &Idempotence{Second: []puppet.ResourceStatus{
+	rep := Detect(result(), g, Options{Idempotence: &Idempotence{Second: []catalog.ResourceStatus{
 		{Ref: "Exec[guarded]"}, {Ref: "Exec[reload]"}, {Ref: "File[/etc/time]"}}}})
 	if len(rep.Findings) != 0 || !rep.Idempotence || rep.Stats.NI != 0 {
 		t.Errorf("findings %v, idempotence %v", summary(rep), rep.Idempotence)
@@ -207,8 +206,8 @@ func TestServiceStopsForContainerCondition(t *testing.T) {
 
 // A report whose only NI is held back says so in its clean summary.
 func TestCleanSummaryWithHeldNI(t *testing.T) {
-	in := &Idempotence{Second: []puppet.ResourceStatus{
-		changed("Service[daemon]", puppet.ResourceEvent{Property: "ensure", Previous: "stopped", Desired: "running"})},
+	in := &Idempotence{Second: []catalog.ResourceStatus{
+		changed("Service[daemon]", catalog.ResourceEvent{Property: "ensure", Previous: "stopped", Desired: "running"})},
 		UnmetConditions: map[string]string{"daemon.service": "ConditionCapability=CAP_SYS_TIME"}}
 	rep := Detect(result(), niGraph(), Options{Idempotence: in})
 	if got := rep.cleanSummary(); !strings.HasSuffix(got, "the second apply changed nothing but what is held back") {

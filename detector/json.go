@@ -6,7 +6,6 @@ import (
 
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/fstrace/interp"
-	"github.com/fsmove/fsmove/puppet"
 )
 
 // JSONSchemaVersion is the version of the JSON report (SCHEMA.md). It grows
@@ -138,7 +137,7 @@ func niJSON(ni *NonIdempotence) *jsonNI {
 	if ni == nil {
 		return nil
 	}
-	events := func(es []puppet.ResourceEvent) []jsonEvent {
+	events := func(es []catalog.ResourceEvent) []jsonEvent {
 		out := []jsonEvent{}
 		for _, e := range es {
 			out = append(out, jsonEvent{e.Property, e.Previous, e.Desired, e.Status, e.Message})

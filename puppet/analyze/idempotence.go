@@ -7,9 +7,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/fstrace/interp"
-	"github.com/fsmove/fsmove/puppet"
 )
 
 // readIdempotence reads what the NI rules need (detector.Idempotence):
@@ -63,15 +63,15 @@ func readIdempotence(ctx context.Context, in Input, opts Options, first *interp.
 	return id, incomplete, nil
 }
 
-// readReport reads one of Puppet's reports (puppet.ParseReport), naming
+// readReport reads one of Puppet's reports (catalog.ParseReport), naming
 // the file in its errors.
-func readReport(path string) ([]puppet.ResourceStatus, error) {
+func readReport(path string) ([]catalog.ResourceStatus, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	report, err := puppet.ParseReport(f)
+	report, err := catalog.ParseReport(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

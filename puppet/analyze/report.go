@@ -6,7 +6,6 @@ import (
 
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/fstrace/interp"
-	"github.com/fsmove/fsmove/puppet"
 )
 
 // Puppet's report (last_run_report.yaml) says which resources Puppet failed
@@ -25,7 +24,7 @@ import (
 // (res) and the references the two disagree on. A leaf resource of the
 // catalog that is in neither (the report lost its entry) counts as skipped
 // too. A nil report (none was written or copied) is the trace's word alone.
-func reconcileReport(statuses []puppet.ResourceStatus, res *interp.Result, g *catalog.Graph) ([]puppet.ResourceStatus, []string) {
+func reconcileReport(statuses []catalog.ResourceStatus, res *interp.Result, g *catalog.Graph) ([]catalog.ResourceStatus, []string) {
 	cat := g.Catalog()
 	evaluated := map[*catalog.Resource]bool{}
 	for _, name := range res.Blocks {
@@ -66,9 +65,9 @@ func reconcileReport(statuses []puppet.ResourceStatus, res *interp.Result, g *ca
 		}
 		switch {
 		case failed[r]:
-			out = append(out, puppet.ResourceStatus{Ref: r.Ref(), Type: r.Type, Title: r.Title, File: r.File, Line: r.Line, Failed: true})
+			out = append(out, catalog.ResourceStatus{Ref: r.Ref(), Type: r.Type, Title: r.Title, File: r.File, Line: r.Line, Failed: true})
 		case !evaluated[r]:
-			out = append(out, puppet.ResourceStatus{Ref: r.Ref(), Type: r.Type, Title: r.Title, File: r.File, Line: r.Line, Skipped: true})
+			out = append(out, catalog.ResourceStatus{Ref: r.Ref(), Type: r.Type, Title: r.Title, File: r.File, Line: r.Line, Skipped: true})
 		default:
 			continue
 		}

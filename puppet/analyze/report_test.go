@@ -7,7 +7,6 @@ import (
 
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/fstrace/interp"
-	"github.com/fsmove/fsmove/puppet"
 )
 
 // reportCatalog: a class holding three Execs and an instance of a defined
@@ -37,8 +36,8 @@ func TestReconcileReport(t *testing.T) {
 	// The trace: Puppet evaluated Exec[a] and Exec[b], and Exec[b] failed;
 	// Exec[c] was skipped (its dependency failed), so it has no block.
 	res := &interp.Result{Blocks: []string{"Class[Main]", "Exec[a]", "Exec[b]"}, Failures: []interp.BlockFailure{{Block: 2}}}
-	status := func(sts []puppet.ResourceStatus, ref string) string {
-		i := slices.IndexFunc(sts, func(s puppet.ResourceStatus) bool { return s.Ref == ref })
+	status := func(sts []catalog.ResourceStatus, ref string) string {
+		i := slices.IndexFunc(sts, func(s catalog.ResourceStatus) bool { return s.Ref == ref })
 		switch {
 		case i < 0:
 			return "absent"
@@ -51,20 +50,20 @@ func TestReconcileReport(t *testing.T) {
 	}
 	cases := []struct {
 		name     string
-		report   []puppet.ResourceStatus
+		report   []catalog.ResourceStatus
 		want     map[string]string
 		disagree int
 	}{
 		// An exported resource is not applied; a title with a line break
 		// has no block Puppet's markers can name (mongodb's Notify).
-		{"the report as Puppet wrote it", []puppet.ResourceStatus{
+		{"the report as Puppet wrote it", []catalog.ResourceStatus{
 			{Ref: "Exec[a]"}, {Ref: "Exec[b]", Failed: true}, {Ref: "Exec[c]", Skipped: true}, {Ref: "Schedule[daily]"}, {Ref: "Notify[two\nlines]"},
 		}, map[string]string{"Exec[a]": "applied", "Exec[b]": "failed", "Exec[c]": "skipped", "Schedule[daily]": "applied", "Foo::Bar[x]": "absent",
 			"Sshkey[node_rsa]": "absent", "Notify[two\nlines]": "applied"}, 0},
-		{"rewritten: all applied", []puppet.ResourceStatus{
+		{"rewritten: all applied", []catalog.ResourceStatus{
 			{Ref: "Exec[a]"}, {Ref: "Exec[b]"}, {Ref: "Exec[c]"},
 		}, map[string]string{"Exec[a]": "applied", "Exec[b]": "failed", "Exec[c]": "skipped"}, 2},
-		{"rewritten: the skipped entry removed", []puppet.ResourceStatus{
+		{"rewritten: the skipped entry removed", []catalog.ResourceStatus{
 			{Ref: "Exec[a]"}, {Ref: "Exec[b]", Failed: true},
 		}, map[string]string{"Exec[c]": "skipped"}, 1},
 		{"no report: the trace alone", nil,

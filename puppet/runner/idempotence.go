@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/internal/files"
-	"github.com/fsmove/fsmove/puppet"
 	"github.com/fsmove/fsmove/puppet/container"
 )
 
@@ -127,7 +127,7 @@ func (r *run) secondApply(ctx context.Context, modulePath []string) error {
 		if file, err := r.copyFile(ctx, lastRunReport, dir, budget); err == nil && file == PuppetReportFile {
 			sec.Report = SecondDir + "/" + PuppetReportFile
 			if f, err := os.Open(filepath.Join(dir, PuppetReportFile)); err == nil {
-				if rep, err := puppet.ParseReport(f); err == nil {
+				if rep, err := catalog.ParseReport(f); err == nil {
 					sec.ReportStatus = rep.Status
 				}
 				f.Close()

@@ -32,7 +32,6 @@ import (
 
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/detector"
-	"github.com/fsmove/fsmove/puppet"
 	"github.com/fsmove/fsmove/puppet/container"
 )
 
@@ -176,7 +175,7 @@ func (r *run) expectedFailures() []string {
 	if err != nil {
 		return nil
 	}
-	report, err := puppet.ParseReport(f)
+	report, err := catalog.ParseReport(f)
 	f.Close()
 	if err != nil {
 		return nil

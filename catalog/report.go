@@ -1,4 +1,4 @@
-package puppet
+package catalog
 
 import (
 	"encoding/base64"
@@ -11,6 +11,11 @@ import (
 
 	"go.yaml.in/yaml/v3"
 )
+
+// Puppet's report of an apply, beside the catalog it applied: what became
+// of each of the catalog's resources. It is here, below the detector,
+// because the detector's non-idempotence and coverage rules read it; the
+// pipeline (puppet/analyze) reads the file.
 
 // ResourceStatus is what Puppet's report of a run (last_run_report.yaml,
 // `puppet config print lastrunreport`) says of one resource: whether it
@@ -68,13 +73,13 @@ func ParseReport(r io.Reader) (*Report, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, errors.New("Puppet's report is not a mapping")
 	}
-	report := &Report{Status: scalarText(mapValue(root, "status"))}
+	report := &Report{Status: yamlScalar(mapValue(root, "status"))}
 	statuses := mapValue(root, "resource_statuses")
 	if statuses == nil {
 		return nil, errors.New("Puppet's report has no resource_statuses")
 	}
 	if statuses.Kind != yaml.MappingNode {
-		if scalarText(statuses) == "" { // resource_statuses: {} or empty
+		if yamlScalar(statuses) == "" { // resource_statuses: {} or empty
 			return report, nil
 		}
 		return nil, errors.New("Puppet's report: resource_statuses is not a mapping")
@@ -86,17 +91,17 @@ func ParseReport(r io.Reader) (*Report, error) {
 			continue
 		}
 		s := ResourceStatus{
-			Ref:     scalarText(mapValue(v, "resource")),
-			Type:    scalarText(mapValue(v, "resource_type")),
-			Title:   scalarText(mapValue(v, "title")),
-			File:    scalarText(mapValue(v, "file")),
-			Changed: scalarText(mapValue(v, "changed")) == "true",
-			Failed:  scalarText(mapValue(v, "failed")) == "true",
-			Skipped: scalarText(mapValue(v, "skipped")) == "true",
+			Ref:     yamlScalar(mapValue(v, "resource")),
+			Type:    yamlScalar(mapValue(v, "resource_type")),
+			Title:   yamlScalar(mapValue(v, "title")),
+			File:    yamlScalar(mapValue(v, "file")),
+			Changed: yamlScalar(mapValue(v, "changed")) == "true",
+			Failed:  yamlScalar(mapValue(v, "failed")) == "true",
+			Skipped: yamlScalar(mapValue(v, "skipped")) == "true",
 		}
-		fmt.Sscan(scalarText(mapValue(v, "line")), &s.Line)
+		fmt.Sscan(yamlScalar(mapValue(v, "line")), &s.Line)
 		if s.Ref == "" {
-			s.Ref = scalarText(key)
+			s.Ref = yamlScalar(key)
 		}
 		if events := mapValue(v, "events"); events != nil && events.Kind == yaml.SequenceNode {
 			for _, e := range events.Content {
@@ -104,11 +109,11 @@ func ParseReport(r io.Reader) (*Report, error) {
 					continue
 				}
 				s.Events = append(s.Events, ResourceEvent{
-					Property: scalarText(mapValue(e, "property")),
-					Previous: checksumText(scalarText(mapValue(e, "previous_value"))),
-					Desired:  checksumText(scalarText(mapValue(e, "desired_value"))),
-					Status:   scalarText(mapValue(e, "status")),
-					Message:  scalarText(mapValue(e, "message")),
+					Property: yamlScalar(mapValue(e, "property")),
+					Previous: checksumText(yamlScalar(mapValue(e, "previous_value"))),
+					Desired:  checksumText(yamlScalar(mapValue(e, "desired_value"))),
+					Status:   yamlScalar(mapValue(e, "status")),
+					Message:  yamlScalar(mapValue(e, "message")),
 				})
 			}
 		}
@@ -152,7 +157,7 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 // scalarText is a value as text: a scalar's value, a sequence's scalars
 // joined with ", ", "" for anything else. Depth is bounded: a report is
 // the module's to fill.
-func scalarText(n *yaml.Node) string {
+func yamlScalar(n *yaml.Node) string {
 	if n == nil {
 		return ""
 	}
