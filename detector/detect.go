@@ -238,6 +238,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	}
 	if opts.Idempotence != nil {
 		rep.Idempotence = true
+		rep.TraceNames = opts.Idempotence.TraceNames
 		ni, unknown := idempotenceFindings(opts.Idempotence, g, opts.Units, filter)
 		rep.Findings = append(rep.Findings, ni...)
 		rep.AddWarning(ChangesReport, "resources the second apply changed that the catalog does not name, not checked",

@@ -89,7 +89,7 @@ func (r *Report) SecondEvidenceLines() []int64 {
 
 // evidenceLines are the quoted lines of one trace, firstTrace or
 // secondTrace (Finding.evidenceTraces says which evidence is in which).
-func (r *Report) evidenceLines(trace string) []int64 {
+func (r *Report) evidenceLines(trace applyTrace) []int64 {
 	var out []int64
 	for i := range r.Findings {
 		f := &r.Findings[i]
@@ -100,7 +100,7 @@ func (r *Report) evidenceLines(trace string) []int64 {
 		for _, pc := range f.Paths {
 			for _, e := range []struct {
 				ev    interp.Evidence
-				trace string
+				trace applyTrace
 			}{{pc.ProducerEvidence, producerTrace}, {pc.ConsumerEvidence, consumerTrace}} {
 				ev := e.ev
 				if ev.Line <= 0 || e.trace != trace {
@@ -700,14 +700,14 @@ func (b *htmlBuilder) resource(role string, res *catalog.Resource) htmlResource 
 // effect is what one resource did to a path, with its lines of the trace
 // named trace (firstTrace or secondTrace). Only a report with two traces
 // (Report.Idempotence) names the trace of each line on the page.
-func (b *htmlBuilder) effect(role, eff string, res *catalog.Resource, ev interp.Evidence, trace string) htmlEffect {
+func (b *htmlBuilder) effect(role, eff string, res *catalog.Resource, ev interp.Evidence, trace applyTrace) htmlEffect {
 	he := htmlEffect{Role: role, Effect: eff, Ref: printable.String(res.Ref()), Syscall: callText(ev), Line: ev.Line}
 	lines := b.in.TraceLines
 	if trace == secondTrace {
 		lines = b.in.SecondTraceLines
 	}
 	if b.r.Idempotence {
-		he.Trace = trace
+		he.Trace = b.r.TraceNames[trace]
 	}
 	switch {
 	case ev.Line <= 0:
@@ -721,7 +721,11 @@ func (b *htmlBuilder) effect(role, eff string, res *catalog.Resource, ev interp.
 			}
 		}
 		if len(he.Lines) == 0 {
-			he.NotShown = fmt.Sprintf("line %d not found in %s", ev.Line, trace)
+			name := b.r.TraceNames[trace]
+			if name == "" {
+				name = "the trace" // one apply: the run's only trace
+			}
+			he.NotShown = fmt.Sprintf("line %d not found in %s", ev.Line, name)
 		}
 	}
 	return he

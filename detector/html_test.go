@@ -302,7 +302,7 @@ func TestHTMLNonIdempotence(t *testing.T) {
 		for _, pc := range f.Paths {
 			for _, e := range []struct {
 				line  int64
-				trace string
+				trace applyTrace
 			}{{pc.ProducerEvidence.Line, producerTrace}, {pc.ConsumerEvidence.Line, consumerTrace}} {
 				if e.line <= 0 {
 					continue
@@ -312,8 +312,8 @@ func TestHTMLNonIdempotence(t *testing.T) {
 					text = second[e.line]
 				}
 				if !strings.Contains(article, fmt.Sprintf(`<span class="ln hit"><span class="no">%d</span>%s</span>`, e.line, text)) ||
-					!strings.Contains(article, fmt.Sprintf("line %d of %s", e.line, e.trace)) {
-					t.Errorf("NI %d does not quote line %d of %s", n, e.line, e.trace)
+					!strings.Contains(article, fmt.Sprintf("line %d of %s", e.line, rep.TraceNames[e.trace])) {
+					t.Errorf("NI %d does not quote line %d of %s", n, e.line, rep.TraceNames[e.trace])
 				}
 			}
 		}
@@ -368,7 +368,7 @@ func TestSecondEvidenceLines(t *testing.T) {
 		for _, pc := range f.Paths {
 			for _, e := range []struct {
 				line  int64
-				trace string
+				trace applyTrace
 			}{{pc.ProducerEvidence.Line, pt}, {pc.ConsumerEvidence.Line, ct}} {
 				if e.line <= 0 {
 					continue

@@ -22,6 +22,10 @@ type Idempotence struct {
 	// FirstTrace and SecondTrace are the interpreted traces; either may be
 	// nil (findings then have no paths from that apply).
 	FirstTrace, SecondTrace *interp.Result
+	// TraceNames name the first and the second apply's traces as the
+	// report shows them (Report.TraceNames): in a run directory,
+	// puppet/runner's trace.log and second/trace.log.
+	TraceNames [2]string
 	// UnmetConditions are the systemd units whose start systemd skipped
 	// in either apply, each with the condition it found unmet
 	// ("chrony.service": "ConditionCapability=CAP_SYS_TIME"), from the
@@ -399,17 +403,20 @@ func niEvidence(ev interp.Evidence, trace string) string {
 	return ""
 }
 
-// The traces of the two applies, as an fsmove run leaves them.
+// applyTrace is the trace of one of the two applies: the evidence of an
+// NI finding's paths is in one or the other. Report.TraceNames names them.
+type applyTrace int
+
 const (
-	firstTrace  = "trace.log"
-	secondTrace = "second/trace.log"
+	firstTrace applyTrace = iota
+	secondTrace
 )
 
 // evidenceTraces names the traces that the evidence lines of f's paths are
 // in: the run's trace for MOR and MN; for NI the second apply's for the
 // producer, and for the consumer the second apply's in a fight, else the
 // first apply's (NonIdempotence says why).
-func (f *Finding) evidenceTraces() (producer, consumer string) {
+func (f *Finding) evidenceTraces() (producer, consumer applyTrace) {
 	switch {
 	case f.Kind != NI:
 		return firstTrace, firstTrace
@@ -421,7 +428,7 @@ func (f *Finding) evidenceTraces() (producer, consumer string) {
 
 // niLines are an NI finding's details, one line each, for the text report
 // and the one-message formats.
-func (f *Finding) niLines() (problem string, changes []string, paths []string) {
+func (f *Finding) niLines(traces [2]string) (problem string, changes []string, paths []string) {
 	ni := f.NI
 	if ni == nil {
 		return "", nil, nil
@@ -442,10 +449,10 @@ func (f *Finding) niLines() (problem string, changes []string, paths []string) {
 		if pc.Waived {
 			continue
 		}
-		line := pc.Path + ": written by " + pc.Producer.Ref() + " " + niEvidence(pc.ProducerEvidence, producerTrace)
+		line := pc.Path + ": written by " + pc.Producer.Ref() + " " + niEvidence(pc.ProducerEvidence, traces[producerTrace])
 		if ni.Problem == Fight {
-			line += " and by " + pc.Consumer.Ref() + " " + niEvidence(pc.ConsumerEvidence, consumerTrace)
-		} else if ev := niEvidence(pc.ConsumerEvidence, consumerTrace); ev != "" {
+			line += " and by " + pc.Consumer.Ref() + " " + niEvidence(pc.ConsumerEvidence, traces[consumerTrace])
+		} else if ev := niEvidence(pc.ConsumerEvidence, traces[consumerTrace]); ev != "" {
 			line += ", and in the first apply " + ev
 		}
 		paths = append(paths, strings.TrimSpace(line))

@@ -46,7 +46,8 @@ func niInput() *Idempotence {
 		p("/proc/self/status", a("Exec[stamp]", "p", 25)), // filtered
 	)
 	return &Idempotence{
-		First: []catalog.ResourceStatus{{Ref: "Exec[once]"}, {Ref: "Exec[reload]", Failed: true}},
+		TraceNames: [2]string{"trace.log", "second/trace.log"},
+		First:      []catalog.ResourceStatus{{Ref: "Exec[once]"}, {Ref: "Exec[reload]", Failed: true}},
 		Second: []catalog.ResourceStatus{
 			changed("Exec[stamp]", catalog.ResourceEvent{Property: "returns", Previous: "notrun", Desired: "0"}),
 			changed("File[/etc/time]", catalog.ResourceEvent{Property: "content", Previous: "{sha256}aa", Desired: "{sha256}bb"}),

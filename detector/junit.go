@@ -78,7 +78,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		if at.Line > 0 {
 			pos = fmt.Sprintf("%s:%d", file, at.Line)
 		}
-		text := r.relText(sarifText(f))
+		text := r.relText(sarifText(f, r.TraceNames))
 		if pos != "" {
 			text = pos + ": " + text
 		}

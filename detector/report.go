@@ -239,6 +239,9 @@ type Report struct {
 	// Idempotence: the run applied the module twice (--idempotence) and
 	// NI was checked; the summaries count NI then, and only then.
 	Idempotence bool
+	// TraceNames name the first and the second apply's traces where the
+	// report quotes lines of them (NI findings' evidence): Idempotence's.
+	TraceNames [2]string
 	// Confirm, when set, counts the findings' confirmations and gives
 	// their cost (fsmove run --confirm, fsmove confirm).
 	Confirm *ConfirmStats

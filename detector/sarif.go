@@ -259,7 +259,7 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 			RuleID:    sarifRules[f.Kind].id,
 			RuleIndex: int(f.Kind),
 			Level:     sarifLevel(f),
-			Message:   sarifMessage{r.relText(sarifText(f))},
+			Message:   sarifMessage{r.relText(sarifText(f, r.TraceNames))},
 			PartialFingerprints: map[string]string{
 				"fsmovePair/v1": f.Kind.String() + ":" + f.Producer.Ref() + "|" + f.Consumer.Ref(),
 			},
@@ -426,7 +426,7 @@ const guardedText = "The producer made each file only when it was missing (it lo
 // headline is the finding in one sentence, without its paths.
 func (f *Finding) headline() string {
 	if f.Kind == NI {
-		problem, _, _ := f.niLines()
+		problem, _, _ := f.niLines([2]string{})
 		return f.pairText() + ": " + problem + "."
 	}
 	if f.Kind == MN {
@@ -437,11 +437,11 @@ func (f *Finding) headline() string {
 
 // sarifText is the result message: what conflicts, on which paths, with
 // the evidence, and the fix.
-func sarifText(f *Finding) string {
+func sarifText(f *Finding, traces [2]string) string {
 	var b strings.Builder
 	b.WriteString(f.headline())
 	if f.Kind == NI {
-		_, changes, paths := f.niLines()
+		_, changes, paths := f.niLines(traces)
 		for _, c := range changes {
 			b.WriteString(" Changed again: " + c + ".")
 		}

@@ -26,8 +26,9 @@ const (
 
 // textWriter writes styled text; with colour off the styles are empty.
 type textWriter struct {
-	w     *bufio.Writer
-	color bool
+	w      *bufio.Writer
+	color  bool
+	traces [2]string // Report.TraceNames
 }
 
 func (t *textWriter) style(s, text string) string {
@@ -49,7 +50,7 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	if err := r.check(); err != nil {
 		return err
 	}
-	t := &textWriter{w: bufio.NewWriter(w), color: color}
+	t := &textWriter{w: bufio.NewWriter(w), color: color, traces: r.TraceNames}
 	groups := GroupFindings(r.Findings)
 	nums := r.numbers(groups)
 	reportedItems := 0
@@ -592,7 +593,7 @@ func (w InputWarning) text() string {
 func (t *textWriter) niFinding(n int, f *Finding) {
 	p := printable.String
 	fmt.Fprintf(t.w, "NI %d. %s\n", n, t.style(ansiBold, p(f.pairText())))
-	problem, changes, paths := f.niLines()
+	problem, changes, paths := f.niLines(t.traces)
 	fmt.Fprintf(t.w, "  problem: %s\n", p(problem))
 	fmt.Fprintf(t.w, "  resource: %s%s\n", p(f.Producer.Ref()), p(location(f.Producer, " at ", "")))
 	if f.Consumer != f.Producer {

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/fstrace/interp"
+	"github.com/fsmove/fsmove/puppet/runner"
 )
 
 // readIdempotence reads what the NI rules need (detector.Idempotence):
@@ -18,7 +20,8 @@ import (
 // or cut is said in incomplete: without the second report there is no NI
 // to check; without its trace the findings have no paths.
 func readIdempotence(ctx context.Context, in Input, opts Options, first *interp.Result) (*detector.Idempotence, []string, error) {
-	id := &detector.Idempotence{FirstTrace: first, UnmetConditions: in.UnmetConditions}
+	id := &detector.Idempotence{FirstTrace: first, UnmetConditions: in.UnmetConditions,
+		TraceNames: [2]string{runner.TraceFile, path.Join(runner.SecondDir, runner.TraceFile)}}
 	var incomplete []string
 	second, err := readReport(in.SecondReport)
 	switch {
