@@ -165,7 +165,7 @@ func TestComparePuppet(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !pc.Agrees() || len(pc.Unknown) != 0 {
+		if !pc.agrees() || len(pc.Unknown) != 0 {
 			t.Errorf("%s: missing %q, extra %q, unknown %q", name, pc.Missing, pc.Extra, pc.Unknown)
 		}
 	}

@@ -18,8 +18,8 @@ type PuppetComparison struct {
 	Unknown []string // Puppet's nodes that are not in the catalog (generated at apply time)
 }
 
-// Agrees reports whether the two graphs have the same edges.
-func (pc *PuppetComparison) Agrees() bool { return len(pc.Missing) == 0 && len(pc.Extra) == 0 }
+// agrees reports whether the two graphs have the same edges.
+func (pc *PuppetComparison) agrees() bool { return len(pc.Missing) == 0 && len(pc.Extra) == 0 }
 
 // ComparePuppet reads Puppet's expanded relationship graph and compares its
 // edges, mapped back from whits to containers, with g's relations. Puppet's

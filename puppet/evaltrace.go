@@ -174,10 +174,10 @@ func (Marker) MayMark(printed []byte) bool {
 	}
 }
 
-// Marks yields every evaltrace marker in data (OpBegin and OpEnd, not the
+// marks yields every evaltrace marker in data (OpBegin and OpEnd, not the
 // failure reports), in order: after the last one, the block it names is
 // open or closed.
-func (m Marker) Marks(data string) iter.Seq2[fstrace.Op, string] {
+func (m Marker) marks(data string) iter.Seq2[fstrace.Op, string] {
 	return func(yield func(fstrace.Op, string) bool) {
 		for data != "" {
 			var op fstrace.Op

@@ -178,7 +178,7 @@ func TestMarkErrors(t *testing.T) {
 				t.Errorf("NextMark(%q) = %v, %q, %q; want %v, %q, %q", tt.data, op, ref, msg, tt.op, tt.ref, tt.msg)
 			}
 			// Marks yields only the evaltrace markers.
-			for o := range m.Marks(tt.data) {
+			for o := range m.marks(tt.data) {
 				t.Errorf("Marks yielded %v", o)
 			}
 		})
@@ -218,7 +218,7 @@ func TestMarks(t *testing.T) {
 	}
 	want := []mark{{fstrace.OpEnd, "File[/a]"}, {fstrace.OpBegin, "Class[Main]"}, {fstrace.OpEnd, "Class[Main]"}}
 	var got []mark
-	for op, ref := range (Marker{}).Marks(data) {
+	for op, ref := range (Marker{}).marks(data) {
 		got = append(got, mark{op, ref})
 	}
 	if len(got) != len(want) {
@@ -231,7 +231,7 @@ func TestMarks(t *testing.T) {
 	}
 	// Stopping early must be honoured.
 	n := 0
-	for range (Marker{}).Marks(data) {
+	for range (Marker{}).marks(data) {
 		n++
 		break
 	}
@@ -337,7 +337,7 @@ func FuzzMark(f *testing.F) {
 		}
 		// Mark returns the last of Marks.
 		lastOp, lastRef := fstrace.OpNop, ""
-		for o, r := range m.Marks(data) {
+		for o, r := range m.marks(data) {
 			lastOp, lastRef = o, r
 		}
 		if lastOp != op || lastRef != ref {
@@ -460,7 +460,7 @@ func BenchmarkSourceRefPathological(b *testing.B) {
 // lastMark is the last marker of a write (the block open after it), or OpNop.
 func lastMark(m Marker, data string) (fstrace.Op, string) {
 	op, name := fstrace.OpNop, ""
-	for o, n := range m.Marks(data) {
+	for o, n := range m.marks(data) {
 		op, name = o, n
 	}
 	return op, name

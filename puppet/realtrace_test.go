@@ -54,7 +54,7 @@ func TestRealTraces(t *testing.T) {
 				}
 				data := stringsOf(t, line[strings.IndexByte(line, '('):])
 				begins, ends := 0, 0
-				for op, ref := range m.Marks(data) {
+				for op, ref := range m.marks(data) {
 					switch op {
 					case fstrace.OpBegin:
 						begins++
