@@ -54,11 +54,54 @@ no resource block is recognised, another run's catalog) and why.`,
 	more: `More: README.md ("fsmove analyze in detail", "Exit status").`,
 }
 
-// reportFormats are the values of --format, colorModes those of --color.
+// reportFormat is one value of --format and how it writes the report.
+// reportFormats is the one list: --format's values, its help and the
+// writing of the report all read it.
+type reportFormat struct {
+	name  string
+	write func(w io.Writer, rep *detector.Report, in formatInputs) error
+}
+
+// formatInputs is what the writers need besides the report: the text's
+// colour, the HTML page's inputs (built only for the page).
+type formatInputs struct {
+	color bool
+	html  func() detector.HTMLInputs
+}
+
+var reportFormats = []reportFormat{
+	{"text", func(w io.Writer, rep *detector.Report, in formatInputs) error { return rep.WriteText(w, in.color) }},
+	{"json", func(w io.Writer, rep *detector.Report, _ formatInputs) error { return rep.WriteJSON(w) }},
+	{"sarif", func(w io.Writer, rep *detector.Report, _ formatInputs) error { return rep.WriteSARIF(w) }},
+	{"junit", func(w io.Writer, rep *detector.Report, _ formatInputs) error { return rep.WriteJUnit(w) }},
+	{"codequality", func(w io.Writer, rep *detector.Report, _ formatInputs) error { return rep.WriteCodeQuality(w) }},
+	{"html", func(w io.Writer, rep *detector.Report, in formatInputs) error { return rep.WriteHTML(w, in.html()) }},
+}
+
+// formatNames are the names of reportFormats, in order.
+func formatNames() []string {
+	names := make([]string, len(reportFormats))
+	for i, f := range reportFormats {
+		names[i] = f.name
+	}
+	return names
+}
+
+// formatNamed is the format of that name; the text report for a name
+// --format does not take (its flag refuses those).
+func formatNamed(name string) reportFormat {
+	for _, f := range reportFormats {
+		if f.name == name {
+			return f
+		}
+	}
+	return reportFormats[0]
+}
+
+// colorModes are the values of --color, scopes those of --scope.
 var (
-	reportFormats = []string{"text", "json", "sarif", "junit", "codequality", "html"}
-	colorModes    = []string{"auto", "always", "never"}
-	scopes        = []string{"module", "all"}
+	colorModes = []string{"auto", "always", "never"}
+	scopes     = []string{"module", "all"}
 )
 
 // reportOutputFlags and filterFlags are the flags of addReportFlags, as
@@ -96,7 +139,7 @@ type reportFlags struct {
 // addReportFlags registers the shared analysis/report flags on fs.
 func addReportFlags(fs *pflag.FlagSet) *reportFlags {
 	rf := &reportFlags{}
-	enumVar(fs, &rf.format, "format", "text", reportFormats, "`format`: "+strings.Join(reportFormats, ", "))
+	enumVar(fs, &rf.format, "format", "text", formatNames(), "`format`: "+strings.Join(formatNames(), ", "))
 	fs.StringVarP(&rf.output, "output", "o", "", "write the report to `FILE`, not standard output")
 	fs.StringVar(&rf.graphOut, "graph-out", "", "write the dependency graph, findings marked, to `FILE` (DOT)")
 	fs.BoolVar(&rf.packageNotify, "package-notify", false, "also report Package -> Service missing notifiers")
@@ -413,20 +456,9 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 	if hooks.runFailed {
 		exit = exitRun
 	}
-	switch rf.format {
-	case "json":
-		err = rep.WriteJSON(out)
-	case "sarif":
-		err = rep.WriteSARIF(out)
-	case "junit":
-		err = rep.WriteJUnit(out)
-	case "codequality":
-		err = rep.WriteCodeQuality(out)
-	case "html":
-		err = rep.WriteHTML(out, htmlInputs(in, rec, st, rep, exit))
-	default:
-		err = rep.WriteText(out, color)
-	}
+	err = formatNamed(rf.format).write(out, rep, formatInputs{color: color, html: func() detector.HTMLInputs {
+		return htmlInputs(in, rec, st, rep, exit)
+	}})
 	if err != nil {
 		return usagef("writing the report: %w", err)
 	}
