@@ -617,8 +617,15 @@ func TestSmallParams(t *testing.T) {
 // lastMark is the last marker of a write (the block open after it), or OpNop.
 func lastMark(m puppet.Marker, data string) (fstrace.Op, string) {
 	op, name := fstrace.OpNop, ""
-	for o, n := range m.Marks(data) {
-		op, name = o, n
+	for data != "" {
+		o, n, _, rest := m.NextMark(data)
+		if o == fstrace.OpNop {
+			break
+		}
+		if o != fstrace.OpFail { // a failure report opens and closes nothing
+			op, name = o, n
+		}
+		data = rest
 	}
 	return op, name
 }
