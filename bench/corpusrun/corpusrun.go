@@ -86,8 +86,9 @@ type Options struct {
 	// non-idempotent resources (NI).
 	Idempotence bool
 	// Resume skips what a run directory already has: a finished run.json
-	// of the same entry (class, parameters, setup), analysis.json,
-	// untraced.json. Without it every module runs again.
+	// of the same entry (class, parameters, setup) that is the module's
+	// result (not an infrastructure failure, which runs again),
+	// analysis.json, untraced.json. Without it every module runs again.
 	Resume bool
 	Image  container.ImageOptions
 	// Progress receives a live progress line (with \r); nil is quiet.
@@ -103,9 +104,12 @@ func RunDir(outDir string, e corpus.Entry) string {
 	return filepath.Join(outDir, RunsDir, e.Key)
 }
 
-// Work counts what a corpus run did, for "a resumed run does nothing new".
+// Work counts what a corpus run did, for "a resumed run does nothing new",
+// and names the modules whose run failed for a reason outside the module
+// (results.InfraFailure), in corpus order.
 type Work struct {
 	Traced, Analyzed, Untraced, Confirmed int
+	InfraFailed                           []string
 }
 
 // Run runs every entry and returns one row per entry, in corpus order, and
@@ -177,6 +181,7 @@ feed:
 		work.Analyzed += o.work.Analyzed
 		work.Untraced += o.work.Untraced
 		work.Confirmed += o.work.Confirmed
+		work.InfraFailed = append(work.InfraFailed, o.work.InfraFailed...)
 	}
 	return rows, work, ctx.Err()
 }
@@ -216,8 +221,8 @@ func runOne(ctx context.Context, engine int, cpu string, e corpus.Entry, b Backe
 		timeout = e.Timeout
 	}
 	rec, err := runner.ReadRecord(dir)
-	if !opts.Resume || err != nil || results.Status(rec.Status) == "" || !sameEntry(rec.Entry, ropts.Entry) ||
-		opts.Idempotence && rec.Second == nil {
+	if !opts.Resume || err != nil || results.Status(rec.Status) == "" || results.InfraFailure(rec.Status) ||
+		!sameEntry(rec.Entry, ropts.Entry) || opts.Idempotence && rec.Second == nil {
 		// A fresh run: drop what the bench added to an earlier one.
 		os.Remove(filepath.Join(dir, results.AnalysisJSON))
 		os.Remove(filepath.Join(dir, results.UntracedJSON))
@@ -288,6 +293,9 @@ func runOne(ctx context.Context, engine int, cpu string, e corpus.Entry, b Backe
 		work.Untraced++
 	}
 
+	if results.InfraFailure(rec.Status) {
+		work.InfraFailed = append(work.InfraFailed, e.Key)
+	}
 	row, err := results.FromRunDir(e.Key, e.Version, dir)
 	return row, work, err
 }

@@ -134,7 +134,7 @@ func WriteFiles(dir, title string, rows []results.Row) error {
 		}
 		return f.Close()
 	}
-	if err := write("results.csv", func(w io.Writer) error { return results.WriteCSV(w, rows) }); err != nil {
+	if err := write(results.ResultsCSV, func(w io.Writer) error { return results.WriteCSV(w, rows) }); err != nil {
 		return err
 	}
 	if err := write("results.json", func(w io.Writer) error { return results.WriteJSON(w, rows) }); err != nil {

@@ -159,6 +159,7 @@ const (
 	ReportJSON   = "report.json" // fsmove analyze's JSON report
 	UntracedDir  = "untraced"    // the untraced run's own run directory
 	RunsDir      = "runs"        // OUT/runs/<module>: one run directory per module
+	ResultsCSV   = "results.csv" // OUT/results.csv: one row per module (bench/report writes it)
 )
 
 // WriteJSONFile writes v indented to dir/name.
@@ -199,6 +200,16 @@ func Status(runStatus string) string {
 		return StatusInfraError // incomplete: the eBPF tracer lost events; the rest: the module's doing
 	}
 	return ""
+}
+
+// InfraFailure reports whether a run with run.json's status runStatus
+// failed for a reason outside the module (the engine, the image, the
+// network, the disk; an eBPF capture that lost events): no result of the
+// module's, so a bench says so in its exit status and a resumed bench runs
+// it again. A module that tampered with the run or went over its budget
+// did so itself: that is its result.
+func InfraFailure(runStatus string) bool {
+	return runStatus == runner.StatusInfraError || runStatus == runner.StatusIncomplete
 }
 
 // FromRunDir makes a module's row from its run directory. module names the

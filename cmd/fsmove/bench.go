@@ -13,6 +13,7 @@ import (
 	"github.com/fsmove/fsmove/bench/corpus"
 	"github.com/fsmove/fsmove/bench/corpusrun"
 	"github.com/fsmove/fsmove/bench/report"
+	"github.com/fsmove/fsmove/bench/results"
 	"github.com/fsmove/fsmove/internal/files"
 	"github.com/fsmove/fsmove/internal/term"
 	"github.com/fsmove/fsmove/puppet/container"
@@ -38,15 +39,18 @@ each finding's verdict.`,
 		{"fsmove bench --resume --confirm corpus.txt", "add the confirmations' verdicts"},
 	},
 	groups: []flagGroup{
-		{"Common flags", []string{"out", "debian", "params", "resume", "workers", "timeout", "quiet"}},
+		{"Common flags", []string{"out", "debian", "params", "resume", "force", "workers", "timeout", "quiet"}},
 		{"Container and tracing", []string{"tracer", "trusted", "suite", "image", "init", "seccomp-bpf", "docker-host"}},
 		{"What is measured", []string{"untraced", "confirm", "idempotence"}},
 	},
 	exit: `Exit status:
   0  every module has results, whatever each run found (a module's own
      status, 0 to 4 as fsmove analyze's, is in its analysis.json)
-  2  usage or input error
-  3  the bench stopped (Docker failed, --timeout, an interrupt; --resume goes on)
+  2  usage or input error, or --out holds an earlier bench's results
+     (--resume continues it, --force starts over)
+  3  the bench stopped (Docker failed, --timeout, an interrupt), or some
+     modules' runs failed outside the module (engine, image, network,
+     disk): they are named, and --resume runs them again
 `,
 	more: `More: README.md ("Corpus files"), bench/results/README.md.`,
 }
@@ -67,6 +71,7 @@ type benchFlags struct {
 	// idempotence: --idempotence, a second traced apply of each module.
 	idempotence bool
 	resume      bool
+	force       bool
 	image       string
 	suite       string
 	quiet       bool
@@ -92,6 +97,7 @@ func newBenchCmd(c *cli) *cobra.Command {
 	fs.BoolVar(&f.confirm, "confirm", false, "re-apply each module's reported findings to test them (fsmove confirm): confirmed, refuted or unknown")
 	fs.BoolVar(&f.idempotence, "idempotence", false, "apply each module a second time, traced, and count what it changes again (NI)")
 	fs.BoolVar(&f.resume, "resume", false, "skip what the run directories already hold (finished runs, analyses, untraced times)")
+	fs.BoolVar(&f.force, "force", false, "start over in an --out that holds an earlier bench's results (its run directories are removed)")
 	enumVar(fs, &f.suite, "suite", container.DefaultSuite, container.SuiteNames(), "Debian `release` of the image: "+strings.Join(container.SuiteNames(), ", "))
 	fs.StringVar(&f.image, "image", "", "Docker image `tag` (default fsmove/puppet:SUITE)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
@@ -130,6 +136,9 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 	}
 	if _, err := container.LookupSuite(f.suite); err != nil {
 		return usagef("--suite: %w", err)
+	}
+	if err := checkBenchOut(f); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return usageError{err}
@@ -211,6 +220,44 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 		work.Traced, work.Analyzed, work.Untraced, work.Confirmed, time.Since(start).Round(time.Second), filepath.Join(f.out, "results.html"))
 	if err != nil {
 		return runError{fmt.Errorf("%w (%d of %d modules have results; --resume continues)", err, len(rows), len(entries))}
+	}
+	return infraFailures(work.InfraFailed, len(entries))
+}
+
+// infraFailures is the bench's error when some modules' runs failed
+// outside the module: no result of theirs, so not a finished bench (exit
+// 3), naming them (ten at most).
+func infraFailures(failed []string, total int) error {
+	n := len(failed)
+	if n == 0 {
+		return nil
+	}
+	names := failed
+	if n > 10 {
+		names = append(names[:10:10], fmt.Sprintf("and %d more", n-10))
+	}
+	return runError{fmt.Errorf("%d of %d modules have no result of their own: their runs failed outside the module (the engine, the image, the network or the disk; each run.json says how): %s; --resume runs them again",
+		n, total, strings.Join(names, ", "))}
+}
+
+// checkBenchOut refuses an --out that holds an earlier bench's results
+// unless --resume continues it or --force starts over; with --force the
+// earlier run directories are removed (the result files are rewritten).
+// Nothing is touched when it refuses.
+func checkBenchOut(f *benchFlags) error {
+	if f.resume && f.force {
+		return usagef("--resume and --force contradict each other")
+	}
+	runs := filepath.Join(f.out, corpusrun.RunsDir)
+	entries, _ := os.ReadDir(runs)
+	if len(entries) == 0 && !files.Exists(filepath.Join(f.out, results.ResultsCSV)) || f.resume {
+		return nil
+	}
+	if !f.force {
+		return usagef("%s holds the results of an earlier bench: --resume continues it, --force starts over", f.out)
+	}
+	if err := os.RemoveAll(runs); err != nil {
+		return usageError{err}
 	}
 	return nil
 }

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fsmove/fsmove/bench/results"
+)
+
+// TestBenchRefusesEarlierResults: an --out that holds an earlier bench's
+// run directories or results is not redone silently: exit 2, naming
+// --resume and --force, and nothing touched; --resume and --force together
+// are a usage error. (No Docker: the check comes before any engine.)
+func TestBenchRefusesEarlierResults(t *testing.T) {
+	corpusFile := filepath.Join(t.TempDir(), "corpus.txt")
+	os.WriteFile(corpusFile, []byte("deb:puppet-module-puppetlabs-stdlib\n"), 0o644)
+	for name, made := range map[string]string{
+		"a run directory": filepath.Join(results.RunsDir, "stdlib", "run.json"),
+		"results.csv":     results.ResultsCSV,
+	} {
+		out := t.TempDir()
+		path := filepath.Join(out, made)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte("earlier"), 0o644)
+		var stdout, stderr bytes.Buffer
+		code := run(&stdout, &stderr, []string{"bench", "--quiet", "--out", out, corpusFile})
+		if code != exitUsage || !strings.Contains(stderr.String(), "--resume continues it, --force starts over") {
+			t.Errorf("%s: exit %d, stderr %q; want 2 naming --resume and --force", name, code, stderr.String())
+		}
+		if data, err := os.ReadFile(path); err != nil || string(data) != "earlier" {
+			t.Errorf("%s: the earlier bench's file was touched: %q, %v", name, data, err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, []string{"bench", "--resume", "--force", "--out", t.TempDir(), corpusFile}); code != exitUsage {
+		t.Errorf("--resume --force: exit %d, want 2", code)
+	}
+}
+
+// TestBenchForceStartsOver: --force removes the earlier run directories,
+// and an empty or new --out needs neither flag.
+func TestBenchForceStartsOver(t *testing.T) {
+	out := t.TempDir()
+	runDir := filepath.Join(out, results.RunsDir, "stdlib")
+	os.MkdirAll(runDir, 0o755)
+	if err := checkBenchOut(&benchFlags{out: out, force: true}); err != nil || dirExists(runDir) {
+		t.Errorf("--force: %v; the earlier run directory is still there: %v", err, dirExists(runDir))
+	}
+	if err := checkBenchOut(&benchFlags{out: out}); err != nil {
+		t.Errorf("an --out with no results: %v", err)
+	}
+	if err := checkBenchOut(&benchFlags{out: filepath.Join(out, "new")}); err != nil {
+		t.Errorf("a new --out: %v", err)
+	}
+}
+
+func dirExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// TestBenchInfraFailures: modules whose runs failed outside the module make
+// the bench exit 3, named (ten at most); none, no error.
+func TestBenchInfraFailures(t *testing.T) {
+	if err := infraFailures(nil, 5); err != nil {
+		t.Errorf("no failure: %v", err)
+	}
+	var failed []string
+	for _, m := range strings.Fields("a b c d e f g h i j k l") {
+		failed = append(failed, "puppet-module-"+m)
+	}
+	err := infraFailures(failed, 20)
+	var said bytes.Buffer
+	if code := exitCode(&said, "fsmove bench", err); code != exitRun || strings.Count(said.String(), "\n") != 1 {
+		t.Fatalf("error %v: exit %d, said %q; want exit 3 and one line", err, code, said.String())
+	}
+	msg := err.Error()
+	for _, want := range []string{"12 of 20 modules", "puppet-module-a,", "puppet-module-j, and 2 more", "--resume runs them again"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "puppet-module-k") {
+		t.Errorf("message names more than ten modules: %q", msg)
+	}
+}
