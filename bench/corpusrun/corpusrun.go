@@ -92,7 +92,10 @@ type Options struct {
 	Resume bool
 	Image  container.ImageOptions
 	// Progress receives a live progress line (with \r); nil is quiet.
+	// With ProgressLines (a writer that is not a terminal: a CI log, a
+	// pod's log), it receives instead one line per module as it ends.
 	Progress      io.Writer
+	ProgressLines bool
 	FsmoveVersion string
 }
 
@@ -129,7 +132,7 @@ func Run(ctx context.Context, entries []corpus.Entry, b Backend, opts Options) (
 	if err := os.MkdirAll(filepath.Join(opts.OutDir, RunsDir), 0o755); err != nil {
 		return nil, Work{}, err
 	}
-	prog := newProgress(opts.Progress, len(entries))
+	prog := newProgress(opts.Progress, opts.ProgressLines, len(entries))
 	defer prog.finish()
 
 	type outcome struct {
@@ -309,10 +312,12 @@ func sameEntry(ran, want runner.Entry) bool {
 	return errA == nil && errB == nil && bytes.Equal(a, b)
 }
 
-// progress draws one live line: counts per status and the modules running.
+// progress draws one live line: counts per status and the modules running;
+// or, with lines, writes a line as each module ends.
 type progress struct {
 	mu       sync.Mutex
 	w        io.Writer
+	lines    bool
 	total    int
 	finished int
 	counts   map[string]int
@@ -320,8 +325,8 @@ type progress struct {
 	started  time.Time
 }
 
-func newProgress(w io.Writer, total int) *progress {
-	return &progress{w: w, total: total, counts: map[string]int{}, running: map[string]time.Time{}, started: time.Now()}
+func newProgress(w io.Writer, lines bool, total int) *progress {
+	return &progress{w: w, lines: lines, total: total, counts: map[string]int{}, running: map[string]time.Time{}, started: time.Now()}
 }
 
 func (p *progress) start(key string) {
@@ -334,17 +339,25 @@ func (p *progress) start(key string) {
 func (p *progress) done(key, status string, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	began := p.running[key]
 	delete(p.running, key)
 	p.finished++
 	if err != nil {
 		status = "no result"
 	}
 	p.counts[status]++
+	if p.lines {
+		if p.w != nil {
+			fmt.Fprintf(p.w, "fsmove bench: [%d/%d %s] %s: %s in %s\n", p.finished, p.total, time.Since(p.started).Round(time.Second),
+				key, status, time.Since(began).Round(time.Second))
+		}
+		return
+	}
 	p.draw()
 }
 
 func (p *progress) draw() {
-	if p.w == nil {
+	if p.w == nil || p.lines {
 		return
 	}
 	var b strings.Builder
@@ -370,7 +383,7 @@ func (p *progress) draw() {
 }
 
 func (p *progress) finish() {
-	if p.w != nil {
+	if p.w != nil && !p.lines {
 		io.WriteString(p.w, "\r\033[K")
 	}
 }

@@ -1,6 +1,7 @@
 package corpusrun
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -363,4 +364,25 @@ func counts(w Work) workCounts { return workCounts{w.Traced, w.Analyzed, w.Untra
 
 func runnerOptionsForTest() runner.Options {
 	return runner.Options{OutDir: os.TempDir()}
+}
+
+// TestProgressLines: off a terminal (a CI log, a pod's log) each module's
+// end is a line with its status as it comes, and nothing is redrawn.
+func TestProgressLines(t *testing.T) {
+	entries := testCorpus(t, fiveModules)
+	var log bytes.Buffer
+	opts := Options{OutDir: t.TempDir(), Workers: 1, Timeout: 50 * time.Millisecond, Progress: &log, ProgressLines: true}
+	if _, _, err := Run(context.Background(), entries, newFake(), opts); err != nil {
+		t.Fatal(err)
+	}
+	text := log.String()
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if strings.ContainsAny(text, "\r\033") || len(lines) != len(entries) {
+		t.Fatalf("want %d plain lines, got:\n%q", len(entries), text)
+	}
+	for i, want := range []string{"[1/6 ", "puppet-module-a-ok1: ok in ", "puppet-module-a-infra: infra-error in ", "[6/6 "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("line %d: the log lacks %q:\n%s", i, want, text)
+		}
+	}
 }

@@ -202,15 +202,15 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 		return runError{err}
 	}
 	var progress io.Writer
-	if !f.quiet && term.IsTerminal(stderr) {
-		progress = stderr
+	if !f.quiet {
+		progress = stderr // a redrawn line on a terminal, else a line per module
 	}
 	start := time.Now()
 	rows, work, err := corpusrun.Run(ctx, entries, &corpusrun.DockerBackend{Engines: engines, Fsmove: self}, corpusrun.Options{
 		OutDir: f.out, Workers: f.workers, Engines: len(engines), Timeout: f.timeout,
 		Tracer: tracerName, Trusted: f.trusted, TracerBinary: fsmoveBinary(), SeccompBPF: f.seccompBPF, Init: initMode, Untraced: f.untraced, Confirm: f.confirm, Resume: f.resume,
 		Idempotence: f.idempotence,
-		Image:       imgOpts, Progress: progress, FsmoveVersion: buildVersion(),
+		Image:       imgOpts, Progress: progress, ProgressLines: !term.IsTerminal(stderr), FsmoveVersion: buildVersion(),
 	})
 	if werr := report.WriteFiles(f.out, "fsmove bench: "+filepath.Base(corpusPath), rows); werr != nil {
 		return runError{werr}
