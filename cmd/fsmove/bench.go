@@ -17,6 +17,7 @@ import (
 	"github.com/fsmove/fsmove/internal/files"
 	"github.com/fsmove/fsmove/internal/term"
 	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/module"
 	"github.com/spf13/cobra"
 )
 
@@ -197,6 +198,10 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 		return usageError{err}
 	}
 
+	if err := checkDebEntries(ctx, engines[0], imgOpts, corpusPath, entries); err != nil {
+		return err
+	}
+
 	self, err := os.Executable()
 	if err != nil {
 		return runError{err}
@@ -238,6 +243,25 @@ func infraFailures(failed []string, total int) error {
 	}
 	return runError{fmt.Errorf("%d of %d modules have no result of their own: their runs failed outside the module (the engine, the image, the network or the disk; each run.json says how): %s; --resume runs them again",
 		n, total, strings.Join(names, ", "))}
+}
+
+// checkDebEntries refuses, before any module runs, the deb: entries whose
+// package the image's module index lacks: a misspelled package is the
+// corpus's input error (exit 2, every such line, whole), not a failed run.
+// Without the image (the first run builds it) or its index, the runs say it.
+func checkDebEntries(ctx context.Context, eng *container.Engine, img container.ImageOptions, file string, entries []corpus.Entry) error {
+	index, ok, err := eng.ImageModuleIndex(ctx, img.ImageTag())
+	if err != nil || !ok {
+		return nil
+	}
+	pkgs, err := module.ParseDebIndex(index)
+	if err != nil {
+		return nil
+	}
+	if err := corpus.CheckDebPackages(file, entries, pkgs); err != nil {
+		return usageError{err}
+	}
+	return nil
 }
 
 // checkBenchOut refuses an --out that holds an earlier bench's results

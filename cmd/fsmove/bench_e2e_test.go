@@ -6,6 +6,7 @@ package main
 // other e2e tests it skips without Docker, and fails with FSMOVE_E2E=1.
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -190,5 +191,27 @@ func checkRowAgainstRunDir(t *testing.T, r results.Row, dir string) {
 	}
 	if r.AnalysisS <= 0 || r.PeakMemBytes <= 1<<20 || r.PuppetUntracedS <= 0 {
 		t.Errorf("%s: analysis_s %v, peak_mem_bytes %d, puppet_untraced_s %v: want positive figures", r.Module, r.AnalysisS, r.PeakMemBytes, r.PuppetUntracedS)
+	}
+}
+
+// TestE2EBenchMisspelledPackage: a deb: line the image's module index
+// lacks is the corpus's input error, whole (its line, the nearest
+// package), exit 2 before any module runs.
+func TestE2EBenchMisspelledPackage(t *testing.T) {
+	requireDocker(t)
+	tmp := t.TempDir()
+	corpusFile := filepath.Join(tmp, "corpus.txt")
+	if err := os.WriteFile(corpusFile, []byte("deb:puppet-module-puppetlabs-stdlb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "out")
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"bench", "--quiet", "--out", out, corpusFile})
+	want := corpusFile + ":1: deb:puppet-module-puppetlabs-stdlb: no such puppet-module-* package in the image (did you mean deb:puppet-module-puppetlabs-stdlib?)"
+	if code != exitUsage || !strings.Contains(stderr.String(), want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and %q", code, stderr.String(), want)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(out, results.RunsDir)); len(entries) != 0 {
+		t.Errorf("a module ran: %d run directories", len(entries))
 	}
 }
