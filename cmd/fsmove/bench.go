@@ -102,7 +102,7 @@ func newBenchCmd(c *cli) *cobra.Command {
 	enumVar(fs, &f.suite, "suite", container.DefaultSuite, container.SuiteNames(), "Debian `release` of the image: "+strings.Join(container.SuiteNames(), ", "))
 	fs.StringVar(&f.image, "image", "", "Docker image `tag` (default fsmove/puppet:SUITE)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
-	stringsFlag(fs, &f.hosts, "docker-host", "Docker engine `URL` (repeatable: modules go round-robin to the engines; default DOCKER_HOST or the local socket)")
+	stringsFlag(fs, &f.hosts, "docker-host", "Docker engine `URL` on this host, unix:///… (repeatable: modules go round-robin to the engines; default DOCKER_HOST or the local socket)")
 	setHelp(cmd, benchHelp)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return runBench(cmd.Context(), c.stdout, c.stderr, args, &f)
@@ -156,6 +156,10 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 			return runError{err}
 		}
 		defer eng.Close()
+		if !eng.Local() {
+			return usagef("the Docker engine at %s is not on this host: fsmove bench gives each module an isolated network, whose rules it sets on the engine's host, "+
+				"and cannot for a remote engine; run fsmove bench on the engine's host (as many machines as you like: split the corpus among them)", eng.Host())
+		}
 		engines = append(engines, eng)
 	}
 	imgOpts := container.ImageOptions{Tag: f.image, Suite: f.suite}

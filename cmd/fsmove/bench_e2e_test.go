@@ -215,3 +215,26 @@ func TestE2EBenchMisspelledPackage(t *testing.T) {
 		t.Errorf("a module ran: %d run directories", len(entries))
 	}
 }
+
+// TestE2EBenchRemoteEngine: an engine reached by URL (here the local one
+// through a TCP port) cannot give the modules the isolated network, so the
+// bench refuses it before any module starts: exit 2, saying why and what
+// would work.
+func TestE2EBenchRemoteEngine(t *testing.T) {
+	requireDocker(t)
+	proxy := startEngineProxy(t, "tcp")
+	tmp := t.TempDir()
+	corpusFile := filepath.Join(tmp, "corpus.txt")
+	if err := os.WriteFile(corpusFile, []byte("deb:puppet-module-puppetlabs-stdlib\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "out")
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"bench", "--quiet", "--out", out, "--docker-host", proxy.url, corpusFile})
+	if code != exitUsage || !strings.Contains(stderr.String(), proxy.url) || !strings.Contains(stderr.String(), "run fsmove bench on the engine's host") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 naming the engine and what would work", code, stderr.String())
+	}
+	if entries, _ := os.ReadDir(filepath.Join(out, results.RunsDir)); len(entries) != 0 {
+		t.Errorf("a module ran: %d run directories", len(entries))
+	}
+}

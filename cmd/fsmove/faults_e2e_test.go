@@ -249,29 +249,38 @@ func waitContainersGone(t *testing.T, pid int, since time.Time) []string {
 	}
 }
 
-// engineProxy forwards a unix socket to the Docker engine's, so that a
-// test can cut fsmove from the engine without stopping the engine: cut
-// closes every connection and refuses new ones until restore.
+// engineProxy forwards a unix socket (or a TCP port) to the Docker
+// engine's, so that a test can cut fsmove from the engine without stopping
+// the engine (cut closes every connection and refuses new ones until
+// restore), or reach the engine as a remote one. url is DOCKER_HOST's
+// value for it.
 type engineProxy struct {
 	path, engine string
+	url          string
 	ln           net.Listener
 	mu           sync.Mutex
 	conns        []net.Conn
 	refuse       bool
 }
 
-func startEngineProxy(t *testing.T) *engineProxy {
+func startEngineProxy(t *testing.T, network string) *engineProxy {
 	t.Helper()
 	engine := "/var/run/docker.sock"
 	if h, ok := strings.CutPrefix(os.Getenv("DOCKER_HOST"), "unix://"); ok {
 		engine = h
 	}
 	p := &engineProxy{path: filepath.Join(t.TempDir(), "engine.sock"), engine: engine}
-	ln, err := net.Listen("unix", p.path)
+	if network == "tcp" {
+		p.path = "127.0.0.1:0"
+	}
+	ln, err := net.Listen(network, p.path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.ln = ln
+	p.ln, p.url = ln, "unix://"+p.path
+	if network == "tcp" {
+		p.url = "tcp://" + ln.Addr().String()
+	}
 	t.Cleanup(func() { ln.Close(); p.cut() })
 	go func() {
 		for {
@@ -323,11 +332,11 @@ func (p *engineProxy) restore() {
 // is removed by the reaper once the engine answers again.
 func TestE2EEngineGone(t *testing.T) {
 	bin, module := fsmoveAndFixture(t, "clean")
-	proxy := startEngineProxy(t)
+	proxy := startEngineProxy(t, "unix")
 	out := filepath.Join(t.TempDir(), "out")
 	hold := "include clean\nexec { 'fsmove-test-hold': command => '/bin/sleep 600', timeout => 0 }"
 	cmd := exec.Command(bin, "run", "--init", "none", "-e", hold, "--out", out, module)
-	cmd.Env = append(os.Environ(), "DOCKER_HOST=unix://"+proxy.path)
+	cmd.Env = append(os.Environ(), "DOCKER_HOST="+proxy.url)
 	child := startChild(t, cmd)
 	pid := cmd.Process.Pid
 	defer removeContainersOf(t, pid)
@@ -344,7 +353,7 @@ func TestE2EEngineGone(t *testing.T) {
 	}
 	t.Logf("fsmove exited %.1fs after the cut; stderr:\n%s", time.Since(cut).Seconds(), text())
 	errText := text()
-	want := "the Docker engine at unix://" + proxy.path + " went away during the apply step"
+	want := "the Docker engine at " + proxy.url + " went away during the apply step"
 	if !strings.Contains(errText, want) {
 		t.Errorf("stderr does not say %q:\n%s", want, errText)
 	}

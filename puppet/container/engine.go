@@ -109,6 +109,14 @@ func ConnectHost(ctx context.Context, host string) (*Engine, error) {
 	return e, nil
 }
 
+// Local reports whether the engine listens on a unix socket of this host:
+// only then can fsmove give its containers the isolated network (whose
+// rules are the host's) and trace them with eBPF.
+func (e *Engine) Local() bool { return e.local }
+
+// Host is the engine's address as the client reaches it (unix:///…, tcp://…).
+func (e *Engine) Host() string { return e.cli.DaemonHost() }
+
 // Close ends the session: its reaper removes what is left of it (nothing,
 // when every run removed its container) and exits. Then it releases the
 // client's connections.
