@@ -40,7 +40,7 @@ each finding's verdict.`,
 		{"fsmove bench --resume --confirm corpus.txt", "add the confirmations' verdicts"},
 	},
 	groups: []flagGroup{
-		{"Common flags", []string{"out", "debian", "params", "resume", "force", "workers", "timeout", "quiet"}},
+		{"Common flags", []string{"out", "debian", "params", "resume", "force", "shard", "workers", "timeout", "quiet"}},
 		{"Container and tracing", []string{"tracer", "trusted", "suite", "image", "init", "seccomp-bpf", "docker-host"}},
 		{"What is measured", []string{"untraced", "confirm", "idempotence"}},
 	},
@@ -73,6 +73,7 @@ type benchFlags struct {
 	idempotence bool
 	resume      bool
 	force       bool
+	shard       string
 	image       string
 	suite       string
 	quiet       bool
@@ -98,6 +99,7 @@ func newBenchCmd(c *cli) *cobra.Command {
 	fs.BoolVar(&f.confirm, "confirm", false, "re-apply each module's reported findings to test them (fsmove confirm): confirmed, refuted or unknown")
 	fs.BoolVar(&f.idempotence, "idempotence", false, "apply each module a second time, traced, and count what it changes again (NI)")
 	fs.BoolVar(&f.resume, "resume", false, "skip what the run directories already hold (finished runs, analyses, untraced times)")
+	fs.StringVar(&f.shard, "shard", "", "run share `I/N` of the corpus (the same share on every machine for the same corpus and N)")
 	fs.BoolVar(&f.force, "force", false, "start over in an --out that holds an earlier bench's results (its run directories are removed)")
 	enumVar(fs, &f.suite, "suite", container.DefaultSuite, container.SuiteNames(), "Debian `release` of the image: "+strings.Join(container.SuiteNames(), ", "))
 	fs.StringVar(&f.image, "image", "", "Docker image `tag` (default fsmove/puppet:SUITE)")
@@ -137,6 +139,12 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 	}
 	if _, err := container.LookupSuite(f.suite); err != nil {
 		return usagef("--suite: %w", err)
+	}
+	shardI, shardN := 1, 1
+	if f.shard != "" {
+		if shardI, shardN, err = corpus.ParseShard(f.shard); err != nil {
+			return usagef("--shard: %w", err)
+		}
 	}
 	if err := checkBenchOut(f); err != nil {
 		return err
@@ -205,6 +213,15 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 	if err := checkDebEntries(ctx, engines[0], imgOpts, corpusPath, entries); err != nil {
 		return err
 	}
+	corpusSum, err := files.SHA256(corpusPath)
+	if err != nil {
+		return usageError{err}
+	}
+	if f.shard != "" {
+		all := len(entries)
+		entries = corpus.Shard(entries, shardI, shardN)
+		fmt.Fprintf(stderr, "fsmove bench: share %s of the corpus: %d of its %d modules\n", f.shard, len(entries), all)
+	}
 
 	self, err := os.Executable()
 	if err != nil {
@@ -222,6 +239,13 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 		Image:       imgOpts, Progress: progress, ProgressLines: !term.IsTerminal(stderr), FsmoveVersion: buildVersion(),
 	})
 	if werr := report.WriteFiles(f.out, "fsmove bench: "+filepath.Base(corpusPath), rows); werr != nil {
+		return runError{werr}
+	}
+	imageID, _ := engines[0].ImageID(ctx, imgOpts.ImageTag())
+	prov := results.Provenance{FsmoveVersion: buildVersion(), Image: imgOpts.ImageTag(), ImageID: imageID, Suite: f.suite,
+		Tracer: tracerName, Init: string(initMode), Corpus: corpusPath, CorpusSHA256: corpusSum, Shard: f.shard,
+		Modules: len(entries), Started: start.UTC(), Finished: time.Now().UTC()}
+	if werr := results.WriteJSONFile(f.out, results.ProvenanceJSON, prov); werr != nil {
 		return runError{werr}
 	}
 	report.Summary(stdout, rows, 5)

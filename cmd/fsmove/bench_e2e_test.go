@@ -85,6 +85,16 @@ func TestBenchE2E(t *testing.T) {
 		checkRowAgainstRunDir(t, r, filepath.Join(out, "runs", r.Module))
 	}
 
+	// What made the directory.
+	var prov results.Provenance
+	if err := results.ReadJSONFile(out, results.ProvenanceJSON, &prov); err != nil {
+		t.Fatal(err)
+	}
+	if prov.ImageID == "" || prov.Tracer == "" || prov.Init != "systemd" || prov.Modules != 3 || len(prov.CorpusSHA256) != 64 ||
+		prov.Shard != "" || prov.Corpus != corpusFile || prov.Finished.Before(prov.Started) {
+		t.Errorf("bench.json: %+v", prov)
+	}
+
 	// Resumed: nothing new, the same table.
 	before, _ := os.ReadFile(filepath.Join(out, "results.csv"))
 	second := bench("--resume")

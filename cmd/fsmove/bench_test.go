@@ -38,6 +38,12 @@ func TestBenchRefusesEarlierResults(t *testing.T) {
 	if code := run(&stdout, &stderr, []string{"bench", "--resume", "--force", "--out", t.TempDir(), corpusFile}); code != exitUsage {
 		t.Errorf("--resume --force: exit %d, want 2", code)
 	}
+	for _, shard := range []string{"0/2", "3/2", "two"} {
+		stderr.Reset()
+		if code := run(&stdout, &stderr, []string{"bench", "--shard", shard, "--out", t.TempDir(), corpusFile}); code != exitUsage || !strings.Contains(stderr.String(), "--shard") {
+			t.Errorf("--shard %s: exit %d, %q; want 2 naming --shard", shard, code, stderr.String())
+		}
+	}
 }
 
 // TestBenchForceStartsOver: --force removes the earlier run directories,

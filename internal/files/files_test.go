@@ -26,3 +26,14 @@ func TestExists(t *testing.T) {
 		t.Error("a dangling symlink exists")
 	}
 }
+
+func TestSHA256(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(p, []byte("abc"), 0o644)
+	if got, err := SHA256(p); err != nil || got != "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" {
+		t.Errorf("SHA256(abc) = %s, %v", got, err)
+	}
+	if _, err := SHA256(p + "-missing"); err == nil {
+		t.Error("a missing file has a sum")
+	}
+}

@@ -127,6 +127,12 @@ func (e *Engine) labelModuleIndex(ctx context.Context, opts ImageOptions) error 
 	return nil
 }
 
+// ImageID returns the ID of the image ref; "" when there is none.
+func (e *Engine) ImageID(ctx context.Context, ref string) (string, error) {
+	id, _, _, err := e.inspectImage(ctx, ref)
+	return id, err
+}
+
 // ImageModuleIndex returns the ModuleIndexLabel of the image ref, without
 // starting a container; ok is false when the image has no such label (an
 // image of an older recipe, or one fsmove did not build).
