@@ -23,4 +23,16 @@ type Provenance struct {
 	Modules       int       `json:"modules"`         // in this share
 	Started       time.Time `json:"started"`
 	Finished      time.Time `json:"finished"`
+	// CorpusModules are all the corpus's modules, in its order, whatever
+	// the share: what a merge of the shares must cover.
+	CorpusModules []CorpusModule `json:"corpus_modules"`
+	// Parts are the directories a merge (bench merge) put together.
+	Parts []string `json:"parts,omitempty"`
+}
+
+// CorpusModule is one module of the corpus: its key (its run directory's
+// name and its row's module) and its version when the corpus says it.
+type CorpusModule struct {
+	Key     string `json:"key"`
+	Version string `json:"version,omitempty"`
 }

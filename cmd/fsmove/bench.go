@@ -25,7 +25,8 @@ import (
 // README.md ("Corpus files").
 var benchHelp = help{
 	synopsis: `fsmove bench [flags] CORPUS
-fsmove bench [flags] --debian`,
+fsmove bench [flags] --debian
+fsmove bench merge --out DIR SHARD_DIR...   (see fsmove bench merge --help)`,
 	description: `
 Run every module of CORPUS (one module a line, as "fsmove run" takes it, with
 optional class=, param.KEY=, timeout=, deps= fields), each in a fresh
@@ -105,6 +106,7 @@ func newBenchCmd(c *cli) *cobra.Command {
 	fs.StringVar(&f.image, "image", "", "Docker image `tag` (default fsmove/puppet:SUITE)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
 	stringsFlag(fs, &f.hosts, "docker-host", "Docker engine `URL` on this host, unix:///… (repeatable: modules go round-robin to the engines; default DOCKER_HOST or the local socket)")
+	cmd.AddCommand(newBenchMergeCmd(c))
 	setHelp(cmd, benchHelp)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return runBench(cmd.Context(), c.stdout, c.stderr, args, &f)
@@ -217,6 +219,10 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 	if err != nil {
 		return usageError{err}
 	}
+	corpusModules := make([]results.CorpusModule, len(entries))
+	for i, e := range entries {
+		corpusModules[i] = results.CorpusModule{Key: e.Key, Version: e.Version}
+	}
 	if f.shard != "" {
 		all := len(entries)
 		entries = corpus.Shard(entries, shardI, shardN)
@@ -244,7 +250,7 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 	imageID, _ := engines[0].ImageID(ctx, imgOpts.ImageTag())
 	prov := results.Provenance{FsmoveVersion: buildVersion(), Image: imgOpts.ImageTag(), ImageID: imageID, Suite: f.suite,
 		Tracer: tracerName, Init: string(initMode), Corpus: corpusPath, CorpusSHA256: corpusSum, Shard: f.shard,
-		Modules: len(entries), Started: start.UTC(), Finished: time.Now().UTC()}
+		Modules: len(entries), Started: start.UTC(), Finished: time.Now().UTC(), CorpusModules: corpusModules}
 	if werr := results.WriteJSONFile(f.out, results.ProvenanceJSON, prov); werr != nil {
 		return runError{werr}
 	}

@@ -8,9 +8,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,6 +106,42 @@ func TestBenchE2E(t *testing.T) {
 	after, _ := os.ReadFile(filepath.Join(out, "results.csv"))
 	if string(before) != string(after) {
 		t.Errorf("results.csv changed on resume:\n%s\n---\n%s", before, after)
+	}
+
+	// The corpus in three shares, as three machines would run it, merged:
+	// the same modules with the same results as the one bench. (Its keys
+	// fall in shares 2 and 3; share 1 is empty, which a bench must take.)
+	var parts []string
+	for _, shard := range []string{"1/3", "2/3", "3/3"} {
+		part := filepath.Join(tmp, "part-"+shard[:1])
+		cmd := exec.Command(bin, "bench", "--quiet", "--out", part, "--workers", "2", "--timeout", "8m", "--shard", shard, corpusFile)
+		if outText, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("bench --shard %s: %v\n%s", shard, err, outText)
+		}
+		parts = append(parts, part)
+	}
+	merged := filepath.Join(tmp, "merged")
+	if outText, err := exec.Command(bin, append([]string{"bench", "merge", "--out", merged}, parts...)...).CombinedOutput(); err != nil {
+		t.Fatalf("bench merge: %v\n%s", err, outText)
+	}
+	summary := func(dir string) []string {
+		f, err := os.Open(filepath.Join(dir, results.ResultsCSV))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		rows, err := resultstest.ReadCSV(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rows {
+			out = append(out, fmt.Sprintf("%s %s %s MOR %d MN %d resources %d", r.Module, r.Version, r.Status, r.MOR, r.MN, r.Resources))
+		}
+		return out
+	}
+	if one, two := summary(out), summary(merged); !slices.Equal(one, two) {
+		t.Errorf("the merged shares differ from the one bench:\n%s\n---\n%s", strings.Join(one, "\n"), strings.Join(two, "\n"))
 	}
 
 	// Resumed with --confirm: only the module with a finding is re-applied,
