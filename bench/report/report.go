@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/fsmove/fsmove/bench/results"
+	"github.com/fsmove/fsmove/internal/files"
 )
 
 // Summary writes the counts per status, the findings and the slowest
@@ -122,7 +123,7 @@ func clip(s string, n int) string {
 
 // WriteFiles writes results.csv, results.json, findings.csv (every finding
 // of the runs in dir/runs), results.html and the figures to dir.
-func WriteFiles(dir, title string, rows []results.Row) error {
+func WriteFiles(dir, title string, rows []results.Row, prov *results.Provenance) error {
 	write := func(name string, fn func(io.Writer) error) error {
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
@@ -154,8 +155,18 @@ func WriteFiles(dir, title string, rows []results.Row) error {
 			return err
 		}
 	}
-	return write("results.html", func(w io.Writer) error { return WriteHTML(w, title, rows, figs) })
+	page := Page{Title: title, Rows: rows, Figures: figs, Findings: fs, Provenance: prov,
+		RunReport: func(module string) string {
+			if rel := filepath.Join(results.RunsDir, module, runReportHTML); files.Exists(filepath.Join(dir, rel)) {
+				return rel
+			}
+			return ""
+		}}
+	return write("results.html", func(w io.Writer) error { return WriteHTML(w, page) })
 }
+
+// runReportHTML is the HTML report fsmove run writes in a run directory.
+const runReportHTML = "report.html"
 
 var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>{{.Title}}</title>
@@ -172,22 +183,63 @@ figure { display: inline-block; margin: 1em; }
 <figure>{{.FigSlowdown}}<figcaption>Tracer slowdown: traced over untraced puppet apply time, per module.</figcaption></figure>
 <figure>{{.FigFindings}}<figcaption>Findings per module (MOR, MN and, for modules applied twice, NI).</figcaption></figure>
 <figure>{{.FigStatus}}<figcaption>Modules that applied cleanly, and why the others did not.</figcaption></figure>
-<h2>Modules</h2>
+{{with .Provenance}}<h2>Made by</h2>
+<table id="provenance">
+<tr><th>fsmove</th><td>{{.FsmoveVersion}}</td></tr>
+<tr><th>image</th><td>{{.Image}} {{.ImageID}}</td></tr>
+<tr><th>suite, tracer, init</th><td>{{.Suite}}, {{.Tracer}}, {{.Init}}</td></tr>
+<tr><th>corpus</th><td>{{.Corpus}} (sha256 {{.CorpusSHA256}}){{if .Shard}}, share {{.Shard}}{{end}}</td></tr>
+{{if .Parts}}<tr><th>merged from</th><td>{{range .Parts}}{{.}} {{end}}</td></tr>
+{{end}}<tr><th>when</th><td>{{.Started.Format "2006-01-02 15:04 MST"}} to {{.Finished.Format "2006-01-02 15:04 MST"}}</td></tr>
+</table>
+{{end}}<h2>Modules</h2>
+<p>&ndash; : not known (the step did not run, or did not say).</p>
 <table id="results">
 <tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{if .Link}}<a href="{{.Link}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}</td>{{end}}</tr>
+{{end}}</table>
+<h2>Findings</h2>
+<table id="findings">
+<tr>{{range .FindingColumns}}<th>{{.}}</th>{{end}}</tr>
+{{range .Findings}}<tr>{{range .}}<td>{{if .Link}}<a href="{{.Link}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}</td>{{end}}</tr>
 {{end}}</table>
 </body></html>
 `))
 
+// cell is one cell of a table: its text, a number (right-aligned), and
+// where it links (a run's own report), if anywhere.
 type cell struct {
 	Text string
 	Num  bool
+	Link string
 }
 
-// WriteHTML writes the page: summary, figures (inline SVG) and the table,
-// whose cells are the CSV's fields.
-func WriteHTML(w io.Writer, title string, rows []results.Row, figs map[string]string) error {
+// Page is what results.html shows.
+type Page struct {
+	Title    string
+	Rows     []results.Row
+	Figures  map[string]string // by file name
+	Findings []results.FindingRow
+	// Provenance says what made the directory; nil: not shown.
+	Provenance *results.Provenance
+	// RunReport is the link to a module's own HTML report, relative to
+	// the page; "" when it has none. Nil: no links.
+	RunReport func(module string) string
+}
+
+// unknownCell is how the page shows a number the CSV writes as -1.
+const unknownCell = "–"
+
+// WriteHTML writes the page: summary, figures (inline SVG), what made it,
+// the table of modules, whose cells are the CSV's fields (-1, not known,
+// shown as a dash; each module linking to its run's report), and the
+// findings, as findings.csv lists them.
+func WriteHTML(w io.Writer, p Page) error {
+	rows, figs := p.Rows, p.Figures
+	link := p.RunReport
+	if link == nil {
+		link = func(string) string { return "" }
+	}
 	var sb strings.Builder
 	Summary(&sb, rows, 0)
 	summary, _, _ := strings.Cut(sb.String(), "\nslowest")
@@ -203,19 +255,49 @@ func WriteHTML(w io.Writer, title string, rows []results.Row, figs map[string]st
 	for _, rec := range records[1:] {
 		var cells []cell
 		for i, f := range rec {
-			cells = append(cells, cell{Text: f, Num: i >= 4})
+			c := cell{Text: f, Num: i >= 4}
+			if c.Num && f == "-1" {
+				c.Text = unknownCell
+			}
+			if i == 0 {
+				c.Link = link(f)
+			}
+			cells = append(cells, c)
 		}
 		table = append(table, cells)
 	}
+	var findings [][]cell
+	var fcsv strings.Builder
+	if err := results.WriteFindingsCSV(&fcsv, p.Findings); err != nil {
+		return err
+	}
+	frecords, err := readCSVRecords(fcsv.String())
+	if err != nil {
+		return err
+	}
+	for _, rec := range frecords[1:] {
+		var cells []cell
+		for i, f := range rec {
+			c := cell{Text: f}
+			if i == 0 {
+				c.Link = link(f)
+			}
+			cells = append(cells, c)
+		}
+		findings = append(findings, cells)
+	}
 	return page.Execute(w, map[string]any{
-		"Title":       title,
-		"Summary":     strings.TrimSpace(summary),
-		"FigAnalysis": template.HTML(figs[FigAnalysisTime]),
-		"FigSlowdown": template.HTML(figs[FigSlowdown]),
-		"FigFindings": template.HTML(figs[FigFindings]),
-		"FigStatus":   template.HTML(figs[FigStatus]),
-		"Columns":     results.Columns,
-		"Rows":        table,
+		"Provenance":     p.Provenance,
+		"FindingColumns": results.FindingColumns,
+		"Findings":       findings,
+		"Title":          p.Title,
+		"Summary":        strings.TrimSpace(summary),
+		"FigAnalysis":    template.HTML(figs[FigAnalysisTime]),
+		"FigSlowdown":    template.HTML(figs[FigSlowdown]),
+		"FigFindings":    template.HTML(figs[FigFindings]),
+		"FigStatus":      template.HTML(figs[FigStatus]),
+		"Columns":        results.Columns,
+		"Rows":           table,
 	})
 }
 

@@ -52,12 +52,45 @@ func TestSummaryConfirmations(t *testing.T) {
 var (
 	rowRE  = regexp.MustCompile(`(?s)<tr>(.*?)</tr>`)
 	cellRE = regexp.MustCompile(`(?s)<t[dh][^>]*>(.*?)</t[dh]>`)
+	linkRE = regexp.MustCompile(`^<a href="([^"]*)">(.*)</a>$`)
 )
+
+// htmlTable reads the page's table of that id as records, each cell as
+// the CSV writes it: a link's text, and -1 for the dash of "not known".
+// links gets each cell's link by its text.
+func htmlTable(t *testing.T, page, id string, links map[string]string) [][]string {
+	t.Helper()
+	start := strings.Index(page, `<table id="`+id+`">`)
+	if start < 0 {
+		t.Fatalf("no table %s", id)
+	}
+	table := page[start:]
+	table = table[:strings.Index(table, "</table>")]
+	var records [][]string
+	for _, m := range rowRE.FindAllStringSubmatch(table, -1) {
+		var rec []string
+		for _, c := range cellRE.FindAllStringSubmatch(m[1], -1) {
+			text := c[1]
+			if l := linkRE.FindStringSubmatch(text); l != nil {
+				text = l[2]
+				if links != nil {
+					links[html.UnescapeString(text)] = html.UnescapeString(l[1])
+				}
+			}
+			if text == unknownCell {
+				text = "-1"
+			}
+			rec = append(rec, html.UnescapeString(text))
+		}
+		records = append(records, rec)
+	}
+	return records
+}
 
 // The HTML table has exactly the CSV's header and records.
 func TestWriteFilesAgree(t *testing.T) {
 	dir := t.TempDir()
-	if err := WriteFiles(dir, "test", rows()); err != nil {
+	if err := WriteFiles(dir, "test", rows(), nil); err != nil {
 		t.Fatal(err)
 	}
 	csvData, err := os.ReadFile(filepath.Join(dir, "results.csv"))
@@ -72,15 +105,7 @@ func TestWriteFilesAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	table := string(page[strings.Index(string(page), `<table id="results">`):])
-	var htmlRecords [][]string
-	for _, m := range rowRE.FindAllStringSubmatch(table, -1) {
-		var rec []string
-		for _, c := range cellRE.FindAllStringSubmatch(m[1], -1) {
-			rec = append(rec, html.UnescapeString(c[1]))
-		}
-		htmlRecords = append(htmlRecords, rec)
-	}
+	htmlRecords := htmlTable(t, string(page), "results", nil)
 	if len(htmlRecords) != len(records) {
 		t.Fatalf("HTML has %d table rows, CSV %d records", len(htmlRecords), len(records))
 	}
@@ -213,5 +238,44 @@ func TestSummaryNI(t *testing.T) {
 	Summary(&b, twice, 2)
 	if analyzed == 0 || !strings.Contains(b.String(), " NI in ") || !strings.Contains(b.String(), "(NI of the 1 applied twice)") {
 		t.Errorf("summary with one module applied twice:\n%s", b.String())
+	}
+}
+
+// The page says what made it, links each module with a report of its own
+// to it, shows -1 as a dash, and lists the findings as findings.csv does.
+func TestPageLinksFindingsProvenance(t *testing.T) {
+	dir := t.TempDir()
+	runA := filepath.Join(dir, results.RunsDir, "a")
+	os.MkdirAll(runA, 0o755)
+	os.WriteFile(filepath.Join(runA, runReportHTML), []byte("<html></html>"), 0o644)
+	os.WriteFile(filepath.Join(runA, results.ReportJSON), []byte(`{"findings":[{"kind":"MOR","producer":{"ref":"File[/x]"},"consumer":{"ref":"Exec[y]"},"paths":[{"relation":"reads"}]}]}`), 0o644)
+	prov := &results.Provenance{FsmoveVersion: "v9.9", Image: "fsmove/puppet:bookworm", ImageID: "sha256:feed", Suite: "bookworm",
+		Tracer: "ebpf", Init: "systemd", Corpus: "corpus.txt", CorpusSHA256: "beef", Shard: "2/3"}
+	if err := WriteFiles(dir, "test", rows(), prov); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "results.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	for _, want := range []string{"v9.9", "sha256:feed", "bookworm, ebpf, systemd", "share 2/3"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page does not say %q of what made it", want)
+		}
+	}
+	links := map[string]string{}
+	htmlTable(t, page, "results", links)
+	if links["a"] != "runs/a/report.html" || len(links) != 1 {
+		t.Errorf("module links %v, want a's report only (b and c have none)", links)
+	}
+	if !strings.Contains(page, `<td class="num">`+unknownCell+`</td>`) || strings.Contains(page, `<td class="num">-1</td>`) {
+		t.Error("not known is not shown as a dash")
+	}
+	findings := htmlTable(t, page, "findings", nil)
+	csvData, _ := os.ReadFile(filepath.Join(dir, "findings.csv"))
+	want, _ := csv.NewReader(bytes.NewReader(csvData)).ReadAll()
+	if len(findings) != 2 || len(want) != 2 || strings.Join(findings[1], "|") != strings.Join(want[1], "|") {
+		t.Errorf("findings table %q, findings.csv %q", findings, want)
 	}
 }

@@ -244,13 +244,13 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 		Idempotence: f.idempotence,
 		Image:       imgOpts, Progress: progress, ProgressLines: !term.IsTerminal(stderr), FsmoveVersion: buildVersion(),
 	})
-	if werr := report.WriteFiles(f.out, "fsmove bench: "+filepath.Base(corpusPath), rows); werr != nil {
-		return runError{werr}
-	}
 	imageID, _ := engines[0].ImageID(ctx, imgOpts.ImageTag())
 	prov := results.Provenance{FsmoveVersion: buildVersion(), Image: imgOpts.ImageTag(), ImageID: imageID, Suite: f.suite,
 		Tracer: tracerName, Init: string(initMode), Corpus: corpusPath, CorpusSHA256: corpusSum, Shard: f.shard,
 		Modules: len(entries), Started: start.UTC(), Finished: time.Now().UTC(), CorpusModules: corpusModules}
+	if werr := report.WriteFiles(f.out, "fsmove bench: "+filepath.Base(corpusPath), rows, &prov); werr != nil {
+		return runError{werr}
+	}
 	if werr := results.WriteJSONFile(f.out, results.ProvenanceJSON, prov); werr != nil {
 		return runError{werr}
 	}

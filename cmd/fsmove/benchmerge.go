@@ -89,7 +89,7 @@ func runBenchMerge(stdout, stderr io.Writer, parts []string, f *benchMergeFlags)
 		}
 	}
 	title := fmt.Sprintf("fsmove bench: %s (%d parts)", filepath.Base(m.Provenance.Corpus), len(parts))
-	if err := report.WriteFiles(f.out, title, m.Rows); err != nil {
+	if err := report.WriteFiles(f.out, title, m.Rows, &m.Provenance); err != nil {
 		return runError{err}
 	}
 	if err := results.WriteJSONFile(f.out, results.ProvenanceJSON, m.Provenance); err != nil {
