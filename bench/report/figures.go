@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"image/color"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -116,8 +117,66 @@ func analysisTimeFigure(rows []results.Row) string {
 	return svg(p, 16*vg.Centimeter, 10*vg.Centimeter)
 }
 
+// perModuleMax is the most modules a figure draws one bar each for; past
+// it (a Forge-sized corpus) the figure is a distribution instead, which
+// stays legible at any size.
+const perModuleMax = 40
+
+// bucket is one bar of a distribution: the values v with lo <= v < hi.
+type bucket struct {
+	name   string
+	lo, hi float64
+}
+
+// distribution draws, per series (a tracer, a kind of finding), how many
+// modules fall in each bucket: grouped horizontal bars, the buckets on the
+// y axis, each series' legend saying what its count and median are.
+func distribution(title, x string, buckets []bucket, names []string, series map[string][]float64) string {
+	p := newPlot(title, x, "")
+	width := 12 * vg.Millimeter / 3 / vg.Length(len(names))
+	labels := make([]string, len(buckets))
+	for i, b := range buckets {
+		labels[i] = b.name
+	}
+	for i, name := range names {
+		vals := make(plotter.Values, len(buckets))
+		for _, v := range series[name] {
+			for j, b := range buckets {
+				if v >= b.lo && v < b.hi {
+					vals[j]++
+					break
+				}
+			}
+		}
+		b, err := plotter.NewBarChart(vals, width)
+		if err != nil {
+			return empty(title, err.Error())
+		}
+		b.Horizontal = true
+		b.Color = palette[i%len(palette)]
+		b.LineStyle.Width = 0
+		b.Offset = vg.Length(i)*width - vg.Length(len(names)-1)*width/2
+		p.Add(b)
+		p.Legend.Add(fmt.Sprintf("%s (%d modules, median %.2f)", name, len(series[name]), Median(series[name])), b)
+	}
+	p.NominalY(labels...)
+	p.X.Min = 0
+	p.X.Max = roomForLegend(p.X.Max)
+	p.Legend.Top = true
+	return svg(p, 16*vg.Centimeter, barsHeight(len(buckets)+len(names)))
+}
+
+// slowdownBuckets are the slowdown distribution's bars (×).
+var slowdownBuckets = []bucket{{"< 1.1×", 0, 1.1}, {"1.1–1.25×", 1.1, 1.25}, {"1.25–1.5×", 1.25, 1.5}, {"1.5–2×", 1.5, 2},
+	{"2–3×", 2, 3}, {"3–5×", 3, 5}, {"5–10×", 5, 10}, {"≥ 10×", 10, math.Inf(1)}}
+
+// findingsBuckets are the findings distribution's bars (findings of one
+// kind in one module).
+var findingsBuckets = []bucket{{"1", 1, 2}, {"2", 2, 3}, {"3–5", 3, 6}, {"6–10", 6, 11}, {"11–20", 11, 21}, {"> 20", 21, math.Inf(1)}}
+
 // slowdownFigure: traced over untraced Puppet time per module, one bar
-// per tracer, the median of each tracer in the legend, a line at 1×.
+// per tracer, the median of each tracer in the legend, a line at 1×; past
+// perModuleMax modules, how many modules fall in each slowdown range.
 func slowdownFigure(rows []results.Row) string {
 	byTracer := map[string]map[string]float64{}
 	modSet := map[string]bool{}
@@ -140,6 +199,13 @@ func slowdownFigure(rows []results.Row) string {
 	}
 	mods := slices.Sorted(maps.Keys(modSet))
 	tracers := slices.Sorted(maps.Keys(byTracer))
+	if len(mods) > perModuleMax {
+		series := map[string][]float64{}
+		for _, t := range tracers {
+			series[t] = slices.Collect(maps.Values(byTracer[t]))
+		}
+		return distribution(fmt.Sprintf("%s, %d modules", title, len(mods)), "modules", slowdownBuckets, tracers, series)
+	}
 	p := newPlot(title, "slowdown (×)", "")
 	names := make([]string, len(mods))
 	for i, m := range mods {
@@ -180,7 +246,8 @@ func slowdownFigure(rows []results.Row) string {
 }
 
 // findingsFigure: MOR, MN and NI per module that has findings, stacked (NI
-// only when some module was applied twice).
+// only when some module was applied twice); past perModuleMax such
+// modules, how many modules have how many findings of each kind.
 func findingsFigure(rows []results.Row) string {
 	var names []string
 	var mor, mn, ni plotter.Values
@@ -198,12 +265,23 @@ func findingsFigure(rows []results.Row) string {
 	if len(names) == 0 {
 		return empty(title, "no findings")
 	}
-	p := newPlot(title, "findings", "")
-	width := 10 * vg.Millimeter / 3
 	kinds, values := []string{"MOR", "MN"}, []plotter.Values{mor, mn}
 	if twice {
 		kinds, values = append(kinds, "NI"), append(values, ni)
 	}
+	if len(names) > perModuleMax {
+		series := map[string][]float64{}
+		for i, kind := range kinds {
+			for _, v := range values[i] {
+				if v > 0 {
+					series[kind] = append(series[kind], v)
+				}
+			}
+		}
+		return distribution(fmt.Sprintf("Modules by number of findings (%d modules with findings)", len(names)), "modules", findingsBuckets, kinds, series)
+	}
+	p := newPlot(title, "findings", "")
+	width := 10 * vg.Millimeter / 3
 	var below *plotter.BarChart
 	for i, kind := range kinds {
 		b, err := plotter.NewBarChart(values[i], width)

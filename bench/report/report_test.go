@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/xml"
+	"fmt"
 	"html"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -277,5 +279,83 @@ func TestPageLinksFindingsProvenance(t *testing.T) {
 	want, _ := csv.NewReader(bytes.NewReader(csvData)).ReadAll()
 	if len(findings) != 2 || len(want) != 2 || strings.Join(findings[1], "|") != strings.Join(want[1], "|") {
 		t.Errorf("findings table %q, findings.csv %q", findings, want)
+	}
+}
+
+// manyRows is a Forge-sized results table: n modules, most clean, with
+// slowdowns and findings spread out.
+func manyRows(n int) []results.Row {
+	var rs []results.Row
+	for i := range n {
+		r := results.Row{Module: fmt.Sprintf("puppet-module-m%05d", i), Status: results.StatusOK, Tracer: "ebpf",
+			PuppetUntracedS: 10, PuppetTracedS: 10 * (1 + float64(i%50)/10), TraceBytes: int64(1000 * (i + 1)), Events: 10, Resources: 5,
+			AnalysisS: 0.1, PeakMemBytes: 1 << 20, MOR: int64(i % 7), MN: int64(i % 3), NI: -1,
+			Confirmed: -1, Refuted: -1, ConfirmUnknown: -1, ConfirmS: -1, Services: -1, ServicesUnobserved: -1, ServicesLifted: -1}
+		if i%10 == 9 {
+			r.Status, r.Category = results.StatusApplyFailed, results.CategoryUnknown
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// svgHeightCm is the height an SVG figure declares, in centimetres.
+func svgHeightCm(t *testing.T, doc string) float64 {
+	t.Helper()
+	m := regexp.MustCompile(`<svg[^>]* height="([0-9.]+)(cm|pt|px|in|mm)?"`).FindStringSubmatch(doc)
+	if m == nil {
+		t.Fatalf("no height in %.200s", doc)
+	}
+	v, _ := strconv.ParseFloat(m[1], 64)
+	switch m[2] {
+	case "pt":
+		v *= 2.54 / 72
+	case "px":
+		v *= 2.54 / 96
+	case "in":
+		v *= 2.54
+	case "mm":
+		v /= 10
+	}
+	return v
+}
+
+// At 354 and at 7,000 modules the figures are distributions of a fixed
+// size, not a bar per module; a few dozen modules keep one bar each.
+func TestFiguresAtScale(t *testing.T) {
+	for _, n := range []int{354, 7000} {
+		figs := Figures(manyRows(n))
+		for _, name := range []string{FigSlowdown, FigFindings} {
+			doc := figs[name]
+			if h := svgHeightCm(t, doc); h > 12 {
+				t.Errorf("%d modules: %s is %.1f cm high", n, name, h)
+			}
+			if strings.Contains(doc, "m00001") {
+				t.Errorf("%d modules: %s names modules", n, name)
+			}
+		}
+		if !strings.Contains(figs[FigSlowdown], "1.5–2×") || !strings.Contains(figs[FigFindings], "3–5") {
+			t.Errorf("%d modules: the distributions lack their ranges", n)
+		}
+		if want := fmt.Sprintf("ebpf (%d modules,", n); !strings.Contains(figs[FigSlowdown], want) {
+			t.Errorf("%d modules: the slowdown legend does not count them (%q)", n, want)
+		}
+	}
+	few := Figures(manyRows(12))
+	if !strings.Contains(few[FigSlowdown], "m00011") {
+		t.Error("12 modules: the slowdown figure lost its bar per module")
+	}
+	dir := t.TempDir()
+	if err := WriteFiles(dir, "7000", manyRows(7000), nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, results.ResultsCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	back, err := resultstest.ReadCSV(f)
+	if err != nil || len(back) != 7000 {
+		t.Errorf("results.csv of 7,000 modules read back: %d rows, %v", len(back), err)
 	}
 }
