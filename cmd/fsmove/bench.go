@@ -26,7 +26,8 @@ import (
 var benchHelp = help{
 	synopsis: `fsmove bench [flags] CORPUS
 fsmove bench [flags] --debian
-fsmove bench merge --out DIR SHARD_DIR...   (see fsmove bench merge --help)`,
+fsmove bench merge --out DIR SHARD_DIR...   (see fsmove bench merge --help)
+fsmove bench forge-corpus [-o FILE] PAGE.json...   (see its --help)`,
 	description: `
 Run every module of CORPUS (one module a line, as "fsmove run" takes it, with
 optional class=, param.KEY=, timeout=, deps= fields), each in a fresh
@@ -106,7 +107,7 @@ func newBenchCmd(c *cli) *cobra.Command {
 	fs.StringVar(&f.image, "image", "", "Docker image `tag` (default fsmove/puppet:SUITE)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
 	stringsFlag(fs, &f.hosts, "docker-host", "Docker engine `URL` on this host, unix:///… (repeatable: modules go round-robin to the engines; default DOCKER_HOST or the local socket)")
-	cmd.AddCommand(newBenchMergeCmd(c))
+	cmd.AddCommand(newBenchMergeCmd(c), newForgeCorpusCmd(c))
 	setHelp(cmd, benchHelp)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return runBench(cmd.Context(), c.stdout, c.stderr, args, &f)

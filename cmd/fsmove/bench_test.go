@@ -93,3 +93,23 @@ func TestBenchInfraFailures(t *testing.T) {
 		t.Errorf("message names more than ten modules: %q", msg)
 	}
 }
+
+// TestForgeCorpusCommand: fsmove bench forge-corpus writes a corpus that
+// fsmove bench reads, and says what it left out.
+func TestForgeCorpusCommand(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "forge.txt")
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, []string{"bench", "forge-corpus", "-o", out, "../../bench/corpus/testdata/forge-page.json"}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(string(data), "\npuppetlabs-ntp@10.1.0\npuppetlabs-stdlib@9.6.0\n") || !strings.Contains(stderr.String(), "kept 2; left out 1 deprecated") {
+		t.Errorf("corpus:\n%s\nstderr: %s", data, stderr.String())
+	}
+	if code := run(&stdout, &stderr, []string{"bench", "forge-corpus"}); code != exitUsage {
+		t.Errorf("no page: exit %d, want 2", code)
+	}
+}
