@@ -149,7 +149,8 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 			return usagef("--shard: %w", err)
 		}
 	}
-	if err := checkBenchOut(f); err != nil {
+	startOver, err := checkBenchOut(f)
+	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
@@ -234,6 +235,12 @@ func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string
 	if err != nil {
 		return runError{err}
 	}
+	if startOver {
+		// Only now, every check passed: --force removes the earlier runs.
+		if err := os.RemoveAll(filepath.Join(f.out, corpusrun.RunsDir)); err != nil {
+			return usageError{err}
+		}
+	}
 	var progress io.Writer
 	if !f.quiet {
 		progress = stderr // a redrawn line on a terminal, else a line per module
@@ -300,25 +307,22 @@ func checkDebEntries(ctx context.Context, eng *container.Engine, img container.I
 }
 
 // checkBenchOut refuses an --out that holds an earlier bench's results
-// unless --resume continues it or --force starts over; with --force the
-// earlier run directories are removed (the result files are rewritten).
-// Nothing is touched when it refuses.
-func checkBenchOut(f *benchFlags) error {
+// unless --resume continues it or --force starts over; startOver says
+// that the caller is to remove the earlier run directories (with --force),
+// once every other check has passed (the result files are rewritten).
+// It touches nothing.
+func checkBenchOut(f *benchFlags) (startOver bool, err error) {
 	if f.resume && f.force {
-		return usagef("--resume and --force contradict each other")
+		return false, usagef("--resume and --force contradict each other")
 	}
-	runs := filepath.Join(f.out, corpusrun.RunsDir)
-	entries, _ := os.ReadDir(runs)
+	entries, _ := os.ReadDir(filepath.Join(f.out, corpusrun.RunsDir))
 	if len(entries) == 0 && !files.Exists(filepath.Join(f.out, results.ResultsCSV)) || f.resume {
-		return nil
+		return false, nil
 	}
 	if !f.force {
-		return usagef("%s holds the results of an earlier bench: --resume continues it, --force starts over", f.out)
+		return false, usagef("%s holds the results of an earlier bench: --resume continues it, --force starts over", f.out)
 	}
-	if err := os.RemoveAll(runs); err != nil {
-		return usageError{err}
-	}
-	return nil
+	return true, nil
 }
 
 func writeCorpus(path string, header []string, entries []corpus.Entry) error {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fsmove/fsmove/bench/results"
+	"github.com/fsmove/fsmove/internal/files"
 )
 
 // TestBenchRefusesEarlierResults: an --out that holds an earlier bench's
@@ -46,26 +47,32 @@ func TestBenchRefusesEarlierResults(t *testing.T) {
 	}
 }
 
-// TestBenchForceStartsOver: --force removes the earlier run directories,
-// and an empty or new --out needs neither flag.
+// TestBenchForceStartsOver: --force lets a bench start over in an --out
+// with results (the run directories are removed once every check passed,
+// not by the check: a bench that then fails on its corpus loses nothing);
+// an empty or new --out needs neither flag.
 func TestBenchForceStartsOver(t *testing.T) {
 	out := t.TempDir()
 	runDir := filepath.Join(out, results.RunsDir, "stdlib")
 	os.MkdirAll(runDir, 0o755)
-	if err := checkBenchOut(&benchFlags{out: out, force: true}); err != nil || dirExists(runDir) {
-		t.Errorf("--force: %v; the earlier run directory is still there: %v", err, dirExists(runDir))
+	if over, err := checkBenchOut(&benchFlags{out: out, force: true}); err != nil || !over || !files.Exists(runDir) {
+		t.Errorf("--force: start over %v, %v; the run directory kept: %v", over, err, files.Exists(runDir))
 	}
-	if err := checkBenchOut(&benchFlags{out: out}); err != nil {
-		t.Errorf("an --out with no results: %v", err)
+	corpusFile := filepath.Join(t.TempDir(), "corpus.txt")
+	os.WriteFile(corpusFile, []byte("no such module line\n"), 0o644)
+	var stdout, stderr bytes.Buffer
+	// (Exit 2 for the corpus, or 3 where no Docker engine answers: either
+	// way before any module, and the earlier run stays.)
+	if code := run(&stdout, &stderr, []string{"bench", "--force", "--quiet", "--out", out, corpusFile}); code == exitOK || !files.Exists(runDir) {
+		t.Errorf("--force with a bad corpus: exit %d, the earlier run kept: %v (%s)", code, files.Exists(runDir), stderr.String())
 	}
-	if err := checkBenchOut(&benchFlags{out: filepath.Join(out, "new")}); err != nil {
-		t.Errorf("a new --out: %v", err)
+	os.RemoveAll(filepath.Join(out, results.RunsDir))
+	if over, err := checkBenchOut(&benchFlags{out: out}); err != nil || over {
+		t.Errorf("an --out with no results: %v, %v", over, err)
 	}
-}
-
-func dirExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
+	if over, err := checkBenchOut(&benchFlags{out: filepath.Join(out, "new")}); err != nil || over {
+		t.Errorf("a new --out: %v, %v", over, err)
+	}
 }
 
 // TestBenchInfraFailures: modules whose runs failed outside the module make

@@ -72,7 +72,8 @@ func runBenchMerge(stdout, stderr io.Writer, parts []string, f *benchMergeFlags)
 		}
 		parts[i] = abs
 	}
-	if err := checkBenchOut(&benchFlags{out: f.out, force: f.force}); err != nil {
+	startOver, err := checkBenchOut(&benchFlags{out: f.out, force: f.force})
+	if err != nil {
 		return err
 	}
 	m, err := merge.Read(parts, f.allowMixed)
@@ -80,6 +81,11 @@ func runBenchMerge(stdout, stderr io.Writer, parts []string, f *benchMergeFlags)
 		return usageError{err}
 	}
 	runs := filepath.Join(f.out, results.RunsDir)
+	if startOver {
+		if err := os.RemoveAll(runs); err != nil { // links to the earlier parts' runs
+			return usageError{err}
+		}
+	}
 	if err := os.MkdirAll(runs, 0o755); err != nil {
 		return usageError{err}
 	}
