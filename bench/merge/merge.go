@@ -50,8 +50,10 @@ func Read(parts []string, allowMixed bool) (*Merged, error) {
 	}
 	m := &Merged{RunDirs: map[string]string{}, Provenance: provs[0]}
 	m.Provenance.Shard, m.Provenance.Parts = "", parts
-	for i, p := range provs {
-		m.Provenance.Started = minTime(m.Provenance.Started, p.Started, i)
+	for _, p := range provs[1:] { // the whole: from the first start to the last end
+		if p.Started.Before(m.Provenance.Started) {
+			m.Provenance.Started = p.Started
+		}
 		if p.Finished.After(m.Provenance.Finished) {
 			m.Provenance.Finished = p.Finished
 		}
@@ -115,11 +117,4 @@ func sameResult(a, b results.Row) bool {
 		r.PuppetUntracedS, r.PuppetTracedS, r.AnalysisS, r.PeakMemBytes, r.ConfirmS = 0, 0, 0, 0, 0
 	}
 	return a == b
-}
-
-func minTime[T interface{ Before(T) bool }](cur, t T, i int) T {
-	if i == 0 || t.Before(cur) {
-		return t
-	}
-	return cur
 }
