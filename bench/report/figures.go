@@ -148,14 +148,10 @@ func distribution(title, x string, buckets []bucket, names []string, series map[
 				}
 			}
 		}
-		b, err := plotter.NewBarChart(vals, width)
+		b, err := groupedBars(vals, width, i, len(names))
 		if err != nil {
 			return empty(title, err.Error())
 		}
-		b.Horizontal = true
-		b.Color = palette[i%len(palette)]
-		b.LineStyle.Width = 0
-		b.Offset = vg.Length(i)*width - vg.Length(len(names)-1)*width/2
 		p.Add(b)
 		p.Legend.Add(fmt.Sprintf("%s (%d modules, median %.2f)", name, len(series[name]), Median(series[name])), b)
 	}
@@ -164,6 +160,20 @@ func distribution(title, x string, buckets []bucket, names []string, series map[
 	p.X.Max = roomForLegend(p.X.Max)
 	p.Legend.Top = true
 	return svg(p, 16*vg.Centimeter, barsHeight(len(buckets)+len(names)))
+}
+
+// groupedBars is series i of n drawn as horizontal bars beside the others
+// (each series its colour, the group centred on its label).
+func groupedBars(vals plotter.Values, width vg.Length, i, n int) (*plotter.BarChart, error) {
+	b, err := plotter.NewBarChart(vals, width)
+	if err != nil {
+		return nil, err
+	}
+	b.Horizontal = true
+	b.Color = palette[i%len(palette)]
+	b.LineStyle.Width = 0
+	b.Offset = vg.Length(i)*width - vg.Length(n-1)*width/2
+	return b, nil
 }
 
 // slowdownBuckets are the slowdown distribution's bars (×).
@@ -221,14 +231,10 @@ func slowdownFigure(rows []results.Row) string {
 				all = append(all, v)
 			}
 		}
-		b, err := plotter.NewBarChart(vals, width)
+		b, err := groupedBars(vals, width, i, len(tracers))
 		if err != nil {
 			return empty(title, err.Error())
 		}
-		b.Horizontal = true
-		b.Color = palette[i%len(palette)]
-		b.LineStyle.Width = 0
-		b.Offset = vg.Length(i)*width - vg.Length(len(tracers)-1)*width/2
 		p.Add(b)
 		p.Legend.Add(fmt.Sprintf("%s (median %.2f×, %d modules)", t, Median(all), len(all)), b)
 	}
