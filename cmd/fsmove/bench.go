@@ -279,12 +279,16 @@ func infraFailures(failed []string, total int) error {
 	if n == 0 {
 		return nil
 	}
-	names := failed
-	if n > 10 {
+	return runError{fmt.Errorf("%d of %d modules have no result of their own: their runs failed outside the module (the engine, the image, the network or the disk; each run.json says how): %s; --resume runs them again",
+		n, total, someModules(failed))}
+}
+
+// someModules names modules in one line: the first ten, then how many more.
+func someModules(names []string) string {
+	if n := len(names); n > 10 {
 		names = append(names[:10:10], fmt.Sprintf("and %d more", n-10))
 	}
-	return runError{fmt.Errorf("%d of %d modules have no result of their own: their runs failed outside the module (the engine, the image, the network or the disk; each run.json says how): %s; --resume runs them again",
-		n, total, strings.Join(names, ", "))}
+	return strings.Join(names, ", ")
 }
 
 // checkDebEntries refuses, before any module runs, the deb: entries whose

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/fsmove/fsmove/bench/merge"
 	"github.com/fsmove/fsmove/bench/report"
@@ -104,11 +103,7 @@ func runBenchMerge(stdout, stderr io.Writer, parts []string, f *benchMergeFlags)
 	report.Summary(stdout, m.Rows, 5)
 	fmt.Fprintf(stdout, "merged %d parts: %d modules; results in %s\n", len(parts), len(m.Rows), filepath.Join(f.out, "results.html"))
 	if n := len(m.Missing); n > 0 {
-		names := m.Missing
-		if n > 10 {
-			names = append(names[:10:10], fmt.Sprintf("and %d more", n-10))
-		}
-		return runError{fmt.Errorf("%d of the corpus's %d modules have a result in no part: %s", n, len(m.Provenance.CorpusModules), strings.Join(names, ", "))}
+		return runError{fmt.Errorf("%d of the corpus's %d modules have a result in no part: %s", n, len(m.Provenance.CorpusModules), someModules(m.Missing))}
 	}
 	return nil
 }
