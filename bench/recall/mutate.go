@@ -111,6 +111,11 @@ func normRef(s string) string {
 // also made by a chain arrow, a value built by a function) is an error,
 // and the relationship is not planted.
 func mutate(src []byte, line int, param, other string, values []string) ([]byte, error) {
+	switch param {
+	case "require", "before", "notify", "subscribe":
+	default:
+		return nil, fmt.Errorf("%q is not a relationship metaparameter", param)
+	}
 	lines := strings.SplitAfter(string(src), "\n")
 	if line < 1 || line > len(lines) {
 		return nil, fmt.Errorf("line %d outside the file's %d", line, len(lines))
