@@ -232,6 +232,7 @@ type jsonStats struct {
 	HeldAccesses       int64       `json:"held_accesses"`
 	WaitedStatements   int64       `json:"waited_statements"`
 	CwdGuesses         int64       `json:"cwd_guesses"`
+	RootBinds          int64       `json:"root_binds"`
 	UnitBlocks         int         `json:"unit_blocks"`
 	UnclaimedUnits     int         `json:"unclaimed_units"`
 	UnclaimedAccesses  int         `json:"unclaimed_accesses"`
@@ -362,7 +363,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		Blocks: s.Blocks, UnresolvedBlocks: s.UnresolvedBlocks, GeneratedBlocks: s.GeneratedBlocks, UnresolvedAccesses: s.UnresolvedAccesses,
 		ResourceBlocks: s.ResourceBlocks, UnknownResources: s.UnknownResources,
 		ContainerAccesses: s.ContainerAccesses,
-		UnitMoves:         s.Interp.UnitMoves, UnitReads: s.Interp.UnitReads, HeldAccesses: s.Interp.HeldAccesses, WaitedStatements: s.Interp.WaitedStatements, CwdGuesses: s.Interp.CwdGuesses, UnitBlocks: s.UnitBlocks, UnclaimedUnits: s.UnclaimedUnits, UnclaimedAccesses: s.UnclaimedAccesses,
+		UnitMoves:         s.Interp.UnitMoves, UnitReads: s.Interp.UnitReads, HeldAccesses: s.Interp.HeldAccesses, WaitedStatements: s.Interp.WaitedStatements, CwdGuesses: s.Interp.CwdGuesses, RootBinds: s.Interp.RootBinds, UnitBlocks: s.UnitBlocks, UnclaimedUnits: s.UnclaimedUnits, UnclaimedAccesses: s.UnclaimedAccesses,
 		Paths: s.Paths, FilteredPaths: s.FilteredPaths, RelatedPairs: s.RelatedPairs,
 		MOR: s.MOR, MN: s.MN, HeldBack: s.HeldBack, InDependencies: s.InDependencies, Commuting: s.Commuting, NeedMet: s.NeedMet, GeneratedOrdered: s.GeneratedOrdered, Waived: s.Waived, Suppressed: s.Suppressed, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,
 		Phases: []jsonPhase{}, PeakRSSBytes: s.PeakRSSBytes,

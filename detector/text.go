@@ -541,6 +541,7 @@ func (r *Report) WriteStats(w io.Writer) error {
 		{"accesses held until creation", s.Interp.HeldAccesses},
 		{"statements waiting for a cwd", s.Interp.WaitedStatements},
 		{"cwds not known, taken as /", s.Interp.CwdGuesses},
+		{"chroots into a bind of /", s.Interp.RootBinds},
 		{"units attributed to a Service", int64(s.UnitBlocks)},
 		{"units no Service names", int64(s.UnclaimedUnits)},
 		{"their accesses, not checked", int64(s.UnclaimedAccesses)},

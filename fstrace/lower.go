@@ -41,6 +41,9 @@ package fstrace
 //   - OpSymlink (Path = target text, Dir2, Path2): creates the symlink
 //     Dir2/Path2; the interpreter records Produced on it (and Consumed on its
 //     parent). Dir is unused (zero); the target is not resolved here.
+//   - OpBind (Dir, Path, Dir2, Path2): a bind mount of Path at Path2.
+//     The interpreter follows a bind of the root only (a chroot into
+//     Path2 then keeps the root); it records no access.
 //   - OpRename (Dir, Path, Dir2, Path2, Flags RenameExchange): the lowering
 //     emits Rename only. The interpreter records Expunged on the old path and
 //     Produced on the new one (and Consumed on the new one's parent), and
@@ -128,6 +131,9 @@ const (
 	formAnonFdPair
 	// formSetCwd: SetCwd(dir, path); without a path (fchdir) SetCwd(fd, ".").
 	formSetCwd
+	// formBind: Bind(dir, path, dir2, path2) when the flags hold MS_BIND
+	// and not MS_REMOUNT (a new bind mount); any other mount nothing.
+	formBind
 	// formGetcwd: SetCwd(AtFdcwd, returned absolute path). A result that is
 	// not absolute ("(unreachable)/…") teaches nothing.
 	formGetcwd
@@ -642,6 +648,10 @@ func (l *Lowerer) lowerRow(row *syscallRow, ev *tracer.Event, out []Statement) [
 		out = c.lowerAnonFdPair(out)
 	case formSetCwd:
 		out = c.lowerSetCwd(out)
+	case formBind:
+		if f := c.flagsArg(); f&msBind != 0 && f&msRemount == 0 {
+			out = c.lowerTwoNames(out, OpBind)
+		}
 	case formGetcwd:
 		out = c.lowerGetcwd(out)
 	case formMarker:

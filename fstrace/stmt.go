@@ -62,6 +62,11 @@ const (
 	// cgroup.procs (or tasks) file moves that process into the cgroup: this
 	// is how systemd puts a service's processes into its unit's cgroup.
 	OpWritePid
+	// OpBind: a bind mount of Dir/Path at Dir2/Path2 (mount with MS_BIND):
+	// the tree at Path is seen at Path2 too. The interpreter follows only
+	// a bind of the root, which makes Path2 an alias of "/" for a later
+	// chroot (systemd's sandboxing of a unit); it records no access.
+	OpBind
 )
 
 // AtFdcwd is the dirfd meaning "relative to the process's cwd" (Linux value).

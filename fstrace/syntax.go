@@ -19,7 +19,7 @@ package fstrace
 //	delfd FD | delfd FD..FD2
 //	dupfd FD2 = FD
 //	hpath DIR "path" EFFECT      (and hpathsym)
-//	link DIR "old" DIR2 "new"    (and rename)
+//	link DIR "old" DIR2 "new"    (and rename; bind DIR "source" DIR2 "target")
 //	symlink "target" DIR2 "linkpath"
 //	newproc CHILD
 //	setcwd DIR "path"
@@ -69,6 +69,7 @@ var opNames = [...]string{
 	OpEnd:      "end",
 	OpFail:     "fail",
 	OpWritePid: "writepid",
+	OpBind:     "bind",
 }
 
 // String returns the op's keyword in the textual syntax.
@@ -172,7 +173,7 @@ func appendStatement(b []byte, s *Statement, depth int) []byte {
 		b = appendDirPath(b, s.Dir, s.Path)
 		b = append(b, ' ')
 		b = append(b, s.Effect.String()...)
-	case OpLink, OpRename:
+	case OpLink, OpRename, OpBind:
 		b = appendDirPath(b, s.Dir, s.Path)
 		b = appendDirPath(b, s.Dir2, s.Path2)
 	case OpSymlink:
@@ -301,6 +302,7 @@ type astStmt struct {
 	Link     *astTwoNames `parser:" | 'link' @@"`
 	Symlink  *astSymlink  `parser:" | 'symlink' @@"`
 	Rename   *astTwoNames `parser:" | 'rename' @@"`
+	Bind     *astTwoNames `parser:" | 'bind' @@"`
 	NewProc  *astToken    `parser:" | 'newproc' @@"`
 	SetCwd   *astDirPath  `parser:" | 'setcwd' @@"`
 	WritePid *astWritePid `parser:" | 'writepid' @@"`
@@ -547,12 +549,14 @@ func (c *converter) stmt(a *astStmt) Statement {
 		}
 		s.Dir, s.Path = c.dirPath(p.Name)
 		s.Effect = c.effect(p.Effect)
-	case a.Link != nil, a.Rename != nil:
+	case a.Link != nil, a.Rename != nil, a.Bind != nil:
 		n := a.Link
 		s.Op = OpLink
-		if n == nil {
-			n = a.Rename
-			s.Op = OpRename
+		switch {
+		case a.Rename != nil:
+			n, s.Op = a.Rename, OpRename
+		case a.Bind != nil:
+			n, s.Op = a.Bind, OpBind
 		}
 		s.Dir, s.Path = c.dirPath(n.Old)
 		s.Dir2, s.Path2 = c.dirPath(n.New)

@@ -55,6 +55,9 @@ const (
 
 	closeRangeCloexec = 0x4
 
+	msRemount = 0x20   // mount: change the flags of an existing mount
+	msBind    = 0x1000 // mount: a bind mount (MS_REC with it binds the submounts too)
+
 	// SOCK_CLOEXEC, EFD_CLOEXEC, EPOLL_CLOEXEC, IN_CLOEXEC, TFD_CLOEXEC,
 	// SFD_CLOEXEC and userfaultfd's flag all equal O_CLOEXEC.
 	mfdCloexec        = 0x1 // memfd_create
@@ -154,7 +157,8 @@ var syscallTable = withLayout([]syscallRow{
 	{name: "readlinkat", form: formPath, effect: Consumed, noFollow: true},
 	{name: "getdents", form: formPath, effect: Consumed, stmtFlags: Lists, note: "listing the directory open on the fd"},
 	{name: "getdents64", form: formPath, effect: Consumed, stmtFlags: Lists, note: "listing the directory open on the fd"},
-	{name: "chroot", form: formPath, effect: Consumed, stmtFlags: Roots, note: "Roots: the interpreter resolves no name of the process after a root change (other than to /)"},
+	{name: "chroot", form: formPath, effect: Consumed, stmtFlags: Roots, note: "Roots: the interpreter resolves no name of the process after a root change (other than to / or a bind of /)"},
+	{name: "mount", form: formBind, note: "only a bind mount (MS_BIND, not MS_REMOUNT) lowers; other mounts, and MS_MOVE, change no path the model follows"},
 
 	// Running a program: the program file is consumed, then cloexec fds close.
 	{name: "execve", form: formExec},

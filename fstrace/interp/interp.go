@@ -143,6 +143,8 @@ func (in *Interp) step(st *fstrace.Statement) {
 		in.symlink(p, st)
 	case fstrace.OpRename:
 		in.rename(p, st)
+	case fstrace.OpBind:
+		in.bind(p, st)
 	case fstrace.OpNewProc:
 		in.newProc(p, st)
 	case fstrace.OpSetCwd:
@@ -549,17 +551,45 @@ func (in *Interp) rename(p *process, st *fstrace.Statement) {
 
 // chroot changes p's root (Hpath with Roots). The model has one root, so
 // a process whose root is another directory resolves no name from then on
-// (startOf); chroot("/") changes nothing. What the call reads is the
-// directory, as for any consumed path.
+// (startOf); chroot("/") changes nothing, nor does a chroot into a
+// directory where p bind-mounted "/" (bind): systemd sandboxes a unit so
+// (ProtectSystem=, PrivateTmp=…: chdir into the bind, chroot(".")), and
+// the daemon's names are then the host's. A cwd that was that directory
+// becomes "/". What the call reads is the directory, as for any consumed
+// path.
 func (in *Interp) chroot(p *process, st *fstrace.Statement) {
 	l, ok := in.resolve(p, st.Dir, st.Path, true)
-	if !ok || l.ino != rootInode {
+	switch {
+	case ok && l.ino == rootInode:
+	case ok && l.exists() && slices.Contains(p.fs.rootBinds, l.ino):
+		if p.fs.cwd == l.ino {
+			p.fs.cwd = rootInode
+		}
+		in.stats.RootBinds++
+		return
+	default:
 		p.fs.rooted = true
 	}
 	if ok {
 		l = in.ensure(l)
 		in.record(l, true, fstrace.Consumed, st)
 	}
+}
+
+// bind is a bind mount (Bind): of "/" at an existing directory, it makes
+// that directory an alias of the root for p's chroot. Other binds (a
+// unit's private /tmp) are not followed: the names under their target
+// stay the target's.
+func (in *Interp) bind(p *process, st *fstrace.Statement) {
+	src, ok := in.resolve(p, st.Dir, st.Path, true)
+	if !ok || src.ino != rootInode {
+		return
+	}
+	dst, ok := in.resolve(p, st.Dir2, st.Path2, true)
+	if !ok || !dst.exists() || dst.ino == rootInode || slices.Contains(p.fs.rootBinds, dst.ino) {
+		return
+	}
+	p.fs.rootBinds = append(p.fs.rootBinds, dst.ino)
 }
 
 func (in *Interp) setCwd(p *process, st *fstrace.Statement) {

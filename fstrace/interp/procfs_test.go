@@ -83,6 +83,56 @@ func TestChrootMakesNamesUnresolved(t *testing.T) {
 	}
 }
 
+func bind(pid int32, src, dst string) fstrace.Statement {
+	return ev(fstrace.Statement{Op: fstrace.OpBind, Pid: pid, Dir: fstrace.AtFdcwd, Path: src,
+		Dir2: fstrace.AtFdcwd, Path2: dst, Syscall: "mount"})
+}
+
+// TestChrootIntoABindOfTheRoot: systemd sandboxes a unit (ProtectSystem=,
+// PrivateTmp=…) by bind-mounting "/" at /run/systemd/unit-root in the
+// child it forked, then chdir into it and chroot("."): the daemon's names
+// are the host's, and so is its cwd. Near misses: a chroot into a bind of
+// another directory, into the bind's target by another process that did
+// not see the bind, and into a directory of the bind, stay unresolved.
+func TestChrootIntoABindOfTheRoot(t *testing.T) {
+	_, res := run(
+		mkdir(puppet, "/run/systemd/unit-root"),
+		mkdir(puppet, "/srv/jail"),
+		begin(puppet, "B"),
+		newProc(puppet, 200, 0),
+		bind(200, "/", "/run/systemd/unit-root"),
+		newProc(puppet, 300, 0), // not 200's child: it did not see the bind
+		chdir(200, "/run/systemd/unit-root"),
+		chroot(200, "."),
+		hp(200, P, "etc/cwd-was-root"), // relative: the cwd became "/"
+		chdir(200, "/"),
+		newProc(200, 201, 0),
+		hp(201, C, "/etc/daemon.conf"),
+		chroot(300, "/run/systemd/unit-root"), // 300 never bound it
+		hp(300, P, "/etc/unseen"),
+		newProc(puppet, 400, 0),
+		bind(400, "/srv/jail", "/run/systemd/unit-root"),
+		chroot(400, "/run/systemd/unit-root"),
+		hp(400, P, "/etc/jailed"),
+		newProc(puppet, 500, 0),
+		bind(500, "/", "/run/systemd/unit-root"),
+		chroot(500, "/run/systemd/unit-root/srv"),
+		hp(500, P, "/etc/under"),
+		end(puppet, "B"),
+	)
+	wantEffects(t, res, "/etc/cwd-was-root", "B", "produced")
+	wantEffects(t, res, "/etc/daemon.conf", "B", "consumed")
+	wantEffects(t, res, "/etc/unseen", "B", "")
+	wantEffects(t, res, "/etc/jailed", "B", "")
+	wantEffects(t, res, "/etc/under", "B", "")
+	if res.Stats.RootBinds != 1 {
+		t.Errorf("root binds %d, want 1", res.Stats.RootBinds)
+	}
+	if res.Stats.UnplacedChanges != 3 {
+		t.Errorf("unplaced changes %d, want 3 (/etc/unseen, /etc/jailed, /etc/under)", res.Stats.UnplacedChanges)
+	}
+}
+
 // TestUnplacedChangesOnlyInBlocks: an unknown directory fd (received over a
 // socket, inherited) makes a change inside a block unplaced, whatever the
 // call (create, rename, link, symlink); outside blocks it is only counted

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/fsmove/fsmove/fstrace"
@@ -28,6 +29,13 @@ type fsInfo struct {
 	// rooted: the process changed its root to another directory (chroot),
 	// which the model cannot follow (Interp.chroot).
 	rooted bool
+	// rootBinds are the directories at which the process (or the one it
+	// was forked from) bind-mounted "/" (Interp.bind): a chroot into one
+	// keeps the root. Mounts belong to a mount namespace, which the model
+	// does not track: a process keeps those it saw made, and a child
+	// inherits them, which is what systemd's sandboxing needs (the child
+	// it forks for a unit unshares, binds and chroots).
+	rootBinds []inodeID
 }
 
 // process is one pid. Threads (CLONE_THREAD) share their creator's Acting
@@ -246,7 +254,7 @@ func (in *Interp) newProc(parent *process, st *fstrace.Statement) {
 	if st.Flags&fstrace.ShareFS != 0 {
 		c.fs = parent.fs
 	} else {
-		c.fs = &fsInfo{cwd: parent.fs.cwd, rooted: parent.fs.rooted}
+		c.fs = &fsInfo{cwd: parent.fs.cwd, rooted: parent.fs.rooted, rootBinds: slices.Clone(parent.fs.rootBinds)}
 	}
 	c.acts = in.attr.NewProc(parent.acts, st.Flags)
 

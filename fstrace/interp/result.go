@@ -232,6 +232,10 @@ type Stats struct {
 	// resolved from "/".
 	WaitedStatements int64
 	CwdGuesses       int64
+	// RootBinds counts the chroots into a directory where the process
+	// had bind-mounted "/" (a unit sandboxed by systemd): its names stay
+	// resolved (Interp.chroot).
+	RootBinds int64
 	// UnplacedChanges counts the changes inside blocks (a create, an open
 	// for writing, a removal, a rename, a link) whose path the model could
 	// not resolve: a file changed and the model cannot say which.

@@ -53,7 +53,7 @@ func usesCwd(st *fstrace.Statement) bool {
 		return st.Flags&fstrace.FdAnon == 0 && fromCwd(st.Dir, st.Path)
 	case fstrace.OpHpath, fstrace.OpHpathSym, fstrace.OpSetCwd:
 		return fromCwd(st.Dir, st.Path)
-	case fstrace.OpLink, fstrace.OpRename:
+	case fstrace.OpLink, fstrace.OpRename, fstrace.OpBind:
 		return fromCwd(st.Dir, st.Path) || fromCwd(st.Dir2, st.Path2)
 	case fstrace.OpSymlink:
 		return fromCwd(st.Dir2, st.Path2) // Path is the link's target, not resolved

@@ -142,6 +142,11 @@ var Syscalls = []Syscall{
 	{Name: "getdents", Nr: 78, Args: a{FD, Ptr, Uint}},
 	{Name: "getdents64", Nr: 217, Args: a{FD, Ptr, Uint}},
 	{Name: "chroot", Nr: 161, Args: a{Path}, Lookup: true},
+	// mount(source, target, fstype, flags, data): a bind mount
+	// (MS_BIND) makes source's tree seen at target, as systemd does with
+	// "/" before it chroots a sandboxed unit into it. fstype and data are
+	// not read (Ptr): the lowering looks at bind mounts only.
+	{Name: "mount", Nr: 165, Args: a{Path, Path, Ptr, LongFlags, Ptr}},
 
 	// Running a program.
 	{Name: "execve", Nr: 59, Args: a{ExecPath, Ptr, Ptr}, Lookup: true},

@@ -30,8 +30,8 @@ type callRow struct {
 	// predict marks readlink: see loop.predictFailure.
 	predict bool
 	// changesView marks the calls after which a tracee may see other files
-	// at the same absolute path than the tracer (chroot, a new mount
-	// namespace): once one succeeds, predictions stop (for the rest of the
+	// at the same absolute path than the tracer (chroot, a mount, a new
+	// mount namespace): once one succeeds, predictions stop (for the rest of the
 	// trace, for every process: simple and safe).
 	changesView bool
 	// notLowered: stopped for the tracer's own sake, never emitted.
@@ -70,7 +70,7 @@ var callTable = func() []callRow {
 			newProc:     newProcCalls[s.Name],
 			noReturn:    s.Why == linux.Ends,
 			predict:     predictCalls[s.Name],
-			changesView: s.Why == linux.ChangesView || s.Name == "chroot",
+			changesView: s.Why == linux.ChangesView || s.Name == "chroot" || s.Name == "mount",
 			notLowered:  s.Why == linux.ChangesView,
 			lookup:      s.Lookup,
 			marker:      s.Writes(),

@@ -353,6 +353,24 @@ func TestNamedArgs(t *testing.T) {
 	}
 }
 
+// TestMountFlags: a bind mount's flags read as the kernel's bits (the
+// lowering keeps MS_BIND without MS_REMOUNT).
+func TestMountFlags(t *testing.T) {
+	for _, c := range []struct {
+		line  string
+		flags int64
+	}{
+		{`604 mount("/", "/run/systemd/unit-root", NULL, MS_BIND|MS_REC, NULL) = 0`, 0x1000 | 0x4000},
+		{`604 mount(NULL, "/run/systemd/unit-root/usr", NULL, MS_RDONLY|MS_NOSUID|MS_REMOUNT|MS_BIND, NULL) = 0`, 0x1 | 0x2 | 0x20 | 0x1000},
+		{`604 mount(".", "/", NULL, MS_MOVE, NULL) = 0`, 0x2000},
+	} {
+		ev := one(t, c.line)
+		if len(ev.Args) != 5 || ev.Args[3].Int != c.flags {
+			t.Errorf("%s: args %+v, want flags %#x", c.line, ev.Args, c.flags)
+		}
+	}
+}
+
 func TestNotices(t *testing.T) {
 	trace := strings.Join([]string{
 		`10 +++ exited with 3 +++`,
