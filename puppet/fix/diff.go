@@ -1,0 +1,53 @@
+package fix
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+)
+
+// byFile groups edits by file, in file order.
+func byFile(edits []Edit) ([]string, map[string][]udiff.Edit) {
+	m := map[string][]udiff.Edit{}
+	var files []string
+	for _, e := range edits {
+		if _, ok := m[e.File]; !ok {
+			files = append(files, e.File)
+		}
+		m[e.File] = append(m[e.File], udiff.Edit{Start: e.Start, End: e.End, New: e.New})
+	}
+	slices.Sort(files)
+	return files, m
+}
+
+// Diff writes the edits as one unified diff, each file named by name(file)
+// under a/ and b/, as git apply takes it.
+func Diff(edits []Edit, sources map[string]*Source, name func(file string) string) (string, error) {
+	files, m := byFile(edits)
+	var b strings.Builder
+	for _, f := range files {
+		n := name(f)
+		d, err := udiff.ToUnified("a/"+n, "b/"+n, string(sources[f].Text), m[f], 3)
+		if err != nil {
+			return "", fmt.Errorf("fix: %s: %w", n, err)
+		}
+		b.WriteString(d)
+	}
+	return b.String(), nil
+}
+
+// Apply returns each edited file's new text.
+func Apply(edits []Edit, sources map[string]*Source) (map[string][]byte, error) {
+	files, m := byFile(edits)
+	out := map[string][]byte{}
+	for _, f := range files {
+		t, err := udiff.ApplyBytes(sources[f].Text, m[f])
+		if err != nil {
+			return nil, fmt.Errorf("fix: %s: %w", f, err)
+		}
+		out[f] = t
+	}
+	return out, nil
+}

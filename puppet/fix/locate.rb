@@ -1,0 +1,79 @@
+# fsmove fix's locator (puppet/fix/locate.go runs it in the run's image):
+# prints, for each manifest named on the command line, the resource
+# declarations and the relationship arrows that Puppet's own parser finds,
+# with their byte offsets and lengths, as one JSON object on stdout
+# (a line of its own, after the marker FSMOVE-FIX-MANIFESTS). A file
+# that does not parse has its error and nothing else. Offsets are bytes
+# (measured: a UTF-8 comment before a resource shifts it by its bytes).
+require 'puppet'
+require 'json'
+
+M = Puppet::Pops::Model
+
+def span(o)
+  { 'offset' => o.offset, 'length' => o.length }
+end
+
+def text(o, src)
+  src.byteslice(o.offset, o.length)
+end
+
+out = { 'files' => [] }
+parser = Puppet::Pops::Parser::EvaluatingParser.new
+ARGV.each do |path|
+  f = { 'path' => path, 'resources' => [], 'arrows' => [], 'error' => nil }
+  begin
+    src = File.binread(path)
+    program = parser.parse_file(path)
+  rescue StandardError => e
+    f['error'] = e.message
+    out['files'] << f
+    next
+  end
+  locator = program.locator
+  walk = lambda do |o, container|
+    case o
+    when M::HostClassDefinition
+      container = { 'kind' => 'class', 'name' => o.name }
+    when M::ResourceTypeDefinition
+      container = { 'kind' => 'define', 'name' => o.name }
+    when M::NodeDefinition
+      container = { 'kind' => 'node', 'name' => '' }
+    end
+    case o
+    when M::ResourceExpression
+      tn = o.type_name
+      r = { 'type' => tn.is_a?(M::QualifiedName) ? tn.value : text(tn, src), 'form' => o.form.to_s,
+            'container' => container, 'bodies' => [] }.merge(span(o))
+      o.bodies.each do |b|
+        t = b.title
+        body = { 'title' => text(t, src), 'title_span' => span(t), 'title_literal' => t.is_a?(M::LiteralString) ? t.value : nil,
+                 'line' => locator.line_for_offset(t.offset), 'ops' => [] }.merge(span(b))
+        b.operations.each do |op|
+          next unless op.is_a?(M::AttributeOperation)
+          v = op.value_expr
+          elems = v.is_a?(M::LiteralList) ? v.values.map { |e| span(e).merge('text' => text(e, src)) } : nil
+          body['ops'] << { 'name' => op.attribute_name, 'operator' => op.operator.to_s,
+                           'value' => span(v).merge('text' => text(v, src)), 'list' => elems }.merge(span(op))
+        end
+        r['bodies'] << body
+      end
+      f['resources'] << r
+    when M::RelationshipExpression
+      # In a chain a -> b ~> c the left of ~> is the arrow a -> b: the
+      # operand next to an operator is the nearest end of its neighbour.
+      left = o.left_expr
+      left = left.right_expr while left.is_a?(M::RelationshipExpression)
+      right = o.right_expr
+      right = right.left_expr while right.is_a?(M::RelationshipExpression)
+      f['arrows'] << { 'operator' => o.operator.to_s, 'left' => span(left).merge('text' => text(left, src)),
+                       'right' => span(right).merge('text' => text(right, src)),
+                       'line' => locator.line_for_offset(o.offset), 'container' => container }.merge(span(o))
+    end
+    o._pcore_contents { |c| walk.call(c, container) }
+  end
+  walk.call(program, nil)
+  out['files'] << f
+end
+# One line, after a marker: Ruby's and Puppet's warnings share the stream.
+puts 'FSMOVE-FIX-MANIFESTS ' + JSON.generate(out)

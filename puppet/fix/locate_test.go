@@ -1,0 +1,86 @@
+package fix
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/container/containertest"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.json from Puppet's parser")
+
+// TestLocateCases runs the locator with the Puppet of fsmove's image on
+// testdata/cases.pp and wants what plan_test.go reads, testdata/cases.json
+// (go test -run TestLocateCases -update rewrites it): the unit tests plan
+// over what Puppet's parser really says.
+func TestLocateCases(t *testing.T) {
+	eng := containertest.Engine(t)
+	text, err := os.ReadFile(filepath.Join("testdata", "cases.pp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Locate(context.Background(), eng, container.DefaultImage, map[string][]byte{"cases.pp": text, "broken.pp": []byte("class x { file { '/a' ensure => 1 }\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["broken.pp"].Error == "" || len(got["broken.pp"].Resources) != 0 {
+		t.Errorf("a file that does not parse: %+v, want its error and nothing else", got["broken.pp"])
+	}
+	data, err := json.MarshalIndent(got["cases.pp"], "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append(data, '\n')
+	golden := filepath.Join("testdata", "cases.json")
+	if *update {
+		if err := os.WriteFile(golden, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(data, want) {
+		t.Errorf("Puppet's parser no longer says what testdata/cases.json holds (go test -run TestLocateCases -update):\n%s", data)
+	}
+}
+
+// TestEditsParse: every edited cases.pp of plan_test.go's cases parses
+// with Puppet, and the declaration each case edited still holds every
+// attribute it had (Puppet's parser, not a pattern, says so).
+func TestEditsParse(t *testing.T) {
+	eng := containertest.Engine(t)
+	texts := map[string][]byte{}
+	for _, c := range planCases {
+		sources := casesSource(t)
+		p := Make(c.targets, sources)
+		edited, err := Apply(p.Edits, sources)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(edited) > 0 {
+			texts[c.name] = edited["cases.pp"]
+		}
+	}
+	got, err := Locate(context.Background(), eng, container.DefaultImage, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := casesSource(t)["cases.pp"].Manifest
+	for name, m := range got {
+		if m.Error != "" {
+			t.Errorf("%s: the edited file does not parse: %s\n%s", name, m.Error, texts[name])
+			continue
+		}
+		if len(m.Resources) != len(before.Resources) || len(m.Arrows) != len(before.Arrows) {
+			t.Errorf("%s: %d resources and %d arrows, want %d and %d", name, len(m.Resources), len(m.Arrows), len(before.Resources), len(before.Arrows))
+		}
+	}
+}

@@ -1,0 +1,105 @@
+// Package fix writes the edit that removes a finding from a module's
+// manifests: the require, notify (or the chain arrow ~>) a maintainer
+// would add, placed where the resource is declared, in the file's own
+// style. Where each declaration, attribute and arrow lies comes from
+// Puppet's own parser (locate.rb, run in the run's image by Locate), not
+// from patterns over the source: a manifest is Puppet's language, and only
+// Puppet reads it exactly.
+//
+// Plan turns the findings and the manifests into Edits; Diff writes them
+// as a unified diff and Apply applies them. docs/DESIGN.md ("fsmove fix")
+// says which edit each case gets and why.
+package fix
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Manifests is what the locator printed: one Manifest per file asked.
+type Manifests struct {
+	Files []Manifest `json:"files"`
+}
+
+// Manifest is one manifest file as Puppet's parser saw it.
+type Manifest struct {
+	Path      string     `json:"path"`
+	Resources []Resource `json:"resources"`
+	Arrows    []Arrow    `json:"arrows"`
+	// Error is Puppet's, when the file did not parse (then nothing else
+	// is known of it).
+	Error string `json:"error"`
+}
+
+// Span is a byte range of a file.
+type Span struct {
+	Offset int `json:"offset"`
+	Length int `json:"length"`
+}
+
+// End is the offset just past the span.
+func (s Span) End() int { return s.Offset + s.Length }
+
+// Scope is the class, defined type or node a declaration is in; nil at
+// the top of a file.
+type Scope struct {
+	Kind string `json:"kind"` // "class", "define" or "node"
+	Name string `json:"name"`
+}
+
+// Resource is one resource expression: type { title: attrs; title: attrs }.
+type Resource struct {
+	Span
+	Type   string `json:"type"` // as written, lower case for a plain name: "file", "apt::source"
+	Form   string `json:"form"` // "regular", "virtual" or "exported"
+	Scope  *Scope `json:"container"`
+	Bodies []Body `json:"bodies"`
+}
+
+// Body is one title and its attributes.
+type Body struct {
+	Title string `json:"title"` // the title's source text
+	// Literal is the title's value when it is one plain string; nil for
+	// an array, an interpolated string, a variable.
+	Literal   *string     `json:"title_literal"`
+	TitleSpan Span        `json:"title_span"`
+	Line      int         `json:"line"` // the title's line, as the catalog gives it
+	Ops       []Attribute `json:"ops"`
+}
+
+// Attribute is one "name => value" (or "+>") of a body.
+type Attribute struct {
+	Span
+	Name     string `json:"name"`
+	Operator string `json:"operator"`
+	Value    Value  `json:"value"`
+	// List holds the elements when the value is an array literal.
+	List []Value `json:"list"`
+}
+
+// Value is an expression's span and source text.
+type Value struct {
+	Span
+	Text string `json:"text"`
+}
+
+// Arrow is a relationship arrow between two expressions: ->, ~>, <-, <~.
+// Left and Right are the operands next to it (in a -> b ~> c, the ~>'s
+// left is b).
+type Arrow struct {
+	Span
+	Operator string `json:"operator"`
+	Left     Value  `json:"left"`
+	Right    Value  `json:"right"`
+	Line     int    `json:"line"`
+	Scope    *Scope `json:"container"`
+}
+
+// ParseManifests reads the locator's output.
+func ParseManifests(data []byte) (*Manifests, error) {
+	var m Manifests
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("fix: the locator's output: %w", err)
+	}
+	return &m, nil
+}

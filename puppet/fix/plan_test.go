@@ -1,0 +1,205 @@
+package fix
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fsmove/fsmove/catalog"
+)
+
+// casesSource is testdata/cases.pp with what Puppet's parser said of it.
+func casesSource(t *testing.T) map[string]*Source {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join("testdata", "cases.pp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ParseManifests([]byte(`{"files":[` + string(data) + `]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]*Source{"cases.pp": {Text: text, Manifest: &m.Files[0]}}
+}
+
+// in is a resource declared in cases.pp at line; out one declared
+// elsewhere (a dependency's, the node's).
+func in(typ, title string, line int) *catalog.Resource {
+	return &catalog.Resource{Type: typ, Title: title, File: "cases.pp", Line: line}
+}
+
+func out(typ, title string) *catalog.Resource {
+	return &catalog.Resource{Type: typ, Title: title, File: "/dep/manifests/init.pp", Line: 3}
+}
+
+// planCase is one target (or several) and what the edited file must hold:
+// each of want is a run of whole lines of it, gone a run that is no more.
+type planCase struct {
+	name    string
+	targets []Target
+	want    []string
+	gone    []string
+	skipped string // a part of the reason when the target gets no edit
+	note    string
+}
+
+var pkg = out("Package", "pkg")
+
+var planCases = []planCase{
+	{name: "aligned", targets: []Target{{1, "MOR", pkg, in("File", "/etc/aligned.conf", 6)}},
+		want: []string{"    content => \"x\\n\",\n    require => Package['pkg'],\n  }\n"}},
+	{name: "realigned", targets: []Target{{1, "MOR", pkg, in("File", "/etc/realign.conf", 12)}},
+		want: []string{"    ensure  => file,\n    mode    => '0644',\n    require => Package['pkg'],\n  }\n"}},
+	{name: "no trailing comma", targets: []Target{{1, "MOR", pkg, in("File", "/etc/plain.conf", 18)}},
+		want: []string{"    owner => 'root',\n    require => Package['pkg']\n  }\n"}},
+	{name: "one line", targets: []Target{{1, "MOR", pkg, in("File", "/etc/oneline.conf", 24)}},
+		want: []string{"  file { '/etc/oneline.conf': ensure => file, require => Package['pkg'] }\n"}},
+	{name: "no attribute", targets: []Target{{1, "MOR", pkg, in("File", "/etc/empty.conf", 27)}},
+		want: []string{"  file { '/etc/empty.conf': require => Package['pkg'] }\n"}},
+	{name: "one reference becomes an array", targets: []Target{{1, "MOR", pkg, in("Exec", "one-ref", 30)}},
+		want: []string{"    require => [Package['a'], Package['pkg']],\n"}},
+	{name: "an array on one line", targets: []Target{{1, "MOR", pkg, in("Exec", "array", 36)}},
+		want: []string{"    require => [Package['a'], Package['b'], Package['pkg']],\n"}},
+	{name: "an array a line each", targets: []Target{{1, "MOR", pkg, in("Exec", "lines", 42)}},
+		want: []string{"      Package['b'],\n      Package['pkg'],\n    ],\n"}},
+	{name: "two targets on one body share the attribute", targets: []Target{{1, "MOR", pkg, in("File", "/etc/aligned.conf", 6)}, {2, "MOR", out("User", "app"), in("File", "/etc/aligned.conf", 6)}},
+		want: []string{"    require => [Package['pkg'], User['app']],\n  }\n"}},
+	{name: "a chain of the two classes", targets: []Target{{1, "MN", in("File", "/etc/aligned.conf", 6), in("Service", "svc", 53)}},
+		want: []string{"  Class['cases::config'] ~> Class['cases::service']\n"}},
+	{name: "a chain of the two resources", targets: []Target{{1, "MN", out("File", "/etc/chained.conf"), out("Service", "other")}},
+		want: []string{"  File['/etc/chained.conf'] ~> Service['other']\n"}},
+	{name: "before becomes notify", targets: []Target{{1, "MN", in("File", "/etc/ordered.conf", 68), in("Service", "svc", 53)}},
+		want: []string{"    ensure => file,\n    notify => Service['svc'],\n  }\n"}, gone: []string{"before"}},
+	{name: "a required element becomes subscribed", targets: []Target{{1, "MN", out("File", "/etc/listed.conf"), in("Service", "svc", 53)}},
+		want: []string{"    ensure    => running,\n    require   => [Package['a'], Package['b']],\n    subscribe => File['/etc/listed.conf'],\n  }\n"}},
+	{name: "notify on the producer", targets: []Target{{1, "MN", in("File", "/etc/plain.conf", 18), out("Service", "apache2")}},
+		want: []string{"    owner => 'root',\n    notify => Service['apache2']\n"}},
+	{name: "in a defined type, for every instance", targets: []Target{{1, "MN", in("File", "/etc/instance-web.conf", 81), in("Service", "instance-web", 85)}},
+		want: []string{"    ensure => file,\n    notify => Service[\"instance-${title}\"],\n  }\n"}, note: "every instance"},
+	{name: "a computed title elsewhere is not named: the edit goes in the defined type", targets: []Target{{1, "MOR", in("File", "/etc/instance-web.conf", 81), in("File", "/etc/aligned.conf", 6)}},
+		want: []string{"    ensure => file,\n    before => File['/etc/aligned.conf'],\n  }\n"}, note: "every instance"},
+	{name: "a require set by a variable is not extended", targets: []Target{{1, "MOR", pkg, in("Exec", "variable", 74)}},
+		skipped: "not a reference fsmove can extend"},
+	{name: "a declaration the catalog's line does not show", targets: []Target{{1, "MOR", pkg, in("File", "/etc/nowhere.conf", 7)}},
+		skipped: "no declaration of File[/etc/nowhere.conf]"},
+}
+
+// TestMake: each case's edit, applied, gives the lines it wants and
+// changes nothing else (every other line of the file stays, in order).
+func TestMake(t *testing.T) {
+	for _, c := range planCases {
+		t.Run(c.name, func(t *testing.T) {
+			sources := casesSource(t)
+			p := Make(c.targets, sources)
+			if c.skipped != "" {
+				if len(p.Edits) != 0 || len(p.Skipped) != 1 || !strings.Contains(p.Skipped[0].Why, c.skipped) {
+					t.Fatalf("want no edit, skipped for %q; got edits %+v, skipped %+v", c.skipped, p.Edits, p.Skipped)
+				}
+				return
+			}
+			if len(p.Skipped) != 0 {
+				t.Fatalf("skipped: %+v", p.Skipped)
+			}
+			edited, err := Apply(p.Edits, sources)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := string(edited["cases.pp"])
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("the edited file lacks\n%s\nedits: %+v", w, p.Edits)
+				}
+			}
+			for _, g := range c.gone {
+				before := strings.Count(string(sources["cases.pp"].Text), g)
+				if strings.Count(got, g) != before-1 {
+					t.Errorf("%q should be gone once from the edited file", g)
+				}
+			}
+			if !onlyAdds(string(sources["cases.pp"].Text), got, c.gone) {
+				t.Errorf("the edit removed or reordered lines it should keep:\n%s", got)
+			}
+			if c.note != "" && (len(p.Notes) != 1 || !strings.Contains(p.Notes[0], c.note)) {
+				t.Errorf("notes %q, want one saying %q", p.Notes, c.note)
+			}
+			for _, e := range p.Edits {
+				if len(e.Findings) == 0 || e.Says == "" {
+					t.Errorf("edit %+v says nothing of what it does or for which finding", e)
+				}
+			}
+		})
+	}
+}
+
+// onlyAdds reports whether every line of old that holds none of changed
+// (words the edit may change) is in new, in order.
+func onlyAdds(old, new string, changed []string) bool {
+	rest := strings.Split(new, "\n")
+	for _, l := range strings.Split(old, "\n") {
+		if strings.TrimSpace(l) == "" || strings.HasSuffix(l, ": }") || strings.Contains(l, "=>") || strings.Contains(l, "->") || strings.Contains(l, "Package[") {
+			continue // an attribute, an arrow, an element or an empty body may be edited in place
+		}
+		i := 0
+		for i < len(rest) && rest[i] != l {
+			i++
+		}
+		if i == len(rest) {
+			return false
+		}
+		rest = rest[i+1:]
+	}
+	return true
+}
+
+// TestDiff: the diff names the file under a/ and b/ and holds the edit's
+// lines as additions, and only those.
+func TestDiff(t *testing.T) {
+	sources := casesSource(t)
+	p := Make([]Target{{1, "MOR", pkg, in("File", "/etc/aligned.conf", 6)}}, sources)
+	d, err := Diff(p.Edits, sources, func(f string) string { return "manifests/" + f })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(d, "--- a/manifests/cases.pp\n+++ b/manifests/cases.pp\n@@ ") {
+		t.Errorf("diff header:\n%s", d)
+	}
+	var added, removed []string
+	for _, l := range strings.Split(d, "\n")[2:] {
+		switch {
+		case strings.HasPrefix(l, "+"):
+			added = append(added, l)
+		case strings.HasPrefix(l, "-"):
+			removed = append(removed, l)
+		}
+	}
+	if len(added) != 1 || added[0] != "+    require => Package['pkg']," || len(removed) != 0 {
+		t.Errorf("added %q, removed %q; want the one new line", added, removed)
+	}
+}
+
+func TestParseRef(t *testing.T) {
+	for _, c := range []struct {
+		text, typ, title string
+		ok               bool
+	}{
+		{`Service['svc']`, "Service", "svc", true},
+		{`Service["svc"]`, "Service", "svc", true},
+		{`Service[svc]`, "Service", "svc", true},
+		{`File['/it\'s']`, "File", "/it's", true},
+		{`Apt::Source['x']`, "Apt::Source", "x", true},
+		{`Service["svc-${title}"]`, "", "", false},
+		{`$deps`, "", "", false},
+		{`Service[$name]`, "", "", false},
+		{`Service['a', 'b']`, "", "", false},
+	} {
+		typ, title, ok := parseRef(c.text)
+		if typ != c.typ || title != c.title || ok != c.ok {
+			t.Errorf("parseRef(%s) = %q %q %v, want %q %q %v", c.text, typ, title, ok, c.typ, c.title, c.ok)
+		}
+	}
+}
