@@ -208,6 +208,11 @@ type textItem struct {
 // (textItems), a group's members one after another. A group is thus a
 // range of numbers. numbers[i] is finding i's number, 0 for a waived
 // finding (no report lists it by number).
+// Numbers returns the number each finding has in every report (0 for
+// one not numbered), by index in Findings: for a command that acts on
+// findings by number (fsmove fix).
+func (r *Report) Numbers() []int { return r.numbers(GroupFindings(r.Findings)) }
+
 func (r *Report) numbers(groups []Group) []int {
 	nums := make([]int, len(r.Findings))
 	n := 0

@@ -142,11 +142,7 @@ func addReportFlags(fs *pflag.FlagSet) *reportFlags {
 	enumVar(fs, &rf.format, "format", "text", formatNames(), "`format`: "+strings.Join(formatNames(), ", "))
 	fs.StringVarP(&rf.output, "output", "o", "", "write the report to `FILE`, not standard output")
 	fs.StringVar(&rf.graphOut, "graph-out", "", "write the dependency graph, findings marked, to `FILE` (DOT)")
-	fs.BoolVar(&rf.packageNotify, "package-notify", false, "also report Package -> Service missing notifiers")
-	stringsFlag(fs, &rf.filters, "filter", "ignore paths under `PREFIX` (repeatable; added to the defaults)")
-	fs.StringVar(&rf.filterFile, "filter-file", "", "more path prefixes to ignore, one a line, from `FILE`")
-	fs.BoolVar(&rf.noDefaultFilters, "no-default-filters", false, "do not ignore /proc, /sys, /dev, Puppet's state, Ruby's paths")
-	fs.StringVar(&rf.waivers, "waivers", "", "suppress the findings `FILE` lists (REF1 REF2 [PATH] -- reason)")
+	addFilterFlags(fs, rf)
 	fs.BoolVar(&rf.strict, "strict", false, "make the first malformed trace line fatal")
 	fs.BoolVar(&rf.stats, "stats", false, "print counts and each phase's time on standard error")
 	enumVar(fs, &rf.color, "color", "auto", colorModes, "colour the text report: "+orList(colorModes))
@@ -158,6 +154,17 @@ func addReportFlags(fs *pflag.FlagSet) *reportFlags {
 	fs.BoolVar(&rf.all, "all", false, "also list the pairs a rule holds back as not faults, with why")
 	enumVar(fs, &rf.scope, "scope", "module", scopes, "findings that count: the `module`'s, or all")
 	return rf
+}
+
+// addFilterFlags registers the flags that choose what the analysis
+// reports (filterFlags), for commands that analyze but write no report of
+// their own (fsmove fix).
+func addFilterFlags(fs *pflag.FlagSet, rf *reportFlags) {
+	fs.BoolVar(&rf.packageNotify, "package-notify", false, "also report Package -> Service missing notifiers")
+	stringsFlag(fs, &rf.filters, "filter", "ignore paths under `PREFIX` (repeatable; added to the defaults)")
+	fs.StringVar(&rf.filterFile, "filter-file", "", "more path prefixes to ignore, one a line, from `FILE`")
+	fs.BoolVar(&rf.noDefaultFilters, "no-default-filters", false, "do not ignore /proc, /sys, /dev, Puppet's state, Ruby's paths")
+	fs.StringVar(&rf.waivers, "waivers", "", "suppress the findings `FILE` lists (REF1 REF2 [PATH] -- reason)")
 }
 
 // detectorOptions turns the flags into detector options, reading the filter

@@ -55,6 +55,7 @@ func newRootCmd(c *cli) *cobra.Command {
 		newRunCmd(c),
 		newAnalyzeCmd(c),
 		newConfirmCmd(c),
+		newFixCmd(c),
 		newLowerCmd(c),
 		newTraceCmd(c),
 		newImageCmd(c),

@@ -50,6 +50,9 @@ const (
 	SetupLogFile = "setup.log"
 	// ConfirmDir holds the applies of fsmove confirm, one directory each.
 	ConfirmDir = "confirm"
+	// FixDir holds fsmove fix --verify's work: the edited copy of the
+	// module (module/) and its run (run/).
+	FixDir = "fix"
 	// HTMLReportFile is the HTML report fsmove run writes beside run.json,
 	// whatever --format says.
 	HTMLReportFile = "report.html"

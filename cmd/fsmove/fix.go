@@ -1,0 +1,476 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/fsmove/fsmove/detector"
+	"github.com/fsmove/fsmove/puppet/analyze"
+	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/fix"
+	"github.com/fsmove/fsmove/puppet/runner"
+	"github.com/spf13/cobra"
+)
+
+// fixHelp is fsmove fix's help; the edits it writes are in README.md
+// ("Fixing findings") and docs/DESIGN.md ("fsmove fix").
+var fixHelp = help{
+	synopsis: `fsmove fix [flags] RUN-DIR|MODULE`,
+	description: `
+Write the edit that removes each finding of a run: the require or notify a
+maintainer would add, on the resource where the module declares it, in the
+file's own style, or ~> on the chain the module already writes between the
+two. RUN-DIR is the directory of an earlier "fsmove run" (its --out, which
+holds run.json); a MODULE directory is run first, as "fsmove run MODULE"
+would (its report goes to standard error). The edits are printed as a
+unified diff, paths relative to the module (for git apply); --write makes
+them in the module's files. --verify applies the edited module again, as
+the run did, and says of each finding whether it is gone. Findings inside
+dependencies, held back or waived are not edited. Where each declaration
+lies comes from Puppet's own parser, in the run's image.`,
+	examples: []example{
+		{"fsmove fix ./mymodule", "run it, then print the edits as a diff"},
+		{"fsmove fix RUN-DIR | git apply", "the edits of an earlier run, applied by git"},
+		{"fsmove fix --write --verify ./mymodule", "edit the files, then check the faults are gone"},
+	},
+	groups: []flagGroup{
+		{"Common flags", []string{"write", "verify", "quiet"}},
+		{"Filters", filterFlags},
+		{"Input", []string{"config", "no-config"}},
+	},
+	exit: `Exit status:
+  0  every finding has its edit (with --verify: each is gone, and nothing new appeared)
+  1  a finding has no edit, or (--verify) one is still there or a new one appeared
+  2  usage or input error: nothing was edited
+  3  a run (the first, or the verifying one) failed or was stopped
+`,
+	more: `More: README.md ("Fixing findings").`,
+}
+
+// fixFlags are fsmove fix's own flags.
+type fixFlags struct {
+	write  bool
+	verify bool
+	quiet  bool
+}
+
+func newFixCmd(c *cli) *cobra.Command {
+	var ff fixFlags
+	cmd := &cobra.Command{
+		Use:   "fix",
+		Short: "write (and verify) the require or notify that removes each finding",
+	}
+	fs := cmd.Flags()
+	fs.BoolVar(&ff.write, "write", false, "edit the module's files in place (else only print the diff)")
+	fs.BoolVar(&ff.verify, "verify", false, "apply the edited module again and check each finding is gone")
+	fs.BoolVar(&ff.quiet, "quiet", false, "no progress output (for CI)")
+	rf := &reportFlags{scope: "module"}
+	addFilterFlags(fs, rf)
+	cfg := addConfigFlags(fs)
+	setHelp(cmd, fixHelp)
+	cmd.RunE = func(cmd *cobra.Command, args []string) (err error) {
+		return runFix(cmd.Context(), c, cmd, args, &ff, rf, cfg)
+	}
+	return cmd
+}
+
+// runFix is fsmove fix.
+func runFix(ctx context.Context, c *cli, cmd *cobra.Command, args []string, ff *fixFlags, rf *reportFlags, cfg *configFlags) error {
+	if len(args) != 1 {
+		return usagef("want the directory of a run, or a module; see fsmove fix --help")
+	}
+	dir := args[0]
+	if _, err := os.Stat(filepath.Join(dir, runner.RunJSON)); err != nil {
+		// A module: run it first, as fsmove run would, into its default
+		// place; its report goes to standard error (standard output is
+		// the diff's).
+		if dir, err = runForFix(ctx, c, args[0], ff.quiet); err != nil {
+			return err
+		}
+	}
+	rec, err := runner.ReadRecord(dir)
+	if err != nil {
+		return usagef("%s holds no run of fsmove run: %v", dir, err)
+	}
+	if rec.Module.Kind != runner.SourceDir || rec.Module.Dir == "" {
+		return usagef("the run of %s applied no module directory of this machine (%s): fsmove fix edits a module's own files", dir, rec.Module.Kind)
+	}
+	if rf.project, err = cfg.load(cmd, rec.Module.Dir); err != nil {
+		return err
+	}
+	if err := rf.check(); err != nil {
+		return usageError{err}
+	}
+	progress := runner.NewProgress(c.stderr, ff.quiet)
+	rep, err := analyzeRunDir(ctx, dir, rec, rf)
+	if err != nil {
+		return err
+	}
+	targets, notEdited := fixTargets(rep)
+	for _, s := range notEdited {
+		fmt.Fprintf(c.stderr, "fsmove fix: not edited: %s\n", s)
+	}
+	if len(targets) == 0 {
+		fmt.Fprintln(c.stderr, "fsmove fix: no finding of the module to fix")
+		return nil
+	}
+	texts, err := moduleManifests(rec.Module.Dir)
+	if err != nil {
+		return usageError{err}
+	}
+	eng, err := container.Connect(ctx)
+	if err != nil {
+		return runError{err}
+	}
+	defer eng.Close()
+	step := progress.Start("locate", fmt.Sprintf("reading %d manifest(s) with Puppet's parser", len(texts)))
+	image := rec.Image.ID
+	if image == "" {
+		image = rec.Image.Tag
+	}
+	manifests, err := fix.Locate(ctx, eng, image, texts)
+	if err != nil {
+		step.Fail(err.Error())
+		return runError{err}
+	}
+	step.Done(fmt.Sprintf("%d manifest(s)", len(manifests)))
+	sources := map[string]*fix.Source{}
+	for name, m := range manifests {
+		sources[name] = &fix.Source{Text: texts[name], Manifest: m}
+	}
+	plan := fix.Make(targets, sources)
+	rel := func(file string) string {
+		if r, err := filepath.Rel(rec.Module.Dir, file); err == nil {
+			return filepath.ToSlash(r)
+		}
+		return file
+	}
+	diff, err := fix.Diff(plan.Edits, sources, rel)
+	if err != nil {
+		return runError{err}
+	}
+	io.WriteString(c.stdout, diff)
+	for _, e := range plan.Edits {
+		fmt.Fprintf(c.stderr, "fsmove fix: %s: %s\n", findingList(e.Findings), e.Says)
+	}
+	for _, n := range plan.Notes {
+		fmt.Fprintf(c.stderr, "fsmove fix: note: %s\n", n)
+	}
+	for _, s := range plan.Skipped {
+		fmt.Fprintf(c.stderr, "fsmove fix: finding %d: no edit: %s\n", s.Finding, s.Why)
+	}
+	edited, err := fix.Apply(plan.Edits, sources)
+	if err != nil {
+		return runError{err}
+	}
+	if ff.write {
+		for _, f := range sortedKeys(edited) {
+			if err := replaceFile(f, edited[f]); err != nil {
+				return runError{fmt.Errorf("writing %s: %w", f, err)}
+			}
+		}
+		fmt.Fprintf(c.stderr, "fsmove fix: %d file(s) edited in %s\n", len(edited), rec.Module.Dir)
+	}
+	ok := len(plan.Skipped) == 0
+	if ff.verify && len(plan.Edits) > 0 {
+		fixed, err := verifyFix(ctx, c.stderr, eng, dir, rec, rf, rep, edited, plan, progress)
+		if err != nil {
+			return err
+		}
+		ok = ok && fixed
+	}
+	if !ok {
+		return errFindings
+	}
+	return nil
+}
+
+// runForFix runs module as "fsmove run MODULE" would and returns its
+// output directory. Findings are what fix is for: exit 1 is no failure.
+func runForFix(ctx context.Context, c *cli, module string, quiet bool) (string, error) {
+	spec, err := runner.ParseModuleSpec(module)
+	if err != nil {
+		return "", usageError{err}
+	}
+	if spec.Kind != runner.SourceDir {
+		return "", usagef("%s is not a module directory of this machine: fsmove fix edits a module's own files", module)
+	}
+	choice, err := runner.ChooseSuite("", spec)
+	if err != nil {
+		return "", usageError{err}
+	}
+	out, err := runner.DefaultOutDir(spec, runner.Entry{}, choice.Suite)
+	if err != nil {
+		return "", usageError{err}
+	}
+	sub := &cli{stdout: c.stderr, stderr: c.stderr, abort: c.abort}
+	run := newRunCmd(sub)
+	args := []string{"--force", module}
+	if quiet {
+		args = append([]string{"--quiet"}, args...)
+	}
+	run.SetArgs(args)
+	run.SetOut(c.stderr)
+	run.SetErr(c.stderr)
+	run.SilenceErrors, run.SilenceUsage = true, true
+	if err := run.ExecuteContext(ctx); err != nil && !errors.Is(err, errFindings) {
+		return "", err
+	}
+	return out, nil
+}
+
+// analyzeRunDir analyzes a run's directory as fsmove analyze would, the
+// findings wholly inside dependencies set apart.
+func analyzeRunDir(ctx context.Context, dir string, rec *runner.RunRecord, rf *reportFlags) (*detector.Report, error) {
+	dopts, err := rf.detectorOptions()
+	if err != nil {
+		return nil, usageError{err}
+	}
+	dopts.Scope = &detector.Scope{Roots: rec.ScopeRoots()}
+	in, _ := analyze.WithRunRecord(analyze.Input{Trace: filepath.Join(dir, runner.TraceFile), Catalog: filepath.Join(dir, runner.CatalogFile)})
+	rep, _, err := analyze.Run(ctx, in, analyze.Options{Detector: dopts})
+	if err != nil {
+		var inputErr *analyze.InputError
+		if errors.As(err, &inputErr) {
+			return nil, usageError{err}
+		}
+		return nil, runError{err}
+	}
+	return rep, nil
+}
+
+// fixTargets are the reported findings (not held back, not waived) as
+// targets, and what is not edited: the findings inside dependencies.
+func fixTargets(rep *detector.Report) ([]fix.Target, []string) {
+	var targets []fix.Target
+	nums := rep.Numbers()
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		if !f.Reported() {
+			continue
+		}
+		targets = append(targets, fix.Target{Number: nums[i], Kind: f.Kind.String(), Producer: f.Producer, Consumer: f.Consumer})
+	}
+	var notEdited []string
+	for _, f := range rep.InDependencies {
+		notEdited = append(notEdited, fmt.Sprintf("%s %s → %s: inside a dependency (%s)", f.Kind, f.Producer.Ref(), f.Consumer.Ref(), f.Producer.File))
+	}
+	return targets, notEdited
+}
+
+// moduleManifests reads every .pp file under the module's manifests/, by
+// absolute path (the catalog's file names, mapped to this machine).
+func moduleManifests(dir string) (map[string][]byte, error) {
+	texts := map[string][]byte{}
+	root := filepath.Join(dir, "manifests")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() && strings.HasSuffix(path, ".pp") {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			texts[path] = data
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the module's manifests: %w", err)
+	}
+	return texts, nil
+}
+
+// findingList names findings: "finding 3", "findings 1, 4".
+func findingList(n []int) string {
+	var s []string
+	for _, x := range slices.Compact(slices.Sorted(slices.Values(n))) {
+		s = append(s, fmt.Sprint(x))
+	}
+	if len(s) == 1 {
+		return "finding " + s[0]
+	}
+	return "findings " + strings.Join(s, ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+}
+
+// replaceFile writes data to path through a temporary file beside it and
+// a rename, keeping path's mode: a failure leaves the old file whole.
+func replaceFile(path string, data []byte) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".fsmove-fix-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// verifyFix applies a copy of the module with the edits, as the run did
+// (runner.RerunOptions), into RUN-DIR/fix/, and says of each edited
+// finding whether it is gone, and of each finding the edited run reports
+// that the first did not, that it is new. It returns true when every
+// edited finding is gone and nothing is new. A failed apply of the edited
+// module (a dependency cycle the edits made, which Puppet refuses) is a
+// verdict too: not fixed.
+func verifyFix(ctx context.Context, stderr io.Writer, eng *container.Engine, dir string, rec *runner.RunRecord, rf *reportFlags,
+	rep *detector.Report, edited map[string][]byte, plan fix.Plan, progress *runner.Progress) (bool, error) {
+	opts, err := runner.RerunOptions(dir)
+	if err != nil {
+		return false, usageError{err}
+	}
+	work := filepath.Join(dir, runner.FixDir)
+	if err := os.RemoveAll(work); err != nil {
+		return false, runError{err}
+	}
+	copyDir := filepath.Join(work, "module", filepath.Base(rec.Module.Dir))
+	if err := copyTree(rec.Module.Dir, copyDir); err != nil {
+		return false, runError{fmt.Errorf("copying the module to verify the edits: %w", err)}
+	}
+	for f, data := range edited {
+		rel, err := filepath.Rel(rec.Module.Dir, f)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return false, runError{fmt.Errorf("edited file %s is outside the module", f)}
+		}
+		if err := replaceFile(filepath.Join(copyDir, rel), data); err != nil {
+			return false, runError{err}
+		}
+	}
+	opts.Module.Dir = copyDir
+	opts.OutDir = filepath.Join(work, "run")
+	opts.Progress = progress
+	rec2, err := runner.Run(ctx, eng, opts)
+	if rec2 == nil || err != nil && ctx.Err() != nil {
+		if err == nil {
+			err = errors.New("no run record")
+		}
+		return false, runError{fmt.Errorf("verifying: %w", err)}
+	}
+	if rec2.Status != runner.StatusOK {
+		why := rec2.Error
+		if log, err := os.Open(filepath.Join(opts.OutDir, runner.PuppetLogFile)); err == nil {
+			if errs := runner.PuppetErrors(log, 3); len(errs) > 0 {
+				why = strings.Join(errs, "; ")
+			}
+			log.Close()
+		}
+		fmt.Fprintf(stderr, "fsmove fix: verify: the edited module's apply failed (%s): %s\n", rec2.Status, why)
+		fmt.Fprintf(stderr, "fsmove fix: verify: its run is %s\n", opts.OutDir)
+		return false, nil
+	}
+	rep2, err := analyzeRunDir(ctx, opts.OutDir, rec2, rf)
+	if err != nil {
+		return false, err
+	}
+	key := func(f *detector.Finding) string {
+		return f.Kind.String() + " " + f.Producer.Ref() + " " + f.Consumer.Ref()
+	}
+	before, after := map[string]bool{}, map[string]bool{}
+	for i := range rep.Findings {
+		if rep.Findings[i].Reported() {
+			before[key(&rep.Findings[i])] = true
+		}
+	}
+	for i := range rep2.Findings {
+		if rep2.Findings[i].Reported() {
+			after[key(&rep2.Findings[i])] = true
+		}
+	}
+	editedNums := map[int]bool{}
+	for _, e := range plan.Edits {
+		for _, n := range e.Findings {
+			editedNums[n] = true
+		}
+	}
+	ok := true
+	nums := rep.Numbers()
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		if !f.Reported() || !editedNums[nums[i]] {
+			continue
+		}
+		verdict := "fixed"
+		if after[key(f)] {
+			verdict, ok = "not fixed", false
+		}
+		fmt.Fprintf(stderr, "fsmove fix: verify: finding %d (%s %s → %s): %s\n", nums[i], f.Kind, f.Producer.Ref(), f.Consumer.Ref(), verdict)
+	}
+	for i := range rep2.Findings {
+		f := &rep2.Findings[i]
+		if f.Reported() && !before[key(f)] {
+			ok = false
+			fmt.Fprintf(stderr, "fsmove fix: verify: new: %s %s → %s\n", f.Kind, f.Producer.Ref(), f.Consumer.Ref())
+		}
+	}
+	fmt.Fprintf(stderr, "fsmove fix: verify: the edited module's run is %s\n", opts.OutDir)
+	return ok, nil
+}
+
+// copyTree copies the module at src to dst: directories, regular files
+// (with their modes) and symlinks; .git is left out.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir() && d.Name() == ".git" && path != src:
+			return filepath.SkipDir
+		case d.IsDir():
+			return os.MkdirAll(to, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, to)
+		case d.Type().IsRegular():
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(to, data, info.Mode().Perm())
+		}
+		return nil // sockets, devices: not a module's
+	})
+}
