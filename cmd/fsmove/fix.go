@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/puppet/analyze"
 	"github.com/fsmove/fsmove/puppet/container"
@@ -121,7 +123,7 @@ func runFix(ctx context.Context, c *cli, cmd *cobra.Command, args []string, ff *
 		fmt.Fprintln(c.stderr, "fsmove fix: no finding of the module to fix")
 		return nil
 	}
-	texts, err := moduleManifests(rec.Module.Dir)
+	texts, err := moduleManifests(rec.Module.Dir, rec.Started)
 	if err != nil {
 		return usageError{err}
 	}
@@ -220,8 +222,18 @@ func runForFix(ctx context.Context, c *cli, module string, quiet bool) (string, 
 	run.SetOut(c.stderr)
 	run.SetErr(c.stderr)
 	run.SilenceErrors, run.SilenceUsage = true, true
-	if err := run.ExecuteContext(ctx); err != nil && !errors.Is(err, errFindings) {
-		return "", err
+	began := time.Now()
+	if err := run.ExecuteContext(ctx); err != nil {
+		// Findings (1) are what fix is for; an incomplete analysis (4) was
+		// said by the run's report, and fix edits what it did find.
+		var typed interface{ exitStatus() int }
+		findings := errors.Is(err, errFindings) || errors.As(err, &typed) && (typed.exitStatus() == exitFindings || typed.exitStatus() == exitIncomplete)
+		// An apply that failed, analyzed: a resource may have failed for
+		// the very order a finding says is missing (fix it, and --verify
+		// shows the apply pass).
+		if rec, recErr := runner.ReadRecord(out); !findings && (recErr != nil || rec.Status != runner.StatusPuppetFailed || rec.Started.Before(began)) {
+			return "", err
+		}
 	}
 	return out, nil
 }
@@ -266,8 +278,11 @@ func fixTargets(rep *detector.Report) ([]fix.Target, []string) {
 }
 
 // moduleManifests reads every .pp file under the module's manifests/, by
-// absolute path (the catalog's file names, mapped to this machine).
-func moduleManifests(dir string) (map[string][]byte, error) {
+// absolute path (the catalog's file names, mapped to this machine). A file
+// changed since the run began is refused: the catalog's lines are of the
+// text the run applied, and an edit placed by them in another text would
+// land in the wrong place.
+func moduleManifests(dir string, since time.Time) (map[string][]byte, error) {
 	texts := map[string][]byte{}
 	root := filepath.Join(dir, "manifests")
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -275,6 +290,9 @@ func moduleManifests(dir string) (map[string][]byte, error) {
 			return err
 		}
 		if d.Type().IsRegular() && strings.HasSuffix(path, ".pp") {
+			if info, err := d.Info(); err == nil && !since.IsZero() && info.ModTime().After(since) {
+				return fmt.Errorf("%s changed after the run began (%s): run the module again (fsmove fix MODULE does)", path, since.Format(time.RFC3339))
+			}
 			data, err := os.ReadFile(path)
 			if err != nil {
 				return err
@@ -341,9 +359,11 @@ func replaceFile(path string, data []byte) error {
 // (runner.RerunOptions), into RUN-DIR/fix/, and says of each edited
 // finding whether it is gone, and of each finding the edited run reports
 // that the first did not, that it is new. It returns true when every
-// edited finding is gone and nothing is new. A failed apply of the edited
-// module (a dependency cycle the edits made, which Puppet refuses) is a
-// verdict too: not fixed.
+// edited finding is gone and nothing is new. An apply of the edited
+// module that fails where the first did not (a dependency cycle the edits
+// made, which Puppet refuses; a resource that fails now) is a verdict
+// too: not fixed. One that fails as the first did, no resource more, is
+// compared as any other (a fixture may fail on purpose).
 func verifyFix(ctx context.Context, stderr io.Writer, eng *container.Engine, dir string, rec *runner.RunRecord, rf *reportFlags,
 	rep *detector.Report, edited map[string][]byte, plan fix.Plan, progress *runner.Progress) (bool, error) {
 	opts, err := runner.RerunOptions(dir)
@@ -377,17 +397,39 @@ func verifyFix(ctx context.Context, stderr io.Writer, eng *container.Engine, dir
 		}
 		return false, runError{fmt.Errorf("verifying: %w", err)}
 	}
+	ok := true
 	if rec2.Status != runner.StatusOK {
-		why := rec2.Error
-		if log, err := os.Open(filepath.Join(opts.OutDir, runner.PuppetLogFile)); err == nil {
-			if errs := runner.PuppetErrors(log, 3); len(errs) > 0 {
-				why = strings.Join(errs, "; ")
+		// The edits made an apply fail that did not (a dependency cycle
+		// Puppet refuses, a resource that fails now), or it failed as
+		// the first did: the resources that fail say which.
+		failedBefore, _ := failedResources(dir)
+		failedAfter, known := failedResources(opts.OutDir)
+		var worse []string
+		for _, r := range failedAfter {
+			if !slices.Contains(failedBefore, r) {
+				worse = append(worse, r)
 			}
-			log.Close()
 		}
-		fmt.Fprintf(stderr, "fsmove fix: verify: the edited module's apply failed (%s): %s\n", rec2.Status, why)
-		fmt.Fprintf(stderr, "fsmove fix: verify: its run is %s\n", opts.OutDir)
-		return false, nil
+		if !known || len(worse) > 0 || rec.Status == runner.StatusOK {
+			why := rec2.Error
+			if log, err := os.Open(filepath.Join(opts.OutDir, runner.PuppetLogFile)); err == nil {
+				if errs := runner.PuppetErrors(log, 3); len(errs) > 0 {
+					why = strings.Join(errs, "; ")
+				}
+				log.Close()
+			}
+			fmt.Fprintf(stderr, "fsmove fix: verify: the edited module's apply failed (%s): %s\n", rec2.Status, why)
+			if len(worse) > 0 {
+				fmt.Fprintf(stderr, "fsmove fix: verify: failed only with the edits: %s\n", strings.Join(worse, ", "))
+			}
+			fmt.Fprintf(stderr, "fsmove fix: verify: its run is %s\n", opts.OutDir)
+			if !known {
+				return false, nil // nothing applied (a cycle): nothing to compare
+			}
+			ok = false
+		} else {
+			fmt.Fprintf(stderr, "fsmove fix: verify: the edited module's apply failed as the first did (%s), no resource more\n", strings.Join(failedAfter, ", "))
+		}
 	}
 	rep2, err := analyzeRunDir(ctx, opts.OutDir, rec2, rf)
 	if err != nil {
@@ -413,7 +455,6 @@ func verifyFix(ctx context.Context, stderr io.Writer, eng *container.Engine, dir
 			editedNums[n] = true
 		}
 	}
-	ok := true
 	nums := rep.Numbers()
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
@@ -435,6 +476,27 @@ func verifyFix(ctx context.Context, stderr io.Writer, eng *container.Engine, dir
 	}
 	fmt.Fprintf(stderr, "fsmove fix: verify: the edited module's run is %s\n", opts.OutDir)
 	return ok, nil
+}
+
+// failedResources are the resources Puppet's report of a run says failed;
+// known is false when there is no report to read (Puppet stopped before
+// applying anything: a dependency cycle, a compile error).
+func failedResources(dir string) (failed []string, known bool) {
+	f, err := os.Open(filepath.Join(dir, runner.PuppetReportFile))
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	rep, err := catalog.ParseReport(f)
+	if err != nil || len(rep.Resources) == 0 {
+		return nil, false
+	}
+	for _, r := range rep.Resources {
+		if r.Failed {
+			failed = append(failed, r.Ref)
+		}
+	}
+	return failed, true
 }
 
 // copyTree copies the module at src to dst: directories, regular files

@@ -16,7 +16,7 @@ func bodyEdits(d decl, text []byte, adds []*addition, converts []*conversion) []
 	edits, adds = convert(d, text, adds, converts)
 	var fresh []*addition
 	for _, a := range adds {
-		says := fmt.Sprintf("%s => %s on %s (line %d)", a.name, strings.Join(a.refs, ", "), d.ref(), d.body.Line)
+		says := fmt.Sprintf("%s => %s on %s (line %d)%s", a.name, strings.Join(a.refs, ", "), d.ref(), d.body.Line, a.moved())
 		if op := d.body.op(a.name); op != nil {
 			edits = append(edits, extend(d.file, text, op, a.refs, a.findings, says))
 		} else {
@@ -57,7 +57,7 @@ func convert(d decl, text []byte, adds []*addition, converts []*conversion) ([]E
 			edits = append(edits, rename(d, text, op, to, findings))
 			continue
 		}
-		add := &addition{name: to, findings: findings}
+		add := &addition{name: to, findings: findings, from: op.Name}
 		if op.List == nil {
 			add.refs = []string{op.Value.Text} // before stays: harmless, and the value it had
 		} else {
@@ -97,7 +97,7 @@ func rename(d decl, text []byte, op *Attribute, to string, findings []int) Edit 
 // the array is written one element a line, else the array is rewritten
 // on one line with those that stay.
 func removeElems(file string, text []byte, op *Attribute, gone map[int]bool, findings []int) []Edit {
-	says := "moved out of " + op.Name
+	const says = "" // part of the addition, which says where they came from
 	var edits []Edit
 	lines := true
 	for i, e := range op.List {
@@ -121,7 +121,7 @@ func removeElems(file string, text []byte, op *Attribute, gone map[int]bool, fin
 			keep = append(keep, e.Text)
 		}
 	}
-	return []Edit{{File: file, Start: op.Value.Offset, End: op.Value.End(), New: "[" + strings.Join(keep, ", ") + "]", Findings: findings, Says: says}}
+	return []Edit{{File: file, Start: op.Value.Offset, End: op.Value.End(), New: value(keep), Findings: findings, Says: says}}
 }
 
 // ref names the declaration for a reader: file { '/x': }.
@@ -184,7 +184,7 @@ func insert(d decl, text []byte, fresh []*addition) []Edit {
 	var says []string
 	for _, a := range fresh {
 		findings = append(findings, a.findings...)
-		says = append(says, fmt.Sprintf("%s => %s", a.name, value(a.refs)))
+		says = append(says, fmt.Sprintf("%s => %s%s", a.name, value(a.refs), a.moved()))
 	}
 	summary := strings.Join(says, " and ") + fmt.Sprintf(" added to %s (line %d)", d.ref(), d.body.Line)
 	ops := d.body.Ops
@@ -221,16 +221,19 @@ func insert(d decl, text []byte, fresh []*addition) []Edit {
 	col, realign := alignment(text, ops, fresh)
 	var edits []Edit
 	if realign {
+		var moved []string
 		for _, op := range ops {
 			if !startsLine(text, op.Offset) {
 				continue
 			}
 			gap := arrowGap(text, op)
 			if want := col - len(op.Name); gap.Length != want {
-				edits = append(edits, Edit{File: d.file, Start: gap.Offset, End: gap.End(), New: strings.Repeat(" ", want), Findings: findings,
-					Says: "the => of " + op.Name + " realigned"})
+				// Part of the insertion: it says so (Says "").
+				edits = append(edits, Edit{File: d.file, Start: gap.Offset, End: gap.End(), New: strings.Repeat(" ", want), Findings: findings})
+				moved = append(moved, op.Name)
 			}
 		}
+		summary += "; the => of " + strings.Join(moved, ", ") + " realigned"
 	}
 	line := func(a *addition) string {
 		pad := 1
@@ -262,6 +265,14 @@ func insert(d decl, text []byte, fresh []*addition) []Edit {
 	return edits
 }
 
+// moved says where an addition's references came from, if anywhere.
+func (a *addition) moved() string {
+	if a.from == "" {
+		return ""
+	}
+	return " (moved from " + a.from + ")"
+}
+
 // value is one reference, or an array of several.
 func value(refs []string) string {
 	if len(refs) == 1 {
@@ -272,24 +283,23 @@ func value(refs []string) string {
 
 // alignment returns the column (from the name's start) at which the
 // body's => stand when it aligns them, 0 when it does not, and whether
-// the existing attributes must move to it (a new name is longer).
+// the existing attributes must move to it (a new name is longer). One
+// attribute a line is aligned as far as anyone can tell: puppet-lint's
+// default wants the new one aligned with it.
 func alignment(text []byte, ops []Attribute, fresh []*addition) (int, bool) {
-	col, padded := -1, false
+	col := -1
 	for _, op := range ops {
 		if !startsLine(text, op.Offset) {
 			continue
 		}
 		c := len(op.Name) + arrowGap(text, op).Length
 		if col >= 0 && c != col {
-			return 0, false // not aligned
+			return 0, false // not aligned: one space before each new =>
 		}
 		col = c
-		if arrowGap(text, op).Length > 1 {
-			padded = true
-		}
 	}
-	if col < 0 || !padded {
-		return 0, false // one space before each =>: so for the new ones
+	if col < 0 {
+		return 0, false
 	}
 	want := col
 	for _, a := range fresh {

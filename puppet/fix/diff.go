@@ -2,6 +2,7 @@ package fix
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -25,15 +26,16 @@ func byFile(edits []Edit) ([]string, map[string][]udiff.Edit) {
 // Diff writes the edits as one unified diff, each file named by name(file)
 // under a/ and b/, as git apply takes it.
 func Diff(edits []Edit, sources map[string]*Source, name func(file string) string) (string, error) {
-	files, m := byFile(edits)
+	edited, err := Apply(edits, sources)
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
-	for _, f := range files {
+	for _, f := range slices.Sorted(maps.Keys(edited)) {
+		// A diff of the two texts, not of the edits: its hunks group
+		// removed lines before added ones, as every diff tool writes.
 		n := name(f)
-		d, err := udiff.ToUnified("a/"+n, "b/"+n, string(sources[f].Text), m[f], 3)
-		if err != nil {
-			return "", fmt.Errorf("fix: %s: %w", n, err)
-		}
-		b.WriteString(d)
+		b.WriteString(udiff.Unified("a/"+n, "b/"+n, string(sources[f].Text), string(edited[f])))
 	}
 	return b.String(), nil
 }

@@ -50,6 +50,17 @@ func TestLocateCases(t *testing.T) {
 	if !bytes.Equal(data, want) {
 		t.Errorf("Puppet's parser no longer says what testdata/cases.json holds (go test -run TestLocateCases -update):\n%s", data)
 	}
+	// Puppet 8 (trixie's image) says the same of the same file.
+	if _, err := eng.EnsureImage(context.Background(), container.ImageOptions{Suite: "trixie"}); err != nil {
+		t.Fatalf("trixie's image: %v", err)
+	}
+	got8, err := Locate(context.Background(), eng, container.SuiteImage("trixie"), map[string][]byte{"cases.pp": text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data8, _ := json.MarshalIndent(got8["cases.pp"], "", "  "); !bytes.Equal(append(data8, '\n'), want) {
+		t.Errorf("Puppet 8's parser says otherwise of cases.pp:\n%s", data8)
+	}
 }
 
 // TestEditsParse: every edited cases.pp of plan_test.go's cases parses

@@ -19,7 +19,9 @@ type Target struct {
 }
 
 // Edit is one change to one manifest: bytes Start..End of File replaced
-// by New. Findings are the targets it fixes.
+// by New. Findings are the targets it fixes; Says is empty for an edit
+// that is part of another, which says what both do (the arrows of a body
+// realigned for its new attribute).
 type Edit struct {
 	File       string
 	Start, End int
@@ -63,6 +65,7 @@ type addition struct {
 	name     string
 	refs     []string
 	findings []int
+	from     string // the ordering attribute the refs leave (conversion)
 }
 
 // bodyKey identifies a body across targets.

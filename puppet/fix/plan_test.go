@@ -77,6 +77,8 @@ var planCases = []planCase{
 		want: []string{"    ensure => file,\n    notify => Service['svc'],\n  }\n"}, gone: []string{"before"}},
 	{name: "a required element becomes subscribed", targets: []Target{{1, "MN", out("File", "/etc/listed.conf"), in("Service", "svc", 53)}},
 		want: []string{"    ensure    => running,\n    require   => [Package['a'], Package['b']],\n    subscribe => File['/etc/listed.conf'],\n  }\n"}},
+	{name: "the one element left is no array", targets: []Target{{1, "MN", out("Package", "b"), in("Service", "svc", 53)}, {2, "MN", out("File", "/etc/listed.conf"), in("Service", "svc", 53)}},
+		want: []string{"    require   => Package['a'],\n    subscribe => [File['/etc/listed.conf'], Package['b']],\n"}},
 	{name: "notify on the producer", targets: []Target{{1, "MN", in("File", "/etc/plain.conf", 18), out("Service", "apache2")}},
 		want: []string{"    owner => 'root',\n    notify => Service['apache2']\n"}},
 	{name: "in a defined type, for every instance", targets: []Target{{1, "MN", in("File", "/etc/instance-web.conf", 81), in("Service", "instance-web", 85)}},
@@ -127,9 +129,18 @@ func TestMake(t *testing.T) {
 			if c.note != "" && (len(p.Notes) != 1 || !strings.Contains(p.Notes[0], c.note)) {
 				t.Errorf("notes %q, want one saying %q", p.Notes, c.note)
 			}
+			said := map[int]bool{}
 			for _, e := range p.Edits {
-				if len(e.Findings) == 0 || e.Says == "" {
-					t.Errorf("edit %+v says nothing of what it does or for which finding", e)
+				if len(e.Findings) == 0 {
+					t.Errorf("edit %+v is for no finding", e)
+				}
+				for _, n := range e.Findings {
+					said[n] = said[n] || e.Says != ""
+				}
+			}
+			for _, tg := range c.targets {
+				if !said[tg.Number] {
+					t.Errorf("no edit says what it does for finding %d: %+v", tg.Number, p.Edits)
 				}
 			}
 		})

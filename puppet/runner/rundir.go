@@ -68,7 +68,7 @@ const (
 // artifacts, run.json, and the temporary directory of the catalog's copy
 // (.catalog-*, left only by a run that was killed).
 var artifactNames = []string{TraceFile, CatalogFile, PuppetLogFile, GraphsDir, PackagesFile, UnitsFile, AccountsFile, SiteFile, SetupLogFile, RunJSON, ConfirmDir,
-	HTMLReportFile, PuppetReportFile, SecondDir, SourcesDir}
+	HTMLReportFile, PuppetReportFile, SecondDir, SourcesDir, FixDir}
 
 // isArtifactName reports whether name, an entry of an output directory, is
 // one fsmove writes.
