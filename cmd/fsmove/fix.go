@@ -268,7 +268,7 @@ func fixTargets(rep *detector.Report) ([]fix.Target, []string) {
 		if !f.Reported() {
 			continue
 		}
-		targets = append(targets, fix.Target{Number: nums[i], Kind: f.Kind.String(), Producer: f.Producer, Consumer: f.Consumer})
+		targets = append(targets, fix.Target{Number: nums[i], Kind: f.Kind.String(), Producer: f.Producer, Consumer: f.Consumer, Reversed: f.Reversed})
 	}
 	var notEdited []string
 	for _, f := range rep.InDependencies {

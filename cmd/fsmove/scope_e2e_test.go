@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,4 +58,35 @@ func TestE2EScope(t *testing.T) {
 	if want := "MOR File[/etc/faultydep.conf] Exec[faultydep-read]"; len(got) != 1 || got[0] != want {
 		t.Errorf("--scope all: findings %q, want [%q]", got, want)
 	}
+
+	// fsmove fix edits the module's own files only: the dependency's
+	// finding is listed as not edited, and its files stay as they were.
+	before := treeText(t, filepath.Join(dir, "faultydep"))
+	stdout.Reset()
+	stderr.Reset()
+	code = run(&stdout, &stderr, []string{"fix", "--quiet", out})
+	if code != exitOK || stdout.Len() != 0 || !strings.Contains(stderr.String(), "Exec[faultydep-read]: inside a dependency") {
+		t.Errorf("fsmove fix: exit %d, diff %q; want 0, none, and the dependency's finding not edited\n%s", code, stdout.String(), stderr.String())
+	}
+	if treeText(t, filepath.Join(dir, "faultydep")) != before {
+		t.Error("fsmove fix changed the dependency's files")
+	}
+}
+
+// treeText is every file under dir, names and contents, in walk order.
+func treeText(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		b.WriteString(p + "\n" + string(data))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

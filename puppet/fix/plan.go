@@ -16,6 +16,9 @@ type Target struct {
 	Kind     string // "MOR" or "MN"
 	Producer *catalog.Resource
 	Consumer *catalog.Resource
+	// Reversed: an MN whose service is ordered before the producer today
+	// (detector.Finding.Reversed): a notification would make a cycle.
+	Reversed bool
 }
 
 // Edit is one change to one manifest: bytes Start..End of File replaced
@@ -103,6 +106,12 @@ func Make(targets []Target, sources map[string]*Source) Plan {
 		return k
 	}
 	for _, t := range targets {
+		if t.Kind == "MN" && t.Reversed {
+			// Puppet refuses a cycle; which of the two orders the module
+			// wants is the maintainer's call, not an edit's.
+			p.Skipped = append(p.Skipped, Skip{t.Number, fmt.Sprintf("%s is ordered before %s today: a notification would make a dependency cycle, so the edit is withdrawn; remove that ordering first", t.Consumer.Ref(), t.Producer.Ref())})
+			continue
+		}
 		pd, pwhy := find(sources, t.Producer)
 		cd, cwhy := find(sources, t.Consumer)
 		if t.Kind == "MN" {
