@@ -2,6 +2,7 @@ package fix
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -57,9 +58,17 @@ func convert(d decl, text []byte, adds []*addition, converts []*conversion) ([]E
 			edits = append(edits, rename(d, text, op, to, findings))
 			continue
 		}
-		add := &addition{name: to, findings: findings, from: op.Name}
+		// The references join the notifying attribute's addition (one per
+		// name: a body cannot set an attribute twice).
+		i := slices.IndexFunc(adds, func(a *addition) bool { return a.name == to })
+		if i < 0 {
+			adds = append(adds, &addition{name: to, from: op.Name})
+			i = len(adds) - 1
+		}
+		add := adds[i]
+		add.findings = append(add.findings, findings...)
 		if op.List == nil {
-			add.refs = []string{op.Value.Text} // before stays: harmless, and the value it had
+			add.refs = append(add.refs, op.Value.Text) // before stays: harmless, and the value it had
 		} else {
 			for i, e := range op.List {
 				if gone[i] {
@@ -70,7 +79,6 @@ func convert(d decl, text []byte, adds []*addition, converts []*conversion) ([]E
 				edits = append(edits, removeElems(d.file, text, op, gone, findings)...)
 			}
 		}
-		adds = append(adds, add)
 	}
 	return edits, adds
 }

@@ -269,6 +269,9 @@ func reference(other *catalog.Resource, od, on decl) (ref, why string) {
 	if od.body == nil || od.body.Literal != nil {
 		return literal, ""
 	}
+	if strings.HasPrefix(od.body.Title, "[") && !strings.Contains(od.body.Title, "$") {
+		return literal, "" // one title of an array of plain ones: ['/a', '/b']
+	}
 	sameDefine := on.res.Scope != nil && od.res.Scope != nil && on.res.Scope.Kind == "define" && *on.res.Scope == *od.res.Scope
 	if sameDefine && !strings.HasPrefix(od.body.Title, "[") {
 		return other.Type + "[" + od.body.Title + "]", ""

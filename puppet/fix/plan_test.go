@@ -83,6 +83,8 @@ var planCases = []planCase{
 		want: []string{"    ensure    => running,\n    require   => [Package['a'], Package['b']],\n    subscribe => File['/etc/listed.conf'],\n  }\n"}},
 	{name: "the one element left is no array", targets: []Target{tg(1, "MN", out("Package", "b"), in("Service", "svc", 53)), tg(2, "MN", out("File", "/etc/listed.conf"), in("Service", "svc", 53))},
 		want: []string{"    require   => Package['a'],\n    subscribe => [File['/etc/listed.conf'], Package['b']],\n"}},
+	{name: "a converted ordering and a new notification share one attribute", targets: []Target{tg(1, "MN", in("File", "/etc/ordered.conf", 68), in("Service", "svc", 53)), tg(2, "MN", in("File", "/etc/ordered.conf", 68), out("Service", "apache2"))},
+		want: []string{"    before => Service['svc'],\n    notify => [Service['apache2'], Service['svc']],\n  }\n"}},
 	{name: "notify on the producer", targets: []Target{tg(1, "MN", in("File", "/etc/plain.conf", 18), out("Service", "apache2"))},
 		want: []string{"    owner => 'root',\n    notify => Service['apache2']\n"}},
 	{name: "in a defined type, for every instance", targets: []Target{tg(1, "MN", in("File", "/etc/instance-web.conf", 81), in("Service", "instance-web", 85))},
