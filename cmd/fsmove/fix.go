@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -154,13 +155,15 @@ func runFix(ctx context.Context, c *cli, cmd *cobra.Command, args []string, ff *
 		}
 		return file
 	}
-	diff, err := fix.Diff(plan.Edits, sources, rel)
+	edited, err := fix.Apply(plan.Edits, sources)
 	if err != nil {
 		return runError{err}
 	}
-	io.WriteString(c.stdout, diff)
+	io.WriteString(c.stdout, fix.Diff(sources, edited, rel))
 	for _, e := range plan.Edits {
-		fmt.Fprintf(c.stderr, "fsmove fix: %s: %s\n", findingList(e.Findings), e.Says)
+		if e.Says != "" { // "": a part of another edit, which says it
+			fmt.Fprintf(c.stderr, "fsmove fix: %s: %s\n", findingList(e.Findings), e.Says)
+		}
 	}
 	for _, n := range plan.Notes {
 		fmt.Fprintf(c.stderr, "fsmove fix: note: %s\n", n)
@@ -168,12 +171,8 @@ func runFix(ctx context.Context, c *cli, cmd *cobra.Command, args []string, ff *
 	for _, s := range plan.Skipped {
 		fmt.Fprintf(c.stderr, "fsmove fix: finding %d: no edit: %s\n", s.Finding, s.Why)
 	}
-	edited, err := fix.Apply(plan.Edits, sources)
-	if err != nil {
-		return runError{err}
-	}
 	if ff.write {
-		for _, f := range sortedKeys(edited) {
+		for _, f := range slices.Sorted(maps.Keys(edited)) {
 			if err := replaceFile(f, edited[f]); err != nil {
 				return runError{fmt.Errorf("writing %s: %w", f, err)}
 			}
@@ -317,16 +316,6 @@ func findingList(n []int) string {
 		return "finding " + s[0]
 	}
 	return "findings " + strings.Join(s, ", ")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	})
 }
 
 // replaceFile writes data to path through a temporary file beside it and

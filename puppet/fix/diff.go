@@ -23,21 +23,17 @@ func byFile(edits []Edit) ([]string, map[string][]udiff.Edit) {
 	return files, m
 }
 
-// Diff writes the edits as one unified diff, each file named by name(file)
-// under a/ and b/, as git apply takes it.
-func Diff(edits []Edit, sources map[string]*Source, name func(file string) string) (string, error) {
-	edited, err := Apply(edits, sources)
-	if err != nil {
-		return "", err
-	}
+// Diff writes the edited files (Apply's result) as one unified diff of
+// their old and new texts, each file named by name(file) under a/ and b/,
+// as git apply takes it. A diff of the two texts, not of the edits: its
+// hunks put removed lines before added ones, as every diff tool does.
+func Diff(sources map[string]*Source, edited map[string][]byte, name func(file string) string) string {
 	var b strings.Builder
 	for _, f := range slices.Sorted(maps.Keys(edited)) {
-		// A diff of the two texts, not of the edits: its hunks group
-		// removed lines before added ones, as every diff tool writes.
 		n := name(f)
 		b.WriteString(udiff.Unified("a/"+n, "b/"+n, string(sources[f].Text), string(edited[f])))
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 // Apply returns each edited file's new text.

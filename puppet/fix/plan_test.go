@@ -180,10 +180,11 @@ func onlyAdds(old, new string, changed []string) bool {
 func TestDiff(t *testing.T) {
 	sources := casesSource(t)
 	p := Make([]Target{tg(1, "MOR", pkg, in("File", "/etc/aligned.conf", 6))}, sources)
-	d, err := Diff(p.Edits, sources, func(f string) string { return "manifests/" + f })
+	edited, err := Apply(p.Edits, sources)
 	if err != nil {
 		t.Fatal(err)
 	}
+	d := Diff(sources, edited, func(f string) string { return "manifests/" + f })
 	if !strings.HasPrefix(d, "--- a/manifests/cases.pp\n+++ b/manifests/cases.pp\n@@ ") {
 		t.Errorf("diff header:\n%s", d)
 	}
