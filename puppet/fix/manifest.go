@@ -6,9 +6,9 @@
 // from patterns over the source: a manifest is Puppet's language, and only
 // Puppet reads it exactly.
 //
-// Plan turns the findings and the manifests into Edits; Diff writes them
-// as a unified diff and Apply applies them. docs/DESIGN.md ("fsmove fix")
-// says which edit each case gets and why.
+// Make turns the findings and the manifests into a Plan of Edits; Apply
+// makes them in memory and Diff writes the result as a unified diff.
+// docs/DESIGN.md ("fsmove fix") says which edit each case gets and why.
 package fix
 
 import (
