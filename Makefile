@@ -84,7 +84,8 @@ FUZZ_TARGETS = \
 	FuzzParseDebIndex ./puppet/module \
 	FuzzModuleCopySkip ./puppet/runner \
 	FuzzParseUnmetConditions ./puppet/runner \
-	FuzzMutate ./bench/recall
+	FuzzMutate ./bench/recall \
+	FuzzMake ./puppet/fix
 fuzz:
 	printf '%s %s\n' $(FUZZ_TARGETS) | FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) xargs -P $(FUZZ_JOBS) -n 2 .ci/fuzz
 

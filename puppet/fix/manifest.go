@@ -95,6 +95,40 @@ type Arrow struct {
 	Scope    *Scope `json:"container"`
 }
 
+// check says whether every span m gives lies in a text of n bytes and
+// makes sense (ends after it starts; an attribute's name at its start):
+// spans come from another process, and an edit must never land outside
+// the text or slice it wrongly.
+func (m *Manifest) check(n int) error {
+	in := func(s Span) bool { return s.Offset >= 0 && s.Length >= 0 && s.End() <= n }
+	for _, r := range m.Resources {
+		if !in(r.Span) {
+			return fmt.Errorf("fix: %s: a resource at %d+%d outside the file's %d bytes", m.Path, r.Offset, r.Length, n)
+		}
+		for _, b := range r.Bodies {
+			if !in(b.TitleSpan) {
+				return fmt.Errorf("fix: %s: a title outside the file", m.Path)
+			}
+			for _, op := range b.Ops {
+				if !in(op.Span) || !in(op.Value.Span) || op.Value.Offset < op.Offset || len(op.Name) > op.Length {
+					return fmt.Errorf("fix: %s: attribute %s outside the file or its own span", m.Path, op.Name)
+				}
+				for _, e := range op.List {
+					if !in(e.Span) || e.Offset < op.Value.Offset || e.End() > op.Value.End() {
+						return fmt.Errorf("fix: %s: an element of %s outside its array", m.Path, op.Name)
+					}
+				}
+			}
+		}
+	}
+	for _, a := range m.Arrows {
+		if !in(a.Left.Span) || !in(a.Right.Span) || a.Left.End() > a.Right.Offset {
+			return fmt.Errorf("fix: %s: an arrow's operands outside the file or out of order", m.Path)
+		}
+	}
+	return nil
+}
+
 // ParseManifests reads the locator's output.
 func ParseManifests(data []byte) (*Manifests, error) {
 	var m Manifests

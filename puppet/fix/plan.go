@@ -92,6 +92,13 @@ type bodyKey struct {
 // attribute in its indentation, alignment of =>, and trailing comma.
 func Make(targets []Target, sources map[string]*Source) Plan {
 	var p Plan
+	for _, src := range sources {
+		if err := src.Manifest.check(len(src.Text)); err != nil && src.Manifest.Error == "" {
+			// Nothing of a file whose spans are wrong is used: as if it
+			// did not parse.
+			src.Manifest = &Manifest{Path: src.Manifest.Path, Error: err.Error()}
+		}
+	}
 	arrows := map[bodyKey]*Edit{}
 	adds := map[bodyKey][]*addition{}
 	converts := map[bodyKey][]*conversion{}
