@@ -223,3 +223,15 @@ func TestParseRef(t *testing.T) {
 		}
 	}
 }
+
+// TestSpansOutsideTheText: a locator's answer whose spans do not fit the
+// text (the file changed, the output is not Puppet's) places no edit:
+// the target is skipped as in a file that does not parse.
+func TestSpansOutsideTheText(t *testing.T) {
+	sources := casesSource(t)
+	sources["cases.pp"].Text = sources["cases.pp"].Text[:200] // shorter than the spans say
+	p := Make([]Target{tg(1, "MOR", pkg, in("File", "/etc/aligned.conf", 6))}, sources)
+	if len(p.Edits) != 0 || len(p.Skipped) != 1 || !strings.Contains(p.Skipped[0].Why, "outside the file") {
+		t.Errorf("edits %+v, skipped %+v; want none, and the target skipped for spans outside the file", p.Edits, p.Skipped)
+	}
+}
