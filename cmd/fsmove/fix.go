@@ -40,7 +40,7 @@ dependencies, held back or waived are not edited. Where each declaration
 lies comes from Puppet's own parser, in the run's image.`,
 	examples: []example{
 		{"fsmove fix ./mymodule", "run it, then print the edits as a diff"},
-		{"fsmove fix RUN-DIR | git apply", "the edits of an earlier run, applied by git"},
+		{"fsmove fix RUN-DIR | git -C mymodule apply", "the edits of an earlier run, applied by git"},
 		{"fsmove fix --write --verify ./mymodule", "edit the files, then check the faults are gone"},
 	},
 	groups: []flagGroup{
