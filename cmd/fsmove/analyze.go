@@ -388,6 +388,31 @@ func gitWorkTree(dir string) (string, bool) {
 	}
 }
 
+// runAnalysis runs the analysis of in as rf says. rec, the record of the
+// run that made in (nil for a bare trace), sets apart the findings wholly
+// inside the run's dependencies: they count only when the module under
+// test can fix them (unless --scope all). The error is typed for the exit
+// status.
+func runAnalysis(ctx context.Context, in analyze.Input, rec *runner.RunRecord, dopts detector.Options, rf *reportFlags) (*detector.Report, *analyze.Stats, error) {
+	if rec != nil && rf.scope != "all" {
+		dopts.Scope = &detector.Scope{Roots: rec.ScopeRoots()}
+	}
+	rep, st, err := analyze.Run(ctx, in, analyze.Options{Strict: rf.strict, AllowUnobserved: rf.allowUnobserved, Detector: dopts})
+	if err != nil {
+		var inputErr *analyze.InputError
+		switch {
+		case errors.Is(err, context.Canceled):
+			return nil, nil, runError{errors.New("interrupted")}
+		case errors.Is(err, context.DeadlineExceeded):
+			return nil, nil, runError{errors.New("out of time (--timeout)")}
+		case errors.As(err, &inputErr):
+			return nil, nil, usageError{err}
+		}
+		return nil, nil, runError{err}
+	}
+	return rep, st, nil
+}
+
 // analyzeAndReport runs the pipeline and writes the report. It returns
 // nil for a complete analysis without findings, errFindings, a usageError
 // for an input error, an incompleteError for an incomplete analysis without
@@ -407,26 +432,12 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 	if err != nil {
 		return usagef("--base-path: %w", err)
 	}
-	if rec != nil && rf.scope != "all" {
-		// A run's findings count only when the module under test can fix
-		// them; those wholly inside its dependencies are set aside.
-		dopts.Scope = &detector.Scope{Roots: rec.ScopeRoots()}
-	}
-	rep, st, err := analyze.Run(ctx, in, analyze.Options{Strict: rf.strict, AllowUnobserved: rf.allowUnobserved, Detector: dopts})
+	rep, st, err := runAnalysis(ctx, in, rec, dopts, rf)
 	if hooks.analyzed != nil {
 		hooks.analyzed()
 	}
 	if err != nil {
-		var inputErr *analyze.InputError
-		switch {
-		case errors.Is(err, context.Canceled):
-			return runError{errors.New("interrupted")}
-		case errors.Is(err, context.DeadlineExceeded):
-			return runError{errors.New("out of time (--timeout)")}
-		case errors.As(err, &inputErr):
-			return usageError{err}
-		}
-		return runError{err}
+		return err
 	}
 	if hooks.confirm != nil {
 		hooks.confirm(ctx, rep)

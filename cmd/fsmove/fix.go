@@ -237,24 +237,15 @@ func runForFix(ctx context.Context, c *cli, module string, quiet bool) (string, 
 	return out, nil
 }
 
-// analyzeRunDir analyzes a run's directory as fsmove analyze would, the
-// findings wholly inside dependencies set apart.
+// analyzeRunDir analyzes a run's directory as fsmove analyze would.
 func analyzeRunDir(ctx context.Context, dir string, rec *runner.RunRecord, rf *reportFlags) (*detector.Report, error) {
 	dopts, err := rf.detectorOptions()
 	if err != nil {
 		return nil, usageError{err}
 	}
-	dopts.Scope = &detector.Scope{Roots: rec.ScopeRoots()}
 	in, _ := analyze.WithRunRecord(analyze.Input{Trace: filepath.Join(dir, runner.TraceFile), Catalog: filepath.Join(dir, runner.CatalogFile)})
-	rep, _, err := analyze.Run(ctx, in, analyze.Options{Detector: dopts})
-	if err != nil {
-		var inputErr *analyze.InputError
-		if errors.As(err, &inputErr) {
-			return nil, usageError{err}
-		}
-		return nil, runError{err}
-	}
-	return rep, nil
+	rep, _, err := runAnalysis(ctx, in, rec, dopts, rf)
+	return rep, err
 }
 
 // fixTargets are the reported findings (not held back, not waived) as

@@ -9,20 +9,6 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 )
 
-// byFile groups edits by file, in file order.
-func byFile(edits []Edit) ([]string, map[string][]udiff.Edit) {
-	m := map[string][]udiff.Edit{}
-	var files []string
-	for _, e := range edits {
-		if _, ok := m[e.File]; !ok {
-			files = append(files, e.File)
-		}
-		m[e.File] = append(m[e.File], udiff.Edit{Start: e.Start, End: e.End, New: e.New})
-	}
-	slices.Sort(files)
-	return files, m
-}
-
 // Diff writes the edited files (Apply's result) as one unified diff of
 // their old and new texts, each file named by name(file) under a/ and b/,
 // as git apply takes it. A diff of the two texts, not of the edits: its
@@ -38,10 +24,13 @@ func Diff(sources map[string]*Source, edited map[string][]byte, name func(file s
 
 // Apply returns each edited file's new text.
 func Apply(edits []Edit, sources map[string]*Source) (map[string][]byte, error) {
-	files, m := byFile(edits)
+	byFile := map[string][]udiff.Edit{}
+	for _, e := range edits {
+		byFile[e.File] = append(byFile[e.File], udiff.Edit{Start: e.Start, End: e.End, New: e.New})
+	}
 	out := map[string][]byte{}
-	for _, f := range files {
-		t, err := udiff.ApplyBytes(sources[f].Text, m[f])
+	for f, es := range byFile {
+		t, err := udiff.ApplyBytes(sources[f].Text, es)
 		if err != nil {
 			return nil, fmt.Errorf("fix: %s: %w", f, err)
 		}
