@@ -51,6 +51,36 @@ func goldenReport(t *testing.T) *Report {
 	rep.Stats.BadArgs, rep.Stats.UnknownCalls, rep.Stats.CutMarks, rep.Stats.ImplicitEnds, rep.Stats.SelfClones = 7, 11, 1, 3, 2
 	rep.Stats.Interp.Statements = 410_000
 	rep.Stats.Phases = []Phase{{"parse", 80 * time.Millisecond}, {"interpret", 120 * time.Millisecond}, {"detect", 3 * time.Millisecond}}
+	// Edits as fsmove fix writes them (the command sets them from the
+	// located manifests): one on the MN of the nginx site, a skipped one,
+	// and the first group's.
+	inGroup := groupIndex(GroupFindings(rep.Findings), len(rep.Findings))
+	skipped := false
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		switch {
+		case !f.Reported():
+		case f.Kind == MN && f.Consumer.Ref() == "Service[nginx]":
+			site := "/etc/puppet/code/environments/production/modules/nginx/manifests/site.pp"
+			f.Edit = &Edit{
+				Says: "notify => Service['nginx'] added to File['/etc/nginx/sites-enabled/my site'] (line 17)",
+				Diff: "--- a/manifests/site.pp\n+++ b/manifests/site.pp\n@@ -18,2 +18,3 @@\n     target => \"/etc/nginx/sites-available/${name}\",\n+    notify => Service['nginx'],\n   }\n",
+				Changes: []Change{{File: site, Offset: 402, Length: 0, StartLine: 19, StartCol: 1, EndLine: 19, EndCol: 1,
+					Text: "    notify => Service['nginx'],\n"}},
+			}
+		case f.Kind == MOR && inGroup[i] < 0 && !skipped:
+			f.Edit = &Edit{Skipped: f.Producer.Ref() + " is not declared in the module (no file in the catalog)"}
+			skipped = true
+		}
+	}
+	if groups := GroupFindings(rep.Findings); len(groups) > 0 {
+		rep.GroupEdits = map[int]*Edit{groups[0].Members[0]: {
+			Says: "before => [...] added to the shared resource (line 30)",
+			Diff: "--- a/p.pp\n+++ b/p.pp\n@@ -30 +30,2 @@\n exec { 'x':\n+  before => [Exec['a'], Exec['b']],\n",
+			Changes: []Change{{File: "p.pp", Offset: 10, StartLine: 31, StartCol: 1, EndLine: 31, EndCol: 1,
+				Text: "  before => [Exec['a'], Exec['b']],\n"}},
+		}}
+	}
 	return rep
 }
 

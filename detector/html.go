@@ -193,7 +193,47 @@ type htmlGroup struct {
 	Paths   []string
 	Fix     string
 	Snippet string
+	Edit    *htmlEdit
 	Members []*htmlFinding
+}
+
+// htmlEdit is a finding's (or a group's) Edit: what it does, its diff a
+// line each (classed for colour), the diff whole to copy, or why there is
+// none.
+type htmlEdit struct {
+	Says    string
+	Diff    string
+	Lines   []htmlDiffLine
+	Skipped string
+}
+
+type htmlDiffLine struct {
+	Class string // "add", "del", "hunk" or "" (context, file names)
+	Text  string
+}
+
+// editView is e for the page; nil for nil.
+func (b *htmlBuilder) editView(e *Edit) *htmlEdit {
+	if e == nil {
+		return nil
+	}
+	he := &htmlEdit{Says: printable.String(b.r.relText(e.Says)), Diff: printable.Lines(e.Diff), Skipped: printable.String(b.r.relText(e.Skipped))}
+	for _, l := range strings.SplitAfter(he.Diff, "\n") {
+		class := ""
+		switch {
+		case l == "":
+			continue
+		case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "):
+		case strings.HasPrefix(l, "+"):
+			class = "add"
+		case strings.HasPrefix(l, "-"):
+			class = "del"
+		case strings.HasPrefix(l, "@@"):
+			class = "hunk"
+		}
+		he.Lines = append(he.Lines, htmlDiffLine{class, l})
+	}
+	return he
 }
 
 type htmlFinding struct {
@@ -214,6 +254,7 @@ type htmlFinding struct {
 	WaivedN    int
 	Fix        string
 	Snippet    string // the fix as manifest code, to copy
+	Edit       *htmlEdit
 	Confirm    *htmlConfirmation
 	Graph      *htmlGraph
 	NI         *htmlNI // an NI finding's details
@@ -470,6 +511,7 @@ func (b *htmlBuilder) section(groups []Group, kind Kind, held bool, title string
 			Shared: b.resource(g.By.String(), g.Resource),
 			Paths:  printableAll(g.Paths),
 			Fix:    printable.String(g.Fix(b.r.Findings)),
+			Edit:   b.editView(b.r.GroupEdits[g.Members[0]]),
 		}
 		var refs []string
 		for _, o := range g.Others(b.r.Findings) {
@@ -540,6 +582,7 @@ func (b *htmlBuilder) finding(i int, held bool) *htmlFinding {
 		Consumer:   b.resource("consumer", f.Consumer),
 		Fix:        p(f.Fix),
 		Snippet:    p(chain(f.Kind, PuppetRef(f.Producer), PuppetRef(f.Consumer))),
+		Edit:       b.editView(f.Edit),
 	}
 	hf.Anchor = fmt.Sprintf("finding-%d", hf.Number)
 	hf.Title = fmt.Sprintf("%s %s %s", hf.Producer.Ref, arrow, hf.Consumer.Ref)

@@ -422,3 +422,50 @@ func TestHTMLUnordered(t *testing.T) {
 		t.Error("an ordered MN's page says it is unordered")
 	}
 }
+
+// TestHTMLEdit: a finding's edit is shown as its diff, a line each,
+// classed, with a copy button that copies the diff whole; text a module
+// controls in it stays text; an edit that could not be placed says why;
+// a finding without an edit shows none.
+func TestHTMLEdit(t *testing.T) {
+	rep := groupReport(t)
+	var edited, skipped, bare int = -1, -1, -1
+	for i := range rep.Findings {
+		if !rep.Findings[i].Reported() {
+			continue
+		}
+		switch {
+		case edited < 0:
+			edited = i
+		case skipped < 0:
+			skipped = i
+		case bare < 0:
+			bare = i
+		}
+	}
+	if bare < 0 {
+		t.Fatal("the report has fewer than three reported findings")
+	}
+	diff := "--- a/manifests/init.pp\n+++ b/manifests/init.pp\n@@ -3,2 +3,3 @@\n   content => '" + hostile + "',\n+  notify  => Service['x'],\n-  old\n"
+	rep.Findings[edited].Edit = &Edit{Says: "notify added", Diff: diff, Changes: []Change{{File: "/m/manifests/init.pp", StartLine: 4, StartCol: 1, EndLine: 4, EndCol: 1, Text: "  notify  => Service['x'],\n"}}}
+	rep.Findings[skipped].Edit = &Edit{Skipped: "the title is built from a variable"}
+	page := writeHTML(t, rep, HTMLInputs{})
+	if got := strings.Count(page, `<pre class="diff">`); got != 1 {
+		t.Errorf("%d diffs on the page, want 1", got)
+	}
+	text := html.UnescapeString(page) // the page as the browser reads it
+	if !strings.Contains(text, `<span class="add">+  notify  => Service['x'],`) || !strings.Contains(text, `<span class="del">-  old`) || !strings.Contains(text, `<span class="hunk">@@ -3,2 +3,3 @@`) {
+		t.Error("the diff's lines are not classed add, del and hunk")
+	}
+	shown := strings.NewReplacer("\x1b", `\x1b`, "\x07", `\x07`).Replace(diff)
+	if !strings.Contains(text, `</pre><button type="button" class="copy" data-copy="`+shown+`">`) {
+		i := strings.Index(page, `<pre class="diff">`)
+		t.Errorf("no copy button with the whole diff after it: %q", page[i:min(len(page), i+800)])
+	}
+	if !strings.Contains(page, "none: the title is built from a variable") {
+		t.Error("the skipped edit does not say why")
+	}
+	if strings.Contains(page, "<script>alert") || strings.ContainsAny(page, "\x1b\x07") {
+		t.Error("text of the diff reached the page as markup or control characters")
+	}
+}

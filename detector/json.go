@@ -114,6 +114,41 @@ type jsonFinding struct {
 	Confirmation *jsonConfirmation `json:"confirmation,omitempty"`
 	// NI is there for an NI finding (fsmove run --idempotence).
 	NI *jsonNI `json:"ni,omitempty"`
+	// Edit is there when the module's manifests were located (Edit).
+	Edit *jsonEdit `json:"edit,omitempty"`
+}
+
+// jsonEdit is an Edit; its changes' files relative to the base path.
+type jsonEdit struct {
+	Says    string       `json:"says"`
+	Diff    string       `json:"diff"`
+	Changes []jsonChange `json:"changes"`
+	Skipped string       `json:"skipped"`
+}
+
+// jsonChange is a Change.
+type jsonChange struct {
+	File        string `json:"file"`
+	Offset      int    `json:"offset"`
+	Length      int    `json:"length"`
+	StartLine   int    `json:"start_line"`
+	StartColumn int    `json:"start_column"`
+	EndLine     int    `json:"end_line"`
+	EndColumn   int    `json:"end_column"`
+	Text        string `json:"text"`
+}
+
+func (r *Report) editJSON(e *Edit) *jsonEdit {
+	if e == nil {
+		return nil
+	}
+	je := &jsonEdit{Says: r.relText(e.Says), Diff: e.Diff, Changes: []jsonChange{}, Skipped: r.relText(e.Skipped)}
+	for _, c := range e.Changes {
+		file, _ := r.relFile(c.File)
+		je.Changes = append(je.Changes, jsonChange{File: file, Offset: c.Offset, Length: c.Length,
+			StartLine: c.StartLine, StartColumn: c.StartCol, EndLine: c.EndLine, EndColumn: c.EndCol, Text: c.Text})
+	}
+	return je
 }
 
 // jsonNI is NonIdempotence.
@@ -157,6 +192,8 @@ type jsonGroup struct {
 	HeldBack   bool         `json:"held_back"`
 	Fix        string       `json:"fix"`
 	Members    []int        `json:"members"`
+	// Edit is the members' edit, all at once (Report.GroupEdits).
+	Edit *jsonEdit `json:"edit,omitempty"`
 }
 
 type jsonResource struct {
@@ -288,7 +325,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		g := &groups[i]
 		out.Groups = append(out.Groups, jsonGroup{Kind: g.Kind.String(), By: g.By.String(),
 			Resource: r.jsonResource(g.Resource), Paths: g.Paths, Confidence: g.Confidence.String(),
-			HeldBack: g.HeldBack, Fix: r.relText(g.Fix(r.Findings)), Members: g.Members})
+			HeldBack: g.HeldBack, Fix: r.relText(g.Fix(r.Findings)), Members: g.Members, Edit: r.editJSON(r.GroupEdits[g.Members[0]])})
 	}
 	if c := r.Confirm; c != nil {
 		out.Confirm = &jsonConfirm{Confirmed: c.Confirmed, Refuted: c.Refuted, Unknown: c.Unknown,
@@ -318,6 +355,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 			Group:        inGroup[i],
 			Confirmation: confirmationJSON(f.Confirmation),
 			NI:           niJSON(f.NI),
+			Edit:         r.editJSON(f.Edit),
 		}
 		for _, pc := range f.Paths {
 			jf.Paths = append(jf.Paths, jsonConflict{

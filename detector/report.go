@@ -48,6 +48,9 @@ type Finding struct {
 	Consumer *catalog.Resource
 	Paths    []PathConflict // sorted by path
 	Fix      string         // a suggested change, in manifest syntax
+	// Edit is that change written in the module's manifests (nil when
+	// they were not located; see Edit).
+	Edit *Edit
 	// BothWays: the paths relate the two resources in both directions
 	// (interleaved blocks, a daemon); Producer → Consumer is then the order
 	// the run showed working, the one in which the blocks ran.
@@ -245,6 +248,10 @@ type Report struct {
 	// Confirm, when set, counts the findings' confirmations and gives
 	// their cost (fsmove run --confirm, fsmove confirm).
 	Confirm *ConfirmStats
+	// GroupEdits are the edits of the groups (GroupFindings), by the index
+	// of a group's first member: one edit for all its members, where each
+	// member's own Edit fixes that member alone.
+	GroupEdits map[int]*Edit
 }
 
 // RunFailure is a failed run as its record says it.

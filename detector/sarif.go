@@ -32,8 +32,10 @@ type sarifRun struct {
 	// OriginalURIBaseIDs says where SRCROOT is (SARIF 3.14.14): the base
 	// path, so that a consumer can resolve the relative URIs.
 	OriginalURIBaseIDs map[string]sarifArtifactLocation `json:"originalUriBaseIds,omitempty"`
-	Invocations        []sarifInvocation                `json:"invocations"`
-	Results            []sarifResult                    `json:"results"`
+	// ColumnKind says how the fixes' columns count (3.14.17).
+	ColumnKind  string            `json:"columnKind"`
+	Invocations []sarifInvocation `json:"invocations"`
+	Results     []sarifResult     `json:"results"`
 }
 
 // sarifInvocation says whether the run succeeded and the analysis covered
@@ -103,7 +105,9 @@ type sarifResult struct {
 	// Suppressions: a waived or suppressed finding, listed only with
 	// --show-suppressed (SARIF 3.27.23; inSource for an inline comment).
 	Suppressions []sarifSuppression `json:"suppressions,omitempty"`
-	Properties   sarifResultProps   `json:"properties"`
+	// Fixes: the finding's edit, when the manifests were located.
+	Fixes      []sarifFix       `json:"fixes,omitempty"`
+	Properties sarifResultProps `json:"properties"`
 }
 
 type sarifSuppression struct {
@@ -165,6 +169,54 @@ type sarifArtifactLocation struct {
 
 type sarifRegion struct {
 	StartLine int `json:"startLine"`
+}
+
+// sarifFix is an Edit (SARIF 3.55): what it does, and its replacements
+// grouped by file.
+type sarifFix struct {
+	Description     sarifMessage          `json:"description"`
+	ArtifactChanges []sarifArtifactChange `json:"artifactChanges"`
+}
+
+type sarifArtifactChange struct {
+	ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
+	Replacements     []sarifReplacement    `json:"replacements"`
+}
+
+// sarifReplacement replaces a region (an insertion: an empty one) with
+// its inserted content.
+type sarifReplacement struct {
+	DeletedRegion   sarifChangeRegion `json:"deletedRegion"`
+	InsertedContent sarifMessage      `json:"insertedContent"`
+}
+
+// sarifChangeRegion is a region by lines and columns (the run's
+// columnKind), the end exclusive.
+type sarifChangeRegion struct {
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn"`
+	EndLine     int `json:"endLine"`
+	EndColumn   int `json:"endColumn"`
+}
+
+// sarifFixes is e as a result's fixes: none when there is no edit.
+func (r *Report) sarifFixes(e *Edit) []sarifFix {
+	if e == nil || len(e.Changes) == 0 {
+		return nil
+	}
+	fix := sarifFix{Description: sarifMessage{r.relText(e.Says)}}
+	for _, c := range e.Changes {
+		n := len(fix.ArtifactChanges)
+		if n == 0 || fix.ArtifactChanges[n-1].ArtifactLocation != r.sarifArtifactOf(c.File) {
+			fix.ArtifactChanges = append(fix.ArtifactChanges, sarifArtifactChange{ArtifactLocation: r.sarifArtifactOf(c.File)})
+			n++
+		}
+		ac := &fix.ArtifactChanges[n-1]
+		ac.Replacements = append(ac.Replacements, sarifReplacement{
+			DeletedRegion:   sarifChangeRegion{StartLine: c.StartLine, StartColumn: c.StartCol, EndLine: c.EndLine, EndColumn: c.EndCol},
+			InsertedContent: sarifMessage{c.Text}})
+	}
+	return []sarifFix{fix}
 }
 
 // sarifRules is one row per fault kind, indexed by Kind.
@@ -232,7 +284,7 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		}
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{level, sarifMessage{w.text()}})
 	}
-	run := sarifRun{Tool: sarifTool{Driver: driver}, Invocations: []sarifInvocation{inv}, Results: []sarifResult{}}
+	run := sarifRun{Tool: sarifTool{Driver: driver}, ColumnKind: "utf16CodeUnits", Invocations: []sarifInvocation{inv}, Results: []sarifResult{}}
 	if r.BasePath != "" {
 		// A directory's URI ends in "/" (3.14.14), so that the relative
 		// ones resolve under it.
@@ -264,6 +316,9 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 				"fsmovePair/v1": f.Kind.String() + ":" + f.Producer.Ref() + "|" + f.Consumer.Ref(),
 			},
 			Properties: sarifResultProps{Confidence: f.Confidence.String(), sarifConfirmation: sarifConfirmationOf(f.Confirmation)},
+		}
+		if !f.Waived {
+			res.Fixes = r.sarifFixes(f.Edit)
 		}
 		if nums[i] > 0 {
 			res.Properties.Numbers = []int{nums[i]}
@@ -339,6 +394,7 @@ func (r *Report) sarifGroup(g *Group, nums []int) sarifResult {
 			"fsmoveGroup/v1": g.Kind.String() + ":" + g.By.String() + ":" + g.Resource.Ref() + "|" + strings.Join(g.Paths, "|"),
 		},
 		Properties: props,
+		Fixes:      r.sarifFixes(r.GroupEdits[g.Members[0]]),
 	}
 	if loc, ok := r.sarifLocationOf(g.Resource); ok {
 		res.Locations = append(res.Locations, loc)
@@ -483,24 +539,30 @@ func sarifText(f *Finding, traces [2]string) string {
 // sarifSrcRoot is the uriBaseId of the files under the base path.
 const sarifSrcRoot = "SRCROOT"
 
-// sarifLocationOf is the manifest position of res, if known. A file under
-// BasePath becomes a URI relative to SRCROOT; another absolute path a
-// file:// URI; a relative path stays relative. Paths are percent-escaped.
+// sarifArtifactOf is a manifest file as SARIF names it: a file under
+// BasePath a URI relative to SRCROOT; another absolute path a file:// URI;
+// a relative path stays relative. Paths are percent-escaped.
+func (r *Report) sarifArtifactOf(file string) sarifArtifactLocation {
+	var al sarifArtifactLocation
+	switch rel, under := r.relFile(file); {
+	case under:
+		al.URI = (&url.URL{Path: filepath.ToSlash(rel)}).EscapedPath()
+		al.URIBaseID = sarifSrcRoot
+	case strings.HasPrefix(file, "/"):
+		al.URI = (&url.URL{Scheme: "file", Path: file}).String()
+	default:
+		al.URI = (&url.URL{Path: file}).EscapedPath()
+	}
+	return al
+}
+
+// sarifLocationOf is the manifest position of res, if known
+// (sarifArtifactOf).
 func (r *Report) sarifLocationOf(res *catalog.Resource) (sarifLocation, bool) {
 	if res == nil || res.File == "" {
 		return sarifLocation{}, false
 	}
-	var al sarifArtifactLocation
-	switch rel, under := r.relFile(res.File); {
-	case under:
-		al.URI = (&url.URL{Path: filepath.ToSlash(rel)}).EscapedPath()
-		al.URIBaseID = sarifSrcRoot
-	case strings.HasPrefix(res.File, "/"):
-		al.URI = (&url.URL{Scheme: "file", Path: res.File}).String()
-	default:
-		al.URI = (&url.URL{Path: res.File}).EscapedPath()
-	}
-	loc := sarifLocation{PhysicalLocation: sarifPhysicalLocation{ArtifactLocation: al}}
+	loc := sarifLocation{PhysicalLocation: sarifPhysicalLocation{ArtifactLocation: r.sarifArtifactOf(res.File)}}
 	if res.Line > 0 {
 		loc.PhysicalLocation.Region = &sarifRegion{StartLine: res.Line}
 	}

@@ -16,7 +16,7 @@ import (
 // Taken from the OASIS schema, sarif-schema-2.1.0.json.
 var sarifShape = map[string]struct{ allowed, required []string }{
 	"log":                 {[]string{"$schema", "version", "runs"}, []string{"version", "runs"}},
-	"run":                 {[]string{"tool", "originalUriBaseIds", "invocations", "results"}, []string{"tool"}},
+	"run":                 {[]string{"tool", "originalUriBaseIds", "columnKind", "invocations", "results"}, []string{"tool"}},
 	"invocation":          {[]string{"executionSuccessful", "toolExecutionNotifications", "properties"}, []string{"executionSuccessful"}},
 	"notification":        {[]string{"level", "message"}, []string{"message"}},
 	"tool":                {[]string{"driver"}, []string{"driver"}},
@@ -24,11 +24,15 @@ var sarifShape = map[string]struct{ allowed, required []string }{
 	"reportingDescriptor": {[]string{"id", "name", "shortDescription", "fullDescription", "defaultConfiguration"}, []string{"id"}},
 	"configuration":       {[]string{"level"}, nil},
 	"message":             {[]string{"text"}, []string{"text"}},
-	"result":              {[]string{"ruleId", "ruleIndex", "level", "message", "locations", "relatedLocations", "partialFingerprints", "properties"}, []string{"message"}},
+	"result":              {[]string{"ruleId", "ruleIndex", "level", "message", "locations", "relatedLocations", "partialFingerprints", "fixes", "properties"}, []string{"message"}},
 	"location":            {[]string{"id", "physicalLocation", "message"}, nil},
 	"physicalLocation":    {[]string{"artifactLocation", "region"}, []string{"artifactLocation"}},
 	"artifactLocation":    {[]string{"uri", "uriBaseId"}, []string{"uri"}},
-	"region":              {[]string{"startLine"}, []string{"startLine"}},
+	"region":              {[]string{"startLine", "startColumn", "endLine", "endColumn"}, nil},
+	"fix":                 {[]string{"description", "artifactChanges"}, []string{"artifactChanges"}},
+	"artifactChange":      {[]string{"artifactLocation", "replacements"}, []string{"artifactLocation", "replacements"}},
+	"replacement":         {[]string{"deletedRegion", "insertedContent"}, []string{"deletedRegion"}},
+	"artifactContent":     {[]string{"text"}, nil},
 }
 
 // checkObject checks one object against its shape and returns it.
@@ -136,6 +140,27 @@ func checkSARIF(t *testing.T, data []byte) (results []map[string]any) {
 		}
 		for _, l := range asList(res["relatedLocations"]) {
 			checkLoc(where, l)
+		}
+		for _, f := range asList(res["fixes"]) {
+			fix := checkObject(t, where, "fix", f)
+			checkObject(t, where, "message", fix["description"])
+			for _, c := range asList(fix["artifactChanges"]) {
+				change := checkObject(t, where, "artifactChange", c)
+				checkObject(t, where, "artifactLocation", change["artifactLocation"])
+				for _, r := range asList(change["replacements"]) {
+					rep := checkObject(t, where, "replacement", r)
+					reg := checkObject(t, where, "region", rep["deletedRegion"])
+					for _, k := range []string{"startLine", "startColumn", "endLine", "endColumn"} {
+						if n, _ := reg[k].(float64); n < 1 {
+							t.Errorf("%s: a fix's region has %s %v", where, k, reg[k])
+						}
+					}
+					checkObject(t, where, "artifactContent", rep["insertedContent"])
+				}
+			}
+		}
+		if ck := run["columnKind"]; ck != nil && ck != "utf16CodeUnits" && ck != "unicodeCodePoints" {
+			t.Errorf("run: columnKind %v", ck)
 		}
 		results = append(results, res)
 	}
