@@ -24,7 +24,8 @@ import (
 //	second/              the second apply of --idempotence: its trace, log, catalog and report
 //	report.html          the HTML report
 //	sources/             the manifests of the run's Debian dependencies, by package and module (SourcesDir)
-//	site.pp, setup.log, confirm/
+//	manifests.json       the module's manifests and their declarations' places, for the edits (ManifestsFile)
+//	site.pp, setup.log, confirm/, fix/
 const (
 	RunJSON       = "run.json"
 	TraceFile     = "trace.log"
@@ -53,6 +54,11 @@ const (
 	// FixDir holds fsmove fix --verify's work: the edited copy of the
 	// module (module/) and its run (run/).
 	FixDir = "fix"
+	// ManifestsFile holds the module's manifests as the run applied them
+	// and where Puppet's parser found their declarations (fix.Located):
+	// written when the run has a finding to edit, read by the reports'
+	// edits and by fsmove fix.
+	ManifestsFile = "manifests.json"
 	// HTMLReportFile is the HTML report fsmove run writes beside run.json,
 	// whatever --format says.
 	HTMLReportFile = "report.html"
@@ -68,7 +74,7 @@ const (
 // artifacts, run.json, and the temporary directory of the catalog's copy
 // (.catalog-*, left only by a run that was killed).
 var artifactNames = []string{TraceFile, CatalogFile, PuppetLogFile, GraphsDir, PackagesFile, UnitsFile, AccountsFile, SiteFile, SetupLogFile, RunJSON, ConfirmDir,
-	HTMLReportFile, PuppetReportFile, SecondDir, SourcesDir, FixDir}
+	HTMLReportFile, PuppetReportFile, SecondDir, SourcesDir, FixDir, ManifestsFile}
 
 // isArtifactName reports whether name, an entry of an output directory, is
 // one fsmove writes.
