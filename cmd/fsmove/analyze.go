@@ -17,6 +17,7 @@ import (
 	"github.com/fsmove/fsmove/detector/printable"
 	"github.com/fsmove/fsmove/internal/term"
 	"github.com/fsmove/fsmove/puppet/analyze"
+	"github.com/fsmove/fsmove/puppet/fix"
 	"github.com/fsmove/fsmove/puppet/runner"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -351,6 +352,10 @@ type reportHooks struct {
 	// runFailed: the run that made the trace failed, so that the
 	// command exits 3 whatever the analysis found (fsmove run).
 	runFailed bool
+	// locate gives the module's located manifests, for the findings'
+	// edits (fsmove run's locates them); nil: those the run saved, if
+	// the input is a run's.
+	locate func(ctx context.Context, rep *detector.Report) *fix.Located
 }
 
 // basePath is the directory the reports write manifest files relative to:
@@ -441,6 +446,19 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 	}
 	if hooks.confirm != nil {
 		hooks.confirm(ctx, rep)
+	}
+	locate := hooks.locate
+	if locate == nil && rec != nil {
+		locate = func(context.Context, *detector.Report) *fix.Located {
+			return savedLocation(filepath.Dir(in.Trace), stderr)
+		}
+	}
+	if locate != nil && ctx.Err() == nil {
+		if loc := locate(ctx, rep); loc != nil {
+			if err := attachEdits(rep, loc); err != nil {
+				fmt.Fprintf(stderr, "fsmove analyze: the findings' edits: %v\n", err)
+			}
+		}
 	}
 
 	out := stdout

@@ -124,30 +124,16 @@ func runFix(ctx context.Context, c *cli, cmd *cobra.Command, args []string, ff *
 		fmt.Fprintln(c.stderr, "fsmove fix: no finding of the module to fix")
 		return nil
 	}
-	texts, err := moduleManifests(rec.Module.Dir, rec.Started)
-	if err != nil {
-		return usageError{err}
-	}
 	eng, err := container.Connect(ctx)
 	if err != nil {
 		return runError{err}
 	}
 	defer eng.Close()
-	step := progress.Start("locate", fmt.Sprintf("reading %d manifest(s) with Puppet's parser", len(texts)))
-	image := rec.Image.ID
-	if image == "" {
-		image = rec.Image.Tag
-	}
-	manifests, err := fix.Locate(ctx, eng, image, texts)
+	loc, err := locateForFix(ctx, c.stderr, eng, dir, rec, progress)
 	if err != nil {
-		step.Fail(err.Error())
-		return runError{err}
+		return err
 	}
-	step.Done(fmt.Sprintf("%d manifest(s)", len(manifests)))
-	sources := map[string]*fix.Source{}
-	for name, m := range manifests {
-		sources[name] = &fix.Source{Text: texts[name], Manifest: m}
-	}
+	sources := loc.Sources()
 	plan := fix.Make(targets, sources)
 	rel := func(file string) string {
 		if r, err := filepath.Rel(rec.Module.Dir, file); err == nil {
@@ -237,6 +223,45 @@ func runForFix(ctx context.Context, c *cli, module string, quiet bool) (string, 
 	return out, nil
 }
 
+// locateForFix is the module's manifests as the run applied them, located:
+// those the run saved, or (a run that saved none) the module's files,
+// located now and saved in the run's directory. Either way a file whose
+// text is no longer the run's is refused: the edits are placed in the
+// run's text, by the catalog's lines.
+func locateForFix(ctx context.Context, stderr io.Writer, eng *container.Engine, dir string, rec *runner.RunRecord, progress *runner.Progress) (*fix.Located, error) {
+	saved := filepath.Join(dir, runner.ManifestsFile)
+	loc, err := fix.ReadLocated(saved)
+	switch {
+	case err == nil:
+		if changed := loc.Changed(); len(changed) > 0 {
+			return nil, usagef("%s changed since the run: run the module again (fsmove fix MODULE does)", strings.Join(changed, ", "))
+		}
+		return loc, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, usageError{err}
+	}
+	image := rec.Image.ID
+	if image == "" {
+		image = rec.Image.Tag
+	}
+	texts, err := fix.ModuleManifests(rec.Module.Dir, rec.Started)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	step := progress.Start("locate", fmt.Sprintf("reading %d manifest(s) with Puppet's parser", len(texts)))
+	found, err := fix.Locate(ctx, eng, image, texts)
+	if err != nil {
+		step.Fail(err.Error())
+		return nil, runError{err}
+	}
+	step.Done(fmt.Sprintf("%d manifest(s)", len(found)))
+	loc = fix.NewLocated(rec.Module.Dir, texts, found)
+	if err := loc.Write(saved); err != nil {
+		fmt.Fprintf(stderr, "fsmove fix: saving %s: %v\n", saved, err)
+	}
+	return loc, nil
+}
+
 // analyzeRunDir analyzes a run's directory as fsmove analyze would.
 func analyzeRunDir(ctx context.Context, dir string, rec *runner.RunRecord, rf *reportFlags) (*detector.Report, error) {
 	dopts, err := rf.detectorOptions()
@@ -248,53 +273,23 @@ func analyzeRunDir(ctx context.Context, dir string, rec *runner.RunRecord, rf *r
 	return rep, err
 }
 
-// fixTargets are the reported findings (not held back, not waived) as
+// fixTargets are the reported MORs and MNs (not held back, not waived) as
 // targets, and what is not edited: the findings inside dependencies.
 func fixTargets(rep *detector.Report) ([]fix.Target, []string) {
 	var targets []fix.Target
 	nums := rep.Numbers()
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
-		if !f.Reported() {
+		if !editable(f) {
 			continue
 		}
-		targets = append(targets, fix.Target{Number: nums[i], Kind: f.Kind.String(), Producer: f.Producer, Consumer: f.Consumer, Reversed: f.Reversed})
+		targets = append(targets, fixTarget(f, nums[i]))
 	}
 	var notEdited []string
 	for _, f := range rep.InDependencies {
 		notEdited = append(notEdited, fmt.Sprintf("%s %s → %s: inside a dependency (%s)", f.Kind, f.Producer.Ref(), f.Consumer.Ref(), f.Producer.File))
 	}
 	return targets, notEdited
-}
-
-// moduleManifests reads every .pp file under the module's manifests/, by
-// absolute path (the catalog's file names, mapped to this machine). A file
-// changed since the run began is refused: the catalog's lines are of the
-// text the run applied, and an edit placed by them in another text would
-// land in the wrong place.
-func moduleManifests(dir string, since time.Time) (map[string][]byte, error) {
-	texts := map[string][]byte{}
-	root := filepath.Join(dir, "manifests")
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() && strings.HasSuffix(path, ".pp") {
-			if info, err := d.Info(); err == nil && !since.IsZero() && info.ModTime().After(since) {
-				return fmt.Errorf("%s changed after the run began (%s): run the module again (fsmove fix MODULE does)", path, since.Format(time.RFC3339))
-			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			texts[path] = data
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("the module's manifests: %w", err)
-	}
-	return texts, nil
 }
 
 // findingList names findings: "finding 3", "findings 1, 4".

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -72,6 +74,8 @@ func TestE2EFix(t *testing.T) {
 				t.Errorf("the run's findings %q, want %q", found, c.findings)
 			}
 			reported := len(found)
+			originals := readManifests(t, mod)
+			sarifFixed := checkReportEdits(t, out, reported)
 			stdout.Reset()
 			stderr.Reset()
 			code = run(&stdout, &stderr, []string{"fix", "--quiet", "--write", "--verify", out})
@@ -105,6 +109,15 @@ func TestE2EFix(t *testing.T) {
 					t.Errorf("the module's files lack the added line %q", l[1:])
 				}
 			}
+			// With one finding, the SARIF fix made by its lines and columns
+			// in the run's text is what --write wrote.
+			if reported == 1 {
+				for f, text := range readManifests(t, mod) {
+					if got := applySARIF(t, originals[f], sarifFixed[f]); got != text {
+						t.Errorf("%s: the SARIF fix gives\n%s\nfsmove fix --write wrote\n%s", f, got, text)
+					}
+				}
+			}
 			// The verifying run is a run: fix on it has nothing to do.
 			stdout.Reset()
 			stderr.Reset()
@@ -113,6 +126,129 @@ func TestE2EFix(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readManifests are the texts of a module's manifests, by absolute path.
+func readManifests(t *testing.T, mod string) map[string]string {
+	t.Helper()
+	texts := map[string]string{}
+	filepath.WalkDir(filepath.Join(mod, "manifests"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".pp") {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts[p] = string(b)
+		}
+		return nil
+	})
+	return texts
+}
+
+// sarifReplacement is a replacement of a SARIF fix.
+type sarifReplacement struct {
+	DeletedRegion struct {
+		StartLine, StartColumn, EndLine, EndColumn int
+	}
+	InsertedContent struct{ Text string }
+}
+
+// checkReportEdits: fsmove run saved the located manifests; the JSON
+// report gives each of the run's findings an edit with a diff of the
+// module's files, SARIF each result a fix, the HTML page the diffs. It
+// returns the SARIF fixes' replacements by file (absolute path).
+func checkReportEdits(t *testing.T, out string, reported int) map[string][]sarifReplacement {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(out, "manifests.json")); err != nil {
+		t.Errorf("fsmove run saved no located manifests: %v", err)
+	}
+	var rep struct {
+		Findings []struct {
+			Kind     string
+			HeldBack bool `json:"held_back"`
+			Waived   bool
+			Edit     *struct{ Diff, Skipped string }
+		}
+	}
+	if err := json.Unmarshal(analyzeJSON(t, out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	edits := 0
+	for _, f := range rep.Findings {
+		if f.HeldBack || f.Waived {
+			continue
+		}
+		if f.Edit == nil || !strings.HasPrefix(f.Edit.Diff, "--- a/manifests/") {
+			t.Errorf("a %s finding of the JSON report has no edit, or one without a diff: %+v", f.Kind, f.Edit)
+			continue
+		}
+		edits++
+	}
+	if edits != reported {
+		t.Errorf("%d edits in the JSON report for %d findings", edits, reported)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil || bytes.Count(page, []byte(`<pre class="diff">`)) == 0 {
+		t.Errorf("the HTML report shows no diff (%v)", err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, []string{"analyze", "--format", "sarif", out}); code != exitFindings {
+		t.Fatalf("fsmove analyze --format sarif: exit %d\n%s", code, stderr.String())
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				Fixes []struct {
+					ArtifactChanges []struct {
+						ArtifactLocation struct{ URI string }
+						Replacements     []sarifReplacement
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	byFile := map[string][]sarifReplacement{}
+	for _, r := range log.Runs[0].Results {
+		if len(r.Fixes) != 1 || len(r.Fixes[0].ArtifactChanges) == 0 {
+			t.Errorf("a SARIF result has %d fixes, want 1 with changes", len(r.Fixes))
+			continue
+		}
+		for _, c := range r.Fixes[0].ArtifactChanges {
+			u, err := url.Parse(c.ArtifactLocation.URI)
+			if err != nil || u.Scheme != "file" {
+				t.Errorf("a fix's file %q is not a file URI (the module is outside the base path)", c.ArtifactLocation.URI)
+				continue
+			}
+			byFile[u.Path] = append(byFile[u.Path], c.Replacements...)
+		}
+	}
+	return byFile
+}
+
+// applySARIF makes replacements in text by their lines and columns (the
+// manifests are ASCII: a column is a byte), the last first.
+func applySARIF(t *testing.T, text string, rs []sarifReplacement) string {
+	t.Helper()
+	offset := func(line, col int) int {
+		off := 0
+		for l := 1; l < line; l++ {
+			i := strings.IndexByte(text[off:], '\n')
+			if i < 0 {
+				t.Fatalf("line %d past the text's end", line)
+			}
+			off += i + 1
+		}
+		return off + col - 1
+	}
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := rs[i].DeletedRegion
+		start, end := offset(r.StartLine, r.StartColumn), offset(r.EndLine, r.EndColumn)
+		text = text[:start] + rs[i].InsertedContent.Text + text[end:]
+	}
+	return text
 }
 
 func sorted(s []string) []string { return slices.Sorted(slices.Values(s)) }

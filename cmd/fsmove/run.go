@@ -578,7 +578,7 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 	code := exitRun
 	if ctx.Err() == nil {
 		analyzeErr := analyzeArtifacts(ctx, stdout, stderr, tracePath, catalogPath, rf, reportHooks{
-			analyzed: endStep, confirm: confirm,
+			analyzed: endStep, confirm: confirm, locate: locateHook(eng, opts, rec, stderr),
 			htmlReport: filepath.Join(opts.OutDir, runner.HTMLReportFile), runFailed: puppetFailed,
 		})
 		code = exitCode(stderr, "fsmove analyze", analyzeErr)
