@@ -63,12 +63,14 @@ func TestLocateCases(t *testing.T) {
 	}
 }
 
-// TestEditsParse: every edited cases.pp of plan_test.go's cases parses
-// with Puppet, and the declaration each case edited still holds every
-// attribute it had (Puppet's parser, not a pattern, says so).
+// TestEditsParse: every edited cases.pp of plan_test.go's cases, and
+// every edited Forge manifest of forge_test.go's, parses with Puppet, and
+// still declares every resource and arrow it did (Puppet's parser, not a
+// pattern, says so).
 func TestEditsParse(t *testing.T) {
 	eng := containertest.Engine(t)
 	texts := map[string][]byte{}
+	before := map[string]*Manifest{}
 	for _, c := range planCases {
 		sources := casesSource(t)
 		p := Make(c.targets, sources)
@@ -78,20 +80,31 @@ func TestEditsParse(t *testing.T) {
 		}
 		if len(edited) > 0 {
 			texts[c.name] = edited["cases.pp"]
+			before[c.name] = sources["cases.pp"].Manifest
+		}
+	}
+	for _, c := range forgeCases {
+		sources := forgeSources(t)
+		edited, err := Apply(Make([]Target{c.target}, sources).Edits, sources)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for f, text := range edited {
+			texts[c.name] = text
+			before[c.name] = sources[f].Manifest
 		}
 	}
 	got, err := Locate(context.Background(), eng, container.DefaultImage, texts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := casesSource(t)["cases.pp"].Manifest
 	for name, m := range got {
 		if m.Error != "" {
 			t.Errorf("%s: the edited file does not parse: %s\n%s", name, m.Error, texts[name])
 			continue
 		}
-		if len(m.Resources) != len(before.Resources) || len(m.Arrows) != len(before.Arrows) {
-			t.Errorf("%s: %d resources and %d arrows, want %d and %d", name, len(m.Resources), len(m.Arrows), len(before.Resources), len(before.Arrows))
+		if b := before[name]; len(m.Resources) != len(b.Resources) || len(m.Arrows) != len(b.Arrows) {
+			t.Errorf("%s: %d resources and %d arrows, want %d and %d", name, len(m.Resources), len(m.Arrows), len(b.Resources), len(b.Arrows))
 		}
 	}
 }
