@@ -599,9 +599,11 @@ func runAndAnalyze(ctx context.Context, stdout, stderr io.Writer, eng *container
 	}
 	rec.AddStep("analyze", time.Since(start), code == exitOK || code == exitFindings, "")
 	rec.AnalyzeExit = &code
-	if _, err := os.Stat(filepath.Join(opts.OutDir, runner.HTMLReportFile)); err == nil && !slices.Contains(rec.Artifacts, runner.HTMLReportFile) {
-		rec.Artifacts = append(rec.Artifacts, runner.HTMLReportFile)
-		slices.Sort(rec.Artifacts)
+	for _, name := range []string{runner.HTMLReportFile, runner.ManifestsFile} {
+		if _, err := os.Stat(filepath.Join(opts.OutDir, name)); err == nil && !slices.Contains(rec.Artifacts, name) {
+			rec.Artifacts = append(rec.Artifacts, name)
+			slices.Sort(rec.Artifacts)
+		}
 	}
 	if err := rec.Write(opts.OutDir); err != nil {
 		fmt.Fprintf(stderr, "fsmove run: %v\n", err)

@@ -164,6 +164,9 @@ func TestOutDir(t *testing.T) {
 		os.MkdirAll(filepath.Join(dir, GraphsDir), 0o755)
 		os.WriteFile(filepath.Join(dir, GraphsDir, "relationships.dot"), []byte("old"), 0o644)
 		os.MkdirAll(filepath.Join(dir, ".catalog-123"), 0o755)
+		// The located manifests, and the temporary file of a killed write.
+		os.WriteFile(filepath.Join(dir, ManifestsFile), []byte("{}"), 0o644)
+		os.WriteFile(filepath.Join(dir, "."+ManifestsFile+"-42"), []byte("{"), 0o644)
 		// An --idempotence run's.
 		os.WriteFile(filepath.Join(dir, PuppetReportFile), []byte("old"), 0o644)
 		os.MkdirAll(filepath.Join(dir, SecondDir), 0o755)

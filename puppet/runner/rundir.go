@@ -71,8 +71,9 @@ const (
 )
 
 // artifactNames are the names fsmove writes in an output directory: the
-// artifacts, run.json, and the temporary directory of the catalog's copy
-// (.catalog-*, left only by a run that was killed).
+// artifacts, run.json, and the temporary files of the catalog's copy
+// (.catalog-*) and of manifests.json (.manifests.json-*, fix.Located's
+// Write), left only by a run that was killed.
 var artifactNames = []string{TraceFile, CatalogFile, PuppetLogFile, GraphsDir, PackagesFile, UnitsFile, AccountsFile, SiteFile, SetupLogFile, RunJSON, ConfirmDir,
 	HTMLReportFile, PuppetReportFile, SecondDir, SourcesDir, FixDir, ManifestsFile}
 
@@ -84,7 +85,7 @@ func isArtifactName(name string) bool {
 			return true
 		}
 	}
-	return strings.HasPrefix(name, ".catalog-")
+	return strings.HasPrefix(name, ".catalog-") || strings.HasPrefix(name, "."+ManifestsFile+"-")
 }
 
 // FindTrace finds a run's trace.log in dir (the run's directory, or its
