@@ -9,6 +9,7 @@
 #   make bench-tracers  apply a fixture untraced and under each tracer, alternating; print median slowdowns
 #   make bench-faults   a corpus benched under random SIGKILLs and --resume must end as an undisturbed one
 #   make bench-recall   remove each relationship a module writes, one at a time, and count the planted faults found
+#   make bench-fix      run each module of a corpus, then fsmove fix --write --verify: count the findings its edits remove
 #   make test-load      the end-to-end tests with a CPU hog on every core beside them, LOAD_RUNS times
 #   make pgo TRACE=DIR  refresh cmd/fsmove/default.pgo from analyses of a saved run (trace.log, catalog.json)
 export PATH := /usr/local/go/bin:$(PATH)
@@ -25,7 +26,7 @@ PREFIX ?= /usr/local
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS := $(if $(VERSION),-X main.version=$(VERSION))
 
-.PHONY: build install setup demo test test-load unit fuzz bench bench-analyze bench-debian bench-tracers bench-faults bench-recall pgo clean
+.PHONY: build install setup demo test test-load unit fuzz bench bench-analyze bench-debian bench-tracers bench-faults bench-recall bench-fix pgo clean
 
 # Static (no cgo): the session's reaper runs this binary in a container of
 # the run's image, whose C library it must not depend on (docs/DESIGN.md,
@@ -169,6 +170,16 @@ RECALL_OUT ?= /tmp/fsmove-recall
 RECALL_FLAGS ?= -max 5
 bench-recall: setup
 	$(GO) run ./bench/recall -fsmove bin/fsmove -out $(RECALL_OUT) -results $(RECALL_RESULTS) $(RECALL_FLAGS) $(RECALL_CORPUS)
+
+# fsmove fix over a corpus (bench/fixrate): run each module of FIX_CORPUS,
+# then fsmove fix --write --verify on its run; a row per finding (fixed,
+# not fixed, no edit, withdrawn, new) in FIX_RESULTS (.csv and .md). By
+# default the Debian modules whose run shows an MOR or MN.
+FIX_CORPUS ?= bench/results/debian-bookworm-fix-corpus.txt
+FIX_RESULTS ?= bench/results/debian-bookworm-fix.csv
+FIX_OUT ?= /tmp/fsmove-fixrate
+bench-fix: setup
+	$(GO) run ./bench/fixrate -fsmove bin/fsmove -out $(FIX_OUT) -results $(FIX_RESULTS) $(FIX_CORPUS)
 
 clean:
 	rm -rf bin

@@ -70,6 +70,26 @@ func DepsCommand(pkgs []string) string {
 	return "apt-get install -y --no-install-recommends " + strings.Join(pkgs, " ")
 }
 
+// RunFlags are the entry's class, parameters, dependencies and timeout as
+// fsmove run's flags, for the harnesses that run a corpus's modules with
+// the fsmove binary (bench/recall, bench/fixrate).
+func (e Entry) RunFlags() []string {
+	var args []string
+	if e.Class != "" {
+		args = append(args, "--class", e.Class)
+	}
+	for _, p := range e.Params {
+		args = append(args, "--param", p.Key+"="+p.Value)
+	}
+	if len(e.Deps) > 0 {
+		args = append(args, "--setup", DepsCommand(e.Deps))
+	}
+	if e.Timeout > 0 {
+		args = append(args, "--timeout", e.Timeout.String())
+	}
+	return args
+}
+
 // ParseFile reads a corpus file; relative module directories are taken
 // relative to the file's directory.
 func ParseFile(path string) ([]Entry, error) {

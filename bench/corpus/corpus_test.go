@@ -190,3 +190,20 @@ func TestParseDebianListing(t *testing.T) {
 		t.Error("a class line before any package is accepted")
 	}
 }
+
+// TestRunFlags: an entry's class, parameters, dependencies and timeout
+// become fsmove run's flags, in that order; an entry with none, none.
+func TestRunFlags(t *testing.T) {
+	entries, err := Parse(strings.NewReader("deb:puppet-module-x class=x::server deps=cron,gnupg timeout=20m param.port=80 param.x::db::url=a=b\ndeb:puppet-module-y\n"), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(entries[0].RunFlags(), " ")
+	want := "--class x::server --param port=80 --param x::db::url=a=b --setup apt-get install -y --no-install-recommends cron gnupg --timeout 20m0s"
+	if got != want {
+		t.Errorf("flags %q, want %q", got, want)
+	}
+	if f := entries[1].RunFlags(); len(f) != 0 {
+		t.Errorf("an entry with nothing: %q", f)
+	}
+}

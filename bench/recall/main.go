@@ -115,7 +115,7 @@ func (h *harness) module(ctx context.Context, e corpus.Entry) ([]row, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
 	}
-	src, err := h.moduleDir(ctx, e, filepath.Join(dir, "src"))
+	src, err := e.CopyModule(ctx, "fsmove/puppet:"+h.suite, filepath.Join(dir, "src"))
 	if err != nil {
 		return nil, err
 	}
@@ -224,18 +224,7 @@ func (h *harness) run(ctx context.Context, e corpus.Entry, mod, out string) erro
 	// than its run, so it is an error of that mutant.
 	args := []string{"run", "--quiet", "--no-config", "--suite", h.suite, "--out", out, "--all", "--allow-unobserved",
 		"--format", "json", "-o", findingsOf(out)}
-	if e.Class != "" {
-		args = append(args, "--class", e.Class)
-	}
-	for _, p := range e.Params {
-		args = append(args, "--param", p.Key+"="+p.Value)
-	}
-	if len(e.Deps) > 0 {
-		args = append(args, "--setup", corpus.DepsCommand(e.Deps))
-	}
-	if e.Timeout > 0 {
-		args = append(args, "--timeout", e.Timeout.String())
-	}
+	args = append(args, e.RunFlags()...)
 	args = append(args, mod)
 	cmd := exec.CommandContext(ctx, h.fsmove, args...)
 	var stderr strings.Builder
@@ -257,43 +246,6 @@ func lastLine(s string) string {
 		return s[i+1:]
 	}
 	return s
-}
-
-// moduleDir returns the module's directory: a directory entry's own, or
-// the module a deb: entry's package installs, copied out of the image's
-// Debian module packages into dst.
-func (h *harness) moduleDir(ctx context.Context, e corpus.Entry, dst string) (string, error) {
-	switch e.Module.Kind {
-	case runner.SourceDir:
-		return e.Module.Dir, nil
-	case runner.SourceDeb:
-	default:
-		return "", fmt.Errorf("%s: only module directories and deb: packages can be mutated here", e.Spec)
-	}
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		return "", err
-	}
-	abs, err := filepath.Abs(dst)
-	if err != nil {
-		return "", err
-	}
-	// Debian installs a module in modules.available/AUTHOR-NAME (a link in
-	// modules names it), or in modules/NAME; either is the module, named
-	// as Puppet loads it ($3).
-	script := `set -eu; d=$(mktemp -d); dpkg-deb -x "$(ls ` + container.ModuleDebsDir + `/"$1"_*.deb | head -n 1)" "$d"
-src=$(ls -d "$d"/usr/share/puppet/modules.available/* "$d"/usr/share/puppet/modules/* 2>/dev/null | head -n 1)
-mkdir -p /out/"$3"; cp -a "$src"/. /out/"$3"/; chown -R "$2" /out`
-	image := "fsmove/puppet:" + h.suite
-	cmd := exec.CommandContext(ctx, "docker", "run", "--rm", "--network", "none", "-v", abs+":/out", image,
-		"sh", "-c", script, "sh", e.Module.Package, strconv.Itoa(os.Getuid())+":"+strconv.Itoa(os.Getgid()), e.Module.Name)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("copying %s out of %s: %v: %s", e.Module.Package, image, err, strings.TrimSpace(string(out)))
-	}
-	name := e.Module.Name
-	if _, err := os.Stat(filepath.Join(dst, name, "manifests")); err != nil {
-		return "", fmt.Errorf("%s installs no module %s (module= names it)", e.Module.Package, name)
-	}
-	return filepath.Join(dst, name), nil
 }
 
 // readCatalog reads the catalog of a run directory, with Puppet's own

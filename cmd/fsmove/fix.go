@@ -155,7 +155,11 @@ func runFix(ctx context.Context, c *cli, cmd *cobra.Command, args []string, ff *
 		fmt.Fprintf(c.stderr, "fsmove fix: note: %s\n", n)
 	}
 	for _, s := range plan.Skipped {
-		fmt.Fprintf(c.stderr, "fsmove fix: finding %d: no edit: %s\n", s.Finding, s.Why)
+		for _, t := range targets {
+			if t.Number == s.Finding {
+				fmt.Fprintf(c.stderr, "fsmove fix: finding %d (%s %s → %s): no edit: %s\n", s.Finding, t.Kind, t.Producer.Ref(), t.Consumer.Ref(), s.Why)
+			}
+		}
 	}
 	if ff.write {
 		for _, f := range slices.Sorted(maps.Keys(edited)) {
