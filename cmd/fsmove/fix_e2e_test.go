@@ -18,25 +18,30 @@ type fixCase struct {
 	adds   []string
 	// findings, when set, are the run's (as e2eFindings says them).
 	findings []string
+	// withdrawn, when set, is a part of the reason fix gives for writing
+	// no edit for the run's one finding (which it then leaves reported).
+	withdrawn string
 }
 
 // fixCases run in CI: the chain of two classes and a defined type
 // (fix_chain), an element moved from require to subscribe
-// (mn_config_service), the arrows of a body realigned (near_rules), and an
+// (mn_config_service), the arrows of a body realigned (near_rules), an
 // apply that fails for a resource of its own before and after the fix
-// (mor_observed_failure). FSMOVE_E2E_ALL=1 adds every fixture with a
+// (mor_observed_failure), and a notification that would make a cycle,
+// withdrawn (fix_cycle). FSMOVE_E2E_ALL=1 adds every fixture with a
 // finding (fixtureCases).
 var fixCases = []fixCase{
 	{"fix_chain", []string{
 		"+  Class['fix_chain::config'] ~> Class['fix_chain::service']",
 		`+    require   => File["/etc/fix_chain-${title}.conf"],`},
 		[]string{"MN File[/etc/fix_chain.conf] Service[fix-chain]", "MN File[/etc/systemd/system/fix-chain.service] Service[fix-chain]",
-			"MOR File[/etc/fix_chain-web.conf] Exec[read-web]"}},
+			"MOR File[/etc/fix_chain-web.conf] Exec[read-web]"}, ""},
 	{"mn_config_service", []string{
 		"+    require   => Package['cron'],",
-		"+    subscribe => File['/etc/cron.d/mn_config_service'],"}, nil},
-	{"near_rules", []string{"+    require => Augeas['fsmove-svc'],", "+    require => Package['uuid-runtime'],"}, nil},
-	{"mor_observed_failure", []string{"+    require => File['/etc/mor_observed_failure.conf'],"}, nil},
+		"+    subscribe => File['/etc/cron.d/mn_config_service'],"}, nil, ""},
+	{"near_rules", []string{"+    require => Augeas['fsmove-svc'],", "+    require => Package['uuid-runtime'],"}, nil, ""},
+	{"mor_observed_failure", []string{"+    require => File['/etc/mor_observed_failure.conf'],"}, nil, ""},
+	{"fix_cycle", nil, []string{"MN File[/etc/fix_cycle.conf] Service[fix-cycle]"}, "would make a dependency cycle, so the edit is withdrawn"},
 }
 
 // TestE2EFix: fsmove fix --write --verify on a copy of each fixture's
@@ -75,6 +80,10 @@ func TestE2EFix(t *testing.T) {
 			}
 			reported := len(found)
 			originals := readManifests(t, mod)
+			if c.withdrawn != "" {
+				checkWithdrawn(t, c, mod, out, originals)
+				return
+			}
 			sarifFixed := checkReportEdits(t, out, reported)
 			stdout.Reset()
 			stderr.Reset()
@@ -125,6 +134,41 @@ func TestE2EFix(t *testing.T) {
 				t.Errorf("fsmove fix on the verifying run: exit %d, diff %q\n%s", code, stdout.String(), stderr.String())
 			}
 		})
+	}
+}
+
+// checkWithdrawn: fsmove fix --write --verify writes no edit for the
+// run's finding and says why, exits 1 (a finding without an edit), leaves
+// the module's files as they were, and verifies nothing; the JSON report's
+// edit says why too, and SARIF offers no fix.
+func checkWithdrawn(t *testing.T, c fixCase, mod, out string, originals map[string]string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"fix", "--quiet", "--write", "--verify", out})
+	if code != exitFindings || stdout.Len() != 0 {
+		t.Errorf("fsmove fix: exit %d, diff %q; want 1 and no diff\n%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "): no edit: ") || !strings.Contains(stderr.String(), c.withdrawn) || strings.Contains(stderr.String(), "verify:") {
+		t.Errorf("fsmove fix does not say the edit is withdrawn (%q), or verified something:\n%s", c.withdrawn, stderr.String())
+	}
+	for f, text := range readManifests(t, mod) {
+		if text != originals[f] {
+			t.Errorf("%s changed", f)
+		}
+	}
+	var rep struct {
+		Findings []struct{ Edit *struct{ Diff, Skipped string } }
+	}
+	if err := json.Unmarshal(analyzeJSON(t, out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].Edit == nil || rep.Findings[0].Edit.Diff != "" || !strings.Contains(rep.Findings[0].Edit.Skipped, c.withdrawn) {
+		t.Errorf("the JSON report's edit does not say it is withdrawn: %+v", rep.Findings)
+	}
+	stdout.Reset()
+	run(&stdout, &stderr, []string{"analyze", "--format", "sarif", out})
+	if strings.Contains(stdout.String(), `"fixes"`) {
+		t.Error("SARIF offers a fix that was withdrawn")
 	}
 }
 
