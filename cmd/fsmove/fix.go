@@ -145,6 +145,34 @@ func runFix(ctx context.Context, c *cli, cmd *cobra.Command, args []string, ff *
 	if err != nil {
 		return runError{err}
 	}
+	// --verify applies the edited copy first, so that what is printed and
+	// written is what was verified: when Puppet finds a dependency cycle
+	// the edits make together, the edits in it are withdrawn (the MNs
+	// first) and the rest applied again, once.
+	verified := true
+	if ff.verify && len(plan.Edits) > 0 {
+		for attempt := 1; ; attempt++ {
+			v, err := verifyFix(ctx, c.stderr, eng, dir, rec, rf, rep, edited, plan, progress)
+			if err != nil {
+				return err
+			}
+			verified = v.ok
+			drop := cycleWithdrawals(targets, plan, v.cycle)
+			if attempt == 2 || len(drop) == 0 {
+				break
+			}
+			why := fmt.Sprintf("with the other edits Puppet found a dependency cycle, %s, so the edit is withdrawn; which order the module wants is its maintainer's call", v.cycleText)
+			plan = withdraw(targets, drop, why, sources)
+			if edited, err = fix.Apply(plan.Edits, sources); err != nil {
+				return runError{err}
+			}
+			fmt.Fprintf(c.stderr, "fsmove fix: verify: withdrawn: the edit of %s, which makes a dependency cycle with the others; the rest applied again\n", findingList(drop))
+			if len(plan.Edits) == 0 {
+				verified = true // nothing left to verify: the withdrawn are said below
+				break
+			}
+		}
+	}
 	io.WriteString(c.stdout, fix.Diff(sources, edited, rel))
 	for _, e := range plan.Edits {
 		if e.Says != "" { // "": a part of another edit, which says it
@@ -169,18 +197,92 @@ func runFix(ctx context.Context, c *cli, cmd *cobra.Command, args []string, ff *
 		}
 		fmt.Fprintf(c.stderr, "fsmove fix: %d file(s) edited in %s\n", len(edited), rec.Module.Dir)
 	}
-	ok := len(plan.Skipped) == 0
-	if ff.verify && len(plan.Edits) > 0 {
-		fixed, err := verifyFix(ctx, c.stderr, eng, dir, rec, rf, rep, edited, plan, progress)
-		if err != nil {
-			return err
-		}
-		ok = ok && fixed
-	}
-	if !ok {
+	if len(plan.Skipped) > 0 || !verified {
 		return errFindings
 	}
 	return nil
+}
+
+// withdraw is the plan of targets without the findings drop, which are
+// skipped with why.
+func withdraw(targets []fix.Target, drop []int, why string, sources map[string]*fix.Source) fix.Plan {
+	var rest []fix.Target
+	for _, t := range targets {
+		if !slices.Contains(drop, t.Number) {
+			rest = append(rest, t)
+		}
+	}
+	plan := fix.Make(rest, sources)
+	for _, n := range drop {
+		plan.Skipped = append(plan.Skipped, fix.Skip{Finding: n, Why: why})
+	}
+	slices.SortFunc(plan.Skipped, func(a, b fix.Skip) int { return a.Finding - b.Finding })
+	return plan
+}
+
+// cycleWithdrawals are the findings whose edits to withdraw for the
+// resources of a dependency cycle (nil: none): of the findings an edit of
+// plan fixes whose two resources are both in the cycle, the MNs (a
+// notification is what runs against an order the module wrote), or all
+// of them when none is an MN.
+func cycleWithdrawals(targets []fix.Target, plan fix.Plan, cycle map[string]bool) []int {
+	if len(cycle) == 0 {
+		return nil
+	}
+	edited := map[int]bool{}
+	for _, e := range plan.Edits {
+		for _, n := range e.Findings {
+			edited[n] = true
+		}
+	}
+	var mns, all []int
+	for _, t := range targets {
+		if !edited[t.Number] || !cycle[t.Producer.Ref()] || !cycle[t.Consumer.Ref()] {
+			continue
+		}
+		all = append(all, t.Number)
+		if t.Kind == "MN" {
+			mns = append(mns, t.Number)
+		}
+	}
+	if len(mns) > 0 {
+		return mns
+	}
+	return all
+}
+
+// dependencyCycles reads the cycles Puppet's log reports: after "Found N
+// dependency cycle(s):", a line "(A => B => A)" each (Puppet writes the
+// hint that follows on the same line, after a literal \n). It returns the
+// resources in them and the first cycle as Puppet wrote it.
+func dependencyCycles(log string) (refs map[string]bool, first string) {
+	found := false
+	for _, l := range strings.Split(runner.StripANSI(log), "\n") {
+		if strings.Contains(l, "dependency cycle") && strings.Contains(l, "Found ") {
+			found = true
+			continue
+		}
+		if !found || !strings.HasPrefix(l, "(") {
+			continue
+		}
+		body := l[1:]
+		if i := strings.Index(body, `)\n`); i >= 0 {
+			body = body[:i]
+		} else {
+			body = strings.TrimSuffix(strings.TrimSpace(body), ")")
+		}
+		parts := strings.Split(body, " => ")
+		if len(parts) < 2 {
+			continue
+		}
+		if refs == nil {
+			refs, first = map[string]bool{}, "("+body+")"
+		}
+		for _, r := range parts {
+			refs[r] = true
+		}
+	}
+	return refs, first
 }
 
 // runForFix runs module as "fsmove run MODULE" would and returns its
@@ -337,33 +439,33 @@ func replaceFile(path string, data []byte) error {
 // verifyFix applies a copy of the module with the edits, as the run did
 // (runner.RerunOptions), into RUN-DIR/fix/, and says of each edited
 // finding whether it is gone, and of each finding the edited run reports
-// that the first did not, that it is new. It returns true when every
-// edited finding is gone and nothing is new. An apply of the edited
-// module that fails where the first did not (a dependency cycle the edits
-// made, which Puppet refuses; a resource that fails now) is a verdict
-// too: not fixed. One that fails as the first did, no resource more, is
-// compared as any other (a fixture may fail on purpose).
+// that the first did not, that it is new. It is ok when every edited
+// finding is gone and nothing is new. An apply of the edited module that
+// fails where the first did not (a dependency cycle the edits made, which
+// Puppet refuses, and which it returns; a resource that fails now) is a
+// verdict too: not fixed. One that fails as the first did, no resource
+// more, is compared as any other (a fixture may fail on purpose).
 func verifyFix(ctx context.Context, stderr io.Writer, eng *container.Engine, dir string, rec *runner.RunRecord, rf *reportFlags,
-	rep *detector.Report, edited map[string][]byte, plan fix.Plan, progress *runner.Progress) (bool, error) {
+	rep *detector.Report, edited map[string][]byte, plan fix.Plan, progress *runner.Progress) (verification, error) {
 	opts, err := runner.RerunOptions(dir)
 	if err != nil {
-		return false, usageError{err}
+		return verification{}, usageError{err}
 	}
 	work := filepath.Join(dir, runner.FixDir)
 	if err := os.RemoveAll(work); err != nil {
-		return false, runError{err}
+		return verification{}, runError{err}
 	}
 	copyDir := filepath.Join(work, "module", filepath.Base(rec.Module.Dir))
 	if err := copyTree(rec.Module.Dir, copyDir); err != nil {
-		return false, runError{fmt.Errorf("copying the module to verify the edits: %w", err)}
+		return verification{}, runError{fmt.Errorf("copying the module to verify the edits: %w", err)}
 	}
 	for f, data := range edited {
 		rel, err := filepath.Rel(rec.Module.Dir, f)
 		if err != nil || strings.HasPrefix(rel, "..") {
-			return false, runError{fmt.Errorf("edited file %s is outside the module", f)}
+			return verification{}, runError{fmt.Errorf("edited file %s is outside the module", f)}
 		}
 		if err := replaceFile(filepath.Join(copyDir, rel), data); err != nil {
-			return false, runError{err}
+			return verification{}, runError{err}
 		}
 	}
 	opts.Module.Dir = copyDir
@@ -374,7 +476,7 @@ func verifyFix(ctx context.Context, stderr io.Writer, eng *container.Engine, dir
 		if err == nil {
 			err = errors.New("no run record")
 		}
-		return false, runError{fmt.Errorf("verifying: %w", err)}
+		return verification{}, runError{fmt.Errorf("verifying: %w", err)}
 	}
 	ok := true
 	if rec2.Status != runner.StatusOK {
@@ -402,8 +504,14 @@ func verifyFix(ctx context.Context, stderr io.Writer, eng *container.Engine, dir
 				fmt.Fprintf(stderr, "fsmove fix: verify: failed only with the edits: %s\n", strings.Join(worse, ", "))
 			}
 			fmt.Fprintf(stderr, "fsmove fix: verify: its run is %s\n", opts.OutDir)
-			if !known {
-				return false, nil // nothing applied (a cycle): nothing to compare
+			// A dependency cycle: Puppet applied nothing (its report lists
+			// every resource as failed), so there is nothing to compare.
+			var v verification
+			if log, err := os.ReadFile(filepath.Join(opts.OutDir, runner.PuppetLogFile)); err == nil {
+				v.cycle, v.cycleText = dependencyCycles(string(log))
+			}
+			if !known || v.cycle != nil {
+				return v, nil
 			}
 			ok = false
 		} else {
@@ -412,7 +520,7 @@ func verifyFix(ctx context.Context, stderr io.Writer, eng *container.Engine, dir
 	}
 	rep2, err := analyzeRunDir(ctx, opts.OutDir, rec2, rf)
 	if err != nil {
-		return false, err
+		return verification{}, err
 	}
 	key := func(f *detector.Finding) string {
 		return f.Kind.String() + " " + f.Producer.Ref() + " " + f.Consumer.Ref()
@@ -454,7 +562,16 @@ func verifyFix(ctx context.Context, stderr io.Writer, eng *container.Engine, dir
 		}
 	}
 	fmt.Fprintf(stderr, "fsmove fix: verify: the edited module's run is %s\n", opts.OutDir)
-	return ok, nil
+	return verification{ok: ok}, nil
+}
+
+// verification is what verifyFix found: ok when every edited finding is
+// gone and nothing is new; else, when Puppet refused the edited module
+// for a dependency cycle, the cycle's resources and Puppet's words of it.
+type verification struct {
+	ok        bool
+	cycle     map[string]bool
+	cycleText string
 }
 
 // failedResources are the resources Puppet's report of a run says failed;
