@@ -5,6 +5,9 @@
 # (a line of its own, after the marker FSMOVE-FIX-MANIFESTS). A file
 # that does not parse has its error and nothing else. Offsets are bytes
 # (measured: a UTF-8 comment before a resource shifts it by its bytes).
+# Each resource has its guards: the branches of if, unless and case, and
+# the lambdas, it is declared in, outermost first (a resource is declared
+# only where each of its guards holds).
 require 'puppet'
 require 'json'
 
@@ -31,7 +34,24 @@ ARGV.each do |path|
     next
   end
   locator = program.locator
-  walk = lambda do |o, container|
+  guard = lambda do |o, branch|
+    { 'offset' => o.offset, 'branch' => branch, 'line' => locator.line_for_offset(o.offset) }
+  end
+  walk = lambda do |o, container, guards|
+    return if o.nil?
+    case o
+    when M::IfExpression # unless too: a subclass
+      walk.call(o.test, container, guards)
+      walk.call(o.then_expr, container, guards + [guard.call(o, 'then')])
+      walk.call(o.else_expr, container, guards + [guard.call(o, 'else')])
+      return
+    when M::CaseExpression
+      walk.call(o.test, container, guards)
+      o.options.each_with_index { |opt, i| walk.call(opt, container, guards + [guard.call(o, "option #{i}")]) }
+      return
+    when M::LambdaExpression
+      guards += [guard.call(o, 'lambda')]
+    end
     case o
     when M::HostClassDefinition
       container = { 'kind' => 'class', 'name' => o.name }
@@ -44,7 +64,7 @@ ARGV.each do |path|
     when M::ResourceExpression
       tn = o.type_name
       r = { 'type' => tn.is_a?(M::QualifiedName) ? tn.value : text(tn, src), 'form' => o.form.to_s,
-            'container' => container, 'bodies' => [] }.merge(span(o))
+            'container' => container, 'guards' => guards, 'bodies' => [] }.merge(span(o))
       o.bodies.each do |b|
         t = b.title
         body = { 'title' => text(t, src), 'title_span' => span(t), 'title_literal' => t.is_a?(M::LiteralString) ? t.value : nil,
@@ -70,9 +90,9 @@ ARGV.each do |path|
                        'right' => span(right).merge('text' => text(right, src)),
                        'line' => locator.line_for_offset(o.offset), 'container' => container }.merge(span(o))
     end
-    o._pcore_contents { |c| walk.call(c, container) }
+    o._pcore_contents { |c| walk.call(c, container, guards) }
   end
-  walk.call(program, nil)
+  walk.call(program, nil, [])
   out['files'] << f
 end
 # One line, after a marker: Ruby's and Puppet's warnings share the stream.

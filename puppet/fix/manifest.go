@@ -50,10 +50,23 @@ type Scope struct {
 // Resource is one resource expression: type { title: attrs; title: attrs }.
 type Resource struct {
 	Span
-	Type   string `json:"type"` // as written, lower case for a plain name: "file", "apt::source"
-	Form   string `json:"form"` // "regular", "virtual" or "exported"
-	Scope  *Scope `json:"container"`
-	Bodies []Body `json:"bodies"`
+	Type  string `json:"type"` // as written, lower case for a plain name: "file", "apt::source"
+	Form  string `json:"form"` // "regular", "virtual" or "exported"
+	Scope *Scope `json:"container"`
+	// Guards are the branches (of if, unless, case) and lambdas the
+	// declaration is in, outermost first: it is declared only where each
+	// holds.
+	Guards []Guard `json:"guards"`
+	Bodies []Body  `json:"bodies"`
+}
+
+// Guard is a branch a declaration is in: the if, unless, case or lambda
+// at Offset (its line), and which branch ("then", "else", "option N",
+// "lambda").
+type Guard struct {
+	Offset int    `json:"offset"`
+	Branch string `json:"branch"`
+	Line   int    `json:"line"`
 }
 
 // Body is one title and its attributes.

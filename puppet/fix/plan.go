@@ -189,6 +189,9 @@ func Make(targets []Target, sources map[string]*Source) Plan {
 				a.refs = append(a.refs, ref)
 			}
 			a.findings = append(a.findings, t.Number)
+			if note := guardNote(t.Number, f.od, f.on, ref); note != "" {
+				p.Notes = append(p.Notes, note)
+			}
 			if f.on.res.Scope != nil && f.on.res.Scope.Kind == "define" {
 				p.Notes = append(p.Notes, fmt.Sprintf("finding %d: the edit is in defined type %s, so every instance of it gets %s => %s", t.Number, f.on.res.Scope.Name, f.name, ref))
 			}
@@ -258,6 +261,37 @@ func find(sources map[string]*Source, r *catalog.Resource) (decl, string) {
 		}
 	}
 	return decl{}, fmt.Sprintf("%d declarations of %s's type at %s:%d: which one is not told", len(found), r.Ref(), r.File, r.Line)
+}
+
+// guardNote says when the edit on on names other (od), declared under a
+// condition on is not under: an if or case branch, a lambda. The edit
+// holds in this run (both were declared), but where the condition does not
+// hold the reference names no resource and Puppet fails the catalog; the
+// maintainer puts the edit under the same condition. "" when other is
+// declared wherever on is (its guards are a prefix of on's), or outside
+// the module.
+func guardNote(number int, od, on decl, ref string) string {
+	if od.res == nil || on.res == nil {
+		return ""
+	}
+	i := 0
+	for i < len(od.res.Guards) && i < len(on.res.Guards) && od.res.Guards[i] == on.res.Guards[i] {
+		i++
+	}
+	if i == len(od.res.Guards) {
+		return ""
+	}
+	g := od.res.Guards[i]
+	where := fmt.Sprintf("a branch of the if or unless at line %d", g.Line)
+	switch {
+	case g.Branch == "else":
+		where = fmt.Sprintf("the else of the if or unless at line %d", g.Line)
+	case g.Branch == "lambda":
+		where = fmt.Sprintf("the lambda at line %d (an iteration)", g.Line)
+	case strings.HasPrefix(g.Branch, "option "):
+		where = fmt.Sprintf("one option of the case at line %d", g.Line)
+	}
+	return fmt.Sprintf("finding %d: %s is declared only inside %s, and the edit is not: where that does not hold, %s names no resource and Puppet fails the catalog; put the edit under the same condition", number, ref, where, ref)
 }
 
 // sameType compares a type as written (file, ::apt::source, Apt::Source)

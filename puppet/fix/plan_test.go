@@ -95,6 +95,10 @@ var planCases = []planCase{
 		skipped: "not a reference fsmove can extend"},
 	{name: "a notification that would make a cycle is withdrawn", targets: []Target{{Number: 1, Kind: "MN", Producer: in("File", "/etc/plain.conf", 18), Consumer: out("Service", "apache2"), Reversed: true}},
 		skipped: "dependency cycle"},
+	{name: "a reference to a resource declared under a condition is said", targets: []Target{tg(1, "MOR", in("File", "/etc/guarded.conf", 93), in("Exec", "uses-guarded", 102))},
+		want: []string{"  exec { 'uses-guarded':\n    command => '/bin/true',\n    require => File['/etc/guarded.conf'],\n  }\n"}, note: "declared only inside a branch of the if or unless at line 92"},
+	{name: "under the same condition, nothing to say", targets: []Target{tg(1, "MOR", in("File", "/etc/guarded.conf", 93), in("Exec", "beside-guarded", 97))},
+		want: []string{"    exec { 'beside-guarded':\n      command => '/bin/true',\n      require => File['/etc/guarded.conf'],\n    }\n"}},
 	{name: "a declaration the catalog's line does not show", targets: []Target{tg(1, "MOR", pkg, in("File", "/etc/nowhere.conf", 7))},
 		skipped: "no declaration of File[/etc/nowhere.conf]"},
 }
@@ -134,7 +138,7 @@ func TestMake(t *testing.T) {
 			if !onlyAdds(string(sources["cases.pp"].Text), got, c.gone) {
 				t.Errorf("the edit removed or reordered lines it should keep:\n%s", got)
 			}
-			if c.note != "" && (len(p.Notes) != 1 || !strings.Contains(p.Notes[0], c.note)) {
+			if c.note != "" && (len(p.Notes) != 1 || !strings.Contains(p.Notes[0], c.note)) || c.note == "" && len(p.Notes) > 0 {
 				t.Errorf("notes %q, want one saying %q", p.Notes, c.note)
 			}
 			said := map[int]bool{}

@@ -86,3 +86,20 @@ define cases::instance(String $port) {
     ensure => running,
   }
 }
+
+class cases::guarded(Boolean $extra = true) {
+  # Declared only when $extra holds.
+  if $extra {
+    file { '/etc/guarded.conf':
+      ensure => file,
+    }
+
+    exec { 'beside-guarded':
+      command => '/bin/true',
+    }
+  }
+
+  exec { 'uses-guarded':
+    command => '/bin/true',
+  }
+}
