@@ -1,4 +1,5 @@
-// Package files answers questions about files by path.
+// Package files answers questions about files by path, and replaces one
+// whole.
 package files
 
 import (
@@ -6,6 +7,7 @@ import (
 	"encoding/hex"
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // Exists reports whether p names something that can be stat'ed (a
@@ -27,4 +29,27 @@ func SHA256(p string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Replace writes data to path through a temporary file beside it
+// (."NAME-*") and a rename, with mode perm: a reader, or a failure, never
+// leaves half a file at path.
+func Replace(path string, data []byte, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after the rename, nothing
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

@@ -37,3 +37,28 @@ func TestSHA256(t *testing.T) {
 		t.Error("a missing file has a sum")
 	}
 }
+
+// TestReplace: the file holds the new data with the mode asked, and no
+// temporary file is left beside it; a file in a missing directory is an
+// error.
+func TestReplace(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.json")
+	if err := os.WriteFile(p, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Replace(p, []byte("new"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	info, _ := os.Stat(p)
+	if string(data) != "new" || info.Mode().Perm() != 0o640 {
+		t.Errorf("%q, mode %v", data, info.Mode().Perm())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left beside it: %v", entries)
+	}
+	if err := Replace(filepath.Join(dir, "missing", "g"), []byte("x"), 0o644); err == nil {
+		t.Error("a file in a missing directory was written")
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fsmove/fsmove/internal/files"
 	"github.com/fsmove/fsmove/puppet/container"
 )
 
@@ -125,19 +126,7 @@ func (l *Located) Write(path string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return files.Replace(path, append(data, '\n'), 0o644)
 }
 
 // ReadLocated reads what Write saved. Its spans are checked when Make uses
