@@ -34,6 +34,18 @@ ARGV.each do |path|
     next
   end
   locator = program.locator
+  # The names of the variables an expression reads ("title", "apt::dir").
+  variables = lambda do |o|
+    names = []
+    visit = lambda do |e|
+      if e.is_a?(M::VariableExpression)
+        names << (e.expr.is_a?(M::QualifiedName) ? e.expr.value : text(e.expr, src))
+      end
+      e._pcore_contents { |c| visit.call(c) }
+    end
+    visit.call(o)
+    names.uniq
+  end
   guard = lambda do |o, branch|
     { 'offset' => o.offset, 'branch' => branch, 'line' => locator.line_for_offset(o.offset) }
   end
@@ -54,9 +66,9 @@ ARGV.each do |path|
     end
     case o
     when M::HostClassDefinition
-      container = { 'kind' => 'class', 'name' => o.name }
+      container = { 'kind' => 'class', 'name' => o.name, 'params' => o.parameters.map(&:name) }
     when M::ResourceTypeDefinition
-      container = { 'kind' => 'define', 'name' => o.name }
+      container = { 'kind' => 'define', 'name' => o.name, 'params' => o.parameters.map(&:name) }
     when M::NodeDefinition
       container = { 'kind' => 'node', 'name' => '' }
     end
@@ -68,7 +80,7 @@ ARGV.each do |path|
       o.bodies.each do |b|
         t = b.title
         body = { 'title' => text(t, src), 'title_span' => span(t), 'title_literal' => t.is_a?(M::LiteralString) ? t.value : nil,
-                 'line' => locator.line_for_offset(t.offset), 'ops' => [] }.merge(span(b))
+                 'title_vars' => variables.call(t), 'line' => locator.line_for_offset(t.offset), 'ops' => [] }.merge(span(b))
         b.operations.each do |op|
           next unless op.is_a?(M::AttributeOperation)
           v = op.value_expr

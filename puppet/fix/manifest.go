@@ -45,6 +45,8 @@ func (s Span) End() int { return s.Offset + s.Length }
 type Scope struct {
 	Kind string `json:"kind"` // "class", "define" or "node"
 	Name string `json:"name"`
+	// Params are the class's or defined type's parameters, by name.
+	Params []string `json:"params"`
 }
 
 // Resource is one resource expression: type { title: attrs; title: attrs }.
@@ -74,8 +76,11 @@ type Body struct {
 	Title string `json:"title"` // the title's source text
 	// Literal is the title's value when it is one plain string; nil for
 	// an array, an interpolated string, a variable.
-	Literal   *string     `json:"title_literal"`
-	TitleSpan Span        `json:"title_span"`
+	Literal   *string `json:"title_literal"`
+	TitleSpan Span    `json:"title_span"`
+	// TitleVars are the variables the title reads, by name ("title",
+	// "apt::dir").
+	TitleVars []string    `json:"title_vars"`
 	Line      int         `json:"line"` // the title's line, as the catalog gives it
 	Ops       []Attribute `json:"ops"`
 }

@@ -301,10 +301,14 @@ func sameType(written, catalogType string) bool {
 }
 
 // reference is the text that names other in an attribute of on's body:
-// Type['title'], or, when both are declared in the same defined type and
-// other's title is computed there, Type[<its title expression>], which
-// names the right resource in every instance. why says when no reference
-// is right for every case the edit applies to.
+// Type['title'], or, when other's title is computed, Type[<its title
+// expression>] where that expression means at on what it means at other:
+// both are declared in the same class or defined type, and the title reads
+// only the parameters of that class or type ($title and $name in a type),
+// or qualified variables ($facts, $apt::dir), and not inside a lambda that
+// on is not in. That reference names the right resource for every
+// parameter value and every instance. why says when no reference is right
+// for every case the edit applies to.
 func reference(other *catalog.Resource, od, on decl) (ref, why string) {
 	literal := other.Type + "[" + quote(other.Title) + "]"
 	if od.body == nil || od.body.Literal != nil {
@@ -313,11 +317,35 @@ func reference(other *catalog.Resource, od, on decl) (ref, why string) {
 	if strings.HasPrefix(od.body.Title, "[") && !strings.Contains(od.body.Title, "$") {
 		return literal, "" // one title of an array of plain ones: ['/a', '/b']
 	}
-	sameDefine := on.res.Scope != nil && od.res.Scope != nil && on.res.Scope.Kind == "define" && *on.res.Scope == *od.res.Scope
-	if sameDefine && !strings.HasPrefix(od.body.Title, "[") {
+	if sameMeaning(od, on) {
 		return other.Type + "[" + od.body.Title + "]", ""
 	}
 	return "", fmt.Sprintf("%s's title is computed (%s at %s:%d): %s would name this run's instance only", other.Ref(), od.body.Title, od.file, od.body.Line, literal)
+}
+
+// sameMeaning reports whether od's title expression, written in on's
+// body, names the same resource (see reference).
+func sameMeaning(od, on decl) bool {
+	ds, ns := od.res.Scope, on.res.Scope
+	if ds == nil || ns == nil || ds.Kind != ns.Kind || !strings.EqualFold(ds.Name, ns.Name) || ds.Kind == "node" {
+		return false
+	}
+	for _, g := range od.res.Guards {
+		if g.Branch == "lambda" && !slices.Contains(on.res.Guards, g) {
+			return false // a lambda's parameters and variables are its own
+		}
+	}
+	for _, v := range od.body.TitleVars {
+		v = strings.TrimPrefix(v, "::")
+		switch {
+		case strings.Contains(v, "::"), v == "facts", v == "trusted":
+		case ds.Kind == "define" && (v == "title" || v == "name"):
+		case slices.Contains(ds.Params, v):
+		default:
+			return false // a local variable: assigned where, the parser does not say
+		}
+	}
+	return true
 }
 
 // quote writes s as a single-quoted Puppet string.

@@ -99,6 +99,10 @@ var planCases = []planCase{
 		want: []string{"  exec { 'uses-guarded':\n    command => '/bin/true',\n    require => File['/etc/guarded.conf'],\n  }\n"}, note: "declared only inside a branch of the if or unless at line 92"},
 	{name: "under the same condition, nothing to say", targets: []Target{tg(1, "MOR", in("File", "/etc/guarded.conf", 93), in("Exec", "beside-guarded", 97))},
 		want: []string{"    exec { 'beside-guarded':\n      command => '/bin/true',\n      require => File['/etc/guarded.conf'],\n    }\n"}},
+	{name: "a title computed from a parameter of the class is named by its expression", targets: []Target{tg(1, "MOR", in("File", "/srv/app/app.rc", 111), in("Exec", "uses-rc", 119))},
+		want: []string{"  exec { 'uses-rc':\n    command => '/bin/true',\n    require => File[\"${home}/app.rc\"],\n  }\n"}},
+	{name: "a title from a local variable is not: the other form", targets: []Target{tg(1, "MOR", in("File", "/srv/app/local", 115), in("Exec", "uses-rc", 119))},
+		want: []string{"  file { $local:\n    ensure => directory,\n    before => Exec['uses-rc'],\n  }\n"}},
 	{name: "a declaration the catalog's line does not show", targets: []Target{tg(1, "MOR", pkg, in("File", "/etc/nowhere.conf", 7))},
 		skipped: "no declaration of File[/etc/nowhere.conf]"},
 }

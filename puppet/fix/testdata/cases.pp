@@ -103,3 +103,20 @@ class cases::guarded(Boolean $extra = true) {
     command => '/bin/true',
   }
 }
+
+class cases::computed(String $home = '/srv/app') {
+  $local = "${home}/local"
+
+  # Titles computed from a parameter, and from a local variable.
+  file { "${home}/app.rc":
+    ensure => file,
+  }
+
+  file { $local:
+    ensure => directory,
+  }
+
+  exec { 'uses-rc':
+    command => '/bin/true',
+  }
+}
