@@ -109,21 +109,36 @@ func locateHook(eng *container.Engine, opts runner.Options, rec *runner.RunRecor
 		if progress == nil {
 			progress = runner.NewProgress(stderr, true)
 		}
-		step := progress.Start("locate", "reading the module's manifests with Puppet's parser, for the edits")
-		image := rec.Image.ID
-		if image == "" {
-			image = rec.Image.Tag
-		}
-		loc, err := fix.LocateModule(ctx, eng, image, rec.Module.Dir, rec.Started)
+		loc, err := locateModule(ctx, eng, rec, progress)
 		if err == nil {
 			err = loc.Write(filepath.Join(opts.OutDir, runner.ManifestsFile))
 		}
 		if err != nil {
-			step.Fail("no edits in the report")
-			fmt.Fprintf(stderr, "fsmove run: locating the declarations for the edits: %v\n", err)
+			fmt.Fprintf(stderr, "fsmove run: locating the declarations for the edits (no edits in the report): %v\n", err)
 			return nil
 		}
-		step.Done(fmt.Sprintf("%d manifest(s)", len(loc.Files)))
 		return loc
 	}
+}
+
+// locateModule reads the manifests of the run's module directory (refused
+// when one changed after the run began: a usageError) and locates them
+// with the Puppet of the run's image (a runError when that fails).
+func locateModule(ctx context.Context, eng *container.Engine, rec *runner.RunRecord, progress *runner.Progress) (*fix.Located, error) {
+	texts, err := fix.ModuleManifests(rec.Module.Dir, rec.Started)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	image := rec.Image.ID
+	if image == "" {
+		image = rec.Image.Tag
+	}
+	step := progress.Start("locate", fmt.Sprintf("reading %d manifest(s) with Puppet's parser, for the edits", len(texts)))
+	found, err := fix.Locate(ctx, eng, image, texts)
+	if err != nil {
+		step.Fail(err.Error())
+		return nil, runError{err}
+	}
+	step.Done(fmt.Sprintf("%d manifest(s)", len(found)))
+	return fix.NewLocated(rec.Module.Dir, texts, found), nil
 }

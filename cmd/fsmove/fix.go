@@ -347,22 +347,9 @@ func locateForFix(ctx context.Context, stderr io.Writer, eng *container.Engine, 
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, usageError{err}
 	}
-	image := rec.Image.ID
-	if image == "" {
-		image = rec.Image.Tag
+	if loc, err = locateModule(ctx, eng, rec, progress); err != nil {
+		return nil, err
 	}
-	texts, err := fix.ModuleManifests(rec.Module.Dir, rec.Started)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	step := progress.Start("locate", fmt.Sprintf("reading %d manifest(s) with Puppet's parser", len(texts)))
-	found, err := fix.Locate(ctx, eng, image, texts)
-	if err != nil {
-		step.Fail(err.Error())
-		return nil, runError{err}
-	}
-	step.Done(fmt.Sprintf("%d manifest(s)", len(found)))
-	loc = fix.NewLocated(rec.Module.Dir, texts, found)
 	if err := loc.Write(saved); err != nil {
 		fmt.Fprintf(stderr, "fsmove fix: saving %s: %v\n", saved, err)
 	}

@@ -1,7 +1,6 @@
 package fix
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/fsmove/fsmove/internal/files"
-	"github.com/fsmove/fsmove/puppet/container"
 )
 
 // Located is a module's manifests as a run applied them, and what Puppet's
@@ -35,22 +33,6 @@ type LocatedFile struct {
 	Manifest *Manifest `json:"manifest"`
 }
 
-// LocateModule reads every manifest of the module at dir (its manifests/
-// *.pp) and has the Puppet of image parse them (Locate). A file changed
-// after since (the run's start; zero: not checked) is refused: the
-// catalog's lines are of the text the run applied.
-func LocateModule(ctx context.Context, eng *container.Engine, image, dir string, since time.Time) (*Located, error) {
-	texts, err := ModuleManifests(dir, since)
-	if err != nil {
-		return nil, err
-	}
-	found, err := Locate(ctx, eng, image, texts)
-	if err != nil {
-		return nil, err
-	}
-	return NewLocated(dir, texts, found), nil
-}
-
 // NewLocated is the module at dir's manifests, texts, and what Locate
 // found in them.
 func NewLocated(dir string, texts map[string][]byte, found map[string]*Manifest) *Located {
@@ -67,7 +49,9 @@ func (l *Located) sort() {
 }
 
 // ModuleManifests reads every .pp file under the module's manifests/, by
-// absolute path. A file changed after since is refused (see LocateModule).
+// absolute path. A file changed after since (the run's start; zero: not
+// checked) is refused: the catalog's lines are of the text the run
+// applied.
 func ModuleManifests(dir string, since time.Time) (map[string][]byte, error) {
 	texts := map[string][]byte{}
 	root := filepath.Join(dir, "manifests")
