@@ -38,6 +38,7 @@ func main() {
 	fsmove := flag.String("fsmove", "bin/fsmove", "the fsmove binary")
 	out := flag.String("out", "/tmp/fsmove-fixrate", "directory of the work: each module's copy, run and verifying run")
 	results := flag.String("results", "", "write the table here as CSV (and a summary beside it, .md)")
+	keep := flag.Bool("keep", false, "keep the rows -results holds of the modules CORPUS does not run (to run some modules again)")
 	suite := flag.String("suite", container.DefaultSuite, "the Debian suite every module runs on (fsmove run --suite)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: fixrate [flags] CORPUS\n\nRun each module, have fsmove fix edit and verify it, count the findings fixed.")
@@ -65,6 +66,25 @@ func main() {
 			fmt.Fprintf(os.Stderr, "fixrate: %s: %s %s → %s: %s %s\n", r.Module, r.Kind, r.Producer, r.Consumer, r.Outcome, r.Note)
 		}
 		rows = append(rows, rs...)
+	}
+	if *keep && *results != "" {
+		ran := map[string]bool{}
+		for _, e := range entries {
+			ran[e.Key] = true
+		}
+		old, err := readCSV(*results)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fixrate: -keep:", err)
+			os.Exit(1)
+		}
+		var kept []row
+		for _, r := range old {
+			if !ran[r.Module] {
+				kept = append(kept, r)
+			}
+		}
+		rows = append(kept, rows...)
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].Module < rows[j].Module })
 	}
 	sum := summarize(rows)
 	fmt.Print(sum)
@@ -105,8 +125,13 @@ func (h *harness) module(ctx context.Context, e corpus.Entry) ([]row, error) {
 	}
 	run := filepath.Join(dir, "run")
 	args := append([]string{"run", "--quiet", "--no-config", "--suite", h.suite, "--out", run, "--allow-unobserved"}, e.RunFlags()...)
-	if _, err := h.fsmoveRun(ctx, append(args, src), 0, 1, 4); err != nil {
+	// 3: the run failed; a failed apply that was analyzed (its catalog
+	// is there) is fsmove fix's to judge, as for fsmove fix MODULE.
+	if _, err := h.fsmoveRun(ctx, append(args, src), 0, 1, 3, 4); err != nil {
 		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(run, "catalog.json")); err != nil {
+		return nil, fmt.Errorf("fsmove run wrote no catalog (see %s)", filepath.Join(run, "puppet.log"))
 	}
 	stderr, err := h.fsmoveRun(ctx, []string{"fix", "--quiet", "--write", "--verify", run}, 0, 1)
 	if err != nil {
@@ -224,6 +249,30 @@ func summarize(rows []row) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// readCSV reads a table writeCSV wrote.
+func readCSV(path string) ([]row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	var rows []row
+	for i, r := range recs {
+		if i == 0 {
+			continue // the header
+		}
+		if len(r) != 6 {
+			return nil, fmt.Errorf("%s:%d: %d fields, want 6", path, i+1, len(r))
+		}
+		rows = append(rows, row{r[0], r[1], r[2], r[3], r[4], r[5]})
+	}
+	return rows, nil
 }
 
 func writeCSV(path string, rows []row) error {

@@ -46,3 +46,16 @@ func TestParseFix(t *testing.T) {
 		t.Errorf("summary:\n%s", sum)
 	}
 }
+
+// TestCSVRoundTrip: what writeCSV writes, readCSV reads back (-keep).
+func TestCSVRoundTrip(t *testing.T) {
+	rows := []row{{"m", "MN", "File[/a,b]", "Service[\"s\"]", "fixed", "finding 1"}, {"n", "", "", "", "clean", ""}}
+	p := t.TempDir() + "/t.csv"
+	if err := writeCSV(p, rows); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readCSV(p)
+	if err != nil || len(got) != 2 || got[0] != rows[0] || got[1] != rows[1] {
+		t.Errorf("read back %+v, %v", got, err)
+	}
+}

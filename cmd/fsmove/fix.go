@@ -368,7 +368,7 @@ func analyzeRunDir(ctx context.Context, dir string, rec *runner.RunRecord, rf *r
 }
 
 // fixTargets are the reported MORs and MNs (not held back, not waived) as
-// targets, and what is not edited: the findings inside dependencies.
+// targets, and what is not edited: those inside dependencies.
 func fixTargets(rep *detector.Report) ([]fix.Target, []string) {
 	var targets []fix.Target
 	nums := rep.Numbers()
@@ -381,6 +381,9 @@ func fixTargets(rep *detector.Report) ([]fix.Target, []string) {
 	}
 	var notEdited []string
 	for _, f := range rep.InDependencies {
+		if !editable(&f) {
+			continue // held back or waived: not a finding to speak of
+		}
 		notEdited = append(notEdited, fmt.Sprintf("%s %s → %s: inside a dependency (%s)", f.Kind, f.Producer.Ref(), f.Consumer.Ref(), f.Producer.File))
 	}
 	return targets, notEdited
