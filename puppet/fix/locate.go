@@ -61,12 +61,12 @@ func Locate(ctx context.Context, eng *container.Engine, image string, texts map[
 	if code != 0 {
 		return nil, fmt.Errorf("fix: Puppet's parser exited %d: %s", code, tail(out.Bytes()))
 	}
-	return readLocated(out.Bytes(), names)
+	return parseLocatorOutput(out.Bytes(), names)
 }
 
-// readLocated finds the locator's line in its output and maps its files
+// parseLocatorOutput finds the locator's line in its output and maps its files
 // (0.pp, 1.pp… in the order of names) back to names.
-func readLocated(out []byte, names []string) (map[string]*Manifest, error) {
+func parseLocatorOutput(out []byte, names []string) (map[string]*Manifest, error) {
 	var line []byte
 	for l := range bytes.Lines(out) {
 		if j, ok := bytes.CutPrefix(l, []byte(marker)); ok {
