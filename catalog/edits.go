@@ -267,19 +267,23 @@ func fileLinesCommute(a, b *Resource) bool {
 // can make it change the path's content or existence: it has content,
 // source or a link target, removes the path, or purges a directory. A File
 // that found such a path already right still produced it, as far as
-// another node is concerned. A File that manages only metadata
+// another node is concerned. Content with replace => false is written only
+// when the path is missing, so it is not enforced on a path that is there.
+// A File that manages only metadata
 // (MetadataOnly) or only ensures a file or directory exists changes
 // nothing when it finds the path there.
 func EnforcesContent(r *Resource) bool {
 	if !r.IsFile() {
 		return false
 	}
-	if r.setsContent() {
+	if r.setsContent() && !r.falseParam("replace") {
 		return true
 	}
 	switch ensure, _ := r.StringParam("ensure"); ensure {
-	case "absent", "link":
+	case "absent":
 		return true
+	case "link":
+		return !r.falseParam("replace")
 	case "directory":
 		return r.boolParam("purge")
 	}
@@ -304,6 +308,18 @@ func (r *Resource) boolParam(name string) bool {
 		return v
 	case string:
 		return strings.EqualFold(v, "true")
+	}
+	return false
+}
+
+// falseParam reports whether a boolean parameter is given as false
+// (false, "false", "no"): Puppet's booleans accept yes and no too.
+func (r *Resource) falseParam(name string) bool {
+	switch v := r.Params[name].(type) {
+	case bool:
+		return !v
+	case string:
+		return strings.EqualFold(v, "false") || strings.EqualFold(v, "no")
 	}
 	return false
 }

@@ -152,7 +152,15 @@
 //     (interp.Access.Script: update-rc.d's links, a postinst's defaults):
 //     when another Package ordered before the consumer installs one of
 //     them, itself or as a dependency, the path is there before the
-//     consumer in any order (dpkg.go).
+//     consumer in any order (dpkg.go);
+//  22. a File that found its own path as it manages it changed nothing in
+//     this run (rule 12 still counts it a producer): a consumer that only
+//     read the path, or edited what the File does not enforce on a path
+//     that is there (ensure only, content with replace => false), finds
+//     the path the same in the other order. What the File enforces still
+//     orders: content the consumer then edited (in the other order the
+//     File replaces the edit), a path the consumer removed (the File makes
+//     it again), and a Service that read it still needs the notification.
 //
 // An observed fault (rule 5) is never held back.
 //

@@ -87,6 +87,9 @@ type use struct {
 	// finding it (or it is an Exec's creates): it makes the path only when
 	// it is missing.
 	guarded bool
+	// unchanged: a File found its own path as it manages it and changed
+	// nothing; it produces the path only as what it enforces (rule 22).
+	unchanged bool
 }
 
 // readUse applies the rules that turn a raw access into a use.
@@ -112,7 +115,7 @@ func readUse(role *blockRole, a *interp.Access, path string) use {
 		// found the path so, and what it would change is metadata (rule
 		// 12); nor does a File ensure its recursed descendants exist.
 		if a.Consumed && !a.Produced && (role.enforces || role.ensures && path == role.ownPath) {
-			u.produced, u.prodBy = true, a.ConsumedBy
+			u.produced, u.prodBy, u.unchanged = true, a.ConsumedBy, true
 		}
 	case role.checks(path):
 		// An Exec's creates only checks whether the path exists: whoever
@@ -252,6 +255,14 @@ func holdOrder(x, y *use, rel Relation, path string) string {
 		// File replacing a package's file is the fault authors fix with
 		// require => Package.
 		return p() + " makes " + path + " only when it is missing (it looked for it first): in the other order it finds " + c() + "'s and leaves it"
+	case x.unchanged && (rel == Consumes || rel == Modifies && !x.role.enforces):
+		// Rule 22: a File that found its path as it manages it changed
+		// nothing in this run, so in the other order the consumer finds
+		// the path as it did here. Only what the File enforces would
+		// differ: content it manages that the consumer then edited (the
+		// File would replace the edit), or a path the consumer removed
+		// (the File would make it again).
+		return p() + " found " + path + " as it manages it and changed nothing in this run: in the other order " + c() + " finds it the same"
 	case rel != Overwrites && rel != Expunges && isNameServiceDatabase(path):
 		// Rule 14: one entry added to /etc/hosts, /etc/services… changes
 		// only the lookups of that entry's names.

@@ -1,6 +1,7 @@
 package detector
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -85,7 +86,8 @@ func TestRuleMetadataAgainstRoot(t *testing.T) {
 }
 
 // Rule 12, inspection: a File that manages only metadata and found its path
-// right changed nothing; one that manages content still produced it.
+// right changed nothing; one that manages content or existence still
+// produced it, and rule 22 says for whom.
 func TestRuleInspectionProducesOnlyContent(t *testing.T) {
 	g := holdGraph()
 	inspect := func(file, path string) *Report {
@@ -93,11 +95,50 @@ func TestRuleInspectionProducesOnlyContent(t *testing.T) {
 	}
 	expectHeld(t, inspect("File[/etc/shadow]", "/etc/shadow"))
 	expectHeld(t, inspect("File[/usr/bin]", "/usr/bin/tool")) // a recursed descendant
-	// Near miss: content managed.
-	expectHeld(t, inspect("File[/etc/app.conf]", "/etc/app.conf"), "MOR File[/etc/app.conf]->Exec[run] /etc/app.conf")
-	// Near miss: a directory the File makes exist, its own path.
+	// Content managed, found right: a producer of the path, which rule 22
+	// holds back for a consumer that only read it.
+	expectHeld(t, inspect("File[/etc/app.conf]", "/etc/app.conf"), "MOR File[/etc/app.conf]->Exec[run] /etc/app.conf held")
+	// A directory the File makes exist, its own path: the same.
 	rep := Detect(result(dir("/etc/app.d", at("File[/etc/app.d]", "s:newfstatat@10"), at("Exec[run]", "c:openat@20"))), g, Options{})
-	expectHeld(t, rep, "MOR File[/etc/app.d]->Exec[run] /etc/app.d")
+	expectHeld(t, rep, "MOR File[/etc/app.d]->Exec[run] /etc/app.d held")
+}
+
+// Rule 22: a File that found its path as it manages it changed nothing in
+// this run: a consumer that read the path finds it the same in the other
+// order. What the File enforces still orders: content the consumer edited
+// afterwards (the File would replace the edit), a path it removed (the File
+// would make it again), and a restart of a Service that read it (MN).
+func TestRuleUnchangedProducer(t *testing.T) {
+	g := holdGraph()
+	g.add("File[/etc/app.keep]", "h.pp", 20, "ensure", "file", "content", "x", "replace", false)
+	g.add("File[/etc/app.exists]", "h.pp", 21, "ensure", "file")
+	run := func(file, path string, use ...string) *Report {
+		var specs []string
+		for i, u := range use {
+			specs = append(specs, u+"@"+strconv.Itoa(20+i))
+		}
+		return Detect(result(p(path, at(file, "c:openat@10"), at("Exec[setup]", specs...))), g, Options{})
+	}
+	// Held back: read only.
+	rep := run("File[/etc/app.conf]", "/etc/app.conf", "c:openat")
+	expectHeld(t, rep, "MOR File[/etc/app.conf]->Exec[setup] /etc/app.conf held")
+	if r := rep.Findings[0].HeldReason; !strings.Contains(r, "changed nothing in this run") {
+		t.Errorf("reason %q", r)
+	}
+	// Held back: an edit in place of a file whose content the File does
+	// not enforce on a path that is there (replace => false, ensure only).
+	expectHeld(t, run("File[/etc/app.keep]", "/etc/app.keep", "c:openat", "p:openat"), "MOR File[/etc/app.keep]->Exec[setup] /etc/app.keep held")
+	expectHeld(t, run("File[/etc/app.exists]", "/etc/app.exists", "c:openat", "p:openat"), "MOR File[/etc/app.exists]->Exec[setup] /etc/app.exists held")
+	// Near miss: the content is the File's, and the consumer edited it.
+	expectHeld(t, run("File[/etc/app.conf]", "/etc/app.conf", "c:openat", "p:openat"), "MOR File[/etc/app.conf]->Exec[setup] /etc/app.conf")
+	// Near miss: the consumer removed the path the File makes exist.
+	expectHeld(t, run("File[/etc/app.exists]", "/etc/app.exists", "e:unlink"), "MOR File[/etc/app.exists]->Exec[setup] /etc/app.exists")
+	// Near miss: the File changed the content.
+	rep = Detect(result(p("/etc/app.conf", at("File[/etc/app.conf]", "p:openat@10"), at("Exec[setup]", "c:openat@20"))), g, Options{})
+	expectHeld(t, rep, "MOR File[/etc/app.conf]->Exec[setup] /etc/app.conf")
+	// Near miss: a Service that read it needs the restart when it changes.
+	rep = Detect(result(p("/etc/app.conf", at("File[/etc/app.conf]", "c:openat@10"), at("Service[app]", "c:openat@20"))), g, Options{})
+	expectHeld(t, rep, "MN File[/etc/app.conf]->Service[app] /etc/app.conf")
 }
 
 // Rule 13: a producer that makes a path only when it is missing commutes

@@ -156,8 +156,8 @@ var fixtureCases = []fixtureCase{
 		[]string{"MOR File[/etc/mor_missed_lookup.enabled] Exec[enable-feature]"},
 		false, false},
 	{"mor_read_modify_write",
-		[]string{"MOR File[/etc/mor_read_modify_write.conf] Exec[enable-feature]"},
-		[]string{"MOR File[/etc/mor_read_modify_write.conf] Exec[enable-feature]"},
+		[]string{"MOR File[/etc/mor_read_modify_write-kept.conf] Exec[enable-kept]", "MOR File[/etc/mor_read_modify_write.conf] Exec[enable-feature]"},
+		[]string{"MOR File[/etc/mor_read_modify_write-kept.conf] Exec[enable-kept]", "MOR File[/etc/mor_read_modify_write.conf] Exec[enable-feature]"},
 		false, false},
 	{"mn_service_directory",
 		[]string{"MN File[/etc/mn_service_directory.d/late.conf] Service[fsmove-dirsvc]", "MN File[/var/log/mn_service_directory] Service[fsmove-dirsvc]"},
@@ -194,6 +194,8 @@ var fixtureHeld = map[string][]string{
 	"near_rules":             {"MOR Package[uuid-runtime] File[/var/lib/near_rules_daemon]"},
 	"mor_overwrite_conffile": {"MOR Exec[default-conf] File[/etc/mor_overwrite_conffile.default]"},
 	"mor_missed_lookup":      {"MOR Exec[init-once] File[/etc/mor_missed_lookup.init]"},
+	"mor_read_modify_write": {"MOR File[/etc/mor_read_modify_write-kept.conf] Exec[read-kept]",
+		"MOR File[/etc/mor_read_modify_write-default.conf] Exec[enable-default]"},
 }
 
 // e2eParallel is how many fixture runs TestE2ERunFixtures has in flight at

@@ -1,0 +1,38 @@
+package catalog
+
+import "testing"
+
+// EnforcesContent: what a File changes on a path that is already there.
+func TestEnforcesContent(t *testing.T) {
+	file := func(params ...any) *Resource {
+		r := &Resource{Type: "File", Title: "/etc/x", Params: map[string]any{}}
+		for i := 0; i+1 < len(params); i += 2 {
+			r.Params[params[i].(string)] = params[i+1]
+		}
+		return r
+	}
+	for _, c := range []struct {
+		name string
+		r    *Resource
+		want bool
+	}{
+		{"content", file("content", "x"), true},
+		{"source", file("source", "puppet:///m/x"), true},
+		{"content, replace true", file("content", "x", "replace", true), true},
+		{"content, replace false", file("content", "x", "replace", false), false},
+		{"content, replace 'no'", file("content", "x", "replace", "no"), false},
+		{"source, replace 'false'", file("source", "puppet:///m/x", "replace", "false"), false},
+		{"link", file("ensure", "link", "target", "/etc/y"), true},
+		{"link, replace false", file("ensure", "link", "target", "/etc/y", "replace", false), false},
+		{"absent, replace false", file("ensure", "absent", "replace", false), true},
+		{"purged directory", file("ensure", "directory", "purge", true), true},
+		{"directory", file("ensure", "directory"), false},
+		{"ensure file", file("ensure", "file"), false},
+		{"mode only", file("mode", "0644"), false},
+		{"not a File", &Resource{Type: "Exec", Title: "x", Params: map[string]any{"content": "x"}}, false},
+	} {
+		if got := EnforcesContent(c.r); got != c.want {
+			t.Errorf("%s: EnforcesContent = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
