@@ -160,7 +160,13 @@
 //     the path the same in the other order. What the File enforces still
 //     orders: content the consumer then edited (in the other order the
 //     File replaces the edit), a path the consumer removed (the File makes
-//     it again), and a Service that read it still needs the notification.
+//     it again), and a Service that read it still needs the notification;
+//  23. an Exec guarded by creates runs only while its creates path is
+//     missing: it acted in this run and Puppet will not run it again, so a
+//     notifiable consumer that read what it made after it made it has no
+//     later change to be notified of (holdNotify, blockRole.runsOnce). A
+//     consumer that read the path before it was made runs stale now and
+//     keeps the MN; an unordered pair keeps its MOR.
 //
 // An observed fault (rule 5) is never held back.
 //

@@ -188,6 +188,12 @@ func roleOf(r *catalog.Resource) blockRole {
 	return role
 }
 
+// runsOnce reports whether the resource is an Exec guarded by creates: it
+// runs while its creates path is missing, and makes it (rule 23).
+func (b *blockRole) runsOnce() bool {
+	return b.res != nil && b.res.IsExec() && len(b.creates) > 0
+}
+
 // checks reports whether path is one the resource only checks (creates,
 // a link's target).
 func (b *blockRole) checks(path string) bool {

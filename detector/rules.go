@@ -299,6 +299,14 @@ func holdNotify(x, y *use, path string, isDir bool) string {
 		// keep, and writing it again is a message to its next start.
 		return c() + " removed " + path + " after reading what " + PuppetRef(x.role.res) +
 			" wrote: a message to its start, used up there, not configuration the running daemon keeps"
+	case x.role.runsOnce() && y.consBy.Line > x.prodBy.Line:
+		// An Exec guarded by creates runs until its path exists: it
+		// acted in this run, and Puppet will not run it again, so no
+		// later change of it can leave the consumer stale, and in this
+		// run the consumer read it after it was made. (A consumer that
+		// read before keeps the MN: it runs stale now.)
+		return PuppetRef(x.role.res) + " runs only while its creates path is missing, and " + c() + " read " + path +
+			" after it made it: Puppet will not run it again, so there is no later change to be notified of"
 	case y.ownContent && !isDir && !x.replaces:
 		// A producer that replaced the file leaves the daemon writing to
 		// the old inode (a log recreated under it, paper Table 1).

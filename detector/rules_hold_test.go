@@ -225,6 +225,36 @@ func TestRuleNotifyNeedsARead(t *testing.T) {
 		"MN Exec[setup]->Service[app] /var/lib/app/cache.db")
 }
 
+// Rule 23: an Exec guarded by creates runs once: a consumer that read what
+// it made after it made it has no later change to be notified of.
+func TestRuleNotifyFromARunOnceExec(t *testing.T) {
+	g := holdGraph()
+	g.add("Exec[keygen]", "h.pp", 30, "command", "ssh-keygen -f /etc/app.key", "creates", "/etc/app.key")
+	g.add("Exec[reload]", "h.pp", 31, "command", "app-reload", "refreshonly", true)
+	g.edge("Exec[keygen]", "Service[app]", before)
+	g.edge("Exec[keygen]", "Exec[reload]", before)
+	g.edge("Exec[setup]", "Service[app]", before)
+	made := func(producer, consumer string, readAt int) *Report {
+		return Detect(result(p("/etc/app.key", at(producer, "p:openat@10"), at(consumer, "c:openat@"+strconv.Itoa(readAt)))), g, Options{})
+	}
+	rep := made("Exec[keygen]", "Service[app]", 20)
+	expectHeld(t, rep, "MN Exec[keygen]->Service[app] /etc/app.key held")
+	if r := rep.Findings[0].HeldReason; !strings.Contains(r, "runs only while its creates path is missing") {
+		t.Errorf("reason %q", r)
+	}
+	expectHeld(t, made("Exec[keygen]", "Exec[reload]", 20), "MN Exec[keygen]->Exec[reload] /etc/app.key held")
+	// Near miss: an Exec without creates may run and change it again.
+	expectHeld(t, made("Exec[setup]", "Service[app]", 20), "MN Exec[setup]->Service[app] /etc/app.key")
+	// Near miss: the service read it before it was made: it runs stale now.
+	rep = Detect(result(p("/etc/app.key", at("Service[app]", "c:openat@5"), at("Exec[keygen]", "p:openat@10"))), g, Options{})
+	expectHeld(t, rep, "MN Exec[keygen]->Service[app] /etc/app.key")
+	// Near miss: unordered, the order stays a fault (MOR).
+	g2 := holdGraph()
+	g2.add("Exec[keygen]", "h.pp", 30, "command", "ssh-keygen -f /etc/app.key", "creates", "/etc/app.key")
+	rep = Detect(result(p("/etc/app.key", at("Exec[keygen]", "p:openat@10"), at("Service[app]", "c:openat@20"))), g2, Options{})
+	expectHeld(t, rep, "MOR Exec[keygen]->Service[app] /etc/app.key")
+}
+
 // Rule 15, a directory the service only read: a File that manages only
 // that it exists, its owner and mode, changes nothing the daemon keeps.
 func TestRuleNotifyPlainDirectory(t *testing.T) {

@@ -16,6 +16,12 @@
 # which is ordered before it, but it is not refreshonly: a notification
 # would not make it act again (its creates guard decides), so only the
 # order is needed, and it is there.
+#
+# Rule 23 (detector/doc.go): Exec['mn-refresh-seed'] makes
+# /etc/mn_refreshonly_exec.seed once (creates) and is ordered before the
+# build, which reads the seed too without being notified by it: Puppet will
+# not run the seed again, so no later change needs the notification. Held
+# back.
 class mn_refreshonly_exec {
   file { '/etc/mn_refreshonly_exec.main':
     ensure  => file,
@@ -30,7 +36,7 @@ class mn_refreshonly_exec {
   }
 
   exec { 'mn-refresh-build':
-    command     => '/bin/sh -c "cat /etc/mn_refreshonly_exec.main /etc/mn_refreshonly_exec.extra >/var/lib/mn_refreshonly_exec.db"',
+    command     => '/bin/sh -c "cat /etc/mn_refreshonly_exec.seed /etc/mn_refreshonly_exec.main /etc/mn_refreshonly_exec.extra >/var/lib/mn_refreshonly_exec.db"',
     refreshonly => true,
   }
 
@@ -43,5 +49,11 @@ class mn_refreshonly_exec {
   exec { 'mn-refresh-plain':
     command => '/bin/sh -c "cat /etc/mn_refreshonly_exec.plain >/var/lib/mn_refreshonly_exec.plain"',
     creates => '/var/lib/mn_refreshonly_exec.plain',
+  }
+
+  exec { 'mn-refresh-seed':
+    command => '/bin/sh -c "echo seed >/etc/mn_refreshonly_exec.seed"',
+    creates => '/etc/mn_refreshonly_exec.seed',
+    before  => Exec['mn-refresh-build'],
   }
 }
