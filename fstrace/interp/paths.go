@@ -107,6 +107,12 @@ func (t *pathTable) record(id pathID, isDir bool, b BlockID, eff fstrace.Effect,
 	case fstrace.Consumed:
 		if !a.Consumed {
 			a.Consumed, a.ConsumedBy = true, ev
+		} else if pr := ev.prog; pr != a.ConsumedBy.prog && pr != a.reader2 {
+			if a.reader2 == 0 && pr != 0 {
+				a.reader2 = pr
+			} else {
+				a.readersMore = true
+			}
 		}
 		a.ContentConsumed = a.ContentConsumed || st.Flags&fstrace.Probe == 0
 		a.Executed = a.Executed || st.Flags&fstrace.Runs != 0

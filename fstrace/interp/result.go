@@ -152,6 +152,11 @@ type Access struct {
 	Listed       bool
 	ListedBy     Evidence
 	LastListedBy Evidence
+	// reader2 is the program of the first consumption by another program
+	// than ConsumedBy's (0 none); readersMore: a third program, or one
+	// the trace does not name, consumed it too (ReadOnlyBy).
+	reader2     uint32
+	readersMore bool
 	// script: the maintainer script whose processes made every production
 	// (an id in scriptPackages; 0 none, mixedScripts more than one or
 	// not only them). Script gives its package.
@@ -162,6 +167,18 @@ type Access struct {
 	ExpungedBy Evidence
 	MissingBy  Evidence
 	ReplacedBy Evidence
+}
+
+// ReadOnlyBy reports whether the block consumed the path and every
+// consumption was made by a process running a program for which covers is
+// true: a fact about those programs (a program model) is then all the
+// block did with it. False when a consumption's program is unknown or more
+// than two programs consumed it.
+func (a *Access) ReadOnlyBy(covers func(program string) bool) bool {
+	if !a.Consumed || a.readersMore || !covers(a.ConsumedBy.Program()) {
+		return false
+	}
+	return a.reader2 == 0 || covers(programNames.name(a.reader2))
 }
 
 // Script returns the Debian package whose postinst (and what it ran) made

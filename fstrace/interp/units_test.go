@@ -328,3 +328,42 @@ func TestEvidenceProgram(t *testing.T) {
 		t.Errorf("NewEvidenceBy: %q", got)
 	}
 }
+
+// TestReadOnlyBy: an access knows the programs that consumed the path, up
+// to two, so that a fact about those programs (a program model) can be
+// all the block did with it.
+func TestReadOnlyBy(t *testing.T) {
+	exec := func(pid int32, path string) []fstrace.Statement {
+		return []fstrace.Statement{runs(pid, path), execve(pid)}
+	}
+	apt := func(prog string) bool { return prog == "/usr/bin/apt-get" || prog == "/usr/bin/apt-mark" }
+	stmts := []fstrace.Statement{begin(puppet, "Package[a]")}
+	stmts = append(stmts, newProc(puppet, 301, 0))
+	stmts = append(stmts, exec(301, "/usr/bin/apt-mark")...)
+	stmts = append(stmts, hp(301, C, "/etc/apt/one"), hp(301, C, "/etc/apt/two"), hp(301, C, "/etc/apt/three"), hp(301, C, "/etc/apt/four"))
+	stmts = append(stmts, newProc(puppet, 302, 0))
+	stmts = append(stmts, exec(302, "/usr/bin/apt-get")...)
+	stmts = append(stmts, hp(302, C, "/etc/apt/one"), hp(302, C, "/etc/apt/two"), hp(302, C, "/etc/apt/three"))
+	stmts = append(stmts, newProc(puppet, 303, 0))
+	stmts = append(stmts, exec(303, "/usr/bin/cat")...)
+	stmts = append(stmts, hp(303, C, "/etc/apt/two"), hp(303, C, "/etc/apt/three"))
+	stmts = append(stmts, hp(puppet, C, "/etc/apt/three"), end(puppet, "Package[a]"))
+	_, res := run(stmts...)
+	for path, want := range map[string]bool{
+		"/etc/apt/four":  true,  // apt-mark alone
+		"/etc/apt/one":   true,  // apt-mark and apt-get
+		"/etc/apt/two":   false, // and cat
+		"/etc/apt/three": false, // and cat, and Puppet (no exec in the trace)
+	} {
+		a := access(res, path, "Package[a]")
+		if a == nil {
+			t.Fatalf("%s: no access", path)
+		}
+		if got := a.ReadOnlyBy(apt); got != want {
+			t.Errorf("%s: ReadOnlyBy = %v, want %v", path, got, want)
+		}
+	}
+	if a := access(res, "/etc/apt/one", "Package[a]"); a.ReadOnlyBy(func(p string) bool { return p == "/usr/bin/apt-mark" }) {
+		t.Error("/etc/apt/one: read by apt-get too, but ReadOnlyBy(apt-mark) is true")
+	}
+}
