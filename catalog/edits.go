@@ -176,7 +176,7 @@ func augeasEdit(r *Resource) (Edit, bool) {
 // target or ensure other than file/present. Its change keeps the content,
 // and a key-level edit keeps the inode and so the metadata.
 func MetadataOnly(r *Resource) bool {
-	if !r.IsFile() || r.setsContent() {
+	if !r.IsFile() || r.SetsContent() {
 		return false
 	}
 	switch ensure, _ := r.StringParam("ensure"); ensure {
@@ -276,7 +276,7 @@ func EnforcesContent(r *Resource) bool {
 	if !r.IsFile() {
 		return false
 	}
-	if r.setsContent() && !r.falseParam("replace") {
+	if r.SetsContent() && !r.falseParam("replace") {
 		return true
 	}
 	switch ensure, _ := r.StringParam("ensure"); ensure {
@@ -290,9 +290,9 @@ func EnforcesContent(r *Resource) bool {
 	return false
 }
 
-// setsContent reports whether a File has a parameter that says what is in
+// SetsContent reports whether a File has a parameter that says what is in
 // it: content, source or target.
-func (r *Resource) setsContent() bool {
+func (r *Resource) SetsContent() bool {
 	for _, p := range []string{"content", "source", "target"} {
 		if _, ok := r.Params[p]; ok {
 			return true

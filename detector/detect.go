@@ -48,6 +48,9 @@ type Options struct {
 	// Coverage, when set, makes the report account for what the run could
 	// not observe (Report.Coverage): fsmove run's record of the units.
 	Coverage *CoverageInput
+	// NoModels turns the program models off (models.go): no finding is
+	// held back by a fact about one Debian program.
+	NoModels bool
 	// Scope, when set, is the code under test: findings wholly outside it
 	// go to Report.InDependencies and count for nothing. Nil: every
 	// finding counts (fsmove analyze of a bare trace, --scope all).
@@ -185,6 +188,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	accounts := newAccountCheck(g, opts.Accounts)
 
 	listings := indexListings(res, roles)
+	models := modelsFor(opts)
 	parents := parentNeeds(res, roles)
 	pairs := make(map[pairKey]*pair)
 	var uses []use
@@ -224,7 +228,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 		if len(uses) < 2 {
 			continue
 		}
-		relatePath(pairs, pa, uses, listings)
+		relatePath(pairs, pa, uses, listings, models)
 	}
 	st.RelatedPairs = len(pairs)
 
@@ -310,7 +314,7 @@ func packageResources(g Graph, roles []blockRole) []*catalog.Resource {
 
 // relatePath adds to pairs the relations that one path makes between the
 // resources of its uses (the rules of rules.go).
-func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use, listings listingIndex) {
+func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use, listings listingIndex, models []programModel) {
 	accountWriters := accountDatabaseWriters(pa.Path, uses)
 	for i := range uses {
 		x := &uses[i]
@@ -380,6 +384,9 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use, li
 			}
 			if before {
 				r.holdBefore = holdOrder(x, y, rel, pa.Path)
+				if r.holdBefore == "" {
+					r.holdBefore = modelHold(models, x, y, rel, pa.Path, pa.IsDir)
+				}
 			}
 			if notify {
 				r.holdNotify = holdNotify(x, y, pa.Path, pa.IsDir)

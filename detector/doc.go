@@ -168,6 +168,11 @@
 //     consumer that read the path before it was made runs stale now and
 //     keeps the MN; an unordered pair keeps its MOR.
 //
+// Program models (models.go): a reviewed fact about one Debian program
+// (apt reads an empty configuration part as none) holds a relation back
+// last, naming the model, when only that program read the path;
+// Options.NoModels turns them off.
+//
 // An observed fault (rule 5) is never held back.
 //
 // Held-back findings stay in the report (Finding.HeldBack, the reason, and

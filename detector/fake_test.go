@@ -127,7 +127,8 @@ type acc struct {
 }
 
 // at is an access with evidence per effect: each spec is
-// EFFECT[:SYSCALL]@LINE, e.g. at("Exec[sed]", "c@5", "p:rename@7").
+// EFFECT[:SYSCALL]@LINE[@PROGRAM], e.g. at("Exec[sed]", "c@5",
+// "p:rename@7@/usr/bin/sed").
 func at(block string, specs ...string) acc {
 	ac := acc{block: block, per: map[rune]interp.Evidence{}}
 	for _, sp := range specs {
@@ -136,12 +137,13 @@ func at(block string, specs ...string) acc {
 		if e, s, ok := strings.Cut(eff, ":"); ok {
 			eff, sc = e, s
 		}
+		rest, prog, _ := strings.Cut(rest, "@")
 		line, err := strconv.ParseInt(rest, 10, 64)
 		if err != nil {
 			panic("bad at spec " + sp)
 		}
 		ac.effects += eff
-		ac.per[rune(eff[0])] = interp.NewEvidence(sc, line)
+		ac.per[rune(eff[0])] = interp.NewEvidenceBy(sc, line, prog)
 	}
 	return ac
 }

@@ -143,6 +143,9 @@ type blockRole struct {
 	// file, present, directory or link), which needs the path's parent
 	// directory then (rule 21, parentNeeds).
 	makesPath bool
+	// makesEmpty: a File that makes its own path an empty file when it is
+	// missing (ensure file or present, no content, source or target).
+	makesEmpty bool
 	// root: what the resource does runs as root (catalog.RunsAsRoot).
 	root bool
 	// via is the block's own name when it is a resource generated at apply
@@ -166,7 +169,10 @@ func roleOf(r *catalog.Resource) blockRole {
 		role.recurse = r.Recurses()
 		role.enforces = catalog.EnforcesContent(r)
 		switch ensure, _ := r.StringParam("ensure"); ensure {
-		case "file", "present", "directory":
+		case "file", "present":
+			role.ensures, role.makesPath = true, true
+			role.makesEmpty = !r.SetsContent()
+		case "directory":
 			role.ensures, role.makesPath = true, true
 		case "link":
 			role.makesPath = true

@@ -109,7 +109,7 @@ var (
 // the help of run, analyze and confirm groups them.
 var (
 	reportOutputFlags = []string{"format", "output", "color", "graph-out", "base-path", "scope", "all", "allow-incomplete", "allow-unobserved", "fail-on", "show-suppressed"}
-	filterFlags       = []string{"package-notify", "filter", "filter-file", "no-default-filters", "waivers"}
+	filterFlags       = []string{"package-notify", "no-models", "filter", "filter-file", "no-default-filters", "waivers"}
 )
 
 // reportFlags are the analysis and report flags shared by analyze and run.
@@ -118,6 +118,7 @@ type reportFlags struct {
 	output           string
 	graphOut         string
 	packageNotify    bool
+	noModels         bool
 	filters          []string
 	filterFile       string
 	noDefaultFilters bool
@@ -162,6 +163,7 @@ func addReportFlags(fs *pflag.FlagSet) *reportFlags {
 // their own (fsmove fix).
 func addFilterFlags(fs *pflag.FlagSet, rf *reportFlags) {
 	fs.BoolVar(&rf.packageNotify, "package-notify", false, "also report Package -> Service missing notifiers")
+	fs.BoolVar(&rf.noModels, "no-models", false, "hold nothing back by a program model (a fact about one program)")
 	stringsFlag(fs, &rf.filters, "filter", "ignore paths under `PREFIX` (repeatable; added to the defaults)")
 	fs.StringVar(&rf.filterFile, "filter-file", "", "more path prefixes to ignore, one a line, from `FILE`")
 	fs.BoolVar(&rf.noDefaultFilters, "no-default-filters", false, "do not ignore /proc, /sys, /dev, Puppet's state, Ruby's paths")
@@ -173,6 +175,7 @@ func addFilterFlags(fs *pflag.FlagSet, rf *reportFlags) {
 func (rf *reportFlags) detectorOptions() (detector.Options, error) {
 	opts := detector.Options{
 		PackageNotify:    rf.packageNotify,
+		NoModels:         rf.noModels,
 		Filters:          append([]string(nil), rf.filters...),
 		NoDefaultFilters: rf.noDefaultFilters,
 		ReadManifest:     detector.ReadManifestFile,

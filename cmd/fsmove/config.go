@@ -34,7 +34,7 @@ type configFlags struct {
 // addConfigFlags registers --config and --no-config on fs.
 func addConfigFlags(fs *pflag.FlagSet) *configFlags {
 	cf := &configFlags{}
-	fs.StringVar(&cf.file, "config", "", "read default flags, filters, waivers and fail_on from `FILE` (default: "+project.FileName+" in the module's root)")
+	fs.StringVar(&cf.file, "config", "", "read defaults and waivers from `FILE` (default: "+project.FileName+")")
 	fs.BoolVar(&cf.noConfig, "no-config", false, "ignore "+project.FileName)
 	return cf
 }

@@ -181,6 +181,10 @@ var fixtureCases = []fixtureCase{
 		[]string{"MN File[/etc/systemd/system/mn-tick.timer] Service[mn-tick.timer]", "MOR File[/etc/systemd/system/mn-tick.service] Service[mn-tick.timer]"},
 		[]string{"MN File[/etc/systemd/system/mn-tick.timer] Service[mn-tick.timer]", "MOR File[/etc/systemd/system/mn-tick.service] Service[mn-tick.timer]"},
 		false, true},
+	{"near_models",
+		[]string{"MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-config]", "MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-policy]"},
+		[]string{"MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-config]", "MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-policy]"},
+		false, false},
 	{"mn_refreshonly_exec",
 		[]string{"MN File[/etc/mn_refreshonly_exec.extra] Exec[mn-refresh-build]"},
 		[]string{"MN File[/etc/mn_refreshonly_exec.extra] Exec[mn-refresh-build]"},
@@ -195,8 +199,16 @@ var fixtureHeld = map[string][]string{
 	"mor_overwrite_conffile": {"MOR Exec[default-conf] File[/etc/mor_overwrite_conffile.default]"},
 	"mor_missed_lookup":      {"MOR Exec[init-once] File[/etc/mor_missed_lookup.init]"},
 	"mn_refreshonly_exec":    {"MN Exec[mn-refresh-seed] Exec[mn-refresh-build]"},
+	"near_models":            {"MOR File[/etc/apt/preferences.d/near_models.pref] Exec[apt-policy]"},
 	"mor_read_modify_write": {"MOR File[/etc/mor_read_modify_write-kept.conf] Exec[read-kept]",
 		"MOR File[/etc/mor_read_modify_write-default.conf] Exec[enable-default]"},
+}
+
+// fixtureNoModels are a fixture's findings with --no-models, for the
+// fixtures whose findings a program model holds back.
+var fixtureNoModels = map[string][]string{
+	"near_models": {"MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-config]", "MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-policy]",
+		"MOR File[/etc/apt/preferences.d/near_models.pref] Exec[apt-policy]"},
 }
 
 // e2eParallel is how many fixture runs TestE2ERunFixtures has in flight at
@@ -414,6 +426,13 @@ func testFixture(t *testing.T, m e2eMode, c fixtureCase) {
 	run(&pn, &pnErr, []string{"analyze", "--format", "json", "--package-notify", trace, catalog})
 	if got := e2eFindings(t, pn.Bytes()); strings.Join(got, "\n") != strings.Join(c.wantPackageNotify, "\n") {
 		t.Errorf("--package-notify findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.wantPackageNotify, "\n"))
+	}
+	if want, ok := fixtureNoModels[c.module]; ok {
+		var nm, nmErr bytes.Buffer
+		run(&nm, &nmErr, []string{"analyze", "--format", "json", "--no-models", trace, catalog})
+		if got := e2eFindings(t, nm.Bytes()); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("--no-models findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
 	}
 }
 

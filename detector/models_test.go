@@ -1,0 +1,69 @@
+package detector
+
+import (
+	"strings"
+	"testing"
+)
+
+// The program model apt-empty-config: apt reads an empty part of its
+// configuration as no file. Held: a File that made /etc/apt/preferences (or
+// a preferences.d part) empty, read only by apt's programs. Near misses: a
+// File with content, one that found the file there, another reader, a path
+// the model does not name, and --no-models.
+func TestModelAptEmptyConfig(t *testing.T) {
+	g := newFake()
+	g.add("File[/etc/apt/preferences]", "m.pp", 1, "ensure", "file")
+	g.add("File[/etc/apt/preferences.d/pin.pref]", "m.pp", 2, "ensure", "file")
+	g.add("File[/etc/apt/preferences.d/real.pref]", "m.pp", 3, "ensure", "file", "content", "Package: *\n")
+	g.add("File[/etc/app.conf]", "m.pp", 4, "ensure", "file")
+	g.add("Package[gnupg]", "m.pp", 5)
+	g.add("Exec[cat]", "m.pp", 6, "command", "cat /etc/apt/preferences")
+	made := func(file, path, reader, prog string, opts Options) *Report {
+		return Detect(result(p(path, at(file, "p:openat@10"), at(reader, "c:openat@20@"+prog))), g, opts)
+	}
+	rep := made("File[/etc/apt/preferences]", "/etc/apt/preferences", "Package[gnupg]", "/usr/bin/apt-get", Options{})
+	expectHeld(t, rep, "MOR File[/etc/apt/preferences]->Package[gnupg] /etc/apt/preferences held")
+	if r := rep.Findings[0].HeldReason; !strings.HasPrefix(r, "program model apt-empty-config (apt ") {
+		t.Errorf("reason %q does not name the model", r)
+	}
+	expectHeld(t, made("File[/etc/apt/preferences.d/pin.pref]", "/etc/apt/preferences.d/pin.pref", "Package[gnupg]", "/usr/lib/apt/methods/http", Options{}),
+		"MOR File[/etc/apt/preferences.d/pin.pref]->Package[gnupg] /etc/apt/preferences.d/pin.pref held")
+	// The directory gained the empty part: a listing by apt is held too.
+	rep = Detect(result(dir("/etc/apt/preferences.d", at("File[/etc/apt/preferences.d/pin.pref]", "w:openat@10"),
+		at("Package[gnupg]", "l:getdents64@20@/usr/bin/apt-get"))), g, Options{})
+	if len(rep.Findings) > 0 && !rep.Findings[0].HeldBack {
+		t.Errorf("listing of the directory: %q", held(rep))
+	}
+	// Looked for before the File made it, by apt: held.
+	rep = Detect(result(p("/etc/apt/preferences", at("Package[gnupg]", "m:newfstatat@5@/usr/bin/apt-get"), at("File[/etc/apt/preferences]", "p:openat@10"))), g, Options{})
+	expectHeld(t, rep, "MOR File[/etc/apt/preferences]->Package[gnupg] /etc/apt/preferences held")
+
+	// Near misses.
+	expectHeld(t, made("File[/etc/apt/preferences.d/real.pref]", "/etc/apt/preferences.d/real.pref", "Package[gnupg]", "/usr/bin/apt-get", Options{}),
+		"MOR File[/etc/apt/preferences.d/real.pref]->Package[gnupg] /etc/apt/preferences.d/real.pref")
+	expectHeld(t, made("File[/etc/apt/preferences]", "/etc/apt/preferences", "Exec[cat]", "/usr/bin/cat", Options{}),
+		"MOR File[/etc/apt/preferences]->Exec[cat] /etc/apt/preferences")
+	expectHeld(t, made("File[/etc/app.conf]", "/etc/app.conf", "Package[gnupg]", "/usr/bin/apt-get", Options{}),
+		"MOR File[/etc/app.conf]->Package[gnupg] /etc/app.conf")
+	expectHeld(t, made("File[/etc/apt/preferences]", "/etc/apt/preferences", "Package[gnupg]", "/usr/bin/apt-get", Options{NoModels: true}),
+		"MOR File[/etc/apt/preferences]->Package[gnupg] /etc/apt/preferences")
+	// The File found it there (made by another): rule 22's, not the model's.
+	rep = Detect(result(p("/etc/apt/preferences", at("File[/etc/apt/preferences]", "s:newfstatat@10"), at("Package[gnupg]", "c:openat@20@/usr/bin/apt-get"))), g, Options{NoModels: true})
+	expectHeld(t, rep, "MOR File[/etc/apt/preferences]->Package[gnupg] /etc/apt/preferences held")
+	if r := rep.Findings[0].HeldReason; strings.Contains(r, "program model") {
+		t.Errorf("reason %q: the model is off", r)
+	}
+}
+
+// Every model says what it is about, how it behaves and where that is
+// written: a row without them is not a reviewed model.
+func TestProgramModelsAreComplete(t *testing.T) {
+	names := map[string]bool{}
+	for _, m := range programModels {
+		if m.Name == "" || names[m.Name] || m.Package == "" || m.Version == "" || len(m.Programs) == 0 ||
+			len(m.Paths) == 0 || m.Kind == 0 || m.Behaviour == "" || !strings.Contains(m.Evidence, "https://") {
+			t.Errorf("incomplete or repeated model %+v", m)
+		}
+		names[m.Name] = true
+	}
+}
