@@ -450,6 +450,21 @@ func (g *Graph) Notifies(a, b *Resource) bool {
 	return g.reaches(g.completed[a.ID], int32(b.ID), true)
 }
 
+// Notifiers returns the resources of the catalog that notify r (Notifies),
+// in catalog order; containers (classes, defined-type instances) included.
+func (g *Graph) Notifiers(r *Resource) []*Resource {
+	var out []*Resource
+	if !g.owns(r) {
+		return nil
+	}
+	for _, n := range g.cat.Resources {
+		if n != r && g.Notifies(n, r) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 func (g *Graph) reaches(s, t int32, notifyOnly bool) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()

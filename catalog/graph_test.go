@@ -447,3 +447,31 @@ func TestGraphOfHandMadeCatalog(t *testing.T) {
 		t.Error("resource with ID 1 at index 0 accepted")
 	}
 }
+
+// Notifiers lists every resource with a notification path to r, through
+// containers too, and none with only an ordering.
+func TestNotifiers(t *testing.T) {
+	c, err := ReadFile("../testdata/catalogs/app.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := c.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := c.Lookup("Service[ntp]")
+	conf, _ := c.Lookup("File[/etc/ntp.conf]")
+	pkg, _ := c.Lookup("Package[ntp]")
+	got := g.Notifiers(svc)
+	if !slices.Contains(got, conf) || slices.Contains(got, pkg) || slices.Contains(got, svc) {
+		t.Errorf("Notifiers(Service[ntp]) = %v: want File[/etc/ntp.conf], not Package[ntp] (ordered only) nor itself", got)
+	}
+	for _, n := range got {
+		if !g.Notifies(n, svc) {
+			t.Errorf("%s listed, but does not notify", n.Ref())
+		}
+	}
+	if g.Notifiers(&Resource{ID: 99, Type: "Exec", Title: "stray"}) != nil {
+		t.Error("a resource of another catalog has notifiers")
+	}
+}

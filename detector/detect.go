@@ -528,6 +528,15 @@ func judgePair(pr *pair, g Graph, opts Options, st *Stats, packages []*catalog.R
 		pr.relations = keep
 	}
 
+	// Rule 24: a refreshonly Exec's every notifier notifies the consumer
+	// too, which it precedes: whenever it runs again, the consumer runs
+	// after it.
+	for i := range pr.relations {
+		if rel := &pr.relations[i]; rel.notify && rel.holdNotify == "" {
+			rel.holdNotify = refreshedTogether(g, rel.conflict.Producer, rel.conflict.Consumer)
+		}
+	}
+
 	// MN first: adding ~> fixes a missing order too, so a pair that is
 	// both is reported once, as MN. Notifies is asked once per direction.
 	var notified [2]int8 // by direction: 0 unknown, 1 yes, -1 no

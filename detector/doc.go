@@ -166,7 +166,12 @@
 //     notifiable consumer that read what it made after it made it has no
 //     later change to be notified of (holdNotify, blockRole.runsOnce). A
 //     consumer that read the path before it was made runs stale now and
-//     keeps the MN; an unordered pair keeps its MOR.
+//     keeps the MN; an unordered pair keeps its MOR;
+//  24. an Exec with refreshonly runs again only when notified: when every
+//     resource that notifies it notifies the consumer too, and it precedes
+//     the consumer, each refresh that runs it runs the consumer after it,
+//     and the consumer never keeps an older run's work (refreshedTogether,
+//     NotifierGraph).
 //
 // Program models (models.go): a reviewed fact about one Debian program
 // (apt reads an empty configuration part as none) holds a relation back

@@ -110,6 +110,17 @@ func (g *fakeGraph) Notifies(a, b *catalog.Resource) bool {
 	return g.reach(a, b, func(k edgeKind) bool { return k != before })
 }
 
+func (g *fakeGraph) Notifiers(r *catalog.Resource) []*catalog.Resource {
+	var out []*catalog.Resource
+	for _, n := range g.res {
+		if n != r && g.Notifies(n, r) {
+			out = append(out, n)
+		}
+	}
+	slices.SortFunc(out, func(a, b *catalog.Resource) int { return a.ID - b.ID })
+	return out
+}
+
 // acc is one block's access in a hand-built result: effects is a string of
 // p (produced), c (consumed: read), e (expunged); the evidence line is line,
 // and the syscall is given or "openat"; m is a failed lookup (Missing), k a

@@ -30,6 +30,13 @@ type ContainerGraph interface {
 	IsContainer(r *catalog.Resource) bool
 }
 
+// NotifierGraph is a Graph that also lists the resources that notify a
+// resource (a path of notify and containment hops to it), for rule 24.
+type NotifierGraph interface {
+	Graph
+	Notifiers(r *catalog.Resource) []*catalog.Resource
+}
+
 // GeneratorGraph is a Graph that also knows the generators of resources
 // made at apply time (catalog.Catalog.Generator): a block the catalog does
 // not have is then its generator's doing.
@@ -71,7 +78,10 @@ func (g *catalogGraph) Lookup(ref string) (*catalog.Resource, bool) { return g.c
 func (g *catalogGraph) Ordered(a, b *catalog.Resource) bool         { return g.graph.Ordered(a, b) }
 func (g *catalogGraph) Notifies(a, b *catalog.Resource) bool        { return g.graph.Notifies(a, b) }
 func (g *catalogGraph) IsContainer(r *catalog.Resource) bool        { return g.graph.IsContainer(r) }
-func (g *catalogGraph) Resources() []*catalog.Resource              { return g.cat.Resources }
+func (g *catalogGraph) Notifiers(r *catalog.Resource) []*catalog.Resource {
+	return g.graph.Notifiers(r)
+}
+func (g *catalogGraph) Resources() []*catalog.Resource { return g.cat.Resources }
 func (g *catalogGraph) Generator(ref string) (*catalog.Resource, bool) {
 	return g.cat.Generator(ref)
 }

@@ -315,6 +315,34 @@ func holdNotify(x, y *use, path string, isDir bool) string {
 	return ""
 }
 
+// refreshedTogether says why x need not notify y (rule 24), or "" when it
+// must: x is an Exec that runs only when notified (refreshonly), it
+// precedes y, and every resource that notifies x notifies y too. Puppet
+// runs x again only for a refresh, and each refresh that runs x runs y
+// after it: y never keeps what an older run of x made. Needs the graph to
+// list x's notifiers (NotifierGraph); without it nothing is held.
+func refreshedTogether(g Graph, x, y *catalog.Resource) string {
+	ng, ok := g.(NotifierGraph)
+	if !ok || x == nil || y == nil || !x.IsExec() || !refreshOnly(x) || !g.Ordered(x, y) {
+		return ""
+	}
+	notifiers := ng.Notifiers(x)
+	if len(notifiers) == 0 {
+		return ""
+	}
+	for _, n := range notifiers {
+		if n != y && !g.Notifies(n, y) {
+			return ""
+		}
+	}
+	who := PuppetRef(notifiers[0])
+	if len(notifiers) > 1 {
+		who += " and " + plural(len(notifiers)-1, "other")
+	}
+	return PuppetRef(x) + " runs only when notified, and every resource that notifies it (" + who + ") notifies " +
+		PuppetRef(y) + " too, which it precedes: each refresh that runs it runs " + PuppetRef(y) + " after it"
+}
+
 // removedAfterRead reports whether the service y read what x produced and
 // then removed it, without writing it itself.
 func removedAfterRead(x, y *use) bool {

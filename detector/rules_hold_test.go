@@ -255,6 +255,43 @@ func TestRuleNotifyFromARunOnceExec(t *testing.T) {
 	expectHeld(t, rep, "MOR Exec[keygen]->Service[app] /etc/app.key")
 }
 
+// Rule 24: a refreshonly Exec whose every notifier notifies the consumer
+// too, which it precedes, needs not notify it: each refresh runs both, in
+// order (gitolite's compile, then its POST_COMPILE trigger).
+func TestRuleRefreshedTogether(t *testing.T) {
+	graph := func(alsoNotifiesY, refreshonly, ordered bool) *fakeGraph {
+		g := newFake()
+		g.add("File[/etc/rc]", "h.pp", 1, "content", "x")
+		g.add("Exec[compile]", "h.pp", 2, "command", "compile", "refreshonly", refreshonly)
+		g.add("Exec[trigger]", "h.pp", 3, "command", "trigger", "refreshonly", true)
+		g.edge("File[/etc/rc]", "Exec[compile]", notify)
+		if alsoNotifiesY {
+			g.edge("File[/etc/rc]", "Exec[trigger]", notify)
+		}
+		if ordered {
+			g.edge("Exec[compile]", "Exec[trigger]", before)
+		}
+		return g
+	}
+	run := func(g *fakeGraph) *Report {
+		return Detect(result(p("/var/lib/compiled", at("Exec[compile]", "p:rename@10"), at("Exec[trigger]", "c:openat@20"))), g, Options{})
+	}
+	rep := run(graph(true, true, true))
+	expectHeld(t, rep, "MN Exec[compile]->Exec[trigger] /var/lib/compiled held")
+	if r := rep.Findings[0].HeldReason; !strings.Contains(r, "every resource that notifies it (File['/etc/rc'])") {
+		t.Errorf("reason %q", r)
+	}
+	// Near miss: a notifier of compile does not refresh the trigger.
+	expectHeld(t, run(graph(false, true, true)), "MN Exec[compile]->Exec[trigger] /var/lib/compiled")
+	// Near miss: compile runs at every apply, not only when notified.
+	expectHeld(t, run(graph(true, false, true)), "MN Exec[compile]->Exec[trigger] /var/lib/compiled")
+	// Near miss: the trigger does not follow compile: the order is missing too.
+	rep = run(graph(true, true, false))
+	if len(rep.Findings) != 1 || rep.Findings[0].HeldBack {
+		t.Errorf("unordered: %q", held(rep))
+	}
+}
+
 // Rule 15, a directory the service only read: a File that manages only
 // that it exists, its owner and mode, changes nothing the daemon keeps.
 func TestRuleNotifyPlainDirectory(t *testing.T) {

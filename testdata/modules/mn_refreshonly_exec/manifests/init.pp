@@ -22,6 +22,11 @@
 # build, which reads the seed too without being notified by it: Puppet will
 # not run the seed again, so no later change needs the notification. Held
 # back.
+#
+# Rule 24: Exec['mn-refresh-post'] (refreshonly) reads the database the
+# build makes, follows the build, and is notified by the build's one
+# notifier, File['/etc/mn_refreshonly_exec.main']: every refresh that runs
+# the build runs it after. Held back.
 class mn_refreshonly_exec {
   file { '/etc/mn_refreshonly_exec.main':
     ensure  => file,
@@ -55,5 +60,12 @@ class mn_refreshonly_exec {
     command => '/bin/sh -c "echo seed >/etc/mn_refreshonly_exec.seed"',
     creates => '/etc/mn_refreshonly_exec.seed',
     before  => Exec['mn-refresh-build'],
+  }
+
+  exec { 'mn-refresh-post':
+    command     => '/bin/sh -c "cat /var/lib/mn_refreshonly_exec.db >/dev/null"',
+    refreshonly => true,
+    subscribe   => File['/etc/mn_refreshonly_exec.main'],
+    require     => Exec['mn-refresh-build'],
   }
 }
