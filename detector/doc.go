@@ -171,7 +171,13 @@
 //     resource that notifies it notifies the consumer too, and it precedes
 //     the consumer, each refresh that runs it runs the consumer after it,
 //     and the consumer never keeps an older run's work (refreshedTogether,
-//     NotifierGraph).
+//     NotifierGraph);
+//  25. a refreshonly Exec runs and ends: it needs no notification from the
+//     File of a directory that manages only its existence, owner and mode
+//     (onlyEnsuresDir), whose later changes do not make what the Exec did
+//     there stale. A Service keeps the old inode or loses permission (rule
+//     15 holds it only for a directory it read), and a File that manages
+//     the directory's content (purge, source) still notifies.
 //
 // Program models (models.go): a reviewed fact about one Debian program
 // (apt reads an empty configuration part as none) holds a relation back

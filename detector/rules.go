@@ -284,6 +284,14 @@ func holdNotify(x, y *use, path string, isDir bool) string {
 		return c() + " only looked the directory " + path + " up: it neither listed it nor made or removed entries in it, so a change of it is not something it keeps"
 	case y.probeOnly:
 		return c() + " only looked " + path + " up (stat, access): it did not read what " + PuppetRef(x.role.res) + " changed"
+	case isDir && !y.role.isService && x.role.onlyEnsuresDir(path):
+		// Rule 25: an Exec keeps nothing running: once the directory
+		// exists, all its File can change later is its owner and mode,
+		// which do not make stale what the Exec made (a daemon keeps
+		// the old inode or loses permission; a finished command does
+		// not).
+		return c() + " runs and ends, and " + PuppetRef(x.role.res) + " manages only that " + path +
+			" exists, its owner and mode: no later change of those makes what " + c() + " did there stale"
 	case isDir && x.role.onlyEnsuresDir(path) && readsDirOnly(x, y):
 		// A File that manages only that a directory exists, and its
 		// owner and mode, changes nothing a daemon that only read the

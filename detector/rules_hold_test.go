@@ -292,6 +292,30 @@ func TestRuleRefreshedTogether(t *testing.T) {
 	}
 }
 
+// Rule 25: a refreshonly Exec needs no notification from the File of a
+// directory that manages only its existence, owner and mode; a Service
+// that writes there still does (rule 15's near miss), and so does an Exec
+// when the File manages the directory's content.
+func TestRuleNotifyExecDirectory(t *testing.T) {
+	g := holdGraph()
+	g.add("Exec[build]", "h.pp", 40, "command", "build", "refreshonly", true)
+	g.add("File[/var/lib/app]", "h.pp", 41, "ensure", "directory", "purge", true, "recurse", true)
+	g.edge("File[/etc/app.d]", "Exec[build]", before)
+	g.edge("File[/var/lib/app]", "Exec[build]", before)
+	g.edge("File[/etc/app.d]", "Service[app]", before)
+	rep := Detect(result(dir("/etc/app.d", at("File[/etc/app.d]", "p:mkdir@10"), at("Exec[build]", "w:openat@20"))), g, Options{})
+	expectHeld(t, rep, "MN File[/etc/app.d]->Exec[build] /etc/app.d held")
+	if r := rep.Findings[0].HeldReason; !strings.Contains(r, "runs and ends") {
+		t.Errorf("reason %q", r)
+	}
+	// Near miss: a daemon that writes there.
+	expectHeld(t, Detect(result(dir("/etc/app.d", at("File[/etc/app.d]", "p:mkdir@10"), at("Service[app]", "w:openat@20"))), g, Options{}),
+		"MN File[/etc/app.d]->Service[app] /etc/app.d")
+	// Near miss: the File purges the directory's content.
+	expectHeld(t, Detect(result(dir("/var/lib/app", at("File[/var/lib/app]", "p:mkdir@10"), at("Exec[build]", "w:openat@20"))), g, Options{}),
+		"MN File[/var/lib/app]->Exec[build] /var/lib/app")
+}
+
 // Rule 15, a directory the service only read: a File that manages only
 // that it exists, its owner and mode, changes nothing the daemon keeps.
 func TestRuleNotifyPlainDirectory(t *testing.T) {

@@ -198,8 +198,9 @@ var fixtureHeld = map[string][]string{
 	"near_rules":             {"MOR Package[uuid-runtime] File[/var/lib/near_rules_daemon]"},
 	"mor_overwrite_conffile": {"MOR Exec[default-conf] File[/etc/mor_overwrite_conffile.default]"},
 	"mor_missed_lookup":      {"MOR Exec[init-once] File[/etc/mor_missed_lookup.init]"},
-	"mn_refreshonly_exec":    {"MN Exec[mn-refresh-seed] Exec[mn-refresh-build]", "MN Exec[mn-refresh-build] Exec[mn-refresh-post]"},
-	"near_models":            {"MOR File[/etc/apt/preferences.d/near_models.pref] Exec[apt-policy]"},
+	"mn_refreshonly_exec": {"MN Exec[mn-refresh-seed] Exec[mn-refresh-build]", "MN Exec[mn-refresh-build] Exec[mn-refresh-post]",
+		"MN File[/var/lib/mn_refreshonly_exec.d] Exec[mn-refresh-post]"},
+	"near_models": {"MOR File[/etc/apt/preferences.d/near_models.pref] Exec[apt-policy]"},
 	"mor_read_modify_write": {"MOR File[/etc/mor_read_modify_write-kept.conf] Exec[read-kept]",
 		"MOR File[/etc/mor_read_modify_write-default.conf] Exec[enable-default]"},
 }

@@ -27,6 +27,11 @@
 # build makes, follows the build, and is notified by the build's one
 # notifier, File['/etc/mn_refreshonly_exec.main']: every refresh that runs
 # the build runs it after. Held back.
+#
+# Rule 25: the post step writes into /var/lib/mn_refreshonly_exec.d, which
+# its File makes (ensure directory, nothing more) before it, without
+# notifying it: all the File can change later is the directory's owner and
+# mode, which do not make what the finished Exec wrote stale. Held back.
 class mn_refreshonly_exec {
   file { '/etc/mn_refreshonly_exec.main':
     ensure  => file,
@@ -63,9 +68,13 @@ class mn_refreshonly_exec {
   }
 
   exec { 'mn-refresh-post':
-    command     => '/bin/sh -c "cat /var/lib/mn_refreshonly_exec.db >/dev/null"',
+    command     => '/bin/sh -c "cat /var/lib/mn_refreshonly_exec.db >/var/lib/mn_refreshonly_exec.d/post"',
     refreshonly => true,
     subscribe   => File['/etc/mn_refreshonly_exec.main'],
-    require     => Exec['mn-refresh-build'],
+    require     => [Exec['mn-refresh-build'], File['/var/lib/mn_refreshonly_exec.d']],
+  }
+
+  file { '/var/lib/mn_refreshonly_exec.d':
+    ensure => directory,
   }
 }
