@@ -72,11 +72,18 @@ func TestReadCSVRejects(t *testing.T) {
 	}
 }
 
-// TestCommittedTriage checks the committed corpus results against their
+// TestCommittedTriage checks each committed corpus pass against its
 // triage: every finding the detector reports has a verdict (real or fp)
 // with a reason, and the per-module counts of the results table are the
-// findings listed.
+// findings listed. A pass is PREFIX.csv, PREFIX-findings.csv and
+// PREFIX-triage.csv.
 func TestCommittedTriage(t *testing.T) {
+	for _, prefix := range []string{"debian-bookworm", "debian-bookworm-rerun"} {
+		t.Run(prefix, func(t *testing.T) { checkTriage(t, prefix) })
+	}
+}
+
+func checkTriage(t *testing.T, prefix string) {
 	open := func(name string) *os.File {
 		f, err := os.Open(name)
 		if err != nil {
@@ -85,15 +92,15 @@ func TestCommittedTriage(t *testing.T) {
 		t.Cleanup(func() { f.Close() })
 		return f
 	}
-	rows, err := resultstest.ReadCSV(open("debian-bookworm.csv"))
+	rows, err := resultstest.ReadCSV(open(prefix + ".csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	findings, err := resultstest.ReadFindingsCSV(open("debian-bookworm-findings.csv"))
+	findings, err := resultstest.ReadFindingsCSV(open(prefix + "-findings.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	triage, err := csv.NewReader(open("debian-bookworm-triage.csv")).ReadAll()
+	triage, err := csv.NewReader(open(prefix + "-triage.csv")).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
