@@ -53,7 +53,7 @@ var programModels = []programModel{
 	{
 		Name:    "apt-empty-config",
 		Package: "apt",
-		Version: "2.6.1 (Debian 12)",
+		Version: "2.6.1 (Debian 12) and 3.0.4 (Debian 13)",
 		Programs: []string{"/usr/bin/apt", "/usr/bin/apt-get", "/usr/bin/apt-cache", "/usr/bin/apt-config",
 			"/usr/bin/apt-mark", "/usr/lib/apt/"},
 		Paths: []string{"/etc/apt/preferences", "/etc/apt/preferences.d/", "/etc/apt/apt.conf",
@@ -63,8 +63,8 @@ var programModels = []programModel{
 		Evidence: "apt-pkg/policy.cc ReadPinFile (a missing file returns at once; each stanza pkgTagFile finds is a pin, and an empty file has none), " +
 			"apt-pkg/contrib/configuration.cc ReadConfigFile and apt-pkg/sourcelist.cc (one item per line or stanza): " +
 			"https://salsa.debian.org/apt-team/apt/-/blob/2.6.1/apt-pkg/policy.cc; " +
-			"measured on Debian 12: apt-cache policy and apt-config dump print the same with empty /etc/apt/preferences, " +
-			"preferences.d, apt.conf.d and sources.list.d parts as without them",
+			"measured on Debian 12 and 13 (fsmove's images): apt-cache policy and apt-config dump print the same with empty " +
+			"/etc/apt/preferences, preferences.d, apt.conf.d and sources.list.d parts as without them",
 	},
 }
 
