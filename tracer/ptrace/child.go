@@ -28,8 +28,39 @@ import (
 // fork/clone following on only at the first filtered call, the execve of
 // the command), and those threads have no filter; exec ends them.
 
-// childEnv carries the child mode: "1", or "nnp" to always set no-new-privs.
+// childEnv carries the child mode (childMode.String).
 const childEnv = "FSMOVE_PTRACE_CHILD"
+
+// childMode is how the child loads its filter: nnp always sets
+// no-new-privs; lax lets realpath's readlink calls run unstopped in the
+// command's own process (see inject.go).
+type childMode struct{ nnp, lax bool }
+
+// String is the mode as childEnv carries it: "1", or the words "nnp" and
+// "lax" joined by commas.
+func (m childMode) String() string {
+	var words []string
+	if m.nnp {
+		words = append(words, "nnp")
+	}
+	if m.lax {
+		words = append(words, "lax")
+	}
+	if len(words) == 0 {
+		return "1"
+	}
+	return strings.Join(words, ",")
+}
+
+// parseChildMode reads childEnv's value.
+func parseChildMode(s string) childMode {
+	var m childMode
+	for _, w := range strings.Split(s, ",") {
+		m.nnp = m.nnp || w == "nnp"
+		m.lax = m.lax || w == "lax"
+	}
+	return m
+}
 
 // childExitCode is the status of a child that could not load the filter or
 // execute the command; its reason is on stderr.
@@ -40,12 +71,12 @@ func init() {
 	if !ok {
 		return
 	}
-	runChild(mode) // never returns
+	runChild(parseChildMode(mode)) // never returns
 }
 
 // runChild loads the filter and executes os.Args[1:] (Args[1] is the
 // resolved program path, Args[2:] the argv).
-func runChild(mode string) {
+func runChild(mode childMode) {
 	runtime.LockOSThread()
 	fail := func(err error) {
 		fmt.Fprintf(os.Stderr, "fsmove trace: %v\n", err)
@@ -60,7 +91,7 @@ func runChild(mode string) {
 			env = append(env, kv)
 		}
 	}
-	if err := loadFilter(mode == "nnp"); err != nil {
+	if err := loadFilter(mode.nnp, mode.lax); err != nil {
 		fail(err)
 	}
 	err := unix.Exec(os.Args[1], os.Args[2:], env)
@@ -77,8 +108,8 @@ func runChild(mode string) {
 // and falls back to no-new-privs: Puppet runs as root, so its own runs need
 // no setuid, but a manifest that runs `sudo -u` or `su` would then fail the
 // same way as under strace --seccomp-bpf.
-func loadFilter(forceNNP bool) error {
-	f := seccomp.Filter{NoNewPrivs: forceNNP, Policy: filterPolicy()}
+func loadFilter(forceNNP, lax bool) error {
+	f := seccomp.Filter{NoNewPrivs: forceNNP, Policy: filterPolicy(lax)}
 	err := seccomp.LoadFilter(f)
 	if err != nil && !forceNNP && errors.Is(err, unix.EACCES) {
 		f.NoNewPrivs = true
@@ -92,8 +123,9 @@ func loadFilter(forceNNP bool) error {
 // their third argument (write's and pwrite64's length, writev's iovec
 // count) is at most linux.ShortWrite, and allows everything else. A writev of
 // few iovecs can still be long: the tracer checks its total at the stop
-// (loop.markerWanted).
-func filterPolicy() seccomp.Policy {
+// (loop.markerWanted). lax lets readlink calls with realpath's buffer size
+// run unstopped (see inject.go).
+func filterPolicy(lax bool) seccomp.Policy {
 	var names []string
 	var withArgs []seccomp.NameWithConditions
 	for _, row := range callTable {
@@ -110,6 +142,13 @@ func filterPolicy() seccomp.Policy {
 			withArgs = append(withArgs, seccomp.NameWithConditions{
 				Name:       row.name,
 				Conditions: seccomp.ArgumentConditions{{Argument: 2, Operation: seccomp.LessOrEqual, Value: linux.ShortWrite}},
+			})
+			continue
+		}
+		if lax && row.name == "readlink" {
+			withArgs = append(withArgs, seccomp.NameWithConditions{
+				Name:       row.name,
+				Conditions: seccomp.ArgumentConditions{{Argument: 2, Operation: seccomp.NotEqual, Value: realpathBufsiz}},
 			})
 			continue
 		}

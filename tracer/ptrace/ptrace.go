@@ -113,8 +113,9 @@ type Stats struct {
 	// call has no effect in the model; an ENOENT or ENOTDIR is a failed
 	// lookup, which the model records, so its event (with its path) is
 	// emitted at once.
-	// In a Puppet run four calls in five are such readlinks (Ruby resolving
-	// its load path), so this removes most of the stops. It is exact as long
+	// In a Puppet run four calls in five are such readlinks, most of them
+	// Puppet's own realpath lookups, which its filter no longer stops at
+	// all (see inject.go); this is for the others. It is exact as long
 	// as the tracer sees the same files as the tracee at the same absolute
 	// path, hence: only absolute paths, none under /proc or /dev/fd (they
 	// name the caller's own process), none after a chroot, unshare, setns,
@@ -122,6 +123,11 @@ type Stats struct {
 	// by another process in the microseconds between the two readlinks would
 	// be missed.
 	Predicted int64
+	// Strict counts the programs the command started that were given the
+	// full filter before they executed (see inject.go); StrictFailed
+	// those whose filter could not be loaded (their realpath's readlinks
+	// go unseen).
+	Strict, StrictFailed int64
 }
 
 // Tracer is one traced command. It implements tracer.Source: Next returns

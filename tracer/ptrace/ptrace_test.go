@@ -58,7 +58,7 @@ func TestTableMatchesLowering(t *testing.T) {
 			t.Errorf("%s: in linux.Syscalls but not stopped", s.Name)
 		}
 	}
-	p := filterPolicy()
+	p := filterPolicy(false)
 	if _, err := p.Assemble(); err != nil {
 		t.Fatalf("filter: %v", err)
 	}
@@ -86,7 +86,7 @@ func TestTableMatchesLowering(t *testing.T) {
 // TestFilterStopsMarkerFdsAndShortWrites: the writes are stopped for fds 1
 // and 2, and for a length (writev: an iovec count) of at most 32.
 func TestFilterStopsMarkerFdsAndShortWrites(t *testing.T) {
-	p := filterPolicy()
+	p := filterPolicy(false)
 	markers := 0
 	for _, row := range callTable {
 		if !row.marker {
@@ -616,5 +616,73 @@ func TestOtherChildrenNotReaped(t *testing.T) {
 	}
 	if code, err := tr.Wait(); code != 0 || err != nil {
 		t.Errorf("exit %d, %v", code, err)
+	}
+}
+
+// TestRealpathStoppedInProgramsOnly: the command's own realpath lookups
+// (glibc's readlink with a 1023-byte buffer, Ruby's require) run unstopped,
+// and every program it starts, by fork or by vfork, gets the full filter
+// before it executes: its realpath of a link is recorded, and it runs as
+// it would untraced. With NoPredict every readlink is stopped.
+func TestRealpathStoppedInProgramsOnly(t *testing.T) {
+	cc := testenv.LookPath(t, "cc")
+	realpath := testenv.LookPath(t, "realpath")
+	dir := t.TempDir()
+	vforkExec := filepath.Join(dir, "vfork_exec")
+	if out, err := exec.Command(cc, "-O1", "-o", vforkExec, "testdata/vfork_exec.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	target := filepath.Join(dir, "target")
+	link := filepath.Join(dir, "link")
+	if err := os.WriteFile(target, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name      string
+		argv      []string
+		noPredict bool
+		recorded  bool  // the readlink of link is in the trace
+		strict    int64 // programs given the full filter
+	}{
+		{"the command itself", []string{realpath, link}, false, false, 0},
+		{"the command itself, NoPredict", []string{realpath, link}, true, true, 0},
+		{"a forked program", []string{"sh", "-c", realpath + " " + link + "; exit $?"}, false, true, 1},
+		{"a vforked program", []string{vforkExec, realpath, link}, false, true, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			stdout, err := os.Create(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdout.Close()
+			tr, err := Start(context.Background(), c.argv, Options{NoPredict: c.noPredict, Stdout: stdout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs := collect(t, tr)
+			if code, err := tr.Wait(); code != 0 || err != nil {
+				t.Fatalf("exit %d, %v", code, err)
+			}
+			if b, _ := os.ReadFile(out); string(b) != target+"\n" {
+				t.Errorf("realpath printed %q, want %q", b, target+"\n")
+			}
+			recorded := false
+			for _, ev := range evs {
+				if ev.Syscall == "readlink" && ev.Arg(0).Str == link && !ev.Failed() {
+					recorded = true
+				}
+			}
+			if recorded != c.recorded {
+				t.Errorf("readlink of the link recorded: %v, want %v", recorded, c.recorded)
+			}
+			if st := tr.Stats(); st.Strict != c.strict || st.StrictFailed != 0 {
+				t.Errorf("%d programs given the full filter, %d failed; want %d and 0", st.Strict, st.StrictFailed, c.strict)
+			}
+		})
 	}
 }

@@ -59,6 +59,11 @@ type task struct {
 	// interrupt's PTRACE_EVENT_STOP, or an event that came before it and
 	// cleared it) is still to come.
 	attaching bool
+	// lax: a thread of the command's own process, or a child of one that
+	// has not executed a program yet: its filter lets realpath's readlink
+	// run (see inject.go). injecting: its execve was made a seccomp call
+	// loading the strict filter, whose exit stop is still to come.
+	lax, injecting bool
 }
 
 // loop is the tracer's state. All of it lives on one locked OS thread:
@@ -99,10 +104,8 @@ func (t *Tracer) run(ctx context.Context, self, path string, argv []string, opts
 		pinToThisCPU()
 	}
 
-	mode := "1"
-	if opts.NoNewPrivs {
-		mode = "nnp"
-	}
+	lax := !opts.NoPredict && !opts.FailedArgs
+	mode := childMode{nnp: opts.NoNewPrivs, lax: lax}.String()
 	env := opts.Env
 	if env == nil {
 		env = os.Environ()
@@ -176,7 +179,7 @@ func (t *Tracer) run(ctx context.Context, self, path string, argv []string, opts
 	}()
 
 	l.root = pid
-	l.tasks[pid] = &task{tid: pid}
+	l.tasks[pid] = &task{tid: pid, lax: lax}
 	unix.PtraceCont(pid, 0)
 	err = l.wait()
 	l.flush()
@@ -341,7 +344,8 @@ func (l *loop) resume(tk *task, sig syscall.Signal) {
 
 // seccompStop is the entry of a filtered call.
 func (l *loop) seccompStop(tk *task) {
-	if !l.started && tk.tid == l.root {
+	command := !l.started && tk.tid == l.root // the execve of the command itself
+	if command {
 		l.started = true
 		unix.PtraceSetOptions(tk.tid, fullOptions)
 	}
@@ -352,6 +356,11 @@ func (l *loop) seccompStop(tk *task) {
 	if err := unix.PtraceGetRegs(tk.tid, &tk.regs); err != nil {
 		l.resume(tk, 0)
 		return
+	}
+	if tk.lax && !command {
+		if row := lookupCall(tk.regs.Orig_rax); row != nil && row.atEntry && l.injectStrict(tk) {
+			return // the execve comes again, under the strict filter
+		}
 	}
 	l.callEntry(tk, true)
 }
@@ -409,6 +418,10 @@ func (l *loop) startEvent(tk *task) {
 // syscallExit ends a call: the result, then (for a successful call) its
 // arguments, then the event.
 func (l *loop) syscallExit(tk *task) {
+	if tk.injecting {
+		l.injected(tk)
+		return
+	}
 	if !tk.inCall {
 		l.resume(tk, 0)
 		return
@@ -471,10 +484,10 @@ func (l *loop) newChild(tk *task, event int) {
 		tk.emitted = true
 		// The child is traced the same way as its parent.
 		if c := l.tasks[child]; c != nil && c.held {
-			c.held, c.attached = false, tk.attached
+			c.held, c.attached, c.lax = false, tk.attached, tk.lax
 			l.resume(c, 0) // (held children are detached at once when ending)
 		} else if c == nil && !l.releasedEarly[child] {
-			l.tasks[child] = &task{tid: child, awaitStop: true, attached: tk.attached, detaching: l.ending}
+			l.tasks[child] = &task{tid: child, awaitStop: true, attached: tk.attached, lax: tk.lax, detaching: l.ending}
 		}
 		delete(l.releasedEarly, child)
 	}
