@@ -21,10 +21,12 @@ import (
 // 16 µs at the least (a C tracer that does nothing but resume), so those
 // stops alone made the traced apply more than twice as long.
 //
-// So the traced command's own process (Puppet) runs with a filter that
-// lets realpath's readlink run unstopped (filterPolicy, lax), and every
-// program it starts gets the full filter before it executes: at the
-// seccomp stop of a lax process's execve the tracer makes that call a
+// So the traced command's own process runs with a filter that lets
+// realpath's readlink run unstopped (filterPolicy, lax), whatever program
+// it executes (fsmove run's command is a shell that executes Puppet in its
+// place), and every other process gets the full filter before it executes
+// a program: at the seccomp stop of such a lax process's execve the tracer
+// makes that call a
 // seccomp(SECCOMP_SET_MODE_FILTER) of strictProgram (a filter that stops
 // every readlink; filters stack, and the strictest action wins), then
 // restores the registers one instruction back, so that the execve runs

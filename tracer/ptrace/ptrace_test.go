@@ -619,9 +619,10 @@ func TestOtherChildrenNotReaped(t *testing.T) {
 	}
 }
 
-// TestRealpathStoppedInProgramsOnly: the command's own realpath lookups
-// (glibc's readlink with a 1023-byte buffer, Ruby's require) run unstopped,
-// and every program it starts, by fork or by vfork, gets the full filter
+// TestRealpathStoppedInProgramsOnly: the realpath lookups of the command's
+// own process (glibc's readlink with a 1023-byte buffer: Ruby's require),
+// whatever program it executes, run unstopped, and every program another
+// process runs, started by fork or by vfork, gets the full filter
 // before it executes: its realpath of a link is recorded, and it runs as
 // it would untraced. With NoPredict every readlink is stopped.
 func TestRealpathStoppedInProgramsOnly(t *testing.T) {
@@ -649,6 +650,8 @@ func TestRealpathStoppedInProgramsOnly(t *testing.T) {
 	}{
 		{"the command itself", []string{realpath, link}, false, false, 0},
 		{"the command itself, NoPredict", []string{realpath, link}, true, true, 0},
+		// fsmove run's apply is a shell that executes Puppet in its place.
+		{"the program the command executes", []string{"sh", "-c", "exec " + realpath + " " + link}, false, false, 0},
 		{"a forked program", []string{"sh", "-c", realpath + " " + link + "; exit $?"}, false, true, 1},
 		{"a vforked program", []string{vforkExec, realpath, link}, false, true, 1},
 	}

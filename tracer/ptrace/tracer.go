@@ -59,11 +59,12 @@ type task struct {
 	// interrupt's PTRACE_EVENT_STOP, or an event that came before it and
 	// cleared it) is still to come.
 	attaching bool
-	// lax: a thread of the command's own process, or a child of one that
-	// has not executed a program yet: its filter lets realpath's readlink
-	// run (see inject.go). injecting: its execve was made a seccomp call
+	// lax: the thread's filter lets realpath's readlink run (see
+	// inject.go): a thread of the command's own process (command), whatever
+	// program that process executes, or a child of one that has not
+	// executed a program yet. injecting: its execve was made a seccomp call
 	// loading the strict filter, whose exit stop is still to come.
-	lax, injecting bool
+	lax, command, injecting bool
 }
 
 // loop is the tracer's state. All of it lives on one locked OS thread:
@@ -179,7 +180,7 @@ func (t *Tracer) run(ctx context.Context, self, path string, argv []string, opts
 	}()
 
 	l.root = pid
-	l.tasks[pid] = &task{tid: pid, lax: lax}
+	l.tasks[pid] = &task{tid: pid, lax: lax, command: true}
 	unix.PtraceCont(pid, 0)
 	err = l.wait()
 	l.flush()
@@ -344,8 +345,7 @@ func (l *loop) resume(tk *task, sig syscall.Signal) {
 
 // seccompStop is the entry of a filtered call.
 func (l *loop) seccompStop(tk *task) {
-	command := !l.started && tk.tid == l.root // the execve of the command itself
-	if command {
+	if !l.started && tk.tid == l.root {
 		l.started = true
 		unix.PtraceSetOptions(tk.tid, fullOptions)
 	}
@@ -357,7 +357,7 @@ func (l *loop) seccompStop(tk *task) {
 		l.resume(tk, 0)
 		return
 	}
-	if tk.lax && !command {
+	if tk.lax && !tk.command {
 		if row := lookupCall(tk.regs.Orig_rax); row != nil && row.atEntry && l.injectStrict(tk) {
 			return // the execve comes again, under the strict filter
 		}
@@ -477,17 +477,24 @@ func (l *loop) newChild(tk *task, event int) {
 			l.startEvent(tk)
 		}
 		tk.ev.Ret = int64(child)
-		if flags, ok := tk.ev.NamedArg("flags"); (ok && flags.Int&cloneNewNS != 0) || (tk.row.name == "clone3" && tk.ev.Arg(0).Int&cloneNewNS != 0) {
+		flags, _ := tk.ev.NamedArg("flags")
+		if tk.row.name == "clone3" {
+			flags = tk.ev.Arg(0)
+		}
+		if flags.Int&cloneNewNS != 0 {
 			l.viewChanged = true
 		}
+		// A thread of the command's process is the command too; a new
+		// process is not (its next execve gets the strict filter).
+		command := tk.command && event == unix.PTRACE_EVENT_CLONE && flags.Int&unix.CLONE_THREAD != 0
 		l.emit(&tk.ev)
 		tk.emitted = true
 		// The child is traced the same way as its parent.
 		if c := l.tasks[child]; c != nil && c.held {
-			c.held, c.attached, c.lax = false, tk.attached, tk.lax
+			c.held, c.attached, c.lax, c.command = false, tk.attached, tk.lax, command
 			l.resume(c, 0) // (held children are detached at once when ending)
 		} else if c == nil && !l.releasedEarly[child] {
-			l.tasks[child] = &task{tid: child, awaitStop: true, attached: tk.attached, lax: tk.lax, detaching: l.ending}
+			l.tasks[child] = &task{tid: child, awaitStop: true, attached: tk.attached, lax: tk.lax, command: command, detaching: l.ending}
 		}
 		delete(l.releasedEarly, child)
 	}
