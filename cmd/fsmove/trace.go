@@ -103,8 +103,8 @@ func runTrace(ctx context.Context, stderr io.Writer, args []string, tf *traceFla
 	code, err := tr.Wait()
 	if tf.stats {
 		st := tr.Stats()
-		fmt.Fprintf(stderr, "fsmove trace: %d stops, %d events, %d readlink failures predicted, %d programs given the full filter (%d failed)\n",
-			st.Stops, st.Events, st.Predicted, st.Strict, st.StrictFailed)
+		fmt.Fprintf(stderr, "fsmove trace: %d stops, %d events, %d readlink failures and %d stats predicted, %d programs given the full filter (%d failed)\n",
+			st.Stops, st.Events, st.Predicted, st.PredictedStats, st.Strict, st.StrictFailed)
 	}
 	if closeErr := f.Close(); writeErr == nil {
 		writeErr = closeErr

@@ -29,6 +29,8 @@ type callRow struct {
 	noReturn bool
 	// predict marks readlink: see loop.predictFailure.
 	predict bool
+	// stat marks newfstatat: see predictstat.go.
+	stat bool
 	// changesView marks the calls after which a tracee may see other files
 	// at the same absolute path than the tracer (chroot, a mount, a new
 	// mount namespace): once one succeeds, predictions stop (for the rest of the
@@ -70,6 +72,7 @@ var callTable = func() []callRow {
 			newProc:     newProcCalls[s.Name],
 			noReturn:    s.Why == linux.Ends,
 			predict:     predictCalls[s.Name],
+			stat:        s.Name == "newfstatat",
 			changesView: s.Why == linux.ChangesView || s.Name == "chroot" || s.Name == "mount",
 			notLowered:  s.Why == linux.ChangesView,
 			lookup:      s.Lookup,

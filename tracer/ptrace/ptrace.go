@@ -128,6 +128,10 @@ type Stats struct {
 	// those whose filter could not be loaded (their realpath's readlinks
 	// go unseen).
 	Strict, StrictFailed int64
+	// PredictedStats counts newfstatat calls whose outcome the tracer
+	// learnt by making the same call at the seccomp stop: one stop each
+	// instead of two (see predictstat.go).
+	PredictedStats int64
 }
 
 // Tracer is one traced command. It implements tracer.Source: Next returns

@@ -689,3 +689,65 @@ func TestRealpathStoppedInProgramsOnly(t *testing.T) {
 		})
 	}
 }
+
+// TestPredictedStats: a stat whose outcome the tracer predicts is recorded
+// as the call's own exit would have recorded it (NoPredict stops every
+// call twice), whether its path is relative to the cwd or to a directory
+// fd, empty (fstat) or absolute; and a call of another outcome (EBADF), of
+// a path under /proc, or of a thread whose rights are no longer the
+// tracer's (it became nobody), is not predicted.
+func TestPredictedStats(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the program becomes nobody") // CI runs as root
+	}
+	cc := testenv.LookPath(t, "cc")
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "stats")
+	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/stats.c").CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	data := filepath.Join(dir, "data")
+	for _, err := range []error{os.MkdirAll(filepath.Join(data, "private"), 0o700),
+		os.WriteFile(filepath.Join(data, "f"), nil, 0o644),
+		os.WriteFile(filepath.Join(data, "private", "g"), nil, 0o644),
+		os.Chmod(dir, 0o755), os.Chmod(data, 0o755)} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	stats := func(noPredict bool) ([]string, Stats) {
+		tr, err := Start(context.Background(), []string{bin, data}, Options{NoPredict: noPredict})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs := collect(t, tr)
+		if code, err := tr.Wait(); code != 0 || err != nil {
+			t.Fatalf("NoPredict=%v: exit %d, %v", noPredict, code, err)
+		}
+		var calls []string
+		for _, ev := range evs {
+			if ev.Syscall == "newfstatat" && ev.Pid == evs[0].Pid {
+				calls = append(calls, fmt.Sprintf("%s %q %d %s", ev.Syscall, ev.Arg(1).Str, ev.Ret, ev.Errno))
+			}
+		}
+		return calls, tr.Stats()
+	}
+	want, _ := stats(true)
+	got, st := stats(false)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("predicted stats differ from the calls' own:\n%s", diffLines(got, want))
+	}
+	all := strings.Join(want, "\n")
+	// (A failed call of another errno than a lookup's is recorded without
+	// its path.)
+	for _, s := range []string{`"" -1 EACCES`, `"" -1 EBADF`, `"nope" -1 ENOENT`, `"f/x" -1 ENOTDIR`, `"/proc/self/fd/99" -1 ENOENT`} {
+		if !strings.Contains(all, s) {
+			t.Errorf("no %s among\n%s", s, all)
+		}
+	}
+	// f, nope, f/x; f and nope by fd; the fstat: 6 (and the loader's own
+	// stats, if any, before them).
+	if st.PredictedStats < 6 {
+		t.Errorf("%d stats predicted, want 6 at least", st.PredictedStats)
+	}
+}

@@ -65,6 +65,8 @@ type task struct {
 	// executed a program yet. injecting: its execve was made a seccomp call
 	// loading the strict filter, whose exit stop is still to come.
 	lax, command, injecting bool
+	// creds: the thread's rights against the tracer's (predictstat.go).
+	creds int8
 }
 
 // loop is the tracer's state. All of it lives on one locked OS thread:
@@ -89,6 +91,7 @@ type loop struct {
 	// same absolute path (see Stats.Predicted).
 	viewChanged bool
 	linkBuf     [pathMax]byte
+	myCreds     string // the tracer's rights (predictstat.go), once read
 	batch       []tracer.Event
 	out         chan<- []tracer.Event
 }
@@ -357,6 +360,11 @@ func (l *loop) seccompStop(tk *task) {
 		l.resume(tk, 0)
 		return
 	}
+	if credNumbers[tk.regs.Orig_rax] {
+		tk.creds = credsUnknown // read again before the next prediction
+		l.resume(tk, 0)
+		return
+	}
 	if tk.lax && !tk.command {
 		if row := lookupCall(tk.regs.Orig_rax); row != nil && row.atEntry && l.injectStrict(tk) {
 			return // the execve comes again, under the strict filter
@@ -388,6 +396,19 @@ func (l *loop) callEntry(tk *task, filtered bool) {
 				l.decodeArgs(tk, false)
 				l.emit(&tk.ev)
 			}
+			unix.PtraceCont(tk.tid, 0)
+			return
+		}
+	}
+	if row.stat && filtered {
+		if errno, ok := l.predictStat(tk); ok {
+			l.stats.PredictedStats++
+			l.startEvent(tk)
+			if errno != 0 {
+				tk.ev.Ret, tk.ev.Errno = -1, linux.ErrnoName(int(errno))
+			}
+			l.decodeArgs(tk, errno == 0)
+			l.emit(&tk.ev)
 			unix.PtraceCont(tk.tid, 0)
 			return
 		}
@@ -491,10 +512,10 @@ func (l *loop) newChild(tk *task, event int) {
 		tk.emitted = true
 		// The child is traced the same way as its parent.
 		if c := l.tasks[child]; c != nil && c.held {
-			c.held, c.attached, c.lax, c.command = false, tk.attached, tk.lax, command
+			c.held, c.attached, c.lax, c.command, c.creds = false, tk.attached, tk.lax, command, tk.creds
 			l.resume(c, 0) // (held children are detached at once when ending)
 		} else if c == nil && !l.releasedEarly[child] {
-			l.tasks[child] = &task{tid: child, awaitStop: true, attached: tk.attached, lax: tk.lax, command: command, detaching: l.ending}
+			l.tasks[child] = &task{tid: child, awaitStop: true, attached: tk.attached, lax: tk.lax, command: command, creds: tk.creds, detaching: l.ending}
 		}
 		delete(l.releasedEarly, child)
 	}
@@ -517,6 +538,7 @@ func (l *loop) execStop(tk *task) {
 		}
 		l.emit(&tracer.Event{Kind: tracer.KindExit, Pid: former})
 	}
+	tk.creds = credsUnknown // a set-user-ID program, or capabilities recomputed
 	l.resume(tk, 0)
 }
 
