@@ -48,9 +48,9 @@ const (
 	cloneFiles  = 0x400
 	cloneThread = 0x10000
 
-	fDupfd        = 0
-	fSetfd        = 2
-	fDupfdCloexec = 1030
+	fDupfd        = linux.FDupfd
+	fSetfd        = linux.FSetfd
+	fDupfdCloexec = linux.FDupfdCloexec
 	fdCloexecBit  = 1 // FD_CLOEXEC, the argument of F_SETFD
 
 	closeRangeCloexec = 0x4

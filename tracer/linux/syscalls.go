@@ -8,6 +8,21 @@ package linux
 // argument it reads is. Adding a call is adding a row here, and the
 // lowering's row for what it means.
 
+// The fcntl commands that change a process's fds, the only ones the
+// lowering reads (fstrace's formFcntl: F_DUPFD and F_DUPFD_CLOEXEC make an
+// fd, F_SETFD may mark one close-on-exec): a tracer that filters calls by
+// their arguments (fsmove trace's seccomp filter) stops fcntl for these
+// only. The others (F_GETFL, F_SETFL, F_GETFD: three fcntl calls in four
+// of a Puppet apply) do nothing in the model.
+const (
+	FDupfd        = 0
+	FSetfd        = 2
+	FDupfdCloexec = 1030
+)
+
+// FcntlCommands lists them.
+var FcntlCommands = []uint64{FDupfd, FSetfd, FDupfdCloexec}
+
 // ArgKind is what one argument of a call is. Each kind is read one way
 // (see Value); kinds that read alike differ by the role the lowering gives
 // them (a dirfd names a directory for the path after it, an fd is acted on).

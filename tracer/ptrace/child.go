@@ -123,8 +123,9 @@ func loadFilter(forceNNP, lax bool) error {
 // their third argument (write's and pwrite64's length, writev's iovec
 // count) is at most linux.ShortWrite, and allows everything else. A writev of
 // few iovecs can still be long: the tracer checks its total at the stop
-// (loop.markerWanted). lax lets readlink calls with realpath's buffer size
-// run unstopped (see inject.go).
+// (loop.markerWanted); fcntl only for the commands the lowering reads
+// (linux.FcntlCommands). lax lets readlink calls with realpath's buffer
+// size run unstopped (see inject.go).
 func filterPolicy(lax bool) seccomp.Policy {
 	var names []string
 	var withArgs []seccomp.NameWithConditions
@@ -143,6 +144,15 @@ func filterPolicy(lax bool) seccomp.Policy {
 				Name:       row.name,
 				Conditions: seccomp.ArgumentConditions{{Argument: 2, Operation: seccomp.LessOrEqual, Value: linux.ShortWrite}},
 			})
+			continue
+		}
+		if row.name == "fcntl" {
+			for _, cmd := range linux.FcntlCommands {
+				withArgs = append(withArgs, seccomp.NameWithConditions{
+					Name:       row.name,
+					Conditions: seccomp.ArgumentConditions{{Argument: 1, Operation: seccomp.Equal, Value: cmd}},
+				})
+			}
 			continue
 		}
 		if lax && row.name == "readlink" {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -749,5 +750,30 @@ func TestPredictedStats(t *testing.T) {
 	// stats, if any, before them).
 	if st.PredictedStats < 6 {
 		t.Errorf("%d stats predicted, want 6 at least", st.PredictedStats)
+	}
+}
+
+// TestFilterStopsFcntlCommandsThatMatter: fcntl is stopped for
+// linux.FcntlCommands only, each on its command argument.
+func TestFilterStopsFcntlCommandsThatMatter(t *testing.T) {
+	p := filterPolicy(false)
+	var cmds []uint64
+	for _, g := range p.Syscalls {
+		if slices.Contains(g.Names, "fcntl") {
+			t.Error("fcntl stopped for every command")
+		}
+		for _, nc := range g.NamesWithCondtions {
+			if nc.Name != "fcntl" {
+				continue
+			}
+			if c := nc.Conditions; len(c) != 1 || c[0].Argument != 1 || c[0].Operation != seccomp.Equal {
+				t.Errorf("fcntl condition %+v", c)
+				continue
+			}
+			cmds = append(cmds, nc.Conditions[0].Value)
+		}
+	}
+	if !slices.Equal(cmds, linux.FcntlCommands) {
+		t.Errorf("fcntl stopped for commands %v, want %v", cmds, linux.FcntlCommands)
 	}
 }
