@@ -18,7 +18,21 @@ const pageSize = 4096
 type memReader struct {
 	chunk [pageSize]byte
 	buf   []byte
+	// last is the last string str read, for the same read again within
+	// one stop (a predicted stat's path, then its event's): forget clears
+	// it at every stop, since a tracee that ran may have changed it.
+	last struct {
+		pid       int
+		addr      uint64
+		max       int
+		s         string
+		truncated bool
+		ok        bool
+	}
 }
+
+// forget drops what str remembers (at every stop).
+func (m *memReader) forget() { m.last.ok = false }
 
 // read fills b from the tracee's address addr; it returns how many bytes
 // were read (fewer at an unmapped page).
@@ -39,6 +53,18 @@ func (m *memReader) read(pid int, addr uint64, b []byte) int {
 // when no NUL came within max bytes; ok is false when nothing could be
 // read (a bad pointer).
 func (m *memReader) str(pid int, addr uint64, max int) (s string, truncated, ok bool) {
+	if l := &m.last; l.ok && l.pid == pid && l.addr == addr && l.max == max {
+		return l.s, l.truncated, true
+	}
+	s, truncated, ok = m.readStr(pid, addr, max)
+	if ok {
+		m.last.pid, m.last.addr, m.last.max, m.last.s, m.last.truncated, m.last.ok = pid, addr, max, s, truncated, true
+	}
+	return s, truncated, ok
+}
+
+// readStr is str without the memory of the last string.
+func (m *memReader) readStr(pid int, addr uint64, max int) (s string, truncated, ok bool) {
 	m.buf = m.buf[:0]
 	for len(m.buf) < max {
 		// Read up to the end of the page, so that a string near the end of

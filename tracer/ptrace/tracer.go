@@ -255,6 +255,7 @@ func (l *loop) emit(ev *tracer.Event) {
 
 // stop handles one wait status of thread tid.
 func (l *loop) stop(tid int, ws syscall.WaitStatus) {
+	l.mem.forget()
 	tk := l.tasks[tid]
 	switch {
 	case ws.Exited() || ws.Signaled():
