@@ -322,17 +322,6 @@ func detachAtEntry(pid int, seen bool, out chan<- []tracer.Event) error {
 	return l.wait()
 }
 
-// buildWrites compiles testdata/writes.c (skips without a C compiler).
-func buildWrites(t *testing.T) string {
-	t.Helper()
-	cc := testenv.LookPath(t, "cc")
-	bin := filepath.Join(t.TempDir(), "writes")
-	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/writes.c").CombinedOutput(); err != nil {
-		t.Fatalf("cc: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // wantWrites are the write events of one run of testdata/writes.c, as
 // strace.Writer prints them (strace's form, but for writev's iovecs, given
 // as one): the short writes to fd 3 with their data, the failed one with
@@ -375,7 +364,7 @@ func writeLines(t *testing.T, evs []tracer.Event, pid int) []string {
 // TestShortWrites: writes of at most 32 bytes to any fd are traced with
 // their data; longer ones only on fds 1 and 2.
 func TestShortWrites(t *testing.T) {
-	bin := buildWrites(t)
+	bin := buildC(t, "writes")
 	evs, code := traceNative(t, []string{bin, t.TempDir()})
 	if code != 0 {
 		t.Fatalf("exit %d", code)
@@ -390,7 +379,7 @@ func TestShortWrites(t *testing.T) {
 // call) gets the same writes decoded as a filtered one.
 func TestAttachShortWrites(t *testing.T) {
 	needRoot(t)
-	bin := buildWrites(t)
+	bin := buildC(t, "writes")
 	loop := startLoop(t, "while :; do "+bin+" "+t.TempDir()+" >/dev/null; sleep 0.05; done")
 	tr, err := Start(context.Background(), []string{"sleep", "0.4"}, Options{Attach: []int{loop}})
 	if err != nil {

@@ -281,27 +281,27 @@ func TestShellMatchesStrace(t *testing.T) {
 		"$D/y PC", "$D/d PC", "$D/d/l P", "/etc/hostname C", "/usr/bin/sleep C", "$D/nope/x M")
 }
 
-// buildProcs compiles testdata/procs.c (skips without a C compiler).
-func buildProcs(t *testing.T) string {
-	t.Helper()
-	cc := testenv.LookPath(t, "cc")
-	bin := filepath.Join(t.TempDir(), "procs")
-	out, err := exec.Command(cc, "-O1", "-pthread", "-o", bin, "testdata/procs.c").CombinedOutput()
-	if err != nil {
-		t.Fatalf("cc: %v\n%s", err, out)
+// buildC compiles testdata/NAME.c into a temporary directory and returns
+// the program's path (testenv.LookPath decides when there is no cc).
+func buildC(tb testing.TB, name string) string {
+	tb.Helper()
+	cc := testenv.LookPath(tb, "cc")
+	bin := filepath.Join(tb.TempDir(), name)
+	if out, err := exec.Command(cc, "-O1", "-pthread", "-o", bin, "testdata/"+name+".c").CombinedOutput(); err != nil {
+		tb.Fatalf("cc: %v\n%s", err, out)
 	}
 	return bin
 }
 
 func TestProcessesMatchStrace(t *testing.T) {
-	bin := buildProcs(t)
+	bin := buildC(t, "procs")
 	compareWithStrace(t, []string{bin, "{}"},
 		"$D/thread-made P", "$D/dir/moved P", "$D/exec-read PC", "$D/link P", "$D/dir/via-link P", "$D/cloexec P")
 }
 
 // TestProcessEvents checks the shape of the events fstrace relies on.
 func TestProcessEvents(t *testing.T) {
-	bin := buildProcs(t)
+	bin := buildC(t, "procs")
 	evs, code := traceNative(t, []string{bin, t.TempDir()})
 	if code != 0 {
 		t.Fatalf("exit code %d", code)
@@ -506,11 +506,7 @@ func TestCommandOnTracersCPU(t *testing.T) {
 // TestThreadExec: a non-leader thread's execve continues under the
 // leader's pid; the new program's calls are attributed to it.
 func TestThreadExec(t *testing.T) {
-	cc := testenv.LookPath(t, "cc")
-	bin := filepath.Join(t.TempDir(), "threadexec")
-	if out, err := exec.Command(cc, "-O1", "-pthread", "-o", bin, "testdata/threadexec.c").CombinedOutput(); err != nil {
-		t.Fatalf("cc: %v\n%s", err, out)
-	}
+	bin := buildC(t, "threadexec")
 	compareWithStrace(t, []string{bin, "/etc/hostname"}, "/etc/hostname C", "/bin/cat C")
 	evs, code := traceNative(t, []string{bin, "/etc/hostname"})
 	if code != 0 {
@@ -536,12 +532,8 @@ func TestThreadExec(t *testing.T) {
 // path); successful ones, and those naming the tracee's own /proc entries,
 // are stopped and emitted.
 func TestPredictedReadlinks(t *testing.T) {
-	cc := testenv.LookPath(t, "cc")
+	bin := buildC(t, "readlinks")
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "readlinks")
-	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/readlinks.c").CombinedOutput(); err != nil {
-		t.Fatalf("cc: %v\n%s", err, out)
-	}
 	link := filepath.Join(dir, "link")
 	if err := os.Symlink("/etc/hostname", link); err != nil {
 		t.Fatal(err)
@@ -627,13 +619,9 @@ func TestOtherChildrenNotReaped(t *testing.T) {
 // before it executes: its realpath of a link is recorded, and it runs as
 // it would untraced. With NoPredict every readlink is stopped.
 func TestRealpathStoppedInProgramsOnly(t *testing.T) {
-	cc := testenv.LookPath(t, "cc")
 	realpath := testenv.LookPath(t, "realpath")
+	vforkExec := buildC(t, "vfork_exec")
 	dir := t.TempDir()
-	vforkExec := filepath.Join(dir, "vfork_exec")
-	if out, err := exec.Command(cc, "-O1", "-o", vforkExec, "testdata/vfork_exec.c").CombinedOutput(); err != nil {
-		t.Fatalf("cc: %v\n%s", err, out)
-	}
 	target := filepath.Join(dir, "target")
 	link := filepath.Join(dir, "link")
 	if err := os.WriteFile(target, nil, 0o644); err != nil {
@@ -701,12 +689,8 @@ func TestPredictedStats(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: the program becomes nobody") // CI runs as root
 	}
-	cc := testenv.LookPath(t, "cc")
+	bin := buildC(t, "stats")
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "stats")
-	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/stats.c").CombinedOutput(); err != nil {
-		t.Fatalf("cc: %v\n%s", err, out)
-	}
 	data := filepath.Join(dir, "data")
 	for _, err := range []error{os.MkdirAll(filepath.Join(data, "private"), 0o700),
 		os.WriteFile(filepath.Join(data, "f"), nil, 0o644),

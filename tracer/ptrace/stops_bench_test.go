@@ -2,23 +2,15 @@ package ptrace
 
 import (
 	"context"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
-
-	"github.com/fsmove/fsmove/internal/testenv"
 )
 
 // BenchmarkStopCost traces a program making 20000 failing readlink calls
 // and reports the tracing cost per call: with prediction (one stop each)
 // and without (two stops each, and an event). ns/op is one traced run.
 func BenchmarkStopCost(b *testing.B) {
-	cc := testenv.LookPath(b, "cc")
-	bin := filepath.Join(b.TempDir(), "readlink_loop")
-	if out, err := exec.Command(cc, "-O1", "-o", bin, "testdata/readlink_loop.c").CombinedOutput(); err != nil {
-		b.Fatalf("cc: %v\n%s", err, out)
-	}
+	bin := buildC(b, "readlink_loop")
 	const calls = 20000
 	for _, mode := range []struct {
 		name      string
