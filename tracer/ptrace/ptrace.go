@@ -92,7 +92,9 @@ type Options struct {
 	// prediction off.
 	FailedArgs bool
 	// NoPredict turns off the prediction of failed readlink calls (see
-	// Stats.Predicted): every traced call is then stopped twice and emitted.
+	// Stats.Predicted) and of stats (Stats.PredictedStats), and stops the
+	// readlinks of the command's own realpath lookups (inject.go): every
+	// traced call is then stopped twice and emitted.
 	NoPredict bool
 	// AllCPUs lets the command run on every CPU the tracer may use. By
 	// default the tracer and the command share the CPU the tracer starts
