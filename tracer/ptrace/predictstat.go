@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/elastic/go-seccomp-bpf/arch"
 	"golang.org/x/sys/unix"
 )
 
@@ -43,12 +44,19 @@ import (
 var credCalls = []string{"setuid", "setgid", "setreuid", "setregid", "setgroups",
 	"setresuid", "setresgid", "setfsuid", "setfsgid", "capset"}
 
-// credNumbers are credCalls' x86_64 numbers.
-var credNumbers = map[uint64]bool{
-	unix.SYS_SETUID: true, unix.SYS_SETGID: true, unix.SYS_SETREUID: true, unix.SYS_SETREGID: true,
-	unix.SYS_SETGROUPS: true, unix.SYS_SETRESUID: true, unix.SYS_SETRESGID: true,
-	unix.SYS_SETFSUID: true, unix.SYS_SETFSGID: true, unix.SYS_CAPSET: true,
-}
+// credNumbers are credCalls' x86_64 numbers (the filter's own table, by
+// which it stops them).
+var credNumbers = func() map[uint64]bool {
+	m := map[uint64]bool{}
+	for _, name := range credCalls {
+		nr, ok := arch.X86_64.SyscallNames[name]
+		if !ok {
+			panic("ptrace: no system call " + name) // a constant list: a bug
+		}
+		m[uint64(nr)] = true
+	}
+	return m
+}()
 
 // A thread's rights against the tracer's, as far as the tracer knows.
 const (
