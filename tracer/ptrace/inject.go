@@ -86,19 +86,19 @@ const redZone = 128
 // injectStrict turns the execve at which lax task tk is stopped (its
 // registers in tk.regs) into a seccomp call loading the strict filter; the
 // exit stop (injected) puts the execve back. It reports false when the
-// program could not be written: the execve then runs as it is.
+// program could not be written (a stack at the end of its mapping): the
+// execve then runs as it is, counted in Stats.StrictFailed.
 func (l *loop) injectStrict(tk *task) bool {
 	addr := (tk.regs.Rsp - redZone - uint64(len(strictProgram))) &^ 15
 	prog := strictAt(addr)
 	local := []unix.Iovec{{Base: &prog[0], Len: uint64(len(prog))}}
 	remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: len(prog)}}
-	if n, err := unix.ProcessVMWritev(tk.tid, local, remote, 0); err != nil || n != len(prog) {
-		return false
-	}
 	regs := tk.regs
 	regs.Orig_rax = unix.SYS_SECCOMP
 	regs.Rdi, regs.Rsi, regs.Rdx = unix.SECCOMP_SET_MODE_FILTER, 0, addr
-	if err := unix.PtraceSetRegs(tk.tid, &regs); err != nil {
+	if n, err := unix.ProcessVMWritev(tk.tid, local, remote, 0); err != nil || n != len(prog) || unix.PtraceSetRegs(tk.tid, &regs) != nil {
+		tk.lax = false
+		l.stats.StrictFailed++
 		return false
 	}
 	tk.injecting = true
