@@ -29,7 +29,7 @@ type callRow struct {
 	noReturn bool
 	// predict marks readlink: see loop.predictFailure.
 	predict bool
-	// stat marks newfstatat: see predictstat.go.
+	// stat marks newfstatat: see predict.go.
 	stat bool
 	// changesView marks the calls after which a tracee may see other files
 	// at the same absolute path than the tracer (chroot, a mount, a new

@@ -164,7 +164,7 @@ func filterPolicy(lax bool) seccomp.Policy {
 		}
 		names = append(names, row.name)
 	}
-	names = append(names, credCalls...) // (predictstat.go)
+	names = append(names, credCalls...) // (predict.go)
 	return seccomp.Policy{
 		DefaultAction: seccomp.ActionAllow,
 		Syscalls: []seccomp.SyscallGroup{

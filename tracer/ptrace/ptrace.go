@@ -132,7 +132,7 @@ type Stats struct {
 	Strict, StrictFailed int64
 	// PredictedStats counts newfstatat calls whose outcome the tracer
 	// learnt by making the same call at the seccomp stop: one stop each
-	// instead of two (see predictstat.go).
+	// instead of two (see predict.go).
 	PredictedStats int64
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strings"
 	"syscall"
 	"unsafe"
 
@@ -65,7 +64,7 @@ type task struct {
 	// executed a program yet. injecting: its execve was made a seccomp call
 	// loading the strict filter, whose exit stop is still to come.
 	lax, command, injecting bool
-	// creds: the thread's rights against the tracer's (predictstat.go).
+	// creds: the thread's rights against the tracer's (predict.go).
 	creds int8
 }
 
@@ -91,7 +90,7 @@ type loop struct {
 	// same absolute path (see Stats.Predicted).
 	viewChanged bool
 	linkBuf     [pathMax]byte
-	myCreds     string // the tracer's rights (predictstat.go), once read
+	myCreds     string // the tracer's rights (predict.go), once read
 	batch       []tracer.Event
 	out         chan<- []tracer.Event
 }
@@ -644,26 +643,6 @@ func (l *loop) detach(tk *task) {
 
 // cloneNewNS is CLONE_NEWNS: the child gets its own mount namespace.
 const cloneNewNS = 0x20000
-
-// predictFailure tries a readlink call's path in the tracer (see
-// Stats.Predicted) and reports whether it fails in a way the tracee's call
-// will fail too, and with which errno.
-func (l *loop) predictFailure(tk *task) (syscall.Errno, bool) {
-	if l.viewChanged || l.opts.NoPredict || l.opts.FailedArgs {
-		return 0, false
-	}
-	path, truncated, ok := l.mem.str(tk.tid, tk.regs.Rdi, pathMax)
-	if !ok || truncated || !strings.HasPrefix(path, "/") ||
-		path == "/proc" || strings.HasPrefix(path, "/proc/") || strings.HasPrefix(path, "/dev/fd/") {
-		return 0, false
-	}
-	_, err := unix.Readlink(path, l.linkBuf[:])
-	switch err {
-	case unix.ENOENT, unix.EINVAL, unix.ENOTDIR:
-		return err.(syscall.Errno), true
-	}
-	return 0, false
-}
 
 // tgidOf returns the thread group (process) id of a thread, from /proc.
 func tgidOf(tid int) int {
