@@ -16,6 +16,7 @@ import (
 // run.json with the failure, never exit 0, and leave no container
 // (requireDocker checks).
 func TestE2EBadRunInput(t *testing.T) {
+	t.Parallel()
 	requireDocker(t)
 	broken := t.TempDir()
 	mod := filepath.Join(broken, "broken")
@@ -35,8 +36,9 @@ func TestE2EBadRunInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			out := filepath.Join(t.TempDir(), "out")
-			args := append([]string{"run", "--quiet", "--init", "none", "--tracer", "strace", "--trusted", "--out", out}, c.args...)
+			args := append([]string{"run", "--quiet", "--init", "none", "--out", out}, c.args...)
 			var stdout, stderr bytes.Buffer
 			code := run(&stdout, &stderr, args)
 			if code != exitRun {
@@ -62,13 +64,14 @@ func TestE2EBadRunInput(t *testing.T) {
 // codes, says the failure once, and the apply step's line says the outcome
 // rather than "done".
 func TestE2ERunCompileErrorReadable(t *testing.T) {
+	t.Parallel()
 	requireDocker(t)
 	mod := filepath.Join(t.TempDir(), "mymod")
 	os.MkdirAll(filepath.Join(mod, "manifests"), 0o755)
 	os.WriteFile(filepath.Join(mod, "manifests", "init.pp"), []byte("class mymod {\n  package { 'foo'\n    ensure => installed,\n  }\n}\n"), 0o644)
 	out := filepath.Join(t.TempDir(), "out")
 	var stdout, stderr bytes.Buffer
-	code := run(&stdout, &stderr, []string{"run", "-v", "--init", "none", "--tracer", "strace", "--trusted", "--out", out, mod})
+	code := run(&stdout, &stderr, []string{"run", "-v", "--init", "none", "--out", out, mod})
 	got := stderr.String()
 	if code != exitRun {
 		t.Errorf("exit %d, want 3", code)

@@ -68,6 +68,7 @@ var coverageCases = []coverageCase{
 // TestE2ECoverage runs the coverage fixtures with the default tracer in
 // systemd mode: what fsmove could not observe is never reported as clean.
 func TestE2ECoverage(t *testing.T) {
+	t.Parallel()
 	requireDocker(t)
 	for _, c := range coverageCases {
 		t.Run(c.module, func(t *testing.T) {

@@ -29,6 +29,18 @@ import (
 // (containertest.Engine).
 func requireDocker(t *testing.T) { containertest.Engine(t) }
 
+// End-to-end tests run in parallel: a test that may
+// share the machine calls t.Parallel() first, and go test runs at most
+// -parallel tests at once (GOMAXPROCS by default: two on CI's machine);
+// containertest.Engine's check for containers left behind waits for the
+// last of them. Sequential, and so alone in this package, are the tests
+// that time signals or kill fsmove (faults_e2e_test.go,
+// run_interrupt_test.go), those that set the environment (t.Setenv), and
+// those whose --confirm verdicts a loaded machine may change (TestBenchE2E,
+// TestE2EConfirm: issue 49). eBPF captures run beside each other as fsmove
+// bench's workers do: each has its own ring buffer, larger than a
+// fixture's whole capture, and its own cgroup.
+
 // e2eFindings reads a JSON report's faults as "KIND producer consumer"
 // lines, with " observed" appended when the fault happened in the traced run
 // itself, and " guarded" when the finding has that weakest confidence.
@@ -212,11 +224,6 @@ var fixtureNoModels = map[string][]string{
 		"MOR File[/etc/apt/preferences.d/near_models.pref] Exec[apt-policy]"},
 }
 
-// e2eParallel is how many fixture runs TestE2ERunFixtures has in flight at
-// once: each is a container running Puppet under a tracer, so more than two
-// only makes each slower on a small CI machine.
-const e2eParallel = 2
-
 // e2eMode is how a fixture is run: the tracer, the container's PID 1 and
 // the Debian suite of the image (container.Suites).
 type e2eMode struct {
@@ -229,10 +236,11 @@ type e2eMode struct {
 // booted with systemd (the default) with each tracer (strace, ptrace, ebpf),
 // and with --init none under strace, and checks its findings — the same for
 // every tracer and mode —, its artifacts, and that "fsmove analyze" on the
-// saved artifacts gives the very same report. The subtests run in parallel, e2eParallel at a
-// time; requireDocker's check for containers left behind is the parent's
-// cleanup, which Go runs once every parallel subtest has finished.
+// saved artifacts gives the very same report. The subtests run in parallel
+// with each other and with the other parallel end-to-end tests (see
+// requireDocker).
 func TestE2ERunFixtures(t *testing.T) {
+	t.Parallel()
 	var modes []e2eMode
 	for _, tracer := range runner.Tracers() {
 		modes = append(modes, e2eMode{tracer, container.InitSystemd, container.DefaultSuite})
@@ -259,6 +267,7 @@ var parityFixtures = map[string]bool{"near_rules": true, "mn_config_service": tr
 // trixie was added (strace with --init none in 3m20s; strace and ptrace
 // under systemd on the systemd fixtures): add a mode here to check them.
 func TestE2ERunFixturesTrixie(t *testing.T) {
+	t.Parallel()
 	runFixtures(t, []e2eMode{{"ebpf", container.InitSystemd, "trixie"}})
 }
 
@@ -267,7 +276,6 @@ func TestE2ERunFixturesTrixie(t *testing.T) {
 func runFixtures(t *testing.T, modes []e2eMode) {
 	requireDocker(t)
 	useBuiltBinary(t)
-	sched := newE2ESched()
 	for _, m := range modes {
 		for _, c := range fixtureCases {
 			if c.systemdOnly && m.init != container.InitSystemd {
@@ -277,35 +285,11 @@ func runFixtures(t *testing.T, modes []e2eMode) {
 				continue
 			}
 			t.Run(string(m.init)+"/"+m.tracer+"/"+c.module, func(t *testing.T) {
-				sched.run(t, m.tracer, func() { testFixture(t, m, c) })
+				t.Parallel()
+				testFixture(t, m, c)
 			})
 		}
 	}
-}
-
-// e2eSched runs the subtests of an end-to-end test in parallel,
-// e2eParallel at a time, and an eBPF capture alone: a second traced apply
-// on the same two cores could make it lose events (exit 3).
-type e2eSched struct {
-	slots chan struct{}
-	alone sync.RWMutex
-}
-
-func newE2ESched() *e2eSched { return &e2eSched{slots: make(chan struct{}, e2eParallel)} }
-
-// run makes t parallel and runs fn in a slot, alone for the ebpf tracer.
-func (s *e2eSched) run(t *testing.T, tracer string, fn func()) {
-	t.Parallel()
-	s.slots <- struct{}{}
-	defer func() { <-s.slots }()
-	if tracer == "ebpf" {
-		s.alone.Lock()
-		defer s.alone.Unlock()
-	} else {
-		s.alone.RLock()
-		defer s.alone.RUnlock()
-	}
-	fn()
 }
 
 // useBuiltBinary builds fsmove for the ptrace backend, which copies the
@@ -326,11 +310,13 @@ func useBuiltBinary(t *testing.T) {
 			return
 		}
 		built.bin = bin
+		// For the whole process (t.Setenv is refused in parallel tests):
+		// every test wants this binary.
+		built.err = os.Setenv("FSMOVE_BINARY", bin)
 	})
 	if built.err != nil {
 		t.Fatal(built.err)
 	}
-	t.Setenv("FSMOVE_BINARY", built.bin)
 }
 
 var (
@@ -460,6 +446,7 @@ func checkRunPage(t *testing.T, out string, rec *runner.RunRecord, findings, exi
 // TestE2EDebianModule runs a module packaged by Debian twice: it must
 // apply, and both runs must give the same report and the same catalog.
 func TestE2EDebianModule(t *testing.T) {
+	t.Parallel()
 	requireDocker(t)
 	const spec = "deb:puppet-module-saz-memcached"
 	var reports [2][]byte

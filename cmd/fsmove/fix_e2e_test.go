@@ -53,6 +53,7 @@ var fixCases = []fixCase{
 // diff adds the lines the fixture wants; fsmove fix again on the fixed
 // module's own run finds nothing to fix.
 func TestE2EFix(t *testing.T) {
+	t.Parallel()
 	requireDocker(t)
 	cases := slices.Clone(fixCases)
 	if os.Getenv("FSMOVE_E2E_ALL") != "" {

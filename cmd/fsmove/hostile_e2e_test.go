@@ -112,14 +112,15 @@ func randomWord(t *testing.T) string {
 // TestE2EHostileModule applies the hostile module with every tracer, in
 // both init modes, and checks that each attack was contained.
 func TestE2EHostileModule(t *testing.T) {
+	t.Parallel()
 	requireDocker(t)
 	useBuiltBinary(t)
 	h := newHostileHost(t)
-	sched := newE2ESched()
 	for _, init := range container.Inits {
 		for _, tracer := range runner.Tracers() {
 			t.Run(string(init)+"/"+tracer, func(t *testing.T) {
-				sched.run(t, tracer, func() { testHostile(t, h, tracer, init) })
+				t.Parallel()
+				testHostile(t, h, tracer, init)
 			})
 		}
 	}
@@ -439,6 +440,7 @@ func created(trace []byte, path string) bool {
 // captured copied out. Before the budget, the run waited for the Exec and
 // was clean.
 func TestE2EDiskBudget(t *testing.T) {
+	t.Parallel()
 	requireDocker(t)
 	useBuiltBinary(t)
 	for _, init := range container.Inits {

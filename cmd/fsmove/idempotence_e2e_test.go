@@ -52,6 +52,7 @@ var niCases = []niCase{
 // TestE2ERunFixtures': ptrace, and strace under systemd, passed here too
 // when CI's time was cut to this (stop 54); FSMOVE_E2E_ALL=1 runs them.
 func TestE2EIdempotence(t *testing.T) {
+	t.Parallel()
 	requireDocker(t)
 	useBuiltBinary(t)
 	var modes []e2eMode
@@ -61,14 +62,14 @@ func TestE2EIdempotence(t *testing.T) {
 		}
 	}
 	modes = append(modes, e2eMode{"strace", container.InitNone, container.DefaultSuite})
-	sched := newE2ESched()
 	for _, m := range modes {
 		for _, c := range niCases {
 			if c.systemdOnly && m.init != container.InitSystemd {
 				continue
 			}
 			t.Run(string(m.init)+"/"+m.tracer+"/"+c.module, func(t *testing.T) {
-				sched.run(t, m.tracer, func() { testIdempotence(t, m, c) })
+				t.Parallel()
+				testIdempotence(t, m, c)
 			})
 		}
 	}

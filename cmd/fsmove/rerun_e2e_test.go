@@ -56,12 +56,12 @@ func TestE2ERerunReplacesDefaultPlace(t *testing.T) {
 	}
 }
 
-// runDefaultPlace runs module without --out (strace, no init) with more
+// runDefaultPlace runs module without --out (eBPF, no init) with more
 // flags and returns the exit status, the run's directory (its
 // "artifacts:" line) and standard error.
 func runDefaultPlace(module string, more ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
-	args := append([]string{"run", "--tracer", "strace", "--trusted", "--init", "none"}, more...)
+	args := append([]string{"run", "--init", "none"}, more...)
 	code := run(&stdout, &stderr, append(args, module))
 	dir := ""
 	for _, line := range strings.Split(stderr.String(), "\n") {

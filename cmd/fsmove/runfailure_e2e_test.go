@@ -17,10 +17,11 @@ import (
 // executionSuccessful false, a JUnit error and a Code Quality issue, while
 // exiting as the analysis says (1: the observed MOR), as before.
 func TestE2EFailedRunFormats(t *testing.T) {
+	t.Parallel()
 	requireDocker(t)
 	out := filepath.Join(t.TempDir(), "out")
 	var stdout, stderr bytes.Buffer
-	code := run(&stdout, &stderr, []string{"run", "--quiet", "--init", "none", "--tracer", "strace", "--trusted", "--out", out, "--format", "json",
+	code := run(&stdout, &stderr, []string{"run", "--quiet", "--init", "none", "--out", out, "--format", "json",
 		filepath.Join("..", "..", "testdata", "modules", "mor_observed_failure")})
 	if code != exitRun {
 		t.Fatalf("exit %d, want 3\nstderr:\n%s", code, stderr.String())

@@ -14,6 +14,7 @@ import (
 // counts the dependency's finding on one line; the same run analyzed with
 // --scope all lists it and exits 1.
 func TestE2EScope(t *testing.T) {
+	t.Parallel()
 	requireDocker(t)
 	dir := filepath.Join("..", "..", "testdata", "scope")
 	out := t.TempDir()
