@@ -19,6 +19,7 @@ import (
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/module"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // benchHelp is fsmove bench's help; corpus files are described in
@@ -27,7 +28,8 @@ var benchHelp = help{
 	synopsis: `fsmove bench [flags] CORPUS
 fsmove bench [flags] --debian
 fsmove bench merge --out DIR SHARD_DIR...   (see fsmove bench merge --help)
-fsmove bench forge-corpus [-o FILE] PAGE.json...   (see its --help)`,
+fsmove bench forge-corpus [-o FILE] PAGE.json...   (see its --help)
+fsmove bench k8s --shards N [flags] CORPUS   (see its --help)`,
 	description: `
 Run every module of CORPUS (one module a line, as "fsmove run" takes it, with
 optional class=, param.KEY=, timeout=, deps= fields), each in a fresh
@@ -88,7 +90,18 @@ func newBenchCmd(c *cli) *cobra.Command {
 		Use:   "bench",
 		Short: "run a corpus of modules and tabulate and plot the results",
 	}
-	fs := cmd.Flags()
+	addBenchFlags(cmd.Flags(), &f)
+	cmd.AddCommand(newBenchMergeCmd(c), newForgeCorpusCmd(c), newBenchK8sCmd(c), newBenchPodCmd(c))
+	setHelp(cmd, benchHelp)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return runBench(cmd.Context(), c.stdout, c.stderr, args, &f)
+	}
+	return cmd
+}
+
+// addBenchFlags defines fsmove bench's flags, which fsmove bench pod takes
+// too.
+func addBenchFlags(fs *pflag.FlagSet, f *benchFlags) {
 	fs.StringVar(&f.out, "out", "fsmove-bench", "output directory")
 	fs.BoolVar(&f.debian, "debian", false, "run Debian's puppet-module-* packages (apt-cache in the image)")
 	fs.IntVar(&f.workers, "workers", runtime.NumCPU(), "modules run at once")
@@ -107,12 +120,6 @@ func newBenchCmd(c *cli) *cobra.Command {
 	fs.StringVar(&f.image, "image", "", "Docker image `tag` (default fsmove/puppet:SUITE)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
 	stringsFlag(fs, &f.hosts, "docker-host", "Docker engine `URL` on this host, unix:///… (repeatable: modules go round-robin to the engines; default DOCKER_HOST or the local socket)")
-	cmd.AddCommand(newBenchMergeCmd(c), newForgeCorpusCmd(c))
-	setHelp(cmd, benchHelp)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return runBench(cmd.Context(), c.stdout, c.stderr, args, &f)
-	}
-	return cmd
 }
 
 func runBench(ctx context.Context, stdout, stderr io.Writer, positional []string, f *benchFlags) error {

@@ -124,23 +124,7 @@ func TestBenchE2E(t *testing.T) {
 	if outText, err := exec.Command(bin, append([]string{"bench", "merge", "--out", merged}, parts...)...).CombinedOutput(); err != nil {
 		t.Fatalf("bench merge: %v\n%s", err, outText)
 	}
-	summary := func(dir string) []string {
-		f, err := os.Open(filepath.Join(dir, results.ResultsCSV))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		rows, err := resultstest.ReadCSV(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, r := range rows {
-			out = append(out, fmt.Sprintf("%s %s %s MOR %d MN %d resources %d", r.Module, r.Version, r.Status, r.MOR, r.MN, r.Resources))
-		}
-		return out
-	}
-	if one, two := summary(out), summary(merged); !slices.Equal(one, two) {
+	if one, two := benchSummary(t, out), benchSummary(t, merged); !slices.Equal(one, two) {
 		t.Errorf("the merged shares differ from the one bench:\n%s\n---\n%s", strings.Join(one, "\n"), strings.Join(two, "\n"))
 	}
 
@@ -181,6 +165,26 @@ func TestBenchE2E(t *testing.T) {
 	if err != nil || len(findings) != 1 || findings[0].Confirmation != "confirmed" {
 		t.Errorf("findings.csv: %+v, %v; want the MOR of mor_exec_reads_file confirmed", findings, err)
 	}
+}
+
+// benchSummary is a bench directory's results.csv without its timings: a
+// line a module.
+func benchSummary(t *testing.T, dir string) []string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, results.ResultsCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := resultstest.ReadCSV(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range rows {
+		out = append(out, fmt.Sprintf("%s %s %s MOR %d MN %d resources %d", r.Module, r.Version, r.Status, r.MOR, r.MN, r.Resources))
+	}
+	return out
 }
 
 // checkRowAgainstRunDir compares a CSV row's numbers with the files of its
@@ -246,6 +250,7 @@ func checkRowAgainstRunDir(t *testing.T, r results.Row, dir string) {
 // lacks is the corpus's input error, whole (its line, the nearest
 // package), exit 2 before any module runs.
 func TestE2EBenchMisspelledPackage(t *testing.T) {
+	t.Parallel()
 	requireDocker(t)
 	tmp := t.TempDir()
 	corpusFile := filepath.Join(tmp, "corpus.txt")
@@ -269,6 +274,7 @@ func TestE2EBenchMisspelledPackage(t *testing.T) {
 // bench refuses it before any module starts: exit 2, saying why and what
 // would work.
 func TestE2EBenchRemoteEngine(t *testing.T) {
+	t.Parallel()
 	requireDocker(t)
 	proxy := startEngineProxy(t, "tcp")
 	tmp := t.TempDir()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/fsmove/fsmove/internal/lines"
@@ -28,6 +29,7 @@ when missing.`,
 		{"fsmove image build", "build the default image, or reuse it"},
 		{"fsmove image build --suite trixie", "the Debian 13 image, with Puppet 8"},
 		{"fsmove image build --rebuild -v", "build it again, showing apt's output"},
+		{"fsmove image build --bench-pod", "the image of fsmove bench k8s's pods"},
 	},
 }
 
@@ -39,6 +41,8 @@ type imageFlags struct {
 	verbose bool
 	quiet   bool
 	mirror  string
+	// benchPod: build the image of fsmove bench k8s's pods instead.
+	benchPod bool
 }
 
 func newImageCmd(c *cli) *cobra.Command {
@@ -67,8 +71,9 @@ func newImageCmd(c *cli) *cobra.Command {
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "show debootstrap/apt/docker build output")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only errors and the image ID")
 	fs.StringVar(&f.mirror, "mirror", "", "Debian mirror `URL` (default: the one this machine's apt sources name)")
+	fs.BoolVar(&f.benchPod, "bench-pod", false, "build the image of fsmove bench k8s's pods (tag default fsmove/bench-pod:SUITE): the suite's image with Docker Engine, this fsmove and the suite's image saved inside")
 	buildHelp := imageHelp
-	buildHelp.groups = []flagGroup{{"Flags", []string{"suite", "tag", "rebuild", "mirror", "verbose", "quiet"}}}
+	buildHelp.groups = []flagGroup{{"Flags", []string{"suite", "tag", "rebuild", "mirror", "bench-pod", "verbose", "quiet"}}}
 	setHelp(build, buildHelp)
 	build.RunE = func(cmd *cobra.Command, args []string) error {
 		return runImageBuild(cmd.Context(), c.stdout, c.stderr, &f)
@@ -87,7 +92,7 @@ func runImageBuild(ctx context.Context, stdout, stderr io.Writer, f *imageFlags)
 		return usagef("--suite: %w", err)
 	}
 	tag := f.tag
-	if tag == "" {
+	if tag == "" || f.benchPod {
 		tag = container.SuiteImage(f.suite)
 	}
 	eng, err := container.Connect(ctx)
@@ -102,7 +107,16 @@ func runImageBuild(ctx context.Context, stdout, stderr io.Writer, f *imageFlags)
 	if f.verbose {
 		opts.Log = stderr
 	}
-	info, err := eng.EnsureImage(ctx, opts)
+	var info container.ImageInfo
+	if f.benchPod {
+		self, serr := os.Executable()
+		if serr != nil {
+			return runError{serr}
+		}
+		info, err = eng.BuildBenchPodImage(ctx, container.BenchPodOptions{Image: opts, Tag: f.tag, Fsmove: self, Log: opts.Log})
+	} else {
+		info, err = eng.EnsureImage(ctx, opts)
+	}
 	if err != nil {
 		step.Fail(lines.First(err.Error()))
 		return runError{err}

@@ -64,10 +64,11 @@ func TestEnumFlagsIgnoreCase(t *testing.T) {
 		})
 	})
 	// run: --tracer --init --network --format --color --scope; analyze and
-	// confirm: --format --color --scope; bench: --tracer --init; --suite of
-	// run, confirm, bench and image build: 18.
-	if enums != 18 {
-		t.Errorf("%d enum flags, want 18", enums)
+	// confirm: --format --color --scope; bench, bench k8s and bench pod:
+	// --tracer --init; --suite of run, confirm, bench, bench k8s, bench pod
+	// and image build: 24.
+	if enums != 24 {
+		t.Errorf("%d enum flags, want 24", enums)
 	}
 
 	var stdout, stderr bytes.Buffer
