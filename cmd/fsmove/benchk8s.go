@@ -181,14 +181,16 @@ func runBenchPod(ctx context.Context, stdout, stderr io.Writer, args []string, f
 	f.out = filepath.Join(f.out, k8s.ShardDir(i, shards))
 	// A retried pod finds its share begun: it goes on with it.
 	f.resume = files.Exists(filepath.Join(f.out, corpusrun.RunsDir))
-	if _, err := container.Connect(ctx); err != nil {
-		eng, err := k8s.StartEngine(ctx, stderr)
-		if err != nil {
-			return runError{err}
-		}
-		defer eng.Stop()
-	}
 	eng, err := container.Connect(ctx)
+	if err != nil {
+		// No engine yet: the pod's own.
+		podEngine, serr := k8s.StartEngine(ctx, stderr)
+		if serr != nil {
+			return runError{serr}
+		}
+		defer podEngine.Stop()
+		eng, err = container.Connect(ctx)
+	}
 	if err != nil {
 		return runError{err}
 	}
@@ -202,8 +204,5 @@ func runBenchPod(ctx context.Context, stdout, stderr io.Writer, args []string, f
 		return runError{err}
 	}
 	fmt.Fprintf(stderr, "fsmove bench pod: share %s into %s\n", f.shard, f.out)
-	if err := runBench(ctx, stdout, stderr, args, f); err != nil {
-		return err
-	}
-	return nil
+	return runBench(ctx, stdout, stderr, args, f)
 }

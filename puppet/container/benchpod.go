@@ -147,8 +147,8 @@ func writeBuildContext(w io.Writer, dockerfile string, add map[string]string) er
 	return tw.Close()
 }
 
-// LoadImages loads every saved image of dir (*.tar) the engine lacks, by
-// tag: a bench pod's engine starts empty.
+// LoadImages loads every saved image of dir (*.tar) into the engine: a
+// bench pod's engine starts empty.
 func (e *Engine) LoadImages(ctx context.Context, dir string, status io.Writer) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
