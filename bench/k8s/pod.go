@@ -39,6 +39,11 @@ type Engine struct {
 // engineStartTimeout bounds the wait for the engine's socket.
 const engineStartTimeout = 90 * time.Second
 
+// engineHost is where the pod's engine listens: the default socket, which
+// fsmove bench then finds without DOCKER_HOST. It is inside the pod: no
+// module's container mounts it.
+const engineHost = "unix:///var/run/docker.sock"
+
 // StartEngine starts dockerd in this container, on EngineDir, and waits
 // until it answers, after preparePod.
 func StartEngine(ctx context.Context, status io.Writer) (*Engine, error) {
@@ -50,7 +55,7 @@ func StartEngine(ctx context.Context, status io.Writer) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.cmd = exec.Command("dockerd", "--data-root", EngineDir, "--host", "unix:///var/run/docker.sock")
+	e.cmd = exec.Command("dockerd", "--data-root", EngineDir, "--host", engineHost)
 	e.cmd.Stdout, e.cmd.Stderr = log, log
 	e.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	fmt.Fprintf(status, "fsmove bench pod: starting the pod's Docker engine (log: %s)\n", e.Log)
@@ -61,7 +66,7 @@ func StartEngine(ctx context.Context, status io.Writer) (*Engine, error) {
 	go func() { e.done <- e.cmd.Wait(); log.Close() }()
 	deadline := time.Now().Add(engineStartTimeout)
 	for {
-		eng, err := container.ConnectHost(ctx, "unix:///var/run/docker.sock")
+		eng, err := container.ConnectHost(ctx, engineHost)
 		if err == nil {
 			eng.Close()
 			return e, nil

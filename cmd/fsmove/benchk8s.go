@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -41,12 +42,11 @@ deb: packages or Forge names: a directory of this machine is not in the pods.`,
 	more: `More: README.md ("A corpus on a cluster"), docs/DESIGN.md ("A corpus on a cluster").`,
 }
 
-// benchK8sFlags are fsmove bench k8s's own flags; the bench's flags it
-// passes on to each pod are in bench.
+// benchK8sFlags are fsmove bench k8s's own flags (the bench's flags it
+// passes on to each pod are podBenchFlags).
 type benchK8sFlags struct {
 	shards, parallelism, retries, workers int
 	image, name, namespace, claim         string
-	bench                                 benchFlags
 }
 
 // podBenchFlags are the fsmove bench flags that fsmove bench k8s passes
@@ -118,7 +118,8 @@ func runBenchK8s(stdout io.Writer, args []string, f *benchK8sFlags, suite string
 	opts := k8s.Options{Name: f.name, Namespace: f.namespace, Image: image, Shards: f.shards, Parallelism: f.parallelism,
 		Retries: f.retries, Workers: f.workers, CorpusFile: filepath.Base(args[0]), Corpus: text, Modules: len(entries),
 		Claim: f.claim, BenchArgs: benchArgs}
-	if _, err := k8s.Objects(opts); err != nil {
+	var manifests bytes.Buffer
+	if err := k8s.Write(&manifests, opts); err != nil {
 		return usageError{err}
 	}
 	fmt.Fprintf(stdout, "# fsmove bench k8s: %d modules of %s in %d shares (fsmove %s)\n"+
@@ -127,7 +128,8 @@ func runBenchK8s(stdout io.Writer, args []string, f *benchK8sFlags, suite string
 		"# then, in any pod that mounts the claim at %s:\n"+
 		"#   fsmove bench merge --out %s/merged %s/shard-*-of-%d\n",
 		len(entries), filepath.Base(args[0]), f.shards, buildVersion(), f.namespace, f.name, k8s.ResultsDir, k8s.ResultsDir, k8s.ResultsDir, f.shards)
-	return k8s.Write(stdout, opts)
+	_, err = stdout.Write(manifests.Bytes())
+	return err
 }
 
 var benchPodHelp = help{
@@ -137,7 +139,9 @@ What each pod of "fsmove bench k8s" runs: start a Docker engine in this
 container (dockerd on /var/lib/docker), load the Puppet image the bench pod
 image carries, then run share JOB_COMPLETION_INDEX+1 of N of CORPUS as
 "fsmove bench --shard" into OUT/shard-I-of-N (resumed when a retried pod
-finds it begun), and stop the engine. Needs a privileged container.`,
+finds it begun), and stop the engine. Needs the capabilities and the
+unconfined seccomp and AppArmor profiles that fsmove bench k8s's manifest
+gives the container.`,
 	groups: []flagGroup{
 		{"The share", []string{"shards", "out"}},
 		{"fsmove bench's flags", []string{"workers", "timeout", "tracer", "trusted", "suite", "image", "init", "untraced", "confirm", "idempotence",
