@@ -14,6 +14,7 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/client"
 	"github.com/docker/docker/pkg/stdcopy"
 )
 
@@ -321,15 +322,47 @@ func uniqueName() (string, error) {
 }
 
 // removeName removes the container called name (or with that ID) if there
-// is one, with a deadline of its own (see Remove).
+// is one (see forceRemove).
 func (e *Engine) removeName(ctx context.Context, name string) error {
+	return forceRemove(ctx, e.cli, name)
+}
+
+// forceRemove kills and removes the container called name (or with that
+// ID); one that is already gone counts as removed. It has a deadline of its
+// own (removeTimeout) and ignores ctx's cancellation, because it runs on
+// the way out of a cancelled or timed-out run, which is exactly when it
+// must still work.
+//
+// The engine's kill waits only seconds for the container's exit event and
+// then gives up ("Could not kill running container …, cannot remove -
+// tried to kill container, but did not receive an exit event"), though
+// the container is dying: systemd as PID 1 with its units takes longer
+// than that on a busy machine. So on any error other than "not found" it
+// waits for the container to stop and asks again, until the deadline.
+func forceRemove(ctx context.Context, cli *client.Client, name string) error {
 	rmCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
-	err := e.cli.ContainerRemove(rmCtx, name, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	if err != nil && !cerrdefs.IsNotFound(err) {
-		return err
+	for {
+		err := cli.ContainerRemove(rmCtx, name, container.RemoveOptions{Force: true, RemoveVolumes: true})
+		if err == nil || cerrdefs.IsNotFound(err) {
+			return nil
+		}
+		if rmCtx.Err() != nil {
+			return err
+		}
+		stopped, failed := cli.ContainerWait(rmCtx, name, container.WaitConditionNotRunning)
+		select {
+		case <-stopped:
+		case <-failed:
+			// The engine could not wait (or the container went away):
+			// pause so that a refusing engine is not asked in a loop.
+			select {
+			case <-time.After(time.Second):
+			case <-rmCtx.Done():
+				return err
+			}
+		}
 	}
-	return nil
 }
 
 // Start starts a created container.
@@ -472,15 +505,10 @@ func (c *Container) ShortID() string {
 // removeTimeout bounds the removal of a container.
 const removeTimeout = 30 * time.Second
 
-// Remove kills and removes the container and its cgroup subtree. It uses its own short deadline
-// and ignores ctx's cancellation, because it runs on the way out of a
-// cancelled or timed-out run, which is exactly when it must still work. A
-// container that is already gone counts as removed.
+// Remove kills and removes the container (see forceRemove) and its cgroup
+// subtree.
 func (c *Container) Remove(ctx context.Context) error {
-	rmCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
-	defer cancel()
-	err := c.engine.cli.ContainerRemove(rmCtx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	if err != nil && !cerrdefs.IsNotFound(err) {
+	if err := forceRemove(ctx, c.engine.cli, c.ID); err != nil {
 		return fmt.Errorf("remove container %s: %w", c.ShortID(), err)
 	}
 	if c.cg != nil {

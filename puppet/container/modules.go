@@ -101,7 +101,7 @@ func (e *Engine) labelModuleIndex(ctx context.Context, opts ImageOptions) error 
 	if err != nil {
 		return fmt.Errorf("reading the module index of %s: %w", opts.Tag, err)
 	}
-	defer e.cli.ContainerRemove(context.WithoutCancel(ctx), created.ID, container.RemoveOptions{Force: true})
+	defer e.removeName(ctx, created.ID)
 	rc, _, err := e.cli.CopyFromContainer(ctx, created.ID, ModuleIndexFile)
 	if err != nil {
 		return fmt.Errorf("reading the module index of %s: %w", opts.Tag, err)

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/mount"
@@ -293,10 +292,7 @@ func removeSession(ctx context.Context, cli *client.Client, session string, stde
 		if kept(c.Names) {
 			continue
 		}
-		rmCtx, cancel := context.WithTimeout(ctx, removeTimeout)
-		err := cli.ContainerRemove(rmCtx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
-		cancel()
-		if err != nil && !cerrdefs.IsNotFound(err) {
+		if err := forceRemove(ctx, cli, c.ID); err != nil {
 			fmt.Fprintf(stderr, "fsmove reaper: remove %.12s: %v\n", c.ID, err)
 		}
 	}
