@@ -60,10 +60,12 @@ func (e *Engine) BuildBenchPodImage(ctx context.Context, o BenchPodOptions) (Ima
 	h := sha256.New()
 	fmt.Fprintf(h, "bench-pod 1\n%s\n%s\n%s\n", base.ID, fsmoveSum, strings.Join(BenchPodPackages, ","))
 	recipe := hex.EncodeToString(h.Sum(nil))[:16]
-	if id, size, labels, err := e.inspectImage(ctx, o.Tag); err != nil {
+	oldID, size, labels, err := e.inspectImage(ctx, o.Tag)
+	if err != nil {
 		return ImageInfo{}, err
-	} else if id != "" && labels[RecipeLabel] == recipe {
-		return ImageInfo{Tag: o.Tag, Suite: suite, ID: id, Method: MethodReused, Size: size}, nil
+	}
+	if oldID != "" && labels[RecipeLabel] == recipe {
+		return ImageInfo{Tag: o.Tag, Suite: suite, ID: oldID, Method: MethodReused, Size: size}, nil
 	}
 
 	saved, err := os.CreateTemp("", "fsmove-image-*.tar")
@@ -113,6 +115,7 @@ func (e *Engine) BuildBenchPodImage(ctx context.Context, o BenchPodOptions) (Ima
 	if err != nil {
 		return ImageInfo{}, err
 	}
+	e.removeReplaced(ctx, oldID, id)
 	return ImageInfo{Tag: o.Tag, Suite: suite, ID: id, Method: MethodDockerfile, Size: size}, nil
 }
 

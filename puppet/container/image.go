@@ -139,15 +139,15 @@ func (e *Engine) EnsureImage(ctx context.Context, opts ImageOptions) (ImageInfo,
 	if _, err := LookupSuite(opts.Suite); err != nil {
 		return ImageInfo{}, err
 	}
+	oldID, size, labels, err := e.inspectImage(ctx, opts.Tag)
+	if err != nil {
+		return ImageInfo{}, err
+	}
 	if !opts.Rebuild {
-		id, size, labels, err := e.inspectImage(ctx, opts.Tag)
-		if err != nil {
-			return ImageInfo{}, err
+		if oldID != "" && labels[RecipeLabel] == opts.Recipe() {
+			return ImageInfo{Tag: opts.Tag, Suite: opts.Suite, ID: oldID, Method: MethodReused, Size: size}, nil
 		}
-		if id != "" && labels[RecipeLabel] == opts.Recipe() {
-			return ImageInfo{Tag: opts.Tag, Suite: opts.Suite, ID: id, Method: MethodReused, Size: size}, nil
-		}
-		if id != "" {
+		if oldID != "" {
 			opts.status(opts.Tag + " was built from another recipe (an older fsmove): rebuilding")
 		}
 	}
@@ -162,7 +162,6 @@ func (e *Engine) EnsureImage(ctx context.Context, opts ImageOptions) (ImageInfo,
 	base := "debian:" + opts.Suite
 	opts.status("looking for " + base + " (local or registry)")
 	var method BuildMethod
-	var err error
 	if e.baseAvailable(ctx, base, opts) {
 		method = MethodDockerfile
 		opts.status("building from a Dockerfile FROM " + base)
@@ -185,7 +184,19 @@ func (e *Engine) EnsureImage(ctx context.Context, opts ImageOptions) (ImageInfo,
 	if id == "" {
 		return ImageInfo{}, fmt.Errorf("image %s was built but cannot be found", opts.Tag)
 	}
+	e.removeReplaced(ctx, oldID, id)
 	return ImageInfo{Tag: opts.Tag, Suite: opts.Suite, ID: id, Method: method, Size: size}, nil
+}
+
+// removeReplaced removes the image a build took the tag from (oldID), so
+// that rebuilding does not leave an untagged image of hundreds of MB each
+// time. An image that something still uses (a container, another tag, a
+// child) is the engine's to keep: it refuses, and that is not an error.
+func (e *Engine) removeReplaced(ctx context.Context, oldID, newID string) {
+	if oldID == "" || oldID == newID {
+		return
+	}
+	e.cli.ImageRemove(ctx, oldID, image.RemoveOptions{PruneChildren: true})
 }
 
 // baseAvailable reports whether the base image exists locally or can be
