@@ -24,12 +24,11 @@ import (
 )
 
 func TestBenchE2E(t *testing.T) {
+	t.Parallel()
 	requireDocker(t)
+	useBuiltBinary(t)
+	bin := built.bin
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "fsmove")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	modules, err := filepath.Abs("../../testdata/modules")
 	if err != nil {
 		t.Fatal(err)

@@ -37,6 +37,7 @@ func e2eConfirmations(t *testing.T, report []byte) (verdicts map[string]string, 
 // Puppet restores its file), and the commutative near miss is refuted;
 // fsmove confirm on a saved run gives the same verdict as run --confirm.
 func TestE2EConfirm(t *testing.T) {
+	t.Parallel()
 	requireDocker(t)
 	for _, c := range []struct {
 		module   string
@@ -53,11 +54,11 @@ func TestE2EConfirm(t *testing.T) {
 		{"near_commutative", "MOR File[/srv/near_commutative.conf] Exec[enable-line]", "refuted",
 			[]string{"Exec['enable-line'] -> File['/srv/near_commutative.conf']", "same state"}, 3, false},
 	} {
-		// One at a time, with the default tracer (eBPF): a capture must run
-		// alone, and three strace runs two at a time took CI 6 minutes
-		// (stop 58); what is tested here is the confirmations, which are
-		// untraced applies.
+		// With the default tracer (eBPF): three strace runs took CI 6
+		// minutes (stop 58); what is tested here is the confirmations,
+		// which are untraced applies.
 		t.Run(c.module, func(t *testing.T) {
+			t.Parallel()
 			out := t.TempDir()
 			var stdout, stderr bytes.Buffer
 			code := run(&stdout, &stderr, []string{"run", "--quiet", "--confirm", "--all", "--workers", "2",

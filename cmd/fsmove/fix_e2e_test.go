@@ -56,7 +56,7 @@ func TestE2EFix(t *testing.T) {
 	t.Parallel()
 	requireDocker(t)
 	cases := slices.Clone(fixCases)
-	if os.Getenv("FSMOVE_E2E_ALL") != "" {
+	if e2eAll {
 		for _, fc := range fixtureCases {
 			if len(fc.want) > 0 && !slices.ContainsFunc(cases, func(c fixCase) bool { return c.module == fc.module }) {
 				cases = append(cases, fixCase{module: fc.module})

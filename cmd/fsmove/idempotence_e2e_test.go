@@ -45,23 +45,24 @@ var niCases = []niCase{
 }
 
 // TestE2EIdempotence runs the NI fixtures through fsmove run --idempotence
-// with eBPF in systemd mode and strace with --init none: each must give
-// exactly its NI findings, and run.json must record the second apply, whose
+// with eBPF in systemd mode and with --init none: each must give exactly
+// its NI findings, and run.json must record the second apply, whose
 // trace, log and report are in second/. The second apply is the runner's,
 // the same for every tracer, and the tracers' agreement is
-// TestE2ERunFixtures': ptrace, and strace under systemd, passed here too
-// when CI's time was cut to this (stop 54); FSMOVE_E2E_ALL=1 runs them.
+// TestE2ERunFixtures': ptrace and strace passed here too when CI's time
+// was cut to this (stops 54 and 64); FSMOVE_E2E_ALL=1 runs them.
 func TestE2EIdempotence(t *testing.T) {
 	t.Parallel()
 	requireDocker(t)
 	useBuiltBinary(t)
 	var modes []e2eMode
-	for _, tracer := range runner.Tracers() {
-		if tracer == "ebpf" || os.Getenv("FSMOVE_E2E_ALL") != "" {
-			modes = append(modes, e2eMode{tracer, container.InitSystemd, container.DefaultSuite})
+	for _, init := range []container.Init{container.InitSystemd, container.InitNone} {
+		for _, tracer := range runner.Tracers() {
+			if tracer == "ebpf" || e2eAll {
+				modes = append(modes, e2eMode{tracer, init, container.DefaultSuite})
+			}
 		}
 	}
-	modes = append(modes, e2eMode{"strace", container.InitNone, container.DefaultSuite})
 	for _, m := range modes {
 		for _, c := range niCases {
 			if c.systemdOnly && m.init != container.InitSystemd {
