@@ -49,12 +49,7 @@ func TestForceRemoveRetries(t *testing.T) {
 					w.WriteHeader(http.StatusNotImplemented)
 				}
 			}))
-			defer srv.Close()
-			cli, err := client.NewClientWithOpts(client.WithHost("tcp://"+strings.TrimPrefix(srv.URL, "http://")), client.WithVersion("1.41"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cli.Close()
+			cli := fakeEngine(t, srv)
 			if err := forceRemove(context.Background(), cli, "x"); err != nil {
 				t.Fatalf("forceRemove: %v", err)
 			}
@@ -75,15 +70,23 @@ func TestForceRemoveCancelled(t *testing.T) {
 		deletes++
 		w.WriteHeader(http.StatusNoContent)
 	}))
-	defer srv.Close()
-	cli, err := client.NewClientWithOpts(client.WithHost("tcp://"+strings.TrimPrefix(srv.URL, "http://")), client.WithVersion("1.41"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	cli := fakeEngine(t, srv)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := forceRemove(ctx, cli, "x"); err != nil || deletes != 1 {
 		t.Errorf("forceRemove after cancel: %v, %d removals; want nil, 1", err, deletes)
 	}
+}
+
+// fakeEngine is a client of the fake engine srv, both closed at the
+// test's end.
+func fakeEngine(t *testing.T, srv *httptest.Server) *client.Client {
+	t.Helper()
+	t.Cleanup(srv.Close)
+	cli, err := client.NewClientWithOpts(client.WithHost("tcp://"+strings.TrimPrefix(srv.URL, "http://")), client.WithVersion("1.41"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
 }
