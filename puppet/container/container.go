@@ -353,14 +353,15 @@ func forceRemove(ctx context.Context, cli *client.Client, name string) error {
 		stopped, failed := cli.ContainerWait(rmCtx, name, container.WaitConditionNotRunning)
 		select {
 		case <-stopped:
-		case <-failed:
-			// The engine could not wait (or the container went away):
-			// pause so that a refusing engine is not asked in a loop.
-			select {
-			case <-time.After(time.Second):
-			case <-rmCtx.Done():
-				return err
-			}
+		case <-failed: // the engine could not wait, or the container went away
+		}
+		// A pause all the same: a stopped container that still cannot be
+		// removed (a mount the engine cannot release yet) is asked again,
+		// not in a loop.
+		select {
+		case <-time.After(removeRetryPause):
+		case <-rmCtx.Done():
+			return err
 		}
 	}
 }
@@ -502,8 +503,12 @@ func (c *Container) ShortID() string {
 	return c.ID
 }
 
-// removeTimeout bounds the removal of a container.
-const removeTimeout = 30 * time.Second
+// removeTimeout bounds the removal of a container; removeRetryPause is
+// the least time between two requests of it (forceRemove).
+const (
+	removeTimeout    = 30 * time.Second
+	removeRetryPause = 500 * time.Millisecond
+)
 
 // Remove kills and removes the container (see forceRemove) and its cgroup
 // subtree.
