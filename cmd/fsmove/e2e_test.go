@@ -257,7 +257,7 @@ func TestE2ERunFixtures(t *testing.T) {
 // "Performance targets", CI): every fixture under eBPF with systemd on
 // bookworm; strace and ptrace on parityFixtures; strace with --init none
 // on parityFixtures; trixie on trixieFixtures; the hostile module with
-// every tracer under systemd and eBPF without; idempotence with eBPF.
+// every tracer in both init modes; idempotence with eBPF in both.
 // Every case passed in every mode when each cut was made.
 var e2eAll = os.Getenv("FSMOVE_E2E_ALL") != ""
 

@@ -56,7 +56,7 @@ func TestE2EIdempotence(t *testing.T) {
 	requireDocker(t)
 	useBuiltBinary(t)
 	var modes []e2eMode
-	for _, init := range []container.Init{container.InitSystemd, container.InitNone} {
+	for _, init := range container.Inits {
 		for _, tracer := range runner.Tracers() {
 			if tracer == "ebpf" || e2eAll {
 				modes = append(modes, e2eMode{tracer, init, container.DefaultSuite})
