@@ -97,17 +97,17 @@ func TestObservedFailureTrace(t *testing.T) {
 	}
 }
 
-// ungated hides the strace reader's SetFailedArgs from analyze.Interpret, so
-// that every failed lookup is decoded (ReaderOptions' FailedArgs).
+// ungated hides the strace reader's SetLookupArgs from analyze.Interpret, so
+// that every failed lookup is decoded (ReaderOptions sets no LookupArgs).
 type ungated struct{ r *strace.Reader }
 
 func (u ungated) Next() (*tracer.Event, error) { return u.r.Next() }
 
-// TestFailedArgsGateLosesNothing: the analysis decodes the failed lookups
+// TestLookupArgsGateLosesNothing: the analysis decodes the failed lookups
 // of processes that may act for a block only (Lowerer.NeedsFailedArgs);
 // on the real traces of testdata/runs the result must be the one of
 // decoding them all.
-func TestFailedArgsGateLosesNothing(t *testing.T) {
+func TestLookupArgsGateLosesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads every real trace twice")
 	}

@@ -41,7 +41,7 @@ type ebpfFlags struct {
 	out         string
 	containerID string
 	cgroupPath  string
-	keepFailed  bool
+	failed      bool
 	allowDrops  bool
 }
 
@@ -55,7 +55,7 @@ func newEBPFCmd(c *cli) *cobra.Command {
 	fs.StringVarP(&ef.out, "output", "o", "", "write the trace to `FILE` instead of standard output")
 	fs.StringVar(&ef.containerID, "container", "", "trace this running Docker container (full id)")
 	fs.StringVar(&ef.cgroupPath, "cgroup", "", "trace this cgroup v2 directory and the cgroups below it")
-	fs.BoolVar(&ef.keepFailed, "failed", false, "print failed calls too (the analysis ignores them; the kernel drops them by default)")
+	fs.BoolVar(&ef.failed, "failed", false, failedFlagHelp)
 	fs.BoolVar(&ef.allowDrops, "allow-drops", false, "exit 0 even when events were lost (the trace is then incomplete)")
 	setHelp(cmd, ebpfHelp)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -109,7 +109,7 @@ func runEBPF(ctx context.Context, stdout, stderr io.Writer, args []string, ef *e
 		out = f
 	}
 
-	tr, err := ebpf.Start(ebpf.Options{CgroupPath: cgroupPath, PidNS: pidNS, KeepFailed: ef.keepFailed})
+	tr, err := ebpf.Start(ebpf.Options{CgroupPath: cgroupPath, PidNS: pidNS, Failed: failedCalls(ef.failed)})
 	if err != nil {
 		return runError{err}
 	}

@@ -32,11 +32,23 @@ Docker's default seccomp profile allows the rest).`,
 		{"fsmove trace --attach 1 --out t.log -- puppet apply …", "PID 1's services too"},
 	},
 	groups: []flagGroup{
-		{"Flags", []string{"out", "attach", "failed-args", "no-new-privs", "no-predict", "all-cpus", "stats"}},
+		{"Flags", []string{"out", "attach", "failed", "no-new-privs", "no-predict", "all-cpus", "stats"}},
 	},
 	exit: `Exit status: CMD's (128+N if killed by signal N), or 125 when the tracer failed.
 `,
 	more: `More: README.md ("fsmove trace").`,
+}
+
+// failedFlagHelp is the help of --failed, the one spelling of
+// tracer.Failed in the tracers' own commands (fsmove ebpf, fsmove trace).
+const failedFlagHelp = "print every failed call, its arguments decoded (slower); by default only the failed lookups, all the analysis uses"
+
+// failedCalls is the tracer.Failed that --failed chooses.
+func failedCalls(all bool) tracer.Failed {
+	if all {
+		return tracer.FailedAll
+	}
+	return tracer.FailedLookups
 }
 
 // traceFailed is the exit status of fsmove trace when the tracer failed.
@@ -44,13 +56,13 @@ const traceFailed = 125
 
 // traceFlags are fsmove trace's flags.
 type traceFlags struct {
-	out        string
-	failedArgs bool
-	nnp        bool
-	noPredict  bool
-	allCPUs    bool
-	stats      bool
-	attach     string
+	out       string
+	failed    bool
+	nnp       bool
+	noPredict bool
+	allCPUs   bool
+	stats     bool
+	attach    string
 }
 
 func newTraceCmd(c *cli) *cobra.Command {
@@ -61,7 +73,7 @@ func newTraceCmd(c *cli) *cobra.Command {
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&tf.out, "out", "trace.log", "write the trace to `FILE`")
-	fs.BoolVar(&tf.failedArgs, "failed-args", false, "decode the arguments of failed calls too (slower; the analysis ignores them)")
+	fs.BoolVar(&tf.failed, "failed", false, failedFlagHelp)
 	fs.BoolVar(&tf.nnp, "no-new-privs", false, "always set no-new-privs (otherwise only when loading the filter needs it)")
 	fs.BoolVar(&tf.noPredict, "no-predict", false, "stop every readlink and stat at its exit too, Puppet's realpath lookups included (slower)")
 	fs.BoolVar(&tf.allCPUs, "all-cpus", false, "let CMD run on every CPU (by default it shares the tracer's one CPU: far cheaper stops, no parallelism)")
@@ -94,7 +106,7 @@ func runTrace(ctx context.Context, stderr io.Writer, args []string, tf *traceFla
 	if err != nil {
 		return traceError(err)
 	}
-	tr, err := ptrace.Start(ctx, args, ptrace.Options{FailedArgs: tf.failedArgs, NoNewPrivs: tf.nnp, NoPredict: tf.noPredict, AllCPUs: tf.allCPUs, Stdin: os.Stdin, Attach: pids})
+	tr, err := ptrace.Start(ctx, args, ptrace.Options{Failed: failedCalls(tf.failed), NoNewPrivs: tf.nnp, NoPredict: tf.noPredict, AllCPUs: tf.allCPUs, Stdin: os.Stdin, Attach: pids})
 	if err != nil {
 		f.Close() // the error that matters is Start's
 		return traceError(err)

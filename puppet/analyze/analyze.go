@@ -334,16 +334,11 @@ func interpretProgram(path string, st *Stats) (*interp.Result, error) {
 // and the reader only counts it too.
 func ReaderOptions(strict bool) strace.Options {
 	return strace.Options{Strict: strict, Want: fstrace.Wanted, Args: fstrace.ArgsUsed,
-		SkipFailedArgs: true, FailedLookups: true, FailedArgs: everyFailedLookup,
-		ShortWrites: true, MarkerData: puppet.Marker{}.MayMark, DropDataless: true}
+		Failed: tracer.FailedLookups, ShortWrites: true, MarkerData: puppet.Marker{}.MayMark, DropDataless: true}
 }
 
-// everyFailedLookup decodes every failed lookup FailedLookups keeps, until
-// Interpret narrows them (SetFailedArgs).
-func everyFailedLookup(*tracer.Event) bool { return true }
-
 // droppedSource is a source that drops the calls the lowering would give no
-// statement and counts them: failed calls (strace.Options.FailedLookups) and
+// statement and counts them: failed calls (tracer.FailedLookups) and
 // writes without data (DropDataless).
 type droppedSource interface {
 	DroppedFailed() int64
@@ -361,10 +356,10 @@ func countDropped(src tracer.Source, events *int64, low *fstrace.Lowerer) {
 	}
 }
 
-// failedArgsSource is a source that can be told which failed calls' arguments
-// to decode (the strace reader).
-type failedArgsSource interface {
-	SetFailedArgs(func(ev *tracer.Event) bool)
+// lookupArgsSource is a source that can be told which failed lookups'
+// arguments to decode (the strace reader).
+type lookupArgsSource interface {
+	SetLookupArgs(func(ev *tracer.Event) bool)
 }
 
 // TraceCounts are what interpreting a trace measured.
@@ -449,8 +444,8 @@ func Interpret(ctx context.Context, src tracer.Source, tr *TraceCounts, ignoreMi
 	// trace: it is asked just before the event is lowered.
 	low := fstrace.NewLowerer(puppet.Marker{})
 	low.IgnoreMissing = ignoreMissing
-	if fs, ok := src.(failedArgsSource); ok {
-		fs.SetFailedArgs(low.NeedsFailedArgs)
+	if fs, ok := src.(lookupArgsSource); ok {
+		fs.SetLookupArgs(low.NeedsFailedArgs)
 	}
 	batch, events, readErr := lowerEvents(ctx, src, low, <-empty, func(b []fstrace.Statement) []fstrace.Statement {
 		full <- b

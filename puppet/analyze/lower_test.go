@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/puppet"
+	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
 
@@ -143,8 +144,7 @@ func TestBadArgReachesReports(t *testing.T) {
 }
 
 // TestReaderShortcuts: what the analysis's reader leaves out
-// (strace.Options.FailedLookups: failed calls that lower to
-// nothing, counted; ShortWrites: the data of long writes to fds other than 1
+// (tracer.FailedLookups: failed calls that lower to nothing, counted; ShortWrites: the data of long writes to fds other than 1
 // and 2; MarkerData: the long writes to fds 1 and 2 that hold no marker;
 // DropDataless: the writes left without data, counted) changes no
 // statement and no count of a real trace's analysis, and it does leave
@@ -171,9 +171,9 @@ func TestReaderShortcuts(t *testing.T) {
 		run := filepath.Base(filepath.Dir(path))
 		read := func(shortcuts bool) (program string, tr TraceCounts, summary string, dropped, writes int64) {
 			opts := ReaderOptions(false)
-			opts.FailedLookups, opts.ShortWrites, opts.DropDataless = shortcuts, shortcuts, shortcuts
+			opts.ShortWrites, opts.DropDataless = shortcuts, shortcuts
 			if !shortcuts {
-				opts.MarkerData = nil
+				opts.Failed, opts.MarkerData = tracer.FailedAll, nil
 			}
 			for _, interpret := range []bool{false, true} {
 				r, err := strace.Open(path, opts)
@@ -218,7 +218,7 @@ func TestReaderShortcuts(t *testing.T) {
 				}
 			}
 		} else if none != 0 || n == 0 || n >= all.Events {
-			t.Errorf("%s: dropped %d of %d events (%d without FailedLookups); want some, not all", run, n, all.Events, none)
+			t.Errorf("%s: dropped %d of %d events (%d with FailedAll); want some, not all", run, n, all.Events, none)
 		} else if noWrites != 0 || writes == 0 || writes >= all.Events {
 			t.Errorf("%s: dropped %d writes of %d events (%d without DropDataless); want some, not all", run, writes, all.Events, noWrites)
 		}

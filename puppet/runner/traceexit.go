@@ -44,8 +44,9 @@ func puppetExitInTrace(path string) (exit TraceExit, ok bool, err error) {
 	}
 	defer f.Close()
 	rd := strace.NewReader(f, strace.Options{
-		Want:           func(name string) bool { return name == "execve" || name == "execveat" },
-		SkipFailedArgs: true,
+		Want: func(name string) bool { return name == "execve" || name == "execveat" },
+		// A failed exec is not Puppet's: its path is not needed.
+		LookupArgs: func(*tracer.Event) bool { return false },
 	})
 	defer rd.Close()
 	pid := 0

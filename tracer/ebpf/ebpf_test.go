@@ -322,10 +322,10 @@ func TestSameAsStrace(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("strace: %v: %s", err, out)
 	}
-	// Failed lookups are decoded, as the analysis decodes them: eBPF sends
-	// them with their paths, so both sides have the same Missing statements.
-	r, err := strace.Open(tracePath, strace.Options{Want: fstrace.Wanted, Args: fstrace.ArgsUsed, SkipFailedArgs: true,
-		FailedArgs: func(ev *tracer.Event) bool { return linux.LookupErrno(ev.Errno) && linux.LooksUp(ev.Syscall) }})
+	// Of the failed calls, the failed lookups only, decoded, as eBPF sends
+	// them (tracer.FailedLookups): both sides have the same Missing
+	// statements.
+	r, err := strace.Open(tracePath, strace.Options{Want: fstrace.Wanted, Args: fstrace.ArgsUsed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -460,10 +460,11 @@ func TestExecveatOfAnFd(t *testing.T) {
 	t.Errorf("no successful execveat among %d events (the fd was %d)", len(evs), opened)
 }
 
-// Failed calls are dropped in the kernel unless KeepFailed, but for failed
-// lookups (linux.LooksUp, linux.LookupErrno), sent with their path; kept, they have their
-// errno.
-func TestKeepFailed(t *testing.T) {
+// Failed calls are dropped in the kernel (tracer.FailedLookups), but for
+// failed lookups (linux.LooksUp, linux.LookupErrno), sent with their path;
+// with tracer.FailedAll every failed call is sent, with its errno and its
+// path.
+func TestFailedCalls(t *testing.T) {
 	needEBPF(t)
 	const missing = "/nonexistent-fsmove-ebpf-test"
 	// cat's open of missing is a failed lookup; rmdir's is not (rmdir is no
@@ -481,7 +482,7 @@ func TestKeepFailed(t *testing.T) {
 			if ev.Syscall == "openat" && ev.Errno == "ENOENT" && ev.Arg(1).Str == missing {
 				openMissing++
 			}
-			if ev.Syscall == "rmdir" {
+			if ev.Syscall == "rmdir" && ev.Arg(0).Str == missing {
 				rmdir++
 			}
 		}
@@ -489,17 +490,17 @@ func TestKeepFailed(t *testing.T) {
 	}
 	failed, lookups, openMissing, rmdir := count(traceWith(t, Options{}, work))
 	if failed != lookups {
-		t.Errorf("%d failed calls delivered without KeepFailed, %d of them failed lookups", failed, lookups)
+		t.Errorf("%d failed calls delivered with FailedLookups, %d of them failed lookups", failed, lookups)
 	}
 	if openMissing == 0 {
 		t.Errorf("the failed openat (ENOENT) of %s, a lookup, was not delivered with its path", missing)
 	}
 	if rmdir != 0 {
-		t.Errorf("%d failed rmdirs delivered without KeepFailed", rmdir)
+		t.Errorf("%d failed rmdirs delivered with FailedLookups", rmdir)
 	}
-	failed, lookups, _, rmdir = count(traceWith(t, Options{KeepFailed: true}, work))
+	failed, lookups, _, rmdir = count(traceWith(t, Options{Failed: tracer.FailedAll}, work))
 	if rmdir == 0 || failed == lookups {
-		t.Errorf("KeepFailed: %d failed calls, %d failed lookups, %d failed rmdirs: the others were dropped", failed, lookups, rmdir)
+		t.Errorf("FailedAll: %d failed calls, %d failed lookups, %d failed rmdirs of %s with its path: the others were dropped or not read", failed, lookups, rmdir, missing)
 	}
 }
 

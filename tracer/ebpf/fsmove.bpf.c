@@ -90,8 +90,9 @@ struct event {
 
 /* Set by user space before attaching. */
 volatile const __u64 target_cgroup = 0;
-/* Failed calls have no effect on the model; unless keep_failed, they are
- * not sent at all (in a Puppet run four calls in five are failed lookups). */
+/* Failed calls have no effect on the model but failed lookups; unless
+ * keep_failed (tracer.FailedAll), the others are not sent at all (in a
+ * Puppet run four calls in five fail, nearly all of them not lookups). */
 volatile const __u8 keep_failed = 0;
 volatile const __u32 target_level = 0; /* 0: exact cgroup; else ancestor level */
 /* The pid namespace whose ids events carry (the container's), as the kernel
@@ -363,8 +364,9 @@ int sys_exit(__u64 *ctx)
 
 	__u32 used = 0;
 	/* A failed call has no effect on the model: its arguments are not
-	 * read, but for a failed lookup's strings. */
-	if (e->ret >= 0 || lookup_failed) {
+	 * read, but for a failed lookup's strings (and every failed call's
+	 * with keep_failed: tracer.FailedAll). */
+	if (e->ret >= 0 || lookup_failed || keep_failed) {
 		if (p->exec && !failed) {
 			e->flags |= F_ARGS_LOST;
 			if (ep && ep->len > 0 && ep->len <= PATH_MAX) {

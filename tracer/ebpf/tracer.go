@@ -26,7 +26,8 @@
 // that text back to the same events.
 //
 // What differs from strace's capture (none of it changes the analysis):
-// failed calls are dropped in the kernel unless Options.KeepFailed; writes
+// failed calls are dropped in the kernel but for failed lookups
+// (Options.Failed, tracer.FailedLookups); writes
 // are kept for fds 1 and 2 (the block markers) and, to other fds, only when
 // they are short (at most 32 bytes: a pid written to cgroup.procs); pids are
 // the thread ids of Options.PidNS (the container's, as clone returns them
@@ -88,10 +89,10 @@ type Options struct {
 	// RingBytes is the ring buffer size, a power of two multiple of the page
 	// size; 0 means 64 MiB.
 	RingBytes uint32
-	// KeepFailed sends failed calls too (with their errno, without their
-	// string arguments). By default the program drops them: they have no
-	// effect on the model, and they are most of a Puppet run's calls.
-	KeepFailed bool
+	// Failed says which failed calls are sent (tracer.Failed): by default
+	// the program drops all but the failed lookups in the kernel; with
+	// tracer.FailedAll it sends every one, with its strings.
+	Failed tracer.Failed
 	// PidNS is the pid namespace whose thread ids events carry: the
 	// container's (PidNamespace of its init), so that the pids clone returns
 	// inside the container are the pids of the children's events. A traced
@@ -217,7 +218,7 @@ func Start(opts Options) (*Tracer, error) {
 			return nil, fmt.Errorf("ebpf: %w", err)
 		}
 	}
-	if opts.KeepFailed {
+	if opts.Failed == tracer.FailedAll {
 		if err := spec.Variables["keep_failed"].Set(uint8(1)); err != nil {
 			return nil, fmt.Errorf("ebpf: %w", err)
 		}

@@ -17,9 +17,9 @@ type callRow struct {
 	names []string
 	// atEntry decodes the arguments at the seccomp stop rather than at
 	// the syscall exit: exec replaces the memory the path is in. Every other
-	// call is decoded at its exit, and only when it succeeded (unless
-	// Options.FailedArgs): four calls in five in a Puppet run are failed
-	// lookups, and their paths are never looked at.
+	// call is decoded at its exit, and only when it succeeded or is a
+	// failed lookup (unless Options.Failed is tracer.FailedAll): four calls
+	// in five in a Puppet run fail, and nearly all are never looked at.
 	atEntry bool
 	// newProc marks the calls that create a process or thread: their event
 	// is emitted at the PTRACE_EVENT_{FORK,VFORK,CLONE} stop, with the new

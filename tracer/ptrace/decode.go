@@ -30,19 +30,6 @@ func regArg(r *unix.PtraceRegs, i int) uint64 {
 // Buffers the call fills (getcwd's path, pipe's fds) are read only when
 // filled is set (a successful call at its exit).
 func (l *loop) decodeArgs(tk *task, filled bool) {
-	l.decodeArgsFrom(tk, filled, false)
-}
-
-// decodeRegs appends the call's arguments as its registers hold them,
-// reading nothing from the tracee's memory: strings, buffers and structs
-// are pointers. It is how a failed call that the analysis ignores is
-// recorded, at no cost beyond the registers, so that trace.log prints it
-// with its arguments as strace does when it cannot read them.
-func (l *loop) decodeRegs(tk *task) {
-	l.decodeArgsFrom(tk, false, true)
-}
-
-func (l *loop) decodeArgsFrom(tk *task, filled, regsOnly bool) {
 	ev := &tk.ev
 	pid := tk.tid
 	// How much written data is read: Options.DataBytes of a write to fd 1
@@ -57,11 +44,7 @@ func (l *loop) decodeArgsFrom(tk *task, filled, regsOnly bool) {
 		if tk.row.names != nil {
 			a.Name = tk.row.names[i]
 		}
-		val := kind.Value()
-		if regsOnly && val >= linux.ValPointer { // every value from ValPointer on is an address
-			val = linux.ValPointer
-		}
-		switch val {
+		switch kind.Value() {
 		case linux.ValInt32:
 			a.Kind, a.Int = tracer.ArgInt, int64(int32(uint32(v)))
 		case linux.ValUint32:

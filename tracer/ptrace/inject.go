@@ -32,7 +32,7 @@ import (
 // restores the registers one instruction back, so that the execve runs
 // again, now under both filters. A `readlink -f` or `realpath` in an Exec,
 // whose glibc or gnulib realpath reads a link a File made, is stopped and
-// recorded as before. Options.NoPredict and Options.FailedArgs keep every
+// recorded as before. Options.NoPredict and tracer.FailedAll keep every
 // readlink stopped everywhere.
 
 // realpathBufsiz is the bufsiz of glibc's realpath readlink calls

@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/elastic/go-seccomp-bpf/arch"
+	"github.com/fsmove/fsmove/tracer"
 	"golang.org/x/sys/unix"
 )
 
@@ -21,7 +22,7 @@ import (
 // tracee may see other files than the tracer at the same path), nor when
 // asked to stop every call twice or to decode every failure.
 func (l *loop) predicting() bool {
-	return !l.viewChanged && !l.opts.NoPredict && !l.opts.FailedArgs
+	return !l.viewChanged && !l.opts.NoPredict && l.opts.Failed != tracer.FailedAll
 }
 
 // predictFailure tries a readlink call's path in the tracer (see

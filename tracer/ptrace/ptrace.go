@@ -16,11 +16,10 @@
 //   - At a seccomp stop the tracer notes the call and resumes with
 //     PTRACE_SYSCALL; at the syscall-exit stop it reads the result and the
 //     arguments (registers with PTRACE_GETREGS, strings with
-//     process_vm_readv) and emits one event. Arguments are read at the exit,
-//     and from memory only for successful calls and failed lookups (ENOENT
-//     or ENOTDIR of a call that looks a path up: linux.LooksUp)
-//     unless Options.FailedArgs: other failed calls have the arguments their
-//     registers hold, strings as pointers; execve's at its entry.
+//     process_vm_readv) and emits one event. Arguments are read at the exit
+//     (execve's at its entry). Of the failed calls only the failed lookups
+//     (ENOENT or ENOTDIR of a call that looks a path up: linux.LooksUp) are
+//     emitted, unless Options.Failed is tracer.FailedAll.
 //   - fork, vfork, clone and clone3 are followed (PTRACE_O_TRACE{FORK,VFORK,
 //     CLONE}); their event is emitted at the PTRACE_EVENT stop with the new
 //     pid, before the child runs, so a child's calls never precede its
@@ -84,13 +83,12 @@ type Options struct {
 	// have no filter; at the end they are detached and go on. Start fails
 	// with ErrAttach, naming the pid, when one cannot be attached.
 	Attach []int
-	// FailedArgs decodes the arguments of every failed call from memory
-	// (for a readable saved trace); by default a failed call has the
-	// arguments its registers hold (strings, buffers and structs as
-	// pointers), except a failed lookup (linux.LooksUp, linux.LookupErrno), whose
-	// arguments are decoded: that is all the analysis uses. It also turns
-	// prediction off.
-	FailedArgs bool
+	// Failed says which failed calls are emitted (tracer.Failed): by
+	// default only the failed lookups, with their arguments, which is all
+	// the analysis uses; tracer.FailedAll emits every failed call with its
+	// arguments decoded from memory (a readable saved trace), and turns
+	// prediction off (a predicted readlink would not be emitted).
+	Failed tracer.Failed
 	// NoPredict turns off the prediction of failed readlink calls (see
 	// Stats.Predicted) and of stats (Stats.PredictedStats), and stops the
 	// readlinks of the command's own realpath lookups (inject.go): every

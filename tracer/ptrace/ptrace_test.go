@@ -530,7 +530,9 @@ func TestThreadExec(t *testing.T) {
 // TestPredictedReadlinks: readlinks the tracer sees fail are not stopped
 // twice, and emitted only when they are failed lookups (ENOENT, with their
 // path); successful ones, and those naming the tracee's own /proc entries,
-// are stopped and emitted.
+// are stopped and emitted. Without prediction the same are emitted; with
+// tracer.FailedAll every failed one is, with its path, and none is
+// predicted.
 func TestPredictedReadlinks(t *testing.T) {
 	bin := buildC(t, "readlinks")
 	dir := t.TempDir()
@@ -538,8 +540,16 @@ func TestPredictedReadlinks(t *testing.T) {
 	if err := os.Symlink("/etc/hostname", link); err != nil {
 		t.Fatal(err)
 	}
-	for _, noPredict := range []bool{false, true} {
-		tr, err := Start(context.Background(), []string{bin, link}, Options{NoPredict: noPredict})
+	for _, m := range []struct {
+		opts      Options
+		predicted int64
+		failed    int
+	}{
+		{Options{}, 101, 100},
+		{Options{NoPredict: true}, 0, 100},
+		{Options{Failed: tracer.FailedAll}, 0, 101},
+	} {
+		tr, err := Start(context.Background(), []string{bin, link}, m.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -548,7 +558,7 @@ func TestPredictedReadlinks(t *testing.T) {
 			t.Fatalf("exit %d, %v", code, err)
 		}
 		ok := map[string]bool{}
-		failed, missing := 0, 0
+		failed, missing, invalid := 0, 0, 0
 		for _, ev := range evs {
 			if ev.Syscall != "readlink" {
 				continue
@@ -557,31 +567,26 @@ func TestPredictedReadlinks(t *testing.T) {
 			case ev.Errno == "ENOENT" && ev.Arg(0).Str == "/nonexistent/x":
 				missing++
 				failed++
-			case ev.Failed():
+			case ev.Errno == "EINVAL" && ev.Arg(0).Str == "/etc/hostname":
+				invalid++
 				failed++
-				for _, a := range ev.Args { // from the registers only
-					if a.Kind == tracer.ArgStr {
-						t.Errorf("NoPredict=%v: failed %s readlink's memory read: %+v", noPredict, ev.Errno, ev.Args)
-					}
-				}
+			case ev.Failed():
+				t.Errorf("%+v: a failed readlink without its path: %+v", m.opts, ev)
 			default:
 				ok[ev.Arg(0).Str] = true
 			}
 		}
 		if missing != 100 {
-			t.Errorf("NoPredict=%v: %d ENOENT readlinks emitted with their path, want 100", noPredict, missing)
+			t.Errorf("%+v: %d ENOENT readlinks emitted with their path, want 100", m.opts, missing)
 		}
 		for _, p := range []string{link, "/proc/self/exe", "/proc/self/fd/50"} {
 			if !ok[p] {
-				t.Errorf("NoPredict=%v: no successful readlink of %s", noPredict, p)
+				t.Errorf("%+v: no successful readlink of %s", m.opts, p)
 			}
 		}
-		st := tr.Stats()
-		switch {
-		case !noPredict && (st.Predicted != 101 || failed != 100):
-			t.Errorf("predicted %d, emitted %d failed readlinks; want 101 predicted, the 100 ENOENT emitted", st.Predicted, failed)
-		case noPredict && (st.Predicted != 0 || failed != 101):
-			t.Errorf("NoPredict: predicted %d, emitted %d failed readlinks; want 0 and 101", st.Predicted, failed)
+		if st := tr.Stats(); st.Predicted != m.predicted || failed != m.failed {
+			t.Errorf("%+v: predicted %d, emitted %d failed readlinks (%d EINVAL); want %d and %d",
+				m.opts, st.Predicted, failed, invalid, m.predicted, m.failed)
 		}
 	}
 }
@@ -700,14 +705,14 @@ func TestPredictedStats(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	stats := func(noPredict bool) ([]string, Stats) {
-		tr, err := Start(context.Background(), []string{bin, data}, Options{NoPredict: noPredict})
+	stats := func(opts Options) ([]string, Stats) {
+		tr, err := Start(context.Background(), []string{bin, data}, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		evs := collect(t, tr)
 		if code, err := tr.Wait(); code != 0 || err != nil {
-			t.Fatalf("NoPredict=%v: exit %d, %v", noPredict, code, err)
+			t.Fatalf("%+v: exit %d, %v", opts, code, err)
 		}
 		var calls []string
 		for _, ev := range evs {
@@ -717,17 +722,26 @@ func TestPredictedStats(t *testing.T) {
 		}
 		return calls, tr.Stats()
 	}
-	want, _ := stats(true)
-	got, st := stats(false)
+	want, _ := stats(Options{NoPredict: true})
+	got, st := stats(Options{})
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("predicted stats differ from the calls' own:\n%s", diffLines(got, want))
 	}
 	all := strings.Join(want, "\n")
-	// (A failed call of another errno than a lookup's is recorded without
-	// its path.)
-	for _, s := range []string{`"" -1 EACCES`, `"" -1 EBADF`, `"nope" -1 ENOENT`, `"f/x" -1 ENOTDIR`, `"/proc/self/fd/99" -1 ENOENT`} {
+	for _, s := range []string{`"nope" -1 ENOENT`, `"f/x" -1 ENOTDIR`, `"/proc/self/fd/99" -1 ENOENT`} {
 		if !strings.Contains(all, s) {
 			t.Errorf("no %s among\n%s", s, all)
+		}
+	}
+	// The failures that are not lookups are emitted with tracer.FailedAll
+	// only.
+	everyFailed, _ := stats(Options{Failed: tracer.FailedAll})
+	for _, s := range []string{`-1 EACCES`, `-1 EBADF`} {
+		if strings.Contains(all, s) {
+			t.Errorf("%s emitted, not being a failed lookup:\n%s", s, all)
+		}
+		if !strings.Contains(strings.Join(everyFailed, "\n"), s) {
+			t.Errorf("FailedAll: no %s among\n%s", s, strings.Join(everyFailed, "\n"))
 		}
 	}
 	// f, nope, f/x; f and nope by fd; the fstat: 6 (and the loader's own

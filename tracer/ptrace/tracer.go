@@ -107,7 +107,7 @@ func (t *Tracer) run(ctx context.Context, self, path string, argv []string, opts
 		pinToThisCPU()
 	}
 
-	lax := !opts.NoPredict && !opts.FailedArgs
+	lax := !opts.NoPredict && opts.Failed != tracer.FailedAll
 	mode := childMode{nnp: opts.NoNewPrivs, lax: lax}.String()
 	env := opts.Env
 	if env == nil {
@@ -474,12 +474,14 @@ func (l *loop) syscallExit(tk *task) {
 		l.resume(tk, 0)
 		return
 	}
+	failed := ev.Errno != ""
+	if failed && l.opts.Failed != tracer.FailedAll && !(tk.row.lookup && linux.LookupErrno(ev.Errno)) {
+		// Not a failed lookup: not delivered (tracer.FailedLookups).
+		l.resume(tk, 0)
+		return
+	}
 	if !tk.row.atEntry && !tk.row.newProc {
-		if ev.Errno == "" || l.opts.FailedArgs || tk.row.lookup && linux.LookupErrno(ev.Errno) {
-			l.decodeArgs(tk, ev.Errno == "")
-		} else {
-			l.decodeRegs(tk)
-		}
+		l.decodeArgs(tk, !failed)
 	}
 	l.emit(ev)
 	l.resume(tk, 0)

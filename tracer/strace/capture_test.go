@@ -35,7 +35,7 @@ func TestRealCaptures(t *testing.T) {
 	const weirdPath = `/tmp/st/d (1)/a b,c"q[1].txt`
 	for _, name := range []string{"f.log", "stderr.log", "ytt.log.gz", "xraw.log.gz", "xverbose.log.zst", "ff", "single.log", "ik.log.gz"} {
 		t.Run(name, func(t *testing.T) {
-			r, err := Open(filepath.Join("..", "..", "testdata", "strace", name), Options{})
+			r, err := Open(filepath.Join("..", "..", "testdata", "strace", name), Options{Failed: tracer.FailedAll})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,7 +160,7 @@ func TestCapturesAgree(t *testing.T) {
 // kernel's.
 func TestModernCalls(t *testing.T) {
 	for _, name := range []string{"modern.log", "modern-raw.log"} {
-		r, err := Open(filepath.Join("..", "..", "testdata", "strace", name), Options{})
+		r, err := Open(filepath.Join("..", "..", "testdata", "strace", name), Options{Failed: tracer.FailedAll})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +196,7 @@ func TestModernCalls(t *testing.T) {
 // TestThreadCapture reads a Python thread start (glibc's clone3 with its
 // "=> {parent_tid=[N]}" out-part) and the thread's own calls.
 func TestThreadCapture(t *testing.T) {
-	r, err := Open(filepath.Join("..", "..", "testdata", "strace", "threads.log"), Options{})
+	r, err := Open(filepath.Join("..", "..", "testdata", "strace", "threads.log"), Options{Failed: tracer.FailedAll})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,13 +51,14 @@ func FuzzReader(f *testing.F) {
 				}
 			}
 		}
-		opts := Options{}
+		opts := Options{Failed: tracer.FailedAll}
 		if filter {
 			opts.Want = func(name string) bool { return strings.HasPrefix(name, "o") || name == "clone3" }
-			// Failed calls: only ENOENT ones decoded, the first two
-			// arguments only, the line left unread after them.
-			opts.SkipFailedArgs = true
-			opts.FailedArgs = func(ev *tracer.Event) bool { return ev.Errno == "ENOENT" }
+			// Failed calls: the failed lookups, only ENOENT ones decoded,
+			// the first two arguments only, the line left unread after
+			// them.
+			opts.Failed = tracer.FailedLookups
+			opts.LookupArgs = func(ev *tracer.Event) bool { return ev.Errno == "ENOENT" }
 			opts.Args = func(string) uint64 { return 0b11 }
 		}
 		r := NewReader(bytes.NewReader(data), opts)

@@ -40,14 +40,14 @@ type callInfo struct {
 	// writes is set for a call that writes data (linux.Syscall.Writes)
 	// under Options.ShortWrites: argument 1's kind.
 	writes linux.ArgKind
-	// failedWanted: the call's failures are kept (linux.LooksUp with
-	// Options.FailedLookups; true without it).
+	// failedWanted: the call is a lookup (linux.LooksUp), whose failures
+	// are kept whatever Options.Failed says.
 	failedWanted bool
 }
 
 // dropCounts counts the calls a Reader scanned and did not deliver.
 type dropCounts struct {
-	failed int64 // Options.FailedLookups
+	failed int64 // tracer.FailedLookups
 	writes int64 // Options.DropDataless
 }
 
@@ -71,11 +71,11 @@ type lineParser struct {
 	recent     [256]*callInfo           // cache of calls, indexed by a cheap hash of the name
 	names      map[string]string        // interned argument names (name=value) and errno names
 	// failedStrs interns the strings of the failed calls decoded for
-	// Options.FailedArgs (the same few paths probed again and again), so
+	// Options.LookupArgs (the same few paths probed again and again), so
 	// that they cost no allocation; failedCall is set while one is decoded.
 	failedStrs map[string]string
 	failedCall bool
-	// dropped counts the calls scanned and dropped (Options.FailedLookups,
+	// dropped counts the calls scanned and dropped (tracer.FailedLookups,
 	// DropDataless).
 	dropped dropCounts
 	// recentExprs caches the values of symbolic expressions (expr).
@@ -119,7 +119,7 @@ type callTable struct {
 	mu          sync.Mutex
 	want        func(syscall string) bool
 	args        func(syscall string) uint64
-	failedWant  func(syscall string) bool // linux.LooksUp with Options.FailedLookups
+	failedWant  func(syscall string) bool // linux.LooksUp
 	shortWrites bool
 	calls       map[string]*callInfo
 }
@@ -157,11 +157,13 @@ func (t *callTable) lookup(name []byte) (c *callInfo, known bool) {
 // scanRules is what scanning needs of the Options: fixed once the Reader
 // is made, read by every scanning goroutine.
 type scanRules struct {
-	skipFailedArgs bool
-	dropFailed     bool
-	dropDataless   bool
-	markerData     func(printed []byte) bool
-	failedErrnos   []string // linux.LookupErrnos with Options.FailedLookups
+	// failedLookups: of the failed calls only the failed lookups are
+	// kept (tracer.FailedLookups). Either way a failed lookup's arguments
+	// are left to LookupArgs.
+	failedLookups bool
+	dropDataless  bool
+	markerData    func(printed []byte) bool
+	failedErrnos  []string // linux.LookupErrnos
 	// errnoPick[len][last byte] is set for the failedErrnos.
 	errnoPick [16][256]bool
 	calls     callTable
@@ -169,15 +171,11 @@ type scanRules struct {
 
 func newScanRules(opts Options) *scanRules {
 	s := &scanRules{
-		skipFailedArgs: opts.SkipFailedArgs,
-		dropFailed:     opts.FailedLookups && opts.SkipFailedArgs,
-		dropDataless:   opts.DropDataless && opts.ShortWrites,
-		markerData:     opts.MarkerData,
-		calls:          callTable{want: opts.Want, args: opts.Args, shortWrites: opts.ShortWrites},
-	}
-	if s.dropFailed {
-		s.failedErrnos = linux.LookupErrnos
-		s.calls.failedWant = linux.LooksUp
+		failedLookups: opts.Failed != tracer.FailedAll,
+		dropDataless:  opts.DropDataless && opts.ShortWrites,
+		markerData:    opts.MarkerData,
+		calls:         callTable{want: opts.Want, args: opts.Args, shortWrites: opts.ShortWrites, failedWant: linux.LooksUp},
+		failedErrnos:  linux.LookupErrnos,
 	}
 	for _, e := range s.failedErrnos {
 		if n := len(e); n > 0 && n < len(s.errnoPick) {
@@ -187,12 +185,8 @@ func newScanRules(opts Options) *scanRules {
 	return s
 }
 
-// failedErrno reports whether errno is one of failedErrnos (any, when
-// there are none).
+// failedErrno reports whether errno is one of failedErrnos.
 func (s *scanRules) failedErrno(errno []byte) bool {
-	if s.failedErrnos == nil {
-		return true
-	}
 	// Length and last letter first, from a table: most failed calls are
 	// rejected in a few instructions.
 	n := len(errno)

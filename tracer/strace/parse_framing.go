@@ -14,7 +14,7 @@ import (
 // the scanned lines in trace order and decides what depends on the lines
 // before: the pid of unprefixed lines once strace -f named the first process,
 // the pairing of unfinished and resumed halves, the exits that end pending
-// calls, Options.FailedArgs's choice, warnings and the strict mode's error.
+// calls, Options.LookupArgs's choice, warnings and the strict mode's error.
 
 // lineKind is what scanning a line found.
 type lineKind uint8
@@ -31,7 +31,7 @@ const (
 	// the line's pid.
 	lineSuperseded
 	// lineFailed: a failed wanted call whose arguments are decoded only if
-	// Options.FailedArgs, asked in order, says so. ev has Pid, Syscall, Ret
+	// Options.LookupArgs, asked in order, says so. ev has Pid, Syscall, Ret
 	// and Errno; args[argsAt:] is the text of its arguments.
 	lineFailed
 	// lineMalformed: why says what could not be read.
@@ -332,31 +332,26 @@ func (p *lineParser) resetEvent(kind tracer.EventKind, pid int, name string) *tr
 
 // scanCall decodes "args) = ret …" from b[i:] into the event, the arguments
 // in call.args only (0: all). A failed call whose arguments depend on
-// Options.FailedArgs is left to apply (lineFailed).
+// Options.LookupArgs is left to apply (lineFailed).
 func (p *lineParser) scanCall(call *callInfo, pid int, b []byte, i int) {
 	ev := p.resetEvent(tracer.KindSyscall, pid, call.name)
 	p.out.call = call
-	if p.rules.skipFailedArgs {
-		if ret, errno, ok := failedTail(b[i:]); ok {
-			if p.rules.failedErrno(errno) && call.failedWanted {
-				ev.Ret, ev.Errno = ret, p.intern(errno)
-				p.out.kind, p.out.args, p.out.argsAt = lineFailed, b, i
-				return
-			}
-			if p.rules.dropFailed {
-				p.dropped.failed++
-				p.out.kind = lineNone // also for a call joined from its halves
-				return
-			}
+	if ret, errno, ok := failedTail(b[i:]); ok {
+		if p.rules.failedErrno(errno) && call.failedWanted {
 			ev.Ret, ev.Errno = ret, p.intern(errno)
-			p.out.kind = lineEvent
+			p.out.kind, p.out.args, p.out.argsAt = lineFailed, b, i
+			return
+		}
+		if p.rules.failedLookups {
+			p.dropped.failed++
+			p.out.kind = lineNone // also for a call joined from its halves
 			return
 		}
 	}
 	p.decodeArgs(b, i, call.args, -1)
 }
 
-// decodeFailed decodes the arguments of a lineFailed call Options.FailedArgs
+// decodeFailed decodes the arguments of a lineFailed call Options.LookupArgs
 // asked for: up to the last argument the caller reads (the result is known
 // already, the rest of the line is left unread), strings interned.
 func (p *lineParser) decodeFailed(out *scannedLine) {

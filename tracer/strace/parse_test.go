@@ -3,6 +3,7 @@ package strace
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math/bits"
 	"reflect"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fsmove/fsmove/tracer"
+	"github.com/fsmove/fsmove/tracer/linux"
 )
 
 // events reads a whole trace given as text.
@@ -22,7 +24,7 @@ func events(t *testing.T, text string, opts Options) ([]tracer.Event, *Reader) {
 // one reads a one-line trace that must give exactly one event and no warning.
 func one(t *testing.T, line string) tracer.Event {
 	t.Helper()
-	evs, r := events(t, line+"\n", Options{})
+	evs, r := events(t, line+"\n", Options{Failed: tracer.FailedAll})
 	if len(r.Warnings()) != 0 {
 		t.Fatalf("%s: warnings %+v", line, r.Warnings())
 	}
@@ -208,23 +210,23 @@ func TestDroppedCalls(t *testing.T) {
 1 rename("/d", "/e") = -1 ENOTDIR (Not a directory)
 `
 	cases := []struct {
-		failedLookups    bool
-		events           []string // syscall names delivered
-		failed, dataless int64
+		failed            tracer.Failed
+		events            []string // syscall names delivered
+		dropped, dataless int64
 	}{
-		{false, []string{"rmdir", "openat", "rmdir", "write", "write", "rename"}, 0, 1},
-		{true, []string{"openat", "write"}, 4, 1},
+		{tracer.FailedAll, []string{"rmdir", "openat", "rmdir", "write", "write", "rename"}, 0, 1},
+		{tracer.FailedLookups, []string{"openat", "write"}, 4, 1},
 	}
 	for k, c := range cases {
-		opts := Options{SkipFailedArgs: true, FailedLookups: c.failedLookups, ShortWrites: true, DropDataless: true}
+		opts := Options{Failed: c.failed, ShortWrites: true, DropDataless: true}
 		evs, r := events(t, trace, opts)
 		var names []string
 		for _, ev := range evs {
 			names = append(names, ev.Syscall)
 		}
-		if !slices.Equal(names, c.events) || r.DroppedFailed() != c.failed || r.DroppedWrites() != c.dataless {
+		if !slices.Equal(names, c.events) || r.DroppedFailed() != c.dropped || r.DroppedWrites() != c.dataless {
 			t.Errorf("case %d: events %v, dropped %d failed and %d writes; want %v, %d and %d",
-				k, names, r.DroppedFailed(), r.DroppedWrites(), c.events, c.failed, c.dataless)
+				k, names, r.DroppedFailed(), r.DroppedWrites(), c.events, c.dropped, c.dataless)
 		}
 	}
 }
@@ -618,49 +620,62 @@ func TestOverlongLine(t *testing.T) {
 	}
 }
 
-// TestSkipFailedArgs: with SkipFailedArgs a failed call keeps its Ret and
-// Errno but not its arguments; every other line decodes as without it, even
-// when an argument string holds the words of a failed return.
-func TestSkipFailedArgs(t *testing.T) {
+// TestFailedCalls: tracer.FailedAll delivers every line decoded; with
+// tracer.FailedLookups a failed call that is no failed lookup is not
+// delivered, a failed lookup is (decoded, or with its Ret and Errno only
+// when LookupArgs says no), and every other line decodes as with
+// FailedAll, even when an argument string holds the words of a failed
+// return.
+func TestFailedCalls(t *testing.T) {
 	lines := []struct {
 		line   string
-		failed bool
 		errno  string
+		lookup bool // a failed lookup
 	}{
-		{`7 readlink("/usr/lib/ruby", 0x7ffd, 1023) = -1 EINVAL (Invalid argument)`, true, "EINVAL"},
-		{`7 openat(AT_FDCWD, "/x", O_RDONLY) = -1 ENOENT (No such file or directory) <0.000012>`, true, "ENOENT"},
-		{`7 access("/y", R_OK) = -13 EACCES`, true, "EACCES"},
-		{`7 write(1, "x = -1 ENOENT (No such file or directory)", 41) = 41`, false, ""},
-		{`7 write(1, "= -1 EPERM (Operation not permitted)"..., 300) = 300`, false, ""},
-		{`7 openat(AT_FDCWD, "/a (b)", O_RDONLY) = 3`, false, ""},
-		{`7 fcntl(3, F_GETFL) = 0x8000 (flags O_RDONLY|O_LARGEFILE)`, false, ""},
+		{`7 readlink("/usr/lib/ruby", 0x7ffd, 1023) = -1 EINVAL (Invalid argument)`, "EINVAL", false},
+		{`7 openat(AT_FDCWD, "/x", O_RDONLY) = -1 ENOENT (No such file or directory) <0.000012>`, "ENOENT", true},
+		{`7 access("/y", R_OK) = -13 EACCES`, "EACCES", false},
+		{`7 rmdir("/z") = -1 ENOENT (No such file or directory)`, "ENOENT", false},
+		{`7 write(1, "x = -1 ENOENT (No such file or directory)", 41) = 41`, "", false},
+		{`7 write(1, "= -1 EPERM (Operation not permitted)"..., 300) = 300`, "", false},
+		{`7 openat(AT_FDCWD, "/a (b)", O_RDONLY) = 3`, "", false},
+		{`7 fcntl(3, F_GETFL) = 0x8000 (flags O_RDONLY|O_LARGEFILE)`, "", false},
 	}
+	no := func(*tracer.Event) bool { return false }
 	for _, c := range lines {
-		for _, skip := range []bool{false, true} {
-			r := NewReader(strings.NewReader(c.line+"\n"), Options{SkipFailedArgs: skip})
+		for _, opts := range []Options{{Failed: tracer.FailedAll}, {}, {LookupArgs: no}} {
+			r := NewReader(strings.NewReader(c.line+"\n"), opts)
 			ev, err := r.Next()
+			failed := c.errno != ""
+			if failed && !c.lookup && opts.Failed == tracer.FailedLookups {
+				if err != io.EOF || r.DroppedFailed() != 1 {
+					t.Errorf("%s (%v): delivered %+v, %v, %d dropped; want it dropped", c.line, opts.Failed, ev, err, r.DroppedFailed())
+				}
+				continue
+			}
 			if err != nil {
 				t.Fatalf("%s: %v", c.line, err)
 			}
-			if ev.Failed() != c.failed || ev.Errno != c.errno {
-				t.Errorf("%s (skip=%v): failed=%v errno=%q, want %v %q", c.line, skip, ev.Failed(), ev.Errno, c.failed, c.errno)
+			if ev.Failed() != failed || ev.Errno != c.errno {
+				t.Errorf("%s (%v): failed=%v errno=%q, want %v %q", c.line, opts.Failed, ev.Failed(), ev.Errno, failed, c.errno)
 			}
-			wantArgs := !(skip && c.failed)
+			wantArgs := !(c.lookup && opts.LookupArgs != nil)
 			if (len(ev.Args) > 0) != wantArgs {
-				t.Errorf("%s (skip=%v): %d args decoded, want args=%v", c.line, skip, len(ev.Args), wantArgs)
+				t.Errorf("%s (%v, LookupArgs %v): %d args decoded, want args=%v", c.line, opts.Failed, opts.LookupArgs != nil, len(ev.Args), wantArgs)
 			}
-			if c.failed && ev.Ret >= 0 {
+			if failed && ev.Ret >= 0 {
 				t.Errorf("%s: Ret %d, want negative", c.line, ev.Ret)
 			}
 		}
 	}
 }
 
-// TestFailedArgs: with SkipFailedArgs and FailedArgs, the failed calls
-// FailedArgs accepts (asked with the name and errno) are decoded, the
-// arguments of Args only; the others are delivered without arguments. A
-// call split into unfinished and resumed halves is decided on the whole.
-func TestFailedArgs(t *testing.T) {
+// TestLookupArgs: of the failed calls, the failed lookups only are
+// delivered; LookupArgs is asked about them (with the name and errno) and
+// those it accepts are decoded, the arguments of Args only; the others are
+// delivered without arguments. A call split into unfinished and resumed
+// halves is decided on the whole.
+func TestLookupArgs(t *testing.T) {
 	text := `7 readlink("/usr/lib/ruby", 0x7ffd, 1023) = -1 EINVAL (Invalid argument)
 7 newfstatat(AT_FDCWD, "/usr/local/bin/x", 0x7ffd, 0) = -1 ENOENT (No such file or directory)
 7 openat(AT_FDCWD, "/etc/passwd/x", O_RDONLY|O_CLOEXEC <unfinished ...>
@@ -668,16 +683,16 @@ func TestFailedArgs(t *testing.T) {
 7 <... openat resumed>) = -1 ENOTDIR (Not a directory) <0.000012>
 7 unlink("/run/x.pid") = -1 ENOENT (No such file or directory)
 7 newfstatat(AT_FDCWD, "/etc", {st_mode=S_IFDIR|0755, ...}, 0) = 0
+7 newfstatat(AT_FDCWD, "/usr/bin/x", 0x7ffd, 0) = -1 ENOENT (No such file or directory)
 `
 	var asked []string
 	opts := Options{
-		SkipFailedArgs: true,
-		FailedArgs: func(ev *tracer.Event) bool {
+		LookupArgs: func(ev *tracer.Event) bool {
 			if len(ev.Args) != 0 || ev.Ret != -1 || ev.Pid != 7 {
-				t.Errorf("FailedArgs asked with %+v", ev)
+				t.Errorf("LookupArgs asked with %+v", ev)
 			}
 			asked = append(asked, ev.Syscall+" "+ev.Errno)
-			return ev.Errno != "EINVAL" && ev.Syscall != "unlink"
+			return ev.Arg(1).Str == "" && len(asked) < 3
 		},
 		Args: func(name string) uint64 {
 			if name == "newfstatat" {
@@ -686,38 +701,29 @@ func TestFailedArgs(t *testing.T) {
 			return 0
 		},
 	}
-	evs, _ := events(t, text, opts)
-	if len(evs) != 6 {
-		t.Fatalf("%d events", len(evs))
+	evs, r := events(t, text, opts)
+	if strings.Join(asked, ",") != "newfstatat ENOENT,openat ENOTDIR,newfstatat ENOENT" {
+		t.Errorf("LookupArgs asked %q", asked)
 	}
-	// FailedLookups: the other failed calls are dropped, and FailedArgs is
-	// asked about the failed lookups only.
-	first := asked
-	asked = nil
-	opts.FailedLookups = true
-	if again, _ := events(t, text, opts); len(again) != 4 || len(again[0].Args) != 4 || len(again[2].Args) != 3 {
-		t.Errorf("with FailedLookups: %+v", again)
+	if r.DroppedFailed() != 2 {
+		t.Errorf("%d failed calls dropped, want 2 (readlink, unlink)", r.DroppedFailed())
 	}
-	if strings.Join(asked, ",") != "newfstatat ENOENT,openat ENOTDIR" {
-		t.Errorf("with FailedLookups, FailedArgs asked %q", asked)
-	}
-	asked = first
 	type want struct {
 		name, errno, path string
 		args              int
 	}
 	wants := []want{
-		{"readlink", "EINVAL", "", 0},
 		{"newfstatat", "ENOENT", "/usr/local/bin/x", 4},
-		{"openat", "ENOTDIR", "/etc/passwd/x", 3},
 		{"close", "", "", 1},
-		{"unlink", "ENOENT", "", 0},
+		{"openat", "ENOTDIR", "/etc/passwd/x", 3},
 		{"newfstatat", "", "/etc", 4},
+		{"newfstatat", "ENOENT", "", 0}, // LookupArgs said no
 	}
-	// events() sorts nothing: the close of pid 8 comes before the resumed openat.
-	order := []int{0, 1, 3, 2, 4, 5}
-	for i, k := range order {
-		ev, w := evs[i], wants[k]
+	if len(evs) != len(wants) {
+		t.Fatalf("%d events, want %d: %+v", len(evs), len(wants), evs)
+	}
+	for i, ev := range evs {
+		w := wants[i]
 		if ev.Syscall != w.name || ev.Errno != w.errno || len(ev.Args) != w.args {
 			t.Errorf("event %d: %s %q with %d args, want %s %q with %d", i, ev.Syscall, ev.Errno, len(ev.Args), w.name, w.errno, w.args)
 			continue
@@ -725,22 +731,21 @@ func TestFailedArgs(t *testing.T) {
 		if w.path != "" && ev.Arg(1).Str != w.path && ev.Arg(0).Str != w.path {
 			t.Errorf("event %d: path %+v, want %q", i, ev.Args, w.path)
 		}
-		if ev.Syscall == "newfstatat" && ev.Arg(2).Kind != tracer.ArgOther {
+		if ev.Syscall == "newfstatat" && len(ev.Args) > 2 && ev.Arg(2).Kind != tracer.ArgOther {
 			t.Errorf("event %d: the stat buffer was decoded: %+v", i, ev.Arg(2))
 		}
 		if w.errno != "" && ev.Ret != -1 {
 			t.Errorf("event %d: Ret %d", i, ev.Ret)
 		}
 	}
-	if strings.Join(asked, ",") != "readlink EINVAL,newfstatat ENOENT,openat ENOTDIR,unlink ENOENT" {
-		t.Errorf("FailedArgs asked %q", asked)
-	}
 }
 
-// TestFailedArgsMatchFullDecode: on real traces, a failed call decoded for
-// FailedArgs has the arguments a full decode gives, up to the last one
-// Args selects, and every other event is unchanged.
-func TestFailedArgsMatchFullDecode(t *testing.T) {
+// TestLookupArgsMatchFullDecode: on real traces, a failed lookup decoded
+// for LookupArgs has the arguments a full decode (tracer.FailedAll) gives,
+// up to the last one Args selects; one not decoded has none; the failed
+// calls that are no failed lookups are the ones left out; and every other
+// event is unchanged.
+func TestLookupArgsMatchFullDecode(t *testing.T) {
 	mask := func(name string) uint64 {
 		if name == "openat" || name == "newfstatat" {
 			return 1<<1 | 1<<0
@@ -749,25 +754,32 @@ func TestFailedArgsMatchFullDecode(t *testing.T) {
 	}
 	for _, name := range []string{"f.log", "stderr.log", "modern.log", "threads.log"} {
 		path := "../../testdata/strace/" + name
-		read := func(opts Options) []tracer.Event {
+		read := func(opts Options) ([]tracer.Event, int64) {
 			r, err := Open(path, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			return readAll(t, r)
+			return readAll(t, r), r.DroppedFailed()
 		}
-		full := read(Options{Args: mask})
-		skip := read(Options{Args: mask, SkipFailedArgs: true,
-			FailedArgs: func(ev *tracer.Event) bool { return ev.Errno == "ENOENT" }})
-		if len(full) != len(skip) {
-			t.Fatalf("%s: %d events, %d with FailedArgs", name, len(full), len(skip))
-		}
-		decoded := 0
-		for i := range full {
-			f, s := full[i], skip[i]
+		full, _ := read(Options{Args: mask, Failed: tracer.FailedAll})
+		lookups, dropped := read(Options{Args: mask,
+			LookupArgs: func(ev *tracer.Event) bool { return ev.Errno == "ENOENT" }})
+		decoded, left := 0, int64(0)
+		j := 0
+		for _, f := range full {
+			// "= ?" is no failed return: it is decoded.
+			if f.Failed() && f.Errno != "?" && !(linux.LooksUp(f.Syscall) && linux.LookupErrno(f.Errno)) {
+				left++
+				continue
+			}
+			if j == len(lookups) {
+				t.Fatalf("%s: line %d (%s) missing with FailedLookups", name, f.Line, f.Syscall)
+			}
+			s := lookups[j]
+			j++
 			if f.Syscall != s.Syscall || f.Pid != s.Pid || f.Ret != s.Ret || f.Errno != s.Errno || f.Line != s.Line {
-				t.Fatalf("%s: event %d: %+v, with FailedArgs %+v", name, i, f, s)
+				t.Fatalf("%s: %+v, with FailedLookups %+v", name, f, s)
 			}
 			want := f.Args
 			switch {
@@ -776,15 +788,18 @@ func TestFailedArgsMatchFullDecode(t *testing.T) {
 					want = want[:n]
 				}
 				decoded++
-			case f.Failed() && f.Errno != "?": // "= ?" is no failed return: decoded
+			case f.Failed() && f.Errno != "?":
 				want = nil
 			}
 			if len(want) != len(s.Args) || (len(want) > 0 && !reflect.DeepEqual(want, s.Args)) {
-				t.Errorf("%s line %d: %s args %+v, with FailedArgs %+v", name, f.Line, f.Syscall, want, s.Args)
+				t.Errorf("%s line %d: %s args %+v, with LookupArgs %+v", name, f.Line, f.Syscall, want, s.Args)
 			}
 		}
+		if j != len(lookups) || left != dropped {
+			t.Errorf("%s: %d events more with FailedLookups; %d failed calls left out, %d counted dropped", name, len(lookups)-j, left, dropped)
+		}
 		if decoded == 0 && name == "f.log" {
-			t.Errorf("%s: no failed call decoded", name)
+			t.Errorf("%s: no failed lookup decoded", name)
 		}
 	}
 }

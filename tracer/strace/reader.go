@@ -8,7 +8,7 @@
 //
 // A single stream is scanned on GOMAXPROCS goroutines, in chunks of whole
 // lines; what depends on earlier lines (unfinished/resumed pairing across
-// chunks, Options.FailedArgs, warnings) is decided in trace order by Next,
+// chunks, Options.LookupArgs, warnings) is decided in trace order by Next,
 // so the events, warnings and errors are those of a serial read. A plain
 // trace file is read through a memory mapping, its lines scanned where
 // they are (mapped.go).
@@ -70,37 +70,30 @@ type Options struct {
 	// Strict makes the first malformed line a fatal error (naming the line)
 	// instead of a counted warning.
 	Strict bool
-	// SkipFailedArgs delivers failed calls ("= -1 ENOENT (…)") with their
-	// Ret and Errno but without decoding their arguments. A caller that
-	// gives failed calls no effect (the analysis does, as the paper does)
-	// sets it: in a real Puppet trace four lines in five are failed lookups
-	// (Ruby's readlink probing of its load path), and decoding them is most
-	// of the reading time.
-	SkipFailedArgs bool
-	// FailedArgs, with SkipFailedArgs, names the failed calls whose
-	// arguments are decoded all the same: those Args selects, up to the
-	// last of them (the rest of the line is left unread: the result is
-	// known), their strings interned (a few paths are probed again and
-	// again: they cost no allocation each time). It is asked
-	// for each failed call of a wanted name, with the event before its
-	// arguments are decoded: Pid, Syscall, Ret and Errno ("ENOENT") are
-	// set, from the end of the line. The analysis decodes the failed
-	// lookups of the processes that act for a block
-	// (fstrace.Lowerer.NeedsFailedArgs): a few percent of the failed
-	// calls. SetFailedArgs replaces it.
-	FailedArgs func(ev *tracer.Event) bool
-	// FailedLookups, with SkipFailedArgs, keeps of the failed calls only
-	// the failed lookups, as tracer/linux's table says and as the native
-	// tracers do (linux.LooksUp: a call of its lookup column that
-	// failed with one of linux.LookupErrnos): the others are not delivered
-	// but counted (Reader.DroppedFailed), without paying for an event each,
-	// and FailedArgs is asked about failed lookups only. The errno is
+	// Failed says which failed calls ("= -1 ENOENT (…)") are delivered
+	// (tracer.Failed). By default (tracer.FailedLookups) only the failed
+	// lookups, as tracer/linux's table says and as the native tracers do
+	// (linux.LooksUp: a call of its lookup column that failed with one of
+	// linux.LookupErrnos); the others are counted (Reader.DroppedFailed)
+	// without being decoded or paying for an event each. The errno is
 	// tested first, on the line (in a Puppet trace most failed calls are
-	// readlinks failing with EINVAL); the name once per name. The dropped
-	// calls are half a Puppet trace's lines (with tens of thousands of
-	// rmdirs failing with ENOENT): a caller for whom they have no effect
-	// (the analysis) sets it.
-	FailedLookups bool
+	// readlinks failing with EINVAL), the name once per name. They are
+	// half a Puppet trace's lines, and decoding them was most of the
+	// reading time. tracer.FailedAll delivers and decodes every line (but
+	// for LookupArgs).
+	Failed tracer.Failed
+	// LookupArgs names the failed lookups whose arguments are decoded; the
+	// others are delivered with their Pid, Syscall, Ret and Errno only.
+	// Nil decodes every one. It is asked
+	// with the event before its arguments are decoded (those four set,
+	// from the end of the line); those it selects are decoded up to the
+	// last argument Args selects (the rest of the line is left unread:
+	// the result is known), their strings interned (a few paths are
+	// probed again and again: they cost no allocation each time). The
+	// analysis decodes the failed lookups of the processes that act for a
+	// block (fstrace.Lowerer.NeedsFailedArgs): a few percent of them.
+	// SetLookupArgs replaces it.
+	LookupArgs func(ev *tracer.Event) bool
 	// ShortWrites decodes the data of a write (write, writev, pwrite64) to
 	// an fd other than 1 and 2 only when it is short, as the native tracers
 	// deliver it (linux.WriteDataRead); a longer write's data argument is
@@ -191,7 +184,7 @@ type Reader struct {
 	warnCount int64
 	malformed int64
 	// dropped counts the calls of the chunks applied so far that their
-	// workers dropped (Options.FailedLookups, DropDataless); p counts the
+	// workers dropped (tracer.FailedLookups, DropDataless); p counts the
 	// others.
 	dropped dropCounts
 }
@@ -405,7 +398,7 @@ func (r *Reader) apply(line *scannedLine) (*tracer.Event, error) {
 	}
 	if line.kind == lineFailed {
 		line.ev.Pid = pid
-		if r.opts.FailedArgs == nil || !r.opts.FailedArgs(&line.ev) {
+		if r.opts.LookupArgs != nil && !r.opts.LookupArgs(&line.ev) {
 			return &line.ev, nil
 		}
 		r.p.decodeFailed(line)
@@ -431,11 +424,11 @@ func (r *Reader) learnSoloPid(unprefixed, pid int) {
 	}
 }
 
-// SetFailedArgs replaces Options.FailedArgs, for a consumer that decides
+// SetLookupArgs replaces Options.LookupArgs, for a consumer that decides
 // as it goes (the analysis asks its lowering, which knows the blocks open
 // so far). Call it between calls to Next.
-func (r *Reader) SetFailedArgs(f func(ev *tracer.Event) bool) {
-	r.opts.FailedArgs = f
+func (r *Reader) SetLookupArgs(f func(ev *tracer.Event) bool) {
+	r.opts.LookupArgs = f
 }
 
 // Warnings returns the first 100 warnings (malformed lines, resumed calls
@@ -469,7 +462,7 @@ func (r *Reader) EndsMidLine() bool {
 	return r.src.endsMidLine()
 }
 
-// DroppedFailed is the number of failed calls that Options.FailedLookups kept
+// DroppedFailed is the number of failed calls that tracer.FailedLookups kept
 // from being delivered, once the trace is read to its end.
 func (r *Reader) DroppedFailed() int64 { return r.dropped.failed + r.p.dropped.failed }
 

@@ -37,40 +37,39 @@ func (s scanShape) String() string {
 }
 
 // readerCase is a set of Options. make builds them afresh for each read, so
-// that an order-dependent FailedArgs starts from the same state.
+// that an order-dependent LookupArgs starts from the same state.
 type readerCase struct {
 	name string
 	make func() (Options, func(r *Reader, events int))
 }
 
-// readerCases: everything decoded; the analysis's shape (Want, Args,
-// SkipFailedArgs with FailedLookups and a FailedArgs whose answers depend on
-// the order it is asked in, replaced by SetFailedArgs half way); strict.
+// readerCases: everything decoded; the analysis's shape (Want, Args, the
+// failed lookups only and a LookupArgs whose answers depend on the order it
+// is asked in, replaced by SetLookupArgs half way); strict.
 var readerCases = []readerCase{
-	{"all", func() (Options, func(*Reader, int)) { return Options{}, nil }},
+	{"all", func() (Options, func(*Reader, int)) { return Options{Failed: tracer.FailedAll}, nil }},
 	{"analysis", func() (Options, func(*Reader, int)) {
 		asked := 0
 		opts := Options{
-			Want:           func(name string) bool { return specSyscalls[name] || name == "read" },
-			Args:           func(name string) uint64 { return map[bool]uint64{true: 0b11}[strings.HasPrefix(name, "open")] },
-			SkipFailedArgs: true,
-			FailedLookups:  true,
-			ShortWrites:    true,
-			MarkerData:     func(printed []byte) bool { return bytes.Contains(printed, []byte("a")) },
-			DropDataless:   true,
-			FailedArgs: func(ev *tracer.Event) bool {
+			Want:         func(name string) bool { return specSyscalls[name] || name == "read" },
+			Args:         func(name string) uint64 { return map[bool]uint64{true: 0b11}[strings.HasPrefix(name, "open")] },
+			Failed:       tracer.FailedLookups,
+			ShortWrites:  true,
+			MarkerData:   func(printed []byte) bool { return bytes.Contains(printed, []byte("a")) },
+			DropDataless: true,
+			LookupArgs: func(ev *tracer.Event) bool {
 				asked++
 				return asked%3 != 0 // depends on every earlier question
 			},
 		}
 		switchAt := func(r *Reader, events int) {
 			if events == 200 {
-				r.SetFailedArgs(func(ev *tracer.Event) bool { return ev.Pid%2 == 0 })
+				r.SetLookupArgs(func(ev *tracer.Event) bool { return ev.Pid%2 == 0 })
 			}
 		}
 		return opts, switchAt
 	}},
-	{"strict", func() (Options, func(*Reader, int)) { return Options{Strict: true}, nil }},
+	{"strict", func() (Options, func(*Reader, int)) { return Options{Strict: true, Failed: tracer.FailedAll}, nil }},
 }
 
 // newShapedReader reads data with the Options of rc, scanned as shape says.

@@ -77,7 +77,7 @@ type scanChunk struct {
 	done chan struct{} // a worker has scanned the chunk
 	// lines is the number of lines in text (counted by the worker).
 	lines int64
-	// dropped counts the calls the worker dropped (Options.FailedLookups,
+	// dropped counts the calls the worker dropped (tracer.FailedLookups,
 	// DropDataless).
 	dropped dropCounts
 	// fault is the error of a scan that faulted on a mapped trace file.

@@ -15,7 +15,7 @@ import (
 // readBack reads every event of a trace text, copying each one.
 func readBack(t *testing.T, text string) []tracer.Event {
 	t.Helper()
-	r := NewReader(strings.NewReader(text), Options{Strict: true})
+	r := NewReader(strings.NewReader(text), Options{Strict: true, Failed: tracer.FailedAll})
 	var out []tracer.Event
 	for {
 		ev, err := r.Next()

@@ -24,7 +24,7 @@ func TestParseGenerated(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := int64(bytes.Count(buf.Bytes(), []byte{'\n'}))
-	r := strace.NewReader(bytes.NewReader(buf.Bytes()), strace.Options{})
+	r := strace.NewReader(bytes.NewReader(buf.Bytes()), strace.Options{Failed: tracer.FailedAll})
 	var events, exits, begins, ends int64
 	var marker puppet.Marker
 	pids := map[int]bool{}
