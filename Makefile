@@ -3,7 +3,7 @@
 #   make test           set up, then vet and run every test (end-to-end included) and short fuzz runs
 #   make build          build bin/fsmove, its version from git describe
 #   make install        build, then install fsmove to $(PREFIX)/bin (default /usr/local)
-#   make bench-analyze  generate a 1 GB trace and print analysis MB/s and peak RSS
+#   make bench-analyze  generate a 1 GB trace and print analysis MB/s, peak RSS and the ratio to wc -l
 #                       (ORIGINAL=BIN: also the medians and ratios against the original FSMoVe)
 #   make bench-debian   run every Debian puppet-module-* package (resumable) and refresh bench/results/
 #   make bench-tracers  apply a fixture untraced and under each tracer, alternating; print median slowdowns
@@ -108,6 +108,7 @@ bench-analyze: build
 	mkdir -p $(BENCH_DIR)
 	test -s $(BENCH_DIR)/trace-$(BENCH_SIZE).log || $(GO) run ./cmd/tracegen -size $(BENCH_SIZE) -o $(BENCH_DIR)/trace-$(BENCH_SIZE).log -catalog $(BENCH_DIR)/catalog-$(BENCH_SIZE).json
 	bin/fsmove analyze --stats --format json -o /dev/null $(BENCH_DIR)/trace-$(BENCH_SIZE).log $(BENCH_DIR)/catalog-$(BENCH_SIZE).json; test $$? -le 1
+	bench/vs-wc bin/fsmove $(BENCH_ROUNDS) $(BENCH_DIR)/trace-$(BENCH_SIZE).log $(BENCH_DIR)/catalog-$(BENCH_SIZE).json
 	if [ -n "$(ORIGINAL)" ]; then \
 		test -s $(BENCH_DIR)/trace-$(BENCH_VS_SIZE).log || $(GO) run ./cmd/tracegen -size $(BENCH_VS_SIZE) -o $(BENCH_DIR)/trace-$(BENCH_VS_SIZE).log -catalog $(BENCH_DIR)/catalog-$(BENCH_VS_SIZE).json || exit 1; \
 		bench/vs-original $(ORIGINAL) bin/fsmove $(BENCH_ROUNDS) $(BENCH_VS_TRACES); \
