@@ -16,12 +16,12 @@ import (
 // account for none.
 func TestCoverage(t *testing.T) {
 	g := newFake()
-	g.add("File[/etc/a.conf]", "m.pp", 1, "content", "x")
+	g.Add("File[/etc/a.conf]", "m.pp", 1, "content", "x")
 	for _, s := range []string{"seen", "failed", "cond", "none", "puppetskipped", "unitfile"} {
-		g.add("Service["+s+"]", "m.pp", 2, "ensure", "running")
+		g.Add("Service["+s+"]", "m.pp", 2, "ensure", "running")
 	}
-	g.add("Service[stopped]", "m.pp", 3, "ensure", "stopped")
-	g.add("Service[booltrue]", "m.pp", 4, "ensure", true)
+	g.Add("Service[stopped]", "m.pp", 3, "ensure", "stopped")
+	g.Add("Service[booltrue]", "m.pp", 4, "ensure", true)
 	res := result(p("/etc/a.conf",
 		a("File[/etc/a.conf]", "p", 1),
 		a(interp.UnitBlock("seen.service"), "c", 2),
@@ -74,9 +74,9 @@ func TestCoverage(t *testing.T) {
 // processes read a file is not observed, with why.
 func TestCoverageLifted(t *testing.T) {
 	g := newFake()
-	g.add("File[/etc/a.conf]", "m.pp", 1, "content", "x")
+	g.Add("File[/etc/a.conf]", "m.pp", 1, "content", "x")
 	for _, s := range []string{"chrony", "ntp", "quiet"} {
-		g.add("Service["+s+"]", "m.pp", 2, "ensure", "running")
+		g.Add("Service["+s+"]", "m.pp", 2, "ensure", "running")
 	}
 	res := result(p("/etc/a.conf",
 		a("File[/etc/a.conf]", "p", 1),
@@ -143,9 +143,9 @@ func TestTextCoverageOnlyWithGaps(t *testing.T) {
 func TestExpectedFailures(t *testing.T) {
 	g := newFake()
 	for _, s := range []string{"chrony", "ntp", "haproxy"} {
-		g.add("Service["+s+"]", "m.pp", 1, "ensure", "running")
+		g.Add("Service["+s+"]", "m.pp", 1, "ensure", "running")
 	}
-	g.add("File[/etc/x]", "m.pp", 2, "content", "x")
+	g.Add("File[/etc/x]", "m.pp", 2, "content", "x")
 	cap := "ConditionCapability=CAP_SYS_TIME"
 	lifted := map[string]string{"chrony.service": cap, "ntp.service": cap}
 	failed := map[string]string{"chrony.service": "its start failed", "haproxy.service": "its start failed"}

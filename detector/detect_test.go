@@ -42,8 +42,8 @@ func expect(t *testing.T, rep *Report, want ...string) {
 // Exec reads.
 func confExec() *fakeGraph {
 	g := newFake()
-	g.add("File[/etc/x]", "site.pp", 1)
-	g.add("Exec[use-conf]", "site.pp", 5)
+	g.Add("File[/etc/x]", "site.pp", 1)
+	g.Add("Exec[use-conf]", "site.pp", 5)
 	return g
 }
 
@@ -73,14 +73,14 @@ func TestNoMORWhenOrderedEitherWay(t *testing.T) {
 	res := result(p("/etc/x", a("File[/etc/x]", "p", 10), a("Exec[use-conf]", "c", 20)))
 	for _, dir := range [][2]string{{"File[/etc/x]", "Exec[use-conf]"}, {"Exec[use-conf]", "File[/etc/x]"}} {
 		g := confExec()
-		g.edge(dir[0], dir[1], before)
+		g.Edge(dir[0], dir[1], before)
 		expect(t, Detect(res, g, Options{}))
 	}
 	// Ordered through a third resource.
 	g := confExec()
-	g.add("Class[Foo]", "foo.pp", 1)
-	g.edge("File[/etc/x]", "Class[Foo]", before)
-	g.edge("Class[Foo]", "Exec[use-conf]", contain)
+	g.Add("Class[Foo]", "foo.pp", 1)
+	g.Edge("File[/etc/x]", "Class[Foo]", before)
+	g.Edge("Class[Foo]", "Exec[use-conf]", contain)
 	expect(t, Detect(res, g, Options{}))
 }
 
@@ -124,10 +124,10 @@ func TestConsumerEffectExpungedWhenNotConsumed(t *testing.T) {
 
 func serviceGraph() *fakeGraph {
 	g := newFake()
-	g.add("File[/etc/x.conf]", "x.pp", 3)
-	g.add("Service[x]", "x.pp", 9)
-	g.add("Package[x]", "x.pp", 1)
-	g.add("Class[X]", "x.pp", 1)
+	g.Add("File[/etc/x.conf]", "x.pp", 3)
+	g.Add("Service[x]", "x.pp", 9)
+	g.Add("Package[x]", "x.pp", 1)
+	g.Add("Class[X]", "x.pp", 1)
 	return g
 }
 
@@ -151,7 +151,7 @@ func TestMissingNotifier(t *testing.T) {
 
 	// Ordered without notify: still MN, with the order there.
 	g := serviceGraph()
-	g.edge("File[/etc/x.conf]", "Service[x]", before)
+	g.Edge("File[/etc/x.conf]", "Service[x]", before)
 	rep = Detect(res, g, Options{})
 	expect(t, rep, mn)
 	if rep.Findings[0].Unordered {
@@ -160,26 +160,26 @@ func TestMissingNotifier(t *testing.T) {
 
 	// Notified directly.
 	g = serviceGraph()
-	g.edge("File[/etc/x.conf]", "Service[x]", notify)
+	g.Edge("File[/etc/x.conf]", "Service[x]", notify)
 	expect(t, Detect(res, g, Options{}))
 
 	// Notified through containment: File ~> Class[X], which contains the service.
 	g = serviceGraph()
-	g.edge("File[/etc/x.conf]", "Class[X]", notify)
-	g.edge("Class[X]", "Service[x]", contain)
+	g.Edge("File[/etc/x.conf]", "Class[X]", notify)
+	g.Edge("Class[X]", "Service[x]", contain)
 	expect(t, Detect(res, g, Options{}))
 
 	// A before hop breaks the notify path: File -> Class[X] ~> … is not a notification.
 	g = serviceGraph()
-	g.edge("File[/etc/x.conf]", "Class[X]", before)
-	g.edge("Class[X]", "Service[x]", contain)
+	g.Edge("File[/etc/x.conf]", "Class[X]", before)
+	g.Edge("Class[X]", "Service[x]", contain)
 	expect(t, Detect(res, g, Options{}), mn)
 
 	// The notification goes the wrong way: ordered, but the service is not notified.
 	g = serviceGraph()
-	g.add("Service[y]", "x.pp", 12)
+	g.Add("Service[y]", "x.pp", 12)
 	res2 := result(p("/etc/x.conf", a("File[/etc/x.conf]", "p", 10), a("Service[x]", "c", 20)))
-	g.edge("Service[x]", "File[/etc/x.conf]", notify)
+	g.Edge("Service[x]", "File[/etc/x.conf]", notify)
 	expect(t, Detect(res2, g, Options{}), mn)
 }
 
@@ -196,7 +196,7 @@ func TestPackageNotify(t *testing.T) {
 	expect(t, Detect(res, serviceGraph(), Options{}), "MOR Package[x]->Service[x] /usr/sbin/xd")
 	// Off and ordered: nothing.
 	g := serviceGraph()
-	g.edge("Package[x]", "Service[x]", before)
+	g.Edge("Package[x]", "Service[x]", before)
 	expect(t, Detect(res, g, Options{}))
 	// On: a missing notifier, ordered or not.
 	expect(t, Detect(res, g, Options{PackageNotify: true}), "MN Package[x]->Service[x] /usr/sbin/xd")
@@ -208,7 +208,7 @@ func TestDirectoryMakesNoMN(t *testing.T) {
 	// Unordered: still a missing order (MOR), not MN.
 	expect(t, Detect(res, serviceGraph(), Options{}), "MOR File[/etc/x.conf]->Service[x] /etc/x.d")
 	g := serviceGraph()
-	g.edge("File[/etc/x.conf]", "Service[x]", before)
+	g.Edge("File[/etc/x.conf]", "Service[x]", before)
 	expect(t, Detect(res, g, Options{}))
 }
 
@@ -221,18 +221,18 @@ func TestMNPairCollectsAllPaths(t *testing.T) {
 	expect(t, Detect(res, serviceGraph(), Options{}), "MN File[/etc/x.conf]->Service[x] /etc/x,/etc/x/a.conf")
 	// Ordered: only the path that needs the notification.
 	g := serviceGraph()
-	g.edge("File[/etc/x.conf]", "Service[x]", before)
+	g.Edge("File[/etc/x.conf]", "Service[x]", before)
 	expect(t, Detect(res, g, Options{}), "MN File[/etc/x.conf]->Service[x] /etc/x/a.conf")
 }
 
 func TestFileOwnPath(t *testing.T) {
 	g := newFake()
-	g.add("File[/etc/foo]", "f.pp", 1, "content", "x")
-	g.add("File[conf]", "f.pp", 2, "path", "/etc/conf", "source", "puppet:///m/conf")
-	g.add("File[/srv/tree]", "f.pp", 3, "recurse", true, "source", "puppet:///m/tree")
-	g.add("File[/srv/flat]", "f.pp", 4)
-	g.add("Exec[gen]", "f.pp", 5)
-	g.add("Exec[use]", "f.pp", 6)
+	g.Add("File[/etc/foo]", "f.pp", 1, "content", "x")
+	g.Add("File[conf]", "f.pp", 2, "path", "/etc/conf", "source", "puppet:///m/conf")
+	g.Add("File[/srv/tree]", "f.pp", 3, "recurse", true, "source", "puppet:///m/tree")
+	g.Add("File[/srv/flat]", "f.pp", 4)
+	g.Add("Exec[gen]", "f.pp", 5)
+	g.Add("Exec[use]", "f.pp", 6)
 	cases := []struct {
 		name string
 		p    pathSpec
@@ -272,8 +272,8 @@ func TestFileOwnPath(t *testing.T) {
 
 func TestFilebucketIsNotAFile(t *testing.T) {
 	g := newFake()
-	g.add("Filebucket[puppet]", "", 0, "path", false)
-	g.add("Exec[use]", "f.pp", 6)
+	g.Add("Filebucket[puppet]", "", 0, "path", false)
+	g.Add("Exec[use]", "f.pp", 6)
 	// Filebucket reading "its path" must not count as producing it.
 	expect(t, Detect(result(p("/puppet", a("Filebucket[puppet]", "c", 1), a("Exec[use]", "c", 2))), g, Options{}))
 }
@@ -295,17 +295,17 @@ func TestUnresolvedBlocksAreCounted(t *testing.T) {
 		t.Errorf("stats %+v", rep.Stats)
 	}
 	// Each block is looked up once (the waiver-free run), not once per path.
-	if g.lookups != 4 {
-		t.Errorf("%d lookups, want 4", g.lookups)
+	if g.Lookups != 4 {
+		t.Errorf("%d lookups, want 4", g.Lookups)
 	}
 }
 
 func TestClassWhitResolvesCaseInsensitively(t *testing.T) {
 	g := newFake()
-	g.add("Class[main]", "", 0)
-	g.add("File[/etc/x]", "site.pp", 1)
+	g.Add("Class[main]", "", 0)
+	g.Add("File[/etc/x]", "site.pp", 1)
 	res := result(p("/etc/x", a("File[/etc/x]", "p", 1), a("Class[Main]", "c", 2)))
-	g.edge("Class[main]", "File[/etc/x]", contain)
+	g.Edge("Class[main]", "File[/etc/x]", contain)
 	rep := Detect(res, g, Options{})
 	expect(t, rep)
 	if len(rep.UnresolvedBlocks) != 0 {
@@ -315,7 +315,7 @@ func TestClassWhitResolvesCaseInsensitively(t *testing.T) {
 
 func TestSameResourceTwoBlocksIsNoPair(t *testing.T) {
 	g := newFake()
-	g.add("Class[main]", "", 0)
+	g.Add("Class[main]", "", 0)
 	res := result(p("/x", a("Class[Main]", "p", 1), a("Class[main]", "c", 2)))
 	rep := Detect(res, g, Options{})
 	expect(t, rep)
@@ -357,11 +357,11 @@ func TestPathsGoingBothWays(t *testing.T) {
 // orderGraph has resources at distinct positions for ordering tests.
 func orderGraph() (*fakeGraph, *interp.Result) {
 	g := newFake()
-	g.add("File[/etc/a.conf]", "b.pp", 2)
-	g.add("File[/etc/b.conf]", "a.pp", 7)
-	g.add("Exec[one]", "a.pp", 9)
-	g.add("Exec[two]", "b.pp", 1)
-	g.add("Service[svc]", "a.pp", 1)
+	g.Add("File[/etc/a.conf]", "b.pp", 2)
+	g.Add("File[/etc/b.conf]", "a.pp", 7)
+	g.Add("Exec[one]", "a.pp", 9)
+	g.Add("Exec[two]", "b.pp", 1)
+	g.Add("Service[svc]", "a.pp", 1)
 	res := result(
 		p("/etc/a.conf", a("File[/etc/a.conf]", "p", 1), a("Exec[one]", "c", 2), a("Exec[two]", "c", 3), a("Service[svc]", "c", 4)),
 		p("/etc/b.conf", a("File[/etc/b.conf]", "p", 5), a("Exec[two]", "c", 6), a("Service[svc]", "c", 7)),
@@ -451,7 +451,7 @@ func TestPuppetRef(t *testing.T) {
 		"Notify[a [b] c]":      "Notify['a [b] c']",
 	}
 	for in, want := range cases {
-		if got := PuppetRef(g.add(in, "", 0)); got != want {
+		if got := PuppetRef(g.Add(in, "", 0)); got != want {
 			t.Errorf("PuppetRef(%s) = %s, want %s", in, got, want)
 		}
 	}
@@ -492,9 +492,9 @@ func (c containerGraph) IsContainer(r *catalog.Resource) bool { return c.contain
 
 func TestContainerBlocksAreNotResources(t *testing.T) {
 	g := confExec()
-	g.add("Class[main]", "", 0)
-	g.add("Stage[main]", "", 0)
-	g.add("Apt::Source[main]", "apt.pp", 3)
+	g.Add("Class[main]", "", 0)
+	g.Add("Stage[main]", "", 0)
+	g.Add("Apt::Source[main]", "apt.pp", 3)
 	res := result(
 		p("/etc/x", a("Class[Main]", "c", 1), a("File[/etc/x]", "p", 2), a("Stage[main]", "e", 3)),
 		p("/etc/y", a("Apt::Source[main]", "p", 4), a("Exec[use-conf]", "c", 5)),
@@ -527,12 +527,12 @@ func TestRecurseValues(t *testing.T) {
 		}
 	}
 	g := newFake()
-	r := g.add("File[/srv/tree/]", "", 0, "recurse", "remote")
+	r := g.Add("File[/srv/tree/]", "", 0, "recurse", "remote")
 	role := roleOf(r)
 	if !role.ownsPath("/srv/tree") || !role.ownsPath("/srv/tree/x") || role.ownsPath("/srv/treex") {
 		t.Errorf("trailing slash title / remote recurse: %+v", role)
 	}
-	root := roleOf(g.add("File[/]", "", 0, "recurse", true))
+	root := roleOf(g.Add("File[/]", "", 0, "recurse", true))
 	if !root.ownsPath("/etc") {
 		t.Error("recursive File[/] does not own /etc")
 	}
@@ -542,9 +542,9 @@ func TestRecurseValues(t *testing.T) {
 // apt's business; a package against an Exec (apt-get update) is not.
 func TestPackagePairsAreNotChecked(t *testing.T) {
 	g := newFake()
-	g.add("Package[a]", "site.pp", 1)
-	g.add("Package[b]", "site.pp", 2)
-	g.add("Exec[apt-get update]", "site.pp", 3)
+	g.Add("Package[a]", "site.pp", 1)
+	g.Add("Package[b]", "site.pp", 2)
+	g.Add("Exec[apt-get update]", "site.pp", 3)
 	res := result(
 		p("/var/lib/dpkg/status", a("Package[a]", "p", 10), a("Package[b]", "c", 20)),
 		p("/var/lib/apt/lists/x_Packages", a("Exec[apt-get update]", "p", 5), a("Package[b]", "c", 21)),
@@ -563,15 +563,15 @@ func TestRefreshOnlyExecIsNotified(t *testing.T) {
 		p("/usr/bin/newaliases", a("Package[postfix]", "p", 5), a("Exec[newaliases]", "c", 19)))
 	graph := func(refreshonly any) *fakeGraph {
 		g := newFake()
-		g.add("Package[postfix]", "m.pp", 1)
-		g.add("File[/etc/aliases]", "m.pp", 2, "content", "x")
+		g.Add("Package[postfix]", "m.pp", 1)
+		g.Add("File[/etc/aliases]", "m.pp", 2, "content", "x")
 		if refreshonly != nil {
-			g.add("Exec[newaliases]", "m.pp", 3, "refreshonly", refreshonly)
+			g.Add("Exec[newaliases]", "m.pp", 3, "refreshonly", refreshonly)
 		} else {
-			g.add("Exec[newaliases]", "m.pp", 3)
+			g.Add("Exec[newaliases]", "m.pp", 3)
 		}
-		g.edge("File[/etc/aliases]", "Exec[newaliases]", before)
-		g.edge("Package[postfix]", "Exec[newaliases]", before)
+		g.Edge("File[/etc/aliases]", "Exec[newaliases]", before)
+		g.Edge("Package[postfix]", "Exec[newaliases]", before)
 		return g
 	}
 	const mn = "MN File[/etc/aliases]->Exec[newaliases] /etc/aliases"
@@ -580,7 +580,7 @@ func TestRefreshOnlyExecIsNotified(t *testing.T) {
 	expect(t, Detect(res, graph(nil), Options{}))
 	expect(t, Detect(res, graph(false), Options{}))
 	g := graph(true)
-	g.edge("File[/etc/aliases]", "Exec[newaliases]", notify)
+	g.Edge("File[/etc/aliases]", "Exec[newaliases]", notify)
 	expect(t, Detect(res, g, Options{}))
 	expect(t, Detect(res, graph(true), Options{PackageNotify: true}), "MN Package[postfix]->Exec[newaliases] /usr/bin/newaliases", mn)
 }

@@ -55,11 +55,11 @@ func TestRulePackageOwner(t *testing.T) {
 		"F\topenssh-client\t/etc/ssh\nF\topenssh-server\t/etc/ssh\nF\topenssh-server\t/usr/sbin/sshd\n"))
 	graph := func(first string) *fakeGraph {
 		g := newFake()
-		g.add("Package[openssh-server]", "s.pp", 1)
-		g.add("Package["+first+"]", "s.pp", 2)
-		g.add("File[/etc/ssh/ssh_known_hosts]", "s.pp", 4, "content", "x")
-		g.add("Exec[make-dir]", "s.pp", 5)
-		g.edge("Package["+first+"]", "File[/etc/ssh/ssh_known_hosts]", before)
+		g.Add("Package[openssh-server]", "s.pp", 1)
+		g.Add("Package["+first+"]", "s.pp", 2)
+		g.Add("File[/etc/ssh/ssh_known_hosts]", "s.pp", 4, "content", "x")
+		g.Add("Exec[make-dir]", "s.pp", 5)
+		g.Edge("Package["+first+"]", "File[/etc/ssh/ssh_known_hosts]", before)
 		return g
 	}
 	res := func(producer string) *Report {
@@ -132,10 +132,10 @@ func TestRulePackageScript(t *testing.T) {
 	}
 	graph := func(first string) *fakeGraph {
 		g := newFake()
-		g.add("Package[ftpsync]", "s.pp", 1)
-		g.add("Package["+first+"]", "s.pp", 2)
-		g.add("Service[rsync]", "s.pp", 3, "ensure", "running")
-		g.edge("Package["+first+"]", "Service[rsync]", notify)
+		g.Add("Package[ftpsync]", "s.pp", 1)
+		g.Add("Package["+first+"]", "s.pp", 2)
+		g.Add("Service[rsync]", "s.pp", 3, "ensure", "running")
+		g.Edge("Package["+first+"]", "Service[rsync]", notify)
 		return g
 	}
 	const fault = "MOR Package[ftpsync]->Service[rsync] /etc/rc2.d/S01rsync"

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/fsmove/fsmove/detector/detectortest"
+	"github.com/fsmove/fsmove/fstrace/interp"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -19,13 +22,13 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // lookup), and fixed stats.
 func goldenReport(t *testing.T) *Report {
 	g, res := orderGraph()
-	g.add("Service[nginx]", "/etc/puppet/code/environments/production/modules/nginx/manifests/service.pp", 4)
-	g.add("File[/etc/nginx/sites-enabled/my site]", "/etc/puppet/code/environments/production/modules/nginx/manifests/site.pp", 17, "ensure", "link", "target", "/etc/nginx/sites-available/my site")
-	g.add("Exec[apt-get update]", "", 0)
-	g.add("Nginx::Site[my site]", "/etc/puppet/code/environments/production/modules/nginx/manifests/site.pp", 30)
-	g.add("Exec[check]", "a.pp", 3)
-	g.add("Exec[probe]", "c.pp", 8)
-	g.add("Exec[wait]", "c.pp", 12)
+	g.Add("Service[nginx]", "/etc/puppet/code/environments/production/modules/nginx/manifests/service.pp", 4)
+	g.Add("File[/etc/nginx/sites-enabled/my site]", "/etc/puppet/code/environments/production/modules/nginx/manifests/site.pp", 17, "ensure", "link", "target", "/etc/nginx/sites-available/my site")
+	g.Add("Exec[apt-get update]", "", 0)
+	g.Add("Nginx::Site[my site]", "/etc/puppet/code/environments/production/modules/nginx/manifests/site.pp", 30)
+	g.Add("Exec[check]", "a.pp", 3)
+	g.Add("Exec[probe]", "c.pp", 8)
+	g.Add("Exec[wait]", "c.pp", 12)
 	more := result(
 		p("/etc/apt/sources.list", a("Exec[two]", "p", 30), a("Exec[apt-get update]", "c", 31)),
 		p("/etc/nginx/sites-enabled/my site", a("File[/etc/nginx/sites-enabled/my site]", "c", 40), a("Service[nginx]", "c", 41)),
@@ -85,7 +88,7 @@ func goldenReport(t *testing.T) *Report {
 }
 
 // merge appends b's paths to a, renumbering b's blocks; paths stay sorted.
-func merge(a, b *interp_Result) *interp_Result {
+func merge(a, b *interp.Result) *interp.Result {
 	ids := map[string]int{}
 	for i, n := range a.Blocks {
 		ids[n] = i
@@ -99,11 +102,11 @@ func merge(a, b *interp_Result) *interp_Result {
 				ids[name] = id
 				a.Blocks = append(a.Blocks, name)
 			}
-			pa.Accesses[i].Block = interp_BlockID(id)
+			pa.Accesses[i].Block = interp.BlockID(id)
 		}
 		a.Paths = append(a.Paths, pa)
 	}
-	sortPaths(a)
+	detectortest.SortPaths(a)
 	return a
 }
 

@@ -15,7 +15,7 @@ import (
 func groupRes(refs ...string) map[string]*catalog.Resource {
 	g := newFake()
 	for i, ref := range refs {
-		g.add(ref, "m.pp", i+1)
+		g.Add(ref, "m.pp", i+1)
 	}
 	out := map[string]*catalog.Resource{}
 	for _, ref := range refs {

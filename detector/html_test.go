@@ -54,8 +54,8 @@ const hostile = `<script>alert(1)</script>"'` + "\x1b[31m\x07"
 func TestHTMLEscaping(t *testing.T) {
 	g := newFake()
 	file := "/srv/" + hostile + "/init.pp"
-	g.add("File[/etc/"+hostile+"]", file, 2, "content", "x")
-	g.add("Exec["+hostile+"]", file, 3)
+	g.Add("File[/etc/"+hostile+"]", file, 2, "content", "x")
+	g.Add("Exec["+hostile+"]", file, 3)
 	rep := Detect(result(p("/etc/"+hostile, a("File[/etc/"+hostile+"]", "p", 10), a("Exec["+hostile+"]", "c", 11))), g, Options{})
 	if rep.Faults() != 1 {
 		t.Fatalf("findings %v", summary(rep))
@@ -103,9 +103,9 @@ func TestHTMLEscaping(t *testing.T) {
 // reported findings.
 func TestHTMLHeldBack(t *testing.T) {
 	g := newFake()
-	g.add("File[/etc/app.conf]", "app.pp", 5, "content", "x")
-	g.add("Service[app]", "app.pp", 20)
-	g.edge("File[/etc/app.conf]", "Service[app]", before)
+	g.Add("File[/etc/app.conf]", "app.pp", 5, "content", "x")
+	g.Add("Service[app]", "app.pp", 20)
+	g.Edge("File[/etc/app.conf]", "Service[app]", before)
 	rep := Detect(result(p("/etc/app.conf", a("File[/etc/app.conf]", "p", 10), a("Service[app]", "s", 20))), g, Options{})
 	if len(rep.Findings) != 1 || !rep.Findings[0].HeldBack {
 		t.Fatalf("want one held-back finding: %v", summary(rep))
@@ -417,7 +417,7 @@ func TestHTMLUnordered(t *testing.T) {
 		t.Error("an unordered MN's page does not say the order is missing too")
 	}
 	g := serviceGraph()
-	g.edge("File[/etc/x.conf]", "Service[x]", before)
+	g.Edge("File[/etc/x.conf]", "Service[x]", before)
 	if page := writeHTML(t, Detect(res, g, Options{}), HTMLInputs{}); strings.Contains(page, note) {
 		t.Error("an ordered MN's page says it is unordered")
 	}

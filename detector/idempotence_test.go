@@ -11,16 +11,16 @@ import (
 // that fight over one path, and a refreshonly Exec.
 func niGraph() *fakeGraph {
 	g := newFake()
-	g.add("Exec[stamp]", "site.pp", 1)
-	g.add("Exec[guarded]", "site.pp", 2, "creates", "/etc/marker")
-	g.add("File[/etc/time]", "site.pp", 3)
-	g.add("File[/etc/conf]", "site.pp", 4)
-	g.add("Exec[rewrite]", "site.pp", 5, "unless", "grep -q x /etc/conf")
-	g.add("Exec[reload]", "site.pp", 6, "refreshonly", true)
-	g.add("Exec[once]", "site.pp", 7)
-	g.add("Service[daemon]", "site.pp", 8)
-	g.add("Service[flag]", "site.pp", 9)
-	g.add("Notify[hello]", "site.pp", 10)
+	g.Add("Exec[stamp]", "site.pp", 1)
+	g.Add("Exec[guarded]", "site.pp", 2, "creates", "/etc/marker")
+	g.Add("File[/etc/time]", "site.pp", 3)
+	g.Add("File[/etc/conf]", "site.pp", 4)
+	g.Add("Exec[rewrite]", "site.pp", 5, "unless", "grep -q x /etc/conf")
+	g.Add("Exec[reload]", "site.pp", 6, "refreshonly", true)
+	g.Add("Exec[once]", "site.pp", 7)
+	g.Add("Service[daemon]", "site.pp", 8)
+	g.Add("Service[flag]", "site.pp", 9)
+	g.Add("Notify[hello]", "site.pp", 10)
 	return g
 }
 

@@ -12,12 +12,12 @@ import (
 // the model does not name, and --no-models.
 func TestModelAptEmptyConfig(t *testing.T) {
 	g := newFake()
-	g.add("File[/etc/apt/preferences]", "m.pp", 1, "ensure", "file")
-	g.add("File[/etc/apt/preferences.d/pin.pref]", "m.pp", 2, "ensure", "file")
-	g.add("File[/etc/apt/preferences.d/real.pref]", "m.pp", 3, "ensure", "file", "content", "Package: *\n")
-	g.add("File[/etc/app.conf]", "m.pp", 4, "ensure", "file")
-	g.add("Package[gnupg]", "m.pp", 5)
-	g.add("Exec[cat]", "m.pp", 6, "command", "cat /etc/apt/preferences")
+	g.Add("File[/etc/apt/preferences]", "m.pp", 1, "ensure", "file")
+	g.Add("File[/etc/apt/preferences.d/pin.pref]", "m.pp", 2, "ensure", "file")
+	g.Add("File[/etc/apt/preferences.d/real.pref]", "m.pp", 3, "ensure", "file", "content", "Package: *\n")
+	g.Add("File[/etc/app.conf]", "m.pp", 4, "ensure", "file")
+	g.Add("Package[gnupg]", "m.pp", 5)
+	g.Add("Exec[cat]", "m.pp", 6, "command", "cat /etc/apt/preferences")
 	made := func(file, path, reader, prog string, opts Options) *Report {
 		return Detect(result(p(path, at(file, "p:openat@10"), at(reader, "c:openat@20@"+prog))), g, opts)
 	}
@@ -33,7 +33,7 @@ func TestModelAptEmptyConfig(t *testing.T) {
 		at("Package[gnupg]", "l:getdents64@20@/usr/bin/apt-get"))), g, Options{})
 	expectHeld(t, rep, "MOR File[/etc/apt/preferences.d/pin.pref]->Package[gnupg] /etc/apt/preferences.d held")
 	// ... but not a listing of a directory the model does not name.
-	g.add("File[/etc/app.d/pin.pref]", "m.pp", 7, "ensure", "file")
+	g.Add("File[/etc/app.d/pin.pref]", "m.pp", 7, "ensure", "file")
 	rep = Detect(result(dir("/etc/app.d", at("File[/etc/app.d/pin.pref]", "p:openat@10"),
 		at("Package[gnupg]", "l:getdents64@20@/usr/bin/apt-get"))), g, Options{})
 	expectHeld(t, rep, "MOR File[/etc/app.d/pin.pref]->Package[gnupg] /etc/app.d")

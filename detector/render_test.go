@@ -15,12 +15,12 @@ import (
 func confidenceReport(t *testing.T) *Report {
 	t.Helper()
 	g := newFake()
-	g.add("Exec[check]", "q.pp", 1)
-	g.add("Exec[probe]", "q.pp", 2)
-	g.add("File[/etc/y]", "r.pp", 1, "content", "y")
-	g.add("Exec[use]", "r.pp", 2)
-	g.add("Exec[make]", "s.pp", 1)
-	g.add("Exec[wait]", "s.pp", 2)
+	g.Add("Exec[check]", "q.pp", 1)
+	g.Add("Exec[probe]", "q.pp", 2)
+	g.Add("File[/etc/y]", "r.pp", 1, "content", "y")
+	g.Add("Exec[use]", "r.pp", 2)
+	g.Add("Exec[make]", "s.pp", 1)
+	g.Add("Exec[wait]", "s.pp", 2)
 	res := result(
 		p("/etc/y", a("File[/etc/y]", "p", 10), a("Exec[use]", "c", 11)),
 		p("/srv/flag", a("Exec[check]", "p", 20), a("Exec[probe]", "s", 21)),
@@ -130,9 +130,9 @@ func TestConfidenceInSARIF(t *testing.T) {
 // gives each path's reason under the path; with one path, its reason once.
 func TestHeldPathReasonsInText(t *testing.T) {
 	g := newFake()
-	g.add("File[/etc/app.conf]", "app.pp", 5, "content", "x")
-	g.add("Service[app]", "app.pp", 20)
-	g.edge("File[/etc/app.conf]", "Service[app]", before)
+	g.Add("File[/etc/app.conf]", "app.pp", 5, "content", "x")
+	g.Add("Service[app]", "app.pp", 20)
+	g.Edge("File[/etc/app.conf]", "Service[app]", before)
 	two := result(
 		p("/etc/app.conf", a("File[/etc/app.conf]", "p", 10), a("Service[app]", "s", 20)),
 		p("/etc/app.conf.d", a("File[/etc/app.conf]", "p", 11), a("Service[app]", "s", 21)),
@@ -175,14 +175,14 @@ func TestHeldPathReasonsInText(t *testing.T) {
 func groupReport(t *testing.T) *Report {
 	t.Helper()
 	g := newFake()
-	g.add("File[/etc/services]", "init.pp", 3, "content", "x")
+	g.Add("File[/etc/services]", "init.pp", 3, "content", "x")
 	accs := []acc{a("File[/etc/services]", "p", 10)}
 	for i, n := range []string{"a", "b", "c", "d", "e"} {
-		g.add("Exec["+n+"]", "init.pp", 10+i)
+		g.Add("Exec["+n+"]", "init.pp", 10+i)
 		accs = append(accs, a("Exec["+n+"]", "c", int64(20+i)))
 	}
-	g.add("File[/etc/other]", "other.pp", 1, "content", "y")
-	g.add("Exec[lone]", "other.pp", 2)
+	g.Add("File[/etc/other]", "other.pp", 1, "content", "y")
+	g.Add("Exec[lone]", "other.pp", 2)
 	res := result(
 		p("/etc/other", a("File[/etc/other]", "p", 30), a("Exec[lone]", "c", 31)),
 		p("/etc/services", accs...),
@@ -359,8 +359,8 @@ func TestThousands(t *testing.T) {
 // its version and the module are at the top.
 func TestJSONBasePath(t *testing.T) {
 	g := newFake()
-	g.add("File[/etc/x]", "/repo/site/profile/manifests/init.pp", 3)
-	g.add("Exec[use]", "/elsewhere/use.pp", 5)
+	g.Add("File[/etc/x]", "/repo/site/profile/manifests/init.pp", 3)
+	g.Add("Exec[use]", "/elsewhere/use.pp", 5)
 	rep := Detect(result(p("/etc/x", a("File[/etc/x]", "p", 1), a("Exec[use]", "c", 2))), g, Options{})
 	rep.BasePath, rep.Module, rep.ToolVersion = "/repo", "profile", "1.2.3"
 	var buf bytes.Buffer

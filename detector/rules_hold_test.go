@@ -33,19 +33,19 @@ func expectHeld(t *testing.T, rep *Report, want ...string) {
 
 func holdGraph() *fakeGraph {
 	g := newFake()
-	g.add("File[/usr/bin]", "h.pp", 1, "ensure", "directory", "recurse", true, "mode", "go-w")
-	g.add("File[/etc/shadow]", "h.pp", 2, "owner", "root", "mode", "0640")
-	g.add("Exec[run]", "h.pp", 3, "command", "/usr/bin/tool --check")
-	g.add("Exec[as-app]", "h.pp", 4, "command", "/usr/bin/tool", "user", "app")
-	g.add("Service[app]", "h.pp", 5)
-	g.add("Package[app]", "h.pp", 6)
-	g.add("File[/etc/app.conf]", "h.pp", 7, "content", "x")
-	g.add("Exec[setup]", "h.pp", 8, "command", "app-setup")
-	g.add("Host[db.test]", "h.pp", 9, "ip", "10.0.0.9", "host_aliases", []any{"db"})
-	g.add("Exec[ping-db]", "h.pp", 10, "command", "getent hosts db.test")
-	g.add("Exec[lookup-other]", "h.pp", 11, "command", "getent hosts localhost")
-	g.add("File[/etc/hosts]", "h.pp", 12, "content", "127.0.0.1 localhost\n")
-	g.add("File[/etc/app.d]", "h.pp", 13, "ensure", "directory", "owner", "app")
+	g.Add("File[/usr/bin]", "h.pp", 1, "ensure", "directory", "recurse", true, "mode", "go-w")
+	g.Add("File[/etc/shadow]", "h.pp", 2, "owner", "root", "mode", "0640")
+	g.Add("Exec[run]", "h.pp", 3, "command", "/usr/bin/tool --check")
+	g.Add("Exec[as-app]", "h.pp", 4, "command", "/usr/bin/tool", "user", "app")
+	g.Add("Service[app]", "h.pp", 5)
+	g.Add("Package[app]", "h.pp", 6)
+	g.Add("File[/etc/app.conf]", "h.pp", 7, "content", "x")
+	g.Add("Exec[setup]", "h.pp", 8, "command", "app-setup")
+	g.Add("Host[db.test]", "h.pp", 9, "ip", "10.0.0.9", "host_aliases", []any{"db"})
+	g.Add("Exec[ping-db]", "h.pp", 10, "command", "getent hosts db.test")
+	g.Add("Exec[lookup-other]", "h.pp", 11, "command", "getent hosts localhost")
+	g.Add("File[/etc/hosts]", "h.pp", 12, "content", "127.0.0.1 localhost\n")
+	g.Add("File[/etc/app.d]", "h.pp", 13, "ensure", "directory", "owner", "app")
 	return g
 }
 
@@ -110,8 +110,8 @@ func TestRuleInspectionProducesOnlyContent(t *testing.T) {
 // would make it again), and a restart of a Service that read it (MN).
 func TestRuleUnchangedProducer(t *testing.T) {
 	g := holdGraph()
-	g.add("File[/etc/app.keep]", "h.pp", 20, "ensure", "file", "content", "x", "replace", false)
-	g.add("File[/etc/app.exists]", "h.pp", 21, "ensure", "file")
+	g.Add("File[/etc/app.keep]", "h.pp", 20, "ensure", "file", "content", "x", "replace", false)
+	g.Add("File[/etc/app.exists]", "h.pp", 21, "ensure", "file")
 	run := func(file, path string, use ...string) *Report {
 		var specs []string
 		for i, u := range use {
@@ -205,9 +205,9 @@ func TestRuleNameServiceEntry(t *testing.T) {
 // only looked up, nor for its own state changed in place.
 func TestRuleNotifyNeedsARead(t *testing.T) {
 	g := holdGraph()
-	g.edge("File[/etc/app.conf]", "Service[app]", before)
-	g.edge("File[/etc/app.d]", "Service[app]", before)
-	g.edge("Exec[setup]", "Service[app]", before)
+	g.Edge("File[/etc/app.conf]", "Service[app]", before)
+	g.Edge("File[/etc/app.d]", "Service[app]", before)
+	g.Edge("Exec[setup]", "Service[app]", before)
 	rep := Detect(result(p("/etc/app.conf", at("File[/etc/app.conf]", "p:rename@10"), at("Service[app]", "s:newfstatat@20"))), g, Options{})
 	expectHeld(t, rep, "MN File[/etc/app.conf]->Service[app] /etc/app.conf held")
 	// Near miss: it read it.
@@ -229,11 +229,11 @@ func TestRuleNotifyNeedsARead(t *testing.T) {
 // it made after it made it has no later change to be notified of.
 func TestRuleNotifyFromARunOnceExec(t *testing.T) {
 	g := holdGraph()
-	g.add("Exec[keygen]", "h.pp", 30, "command", "ssh-keygen -f /etc/app.key", "creates", "/etc/app.key")
-	g.add("Exec[reload]", "h.pp", 31, "command", "app-reload", "refreshonly", true)
-	g.edge("Exec[keygen]", "Service[app]", before)
-	g.edge("Exec[keygen]", "Exec[reload]", before)
-	g.edge("Exec[setup]", "Service[app]", before)
+	g.Add("Exec[keygen]", "h.pp", 30, "command", "ssh-keygen -f /etc/app.key", "creates", "/etc/app.key")
+	g.Add("Exec[reload]", "h.pp", 31, "command", "app-reload", "refreshonly", true)
+	g.Edge("Exec[keygen]", "Service[app]", before)
+	g.Edge("Exec[keygen]", "Exec[reload]", before)
+	g.Edge("Exec[setup]", "Service[app]", before)
 	made := func(producer, consumer string, readAt int) *Report {
 		return Detect(result(p("/etc/app.key", at(producer, "p:openat@10"), at(consumer, "c:openat@"+strconv.Itoa(readAt)))), g, Options{})
 	}
@@ -250,7 +250,7 @@ func TestRuleNotifyFromARunOnceExec(t *testing.T) {
 	expectHeld(t, rep, "MN Exec[keygen]->Service[app] /etc/app.key")
 	// Near miss: unordered, the order stays a fault (MOR).
 	g2 := holdGraph()
-	g2.add("Exec[keygen]", "h.pp", 30, "command", "ssh-keygen -f /etc/app.key", "creates", "/etc/app.key")
+	g2.Add("Exec[keygen]", "h.pp", 30, "command", "ssh-keygen -f /etc/app.key", "creates", "/etc/app.key")
 	rep = Detect(result(p("/etc/app.key", at("Exec[keygen]", "p:openat@10"), at("Service[app]", "c:openat@20"))), g2, Options{})
 	expectHeld(t, rep, "MOR Exec[keygen]->Service[app] /etc/app.key")
 }
@@ -261,15 +261,15 @@ func TestRuleNotifyFromARunOnceExec(t *testing.T) {
 func TestRuleRefreshedTogether(t *testing.T) {
 	graph := func(alsoNotifiesY, refreshonly, ordered bool) *fakeGraph {
 		g := newFake()
-		g.add("File[/etc/rc]", "h.pp", 1, "content", "x")
-		g.add("Exec[compile]", "h.pp", 2, "command", "compile", "refreshonly", refreshonly)
-		g.add("Exec[trigger]", "h.pp", 3, "command", "trigger", "refreshonly", true)
-		g.edge("File[/etc/rc]", "Exec[compile]", notify)
+		g.Add("File[/etc/rc]", "h.pp", 1, "content", "x")
+		g.Add("Exec[compile]", "h.pp", 2, "command", "compile", "refreshonly", refreshonly)
+		g.Add("Exec[trigger]", "h.pp", 3, "command", "trigger", "refreshonly", true)
+		g.Edge("File[/etc/rc]", "Exec[compile]", notify)
 		if alsoNotifiesY {
-			g.edge("File[/etc/rc]", "Exec[trigger]", notify)
+			g.Edge("File[/etc/rc]", "Exec[trigger]", notify)
 		}
 		if ordered {
-			g.edge("Exec[compile]", "Exec[trigger]", before)
+			g.Edge("Exec[compile]", "Exec[trigger]", before)
 		}
 		return g
 	}
@@ -298,11 +298,11 @@ func TestRuleRefreshedTogether(t *testing.T) {
 // when the File manages the directory's content.
 func TestRuleNotifyExecDirectory(t *testing.T) {
 	g := holdGraph()
-	g.add("Exec[build]", "h.pp", 40, "command", "build", "refreshonly", true)
-	g.add("File[/var/lib/app]", "h.pp", 41, "ensure", "directory", "purge", true, "recurse", true)
-	g.edge("File[/etc/app.d]", "Exec[build]", before)
-	g.edge("File[/var/lib/app]", "Exec[build]", before)
-	g.edge("File[/etc/app.d]", "Service[app]", before)
+	g.Add("Exec[build]", "h.pp", 40, "command", "build", "refreshonly", true)
+	g.Add("File[/var/lib/app]", "h.pp", 41, "ensure", "directory", "purge", true, "recurse", true)
+	g.Edge("File[/etc/app.d]", "Exec[build]", before)
+	g.Edge("File[/var/lib/app]", "Exec[build]", before)
+	g.Edge("File[/etc/app.d]", "Service[app]", before)
 	rep := Detect(result(dir("/etc/app.d", at("File[/etc/app.d]", "p:mkdir@10"), at("Exec[build]", "w:openat@20"))), g, Options{})
 	expectHeld(t, rep, "MN File[/etc/app.d]->Exec[build] /etc/app.d held")
 	if r := rep.Findings[0].HeldReason; !strings.Contains(r, "runs and ends") {
@@ -320,11 +320,11 @@ func TestRuleNotifyExecDirectory(t *testing.T) {
 // that it exists, its owner and mode, changes nothing the daemon keeps.
 func TestRuleNotifyPlainDirectory(t *testing.T) {
 	g := holdGraph()
-	g.add("File[/etc/app.purged]", "h.pp", 20, "ensure", "directory", "purge", true, "recurse", true)
-	g.add("File[/etc/app.rec]", "h.pp", 21, "ensure", "directory", "recurse", true, "owner", "app")
-	g.add("File[/etc/app.src]", "h.pp", 22, "ensure", "directory", "source", "puppet:///modules/app/d")
+	g.Add("File[/etc/app.purged]", "h.pp", 20, "ensure", "directory", "purge", true, "recurse", true)
+	g.Add("File[/etc/app.rec]", "h.pp", 21, "ensure", "directory", "recurse", true, "owner", "app")
+	g.Add("File[/etc/app.src]", "h.pp", 22, "ensure", "directory", "source", "puppet:///modules/app/d")
 	for _, f := range []string{"File[/etc/app.d]", "File[/etc/app.purged]", "File[/etc/app.rec]", "File[/etc/app.src]"} {
-		g.edge(f, "Service[app]", before)
+		g.Edge(f, "Service[app]", before)
 	}
 	notify := func(file, path string, svc acc) []string {
 		return held(Detect(result(dir(path, at(file, "p:mkdir@10"), svc)), g, Options{}))
@@ -354,8 +354,8 @@ func TestRuleNotifyPlainDirectory(t *testing.T) {
 		}
 	}
 	// A file, not a directory: what the daemon read is the file itself.
-	g.add("File[/etc/app.env]", "h.pp", 23, "ensure", "file", "owner", "app")
-	g.edge("File[/etc/app.env]", "Service[app]", before)
+	g.Add("File[/etc/app.env]", "h.pp", 23, "ensure", "file", "owner", "app")
+	g.Edge("File[/etc/app.env]", "Service[app]", before)
 	rep := Detect(result(p("/etc/app.env", at("File[/etc/app.env]", "p:openat@10"), at("Service[app]", "c:openat@20"))), g, Options{})
 	if got := held(rep); len(got) != 1 || strings.HasSuffix(got[0], " held") {
 		t.Errorf("a file the File made: %q, want the MN reported", got)
@@ -371,8 +371,8 @@ func TestRuleNotifyPlainDirectory(t *testing.T) {
 // its block's relations.
 func TestRuleGeneratedOrdering(t *testing.T) {
 	g := &genOrderGraph{fakeGraph: newFake()}
-	g.add("Concat_file[/etc/app/x.conf]", "c.pp", 1, "path", "/etc/app/x.conf")
-	g.add("File[/etc/app]", "c.pp", 2, "ensure", "directory")
+	g.Add("Concat_file[/etc/app/x.conf]", "c.pp", 1, "path", "/etc/app/x.conf")
+	g.Add("File[/etc/app]", "c.pp", 2, "ensure", "directory")
 	res := result(dir("/etc/app", at("File[/etc/app]", "p:mkdir@10"), at("File[/etc/app/x.conf]", "c:openat@20")))
 	// Without the generated File's edge: a missing order.
 	expectHeld(t, Detect(res, g, Options{}), "MOR File[/etc/app]->Concat_file[/etc/app/x.conf] /etc/app")
@@ -394,15 +394,14 @@ type genOrderGraph struct {
 
 func (g *genOrderGraph) Generator(ref string) (*catalog.Resource, bool) {
 	if strings.HasPrefix(ref, "File[") {
-		r, ok := g.res[normRef("Concat_file["+strings.TrimPrefix(ref, "File["))]
-		return r, ok
+		return g.Lookup("Concat_file[" + strings.TrimPrefix(ref, "File["))
 	}
 	return nil, false
 }
 
 func (g *genOrderGraph) OrderedBeforeGenerated(a *catalog.Resource, gen string) bool {
 	for _, b := range g.before[gen] {
-		if g.res[normRef(b)] == a {
+		if r, _ := g.Lookup(b); r == a {
 			return true
 		}
 	}
@@ -415,20 +414,20 @@ func (g *genOrderGraph) OrderedAfterGenerated(string, *catalog.Resource) bool { 
 // these fail.
 func TestOlderRuleGuards(t *testing.T) {
 	g := rulesGraph()
-	g.add("File[/etc/app/mode-only]", "app.pp", 30, "mode", "0600")
-	g.add("Exec[read-mode-only]", "app.pp", 31)
+	g.Add("File[/etc/app/mode-only]", "app.pp", 30, "mode", "0600")
+	g.Add("Exec[read-mode-only]", "app.pp", 31)
 	// metadataBeforeContent needs the producer not to have replaced the
 	// content: a mode-only File that made the file (ensure default) did.
 	rep := Detect(result(p("/etc/app/mode-only", at("File[/etc/app/mode-only]", "p:openat@10"), at("Exec[edit-conf]", "c@20", "p:rename@21"))), g, Options{})
 	expectHeld(t, rep, "MOR File[/etc/app/mode-only]->Exec[edit-conf] /etc/app/mode-only")
 	// Commuting pairs are held back as MOR only: a mode-only File against a
 	// daemon reading the file is a missing notifier.
-	g.edge("File[/etc/app/mode-only]", "Service[app]", before)
+	g.Edge("File[/etc/app/mode-only]", "Service[app]", before)
 	expectHeld(t, Detect(result(p("/etc/app/mode-only", at("File[/etc/app/mode-only]", "k:chmod@10"), at("Service[app]", "c@20"))), g, Options{}),
 		"MN File[/etc/app/mode-only]->Service[app] /etc/app/mode-only")
 	// metadataBeforeContent does not hold pairs related both ways (an
 	// editor that is not root, so that rule 12 leaves the pair alone).
-	g.add("Exec[edit-as-app]", "app.pp", 32, "user", "app")
+	g.Add("Exec[edit-as-app]", "app.pp", 32, "user", "app")
 	rep = Detect(result(
 		p("/etc/app/mode-only", at("File[/etc/app/mode-only]", "k:chmod@10"), at("Exec[edit-as-app]", "c@20", "p:rename@21")),
 		p("/etc/app/other", at("Exec[edit-as-app]", "k:openat@25"), at("File[/etc/app/mode-only]", "c@30"))), g, Options{})
@@ -450,7 +449,7 @@ func TestOlderRuleGuards(t *testing.T) {
 		"Exec[lookup-other]", "Error: getent failed")
 	expectHeld(t, Detect(res, hg, Options{}), "MOR Host[db.test]->Exec[lookup-other] /etc/hosts")
 	// A held notify relation of a pair that is notified makes no finding.
-	hg.edge("File[/etc/app.conf]", "Service[app]", notify)
+	hg.Edge("File[/etc/app.conf]", "Service[app]", notify)
 	expectHeld(t, Detect(result(p("/etc/app.conf", at("File[/etc/app.conf]", "p:rename@10"), at("Service[app]", "s:newfstatat@20"))), hg, Options{}))
 }
 
@@ -459,9 +458,9 @@ func TestOlderRuleGuards(t *testing.T) {
 // on another file does not.
 func TestUnitFileFix(t *testing.T) {
 	g := holdGraph()
-	g.add("File[/etc/systemd/system/app.service]", "h.pp", 20, "content", "[Service]\n")
-	g.edge("File[/etc/systemd/system/app.service]", "Service[app]", before)
-	g.edge("File[/etc/app.conf]", "Service[app]", before)
+	g.Add("File[/etc/systemd/system/app.service]", "h.pp", 20, "content", "[Service]\n")
+	g.Edge("File[/etc/systemd/system/app.service]", "Service[app]", before)
+	g.Edge("File[/etc/app.conf]", "Service[app]", before)
 	rep := Detect(result(p("/etc/systemd/system/app.service", at("File[/etc/systemd/system/app.service]", "p:rename@10"), at("Service[app]", "c:openat@20"))), g, Options{})
 	if len(rep.Findings) != 1 || !strings.Contains(rep.Findings[0].Fix, "daemon-reload") {
 		t.Errorf("unit file MN: %q", summary(rep))
@@ -482,7 +481,9 @@ func TestUnitFileFix(t *testing.T) {
 		}
 	}
 	// A group of them says it too.
-	fs := []Finding{{Kind: MN, Producer: g.res["file[/etc/systemd/system/app.service]"], Consumer: g.res["service[app]"],
+	unit, _ := g.Lookup("File[/etc/systemd/system/app.service]")
+	svc, _ := g.Lookup("Service[app]")
+	fs := []Finding{{Kind: MN, Producer: unit, Consumer: svc,
 		Paths: []PathConflict{{Path: "/etc/systemd/system/app.service"}}}}
 	grp := Group{Kind: MN, By: ByProducer, Resource: fs[0].Producer, Members: []int{0}}
 	if fix := grp.Fix(fs); !strings.Contains(fix, "daemon-reload") {
@@ -549,7 +550,7 @@ func TestGeneratedOrderFromPuppetGraph(t *testing.T) {
 // start) was a message to that start, not configuration it keeps.
 func TestRuleNotifyRemovedAfterRead(t *testing.T) {
 	g := holdGraph()
-	g.edge("Exec[setup]", "Service[app]", before)
+	g.Edge("Exec[setup]", "Service[app]", before)
 	notify := func(svc acc) []string {
 		return held(Detect(result(p("/run/app/flag", at("Exec[setup]", "p:openat@10"), svc)), g, Options{}))
 	}
@@ -575,8 +576,8 @@ func TestRuleNotifyRemovedAfterRead(t *testing.T) {
 		}
 	}
 	// A directory it listed and removed: the rule is for files.
-	g.add("File[/run/app/queue]", "h.pp", 30, "ensure", "directory", "owner", "app")
-	g.edge("File[/run/app/queue]", "Service[app]", before)
+	g.Add("File[/run/app/queue]", "h.pp", 30, "ensure", "directory", "owner", "app")
+	g.Edge("File[/run/app/queue]", "Service[app]", before)
 	rep := Detect(result(dir("/run/app/queue", at("File[/run/app/queue]", "p:mkdir@10"), at("Service[app]", "w:openat@20", "e:rmdir@25"))), g, Options{})
 	if got := held(rep); len(got) != 1 || strings.HasSuffix(got[0], " held") {
 		t.Errorf("a directory the service removed: %q, want the MN reported", got)

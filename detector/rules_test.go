@@ -16,17 +16,17 @@ import (
 
 func rulesGraph() *fakeGraph {
 	g := newFake()
-	g.add("Package[app]", "app.pp", 1)
-	g.add("File[/etc/app/app.conf]", "app.pp", 5, "content", "x")
-	g.add("Exec[edit-conf]", "app.pp", 9, "command", "sed -i s/a/b/ /etc/app/app.conf")
-	g.add("File[/etc/app]", "app.pp", 12, "ensure", "directory")
-	g.add("File[/var/log/app]", "app.pp", 14, "ensure", "directory", "owner", "app")
-	g.add("Service[app]", "app.pp", 20)
-	g.add("User[app]", "app.pp", 22)
-	g.add("Exec[unpack]", "app.pp", 24, "creates", "/opt/app")
-	g.add("File[/opt/app]", "app.pp", 26, "ensure", "directory")
-	g.add("Exec[keygen]", "app.pp", 28, "creates", "/etc/app/key")
-	g.add("File[/etc/app/key]", "app.pp", 30, "mode", "0600", "owner", "app")
+	g.Add("Package[app]", "app.pp", 1)
+	g.Add("File[/etc/app/app.conf]", "app.pp", 5, "content", "x")
+	g.Add("Exec[edit-conf]", "app.pp", 9, "command", "sed -i s/a/b/ /etc/app/app.conf")
+	g.Add("File[/etc/app]", "app.pp", 12, "ensure", "directory")
+	g.Add("File[/var/log/app]", "app.pp", 14, "ensure", "directory", "owner", "app")
+	g.Add("Service[app]", "app.pp", 20)
+	g.Add("User[app]", "app.pp", 22)
+	g.Add("Exec[unpack]", "app.pp", 24, "creates", "/opt/app")
+	g.Add("File[/opt/app]", "app.pp", 26, "ensure", "directory")
+	g.Add("Exec[keygen]", "app.pp", 28, "creates", "/etc/app/key")
+	g.Add("File[/etc/app/key]", "app.pp", 30, "mode", "0600", "owner", "app")
 	return g
 }
 
@@ -43,7 +43,7 @@ func TestRuleOverwrite(t *testing.T) {
 	}
 	// Near miss: ordered.
 	g := rulesGraph()
-	g.edge("Package[app]", "File[/etc/app/app.conf]", before)
+	g.Edge("Package[app]", "File[/etc/app/app.conf]", before)
 	expect(t, Detect(res, g, Options{}))
 	// Near miss: the second write only changed metadata (chmod): no overwrite.
 	res = result(p("/etc/app/app.conf",
@@ -83,25 +83,25 @@ func TestRuleServiceDirectory(t *testing.T) {
 		at("File[/var/log/app]", "p:mkdir@10"),
 		at("Service[app]", "c:openat@30")))
 	g := rulesGraph()
-	g.edge("File[/var/log/app]", "Service[app]", before)
+	g.Edge("File[/var/log/app]", "Service[app]", before)
 	rep := Detect(res, g, Options{})
 	expect(t, rep, "MN File[/var/log/app]->Service[app] /var/log/app")
 	// Near miss: notified.
 	g = rulesGraph()
-	g.edge("File[/var/log/app]", "Service[app]", notify)
+	g.Edge("File[/var/log/app]", "Service[app]", notify)
 	expect(t, Detect(res, g, Options{}))
 	// Near miss: the File found the directory right and changed nothing.
 	res2 := result(dir("/var/log/app",
 		at("File[/var/log/app]", "c:newfstatat@10"),
 		at("Service[app]", "c:openat@30")))
 	g = rulesGraph()
-	g.edge("File[/var/log/app]", "Service[app]", before)
+	g.Edge("File[/var/log/app]", "Service[app]", before)
 	expect(t, Detect(res2, g, Options{}))
 	// Near miss: a directory a Package made is not the service's
 	// configuration (ordered, so no MOR either).
 	res3 := result(dir("/var/log/app", a("Package[app]", "p", 10), a("Service[app]", "c", 30)))
 	g = rulesGraph()
-	g.edge("Package[app]", "Service[app]", before)
+	g.Edge("Package[app]", "Service[app]", before)
 	expect(t, Detect(res3, g, Options{}))
 }
 
@@ -146,9 +146,9 @@ func TestRuleAccountDatabases(t *testing.T) {
 func TestRuleAccountMadeByPackage(t *testing.T) {
 	graph := func() *fakeGraph {
 		g := rulesGraph()
-		g.add("File[/var/cache/app]", "app.pp", 30, "ensure", "directory", "owner", "appd", "group", "appd")
-		g.add("Package[other]", "app.pp", 32)
-		g.add("Group[staff2]", "app.pp", 34)
+		g.Add("File[/var/cache/app]", "app.pp", 30, "ensure", "directory", "owner", "appd", "group", "appd")
+		g.Add("Package[other]", "app.pp", 32)
+		g.Add("Group[staff2]", "app.pp", 34)
 		return g
 	}
 	before, bad, err := ParseAccounts(strings.NewReader("user root\nuser www-data\ngroup root\ngroup adm\n\nnobody\nuser a b\n"))
@@ -182,7 +182,7 @@ func TestRuleAccountMadeByPackage(t *testing.T) {
 	had := &Accounts{users: map[string]bool{"appd": true}, groups: map[string]bool{"appd": true}}
 	held("the accounts were there before", "Package[app]", made(nil, nil), graph(), Options{Accounts: had})
 	g := graph()
-	g.add("User[appd]", "app.pp", 40)
+	g.Add("User[appd]", "app.pp", 40)
 	held("a User manages them (Puppet autorequires it)", "Package[app]", made(nil, nil), g, Options{Accounts: before})
 	held("another resource wrote the databases before the lookup too", "Package[app]", made(
 		[]acc{a("Package[other]", "p", 5)}, []acc{a("Package[other]", "p", 6)}), graph(), Options{Accounts: before})
@@ -193,16 +193,16 @@ func TestRuleAccountMadeByPackage(t *testing.T) {
 		t.Errorf("another writer after the lookup: want the pair reported: %v", summary(rep))
 	}
 	g = graph()
-	g.add("File[/var/cache/app]", "app.pp", 30, "ensure", "directory", "owner", "root", "group", "0")
+	g.Add("File[/var/cache/app]", "app.pp", 30, "ensure", "directory", "owner", "root", "group", "0")
 	held("the File names only accounts that were there, or an id", "Package[app]", made(nil, nil), g, Options{Accounts: before})
 	g = graph()
-	g.add("Mysql_grant[appd@localhost/*.*]", "app.pp", 30, "user", "appd@localhost")
+	g.Add("Mysql_grant[appd@localhost/*.*]", "app.pp", 30, "user", "appd@localhost")
 	res := result(p("/etc/passwd", a("Package[app]", "p", 11), a("Mysql_grant[appd@localhost/*.*]", "c", 21)))
 	if rep := Detect(res, g, Options{Accounts: before}); rep.Faults() != 0 {
 		t.Errorf("a database type's user parameter is no system account: %v", summary(rep))
 	}
 	g = graph()
-	g.add("Exec[as-appd]", "app.pp", 30, "command", "/bin/true", "user", "appd")
+	g.Add("Exec[as-appd]", "app.pp", 30, "command", "/bin/true", "user", "appd")
 	res = result(p("/etc/passwd", a("Package[app]", "p", 11), a("Exec[as-appd]", "c", 21)))
 	rep = Detect(res, g, Options{Accounts: before})
 	if expect(t, rep, "MOR Package[app]->Exec[as-appd] /etc/passwd"); rep.Faults() != 1 {
@@ -215,7 +215,7 @@ func TestRuleAccountMadeByPackage(t *testing.T) {
 	// Not a near miss: a Group that wrote the database as well makes no
 	// other name the File could have meant (its group, here).
 	g = graph()
-	g.add("File[/var/cache/app]", "app.pp", 30, "ensure", "directory", "group", "appd")
+	g.Add("File[/var/cache/app]", "app.pp", 30, "ensure", "directory", "group", "appd")
 	rep = Detect(made([]acc{a("Group[staff2]", "p", 5)}, nil), g, Options{Accounts: before})
 	if f := findingOf(rep, "Package[app]", "File[/var/cache/app]"); f == nil || f.HeldBack {
 		t.Errorf("a Group's write hid the account the Package made: %v", summary(rep))
@@ -303,7 +303,7 @@ func TestRuleMetadataOfMadeFile(t *testing.T) {
 	expect(t, Detect(result(p("/etc/app/key", at("File[/etc/app/key]", "s:newfstatat@5", "k:chmod@6"), at("Exec[keygen]", "p:openat@10"))), rulesGraph(), Options{}))
 	// Near miss: ordered.
 	g := rulesGraph()
-	g.edge("Exec[keygen]", "File[/etc/app/key]", before)
+	g.Edge("Exec[keygen]", "File[/etc/app/key]", before)
 	expect(t, Detect(result(p("/etc/app/key", at("Exec[keygen]", "p:openat@10"), at("File[/etc/app/key]", "s:newfstatat@20", "k:chmod@21"))), g, Options{}))
 }
 
@@ -313,10 +313,10 @@ func TestRuleMetadataOfMadeFile(t *testing.T) {
 func TestRuleFileAfterListing(t *testing.T) {
 	const daemon = "/usr/sbin/appd"
 	listing := func(by string, line int64) acc {
-		return acc{block: "Service[app]", effects: "l", per: map[rune]interp.Evidence{'l': interp.NewEvidenceBy("getdents64", line, by)}}
+		return at("Service[app]", "l:getdents64@"+strconv.FormatInt(line, 10)+"@"+by)
 	}
 	read := func(by string, line int64) acc {
-		return acc{block: "Service[app]", effects: "c", per: map[rune]interp.Evidence{'c': interp.NewEvidenceBy("openat", line, by)}}
+		return at("Service[app]", "c:openat@"+strconv.FormatInt(line, 10)+"@"+by)
 	}
 	run := func(g Graph, list, readBy string, made int64) *Report {
 		return Detect(result(
@@ -337,13 +337,13 @@ func TestRuleFileAfterListing(t *testing.T) {
 	expect(t, run(rulesGraph(), "/bin/sh", "/bin/cat", 20))
 	// Near miss: the File notifies the service.
 	g := rulesGraph()
-	g.edge("File[/etc/app/app.conf]", "Service[app]", notify)
+	g.Edge("File[/etc/app/app.conf]", "Service[app]", notify)
 	expect(t, run(g, daemon, daemon, 20))
 }
 
 func TestRuleSymlinkTarget(t *testing.T) {
 	g := rulesGraph()
-	g.add("File[/etc/app/enabled.conf]", "app.pp", 30, "ensure", "link", "target", "../app/app.conf")
+	g.Add("File[/etc/app/enabled.conf]", "app.pp", 30, "ensure", "link", "target", "../app/app.conf")
 	// The link looks its target up (stat): a dangling link is fine.
 	res := result(p("/etc/app/app.conf", a("File[/etc/app/app.conf]", "p", 10), at("File[/etc/app/enabled.conf]", "c:newfstatat@20")))
 	expect(t, Detect(res, g, Options{}))
@@ -354,24 +354,24 @@ func TestRuleSymlinkTarget(t *testing.T) {
 
 func TestRuleCommutingEditors(t *testing.T) {
 	g := newFake()
-	g.add("Ini_setting[a]", "i.pp", 1, "path", "/etc/app.ini", "section", "main", "setting", "a")
-	g.add("Ini_setting[b]", "i.pp", 2, "path", "/etc/app.ini", "section", "main", "setting", "b")
-	g.add("Ini_setting[a2]", "i.pp", 3, "path", "/etc/app.ini", "section", "main", "setting", "a")
-	g.add("App_config[DEFAULT/debug]", "i.pp", 4)
-	g.add("App_config[DEFAULT/verbose]", "i.pp", 5)
-	g.add("File_line[x]", "i.pp", 6, "path", "/etc/app.ini", "line", "x=1", "match", "^x=")
-	g.add("File_line[y]", "i.pp", 7, "path", "/etc/app.ini", "line", "y=1", "match", "^y=")
-	g.add("File_line[x2]", "i.pp", 8, "path", "/etc/app.ini", "line", "x=2", "match", "^x=")
-	g.add("File[/etc/app.ini]", "i.pp", 9, "mode", "0600")
-	g.add("Augeas[a]", "i.pp", 10, "context", "/files/etc/app.ini", "changes", []any{"set main/a 1"})
-	g.add("Augeas[b]", "i.pp", 11, "context", "/files/etc/app.ini", "changes", "set main/b 1\nrm main/c")
-	g.add("Augeas[c]", "i.pp", 12, "context", "/files/etc/app.ini", "changes", "rm main")
-	g.add("Mailalias[root]", "i.pp", 13, "recipient", "admin")
-	g.add("Mailalias[postmaster]", "i.pp", 14, "recipient", "root")
-	g.add("Host[db]", "i.pp", 15, "ip", "10.0.0.1")
-	g.add("Debconf[tzdata/Areas]", "i.pp", 16, "type", "select", "value", "Europe")
-	g.add("Debconf[dash/sh]", "i.pp", 17, "type", "boolean", "value", "true")
-	g.add("Debconf[tz]", "i.pp", 18, "item", "tzdata/Areas", "type", "select", "value", "Asia")
+	g.Add("Ini_setting[a]", "i.pp", 1, "path", "/etc/app.ini", "section", "main", "setting", "a")
+	g.Add("Ini_setting[b]", "i.pp", 2, "path", "/etc/app.ini", "section", "main", "setting", "b")
+	g.Add("Ini_setting[a2]", "i.pp", 3, "path", "/etc/app.ini", "section", "main", "setting", "a")
+	g.Add("App_config[DEFAULT/debug]", "i.pp", 4)
+	g.Add("App_config[DEFAULT/verbose]", "i.pp", 5)
+	g.Add("File_line[x]", "i.pp", 6, "path", "/etc/app.ini", "line", "x=1", "match", "^x=")
+	g.Add("File_line[y]", "i.pp", 7, "path", "/etc/app.ini", "line", "y=1", "match", "^y=")
+	g.Add("File_line[x2]", "i.pp", 8, "path", "/etc/app.ini", "line", "x=2", "match", "^x=")
+	g.Add("File[/etc/app.ini]", "i.pp", 9, "mode", "0600")
+	g.Add("Augeas[a]", "i.pp", 10, "context", "/files/etc/app.ini", "changes", []any{"set main/a 1"})
+	g.Add("Augeas[b]", "i.pp", 11, "context", "/files/etc/app.ini", "changes", "set main/b 1\nrm main/c")
+	g.Add("Augeas[c]", "i.pp", 12, "context", "/files/etc/app.ini", "changes", "rm main")
+	g.Add("Mailalias[root]", "i.pp", 13, "recipient", "admin")
+	g.Add("Mailalias[postmaster]", "i.pp", 14, "recipient", "root")
+	g.Add("Host[db]", "i.pp", 15, "ip", "10.0.0.1")
+	g.Add("Debconf[tzdata/Areas]", "i.pp", 16, "type", "select", "value", "Europe")
+	g.Add("Debconf[dash/sh]", "i.pp", 17, "type", "boolean", "value", "true")
+	g.Add("Debconf[tz]", "i.pp", 18, "item", "tzdata/Areas", "type", "select", "value", "Asia")
 	rmw := func(x, y string) *Report {
 		return Detect(result(p("/etc/app.ini", at(x, "c@1", "p@2"), at(y, "c@3", "p@4"))), g, Options{})
 	}
@@ -415,7 +415,7 @@ func TestRuleNeedMetByOrderedProducer(t *testing.T) {
 		dir("/etc/app", at("Package[app]", "p:mkdir@10"), at("File[/etc/app]", "c:newfstatat@20"), at("File[/etc/app/app.conf]", "c:openat@30")),
 	)
 	g := rulesGraph()
-	g.edge("File[/etc/app]", "File[/etc/app/app.conf]", before)
+	g.Edge("File[/etc/app]", "File[/etc/app/app.conf]", before)
 	rep := Detect(res, g, Options{})
 	expect(t, rep)
 	if rep.Stats.NeedMet != 1 {
@@ -456,14 +456,13 @@ type genGraph struct {
 }
 
 func (g genGraph) Generator(ref string) (*catalog.Resource, bool) {
-	r, ok := g.res[normRef(g.gen[ref])]
-	return r, ok
+	return g.Lookup(g.gen[ref])
 }
 
 func TestRuleGeneratedResources(t *testing.T) {
 	fg := newFake()
-	fg.add("File[/opt/tree]", "t.pp", 1, "recurse", true, "source", "puppet:///modules/t/tree")
-	fg.add("Exec[run]", "t.pp", 5)
+	fg.Add("File[/opt/tree]", "t.pp", 1, "recurse", true, "source", "puppet:///modules/t/tree")
+	fg.Add("Exec[run]", "t.pp", 5)
 	g := genGraph{fg, map[string]string{"File[/opt/tree/run.sh]": "File[/opt/tree]"}}
 	res := result(p("/opt/tree/run.sh", at("File[/opt/tree/run.sh]", "p:rename@10"), a("Exec[run]", "c", 20)))
 	rep := Detect(res, g, Options{})
@@ -472,7 +471,7 @@ func TestRuleGeneratedResources(t *testing.T) {
 		t.Errorf("generated %d, unresolved %v", rep.Stats.GeneratedBlocks, rep.UnresolvedBlocks)
 	}
 	// Near miss: ordered after the generator.
-	fg.edge("File[/opt/tree]", "Exec[run]", before)
+	fg.Edge("File[/opt/tree]", "Exec[run]", before)
 	expect(t, Detect(res, g, Options{}))
 	// Without a generator the block is unresolved and unchecked.
 	rep = Detect(res, fg, Options{})
@@ -517,7 +516,7 @@ func TestRuleObservedFailure(t *testing.T) {
 	expect(t, Detect(res, rulesGraph(), Options{}))
 	// Near miss: ordered (the File before the Exec): no MOR, whatever happened.
 	g := rulesGraph()
-	g.edge("File[/etc/app/app.conf]", "Exec[edit-conf]", before)
+	g.Edge("File[/etc/app/app.conf]", "Exec[edit-conf]", before)
 	expect(t, Detect(failed(mk(), "Exec[edit-conf]", msg), g, Options{}))
 }
 
@@ -529,7 +528,7 @@ func TestRuleUnitIsItsService(t *testing.T) {
 		a("File[/etc/app/app.conf]", "p", 10),
 		a(unit, "c", 30)))
 	g := rulesGraph()
-	g.edge("File[/etc/app/app.conf]", "Service[app]", before)
+	g.Edge("File[/etc/app/app.conf]", "Service[app]", before)
 	rep := Detect(res, g, Options{})
 	expect(t, rep, "MN File[/etc/app/app.conf]->Service[app] /etc/app/app.conf")
 	if rep.Stats.UnitBlocks != 1 {
@@ -555,10 +554,10 @@ func TestRuleUnitIsItsService(t *testing.T) {
 // manages, which Puppet autorequires (an edge here).
 func TestRuleParentDirectory(t *testing.T) {
 	g := newFake()
-	g.add("Package[app]", "a.pp", 1)
-	g.add("File[/etc/app/app.conf]", "a.pp", 2, "ensure", "file", "content", "x")
-	g.add("File[/etc/app/old.conf]", "a.pp", 3, "ensure", "absent")
-	g.add("File[/etc/app]", "a.pp", 4, "ensure", "directory")
+	g.Add("Package[app]", "a.pp", 1)
+	g.Add("File[/etc/app/app.conf]", "a.pp", 2, "ensure", "file", "content", "x")
+	g.Add("File[/etc/app/old.conf]", "a.pp", 3, "ensure", "absent")
+	g.Add("File[/etc/app]", "a.pp", 4, "ensure", "directory")
 	made := dir("/etc/app", at("Package[app]", "p:mkdir@10"))
 	conf := p("/etc/app/app.conf", at("Package[app]", "p@11"), at("File[/etc/app/app.conf]", "s:newfstatat@20"))
 	const mor = "MOR Package[app]->File[/etc/app/app.conf] /etc/app"
@@ -572,9 +571,9 @@ func TestRuleParentDirectory(t *testing.T) {
 	expect(t, Detect(result(made, p("/etc/app/old.conf", at("File[/etc/app/old.conf]", "s:newfstatat@20"))), g, Options{}))
 	expect(t, Detect(result(dir("/etc/app", at("File[/etc/app]", "p:mkdir@5")), p("/etc/app/app.conf", at("File[/etc/app/app.conf]", "s:newfstatat@20"))), g, Options{}),
 		"MOR File[/etc/app]->File[/etc/app/app.conf] /etc/app")
-	g.edge("File[/etc/app]", "File[/etc/app/app.conf]", before)
+	g.Edge("File[/etc/app]", "File[/etc/app/app.conf]", before)
 	expect(t, Detect(result(dir("/etc/app", at("File[/etc/app]", "p:mkdir@5")), p("/etc/app/app.conf", at("File[/etc/app/app.conf]", "s:newfstatat@20"))), g, Options{}))
 	expect(t, Detect(result(p("/etc/app/app.conf", at("File[/etc/app/app.conf]", "s:newfstatat@20"))), g, Options{}))
-	g.edge("Package[app]", "File[/etc/app/app.conf]", before)
+	g.Edge("Package[app]", "File[/etc/app/app.conf]", before)
 	expect(t, Detect(result(made, conf), g, Options{}))
 }

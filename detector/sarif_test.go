@@ -225,9 +225,9 @@ func TestSARIFShape(t *testing.T) {
 // base stays absolute.
 func TestSARIFBasePath(t *testing.T) {
 	g := newFake()
-	g.add("File[/etc/x]", "/repo/site/profile/manifests/init.pp", 3)
-	g.add("Exec[use]", "/repo/site/profile/manifests/my use.pp", 5)
-	g.add("Service[x]", "/usr/share/puppet/modules/x/manifests/init.pp", 9)
+	g.Add("File[/etc/x]", "/repo/site/profile/manifests/init.pp", 3)
+	g.Add("Exec[use]", "/repo/site/profile/manifests/my use.pp", 5)
+	g.Add("Service[x]", "/usr/share/puppet/modules/x/manifests/init.pp", 9)
 	rep := Detect(result(
 		p("/etc/x", a("File[/etc/x]", "p", 1), a("Exec[use]", "c", 2), a("Service[x]", "c", 3))), g, Options{})
 	if rep.Faults() != 2 {

@@ -12,13 +12,13 @@ import (
 // the one with a resource whose file the catalog does not give.
 func TestScopeSetsAsideDependencies(t *testing.T) {
 	g := newFake()
-	g.add("File[/etc/mine]", "/src/mymod/manifests/init.pp", 3)
-	g.add("Exec[mine]", "/src/mymod/manifests/init.pp", 9)
-	g.add("File[/etc/apt/x]", "/usr/share/puppet/modules/apt/manifests/init.pp", 30)
-	g.add("Exec[apt_update]", "/usr/share/puppet/modules/apt/manifests/update.pp", 12)
-	g.add("Exec[cross]", "/src/mymod/manifests/repo.pp", 4)
-	g.add("File[/etc/nofile]", "", 0)
-	g.add("Exec[nofile]", "/usr/share/puppet/modules/apt/manifests/init.pp", 40)
+	g.Add("File[/etc/mine]", "/src/mymod/manifests/init.pp", 3)
+	g.Add("Exec[mine]", "/src/mymod/manifests/init.pp", 9)
+	g.Add("File[/etc/apt/x]", "/usr/share/puppet/modules/apt/manifests/init.pp", 30)
+	g.Add("Exec[apt_update]", "/usr/share/puppet/modules/apt/manifests/update.pp", 12)
+	g.Add("Exec[cross]", "/src/mymod/manifests/repo.pp", 4)
+	g.Add("File[/etc/nofile]", "", 0)
+	g.Add("Exec[nofile]", "/usr/share/puppet/modules/apt/manifests/init.pp", 40)
 	res := result(
 		p("/etc/mine", a("File[/etc/mine]", "p", 10), a("Exec[mine]", "c", 20)),
 		p("/etc/apt/x", a("File[/etc/apt/x]", "p", 30), a("Exec[apt_update]", "c", 40), a("Exec[cross]", "c", 50)),
@@ -73,8 +73,8 @@ func TestScopeSetsAsideDependencies(t *testing.T) {
 // dependency is set aside but not counted as one that would be a fault.
 func TestScopeCountsOnlyReportedDependencyFindings(t *testing.T) {
 	g := newFake()
-	g.add("File[/etc/apt/x]", "/deps/apt/manifests/init.pp", 30)
-	g.add("Exec[apt_update]", "/deps/apt/manifests/update.pp", 12)
+	g.Add("File[/etc/apt/x]", "/deps/apt/manifests/init.pp", 30)
+	g.Add("Exec[apt_update]", "/deps/apt/manifests/update.pp", 12)
 	res := result(p("/etc/apt/x", a("File[/etc/apt/x]", "p", 30), a("Exec[apt_update]", "c", 40)))
 	waivers, err := LoadWaivers(strings.NewReader("File[/etc/apt/x] Exec[apt_update] -- apt's own\n"))
 	if err != nil {

@@ -55,12 +55,12 @@ func (m manifests) read(name string) ([]byte, error) {
 // threePairsManifest has them.
 func threePairs() *fakeGraph {
 	g := newFake()
-	g.add("File[/etc/a]", "site.pp", 3)
-	g.add("Exec[use-a]", "site.pp", 4)
-	g.add("File[/etc/b]", "site.pp", 7)
-	g.add("Exec[use-b]", "site.pp", 8)
-	g.add("File[/etc/c]", "site.pp", 9)
-	g.add("Exec[use-c]", "site.pp", 10)
+	g.Add("File[/etc/a]", "site.pp", 3)
+	g.Add("Exec[use-a]", "site.pp", 4)
+	g.Add("File[/etc/b]", "site.pp", 7)
+	g.Add("Exec[use-b]", "site.pp", 8)
+	g.Add("File[/etc/c]", "site.pp", 9)
+	g.Add("Exec[use-c]", "site.pp", 10)
 	return g
 }
 
@@ -141,8 +141,8 @@ func TestInlineSuppression(t *testing.T) {
 
 func TestInlineSuppressionKindAndUnreadable(t *testing.T) {
 	g := newFake()
-	g.add("File[/etc/x]", "gone.pp", 2)
-	g.add("Service[svc]", "svc.pp", 2)
+	g.Add("File[/etc/x]", "gone.pp", 2)
+	g.Add("Service[svc]", "svc.pp", 2)
 	res := result(p("/etc/x", a("File[/etc/x]", "p", 10), a("Service[svc]", "c", 11)))
 	read := manifests{"svc.pp": "# fsmove:ignore MOR -- only MOR\nservice { 'svc': }\n"}.read
 	if rep := Detect(res, g, Options{ReadManifest: read}); rep.Faults() != 1 {

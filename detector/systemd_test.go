@@ -58,13 +58,13 @@ func TestUnitServiceByAliasAndPartOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := newFake()
-	g.add("File[/etc/mysql/my.cnf]", "m.pp", 1, "content", "x")
-	g.add("Service[mysql]", "m.pp", 2)
-	g.add("File[/etc/postfix/main.cf]", "m.pp", 3, "content", "x")
-	g.add("Service[postfix]", "m.pp", 4)
-	g.add("File[/etc/other.conf]", "m.pp", 5, "content", "x")
-	g.edge("File[/etc/mysql/my.cnf]", "Service[mysql]", before)
-	g.edge("File[/etc/postfix/main.cf]", "Service[postfix]", before)
+	g.Add("File[/etc/mysql/my.cnf]", "m.pp", 1, "content", "x")
+	g.Add("Service[mysql]", "m.pp", 2)
+	g.Add("File[/etc/postfix/main.cf]", "m.pp", 3, "content", "x")
+	g.Add("Service[postfix]", "m.pp", 4)
+	g.Add("File[/etc/other.conf]", "m.pp", 5, "content", "x")
+	g.Edge("File[/etc/mysql/my.cnf]", "Service[mysql]", before)
+	g.Edge("File[/etc/postfix/main.cf]", "Service[postfix]", before)
 	res := result(
 		p("/etc/mysql/my.cnf", a("File[/etc/mysql/my.cnf]", "p", 10), a(interp.UnitBlock("mariadb.service"), "c", 20)),
 		p("/etc/postfix/main.cf", a("File[/etc/postfix/main.cf]", "p", 11), a(interp.UnitBlock("postfix@-.service"), "c", 21)),
@@ -102,12 +102,12 @@ func TestTriggeredUnitWorksForItsTrigger(t *testing.T) {
 		t.Fatalf("ParseUnits: %d bad, %v", bad, err)
 	}
 	g := newFake()
-	g.add("File[/etc/systemd/system/tick.service]", "m.pp", 1, "content", "x")
-	g.add("File[/etc/tick.conf]", "m.pp", 2, "content", "x")
-	g.add("File[/etc/systemd/system/tick.timer]", "m.pp", 3, "content", "x")
-	g.add("Service[tick.timer]", "m.pp", 4)
-	g.edge("File[/etc/tick.conf]", "Service[tick.timer]", before)
-	g.edge("File[/etc/systemd/system/tick.timer]", "Service[tick.timer]", before)
+	g.Add("File[/etc/systemd/system/tick.service]", "m.pp", 1, "content", "x")
+	g.Add("File[/etc/tick.conf]", "m.pp", 2, "content", "x")
+	g.Add("File[/etc/systemd/system/tick.timer]", "m.pp", 3, "content", "x")
+	g.Add("Service[tick.timer]", "m.pp", 4)
+	g.Edge("File[/etc/tick.conf]", "Service[tick.timer]", before)
+	g.Edge("File[/etc/systemd/system/tick.timer]", "Service[tick.timer]", before)
 	res := result(
 		p("/etc/systemd/system/tick.service", a("File[/etc/systemd/system/tick.service]", "p", 10), a(interp.UnitBlock("tick.service"), "c", 30)),
 		p("/etc/tick.conf", a("File[/etc/tick.conf]", "p", 11), a(interp.UnitBlock("tick.service"), "c", 31)),
@@ -125,8 +125,8 @@ func TestTriggeredUnitWorksForItsTrigger(t *testing.T) {
 		t.Errorf("unit blocks %d, unclaimed %d; want 2 and 0", rep.Stats.UnitBlocks, rep.Stats.UnclaimedUnits)
 	}
 	// A Service of the service itself takes its work, and is notified.
-	g.add("Service[tick]", "m.pp", 5)
-	g.edge("File[/etc/tick.conf]", "Service[tick]", before)
+	g.Add("Service[tick]", "m.pp", 5)
+	g.Edge("File[/etc/tick.conf]", "Service[tick]", before)
 	got := strings.Join(summary(Detect(res, g, Options{Units: units})), "\n")
 	if !strings.Contains(got, "MN File[/etc/tick.conf]->Service[tick] ") {
 		t.Errorf("with Service[tick]: %q, want its MN", got)
@@ -139,7 +139,7 @@ func TestTriggeredUnitWorksForItsTrigger(t *testing.T) {
 
 func newFakeTimerOnly() *fakeGraph {
 	g := newFake()
-	g.add("Service[tick.timer]", "m.pp", 4)
+	g.Add("Service[tick.timer]", "m.pp", 4)
 	return g
 }
 
