@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/fsmove/fsmove/internal/words"
 )
 
 // JUnit XML as CI systems read it (GitLab's test reports, Jenkins, GitHub
@@ -95,8 +97,8 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		})
 	}
 	c := r.Checked()
-	checked := fmt.Sprintf("%s, %s, %s, %s checked", plural(c.Resources, "resource"),
-		plural(c.Blocks, "block"), plural(c.Paths, "path"), plural(c.RelatedPairs, "related resource pair"))
+	checked := fmt.Sprintf("%s, %s, %s, %s checked", words.Count(c.Resources, "resource"),
+		words.Count(c.Blocks, "block"), words.Count(c.Paths, "path"), words.Count(c.RelatedPairs, "related resource pair"))
 	if f := r.RunFailure; f != nil {
 		suite.Cases = append(suite.Cases, junitCase{
 			ClassName: "fsmove.run",

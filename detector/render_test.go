@@ -342,18 +342,6 @@ func TestGroupByConsumerText(t *testing.T) {
 	}
 }
 
-// TestThousands checks the digit grouping of the clean report's figures.
-func TestThousands(t *testing.T) {
-	for n, want := range map[int]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 1234567: "1,234,567", -12345: "-12,345"} {
-		if got := thousands(n); got != want {
-			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
-		}
-	}
-	if got := plural(1, "path"); got != "1 path" {
-		t.Errorf("plural(1) = %q", got)
-	}
-}
-
 // TestJSONBasePath: with a base path, resources' files under it and the
 // fixes' positions are relative; files outside it stay absolute; the tool,
 // its version and the module are at the top.

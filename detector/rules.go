@@ -6,6 +6,7 @@ import (
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/fstrace/interp"
+	"github.com/fsmove/fsmove/internal/words"
 )
 
 // This file holds the relation rules: how one block's access to a path is
@@ -345,7 +346,7 @@ func refreshedTogether(g Graph, x, y *catalog.Resource) string {
 	}
 	who := PuppetRef(notifiers[0])
 	if len(notifiers) > 1 {
-		who += " and " + plural(len(notifiers)-1, "other")
+		who += " and " + words.Count(len(notifiers)-1, "other")
 	}
 	return PuppetRef(x) + " runs only when notified, and every resource that notifies it (" + who + ") notifies " +
 		PuppetRef(y) + " too, which it precedes: each refresh that runs it runs " + PuppetRef(y) + " after it"

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/internal/words"
 )
 
 // Scope is the code under test: the manifest files and directories whose
@@ -67,5 +68,5 @@ func (r *Report) dependencyNote() string {
 	if n == 0 {
 		return ""
 	}
-	return plural(n, "finding") + " in dependencies, not counted (--scope all lists them)"
+	return words.Count(n, "finding") + " in dependencies, not counted (--scope all lists them)"
 }

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/detector/printable"
 	"github.com/fsmove/fsmove/fstrace/interp"
+	"github.com/fsmove/fsmove/internal/words"
 )
 
 // ANSI styles, used only when WriteText is asked for colour.
@@ -64,7 +64,7 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		}
 		head := fmt.Sprintf("%s: %d", sec.title, findings)
 		if len(items) != findings {
-			head += ", shown as " + plural(len(items), "item")
+			head += ", shown as " + words.Count(len(items), "item")
 		}
 		st := ansiRed
 		switch {
@@ -147,7 +147,7 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	}
 	var notes []string
 	if reportedItems != faults {
-		notes = append(notes, "shown as "+plural(reportedItems, "item"))
+		notes = append(notes, "shown as "+words.Count(reportedItems, "item"))
 	}
 	if waived > 0 {
 		notes = append(notes, fmt.Sprintf("%d waived", waived))
@@ -422,29 +422,6 @@ func (t *textWriter) group(nums []int, g *Group, fs []Finding) {
 	fmt.Fprintf(t.w, "  fix: %s\n\n", t.style(ansiGreen, p(g.Fix(fs))))
 }
 
-// plural is "1 item", "2 items", "1,234 paths".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return thousands(n) + " " + noun + "s"
-}
-
-// thousands writes n with a comma between groups of three digits: 12,345.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	digits := strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	b.WriteString(s[:len(s)-len(digits)])
-	for i, d := range digits {
-		if i > 0 && (len(digits)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(d)
-	}
-	return b.String()
-}
-
 // samePaths is "same path: /etc/services", or the first few of many.
 func samePaths(paths []string) string {
 	if len(paths) == 1 {
@@ -649,8 +626,8 @@ func findingSections() []findingSection {
 func (r *Report) cleanSummary() string {
 	c := r.Checked()
 	summary := fmt.Sprintf("No missing ordering relationships or notifiers among %s (%s, %s, %s checked)",
-		plural(c.Resources, "resource"), plural(c.Blocks, "block"), plural(c.Paths, "path"),
-		plural(c.RelatedPairs, "related resource pair"))
+		words.Count(c.Resources, "resource"), words.Count(c.Blocks, "block"), words.Count(c.Paths, "path"),
+		words.Count(c.RelatedPairs, "related resource pair"))
 	switch {
 	case !r.Idempotence:
 	case slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Kind == NI && f.HeldBack }):
