@@ -19,21 +19,3 @@ func BenchmarkDetect(b *testing.B) {
 	b.ReportMetric(float64(len(rep.Findings)), "findings")
 	b.ReportMetric(float64(rep.Stats.RelatedPairs), "pairs")
 }
-
-// BenchmarkWriteJSON measures the JSON writer on the benchmark's findings.
-func BenchmarkWriteJSON(b *testing.B) {
-	res, g := detectortest.SyntheticRun(2000, 200_000)
-	rep := Detect(res, g, Options{})
-	var n int64
-	for b.Loop() {
-		var w countWriter
-		rep.WriteJSON(&w)
-		n = int64(w)
-	}
-	b.SetBytes(n)
-	b.ReportMetric(float64(len(rep.Findings)), "findings")
-}
-
-type countWriter int64
-
-func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }

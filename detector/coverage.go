@@ -232,17 +232,6 @@ func notObservedWhy(r *catalog.Resource, st catalog.ResourceStatus, in *Coverage
 	return "no process of its unit ran in the traced apply (systemd did not start it, or it started after the trace ended)"
 }
 
-// worthSaying reports whether some of the run went unchecked (a Service
-// not observed, a resource Puppet skipped or failed) or a daemon ran only
-// because a condition of its unit was lifted.
-func (c *Coverage) worthSaying() bool {
-	if c == nil {
-		return false
-	}
-	lifted := slices.ContainsFunc(c.Services, func(s ServiceCoverage) bool { return s.Lifted != "" })
-	return lifted || len(c.Unobserved())+len(c.Skipped)+len(c.Failed) > 0
-}
-
 // Lines says the coverage in sentences, the same in every format: how
 // many Services were observed, each one not observed and why, and the
 // resources Puppet did not apply.

@@ -1,7 +1,6 @@
 package detector
 
 import (
-	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -101,39 +100,6 @@ func TestCoverageLifted(t *testing.T) {
 	}
 	if lines := strings.Join(rep.Coverage.Lines(), "\n"); lines != strings.Join(want, "\n") {
 		t.Errorf("coverage:\n%s\nwant:\n%s", lines, strings.Join(want, "\n"))
-	}
-}
-
-// TestTextCoverageOnlyWithGaps: the text report shows the coverage only
-// when something went unchecked or a condition was lifted; JSON has it
-// always.
-func TestTextCoverageOnlyWithGaps(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		cov  *Coverage
-		want bool
-	}{
-		{"all observed", &Coverage{Services: []ServiceCoverage{{Service: "Service[a]", Observed: true}}, Observed: 1, Applied: 3}, false},
-		{"no service", &Coverage{Applied: 2}, false},
-		{"one not observed", &Coverage{Services: []ServiceCoverage{{Service: "Service[a]", Why: "no process of its unit ran"}}, Applied: 3}, true},
-		{"one skipped", &Coverage{Applied: 2, Skipped: []string{"File[/x]"}}, true},
-		// Said too: a daemon that ran only because a condition was lifted.
-		{"lifted", &Coverage{Services: []ServiceCoverage{{Service: "Service[a]", Observed: true, Lifted: "started despite X"}}, Observed: 1, Applied: 3}, true},
-	} {
-		rep := &Report{Coverage: c.cov}
-		var text, js bytes.Buffer
-		if err := rep.WriteText(&text, false); err != nil {
-			t.Fatal(err)
-		}
-		if got := strings.Contains(text.String(), "Coverage:"); got != c.want {
-			t.Errorf("%s: text has the coverage: %v, want %v\n%s", c.name, got, c.want, text.String())
-		}
-		if err := rep.WriteJSON(&js); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(js.String(), `"coverage"`) {
-			t.Errorf("%s: JSON lacks the coverage", c.name)
-		}
 	}
 }
 

@@ -821,15 +821,16 @@ func suggestFix(k Kind, producer, consumer *catalog.Resource, reversed bool) str
 
 // location is "file:line" between before and after, or "" when unknown.
 func location(r *catalog.Resource, before, after string) string {
-	l := fileLine(r)
+	l := FileLine(r)
 	if l == "" {
 		return ""
 	}
 	return before + l + after
 }
 
-// fileLine is the manifest position of r: "file:line", "file", or "".
-func fileLine(r *catalog.Resource) string {
+// FileLine is the manifest position of r as the fixes and the reports
+// write it: "file:line", "file", or "" when the catalog does not say.
+func FileLine(r *catalog.Resource) string {
 	if r == nil || r.File == "" {
 		return ""
 	}

@@ -1,9 +1,9 @@
 package detector
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -381,28 +381,19 @@ func TestDeterministicOrder(t *testing.T) {
 		"MN File[/etc/b.conf]->Service[svc] /etc/b.conf",
 		"MN File[/etc/a.conf]->Service[svc] /etc/a.conf",
 	}
-	var first bytes.Buffer
 	rep := Detect(res, g, Options{})
 	expect(t, rep, want...)
-	if err := rep.WriteJSON(&first); err != nil {
-		t.Fatal(err)
-	}
-	// Shuffle the block numbering and the access order: same report.
+	// Shuffle the block numbering and the access order: same report, to
+	// the last field (the phases' times aside).
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := 0; round < 20; round++ {
 		shuffled := shuffleResult(res, rng)
 		rep := Detect(shuffled, g, Options{})
 		rep.Stats.Phases = nil
-		var buf bytes.Buffer
-		if err := rep.WriteJSON(&buf); err != nil {
-			t.Fatal(err)
-		}
 		rep0 := Detect(res, g, Options{})
 		rep0.Stats.Phases = nil
-		var buf0 bytes.Buffer
-		rep0.WriteJSON(&buf0)
-		if buf.String() != buf0.String() {
-			t.Fatalf("round %d: report depends on block order:\n%s\nvs\n%s", round, buf.String(), buf0.String())
+		if !reflect.DeepEqual(rep, rep0) {
+			t.Fatalf("round %d: report depends on block order:\n%q\nvs\n%q", round, summary(rep), summary(rep0))
 		}
 	}
 }
@@ -457,16 +448,11 @@ func TestPuppetRef(t *testing.T) {
 	}
 }
 
-func TestNilGraphAndBadReports(t *testing.T) {
+func TestNilGraph(t *testing.T) {
 	res := result(p("/etc/x", a("File[/etc/x]", "p", 10), a("Exec[use-conf]", "c", 20)))
 	rep := Detect(res, nil, Options{})
 	if len(rep.Findings) != 0 || rep.Stats.UnresolvedBlocks != 2 {
 		t.Errorf("nil graph: %v %+v", summary(rep), rep.Stats)
-	}
-	bad := &Report{Findings: []Finding{{Kind: MOR}}}
-	var buf bytes.Buffer
-	if bad.WriteText(&buf, false) == nil || bad.WriteJSON(&buf) == nil || bad.WriteSARIF(&buf) == nil {
-		t.Error("a finding without resources was written")
 	}
 }
 

@@ -1,10 +1,12 @@
 // Package detector turns what each Puppet resource did to the file system
 // (an interp.Result) into faults: it infers which resources must be ordered
 // or must notify a service (paper §3.3.2), checks that against the catalog's
-// dependency graph, and reports missing ordering relationships (MOR) and
-// missing notifiers (MN) as text, JSON (SCHEMA.md), SARIF 2.1.0, JUnit, GitLab
-// Code Quality or one HTML page (html.go); with a second apply of the
-// catalog, non-idempotent resources (NI) too.
+// dependency graph, and finds missing ordering relationships (MOR) and
+// missing notifiers (MN); with a second apply of the catalog,
+// non-idempotent resources (NI) too. Its outcome is one model, Report (the
+// findings, their paths and evidence, groups, waivers, coverage, counts),
+// which package report writes in every format (text, JSON, SARIF, JUnit,
+// GitLab Code Quality, HTML); nothing here prints it.
 //
 // # Blocks and resources
 //

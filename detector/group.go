@@ -131,20 +131,6 @@ func GroupFindings(fs []Finding) []Group {
 	return groups
 }
 
-// groupIndex maps each of n findings to the index of its group, or -1.
-func groupIndex(groups []Group, n int) []int {
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = -1
-	}
-	for gi, g := range groups {
-		for _, m := range g.Members {
-			idx[m] = gi
-		}
-	}
-	return idx
-}
-
 // Others are the members' resources that the group does not share: the
 // consumers of a group by producer, the producers of one by consumer.
 func (g *Group) Others(fs []Finding) []*catalog.Resource {

@@ -204,27 +204,3 @@ func TestServiceStopsForContainerCondition(t *testing.T) {
 		}
 	}
 }
-
-// A report whose only NI is held back says so in its clean summary.
-func TestCleanSummaryWithHeldNI(t *testing.T) {
-	in := &Idempotence{Second: []catalog.ResourceStatus{
-		changed("Service[daemon]", catalog.ResourceEvent{Property: "ensure", Previous: "stopped", Desired: "running"})},
-		UnmetConditions: map[string]string{"daemon.service": "ConditionCapability=CAP_SYS_TIME"}}
-	rep := Detect(result(), niGraph(), Options{Idempotence: in})
-	if got := rep.cleanSummary(); !strings.HasSuffix(got, "the second apply changed nothing but what is held back") {
-		t.Errorf("summary %q", got)
-	}
-	rep.ShowHeldBack = true
-	var text strings.Builder
-	if err := rep.WriteText(&text, false); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(text.String(), "held back: systemd skipped the start of daemon.service because ConditionCapability=CAP_SYS_TIME is not met") {
-		t.Errorf("--all text has no reason:\n%s", text.String())
-	}
-	in.UnmetConditions = nil
-	rep = Detect(result(), niGraph(), Options{Idempotence: &Idempotence{}})
-	if got := rep.cleanSummary(); !strings.HasSuffix(got, "the second apply changed nothing") {
-		t.Errorf("summary %q", got)
-	}
-}

@@ -1,9 +1,6 @@
 package detector
 
 import (
-	"fmt"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/fsmove/fsmove/catalog"
@@ -102,20 +99,6 @@ func (f *Finding) FixSite() (at, other *catalog.Resource) {
 		return f.Producer, f.Consumer
 	}
 	return f.Consumer, f.Producer
-}
-
-// pairText is the finding's resources as the reports write them: "A -> B"
-// (MOR), "A ~> B" (MN), "A <-> B" (NI, a fight) or "A" (NI, one resource).
-func (f *Finding) pairText() string {
-	switch {
-	case f.Kind == NI && f.Producer == f.Consumer:
-		return f.Producer.Ref()
-	case f.Kind == NI:
-		return f.Producer.Ref() + " <-> " + f.Consumer.Ref()
-	case f.Kind == MN:
-		return f.Producer.Ref() + " ~> " + f.Consumer.Ref()
-	}
-	return f.Producer.Ref() + " -> " + f.Consumer.Ref()
 }
 
 // Confidence is how strong a finding's evidence is.
@@ -260,18 +243,6 @@ type RunFailure struct {
 	Error  string // run.json's error: "Puppet exited with 6 (changes and failures)"
 }
 
-// text says why the run failed and what that means, for the reports,
-// which say that the run failed before it: "Puppet exited with 6 (…)
-// (run.json: status puppet-failed); the analysis covers only what the run
-// did".
-func (f *RunFailure) text() string {
-	why := "(run.json: status " + f.Status + ")"
-	if f.Error != "" {
-		why = f.Error + " " + why
-	}
-	return why + "; the analysis covers only what the run did"
-}
-
 // InputWarning is one kind of input problem, counted.
 type InputWarning struct {
 	Kind    string // what, in a few words: "malformed trace lines"
@@ -317,37 +288,8 @@ func (r *Report) Checked() Checked {
 	}
 }
 
-// relFile is file relative to BasePath, and whether it is under it; a
-// file outside it (another module's, Puppet's own) is returned as it is.
-func (r *Report) relFile(file string) (string, bool) {
-	if r.BasePath == "" || !filepath.IsAbs(file) {
-		return file, false
-	}
-	rel, err := filepath.Rel(r.BasePath, file)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return file, false
-	}
-	return rel, true
-}
-
-// relText is a message with the manifest positions under BasePath written
-// relative to it ("… (site/profile/manifests/init.pp:3)"), for the formats
-// that a CI system shows with the repository's files.
-func (r *Report) relText(s string) string {
-	base := strings.TrimSuffix(r.BasePath, "/")
-	if base == "" {
-		return s // (a base of / would also be "")
-	}
-	return strings.ReplaceAll(s, base+"/", "")
-}
-
 // Complete reports whether the analysis covers the whole run.
 func (r *Report) Complete() bool { return len(r.Incomplete) == 0 }
-
-// succeeded reports whether the run succeeded and the analysis covers all
-// of it: what the machine formats call complete (JSON's complete, SARIF's
-// executionSuccessful).
-func (r *Report) succeeded() bool { return r.Complete() && r.RunFailure == nil }
 
 // AddWarning counts n problems of a kind, with the effect they have on
 // the report; n == 0 adds nothing.
@@ -397,32 +339,15 @@ func (r *Report) Pairs() [][2]*catalog.Resource {
 	return out
 }
 
-// check rejects a hand-built report that the writers cannot print (a
-// finding or path without its resources) with an error instead of a panic.
-func (r *Report) check() error {
-	for i := range r.Findings {
-		f := &r.Findings[i]
-		if f.Producer == nil || f.Consumer == nil {
-			return fmt.Errorf("detector: finding %d has no producer or consumer", i)
-		}
-		for j := range f.Paths {
-			if f.Paths[j].Producer == nil || f.Paths[j].Consumer == nil {
-				return fmt.Errorf("detector: finding %d path %q has no producer or consumer", i, f.Paths[j].Path)
-			}
-		}
-	}
-	return nil
-}
-
 // Phase is the wall time of one step of the pipeline.
 type Phase struct {
 	Name     string
 	Duration time.Duration
 }
 
-// Stats are the counts printed by WriteStats (--stats) and written in
-// JSON. The caller fills the trace counts and its phases; Detect fills the
-// rest and appends its own "detect" phase.
+// Stats are the counts that report.Stats prints (--stats) and the JSON
+// report holds. The caller fills the trace counts and its phases; Detect
+// fills the rest and appends its own "detect" phase.
 type Stats struct {
 	// Filled by the caller.
 	TraceBytes     int64

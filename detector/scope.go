@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
-	"github.com/fsmove/fsmove/internal/words"
 )
 
 // Scope is the code under test: the manifest files and directories whose
@@ -59,14 +58,3 @@ func (s *Scope) setAside(rep *Report) {
 // DependencyFaults is the number of findings set aside as wholly inside
 // dependencies that would count as faults (neither waived nor held back).
 func (r *Report) DependencyFaults() int { return reported(r.InDependencies) }
-
-// dependencyNote is what every human report adds to its summary when
-// findings were set aside: "1 finding in dependencies, not counted
-// (--scope all lists them)"; "" when none would count.
-func (r *Report) dependencyNote() string {
-	n := r.DependencyFaults()
-	if n == 0 {
-		return ""
-	}
-	return words.Count(n, "finding") + " in dependencies, not counted (--scope all lists them)"
-}

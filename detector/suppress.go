@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
-	"github.com/fsmove/fsmove/detector/printable"
 )
 
 // Inline suppressions, puppet-lint style: a comment on the line above a
@@ -190,35 +189,4 @@ func ReadManifestFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// suppressedText lists the waived and suppressed findings for the text
-// report (ShowSuppressed), one line each with the reason and where it was
-// written.
-func (t *textWriter) suppressed(r *Report) {
-	var lines []string
-	for i := range r.Findings {
-		f := &r.Findings[i]
-		if !f.Waived || f.HeldBack {
-			continue
-		}
-		how, where := "waived", f.WaiverSource
-		if f.Suppressed {
-			how = "suppressed"
-		}
-		if where != "" {
-			where = " (" + where + ")"
-		}
-		lines = append(lines, fmt.Sprintf("%s %s (%s), %s: %s%s", f.Kind, f.pairText(),
-			f.Confidence, how, f.WaiverReason, where))
-	}
-	if len(lines) == 0 {
-		return
-	}
-	head := fmt.Sprintf("Suppressed and waived (--show-suppressed): %d", len(lines))
-	fmt.Fprintf(t.w, "%s\n%s\n\n", t.style(ansiDim, head), strings.Repeat("=", len(head)))
-	for n, l := range lines {
-		fmt.Fprintf(t.w, "%d. %s\n", n+1, printable.String(l))
-	}
-	fmt.Fprintln(t.w)
 }

@@ -1,7 +1,6 @@
 package detector
 
 import (
-	"bytes"
 	"errors"
 	"io/fs"
 	"strings"
@@ -113,30 +112,6 @@ func TestInlineSuppression(t *testing.T) {
 		t.Errorf("without ReadManifest: %d faults, want 3", rep.Faults())
 	}
 
-	// The text report counts it; --show-suppressed lists it with the reason.
-	var buf bytes.Buffer
-	rep = Detect(res, g, Options{ReadManifest: manifests{"site.pp": threePairsManifest}.read})
-	if err := rep.WriteText(&buf, false); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(buf.String(), "(1 suppressed)") || strings.Contains(buf.String(), "written once at install") {
-		t.Errorf("text report without --show-suppressed:\n%s", buf.String())
-	}
-	buf.Reset()
-	rep.ShowSuppressed = true
-	if err := rep.WriteText(&buf, false); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(buf.String(), "suppressed: written once at install (site.pp:2)") {
-		t.Errorf("text report with --show-suppressed:\n%s", buf.String())
-	}
-	buf.Reset()
-	if err := rep.WriteSARIF(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(buf.String(), `"kind": "inSource"`) || !strings.Contains(buf.String(), `"suppressed": 1`) {
-		t.Errorf("SARIF with --show-suppressed has no inSource suppression or count:\n%s", buf.String())
-	}
 }
 
 func TestInlineSuppressionKindAndUnreadable(t *testing.T) {

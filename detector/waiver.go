@@ -42,14 +42,6 @@ func (s KindSet) Add(k Kind) KindSet { return s | 1<<k }
 // Has reports whether the set holds k (the empty set holds every kind).
 func (s KindSet) Has(k Kind) bool { return s == 0 || s&(1<<k) != 0 }
 
-// where says where w was written, for messages.
-func (w *Waiver) where() string {
-	if w.Source != "" {
-		return w.Source
-	}
-	return fmt.Sprintf("waivers line %d", w.Line)
-}
-
 // NewWaiver makes the waiver of a pair of references as a user wrote them
 // (the project config's entries): both references, an absolute path or
 // none, and a reason are required.

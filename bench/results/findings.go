@@ -29,14 +29,14 @@ type FindingRow struct {
 	// refuted, unknown; fsmove bench --confirm), "" when not confirmed.
 	Confirmation string
 	// Problem is an NI finding's problem (unguarded-exec, fight, …;
-	// detector/SCHEMA.md), "" for MOR and MN.
+	// report/SCHEMA.md), "" for MOR and MN.
 	Problem string
 }
 
 // FindingColumns is findings.csv's header.
 var FindingColumns = []string{"module", "kind", "producer", "consumer", "relations", "paths", "observed", "held_back", "commutes", "confirmation", "problem"}
 
-// reportFindings is the part of fsmove's JSON report (detector/SCHEMA.md)
+// reportFindings is the part of fsmove's JSON report (report/SCHEMA.md)
 // that findings.csv lists.
 type reportFindings struct {
 	Findings []struct {

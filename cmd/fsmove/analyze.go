@@ -19,6 +19,7 @@ import (
 	"github.com/fsmove/fsmove/puppet/analyze"
 	"github.com/fsmove/fsmove/puppet/fix"
 	"github.com/fsmove/fsmove/puppet/runner"
+	"github.com/fsmove/fsmove/report"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -67,16 +68,16 @@ type reportFormat struct {
 // colour, the HTML page's inputs (built only for the page).
 type formatInputs struct {
 	color bool
-	html  func() detector.HTMLInputs
+	html  func() report.HTMLInputs
 }
 
 var reportFormats = []reportFormat{
-	{"text", func(w io.Writer, rep *detector.Report, in formatInputs) error { return rep.WriteText(w, in.color) }},
-	{"json", func(w io.Writer, rep *detector.Report, _ formatInputs) error { return rep.WriteJSON(w) }},
-	{"sarif", func(w io.Writer, rep *detector.Report, _ formatInputs) error { return rep.WriteSARIF(w) }},
-	{"junit", func(w io.Writer, rep *detector.Report, _ formatInputs) error { return rep.WriteJUnit(w) }},
-	{"codequality", func(w io.Writer, rep *detector.Report, _ formatInputs) error { return rep.WriteCodeQuality(w) }},
-	{"html", func(w io.Writer, rep *detector.Report, in formatInputs) error { return rep.WriteHTML(w, in.html()) }},
+	{"text", func(w io.Writer, rep *detector.Report, in formatInputs) error { return report.Text(w, rep, in.color) }},
+	{"json", func(w io.Writer, rep *detector.Report, _ formatInputs) error { return report.JSON(w, rep) }},
+	{"sarif", func(w io.Writer, rep *detector.Report, _ formatInputs) error { return report.SARIF(w, rep) }},
+	{"junit", func(w io.Writer, rep *detector.Report, _ formatInputs) error { return report.JUnit(w, rep) }},
+	{"codequality", func(w io.Writer, rep *detector.Report, _ formatInputs) error { return report.CodeQuality(w, rep) }},
+	{"html", func(w io.Writer, rep *detector.Report, in formatInputs) error { return report.HTML(w, rep, in.html()) }},
 }
 
 // formatNames are the names of reportFormats, in order.
@@ -495,7 +496,7 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 	if hooks.runFailed {
 		exit = exitRun
 	}
-	err = formatNamed(rf.format).write(out, rep, formatInputs{color: color, html: func() detector.HTMLInputs {
+	err = formatNamed(rf.format).write(out, rep, formatInputs{color: color, html: func() report.HTMLInputs {
 		return htmlInputs(in, rec, st, rep, exit)
 	}})
 	if err != nil {
@@ -512,7 +513,7 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 		}
 	}
 	if rf.stats {
-		rep.WriteStats(stderr)
+		report.Stats(stderr, rep)
 		printThroughput(stderr, rep, st)
 	}
 	// The text report on a terminal already says all this; a JSON or SARIF

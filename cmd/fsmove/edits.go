@@ -12,6 +12,7 @@ import (
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/fix"
 	"github.com/fsmove/fsmove/puppet/runner"
+	"github.com/fsmove/fsmove/report"
 )
 
 // The reports carry each finding's edit (fsmove fix's) when the module's
@@ -41,7 +42,7 @@ func attachEdits(rep *detector.Report, loc *fix.Located) error {
 		}
 		return file
 	}
-	nums := rep.Numbers()
+	nums := report.Numbers(rep)
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
 		if !editable(f) {

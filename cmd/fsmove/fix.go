@@ -20,6 +20,7 @@ import (
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/fix"
 	"github.com/fsmove/fsmove/puppet/runner"
+	"github.com/fsmove/fsmove/report"
 	"github.com/spf13/cobra"
 )
 
@@ -371,7 +372,7 @@ func analyzeRunDir(ctx context.Context, dir string, rec *runner.RunRecord, rf *r
 // targets, and what is not edited: those inside dependencies.
 func fixTargets(rep *detector.Report) ([]fix.Target, []string) {
 	var targets []fix.Target
-	nums := rep.Numbers()
+	nums := report.Numbers(rep)
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
 		if !editable(f) {
@@ -517,7 +518,7 @@ func verifyFix(ctx context.Context, stderr io.Writer, eng *container.Engine, dir
 			editedNums[n] = true
 		}
 	}
-	nums := rep.Numbers()
+	nums := report.Numbers(rep)
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
 		if !f.Reported() || !editedNums[nums[i]] {

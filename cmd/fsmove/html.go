@@ -6,6 +6,7 @@ import (
 	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/puppet/analyze"
 	"github.com/fsmove/fsmove/puppet/runner"
+	"github.com/fsmove/fsmove/report"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
 
@@ -15,13 +16,13 @@ import (
 // lines of the evidence (one streaming pass over each trace: the run's,
 // and the second apply's for NI findings), and the
 // catalog's graph. What cannot be had is left empty, and the page says so.
-func htmlInputs(in analyze.Input, rec *runner.RunRecord, st *analyze.Stats, rep *detector.Report, exit int) detector.HTMLInputs {
-	hi := detector.HTMLInputs{ExitStatus: exit, ReadSource: detector.ReadManifestFile}
+func htmlInputs(in analyze.Input, rec *runner.RunRecord, st *analyze.Stats, rep *detector.Report, exit int) report.HTMLInputs {
+	hi := report.HTMLInputs{ExitStatus: exit, ReadSource: detector.ReadManifestFile}
 	if st != nil {
 		hi.Graph = st.Graph
 	}
 	if rec != nil {
-		hi.Run = &detector.HTMLRun{
+		hi.Run = &report.HTMLRun{
 			FsmoveVersion: rec.FsmoveVersion,
 			PuppetVersion: rec.PuppetVersion,
 			Tracer:        rec.Tracer,
@@ -36,7 +37,7 @@ func htmlInputs(in analyze.Input, rec *runner.RunRecord, st *analyze.Stats, rep 
 	case in.Trace == "" || in.Trace == "-":
 		hi.TraceError = "the trace was read from standard input"
 	default:
-		lines, err := strace.ReadLines(in.Trace, rep.EvidenceLines())
+		lines, err := strace.ReadLines(in.Trace, report.EvidenceLines(rep))
 		if err != nil {
 			hi.TraceError = err.Error()
 		} else {
@@ -47,7 +48,7 @@ func htmlInputs(in analyze.Input, rec *runner.RunRecord, st *analyze.Stats, rep 
 	if rep.Idempotence {
 		if in.SecondTrace == "" {
 			hi.SecondTraceError = "the second apply was not traced"
-		} else if lines, err := strace.ReadLines(in.SecondTrace, rep.SecondEvidenceLines()); err != nil {
+		} else if lines, err := strace.ReadLines(in.SecondTrace, report.SecondEvidenceLines(rep)); err != nil {
 			hi.SecondTraceError = err.Error()
 		} else {
 			hi.SecondTraceLines = lines
@@ -57,12 +58,12 @@ func htmlInputs(in analyze.Input, rec *runner.RunRecord, st *analyze.Stats, rep 
 }
 
 // writeHTMLFile writes the HTML report to path.
-func writeHTMLFile(path string, rep *detector.Report, hi detector.HTMLInputs) error {
+func writeHTMLFile(path string, rep *detector.Report, hi report.HTMLInputs) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := rep.WriteHTML(f, hi); err != nil {
+	if err := report.HTML(f, rep, hi); err != nil {
 		f.Close()
 		return err
 	}

@@ -2,8 +2,8 @@
 // (through chromedp) and checks that it works as a person uses it: no
 // console errors or uncaught exceptions, one element per reported
 // finding, the kind and resource filters, the drawings, the copy buttons.
-// The detector's tests and the end-to-end tests of cmd/fsmove share it; it
-// starts one browser per test process.
+// The report package's tests and the end-to-end tests of cmd/fsmove
+// share it; it starts one browser per test process.
 package browsercheck
 
 import (

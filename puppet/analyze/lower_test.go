@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsmove/fsmove/fstrace"
 	"github.com/fsmove/fsmove/puppet"
+	"github.com/fsmove/fsmove/report"
 	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
@@ -83,13 +84,13 @@ func TestBadArgReachesReports(t *testing.T) {
 		t.Fatalf("Stats.BadArgs = %d, want 1", rep.Stats.BadArgs)
 	}
 	var text, js, sarif bytes.Buffer
-	if err := rep.WriteText(&text, false); err != nil {
+	if err := report.Text(&text, rep, false); err != nil {
 		t.Fatal(err)
 	}
 	if want := "warning: 1 calls whose path or fd argument could not be read"; !strings.Contains(text.String(), want) {
 		t.Errorf("text report lacks %q:\n%s", want, text.String())
 	}
-	if err := rep.WriteJSON(&js); err != nil {
+	if err := report.JSON(&js, rep); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -114,7 +115,7 @@ func TestBadArgReachesReports(t *testing.T) {
 	if !found {
 		t.Errorf("JSON warnings lack the bad argument: %+v", doc.Warnings)
 	}
-	if err := rep.WriteSARIF(&sarif); err != nil {
+	if err := report.SARIF(&sarif, rep); err != nil {
 		t.Fatal(err)
 	}
 	var log struct {

@@ -1,4 +1,4 @@
-package detector
+package report
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/detector"
 )
 
 // SARIF 2.1.0 (OASIS). Only the properties fsmove fills are declared; the
@@ -120,7 +121,7 @@ type sarifSuppression struct {
 type sarifResultProps struct {
 	Confidence string `json:"confidence"`
 	// Numbers are the report's numbers of the findings the result shows
-	// (Report.numbers): one, or a group's members; none for a waived one.
+	// (numbers): one, or a group's members; none for a waived one.
 	Numbers []int `json:"numbers,omitempty"`
 	// For a group's result: by "producer" or "consumer", how many
 	// findings, and the members' other resources (consumers or producers).
@@ -140,7 +141,7 @@ type sarifConfirmation struct {
 	ConfirmationEvidence []string `json:"confirmationEvidence"`
 }
 
-func sarifConfirmationOf(c *Confirmation) *sarifConfirmation {
+func sarifConfirmationOf(c *detector.Confirmation) *sarifConfirmation {
 	if c == nil {
 		return nil
 	}
@@ -200,15 +201,15 @@ type sarifChangeRegion struct {
 }
 
 // sarifFixes is e as a result's fixes: none when there is no edit.
-func (r *Report) sarifFixes(e *Edit) []sarifFix {
+func sarifFixes(r *detector.Report, e *detector.Edit) []sarifFix {
 	if e == nil || len(e.Changes) == 0 {
 		return nil
 	}
-	fix := sarifFix{Description: sarifMessage{r.relText(e.Says)}}
+	fix := sarifFix{Description: sarifMessage{relText(r, e.Says)}}
 	for _, c := range e.Changes {
 		n := len(fix.ArtifactChanges)
-		if n == 0 || fix.ArtifactChanges[n-1].ArtifactLocation != r.sarifArtifactOf(c.File) {
-			fix.ArtifactChanges = append(fix.ArtifactChanges, sarifArtifactChange{ArtifactLocation: r.sarifArtifactOf(c.File)})
+		if n == 0 || fix.ArtifactChanges[n-1].ArtifactLocation != sarifArtifactOf(r, c.File) {
+			fix.ArtifactChanges = append(fix.ArtifactChanges, sarifArtifactChange{ArtifactLocation: sarifArtifactOf(r, c.File)})
 			n++
 		}
 		ac := &fix.ArtifactChanges[n-1]
@@ -223,18 +224,18 @@ func (r *Report) sarifFixes(e *Edit) []sarifFix {
 var sarifRules = [...]struct {
 	id, name, short, full string
 }{
-	MOR: {"MOR", "MissingOrderingRelationship",
+	detector.MOR: {"MOR", "MissingOrderingRelationship",
 		"Missing ordering relationship between two resources",
 		"One resource produces a file that another consumes or removes, and the catalog orders them in neither direction: Puppet may apply them in either order, and one order breaks. Add require/before or a -> chain."},
-	MN: {"MN", "MissingNotifier",
+	detector.MN: {"MN", "MissingNotifier",
 		"Missing notifier to a service",
 		"A resource produces a file that a Service reads, and no notify/subscribe path leads from it to the service: the service keeps running with stale configuration. Add notify/subscribe or a ~> chain."},
-	NI: {"NI", "NonIdempotentResource",
+	detector.NI: {"NI", "NonIdempotentResource",
 		"Non-idempotent resource: a second apply changes it again",
 		"Applied a second time, the module changed this resource again (or it failed then only): the module does not converge. Guard an Exec (creates, unless, onlyif), make content deterministic, or end a fight between two resources writing one path."},
 }
 
-// WriteSARIF writes a SARIF 2.1.0 log: one run of the fsmove driver with
+// SARIF writes a SARIF 2.1.0 log: one run of the fsmove driver with
 // the rules MOR and MN, and one result per finding that is not waived nor
 // held back, located where its fix goes: at the consumer's manifest line
 // for MOR (require), with the producer as a related location, and at the
@@ -243,8 +244,8 @@ var sarifRules = [...]struct {
 // confidence (sarifLevel), which the property bag carries too. Manifest
 // files under BasePath are relative to SRCROOT, and so are the positions
 // in the messages.
-func (r *Report) WriteSARIF(w io.Writer) error {
-	if err := r.check(); err != nil {
+func SARIF(w io.Writer, r *detector.Report) error {
+	if err := check(r); err != nil {
 		return err
 	}
 	driver := sarifDriver{
@@ -253,7 +254,7 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		InformationURI: "https://github.com/fsmove/fsmove",
 	}
 	for k, row := range sarifRules {
-		if Kind(k) == NI && !r.Idempotence {
+		if detector.Kind(k) == detector.NI && !r.Idempotence {
 			continue // a report without --idempotence is as it was
 		}
 		rule := sarifRule{ID: row.id, Name: row.name,
@@ -262,13 +263,13 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		driver.Rules = append(driver.Rules, rule)
 	}
 	s := &r.Stats
-	inv := sarifInvocation{ExecutionSuccessful: r.succeeded(), ToolExecutionNotifications: []sarifNotification{},
+	inv := sarifInvocation{ExecutionSuccessful: succeeded(r), ToolExecutionNotifications: []sarifNotification{},
 		Properties: sarifInputCounts{MalformedLines: s.MalformedLines, BadArgs: s.BadArgs, UnknownCalls: s.UnknownCalls,
 			CutMarks: s.CutMarks, ImplicitEnds: s.ImplicitEnds, SelfClones: s.SelfClones,
 			Waived: s.Waived, Suppressed: s.Suppressed}}
 	if r.RunFailure != nil {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
-			sarifNotification{"error", sarifMessage{"Run failed: " + r.RunFailure.text()}})
+			sarifNotification{"error", sarifMessage{"Run failed: " + runFailureText(r.RunFailure)}})
 	}
 	for _, why := range r.Incomplete {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
@@ -282,7 +283,7 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		if w.ChangesReport() {
 			level = "warning"
 		}
-		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{level, sarifMessage{w.text()}})
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{level, sarifMessage{warningText(w)}})
 	}
 	run := sarifRun{Tool: sarifTool{Driver: driver}, ColumnKind: "utf16CodeUnits", Invocations: []sarifInvocation{inv}, Results: []sarifResult{}}
 	if r.BasePath != "" {
@@ -292,9 +293,9 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		run.OriginalURIBaseIDs = map[string]sarifArtifactLocation{
 			sarifSrcRoot: {URI: (&url.URL{Scheme: "file", Path: base}).String()}}
 	}
-	groups := GroupFindings(r.Findings)
+	groups := detector.GroupFindings(r.Findings)
 	inGroup := groupIndex(groups, len(r.Findings))
-	nums := r.numbers(groups)
+	nums := numbers(r, groups)
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		listSuppressed := r.ShowSuppressed && f.Waived && !f.HeldBack
@@ -303,7 +304,7 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		}
 		if gi := inGroup[i]; gi >= 0 {
 			if g := &groups[gi]; g.Members[0] == i {
-				run.Results = append(run.Results, r.sarifGroup(g, nums))
+				run.Results = append(run.Results, sarifGroup(r, g, nums))
 			}
 			continue
 		}
@@ -311,14 +312,14 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 			RuleID:    sarifRules[f.Kind].id,
 			RuleIndex: int(f.Kind),
 			Level:     sarifLevel(f),
-			Message:   sarifMessage{r.relText(sarifText(f, r.TraceNames))},
+			Message:   sarifMessage{relText(r, sarifText(f, r.TraceNames))},
 			PartialFingerprints: map[string]string{
 				"fsmovePair/v1": f.Kind.String() + ":" + f.Producer.Ref() + "|" + f.Consumer.Ref(),
 			},
 			Properties: sarifResultProps{Confidence: f.Confidence.String(), sarifConfirmation: sarifConfirmationOf(f.Confirmation)},
 		}
 		if !f.Waived {
-			res.Fixes = r.sarifFixes(f.Edit)
+			res.Fixes = sarifFixes(r, f.Edit)
 		}
 		if nums[i] > 0 {
 			res.Properties.Numbers = []int{nums[i]}
@@ -334,15 +335,15 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		at, other := f.FixSite()
 		role := "producer "
 		switch f.Kind {
-		case MN:
+		case detector.MN:
 			role = "service "
-		case NI:
+		case detector.NI:
 			role = "also writing it: "
 		}
-		if loc, ok := r.sarifLocationOf(at); ok {
+		if loc, ok := sarifLocationOf(r, at); ok {
 			res.Locations = append(res.Locations, loc)
 		}
-		if loc, ok := r.sarifLocationOf(other); ok && other != at {
+		if loc, ok := sarifLocationOf(r, other); ok && other != at {
 			id := 1
 			loc.ID = &id
 			loc.Message = &sarifMessage{role + other.Ref()}
@@ -361,7 +362,7 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 // other resource as a related location, and their numbers (nums). The
 // members share the kind, confidence and verdict, so the first one gives
 // the level.
-func (r *Report) sarifGroup(g *Group, nums []int) sarifResult {
+func sarifGroup(r *detector.Report, g *detector.Group, nums []int) sarifResult {
 	fs := r.Findings
 	first := &fs[g.Members[0]]
 	others := g.Others(fs)
@@ -375,8 +376,8 @@ func (r *Report) sarifGroup(g *Group, nums []int) sarifResult {
 	if first.Confirmation != nil {
 		c := &sarifConfirmation{Confirmation: string(first.Confirmation.Verdict), ConfirmationEvidence: []string{}}
 		var whys []string
-		for _, m := range g.Members {
-			o := g.other(&fs[m]).Ref()
+		for i, m := range g.Members {
+			o := others[i].Ref()
 			whys = append(whys, o+": "+fs[m].Confirmation.Why)
 			for _, e := range fs[m].Confirmation.Evidence {
 				c.ConfirmationEvidence = append(c.ConfirmationEvidence, o+": "+e)
@@ -389,22 +390,22 @@ func (r *Report) sarifGroup(g *Group, nums []int) sarifResult {
 		RuleID:    sarifRules[g.Kind].id,
 		RuleIndex: int(g.Kind),
 		Level:     sarifLevel(first),
-		Message:   sarifMessage{r.relText(sarifGroupText(g, fs))},
+		Message:   sarifMessage{relText(r, sarifGroupText(g, fs))},
 		PartialFingerprints: map[string]string{
 			"fsmoveGroup/v1": g.Kind.String() + ":" + g.By.String() + ":" + g.Resource.Ref() + "|" + strings.Join(g.Paths, "|"),
 		},
 		Properties: props,
-		Fixes:      r.sarifFixes(r.GroupEdits[g.Members[0]]),
+		Fixes:      sarifFixes(r, r.GroupEdits[g.Members[0]]),
 	}
-	if loc, ok := r.sarifLocationOf(g.Resource); ok {
+	if loc, ok := sarifLocationOf(r, g.Resource); ok {
 		res.Locations = append(res.Locations, loc)
 	}
 	role := "consumer "
-	if g.By == ByConsumer {
+	if g.By == detector.ByConsumer {
 		role = "producer "
 	}
 	for _, o := range others {
-		if loc, ok := r.sarifLocationOf(o); ok {
+		if loc, ok := sarifLocationOf(r, o); ok {
 			id := len(res.RelatedLocations) + 1
 			loc.ID = &id
 			loc.Message = &sarifMessage{role + o.Ref()}
@@ -416,7 +417,7 @@ func (r *Report) sarifGroup(g *Group, nums []int) sarifResult {
 
 // sarifGroupText is a group's message: the shared resource, how many
 // others and which, the shared paths with its evidence, and the one fix.
-func sarifGroupText(g *Group, fs []Finding) string {
+func sarifGroupText(g *detector.Group, fs []detector.Finding) string {
 	var refs []string
 	for _, o := range g.Others(fs) {
 		refs = append(refs, o.Ref())
@@ -424,11 +425,11 @@ func sarifGroupText(g *Group, fs []Finding) string {
 	n, list, ref := len(g.Members), strings.Join(refs, ", "), g.Resource.Ref()
 	var b strings.Builder
 	switch {
-	case g.By == ByProducer && g.Kind == MN:
+	case g.By == detector.ByProducer && g.Kind == detector.MN:
 		fmt.Fprintf(&b, "%s changes files that %d services read, but notifies none of them: %s.", ref, n, list)
-	case g.By == ByProducer:
+	case g.By == detector.ByProducer:
 		fmt.Fprintf(&b, "%s writes files that %d resources use, and none of them is ordered after it: %s.", ref, n, list)
-	case g.Kind == MN:
+	case g.Kind == detector.MN:
 		fmt.Fprintf(&b, "%s reads files that %d resources change, and none of them notifies it: %s.", ref, n, list)
 	default:
 		fmt.Fprintf(&b, "%s uses files that %d resources write, and is ordered after none of them: %s.", ref, n, list)
@@ -438,7 +439,7 @@ func sarifGroupText(g *Group, fs []Finding) string {
 		if pc.Waived {
 			continue
 		}
-		if g.By == ByProducer {
+		if g.By == detector.ByProducer {
 			fmt.Fprintf(&b, " %s: %s by %s %s, then used by each (%s).", pc.Path,
 				pc.ProducerEffect, pc.Producer.Ref(), evidenceText(pc.ProducerEvidence), pc.Relation)
 		} else {
@@ -447,11 +448,11 @@ func sarifGroupText(g *Group, fs []Finding) string {
 		}
 	}
 	switch g.Confidence {
-	case Observed:
+	case detector.Observed:
 		b.WriteString(" Each failed in this run.")
-	case Metadata:
+	case detector.Metadata:
 		b.WriteString(" Only metadata (mode, owner) or a lookup relates them, on every path.")
-	case Guarded:
+	case detector.Guarded:
 		b.WriteString(" " + guardedText)
 	}
 	if c := first.Confirmation; c != nil {
@@ -466,11 +467,11 @@ func sarifGroupText(g *Group, fs []Finding) string {
 // run or made by content, "warning" when only metadata or lookups relate
 // the two resources, and "note" when re-applying refuted it (most likely
 // not a fault).
-func sarifLevel(f *Finding) string {
+func sarifLevel(f *detector.Finding) string {
 	switch {
-	case f.Confirmation != nil && f.Confirmation.Verdict == Refuted:
+	case f.Confirmation != nil && f.Confirmation.Verdict == detector.Refuted:
 		return "note"
-	case f.Confidence == Metadata, f.Confidence == Guarded:
+	case f.Confidence == detector.Metadata, f.Confidence == detector.Guarded:
 		return "warning"
 	}
 	return "error"
@@ -480,12 +481,12 @@ func sarifLevel(f *Finding) string {
 const guardedText = "The producer made each file only when it was missing (it looked first): in the other order it finds the other's, and what it does then (replace it, keep it as changed locally) is its own."
 
 // headline is the finding in one sentence, without its paths.
-func (f *Finding) headline() string {
-	if f.Kind == NI {
-		problem, _, _ := f.niLines([2]string{})
-		return f.pairText() + ": " + problem + "."
+func headline(f *detector.Finding) string {
+	if f.Kind == detector.NI {
+		problem, _, _ := niLines(f, [2]string{})
+		return pairText(f) + ": " + problem + "."
 	}
-	if f.Kind == MN {
+	if f.Kind == detector.MN {
 		return fmt.Sprintf("%s changes files that %s reads, but does not notify it.", f.Producer.Ref(), f.Consumer.Ref())
 	}
 	return fmt.Sprintf("%s and %s are not ordered, but one uses files the other writes.", f.Producer.Ref(), f.Consumer.Ref())
@@ -493,11 +494,11 @@ func (f *Finding) headline() string {
 
 // sarifText is the result message: what conflicts, on which paths, with
 // the evidence, and the fix.
-func sarifText(f *Finding, traces [2]string) string {
+func sarifText(f *detector.Finding, traces [2]string) string {
 	var b strings.Builder
-	b.WriteString(f.headline())
-	if f.Kind == NI {
-		_, changes, paths := f.niLines(traces)
+	b.WriteString(headline(f))
+	if f.Kind == detector.NI {
+		_, changes, paths := niLines(f, traces)
 		for _, c := range changes {
 			b.WriteString(" Changed again: " + c + ".")
 		}
@@ -523,9 +524,9 @@ func sarifText(f *Finding, traces [2]string) string {
 		fmt.Fprintf(&b, " It failed in this run: %s", f.ObservedError)
 	}
 	switch f.Confidence {
-	case Metadata:
+	case detector.Metadata:
 		b.WriteString(" Only metadata (mode, owner) or a lookup relates them, on every path.")
-	case Guarded:
+	case detector.Guarded:
 		b.WriteString(" " + guardedText)
 	}
 	if c := f.Confirmation; c != nil {
@@ -542,9 +543,9 @@ const sarifSrcRoot = "SRCROOT"
 // sarifArtifactOf is a manifest file as SARIF names it: a file under
 // BasePath a URI relative to SRCROOT; another absolute path a file:// URI;
 // a relative path stays relative. Paths are percent-escaped.
-func (r *Report) sarifArtifactOf(file string) sarifArtifactLocation {
+func sarifArtifactOf(r *detector.Report, file string) sarifArtifactLocation {
 	var al sarifArtifactLocation
-	switch rel, under := r.relFile(file); {
+	switch rel, under := relFile(r, file); {
 	case under:
 		al.URI = (&url.URL{Path: filepath.ToSlash(rel)}).EscapedPath()
 		al.URIBaseID = sarifSrcRoot
@@ -558,11 +559,11 @@ func (r *Report) sarifArtifactOf(file string) sarifArtifactLocation {
 
 // sarifLocationOf is the manifest position of res, if known
 // (sarifArtifactOf).
-func (r *Report) sarifLocationOf(res *catalog.Resource) (sarifLocation, bool) {
+func sarifLocationOf(r *detector.Report, res *catalog.Resource) (sarifLocation, bool) {
 	if res == nil || res.File == "" {
 		return sarifLocation{}, false
 	}
-	loc := sarifLocation{PhysicalLocation: sarifPhysicalLocation{ArtifactLocation: r.sarifArtifactOf(res.File)}}
+	loc := sarifLocation{PhysicalLocation: sarifPhysicalLocation{ArtifactLocation: sarifArtifactOf(r, res.File)}}
 	if res.Line > 0 {
 		loc.PhysicalLocation.Region = &sarifRegion{StartLine: res.Line}
 	}

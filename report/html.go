@@ -1,4 +1,4 @@
-package detector
+package report
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/detector/printable"
 	"github.com/fsmove/fsmove/fstrace/interp"
 )
@@ -45,7 +46,7 @@ type HTMLInputs struct {
 	Run *HTMLRun
 	// ExitStatus is the status the command exits with for this report.
 	ExitStatus int
-	// ReadSource returns a manifest's text (ReadManifestFile); nil: the
+	// ReadSource returns a manifest's text (detector.ReadManifestFile); nil: the
 	// page shows no source lines.
 	ReadSource func(file string) ([]byte, error)
 	// TraceLines are lines of the trace by number, at least those of
@@ -76,27 +77,27 @@ type HTMLRun struct {
 // HTML report quotes: each evidence line in that trace of the findings it
 // shows, with TraceContext lines either side, sorted. A caller reads them
 // from the trace in one pass (strace.ReadLines) for HTMLInputs.TraceLines.
-func (r *Report) EvidenceLines() []int64 {
-	return r.evidenceLines(firstTrace)
+func EvidenceLines(r *detector.Report) []int64 {
+	return evidenceLines(r, firstTrace)
 }
 
 // SecondEvidenceLines are, as EvidenceLines, the lines of the second
 // apply's trace that the HTML report quotes (NI findings), for
 // HTMLInputs.SecondTraceLines.
-func (r *Report) SecondEvidenceLines() []int64 {
-	return r.evidenceLines(secondTrace)
+func SecondEvidenceLines(r *detector.Report) []int64 {
+	return evidenceLines(r, secondTrace)
 }
 
 // evidenceLines are the quoted lines of one trace, firstTrace or
-// secondTrace (Finding.evidenceTraces says which evidence is in which).
-func (r *Report) evidenceLines(trace applyTrace) []int64 {
+// secondTrace (evidenceTraces says which evidence is in which).
+func evidenceLines(r *detector.Report, trace applyTrace) []int64 {
 	var out []int64
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		if f.Waived || f.HeldBack && !r.ShowHeldBack {
 			continue
 		}
-		producerTrace, consumerTrace := f.evidenceTraces()
+		producerTrace, consumerTrace := evidenceTraces(f)
 		for _, pc := range f.Paths {
 			for _, e := range []struct {
 				ev    interp.Evidence
@@ -116,17 +117,17 @@ func (r *Report) evidenceLines(trace applyTrace) []int64 {
 	return slices.Compact(out)
 }
 
-// WriteHTML writes the report as one self-contained HTML page: a summary,
+// HTML writes the report as one self-contained HTML page: a summary,
 // the reported findings in the text report's order and groups, each with
 // its resources' source lines, the trace lines of its evidence, a drawing
 // of the pair in the dependency graph and the fix; held-back findings
 // (ShowHeldBack) and suppressed ones (ShowSuppressed) in collapsed
 // sections; filters by kind and resource.
-func (r *Report) WriteHTML(w io.Writer, in HTMLInputs) error {
-	if err := r.check(); err != nil {
+func HTML(w io.Writer, r *detector.Report, in HTMLInputs) error {
+	if err := check(r); err != nil {
 		return err
 	}
-	page := r.htmlPage(in)
+	page := pageOf(r, in)
 	bw := bufio.NewWriter(w)
 	if err := htmlTemplate.Execute(bw, page); err != nil {
 		return err
@@ -213,11 +214,11 @@ type htmlDiffLine struct {
 }
 
 // editView is e for the page; nil for nil.
-func (b *htmlBuilder) editView(e *Edit) *htmlEdit {
+func (b *htmlBuilder) editView(e *detector.Edit) *htmlEdit {
 	if e == nil {
 		return nil
 	}
-	he := &htmlEdit{Says: printable.String(b.r.relText(e.Says)), Diff: printable.Lines(e.Diff), Skipped: printable.String(b.r.relText(e.Skipped))}
+	he := &htmlEdit{Says: printable.String(relText(b.r, e.Says)), Diff: printable.Lines(e.Diff), Skipped: printable.String(relText(b.r, e.Skipped))}
 	for _, l := range strings.SplitAfter(he.Diff, "\n") {
 		class := ""
 		switch {
@@ -332,11 +333,11 @@ type htmlSuppressed struct {
 
 // htmlBuilder builds the page; it reads each manifest once.
 type htmlBuilder struct {
-	r       *Report
+	r       *detector.Report
 	in      HTMLInputs
 	sources map[string]sourceFile
 	graph   *neighbours
-	numbers []int // the findings' numbers (Report.numbers)
+	numbers []int // the findings' numbers (Numbers)
 	toc     []htmlTOCEntry
 }
 
@@ -346,7 +347,7 @@ type sourceFile struct {
 	err   string
 }
 
-func (r *Report) htmlPage(in HTMLInputs) *htmlPage {
+func pageOf(r *detector.Report, in HTMLInputs) *htmlPage {
 	b := &htmlBuilder{r: r, in: in, sources: map[string]sourceFile{}}
 	if in.Graph != nil {
 		b.graph = newNeighbours(in.Graph)
@@ -382,13 +383,13 @@ func (r *Report) htmlPage(in HTMLInputs) *htmlPage {
 			p.SecondNote += ": " + printable.String(in.SecondTraceError)
 		}
 	}
-	p.Counts, p.Summary = r.htmlCounts()
+	p.Counts, p.Summary = htmlCounts(r)
 	if c := r.Confirm; c != nil {
 		p.Confirmed = fmt.Sprintf("%d confirmed, %d refuted, %d unknown (%d applies, %.0fs, %.0fs of container time)",
 			c.Confirmed, c.Refuted, c.Unknown, c.Applies, c.Seconds, c.ContainerSeconds)
 	}
 	if r.RunFailure != nil {
-		p.RunFailed = printable.String(r.RunFailure.text())
+		p.RunFailed = printable.String(runFailureText(r.RunFailure))
 	}
 	for _, why := range r.Incomplete {
 		p.Incomplete = append(p.Incomplete, printable.String(why))
@@ -398,11 +399,11 @@ func (r *Report) htmlPage(in HTMLInputs) *htmlPage {
 	}
 	for _, w := range r.Warnings {
 		if w.ChangesReport() {
-			p.Warnings = append(p.Warnings, printable.String(w.text()))
+			p.Warnings = append(p.Warnings, printable.String(warningText(w)))
 		}
 	}
-	groups := GroupFindings(r.Findings)
-	b.numbers = r.numbers(groups)
+	groups := detector.GroupFindings(r.Findings)
+	b.numbers = numbers(r, groups)
 	for _, sec := range findingSections() {
 		if sec.held && !r.ShowHeldBack {
 			continue
@@ -421,9 +422,9 @@ func (r *Report) htmlPage(in HTMLInputs) *htmlPage {
 		p.Suppressed = b.suppressed()
 	}
 	p.TOC = b.toc
-	p.Kinds = []string{MOR.String(), MN.String()}
-	if r.Idempotence || slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Kind == NI && f.Reported() }) {
-		p.Kinds = append(p.Kinds, NI.String())
+	p.Kinds = []string{detector.MOR.String(), detector.MN.String()}
+	if r.Idempotence || slices.ContainsFunc(r.Findings, func(f detector.Finding) bool { return f.Kind == detector.NI && f.Reported() }) {
+		p.Kinds = append(p.Kinds, detector.NI.String())
 	}
 	return p
 }
@@ -447,7 +448,7 @@ func exitText(code int) string {
 
 // htmlCounts counts the reported findings by kind and by confidence, and
 // says the summary line in words.
-func (r *Report) htmlCounts() ([]htmlCount, string) {
+func htmlCounts(r *detector.Report) ([]htmlCount, string) {
 	counts := map[string]int{}
 	mor, mn, ni := 0, 0, 0
 	for i := range r.Findings {
@@ -456,9 +457,9 @@ func (r *Report) htmlCounts() ([]htmlCount, string) {
 			continue
 		}
 		switch f.Kind {
-		case MN:
+		case detector.MN:
 			mn++
-		case NI:
+		case detector.NI:
 			ni++
 		default:
 			mor++
@@ -471,25 +472,25 @@ func (r *Report) htmlCounts() ([]htmlCount, string) {
 		out = append(out, htmlCount{"NI", ni})
 		kinds += fmt.Sprintf(", %d NI", ni)
 	}
-	for _, c := range confidenceNames {
-		out = append(out, htmlCount{c, counts[c]})
+	for _, c := range []detector.Confidence{detector.Observed, detector.Content, detector.Metadata, detector.Guarded} {
+		out = append(out, htmlCount{c.String(), counts[c.String()]})
 	}
 	var summary string
 	switch faults := mor + mn + ni; {
-	case faults == 0 && r.succeeded():
-		summary = r.cleanSummary()
+	case faults == 0 && succeeded(r):
+		summary = cleanSummary(r)
 	case faults == 0 && !r.Complete():
 		summary = "No faults found, but the analysis is INCOMPLETE, so this is not a clean result"
 	case faults == 0:
 		summary = "No faults found, but the run FAILED, so this is not a clean result"
-	case r.succeeded():
+	case succeeded(r):
 		summary = "Faults found: " + kinds
 	case !r.Complete():
 		summary = "Faults found in an INCOMPLETE analysis (there may be more): " + kinds
 	default:
 		summary = "Faults found in a FAILED run (there may be more): " + kinds
 	}
-	if note := r.dependencyNote(); note != "" {
+	if note := dependencyNote(r); note != "" {
 		summary += "; " + note
 	}
 	return out, summary
@@ -497,8 +498,8 @@ func (r *Report) htmlCounts() ([]htmlCount, string) {
 
 // section is the page's section of one kind, reported or held back, and
 // the number of findings in it.
-func (b *htmlBuilder) section(groups []Group, kind Kind, held bool, title string) (htmlSection, int) {
-	items, n := b.r.textItems(groups, kind, held)
+func (b *htmlBuilder) section(groups []detector.Group, kind detector.Kind, held bool, title string) (htmlSection, int) {
+	items, n := textItems(b.r, groups, kind, held)
 	s := htmlSection{Title: fmt.Sprintf("%s: %d", title, n)}
 	for _, it := range items {
 		if it.group == nil {
@@ -515,20 +516,20 @@ func (b *htmlBuilder) section(groups []Group, kind Kind, held bool, title string
 		}
 		var refs []string
 		for _, o := range g.Others(b.r.Findings) {
-			refs = append(refs, PuppetRef(o))
+			refs = append(refs, detector.PuppetRef(o))
 		}
 		list := "[" + strings.Join(refs, ", ") + "]"
-		if g.By == ByConsumer {
-			hg.Snippet = printable.String(chain(g.Kind, list, PuppetRef(g.Resource)))
+		if g.By == detector.ByConsumer {
+			hg.Snippet = printable.String(chain(g.Kind, list, detector.PuppetRef(g.Resource)))
 		} else {
-			hg.Snippet = printable.String(chain(g.Kind, PuppetRef(g.Resource), list))
+			hg.Snippet = printable.String(chain(g.Kind, detector.PuppetRef(g.Resource), list))
 		}
 		arrow := "->"
-		if g.Kind == MN {
+		if g.Kind == detector.MN {
 			arrow = "~>"
 		}
 		others := fmt.Sprintf("%d resources", len(g.Members))
-		if g.By == ByConsumer {
+		if g.By == detector.ByConsumer {
 			hg.Title = fmt.Sprintf("%s %s %s", others, arrow, hg.Shared.Ref)
 		} else {
 			hg.Title = fmt.Sprintf("%s %s %s", hg.Shared.Ref, arrow, others)
@@ -544,8 +545,8 @@ func (b *htmlBuilder) section(groups []Group, kind Kind, held bool, title string
 
 // chain is the fix as a Puppet chaining arrow: before -> after for an
 // ordering, producer ~> service for a notification.
-func chain(k Kind, before, after string) string {
-	if k == MN {
+func chain(k detector.Kind, before, after string) string {
+	if k == detector.MN {
 		return before + " ~> " + after
 	}
 	return before + " -> " + after
@@ -559,15 +560,15 @@ func printableAll(ss []string) []string {
 	return out
 }
 
-// finding is the view of finding i, with its number (Report.numbers):
+// finding is the view of finding i, with its number (numbers):
 // anchored finding-N when reported, held-N when held back.
 func (b *htmlBuilder) finding(i int, held bool) *htmlFinding {
 	f := &b.r.Findings[i]
-	if f.Kind == NI {
+	if f.Kind == detector.NI {
 		return b.niFinding(i, held)
 	}
 	arrow := "->"
-	if f.Kind == MN {
+	if f.Kind == detector.MN {
 		arrow = "~>"
 	}
 	p := printable.String
@@ -581,7 +582,7 @@ func (b *htmlBuilder) finding(i int, held bool) *htmlFinding {
 		Producer:   b.resource("producer", f.Producer),
 		Consumer:   b.resource("consumer", f.Consumer),
 		Fix:        p(f.Fix),
-		Snippet:    p(chain(f.Kind, PuppetRef(f.Producer), PuppetRef(f.Consumer))),
+		Snippet:    p(chain(f.Kind, detector.PuppetRef(f.Producer), detector.PuppetRef(f.Consumer))),
 		Edit:       b.editView(f.Edit),
 	}
 	hf.Anchor = fmt.Sprintf("finding-%d", hf.Number)
@@ -643,7 +644,7 @@ func (b *htmlBuilder) niFinding(i int, held bool) *htmlFinding {
 		Number:   b.numbers[i],
 		Kind:     f.Kind.String(),
 		Held:     held,
-		Title:    p(f.pairText()),
+		Title:    p(pairText(f)),
 		Single:   f.Producer == f.Consumer,
 		Producer: b.resource("resource", f.Producer),
 		Consumer: b.resource("resource", f.Consumer),
@@ -659,17 +660,17 @@ func (b *htmlBuilder) niFinding(i int, held bool) *htmlFinding {
 		hf.HeldReason = p(f.HeldReason)
 	}
 	if ni := f.NI; ni != nil {
-		hf.NI.Problem = p(ni.Problem.text())
+		hf.NI.Problem = p(problemText(ni.Problem))
 		hf.NI.Error = p(ni.Error)
-		if ni.Problem != FailsSecond { // Error says it
+		if ni.Problem != detector.FailsSecond { // Error says it
 			hf.NI.Changes = htmlChanges(f.Producer, ni.Changes)
 		}
-		if ni.Problem == Fight {
+		if ni.Problem == detector.Fight {
 			hf.NI.Changes = append(hf.NI.Changes, htmlChanges(f.Consumer, ni.OtherChanges)...)
 		}
 	}
-	fight := f.NI != nil && f.NI.Problem == Fight
-	producerTrace, consumerTrace := f.evidenceTraces()
+	fight := f.NI != nil && f.NI.Problem == detector.Fight
+	producerTrace, consumerTrace := evidenceTraces(f)
 	for _, pc := range f.Paths {
 		hp, shown := pathView(f, &pc, hf)
 		if !shown {
@@ -709,7 +710,7 @@ func htmlChanges(r *catalog.Resource, events []catalog.ResourceEvent) []htmlChan
 
 // resource is a resource's view with its manifest lines around its own.
 func (b *htmlBuilder) resource(role string, res *catalog.Resource) htmlResource {
-	hr := htmlResource{Role: role, Ref: printable.String(res.Ref()), Location: printable.String(fileLine(res)), File: printable.String(res.File)}
+	hr := htmlResource{Role: role, Ref: printable.String(res.Ref()), Location: printable.String(detector.FileLine(res)), File: printable.String(res.File)}
 	switch {
 	case res.File == "":
 		return hr
@@ -785,7 +786,7 @@ func (b *htmlBuilder) suppressed() []htmlSuppressed {
 		}
 		s := htmlSuppressed{
 			Anchor: fmt.Sprintf("suppressed-%d", len(out)+1),
-			Text:   printable.String(fmt.Sprintf("%s %s (%s)", f.Kind, f.pairText(), f.Confidence)),
+			Text:   printable.String(fmt.Sprintf("%s %s (%s)", f.Kind, pairText(f), f.Confidence)),
 			How:    "waived",
 			Reason: printable.String(f.WaiverReason),
 			Where:  printable.String(f.WaiverSource),
@@ -800,7 +801,7 @@ func (b *htmlBuilder) suppressed() []htmlSuppressed {
 
 // pathView starts the view of one of f's paths; a waived path is only
 // counted in hf (shown false).
-func pathView(f *Finding, pc *PathConflict, hf *htmlFinding) (hp htmlPath, shown bool) {
+func pathView(f *detector.Finding, pc *detector.PathConflict, hf *htmlFinding) (hp htmlPath, shown bool) {
 	if pc.Waived {
 		hf.WaivedN++
 		return hp, false

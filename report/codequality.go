@@ -1,4 +1,4 @@
-package detector
+package report
 
 import (
 	"crypto/sha256"
@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
+
+	"github.com/fsmove/fsmove/detector"
 )
 
 // GitLab Code Quality: a JSON array of issues in the subset of the
@@ -30,15 +32,15 @@ type codeQualityLines struct {
 	Begin int `json:"begin"`
 }
 
-// WriteCodeQuality writes the report as a GitLab Code Quality report. The
+// CodeQuality writes the report as a GitLab Code Quality report. The
 // fingerprint hashes the kind and the two resources' references (as
 // SARIF's fsmovePair/v1), not lines or paths, so that it is stable across
 // runs and edits of the manifest: GitLab compares issues between branches
 // by it. Waived and held-back findings are left out. A failed run and an
 // incomplete analysis are an issue each (codeQualityRun), so that the
 // array is empty only for a clean result.
-func (r *Report) WriteCodeQuality(w io.Writer) error {
-	if err := r.check(); err != nil {
+func CodeQuality(w io.Writer, r *detector.Report) error {
+	if err := check(r); err != nil {
 		return err
 	}
 	issues := []codeQualityIssue{}
@@ -51,10 +53,10 @@ func (r *Report) WriteCodeQuality(w io.Writer) error {
 		if at.File == "" {
 			at = other // a position is required; the other resource's is the next best
 		}
-		path, _ := r.relFile(at.File)
+		path, _ := relFile(r, at.File)
 		sum := sha256.Sum256([]byte(f.Kind.String() + ":" + f.Producer.Ref() + "|" + f.Consumer.Ref()))
 		issues = append(issues, codeQualityIssue{
-			Description: r.relText(f.headline() + " Fix: " + f.Fix),
+			Description: relText(r, headline(f)+" Fix: "+f.Fix),
 			CheckName:   "fsmove " + sarifRules[f.Kind].name,
 			Fingerprint: hex.EncodeToString(sum[:]),
 			Severity:    codeQualitySeverity(f),
@@ -62,7 +64,7 @@ func (r *Report) WriteCodeQuality(w io.Writer) error {
 		})
 	}
 	if f := r.RunFailure; f != nil {
-		issues = append(issues, codeQualityRun("RunFailed", "fsmove: the run failed: "+f.text()+".", "run-failed:"+f.Status))
+		issues = append(issues, codeQualityRun("RunFailed", "fsmove: the run failed: "+runFailureText(f)+".", "run-failed:"+f.Status))
 	}
 	if len(r.Incomplete) > 0 {
 		issues = append(issues, codeQualityRun("IncompleteAnalysis",
@@ -96,13 +98,13 @@ const codeQualityRunPath = "fsmove"
 // codeQualitySeverity follows SARIF's level (sarifLevel): a fault that
 // happened in this run is critical, one of content major, one of metadata
 // only minor, one that re-applying refuted info.
-func codeQualitySeverity(f *Finding) string {
+func codeQualitySeverity(f *detector.Finding) string {
 	switch {
-	case f.Confirmation != nil && f.Confirmation.Verdict == Refuted:
+	case f.Confirmation != nil && f.Confirmation.Verdict == detector.Refuted:
 		return "info"
-	case f.Confidence == Observed:
+	case f.Confidence == detector.Observed:
 		return "critical"
-	case f.Confidence == Metadata, f.Confidence == Guarded:
+	case f.Confidence == detector.Metadata, f.Confidence == detector.Guarded:
 		return "minor"
 	}
 	return "major"

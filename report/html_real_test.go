@@ -1,4 +1,4 @@
-package detector_test
+package report_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/internal/browsercheck"
 	"github.com/fsmove/fsmove/puppet/analyze"
+	"github.com/fsmove/fsmove/report"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
 
@@ -51,12 +52,12 @@ func TestHTMLRealRuns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lines, err := strace.ReadLines(trace, rep.EvidenceLines())
+			lines, err := strace.ReadLines(trace, report.EvidenceLines(rep))
 			if err != nil {
 				t.Fatal(err)
 			}
 			var buf bytes.Buffer
-			err = rep.WriteHTML(&buf, detector.HTMLInputs{ExitStatus: 1, ReadSource: detector.ReadManifestFile, TraceLines: lines, Graph: st.Graph})
+			err = report.HTML(&buf, rep, report.HTMLInputs{ExitStatus: 1, ReadSource: detector.ReadManifestFile, TraceLines: lines, Graph: st.Graph})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,16 +157,16 @@ func TestHTMLRealNI(t *testing.T) {
 	if rep.Faults() == 0 || !rep.Idempotence {
 		t.Fatalf("the run has no NI findings (%d faults, idempotence %v)", rep.Faults(), rep.Idempotence)
 	}
-	lines, err := strace.ReadLines(trace, rep.EvidenceLines())
+	lines, err := strace.ReadLines(trace, report.EvidenceLines(rep))
 	if err != nil {
 		t.Fatal(err)
 	}
-	secondLines, err := strace.ReadLines(secondTrace, rep.SecondEvidenceLines())
+	secondLines, err := strace.ReadLines(secondTrace, report.SecondEvidenceLines(rep))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	err = rep.WriteHTML(&buf, detector.HTMLInputs{ExitStatus: 1, ReadSource: detector.ReadManifestFile,
+	err = report.HTML(&buf, rep, report.HTMLInputs{ExitStatus: 1, ReadSource: detector.ReadManifestFile,
 		TraceLines: lines, SecondTraceLines: secondLines, Graph: st.Graph})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package detector
+package report
 
 import (
 	"bytes"
@@ -6,12 +6,14 @@ import (
 	"encoding/xml"
 	"strings"
 	"testing"
+
+	"github.com/fsmove/fsmove/detector"
 )
 
 // failedRunReport is a report of a run whose Puppet failed, without
 // findings and with a complete analysis.
-func failedRunReport() *Report {
-	return &Report{RunFailure: &RunFailure{Status: "puppet-failed", Error: "Puppet exited with 6 (changes and failures)"}}
+func failedRunReport() *detector.Report {
+	return &detector.Report{RunFailure: &detector.RunFailure{Status: "puppet-failed", Error: "Puppet exited with 6 (changes and failures)"}}
 }
 
 // TestRunFailureInFormats: every format says that the run failed, with
@@ -24,7 +26,7 @@ func TestRunFailureInFormats(t *testing.T) {
 	const why = "Puppet exited with 6 (changes and failures)"
 
 	var js bytes.Buffer
-	if err := rep.WriteJSON(&js); err != nil {
+	if err := JSON(&js, rep); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -39,7 +41,7 @@ func TestRunFailureInFormats(t *testing.T) {
 	}
 
 	var sarif bytes.Buffer
-	if err := rep.WriteSARIF(&sarif); err != nil {
+	if err := SARIF(&sarif, rep); err != nil {
 		t.Fatal(err)
 	}
 	var log struct {
@@ -63,7 +65,7 @@ func TestRunFailureInFormats(t *testing.T) {
 	}
 
 	var junit bytes.Buffer
-	if err := rep.WriteJUnit(&junit); err != nil {
+	if err := JUnit(&junit, rep); err != nil {
 		t.Fatal(err)
 	}
 	var suites struct {
@@ -90,7 +92,7 @@ func TestRunFailureInFormats(t *testing.T) {
 	}
 
 	var cq bytes.Buffer
-	if err := rep.WriteCodeQuality(&cq); err != nil {
+	if err := CodeQuality(&cq, rep); err != nil {
 		t.Fatal(err)
 	}
 	var issues []codeQualityIssue
@@ -103,7 +105,7 @@ func TestRunFailureInFormats(t *testing.T) {
 	}
 
 	var text bytes.Buffer
-	if err := rep.WriteText(&text, false); err != nil {
+	if err := Text(&text, rep, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"RUN FAILED: " + why + " (run.json: status puppet-failed); the analysis covers only what the run did\n",
@@ -125,7 +127,7 @@ func TestIncompleteInCodeQuality(t *testing.T) {
 	rep := groupReport(t)
 	rep.Incomplete = []string{"the trace ends inside a block", "no marker"}
 	var cq bytes.Buffer
-	if err := rep.WriteCodeQuality(&cq); err != nil {
+	if err := CodeQuality(&cq, rep); err != nil {
 		t.Fatal(err)
 	}
 	var issues []codeQualityIssue

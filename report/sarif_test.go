@@ -1,4 +1,4 @@
-package detector
+package report
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/detector"
 )
 
 // sarifShape lists, for each SARIF 2.1.0 object fsmove writes, the
@@ -175,20 +176,20 @@ func asList(v any) []any {
 func TestSARIFShape(t *testing.T) {
 	rep := goldenReport(t)
 	var buf bytes.Buffer
-	if err := rep.WriteSARIF(&buf); err != nil {
+	if err := SARIF(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
 	results := checkSARIF(t, buf.Bytes())
 	// One result per reported finding, or per group of them; located
 	// where the fix goes: at the consumer for MOR, at the producer for MN,
 	// at a group's shared resource.
-	groups := GroupFindings(rep.Findings)
+	groups := detector.GroupFindings(rep.Findings)
 	inGroup := groupIndex(groups, len(rep.Findings))
 	var at []*catalog.Resource
 	for i, f := range rep.Findings {
 		switch gi := inGroup[i]; {
 		case !f.Reported():
-		case gi < 0 && f.Kind == MN:
+		case gi < 0 && f.Kind == detector.MN:
 			at = append(at, f.Producer)
 		case gi < 0:
 			at = append(at, f.Consumer)
@@ -228,15 +229,15 @@ func TestSARIFBasePath(t *testing.T) {
 	g.Add("File[/etc/x]", "/repo/site/profile/manifests/init.pp", 3)
 	g.Add("Exec[use]", "/repo/site/profile/manifests/my use.pp", 5)
 	g.Add("Service[x]", "/usr/share/puppet/modules/x/manifests/init.pp", 9)
-	rep := Detect(result(
-		p("/etc/x", a("File[/etc/x]", "p", 1), a("Exec[use]", "c", 2), a("Service[x]", "c", 3))), g, Options{})
+	rep := detector.Detect(result(
+		p("/etc/x", a("File[/etc/x]", "p", 1), a("Exec[use]", "c", 2), a("Service[x]", "c", 3))), g, detector.Options{})
 	if rep.Faults() != 2 {
 		t.Fatalf("%d faults, want an MOR and an MN", rep.Faults())
 	}
 	var abs, rel bytes.Buffer
-	rep.WriteSARIF(&abs)
+	SARIF(&abs, rep)
 	rep.BasePath = "/repo/"
-	rep.WriteSARIF(&rel)
+	SARIF(&rel, rep)
 	checkSARIF(t, abs.Bytes())
 	results := checkSARIF(t, rel.Bytes())
 	if !strings.Contains(abs.String(), `"uri": "file:///repo/site/profile/manifests/my%20use.pp"`) || strings.Contains(abs.String(), "originalUriBaseIds") {

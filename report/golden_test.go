@@ -1,4 +1,4 @@
-package detector
+package report
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/detector/detectortest"
 	"github.com/fsmove/fsmove/fstrace/interp"
 )
@@ -20,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // unknown block, an unused waiver, a resource without a manifest position,
 // findings of each confidence (one observed in the run, one made only by a
 // lookup), and fixed stats.
-func goldenReport(t *testing.T) *Report {
+func goldenReport(t *testing.T) *detector.Report {
 	g, res := orderGraph()
 	g.Add("Service[nginx]", "/etc/puppet/code/environments/production/modules/nginx/manifests/service.pp", 4)
 	g.Add("File[/etc/nginx/sites-enabled/my site]", "/etc/puppet/code/environments/production/modules/nginx/manifests/site.pp", 17, "ensure", "link", "target", "/etc/nginx/sites-available/my site")
@@ -41,46 +42,46 @@ func goldenReport(t *testing.T) *Report {
 		p("/srv/ready", at("Exec[wait]", "m:openat@62"), a("Exec[check]", "p", 63)),
 	)
 	res = failed(merge(res, more), "Exec[wait]", "Error: /Stage[main]/Main/Exec[wait]/returns: change from 'notrun' to ['0'] failed: test -e /srv/ready returned 1")
-	waivers, err := LoadWaivers(bytes.NewBufferString(
+	waivers, err := detector.LoadWaivers(bytes.NewBufferString(
 		"Exec[two] Exec[one] /var/y -- /var/y is a lock file, order does not matter\n" +
 			"Exec['apt-get update'] Exec[two] -- apt-get update tolerates a half-written list\n" +
 			"File[/nowhere] Exec[one] -- stale\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := Detect(res, g, Options{Waivers: waivers})
+	rep := detector.Detect(res, g, detector.Options{Waivers: waivers})
 	rep.ToolVersion = "0.1.0-test"
 	rep.Stats.TraceBytes, rep.Stats.TraceLines, rep.Stats.Events, rep.Stats.MalformedLines = 35_000_000, 352_803, 300_000, 2
 	rep.Stats.BadArgs, rep.Stats.UnknownCalls, rep.Stats.CutMarks, rep.Stats.ImplicitEnds, rep.Stats.SelfClones = 7, 11, 1, 3, 2
 	rep.Stats.Interp.Statements = 410_000
-	rep.Stats.Phases = []Phase{{"parse", 80 * time.Millisecond}, {"interpret", 120 * time.Millisecond}, {"detect", 3 * time.Millisecond}}
+	rep.Stats.Phases = []detector.Phase{{Name: "parse", Duration: 80 * time.Millisecond}, {Name: "interpret", Duration: 120 * time.Millisecond}, {Name: "detect", Duration: 3 * time.Millisecond}}
 	// Edits as fsmove fix writes them (the command sets them from the
 	// located manifests): one on the MN of the nginx site, a skipped one,
 	// and the first group's.
-	inGroup := groupIndex(GroupFindings(rep.Findings), len(rep.Findings))
+	inGroup := groupIndex(detector.GroupFindings(rep.Findings), len(rep.Findings))
 	skipped := false
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
 		switch {
 		case !f.Reported():
-		case f.Kind == MN && f.Consumer.Ref() == "Service[nginx]":
+		case f.Kind == detector.MN && f.Consumer.Ref() == "Service[nginx]":
 			site := "/etc/puppet/code/environments/production/modules/nginx/manifests/site.pp"
-			f.Edit = &Edit{
+			f.Edit = &detector.Edit{
 				Says: "notify => Service['nginx'] added to File['/etc/nginx/sites-enabled/my site'] (line 17)",
 				Diff: "--- a/manifests/site.pp\n+++ b/manifests/site.pp\n@@ -18,2 +18,3 @@\n     target => \"/etc/nginx/sites-available/${name}\",\n+    notify => Service['nginx'],\n   }\n",
-				Changes: []Change{{File: site, Offset: 402, Length: 0, StartLine: 19, StartCol: 1, EndLine: 19, EndCol: 1,
+				Changes: []detector.Change{{File: site, Offset: 402, Length: 0, StartLine: 19, StartCol: 1, EndLine: 19, EndCol: 1,
 					Text: "    notify => Service['nginx'],\n"}},
 			}
-		case f.Kind == MOR && inGroup[i] < 0 && !skipped:
-			f.Edit = &Edit{Skipped: f.Producer.Ref() + " is not declared in the module (no file in the catalog)"}
+		case f.Kind == detector.MOR && inGroup[i] < 0 && !skipped:
+			f.Edit = &detector.Edit{Skipped: f.Producer.Ref() + " is not declared in the module (no file in the catalog)"}
 			skipped = true
 		}
 	}
-	if groups := GroupFindings(rep.Findings); len(groups) > 0 {
-		rep.GroupEdits = map[int]*Edit{groups[0].Members[0]: {
+	if groups := detector.GroupFindings(rep.Findings); len(groups) > 0 {
+		rep.GroupEdits = map[int]*detector.Edit{groups[0].Members[0]: {
 			Says: "before => [...] added to the shared resource (line 30)",
 			Diff: "--- a/p.pp\n+++ b/p.pp\n@@ -30 +30,2 @@\n exec { 'x':\n+  before => [Exec['a'], Exec['b']],\n",
-			Changes: []Change{{File: "p.pp", Offset: 10, StartLine: 31, StartCol: 1, EndLine: 31, EndCol: 1,
+			Changes: []detector.Change{{File: "p.pp", Offset: 10, StartLine: 31, StartCol: 1, EndLine: 31, EndCol: 1,
 				Text: "  before => [Exec['a'], Exec['b']],\n"}},
 		}}
 	}
@@ -121,20 +122,20 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./detector -update to create it)", err)
+		t.Fatalf("%v (run go test ./report -update to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./detector -update rewrites it):\n--- got\n%s", name, got)
+		t.Errorf("%s differs from the golden file (go test ./report -update rewrites it):\n--- got\n%s", name, got)
 	}
 }
 
 func TestGoldenText(t *testing.T) {
 	rep := goldenReport(t)
 	var plain, color bytes.Buffer
-	if err := rep.WriteText(&plain, false); err != nil {
+	if err := Text(&plain, rep, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteText(&color, true); err != nil {
+	if err := Text(&color, rep, true); err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "report.txt", plain.Bytes())
@@ -143,7 +144,7 @@ func TestGoldenText(t *testing.T) {
 		t.Error("colour codes without colour")
 	}
 	var stats bytes.Buffer
-	if err := rep.WriteStats(&stats); err != nil {
+	if err := Stats(&stats, rep); err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "stats.txt", stats.Bytes())
@@ -151,7 +152,7 @@ func TestGoldenText(t *testing.T) {
 
 func TestGoldenJSON(t *testing.T) {
 	var buf bytes.Buffer
-	if err := goldenReport(t).WriteJSON(&buf); err != nil {
+	if err := JSON(&buf, goldenReport(t)); err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "report.json", buf.Bytes())
@@ -163,7 +164,7 @@ func TestGoldenJSON(t *testing.T) {
 
 func TestGoldenSARIF(t *testing.T) {
 	var buf bytes.Buffer
-	if err := goldenReport(t).WriteSARIF(&buf); err != nil {
+	if err := SARIF(&buf, goldenReport(t)); err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "report.sarif", buf.Bytes())

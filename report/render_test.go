@@ -1,18 +1,23 @@
-package detector
+package report
 
 import (
 	"bytes"
 	"encoding/json"
+	"io/fs"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/detector"
+	"github.com/fsmove/fsmove/detector/detectortest"
 )
 
 // confidenceReport has one finding of each confidence, in the order
 // metadata, content, observed by compareFindings (the producers' files
 // sort q.pp, r.pp, s.pp).
-func confidenceReport(t *testing.T) *Report {
+func confidenceReport(t *testing.T) *detector.Report {
 	t.Helper()
 	g := newFake()
 	g.Add("Exec[check]", "q.pp", 1)
@@ -26,7 +31,7 @@ func confidenceReport(t *testing.T) *Report {
 		p("/srv/flag", a("Exec[check]", "p", 20), a("Exec[probe]", "s", 21)),
 		p("/srv/ready", at("Exec[wait]", "m:openat@30"), a("Exec[make]", "p", 31)),
 	)
-	rep := Detect(failed(res, "Exec[wait]", "Error: Exec[wait] failed"), g, Options{})
+	rep := detector.Detect(failed(res, "Exec[wait]", "Error: Exec[wait] failed"), g, detector.Options{})
 	var got []string
 	for _, f := range rep.Findings {
 		got = append(got, f.Producer.Ref()+" "+f.Confidence.String())
@@ -41,7 +46,7 @@ func confidenceReport(t *testing.T) *Report {
 // lists them observed, content, metadata.
 func TestConfidenceInText(t *testing.T) {
 	var buf bytes.Buffer
-	if err := confidenceReport(t).WriteText(&buf, false); err != nil {
+	if err := Text(&buf, confidenceReport(t), false); err != nil {
 		t.Fatal(err)
 	}
 	text := buf.String()
@@ -65,7 +70,7 @@ func TestConfidenceInText(t *testing.T) {
 // "held_reason" on each path, in compareFindings' order (not ranked).
 func TestConfidenceInJSON(t *testing.T) {
 	var buf bytes.Buffer
-	if err := confidenceReport(t).WriteJSON(&buf); err != nil {
+	if err := JSON(&buf, confidenceReport(t)); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -106,7 +111,7 @@ func TestConfidenceInSARIF(t *testing.T) {
 	rep := confidenceReport(t)
 	levels := func() []string {
 		var buf bytes.Buffer
-		if err := rep.WriteSARIF(&buf); err != nil {
+		if err := SARIF(&buf, rep); err != nil {
 			t.Fatal(err)
 		}
 		var out []string
@@ -119,8 +124,8 @@ func TestConfidenceInSARIF(t *testing.T) {
 	if got, want := levels(), []string{"warning metadata", "error content", "error observed"}; !slices.Equal(got, want) {
 		t.Errorf("SARIF levels %v, want %v", got, want)
 	}
-	rep.Findings[1].Confirmation = &Confirmation{Verdict: Refuted, Why: "same state"}
-	rep.Findings[2].Confirmation = &Confirmation{Verdict: Confirmed, Why: "it fails"}
+	rep.Findings[1].Confirmation = &detector.Confirmation{Verdict: detector.Refuted, Why: "same state"}
+	rep.Findings[2].Confirmation = &detector.Confirmation{Verdict: detector.Confirmed, Why: "it fails"}
 	if got, want := levels(), []string{"warning metadata", "note content", "error observed"}; !slices.Equal(got, want) {
 		t.Errorf("SARIF levels with confirmations %v, want %v", got, want)
 	}
@@ -137,13 +142,13 @@ func TestHeldPathReasonsInText(t *testing.T) {
 		p("/etc/app.conf", a("File[/etc/app.conf]", "p", 10), a("Service[app]", "s", 20)),
 		p("/etc/app.conf.d", a("File[/etc/app.conf]", "p", 11), a("Service[app]", "s", 21)),
 	)
-	rep := Detect(two, g, Options{})
+	rep := detector.Detect(two, g, detector.Options{})
 	if len(rep.Findings) != 1 || !rep.Findings[0].HeldBack || rep.Findings[0].Paths[1].HeldReason == "" {
 		t.Fatalf("want one finding held back path by path: %+v", rep.Findings)
 	}
 	rep.ShowHeldBack = true
 	var buf bytes.Buffer
-	if err := rep.WriteText(&buf, false); err != nil {
+	if err := Text(&buf, rep, false); err != nil {
 		t.Fatal(err)
 	}
 	text := buf.String()
@@ -159,10 +164,10 @@ func TestHeldPathReasonsInText(t *testing.T) {
 	}
 
 	one := result(p("/etc/app.conf", a("File[/etc/app.conf]", "p", 10), a("Service[app]", "s", 20)))
-	rep = Detect(one, g, Options{})
+	rep = detector.Detect(one, g, detector.Options{})
 	rep.ShowHeldBack = true
 	buf.Reset()
-	if err := rep.WriteText(&buf, false); err != nil {
+	if err := Text(&buf, rep, false); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(buf.String(), "only looked /etc/app.conf up"); n != 1 {
@@ -172,11 +177,11 @@ func TestHeldPathReasonsInText(t *testing.T) {
 
 // groupReport: File[/etc/services] makes what five Execs read, none of
 // them ordered after it; and Exec[lone] reads what File[/etc/other] makes.
-func groupReport(t *testing.T) *Report {
+func groupReport(t *testing.T) *detector.Report {
 	t.Helper()
 	g := newFake()
 	g.Add("File[/etc/services]", "init.pp", 3, "content", "x")
-	accs := []acc{a("File[/etc/services]", "p", 10)}
+	accs := []detectortest.AccessSpec{a("File[/etc/services]", "p", 10)}
 	for i, n := range []string{"a", "b", "c", "d", "e"} {
 		g.Add("Exec["+n+"]", "init.pp", 10+i)
 		accs = append(accs, a("Exec["+n+"]", "c", int64(20+i)))
@@ -187,7 +192,7 @@ func groupReport(t *testing.T) *Report {
 		p("/etc/other", a("File[/etc/other]", "p", 30), a("Exec[lone]", "c", 31)),
 		p("/etc/services", accs...),
 	)
-	rep := Detect(res, g, Options{})
+	rep := detector.Detect(res, g, detector.Options{})
 	if len(rep.Findings) != 6 {
 		t.Fatalf("findings %v", summary(rep))
 	}
@@ -198,7 +203,7 @@ func groupReport(t *testing.T) *Report {
 // fix; the counts stay findings, with the number of items.
 func TestGroupInText(t *testing.T) {
 	var buf bytes.Buffer
-	if err := groupReport(t).WriteText(&buf, false); err != nil {
+	if err := Text(&buf, groupReport(t), false); err != nil {
 		t.Fatal(err)
 	}
 	text := buf.String()
@@ -227,7 +232,7 @@ func TestGroupInText(t *testing.T) {
 func TestGroupInJSON(t *testing.T) {
 	rep := groupReport(t)
 	var buf bytes.Buffer
-	if err := rep.WriteJSON(&buf); err != nil {
+	if err := JSON(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -272,7 +277,7 @@ func TestGroupInJSON(t *testing.T) {
 // consumers as related locations, the members in the property bag.
 func TestGroupInSARIF(t *testing.T) {
 	var buf bytes.Buffer
-	if err := groupReport(t).WriteSARIF(&buf); err != nil {
+	if err := SARIF(&buf, groupReport(t)); err != nil {
 		t.Fatal(err)
 	}
 	results := checkSARIF(t, buf.Bytes())
@@ -312,14 +317,14 @@ func TestGroupInSARIF(t *testing.T) {
 // module-controlled text goes through printable like a finding's.
 func TestGroupByConsumerText(t *testing.T) {
 	res := groupRes("Service[s\x1b[2Jx]", "File[/etc/a]", "File[/etc/b]")
-	rep := &Report{}
+	rep := &detector.Report{}
 	for _, p := range []string{"File[/etc/a]", "File[/etc/b]"} {
 		f := mkFinding(res, p, "Service[s\x1b[2Jx]", "/etc/s.conf\x1b]0;t\x07", "/etc/s.d")
-		f.Kind = MN
+		f.Kind = detector.MN
 		rep.Findings = append(rep.Findings, f)
 	}
 	var buf bytes.Buffer
-	if err := rep.WriteText(&buf, false); err != nil {
+	if err := Text(&buf, rep, false); err != nil {
 		t.Fatal(err)
 	}
 	text := buf.String()
@@ -349,10 +354,10 @@ func TestJSONBasePath(t *testing.T) {
 	g := newFake()
 	g.Add("File[/etc/x]", "/repo/site/profile/manifests/init.pp", 3)
 	g.Add("Exec[use]", "/elsewhere/use.pp", 5)
-	rep := Detect(result(p("/etc/x", a("File[/etc/x]", "p", 1), a("Exec[use]", "c", 2))), g, Options{})
+	rep := detector.Detect(result(p("/etc/x", a("File[/etc/x]", "p", 1), a("Exec[use]", "c", 2))), g, detector.Options{})
 	rep.BasePath, rep.Module, rep.ToolVersion = "/repo", "profile", "1.2.3"
 	var buf bytes.Buffer
-	if err := rep.WriteJSON(&buf); err != nil {
+	if err := JSON(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -379,5 +384,223 @@ func TestJSONBasePath(t *testing.T) {
 	}
 	if strings.Contains(f.Fix, "/repo/") {
 		t.Errorf("fix names the base: %s", f.Fix)
+	}
+}
+
+// TestBadReport: a hand-built report whose finding has no resources is an
+// error of the writers, not a panic.
+func TestBadReport(t *testing.T) {
+	bad := &detector.Report{Findings: []detector.Finding{{Kind: detector.MOR}}}
+	var buf bytes.Buffer
+	if Text(&buf, bad, false) == nil || JSON(&buf, bad) == nil || SARIF(&buf, bad) == nil {
+		t.Error("a finding without resources was written")
+	}
+}
+
+// TestTextCoverageOnlyWithGaps: the text report shows the coverage only
+// when something went unchecked or a condition was lifted; JSON has it
+// always.
+func TestTextCoverageOnlyWithGaps(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cov  *detector.Coverage
+		want bool
+	}{
+		{"all observed", &detector.Coverage{Services: []detector.ServiceCoverage{{Service: "Service[a]", Observed: true}}, Observed: 1, Applied: 3}, false},
+		{"no service", &detector.Coverage{Applied: 2}, false},
+		{"one not observed", &detector.Coverage{Services: []detector.ServiceCoverage{{Service: "Service[a]", Why: "no process of its unit ran"}}, Applied: 3}, true},
+		{"one skipped", &detector.Coverage{Applied: 2, Skipped: []string{"File[/x]"}}, true},
+		// Said too: a daemon that ran only because a condition was lifted.
+		{"lifted", &detector.Coverage{Services: []detector.ServiceCoverage{{Service: "Service[a]", Observed: true, Lifted: "started despite X"}}, Observed: 1, Applied: 3}, true},
+	} {
+		rep := &detector.Report{Coverage: c.cov}
+		var text, js bytes.Buffer
+		if err := Text(&text, rep, false); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(text.String(), "Coverage:"); got != c.want {
+			t.Errorf("%s: text has the coverage: %v, want %v\n%s", c.name, got, c.want, text.String())
+		}
+		if err := JSON(&js, rep); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(js.String(), `"coverage"`) {
+			t.Errorf("%s: JSON lacks the coverage", c.name)
+		}
+	}
+}
+
+// TestHeldBackOnlyWithAll: a pair held back (here by rule 6, the account
+// databases) is counted in the text report's summary, and listed only
+// with --all (ShowHeldBack).
+func TestHeldBackOnlyWithAll(t *testing.T) {
+	g := newFake()
+	g.Add("File[/var/log/app]", "app.pp", 14, "ensure", "directory", "owner", "app")
+	g.Add("User[app]", "app.pp", 22)
+	res := result(
+		p("/etc/group", a("User[app]", "p", 10), a("File[/var/log/app]", "c", 20)),
+		p("/etc/passwd", a("User[app]", "p", 11), a("File[/var/log/app]", "c", 21)),
+	)
+	rep := detector.Detect(res, g, detector.Options{})
+	if len(rep.Findings) != 1 || !rep.Findings[0].HeldBack {
+		t.Fatalf("want one held-back finding: %v", summary(rep))
+	}
+	var text strings.Builder
+	if err := Text(&text, rep, false); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(text.String(), "User[app]") || !strings.Contains(text.String(), "1 held back") {
+		t.Errorf("text without --all:\n%s", text.String())
+	}
+	rep.ShowHeldBack = true
+	text.Reset()
+	if err := Text(&text, rep, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "User[app] -> File[/var/log/app]") {
+		t.Errorf("text with --all:\n%s", text.String())
+	}
+}
+
+// TestCleanSummaryWithHeldNI: a report whose only NI is held back says so
+// in its clean summary, and --all gives the reason.
+func TestCleanSummaryWithHeldNI(t *testing.T) {
+	in := &detector.Idempotence{Second: []catalog.ResourceStatus{
+		changed("Service[daemon]", catalog.ResourceEvent{Property: "ensure", Previous: "stopped", Desired: "running"})},
+		UnmetConditions: map[string]string{"daemon.service": "ConditionCapability=CAP_SYS_TIME"}}
+	rep := detector.Detect(result(), niGraph(), detector.Options{Idempotence: in})
+	if got := cleanSummary(rep); !strings.HasSuffix(got, "the second apply changed nothing but what is held back") {
+		t.Errorf("summary %q", got)
+	}
+	rep.ShowHeldBack = true
+	var text strings.Builder
+	if err := Text(&text, rep, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "held back: systemd skipped the start of daemon.service because ConditionCapability=CAP_SYS_TIME is not met") {
+		t.Errorf("--all text has no reason:\n%s", text.String())
+	}
+	rep = detector.Detect(result(), niGraph(), detector.Options{Idempotence: &detector.Idempotence{}})
+	if got := cleanSummary(rep); !strings.HasSuffix(got, "the second apply changed nothing") {
+		t.Errorf("summary %q", got)
+	}
+}
+
+// TestDependencyNote: a finding set aside as wholly inside a dependency
+// (Options.Scope) is not listed, and the text and HTML summaries say how
+// many there are.
+func TestDependencyNote(t *testing.T) {
+	g := newFake()
+	g.Add("File[/etc/mine]", "/src/mymod/manifests/init.pp", 3)
+	g.Add("Exec[mine]", "/src/mymod/manifests/init.pp", 9)
+	g.Add("File[/etc/apt/x]", "/usr/share/puppet/modules/apt/manifests/init.pp", 30)
+	g.Add("Exec[apt_update]", "/usr/share/puppet/modules/apt/manifests/update.pp", 12)
+	res := result(
+		p("/etc/mine", a("File[/etc/mine]", "p", 10), a("Exec[mine]", "c", 20)),
+		p("/etc/apt/x", a("File[/etc/apt/x]", "p", 30), a("Exec[apt_update]", "c", 40)),
+	)
+	rep := detector.Detect(res, g, detector.Options{Scope: &detector.Scope{Roots: []string{"/src/mymod"}}})
+	if rep.Faults() != 1 || rep.DependencyFaults() != 1 {
+		t.Fatalf("faults %d, in dependencies %d; want 1, 1", rep.Faults(), rep.DependencyFaults())
+	}
+	var text bytes.Buffer
+	if err := Text(&text, rep, false); err != nil {
+		t.Fatal(err)
+	}
+	if want := "1 finding in dependencies, not counted (--scope all lists them)"; !strings.Contains(text.String(), want) {
+		t.Errorf("text report lacks %q:\n%s", want, text.String())
+	}
+	if strings.Contains(text.String(), "Exec[apt_update]") {
+		t.Errorf("text report lists the dependency's finding:\n%s", text.String())
+	}
+	if want, page := "1 finding in dependencies, not counted", writeHTML(t, rep, HTMLInputs{}); !strings.Contains(page, want) {
+		t.Errorf("HTML report lacks %q", want)
+	}
+}
+
+// TestSuppressedInReports: a finding an inline comment suppresses is
+// counted in the text report's summary and listed, with its reason and
+// where the comment is, only with --show-suppressed; SARIF then has it as
+// an inSource suppression, and counts it.
+func TestSuppressedInReports(t *testing.T) {
+	g := newFake()
+	g.Add("File[/etc/a]", "site.pp", 3)
+	g.Add("Exec[use-a]", "site.pp", 4)
+	g.Add("File[/etc/b]", "site.pp", 7)
+	g.Add("Exec[use-b]", "site.pp", 8)
+	const manifest = `# a: suppressed with a reason
+# fsmove:ignore MOR written once at install
+file { '/etc/a': ensure => file }
+exec { 'use-a': command => '/bin/cat /etc/a' }
+
+# b: nothing says anything
+file { '/etc/b': ensure => file }
+exec { 'use-b': command => '/bin/cat /etc/b' }
+`
+	read := func(file string) ([]byte, error) {
+		if file != "site.pp" {
+			return nil, fs.ErrNotExist
+		}
+		return []byte(manifest), nil
+	}
+	res := result(
+		p("/etc/a", a("File[/etc/a]", "p", 10), a("Exec[use-a]", "c", 11)),
+		p("/etc/b", a("File[/etc/b]", "p", 12), a("Exec[use-b]", "c", 13)),
+	)
+	rep := detector.Detect(res, g, detector.Options{ReadManifest: read})
+	if rep.Stats.Suppressed != 1 {
+		t.Fatalf("suppressed %d, want 1: %v", rep.Stats.Suppressed, summary(rep))
+	}
+	var buf bytes.Buffer
+	if err := Text(&buf, rep, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "(1 suppressed)") || strings.Contains(buf.String(), "written once at install") {
+		t.Errorf("text report without --show-suppressed:\n%s", buf.String())
+	}
+	buf.Reset()
+	rep.ShowSuppressed = true
+	if err := Text(&buf, rep, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "suppressed: written once at install (site.pp:2)") {
+		t.Errorf("text report with --show-suppressed:\n%s", buf.String())
+	}
+	buf.Reset()
+	if err := SARIF(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"kind": "inSource"`) || !strings.Contains(buf.String(), `"suppressed": 1`) {
+		t.Errorf("SARIF with --show-suppressed has no inSource suppression or count:\n%s", buf.String())
+	}
+}
+
+// TestWaivedLeavesReports: a waived finding leaves the text report, whose
+// summary is then clean and counts it, and SARIF.
+func TestWaivedLeavesReports(t *testing.T) {
+	g := newFake()
+	g.Add("File[/etc/x]", "site.pp", 1)
+	g.Add("Exec[use-conf]", "site.pp", 5)
+	res := result(
+		p("/etc/x", a("File[/etc/x]", "p", 10), a("Exec[use-conf]", "c", 20)),
+		p("/etc/x.bak", a("File[/etc/x]", "p", 11), a("Exec[use-conf]", "c", 21)),
+	)
+	w, err := detector.NewWaiver("Exec[use-conf]", "File[/etc/x]", "", "ok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := detector.Detect(res, g, detector.Options{Waivers: []detector.Waiver{w}})
+	var text, sarif strings.Builder
+	if err := Text(&text, rep, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := SARIF(&sarif, rep); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(text.String(), "/etc/x.bak") || !strings.Contains(text.String(), "No missing ordering relationships or notifiers among 2 resources (2 blocks, 2 paths, 1 related resource pair checked); 1 waived") {
+		t.Errorf("text report shows a waived finding:\n%s", text.String())
+	}
+	if strings.Contains(sarif.String(), `"ruleId"`) {
+		t.Errorf("SARIF has a result for a waived finding:\n%s", sarif.String())
 	}
 }

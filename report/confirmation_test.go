@@ -1,17 +1,19 @@
-package detector
+package report
 
 import (
 	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/fsmove/fsmove/detector"
 )
 
 // TestConfirmationInReports: a confirmation set on findings reaches the
 // text, JSON and SARIF reports, and a refuted finding is a SARIF note.
 func TestConfirmationInReports(t *testing.T) {
 	rep := goldenReport(t)
-	var reported []*Finding
+	var reported []*detector.Finding
 	for i := range rep.Findings {
 		if rep.Findings[i].Reported() {
 			reported = append(reported, &rep.Findings[i])
@@ -20,13 +22,13 @@ func TestConfirmationInReports(t *testing.T) {
 	if len(reported) < 2 {
 		t.Fatalf("the golden report has %d reported findings", len(reported))
 	}
-	reported[0].Confirmation = &Confirmation{Verdict: Confirmed, Why: "with X -> Y Puppet's failures change",
+	reported[0].Confirmation = &detector.Confirmation{Verdict: detector.Confirmed, Why: "with X -> Y Puppet's failures change",
 		Forced: "Exec['one'] -> Exec['two']", Evidence: []string{"new failure: Error: /Stage[main]/Exec[one]/returns: failed"}, Seconds: 12}
-	reported[1].Confirmation = &Confirmation{Verdict: Refuted, Why: "same state", Seconds: 3}
-	rep.Confirm = &ConfirmStats{Confirmed: 1, Refuted: 1, Applies: 4, Seconds: 20, ContainerSeconds: 35}
+	reported[1].Confirmation = &detector.Confirmation{Verdict: detector.Refuted, Why: "same state", Seconds: 3}
+	rep.Confirm = &detector.ConfirmStats{Confirmed: 1, Refuted: 1, Applies: 4, Seconds: 20, ContainerSeconds: 35}
 
 	var text bytes.Buffer
-	if err := rep.WriteText(&text, false); err != nil {
+	if err := Text(&text, rep, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -42,7 +44,7 @@ func TestConfirmationInReports(t *testing.T) {
 	}
 
 	var js bytes.Buffer
-	if err := rep.WriteJSON(&js); err != nil {
+	if err := JSON(&js, rep); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -74,7 +76,7 @@ func TestConfirmationInReports(t *testing.T) {
 	}
 
 	var sarif bytes.Buffer
-	if err := rep.WriteSARIF(&sarif); err != nil {
+	if err := SARIF(&sarif, rep); err != nil {
 		t.Fatal(err)
 	}
 	var log struct {
@@ -107,7 +109,7 @@ func TestConfirmationInReports(t *testing.T) {
 	// Without confirmations, nothing of them appears.
 	plain := goldenReport(t)
 	js.Reset()
-	if err := plain.WriteJSON(&js); err != nil {
+	if err := JSON(&js, plain); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(js.String(), "confirm") {

@@ -1,4 +1,4 @@
-package detector
+package report
 
 import (
 	"bufio"
@@ -9,12 +9,13 @@ import (
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/detector/printable"
 	"github.com/fsmove/fsmove/fstrace/interp"
 	"github.com/fsmove/fsmove/internal/words"
 )
 
-// ANSI styles, used only when WriteText is asked for colour.
+// ANSI styles, used only when Text is asked for colour.
 const (
 	ansiReset  = "\x1b[0m"
 	ansiBold   = "\x1b[1m"
@@ -38,7 +39,7 @@ func (t *textWriter) style(s, text string) string {
 	return s + text + ansiReset
 }
 
-// WriteText writes the report for people: findings grouped MOR then MN,
+// Text writes the report for people: findings grouped MOR then MN,
 // strongest confidence first, each with both resources and their manifest
 // positions, the conflicting paths with effects and evidence, and the fix;
 // a Group as one item with a few of its members; findings numbered as in
@@ -46,16 +47,16 @@ func (t *textWriter) style(s, text string) string {
 // summary counts (of findings, with the number of items when groups made
 // it smaller). Waived findings and paths are left out (JSON keeps them);
 // findings a rule held back are listed only with ShowHeldBack.
-func (r *Report) WriteText(w io.Writer, color bool) error {
-	if err := r.check(); err != nil {
+func Text(w io.Writer, r *detector.Report, color bool) error {
+	if err := check(r); err != nil {
 		return err
 	}
 	t := &textWriter{w: bufio.NewWriter(w), color: color, traces: r.TraceNames}
-	groups := GroupFindings(r.Findings)
-	nums := r.numbers(groups)
+	groups := detector.GroupFindings(r.Findings)
+	nums := numbers(r, groups)
 	reportedItems := 0
 	for _, sec := range findingSections() {
-		items, findings := r.textItems(groups, sec.kind, sec.held)
+		items, findings := textItems(r, groups, sec.kind, sec.held)
 		if !sec.held {
 			reportedItems += len(items)
 		}
@@ -70,7 +71,7 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		switch {
 		case sec.held:
 			st = ansiDim
-		case sec.kind == MN || sec.kind == NI:
+		case sec.kind == detector.MN || sec.kind == detector.NI:
 			st = ansiYellow
 		}
 		fmt.Fprintf(t.w, "%s\n%s\n\n", t.style(st, head), strings.Repeat("=", len(head)))
@@ -99,22 +100,22 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	}
 	for _, wv := range r.UnusedWaivers {
 		fmt.Fprintf(t.w, "%s the waiver %s %s (%s) matched no finding\n",
-			t.style(ansiYellow, "warning:"), printable.String(wv.Ref1.String()), printable.String(wv.Ref2.String()), printable.String(wv.where()))
+			t.style(ansiYellow, "warning:"), printable.String(wv.Ref1.String()), printable.String(wv.Ref2.String()), printable.String(waiverWhere(wv)))
 	}
 	for _, w := range r.Warnings {
 		if w.ChangesReport() { // the others are counted under --stats
-			fmt.Fprintln(t.w, t.style(ansiYellow, "warning:")+" "+printable.String(w.text()))
+			fmt.Fprintln(t.w, t.style(ansiYellow, "warning:")+" "+printable.String(warningText(w)))
 		}
 	}
 	if r.RunFailure != nil {
-		fmt.Fprintf(t.w, "%s %s\n", t.style(ansiRed, "RUN FAILED:"), printable.String(r.RunFailure.text()))
+		fmt.Fprintf(t.w, "%s %s\n", t.style(ansiRed, "RUN FAILED:"), printable.String(runFailureText(r.RunFailure)))
 	}
 	for _, why := range r.Incomplete {
 		fmt.Fprintf(t.w, "%s %s\n", t.style(ansiRed, "INCOMPLETE:"), printable.String(why))
 	}
 	// The text report is read by a person: the coverage only when some of
 	// the run went unchecked (JSON, SARIF and HTML always have it).
-	if lines := r.Coverage.Lines(); r.Coverage.worthSaying() {
+	if lines := r.Coverage.Lines(); worthSaying(r.Coverage) {
 		fmt.Fprintln(t.w, "Coverage:")
 		for _, l := range lines {
 			fmt.Fprintf(t.w, "  %s\n", printable.String(l))
@@ -129,9 +130,9 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 			waived++
 		case f.HeldBack:
 			held++
-		case f.Kind == MN:
+		case f.Kind == detector.MN:
 			mn++
-		case f.Kind == NI:
+		case f.Kind == detector.NI:
 			ni++
 		default:
 			mor++
@@ -143,7 +144,7 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 	}
 	faults := mor + mn + ni
 	if faults == 0 && r.Complete() {
-		summary = r.cleanSummary()
+		summary = cleanSummary(r)
 	}
 	var notes []string
 	if reportedItems != faults {
@@ -168,17 +169,17 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		}
 		summary += fmt.Sprintf("; %d held back as not faults (%s)", held, how)
 	}
-	if note := r.dependencyNote(); note != "" {
+	if note := dependencyNote(r); note != "" {
 		summary += "; " + note
 	}
 	switch {
-	case faults == 0 && r.succeeded():
+	case faults == 0 && succeeded(r):
 		// summary already says so, with what was checked
 	case faults == 0 && !r.Complete():
 		summary = "No faults found, but the analysis is INCOMPLETE (see above), so this is not a clean result: " + summary
 	case faults == 0:
 		summary = "No faults found, but the run FAILED (see above), so this is not a clean result: " + summary
-	case r.succeeded():
+	case succeeded(r):
 		summary = "Faults found: " + summary
 	case !r.Complete():
 		summary = "Faults found in an INCOMPLETE analysis (see above; there may be more): " + summary
@@ -196,10 +197,15 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 // textItem is one item of the text report: a finding (index indexes it in
 // the report's findings), or a group of them.
 type textItem struct {
-	finding *Finding
+	finding *detector.Finding
 	index   int
-	group   *Group
+	group   *detector.Group
 }
+
+// Numbers returns the number each finding has in every report (0 for
+// one not numbered), by index in Findings: for a command that acts on
+// findings by number (fsmove fix).
+func Numbers(r *detector.Report) []int { return numbers(r, detector.GroupFindings(r.Findings)) }
 
 // numbers numbers the findings as every report shows them, so that "MOR
 // 5" is one finding in the text, HTML, JSON and SARIF reports: one
@@ -208,16 +214,11 @@ type textItem struct {
 // (textItems), a group's members one after another. A group is thus a
 // range of numbers. numbers[i] is finding i's number, 0 for a waived
 // finding (no report lists it by number).
-// Numbers returns the number each finding has in every report (0 for
-// one not numbered), by index in Findings: for a command that acts on
-// findings by number (fsmove fix).
-func (r *Report) Numbers() []int { return r.numbers(GroupFindings(r.Findings)) }
-
-func (r *Report) numbers(groups []Group) []int {
+func numbers(r *detector.Report, groups []detector.Group) []int {
 	nums := make([]int, len(r.Findings))
 	n := 0
 	for _, sec := range findingSections() {
-		items, _ := r.textItems(groups, sec.kind, sec.held)
+		items, _ := textItems(r, groups, sec.kind, sec.held)
 		for _, it := range items {
 			if it.group == nil {
 				n++
@@ -237,7 +238,7 @@ func (r *Report) numbers(groups []Group) []int {
 // findings that are not waived, a group once in place of its members,
 // ranked by confidence (observed, content, metadata, guarded) and in the findings'
 // order within a rank. findings counts the findings they show.
-func (r *Report) textItems(groups []Group, kind Kind, held bool) (items []textItem, findings int) {
+func textItems(r *detector.Report, groups []detector.Group, kind detector.Kind, held bool) (items []textItem, findings int) {
 	idx := groupIndex(groups, len(r.Findings))
 	done := make([]bool, len(groups))
 	for i := range r.Findings {
@@ -254,7 +255,7 @@ func (r *Report) textItems(groups []Group, kind Kind, held bool) (items []textIt
 			items = append(items, textItem{group: &groups[gi]})
 		}
 	}
-	confidence := func(it textItem) Confidence {
+	confidence := func(it textItem) detector.Confidence {
 		if it.group != nil {
 			return it.group.Confidence
 		}
@@ -264,21 +265,21 @@ func (r *Report) textItems(groups []Group, kind Kind, held bool) (items []textIt
 	return items, findings
 }
 
-func (t *textWriter) finding(n int, f *Finding) {
-	if f.Kind == NI {
+func (t *textWriter) finding(n int, f *detector.Finding) {
+	if f.Kind == detector.NI {
 		t.niFinding(n, f)
 		return
 	}
 	arrow := "->"
-	if f.Kind == MN {
+	if f.Kind == detector.MN {
 		arrow = "~>"
 	}
 	p := printable.String
 	fmt.Fprintf(t.w, "%s %d. %s %s %s\n", f.Kind, n,
 		t.style(ansiBold, p(f.Producer.Ref())), arrow, t.style(ansiBold, p(f.Consumer.Ref())))
 	fmt.Fprintf(t.w, "  confidence: %s\n", confidenceText(f.Confidence))
-	fmt.Fprintf(t.w, "  producer: %s%s\n", p(f.Producer.Ref()), p(location(f.Producer, " at ", "")))
-	fmt.Fprintf(t.w, "  consumer: %s%s\n", p(f.Consumer.Ref()), p(location(f.Consumer, " at ", "")))
+	fmt.Fprintf(t.w, "  producer: %s%s\n", p(f.Producer.Ref()), p(atLocation(f.Producer)))
+	fmt.Fprintf(t.w, "  consumer: %s%s\n", p(f.Consumer.Ref()), p(atLocation(f.Consumer)))
 	if f.Observed {
 		fmt.Fprintf(t.w, "  observed: it failed in this run: %s\n", p(f.ObservedError))
 	}
@@ -338,24 +339,24 @@ const groupExamples = 3
 // group writes a group as one item, numbered by its members' range of
 // numbers (nums): the shared resource, the shared paths with its evidence,
 // a few members with theirs and their numbers, and the one fix.
-func (t *textWriter) group(nums []int, g *Group, fs []Finding) {
+func (t *textWriter) group(nums []int, g *detector.Group, fs []detector.Finding) {
 	p := printable.String
 	arrow := "->"
-	if g.Kind == MN {
+	if g.Kind == detector.MN {
 		arrow = "~>"
 	}
 	others := fmt.Sprintf("%d resources", len(g.Members))
 	shared := t.style(ansiBold, p(g.Resource.Ref()))
 	left, right := shared, others
 	role, otherRole := "producer", "consumers"
-	if g.By == ByConsumer {
+	if g.By == detector.ByConsumer {
 		left, right = others, shared
 		role, otherRole = "consumer", "producers"
 	}
 	lo, hi := nums[g.Members[0]], nums[g.Members[len(g.Members)-1]]
 	fmt.Fprintf(t.w, "%s %d-%d. %s %s %s (%s)\n", g.Kind, lo, hi, left, arrow, right, p(samePaths(g.Paths)))
 	fmt.Fprintf(t.w, "  confidence: %s\n", confidenceText(g.Confidence))
-	fmt.Fprintf(t.w, "  %s: %s%s\n", role, p(g.Resource.Ref()), p(location(g.Resource, " at ", "")))
+	fmt.Fprintf(t.w, "  %s: %s%s\n", role, p(g.Resource.Ref()), p(atLocation(g.Resource)))
 	first := &fs[g.Members[0]]
 	sameHeld := g.HeldBack
 	for _, m := range g.Members[1:] {
@@ -370,23 +371,24 @@ func (t *textWriter) group(nums []int, g *Group, fs []Finding) {
 			continue
 		}
 		t.path(pc)
-		if g.By == ByProducer {
+		if g.By == detector.ByProducer {
 			t.effect(pc.ProducerEffect.String(), pc.Producer, pc.ProducerEvidence)
 		} else {
 			t.effect(pc.ConsumerEffect.String(), pc.Consumer, pc.ConsumerEvidence)
 		}
 	}
 	fmt.Fprintf(t.w, "  %s (%d), for example:\n", otherRole, len(g.Members))
-	for _, m := range g.Members[:min(len(g.Members), groupExamples)] {
+	otherResources := g.Others(fs)
+	for i, m := range g.Members[:min(len(g.Members), groupExamples)] {
 		f := &fs[m]
-		o := g.other(f)
+		o := otherResources[i]
 		var evs []string
 		for _, pc := range f.Paths {
 			if pc.Waived {
 				continue
 			}
 			eff, ev := pc.ConsumerEffect.String(), pc.ConsumerEvidence
-			if g.By == ByConsumer {
+			if g.By == detector.ByConsumer {
 				eff, ev = pc.ProducerEffect.String(), pc.ProducerEvidence
 			}
 			if len(g.Paths) > 1 {
@@ -397,7 +399,7 @@ func (t *textWriter) group(nums []int, g *Group, fs []Finding) {
 			}
 			evs = append(evs, eff)
 		}
-		line := fmt.Sprintf("    %d. %s%s", nums[m], p(o.Ref()), p(location(o, " at ", "")))
+		line := fmt.Sprintf("    %d. %s%s", nums[m], p(o.Ref()), p(atLocation(o)))
 		if len(evs) == 1 {
 			fmt.Fprintf(t.w, "%s: %s\n", line, evs[0])
 		} else {
@@ -437,7 +439,7 @@ func samePaths(paths []string) string {
 
 // path is a conflict's path line: the path and its relation, and whether
 // only metadata or a lookup relates the two resources there.
-func (t *textWriter) path(pc PathConflict) {
+func (t *textWriter) path(pc detector.PathConflict) {
 	rel := pc.Relation.String()
 	if pc.Metadata {
 		rel += "; only metadata or a lookup"
@@ -446,15 +448,15 @@ func (t *textWriter) path(pc PathConflict) {
 }
 
 // confidenceText is the confidence with what it means, for the text report.
-func confidenceText(c Confidence) string {
+func confidenceText(c detector.Confidence) string {
 	switch c {
-	case Observed:
+	case detector.Observed:
 		return "observed (it failed in this run)"
-	case Content:
+	case detector.Content:
 		return "content (what one made, the other read, replaced or removed)"
-	case Metadata:
+	case detector.Metadata:
 		return "metadata (only mode, owner or a lookup relates them)"
-	case Guarded:
+	case detector.Guarded:
 		return "guarded (the producer made the file only when it was missing; in the other order it finds the other's and does what it does then)"
 	}
 	return c.String()
@@ -488,8 +490,8 @@ func callText(ev interp.Evidence) string {
 	return call
 }
 
-// WriteStats writes the counts and phase times for --stats.
-func (r *Report) WriteStats(w io.Writer) error {
+// Stats writes the counts and phase times for --stats.
+func Stats(w io.Writer, r *detector.Report) error {
 	bw := bufio.NewWriter(w)
 	s := &r.Stats
 	rows := []struct {
@@ -548,7 +550,7 @@ func (r *Report) WriteStats(w io.Writer) error {
 			if w.ChangesReport() {
 				mark = "*"
 			}
-			fmt.Fprintf(bw, " %s%s\n", mark, printable.String(w.text()))
+			fmt.Fprintf(bw, " %s%s\n", mark, printable.String(warningText(w)))
 		}
 	}
 	if len(s.Phases) > 0 {
@@ -560,27 +562,17 @@ func (r *Report) WriteStats(w io.Writer) error {
 	return bw.Flush()
 }
 
-// text is "41 fds used but never opened in the trace (inherited)", with
-// the first one when known, unescaped.
-func (w InputWarning) text() string {
-	s := fmt.Sprintf("%d %s", w.Count, w.Kind)
-	if w.Example != "" {
-		s += " (first: " + w.Example + ")"
-	}
-	return s
-}
-
 // niFinding writes an NI finding: the resource (two in a fight), what
 // Puppet changed again, the paths written again with the trace lines of
 // both applies, and the fix.
-func (t *textWriter) niFinding(n int, f *Finding) {
+func (t *textWriter) niFinding(n int, f *detector.Finding) {
 	p := printable.String
-	fmt.Fprintf(t.w, "NI %d. %s\n", n, t.style(ansiBold, p(f.pairText())))
-	problem, changes, paths := f.niLines(t.traces)
+	fmt.Fprintf(t.w, "NI %d. %s\n", n, t.style(ansiBold, p(pairText(f))))
+	problem, changes, paths := niLines(f, t.traces)
 	fmt.Fprintf(t.w, "  problem: %s\n", p(problem))
-	fmt.Fprintf(t.w, "  resource: %s%s\n", p(f.Producer.Ref()), p(location(f.Producer, " at ", "")))
+	fmt.Fprintf(t.w, "  resource: %s%s\n", p(f.Producer.Ref()), p(atLocation(f.Producer)))
 	if f.Consumer != f.Producer {
-		fmt.Fprintf(t.w, "  resource: %s%s\n", p(f.Consumer.Ref()), p(location(f.Consumer, " at ", "")))
+		fmt.Fprintf(t.w, "  resource: %s%s\n", p(f.Consumer.Ref()), p(atLocation(f.Consumer)))
 	}
 	if f.Observed {
 		fmt.Fprintf(t.w, "  observed: %s\n", p(f.ObservedError))
@@ -602,7 +594,7 @@ func (t *textWriter) niFinding(n int, f *Finding) {
 
 // findingSection is one section of findings in the text and HTML reports.
 type findingSection struct {
-	kind  Kind
+	kind  detector.Kind
 	held  bool // the findings a rule held back (--all)
 	title string
 }
@@ -612,28 +604,80 @@ type findingSection struct {
 // can hold back.
 func findingSections() []findingSection {
 	return []findingSection{
-		{MOR, false, "Missing ordering relationships (MOR)"},
-		{MN, false, "Missing notifiers (MN)"},
-		{NI, false, "Non-idempotent resources (NI)"},
-		{MOR, true, "Held back, not faults (--all)"},
-		{MN, true, "Held back notifiers, not faults (--all)"},
-		{NI, true, "Held back non-idempotent resources, not faults (--all)"},
+		{detector.MOR, false, "Missing ordering relationships (MOR)"},
+		{detector.MN, false, "Missing notifiers (MN)"},
+		{detector.NI, false, "Non-idempotent resources (NI)"},
+		{detector.MOR, true, "Held back, not faults (--all)"},
+		{detector.MN, true, "Held back notifiers, not faults (--all)"},
+		{detector.NI, true, "Held back non-idempotent resources, not faults (--all)"},
 	}
 }
 
 // cleanSummary is what a report without faults says when its analysis is
 // complete: what was checked, so that a clean result shows its reach.
-func (r *Report) cleanSummary() string {
+func cleanSummary(r *detector.Report) string {
 	c := r.Checked()
 	summary := fmt.Sprintf("No missing ordering relationships or notifiers among %s (%s, %s, %s checked)",
 		words.Count(c.Resources, "resource"), words.Count(c.Blocks, "block"), words.Count(c.Paths, "path"),
 		words.Count(c.RelatedPairs, "related resource pair"))
 	switch {
 	case !r.Idempotence:
-	case slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Kind == NI && f.HeldBack }):
+	case slices.ContainsFunc(r.Findings, func(f detector.Finding) bool { return f.Kind == detector.NI && f.HeldBack }):
 		summary += "; the second apply changed nothing but what is held back"
 	default:
 		summary += "; the second apply changed nothing"
 	}
 	return summary
+}
+
+// suppressed lists the waived and suppressed findings for the text
+// report (ShowSuppressed), one line each with the reason and where it was
+// written.
+func (t *textWriter) suppressed(r *detector.Report) {
+	var lines []string
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		if !f.Waived || f.HeldBack {
+			continue
+		}
+		how, where := "waived", f.WaiverSource
+		if f.Suppressed {
+			how = "suppressed"
+		}
+		if where != "" {
+			where = " (" + where + ")"
+		}
+		lines = append(lines, fmt.Sprintf("%s %s (%s), %s: %s%s", f.Kind, pairText(f),
+			f.Confidence, how, f.WaiverReason, where))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	head := fmt.Sprintf("Suppressed and waived (--show-suppressed): %d", len(lines))
+	fmt.Fprintf(t.w, "%s\n%s\n\n", t.style(ansiDim, head), strings.Repeat("=", len(head)))
+	for n, l := range lines {
+		fmt.Fprintf(t.w, "%d. %s\n", n+1, printable.String(l))
+	}
+	fmt.Fprintln(t.w)
+}
+
+// waiverWhere says where w was written, for the text report's warning
+// of an unused waiver.
+func waiverWhere(w detector.Waiver) string {
+	if w.Source != "" {
+		return w.Source
+	}
+	return fmt.Sprintf("waivers line %d", w.Line)
+}
+
+// worthSaying reports whether the text report shows the coverage c:
+// whether some of the run went unchecked (a Service
+// not observed, a resource Puppet skipped or failed) or a daemon ran only
+// because a condition of its unit was lifted.
+func worthSaying(c *detector.Coverage) bool {
+	if c == nil {
+		return false
+	}
+	lifted := slices.ContainsFunc(c.Services, func(s detector.ServiceCoverage) bool { return s.Lifted != "" })
+	return lifted || len(c.Unobserved())+len(c.Skipped)+len(c.Failed) > 0
 }

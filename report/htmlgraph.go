@@ -1,10 +1,11 @@
-package detector
+package report
 
 import (
 	"fmt"
 	"slices"
 
 	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/detector/printable"
 )
 
@@ -74,7 +75,7 @@ type svgEdge struct {
 // draw lays out f's pair with its neighbours and the missing edge; an NI
 // fight's pair has no missing edge (the two write one path: no ordering
 // fixes that).
-func (n *neighbours) draw(f *Finding) *htmlGraph {
+func (n *neighbours) draw(f *detector.Finding) *htmlGraph {
 	pair := []*catalog.Resource{f.Producer, f.Consumer}
 	isPair := func(r *catalog.Resource) bool { return r == f.Producer || r == f.Consumer }
 	// The edges to draw: into the pair, out of it, and between its two.
@@ -150,10 +151,10 @@ func (n *neighbours) draw(f *Finding) *htmlGraph {
 		e.LabelX, e.LabelY = x+34, (y1+y2)/2+4
 		g.Edges = append(g.Edges, e)
 	}
-	if f.Kind != NI {
+	if f.Kind != detector.NI {
 		p, c := pos[f.Producer], pos[f.Consumer]
 		label := "require"
-		if f.Kind == MN {
+		if f.Kind == detector.MN {
 			label = "notify"
 		}
 		x := p.X + 60

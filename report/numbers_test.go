@@ -1,4 +1,4 @@
-package detector
+package report
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/fsmove/fsmove/detector"
 )
 
 // TestNumbersAgree: the text report, the HTML page, JSON and SARIF give a
@@ -19,7 +21,7 @@ func TestNumbersAgree(t *testing.T) {
 	}
 
 	var text bytes.Buffer
-	if err := rep.WriteText(&text, false); err != nil {
+	if err := Text(&text, rep, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range []string{
@@ -45,7 +47,7 @@ func TestNumbersAgree(t *testing.T) {
 	}
 
 	var js bytes.Buffer
-	if err := rep.WriteJSON(&js); err != nil {
+	if err := JSON(&js, rep); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -64,7 +66,7 @@ func TestNumbersAgree(t *testing.T) {
 	}
 
 	var sarif bytes.Buffer
-	if err := rep.WriteSARIF(&sarif); err != nil {
+	if err := SARIF(&sarif, rep); err != nil {
 		t.Fatal(err)
 	}
 	var log struct {
@@ -99,7 +101,7 @@ func TestNumbersHeldBackAndWaived(t *testing.T) {
 	}
 	rep.Findings[0].HeldBack, rep.Findings[0].HeldReason = true, "a rule"
 	rep.Findings[1].Waived = true
-	nums := rep.numbers(GroupFindings(rep.Findings))
+	nums := numbers(rep, detector.GroupFindings(rep.Findings))
 	if nums[1] != 0 {
 		t.Errorf("the waived finding is number %d", nums[1])
 	}
@@ -116,7 +118,7 @@ func TestNumbersHeldBackAndWaived(t *testing.T) {
 	for _, all := range []bool{false, true} {
 		rep.ShowHeldBack = all
 		var text bytes.Buffer
-		if err := rep.WriteText(&text, false); err != nil {
+		if err := Text(&text, rep, false); err != nil {
 			t.Fatal(err)
 		}
 		if s := fmt.Sprintf("MOR %d. File[/etc/other] -> Exec[lone]\n", nums[lone]); !strings.Contains(text.String(), s) {

@@ -1,4 +1,4 @@
-package detector
+package report
 
 import (
 	"bytes"
@@ -12,14 +12,15 @@ import (
 	"testing"
 
 	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/internal/browsercheck"
 )
 
 // writeHTML renders rep with in and returns the page.
-func writeHTML(t *testing.T, rep *Report, in HTMLInputs) string {
+func writeHTML(t *testing.T, rep *detector.Report, in HTMLInputs) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := rep.WriteHTML(&buf, in); err != nil {
+	if err := HTML(&buf, rep, in); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()
@@ -56,7 +57,7 @@ func TestHTMLEscaping(t *testing.T) {
 	file := "/srv/" + hostile + "/init.pp"
 	g.Add("File[/etc/"+hostile+"]", file, 2, "content", "x")
 	g.Add("Exec["+hostile+"]", file, 3)
-	rep := Detect(result(p("/etc/"+hostile, a("File[/etc/"+hostile+"]", "p", 10), a("Exec["+hostile+"]", "c", 11))), g, Options{})
+	rep := detector.Detect(result(p("/etc/"+hostile, a("File[/etc/"+hostile+"]", "p", 10), a("Exec["+hostile+"]", "c", 11))), g, detector.Options{})
 	if rep.Faults() != 1 {
 		t.Fatalf("findings %v", summary(rep))
 	}
@@ -106,7 +107,7 @@ func TestHTMLHeldBack(t *testing.T) {
 	g.Add("File[/etc/app.conf]", "app.pp", 5, "content", "x")
 	g.Add("Service[app]", "app.pp", 20)
 	g.Edge("File[/etc/app.conf]", "Service[app]", before)
-	rep := Detect(result(p("/etc/app.conf", a("File[/etc/app.conf]", "p", 10), a("Service[app]", "s", 20))), g, Options{})
+	rep := detector.Detect(result(p("/etc/app.conf", a("File[/etc/app.conf]", "p", 10), a("Service[app]", "s", 20))), g, detector.Options{})
 	if len(rep.Findings) != 1 || !rep.Findings[0].HeldBack {
 		t.Fatalf("want one held-back finding: %v", summary(rep))
 	}
@@ -161,7 +162,7 @@ func TestHTMLGroups(t *testing.T) {
 			t.Errorf("finding-%d has no anchor or no link to it", i)
 		}
 	}
-	groups := GroupFindings(rep.Findings)
+	groups := detector.GroupFindings(rep.Findings)
 	if len(groups) != 1 || !strings.Contains(page, `<section class="group"`) {
 		t.Fatalf("want one group drawn as one section: %d groups", len(groups))
 	}
@@ -194,7 +195,7 @@ func TestHTMLWithoutInputs(t *testing.T) {
 // ShowHeldBack.
 func TestEvidenceLines(t *testing.T) {
 	rep := groupReport(t)
-	got := rep.EvidenceLines()
+	got := EvidenceLines(rep)
 	for _, n := range []int64{8, 10, 12, 18, 20, 26, 29, 33} {
 		if !slices.Contains(got, n) {
 			t.Errorf("line %d missing from %v", n, got)
@@ -214,16 +215,16 @@ func TestEvidenceLines(t *testing.T) {
 // and evidence are on its element; the counts in the summary.
 func TestHTMLConfirmation(t *testing.T) {
 	rep := goldenReport(t)
-	var first *Finding
+	var first *detector.Finding
 	for i := range rep.Findings {
 		if rep.Findings[i].Reported() {
 			first = &rep.Findings[i]
 			break
 		}
 	}
-	first.Confirmation = &Confirmation{Verdict: Confirmed, Why: "with X -> Y Puppet's failures change",
+	first.Confirmation = &detector.Confirmation{Verdict: detector.Confirmed, Why: "with X -> Y Puppet's failures change",
 		Forced: "Exec['one'] -> Exec['two']", Evidence: []string{"new failure: Error: <b>failed</b>"}, Seconds: 12}
-	rep.Confirm = &ConfirmStats{Confirmed: 1, Applies: 2, Seconds: 20, ContainerSeconds: 35}
+	rep.Confirm = &detector.ConfirmStats{Confirmed: 1, Applies: 2, Seconds: 20, ContainerSeconds: 35}
 	page := writeHTML(t, rep, HTMLInputs{})
 	for _, want := range []string{
 		`<div class="confirmation verdict-confirmed">`,
@@ -247,7 +248,7 @@ func TestHTMLConfirmation(t *testing.T) {
 // (the two traces' lines differ here, so a line from the wrong one shows);
 // the summary counts NI and the kind filter has an NI box.
 func TestHTMLNonIdempotence(t *testing.T) {
-	rep := Detect(result(), niGraph(), Options{Idempotence: niInput()})
+	rep := detector.Detect(result(), niGraph(), detector.Options{Idempotence: niInput()})
 	nis := rep.Faults()
 	if nis == 0 {
 		t.Fatal("no NI findings")
@@ -276,12 +277,12 @@ func TestHTMLNonIdempotence(t *testing.T) {
 		f := &rep.Findings[i]
 		n++
 		at := strings.Index(page, fmt.Sprintf(`id="finding-%d"`, n))
-		if at < 0 || !strings.Contains(page, fmt.Sprintf(`<a href="#finding-%d">NI %d. %s</a>`, n, n, html.EscapeString(f.pairText()))) {
-			t.Errorf("NI %d (%s) has no element or no entry in the table of contents", n, f.pairText())
+		if at < 0 || !strings.Contains(page, fmt.Sprintf(`<a href="#finding-%d">NI %d. %s</a>`, n, n, html.EscapeString(pairText(f)))) {
+			t.Errorf("NI %d (%s) has no element or no entry in the table of contents", n, pairText(f))
 			continue
 		}
 		article, _, _ := strings.Cut(page[at:], "</article>")
-		for _, want := range []string{"problem: " + html.EscapeString(f.NI.Problem.text()), "<code>" + html.EscapeString(f.Producer.Ref()) + "</code>",
+		for _, want := range []string{"problem: " + html.EscapeString(problemText(f.NI.Problem)), "<code>" + html.EscapeString(f.Producer.Ref()) + "</code>",
 			"<code>" + html.EscapeString(f.Consumer.Ref()) + "</code>", html.EscapeString(f.Fix)} {
 			if !strings.Contains(article, want) {
 				t.Errorf("NI %d lacks %q", n, want)
@@ -290,7 +291,7 @@ func TestHTMLNonIdempotence(t *testing.T) {
 		if strings.Contains(article, `class="copy"`) || strings.Contains(article, "confidence:") {
 			t.Errorf("NI %d has a chaining arrow to copy or a confidence", n)
 		}
-		if f.NI.Problem == FailsSecond && !strings.Contains(article, "error in the second apply: <code>"+f.NI.Error+"</code>") {
+		if f.NI.Problem == detector.FailsSecond && !strings.Contains(article, "error in the second apply: <code>"+f.NI.Error+"</code>") {
 			t.Errorf("NI %d does not show its error %q", n, f.NI.Error)
 		}
 		for _, e := range f.NI.Changes {
@@ -298,7 +299,7 @@ func TestHTMLNonIdempotence(t *testing.T) {
 				t.Errorf("NI %d does not show its change of %s", n, e.Property)
 			}
 		}
-		producerTrace, consumerTrace := f.evidenceTraces()
+		producerTrace, consumerTrace := evidenceTraces(f)
 		for _, pc := range f.Paths {
 			for _, e := range []struct {
 				line  int64
@@ -326,10 +327,10 @@ func TestHTMLNonIdempotence(t *testing.T) {
 	browseHTML(t, page, nis)
 
 	// A waived NI is listed with the suppressed ones, as one resource.
-	w := Waiver{Reason: "on purpose", Kinds: KindSet(0).Add(NI)}
+	w := detector.Waiver{Reason: "on purpose", Kinds: detector.KindSet(0).Add(detector.NI)}
 	w.Ref1, _, _ = catalog.CutRef("Exec[stamp]")
 	w.Ref2 = w.Ref1
-	rep = Detect(result(), niGraph(), Options{Idempotence: niInput(), Waivers: []Waiver{w}})
+	rep = detector.Detect(result(), niGraph(), detector.Options{Idempotence: niInput(), Waivers: []detector.Waiver{w}})
 	rep.ShowSuppressed = true
 	page = writeHTML(t, rep, HTMLInputs{})
 	if n := findingElements(page); n != nis-1 {
@@ -360,11 +361,11 @@ func TestHTMLNIOnlyWhenChecked(t *testing.T) {
 // evidence in it: the second apply's writes in the second, the first
 // apply's in the first.
 func TestSecondEvidenceLines(t *testing.T) {
-	rep := Detect(result(), niGraph(), Options{Idempotence: niInput()})
+	rep := detector.Detect(result(), niGraph(), detector.Options{Idempotence: niInput()})
 	var wantFirst, wantSecond []int64
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
-		pt, ct := f.evidenceTraces()
+		pt, ct := evidenceTraces(f)
 		for _, pc := range f.Paths {
 			for _, e := range []struct {
 				line  int64
@@ -387,7 +388,7 @@ func TestSecondEvidenceLines(t *testing.T) {
 	for _, c := range []struct {
 		name       string
 		got, lines []int64
-	}{{"first", rep.EvidenceLines(), wantFirst}, {"second", rep.SecondEvidenceLines(), wantSecond}} {
+	}{{"first", EvidenceLines(rep), wantFirst}, {"second", SecondEvidenceLines(rep), wantSecond}} {
 		for _, l := range c.lines {
 			if !slices.Contains(c.got, l) {
 				t.Errorf("the %s trace's lines %v lack %d", c.name, c.got, l)
@@ -397,12 +398,12 @@ func TestSecondEvidenceLines(t *testing.T) {
 	// The first apply wrote on lines 10 to 13, the second on 20 to 24:
 	// with the context, neither quotes the other's writes.
 	for _, l := range wantSecond {
-		if slices.Contains(rep.EvidenceLines(), l) {
+		if slices.Contains(EvidenceLines(rep), l) {
 			t.Errorf("the first trace's lines have %d, a line of the second", l)
 		}
 	}
 	for _, l := range wantFirst {
-		if slices.Contains(rep.SecondEvidenceLines(), l) {
+		if slices.Contains(SecondEvidenceLines(rep), l) {
 			t.Errorf("the second trace's lines have %d, a line of the first", l)
 		}
 	}
@@ -413,12 +414,12 @@ func TestSecondEvidenceLines(t *testing.T) {
 func TestHTMLUnordered(t *testing.T) {
 	res := result(p("/etc/x.conf", a("File[/etc/x.conf]", "p", 10), a("Service[x]", "c", 20)))
 	const note = "unordered too: "
-	if page := writeHTML(t, Detect(res, serviceGraph(), Options{}), HTMLInputs{}); !strings.Contains(page, note) {
+	if page := writeHTML(t, detector.Detect(res, serviceGraph(), detector.Options{}), HTMLInputs{}); !strings.Contains(page, note) {
 		t.Error("an unordered MN's page does not say the order is missing too")
 	}
 	g := serviceGraph()
 	g.Edge("File[/etc/x.conf]", "Service[x]", before)
-	if page := writeHTML(t, Detect(res, g, Options{}), HTMLInputs{}); strings.Contains(page, note) {
+	if page := writeHTML(t, detector.Detect(res, g, detector.Options{}), HTMLInputs{}); strings.Contains(page, note) {
 		t.Error("an ordered MN's page says it is unordered")
 	}
 }
@@ -447,8 +448,8 @@ func TestHTMLEdit(t *testing.T) {
 		t.Fatal("the report has fewer than three reported findings")
 	}
 	diff := "--- a/manifests/init.pp\n+++ b/manifests/init.pp\n@@ -3,2 +3,3 @@\n   content => '" + hostile + "',\n+  notify  => Service['x'],\n-  old\n"
-	rep.Findings[edited].Edit = &Edit{Says: "notify added", Diff: diff, Changes: []Change{{File: "/m/manifests/init.pp", StartLine: 4, StartCol: 1, EndLine: 4, EndCol: 1, Text: "  notify  => Service['x'],\n"}}}
-	rep.Findings[skipped].Edit = &Edit{Skipped: "the title is built from a variable"}
+	rep.Findings[edited].Edit = &detector.Edit{Says: "notify added", Diff: diff, Changes: []detector.Change{{File: "/m/manifests/init.pp", StartLine: 4, StartCol: 1, EndLine: 4, EndCol: 1, Text: "  notify  => Service['x'],\n"}}}
+	rep.Findings[skipped].Edit = &detector.Edit{Skipped: "the title is built from a variable"}
 	page := writeHTML(t, rep, HTMLInputs{})
 	if got := strings.Count(page, `<pre class="diff">`); got != 1 {
 		t.Errorf("%d diffs on the page, want 1", got)

@@ -1,10 +1,11 @@
-package detector
+package report
 
 import (
 	"encoding/json"
 	"io"
 
 	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/fstrace/interp"
 )
 
@@ -15,22 +16,22 @@ const JSONSchemaVersion = 1
 // The json* types are the JSON report; SCHEMA.md documents every field.
 // Field names are stable: add, never rename.
 type jsonReport struct {
-	SchemaVersion    int           `json:"schema_version"`
-	Tool             jsonTool      `json:"tool"`
-	Module           string        `json:"module"`
-	BasePath         string        `json:"base_path"`
-	Findings         []jsonFinding `json:"findings"`
-	Groups           []jsonGroup   `json:"groups"`
-	UnresolvedBlocks []string      `json:"unresolved_blocks"`
-	UnusedWaivers    []jsonWaiver  `json:"unused_waivers"`
-	Complete         bool          `json:"complete"`
-	Incomplete       []string      `json:"incomplete"`
-	RunFailure       *jsonRunFail  `json:"run_failure,omitempty"`
-	Warnings         []jsonWarning `json:"warnings"`
-	Checked          jsonChecked   `json:"checked"`
-	Stats            jsonStats     `json:"stats"`
-	Confirm          *jsonConfirm  `json:"confirm,omitempty"`
-	Coverage         *Coverage     `json:"coverage,omitempty"`
+	SchemaVersion    int                `json:"schema_version"`
+	Tool             jsonTool           `json:"tool"`
+	Module           string             `json:"module"`
+	BasePath         string             `json:"base_path"`
+	Findings         []jsonFinding      `json:"findings"`
+	Groups           []jsonGroup        `json:"groups"`
+	UnresolvedBlocks []string           `json:"unresolved_blocks"`
+	UnusedWaivers    []jsonWaiver       `json:"unused_waivers"`
+	Complete         bool               `json:"complete"`
+	Incomplete       []string           `json:"incomplete"`
+	RunFailure       *jsonRunFail       `json:"run_failure,omitempty"`
+	Warnings         []jsonWarning      `json:"warnings"`
+	Checked          jsonChecked        `json:"checked"`
+	Stats            jsonStats          `json:"stats"`
+	Confirm          *jsonConfirm       `json:"confirm,omitempty"`
+	Coverage         *detector.Coverage `json:"coverage,omitempty"`
 }
 
 // jsonRunFail is RunFailure: the run that made the trace failed.
@@ -70,7 +71,7 @@ type jsonConfirmation struct {
 	Seconds  float64  `json:"seconds"`
 }
 
-func confirmationJSON(c *Confirmation) *jsonConfirmation {
+func confirmationJSON(c *detector.Confirmation) *jsonConfirmation {
 	if c == nil {
 		return nil
 	}
@@ -89,7 +90,7 @@ type jsonWarning struct {
 }
 
 type jsonFinding struct {
-	// Number is the finding's number in every report (Report.numbers),
+	// Number is the finding's number in every report (numbers),
 	// 0 when waived.
 	Number       int            `json:"number"`
 	Kind         string         `json:"kind"`
@@ -138,13 +139,13 @@ type jsonChange struct {
 	Text        string `json:"text"`
 }
 
-func (r *Report) editJSON(e *Edit) *jsonEdit {
+func editJSON(r *detector.Report, e *detector.Edit) *jsonEdit {
 	if e == nil {
 		return nil
 	}
-	je := &jsonEdit{Says: r.relText(e.Says), Diff: e.Diff, Changes: []jsonChange{}, Skipped: r.relText(e.Skipped)}
+	je := &jsonEdit{Says: relText(r, e.Says), Diff: e.Diff, Changes: []jsonChange{}, Skipped: relText(r, e.Skipped)}
 	for _, c := range e.Changes {
-		file, _ := r.relFile(c.File)
+		file, _ := relFile(r, c.File)
 		je.Changes = append(je.Changes, jsonChange{File: file, Offset: c.Offset, Length: c.Length,
 			StartLine: c.StartLine, StartColumn: c.StartCol, EndLine: c.EndLine, EndColumn: c.EndCol, Text: c.Text})
 	}
@@ -168,7 +169,7 @@ type jsonEvent struct {
 	Message  string `json:"message"`
 }
 
-func niJSON(ni *NonIdempotence) *jsonNI {
+func niJSON(ni *detector.NonIdempotence) *jsonNI {
 	if ni == nil {
 		return nil
 	}
@@ -292,9 +293,9 @@ type jsonStats struct {
 	PeakRSSBytes       int64       `json:"peak_rss_bytes,omitempty"`
 }
 
-// jsonResource is res, its file relative to the base path when under it.
-func (r *Report) jsonResource(res *catalog.Resource) jsonResource {
-	file, _ := r.relFile(res.File)
+// jsonResourceOf is res, its file relative to the base path when under it.
+func jsonResourceOf(r *detector.Report, res *catalog.Resource) jsonResource {
+	file, _ := relFile(r, res.File)
 	return jsonResource{Ref: res.Ref(), Type: res.Type, Title: res.Title, File: file, Line: res.Line}
 }
 
@@ -302,10 +303,10 @@ func toJSONEvidence(e interp.Evidence) jsonEvidence {
 	return jsonEvidence{Syscall: e.Syscall(), Line: e.Line, Program: e.Program()}
 }
 
-// WriteJSON writes the report as one indented JSON object (SCHEMA.md),
+// JSON writes the report as one indented JSON object (SCHEMA.md),
 // waived findings included with "waived": true and the reason.
-func (r *Report) WriteJSON(w io.Writer) error {
-	if err := r.check(); err != nil {
+func JSON(w io.Writer, r *detector.Report) error {
+	if err := check(r); err != nil {
 		return err
 	}
 	out := jsonReport{
@@ -318,14 +319,14 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		UnusedWaivers:    []jsonWaiver{},
 		Groups:           []jsonGroup{},
 	}
-	groups := GroupFindings(r.Findings)
+	groups := detector.GroupFindings(r.Findings)
 	inGroup := groupIndex(groups, len(r.Findings))
-	nums := r.numbers(groups)
+	nums := numbers(r, groups)
 	for i := range groups {
 		g := &groups[i]
 		out.Groups = append(out.Groups, jsonGroup{Kind: g.Kind.String(), By: g.By.String(),
-			Resource: r.jsonResource(g.Resource), Paths: g.Paths, Confidence: g.Confidence.String(),
-			HeldBack: g.HeldBack, Fix: r.relText(g.Fix(r.Findings)), Members: g.Members, Edit: r.editJSON(r.GroupEdits[g.Members[0]])})
+			Resource: jsonResourceOf(r, g.Resource), Paths: g.Paths, Confidence: g.Confidence.String(),
+			HeldBack: g.HeldBack, Fix: relText(r, g.Fix(r.Findings)), Members: g.Members, Edit: editJSON(r, r.GroupEdits[g.Members[0]])})
 	}
 	if c := r.Confirm; c != nil {
 		out.Confirm = &jsonConfirm{Confirmed: c.Confirmed, Refuted: c.Refuted, Unknown: c.Unknown,
@@ -336,10 +337,10 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		jf := jsonFinding{
 			Number:       nums[i],
 			Kind:         f.Kind.String(),
-			Producer:     r.jsonResource(f.Producer),
-			Consumer:     r.jsonResource(f.Consumer),
+			Producer:     jsonResourceOf(r, f.Producer),
+			Consumer:     jsonResourceOf(r, f.Consumer),
 			Paths:        []jsonConflict{},
-			Fix:          r.relText(f.Fix),
+			Fix:          relText(r, f.Fix),
 			BothWays:     f.BothWays,
 			Unordered:    f.Unordered,
 			Observed:     f.Observed,
@@ -355,7 +356,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 			Group:        inGroup[i],
 			Confirmation: confirmationJSON(f.Confirmation),
 			NI:           niJSON(f.NI),
-			Edit:         r.editJSON(f.Edit),
+			Edit:         editJSON(r, f.Edit),
 		}
 		for _, pc := range f.Paths {
 			jf.Paths = append(jf.Paths, jsonConflict{
@@ -378,7 +379,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	for _, wv := range r.UnusedWaivers {
 		out.UnusedWaivers = append(out.UnusedWaivers, jsonWaiver{wv.Line, wv.Source, wv.Ref1.String(), wv.Ref2.String(), wv.Path, wv.Reason})
 	}
-	out.Complete = r.succeeded()
+	out.Complete = succeeded(r)
 	out.Incomplete = append([]string{}, r.Incomplete...)
 	out.Coverage = r.Coverage
 	if f := r.RunFailure; f != nil {

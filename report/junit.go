@@ -1,4 +1,4 @@
-package detector
+package report
 
 import (
 	"encoding/xml"
@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/fsmove/fsmove/detector"
 	"github.com/fsmove/fsmove/internal/words"
 )
 
@@ -57,11 +58,11 @@ type junitProblem struct {
 	Text    string `xml:",chardata"`
 }
 
-// WriteJUnit writes the report as JUnit XML (see junitSuites). Waived and
+// JUnit writes the report as JUnit XML (see junitSuites). Waived and
 // held-back findings are left out, as in the text report; manifest files
 // are relative to BasePath.
-func (r *Report) WriteJUnit(w io.Writer) error {
-	if err := r.check(); err != nil {
+func JUnit(w io.Writer, r *detector.Report) error {
+	if err := check(r); err != nil {
 		return err
 	}
 	name := "fsmove"
@@ -75,22 +76,22 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 			continue
 		}
 		at, _ := f.FixSite()
-		file, _ := r.relFile(at.File)
+		file, _ := relFile(r, at.File)
 		pos := file
 		if at.Line > 0 {
 			pos = fmt.Sprintf("%s:%d", file, at.Line)
 		}
-		text := r.relText(sarifText(f, r.TraceNames))
+		text := relText(r, sarifText(f, r.TraceNames))
 		if pos != "" {
 			text = pos + ": " + text
 		}
 		suite.Cases = append(suite.Cases, junitCase{
 			ClassName: "fsmove." + f.Kind.String(),
-			Name:      f.pairText(),
+			Name:      pairText(f),
 			File:      file,
 			Line:      at.Line,
 			Failure: &junitProblem{
-				Message: r.relText(f.headline() + " Fix: " + f.Fix),
+				Message: relText(r, headline(f)+" Fix: "+f.Fix),
 				Type:    f.Kind.String() + " (" + f.Confidence.String() + ")",
 				Text:    text,
 			},
@@ -104,7 +105,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 			ClassName: "fsmove.run",
 			Name:      "the run succeeds",
 			Error: &junitProblem{
-				Message: "the run failed: " + f.text(),
+				Message: "the run failed: " + runFailureText(f),
 				Type:    f.Status,
 				Text:    f.Error,
 			},
