@@ -56,50 +56,6 @@ no resource block is recognised, another run's catalog) and why.`,
 	more: `More: README.md ("fsmove analyze in detail", "Exit status").`,
 }
 
-// reportFormat is one value of --format and how it writes the report.
-// reportFormats is the one list: --format's values, its help and the
-// writing of the report all read it.
-type reportFormat struct {
-	name  string
-	write func(w io.Writer, rep *detector.Report, in formatInputs) error
-}
-
-// formatInputs is what the writers need besides the report: the text's
-// colour, the HTML page's inputs (built only for the page).
-type formatInputs struct {
-	color bool
-	html  func() report.HTMLInputs
-}
-
-var reportFormats = []reportFormat{
-	{"text", func(w io.Writer, rep *detector.Report, in formatInputs) error { return report.Text(w, rep, in.color) }},
-	{"json", func(w io.Writer, rep *detector.Report, _ formatInputs) error { return report.JSON(w, rep) }},
-	{"sarif", func(w io.Writer, rep *detector.Report, _ formatInputs) error { return report.SARIF(w, rep) }},
-	{"junit", func(w io.Writer, rep *detector.Report, _ formatInputs) error { return report.JUnit(w, rep) }},
-	{"codequality", func(w io.Writer, rep *detector.Report, _ formatInputs) error { return report.CodeQuality(w, rep) }},
-	{"html", func(w io.Writer, rep *detector.Report, in formatInputs) error { return report.HTML(w, rep, in.html()) }},
-}
-
-// formatNames are the names of reportFormats, in order.
-func formatNames() []string {
-	names := make([]string, len(reportFormats))
-	for i, f := range reportFormats {
-		names[i] = f.name
-	}
-	return names
-}
-
-// formatNamed is the format of that name; the text report for a name
-// --format does not take (its flag refuses those).
-func formatNamed(name string) reportFormat {
-	for _, f := range reportFormats {
-		if f.name == name {
-			return f
-		}
-	}
-	return reportFormats[0]
-}
-
 // colorModes are the values of --color, scopes those of --scope.
 var (
 	colorModes = []string{"auto", "always", "never"}
@@ -142,7 +98,7 @@ type reportFlags struct {
 // addReportFlags registers the shared analysis/report flags on fs.
 func addReportFlags(fs *pflag.FlagSet) *reportFlags {
 	rf := &reportFlags{}
-	enumVar(fs, &rf.format, "format", "text", formatNames(), "`format`: "+strings.Join(formatNames(), ", "))
+	enumVar(fs, &rf.format, "format", "text", report.FormatNames(), "`format`: "+strings.Join(report.FormatNames(), ", "))
 	fs.StringVarP(&rf.output, "output", "o", "", "write the report to `FILE`, not standard output")
 	fs.StringVar(&rf.graphOut, "graph-out", "", "write the dependency graph, findings marked, to `FILE` (DOT)")
 	addFilterFlags(fs, rf)
@@ -496,7 +452,11 @@ func analyzeAndReport(ctx context.Context, stdout, stderr io.Writer, in analyze.
 	if hooks.runFailed {
 		exit = exitRun
 	}
-	err = formatNamed(rf.format).write(out, rep, formatInputs{color: color, html: func() report.HTMLInputs {
+	format, ok := report.FormatNamed(rf.format)
+	if !ok { // --format takes only the table's names
+		return usagef("no report format %q", rf.format)
+	}
+	err = format.Write(out, rep, report.Inputs{Color: color, HTML: func() report.HTMLInputs {
 		return htmlInputs(in, rec, st, rep, exit)
 	}})
 	if err != nil {
