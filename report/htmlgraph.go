@@ -6,7 +6,7 @@ import (
 
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/detector"
-	"github.com/fsmove/fsmove/detector/printable"
+	"github.com/fsmove/fsmove/internal/printable"
 )
 
 // The HTML report draws each finding's pair in the catalog's dependency

@@ -14,7 +14,7 @@ import (
 	"github.com/fsmove/fsmove/catalog"
 	"github.com/fsmove/fsmove/cmd/fsmove/internal/project"
 	"github.com/fsmove/fsmove/detector"
-	"github.com/fsmove/fsmove/detector/printable"
+	"github.com/fsmove/fsmove/internal/printable"
 	"github.com/fsmove/fsmove/internal/term"
 	"github.com/fsmove/fsmove/puppet/analyze"
 	"github.com/fsmove/fsmove/puppet/fix"

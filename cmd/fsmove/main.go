@@ -17,7 +17,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/fsmove/fsmove/detector/printable"
+	"github.com/fsmove/fsmove/internal/printable"
 	"github.com/fsmove/fsmove/puppet/analyze"
 )
 

@@ -16,7 +16,7 @@ import (
 
 	"github.com/docker/go-units"
 	"github.com/fsmove/fsmove/detector"
-	"github.com/fsmove/fsmove/detector/printable"
+	"github.com/fsmove/fsmove/internal/printable"
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/module"
 	"github.com/fsmove/fsmove/puppet/runner"

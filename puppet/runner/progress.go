@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fsmove/fsmove/detector/printable"
+	"github.com/fsmove/fsmove/internal/printable"
 	"github.com/fsmove/fsmove/internal/term"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/fsmove/fsmove/detector/printable"
+	"github.com/fsmove/fsmove/internal/printable"
 	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/module"
 )
