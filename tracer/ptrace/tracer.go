@@ -458,27 +458,29 @@ func (l *loop) syscallExit(tk *task) {
 		return
 	}
 	ret := int64(regs.Rax)
+	failed := ret < 0 && ret >= -4095
+	errno := ""
+	if failed {
+		errno = linux.ErrnoName(int(-ret))
+	}
+	if tk.row.changesView && !failed {
+		l.viewChanged = true
+	}
+	if tk.row.notLowered ||
+		failed && l.opts.Failed != tracer.FailedAll && !(tk.row.lookup && linux.LookupErrno(errno)) {
+		// Not lowered, or a failed call that is no failed lookup: not
+		// delivered (tracer.FailedLookups).
+		l.resume(tk, 0)
+		return
+	}
 	if !tk.row.atEntry && !tk.row.newProc {
 		l.startEvent(tk)
 	}
 	ev := &tk.ev
-	if ret < 0 && ret >= -4095 {
-		ev.Ret, ev.Errno = -1, linux.ErrnoName(int(-ret))
+	if failed {
+		ev.Ret, ev.Errno = -1, errno
 	} else {
 		ev.Ret = ret
-	}
-	if tk.row.changesView && ev.Errno == "" {
-		l.viewChanged = true
-	}
-	if tk.row.notLowered {
-		l.resume(tk, 0)
-		return
-	}
-	failed := ev.Errno != ""
-	if failed && l.opts.Failed != tracer.FailedAll && !(tk.row.lookup && linux.LookupErrno(ev.Errno)) {
-		// Not a failed lookup: not delivered (tracer.FailedLookups).
-		l.resume(tk, 0)
-		return
 	}
 	if !tk.row.atEntry && !tk.row.newProc {
 		l.decodeArgs(tk, !failed)
