@@ -119,7 +119,6 @@ type callTable struct {
 	mu          sync.Mutex
 	want        func(syscall string) bool
 	args        func(syscall string) uint64
-	failedWant  func(syscall string) bool // linux.LooksUp
 	shortWrites bool
 	calls       map[string]*callInfo
 }
@@ -138,7 +137,7 @@ func (t *callTable) lookup(name []byte) (c *callInfo, known bool) {
 		s = string(name)
 	}
 	c = &callInfo{name: s, wanted: t.want == nil || t.want(s)}
-	c.failedWanted = !c.wanted || t.failedWant == nil || t.failedWant(s)
+	c.failedWanted = !c.wanted || linux.LooksUp(s)
 	if c.wanted && t.args != nil {
 		c.args = t.args(s)
 	}
@@ -163,8 +162,7 @@ type scanRules struct {
 	failedLookups bool
 	dropDataless  bool
 	markerData    func(printed []byte) bool
-	failedErrnos  []string // linux.LookupErrnos
-	// errnoPick[len][last byte] is set for the failedErrnos.
+	// errnoPick[len][last byte] is set for linux.LookupErrnos.
 	errnoPick [16][256]bool
 	calls     callTable
 }
@@ -174,10 +172,9 @@ func newScanRules(opts Options) *scanRules {
 		failedLookups: opts.Failed != tracer.FailedAll,
 		dropDataless:  opts.DropDataless && opts.ShortWrites,
 		markerData:    opts.MarkerData,
-		calls:         callTable{want: opts.Want, args: opts.Args, shortWrites: opts.ShortWrites, failedWant: linux.LooksUp},
-		failedErrnos:  linux.LookupErrnos,
+		calls:         callTable{want: opts.Want, args: opts.Args, shortWrites: opts.ShortWrites},
 	}
-	for _, e := range s.failedErrnos {
+	for _, e := range linux.LookupErrnos {
 		if n := len(e); n > 0 && n < len(s.errnoPick) {
 			s.errnoPick[n][e[n-1]] = true
 		}
@@ -185,7 +182,7 @@ func newScanRules(opts Options) *scanRules {
 	return s
 }
 
-// failedErrno reports whether errno is one of failedErrnos.
+// failedErrno reports whether errno is a failed lookup's (linux.LookupErrnos).
 func (s *scanRules) failedErrno(errno []byte) bool {
 	// Length and last letter first, from a table: most failed calls are
 	// rejected in a few instructions.
@@ -193,7 +190,7 @@ func (s *scanRules) failedErrno(errno []byte) bool {
 	if n == 0 || n >= len(s.errnoPick) || !s.errnoPick[n][errno[n-1]] {
 		return false
 	}
-	for _, e := range s.failedErrnos {
+	for _, e := range linux.LookupErrnos {
 		if string(errno) == e {
 			return true
 		}
