@@ -30,6 +30,14 @@ const (
 	// one of Programs: in the other order the program finds no file, and
 	// does the same.
 	emptyAsAbsent modelKind = iota + 1
+	// makesDirWhenMissing: the programs make a directory among Paths
+	// themselves when they find it missing, and use it only to keep their
+	// own files in it. It holds an order relation whose producer is the
+	// File of that directory managing only its existence, owner and mode
+	// (onlyEnsuresDir), and whose consumer used the directory only through
+	// one of Programs: in the other order the program makes it, and the
+	// File then finds it and sets its owner and mode.
+	makesDirWhenMissing
 )
 
 // programModel is one reviewed fact about one Debian program.
@@ -41,7 +49,9 @@ type programModel struct {
 	// name ending in "/" stands for every program in that directory.
 	Programs []string
 	// Paths are the files it is about; a name ending in "/" stands for
-	// the files directly in that directory.
+	// the files directly in that directory, and one starting "~/" for
+	// any path ending in that name: the program's $HOME, which the trace
+	// does not give, is taken to be any directory.
 	Paths     []string
 	Kind      modelKind
 	Behaviour string // the behaviour, in one sentence
@@ -66,6 +76,21 @@ var programModels = []programModel{
 			"measured on Debian 12 and 13 (fsmove's images): apt-cache policy and apt-config dump print the same with empty " +
 			"/etc/apt/preferences, preferences.d, apt.conf.d and sources.list.d parts as without them",
 	},
+	{
+		Name:     "gitolite-ssh-dir",
+		Package:  "gitolite3",
+		Version:  "3.6.12-1 (Debian 12) and 3.6.12-4 (Debian 13)",
+		Programs: []string{"/usr/share/gitolite3/triggers/post-compile/ssh-authkeys"},
+		Paths:    []string{"~/.ssh"},
+		Kind:     makesDirWhenMissing,
+		Behaviour: "gitolite's ssh-authkeys trigger makes ~/.ssh (mode 0700) when it is missing, before it writes " +
+			"authorized_keys in it",
+		Evidence: "src/triggers/post-compile/ssh-authkeys, sub sanity: `_mkdir( $akdir, 0700 ) if not -d $akdir;` with " +
+			"`$akdir = \"$ENV{HOME}/.ssh\"`, and src/lib/Gitolite/Common.pm _mkdir (mkpath, then chmod): " +
+			"https://github.com/sitaramc/gitolite/blob/v3.6.12/src/triggers/post-compile/ssh-authkeys; " +
+			"measured on Debian 12 (fsmove's image, testdata/modules/near_models in the other order): gitolite setup without ~/.ssh makes it " +
+			"0700, owned by the gitolite user, and writes authorized_keys in it",
+	},
 }
 
 // modelsFor returns the models in force for opts.
@@ -84,13 +109,35 @@ func modelHold(models []programModel, x, y *use, rel Relation, p string, isDir b
 	}
 	for i := range models {
 		m := &models[i]
-		if m.Kind == emptyAsAbsent && m.emptyAsAbsent(x, y, rel, p, isDir) {
-			return "program model " + m.Name + " (" + m.Package + " " + m.Version + "): " + m.Behaviour +
-				"; " + PuppetRef(x.role.res) + " made " + x.role.ownPath + " empty, so in the other order " +
+		switch {
+		case m.Kind == emptyAsAbsent && m.emptyAsAbsent(x, y, rel, p, isDir):
+			return m.reason() + "; " + PuppetRef(x.role.res) + " made " + x.role.ownPath + " empty, so in the other order " +
 				PuppetRef(y.role.res) + " does the same without it"
+		case m.Kind == makesDirWhenMissing && m.makesDirWhenMissing(x, y, rel, p, isDir):
+			return m.reason() + "; in the other order " + PuppetRef(y.role.res) + "'s program makes " + p +
+				", and " + PuppetRef(x.role.res) + " then sets its owner and mode"
 		}
 	}
 	return ""
+}
+
+// reason is how a finding that m holds back begins its reason.
+func (m *programModel) reason() string {
+	return "program model " + m.Name + " (" + m.Package + " " + m.Version + "): " + m.Behaviour
+}
+
+// makesDirWhenMissing: x is the File of directory p, one of m's paths,
+// and manages only that it exists, its owner and mode; y used p, found
+// there, only through m's programs, and neither made, changed nor removed
+// it itself.
+func (m *programModel) makesDirWhenMissing(x, y *use, rel Relation, p string, isDir bool) bool {
+	if rel != Consumes || !isDir || !x.role.ensures || !x.role.onlyEnsuresDir(p) || !m.coversPath(p) {
+		return false
+	}
+	if y.acc.Produced || y.acc.Expunged || y.acc.Missing {
+		return false
+	}
+	return y.acc.ReadOnlyBy(m.coversProgram)
 }
 
 // emptyAsAbsent: x is a File that made its own path, an empty file, at
@@ -130,7 +177,10 @@ func (m *programModel) emptyAsAbsent(x, y *use, rel Relation, p string, isDir bo
 
 func (m *programModel) coversPath(p string) bool {
 	for _, q := range m.Paths {
-		if p == q || strings.HasSuffix(q, "/") && path.Dir(p)+"/" == q {
+		switch {
+		case p == q, strings.HasSuffix(q, "/") && path.Dir(p)+"/" == q:
+			return true
+		case strings.HasPrefix(q, "~/") && strings.HasSuffix(p, q[1:]) && len(p) > len(q):
 			return true
 		}
 	}

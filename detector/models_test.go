@@ -58,6 +58,54 @@ func TestModelAptEmptyConfig(t *testing.T) {
 	}
 }
 
+// The program model gitolite-ssh-dir: gitolite's ssh-authkeys trigger
+// makes ~/.ssh itself when it is missing. Held: the File of a home's .ssh
+// that manages only its existence, owner and mode, used only by the
+// trigger. Near misses: a File that manages the directory's content
+// (purge), another program that used it, the trigger's file in it (not
+// the directory), a directory of another name, and --no-models.
+func TestModelGitoliteSSHDir(t *testing.T) {
+	const trigger = "/usr/share/gitolite3/triggers/post-compile/ssh-authkeys"
+	g := newFake()
+	g.Add("File[/var/lib/git/.ssh]", "m.pp", 1, "ensure", "directory", "owner", "git", "mode", "0700")
+	g.Add("File[/srv/git/.ssh]", "m.pp", 2, "ensure", "directory", "purge", true, "recurse", true)
+	g.Add("File[/var/lib/git/.config]", "m.pp", 3, "ensure", "directory")
+	g.Add("File[/var/lib/git/.ssh/authorized_keys]", "m.pp", 4, "ensure", "file", "content", "ssh-ed25519 AAAA backup\n")
+	g.Add("Exec[gitolite setup]", "m.pp", 5, "command", "gitolite setup -pk admin.pub")
+	used := func(file, path, prog string, opts Options) *Report {
+		return Detect(result(dir(path, at(file, "p:mkdir@10"), at("Exec[gitolite setup]", "s:newfstatat@20@"+prog, "w:openat@21@"+prog))), g, opts)
+	}
+	rep := used("File[/var/lib/git/.ssh]", "/var/lib/git/.ssh", trigger, Options{})
+	expectHeld(t, rep, "MOR File[/var/lib/git/.ssh]->Exec[gitolite setup] /var/lib/git/.ssh held")
+	if r := rep.Findings[0].HeldReason; !strings.HasPrefix(r, "program model gitolite-ssh-dir (gitolite3 ") {
+		t.Errorf("reason %q does not name the model", r)
+	}
+
+	// Near misses.
+	expectHeld(t, used("File[/var/lib/git/.ssh]", "/var/lib/git/.ssh", trigger, Options{NoModels: true}),
+		"MOR File[/var/lib/git/.ssh]->Exec[gitolite setup] /var/lib/git/.ssh")
+	expectHeld(t, used("File[/var/lib/git/.ssh]", "/var/lib/git/.ssh", "/usr/bin/ssh-keygen", Options{}),
+		"MOR File[/var/lib/git/.ssh]->Exec[gitolite setup] /var/lib/git/.ssh")
+	expectHeld(t, used("File[/srv/git/.ssh]", "/srv/git/.ssh", trigger, Options{}),
+		"MOR File[/srv/git/.ssh]->Exec[gitolite setup] /srv/git/.ssh")
+	expectHeld(t, used("File[/var/lib/git/.config]", "/var/lib/git/.config", trigger, Options{}),
+		"MOR File[/var/lib/git/.config]->Exec[gitolite setup] /var/lib/git/.config")
+	// The file the trigger rewrites in it: the File's content against
+	// the trigger's edit is a fault, which the model does not cover.
+	rep = Detect(result(p("/var/lib/git/.ssh/authorized_keys", at("File[/var/lib/git/.ssh/authorized_keys]", "p:rename@10"),
+		at("Exec[gitolite setup]", "c:openat@20@"+trigger, "p:openat@21@"+trigger))), g, Options{})
+	expectHeld(t, rep, "MOR File[/var/lib/git/.ssh/authorized_keys]->Exec[gitolite setup] /var/lib/git/.ssh/authorized_keys")
+	// The trigger made the directory in this run itself (it was missing):
+	// no File made it, nothing to hold.
+	rep = Detect(result(dir("/var/lib/git/.ssh", at("Exec[gitolite setup]", "m:newfstatat@5@"+trigger, "p:mkdir@6@"+trigger),
+		at("File[/var/lib/git/.ssh]", "k:chmod@10"))), g, Options{})
+	for _, f := range rep.Findings {
+		if strings.Contains(f.HeldReason, "gitolite-ssh-dir") {
+			t.Errorf("the model held %v, whose directory the trigger made", f)
+		}
+	}
+}
+
 // Every model says what it is about, how it behaves and where that is
 // written: a row without them is not a reviewed model.
 func TestProgramModelsAreComplete(t *testing.T) {

@@ -197,8 +197,10 @@ var fixtureCases = []fixtureCase{
 		[]string{"MN File[/etc/systemd/system/mn-tick.timer] Service[mn-tick.timer]", "MOR File[/etc/systemd/system/mn-tick.service] Service[mn-tick.timer]"},
 		false, true},
 	{"near_models",
-		[]string{"MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-config]", "MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-policy]"},
-		[]string{"MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-config]", "MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-policy]"},
+		[]string{"MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-config]", "MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-policy]",
+			"MOR File[/var/lib/gitolite3/.ssh/authorized_keys] Exec[gitolite-setup]"},
+		[]string{"MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-config]", "MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-policy]",
+			"MOR File[/var/lib/gitolite3/.ssh/authorized_keys] Exec[gitolite-setup]"},
 		false, false},
 	{"mn_refreshonly_exec",
 		[]string{"MN File[/etc/mn_refreshonly_exec.extra] Exec[mn-refresh-build]"},
@@ -215,7 +217,8 @@ var fixtureHeld = map[string][]string{
 	"mor_missed_lookup":      {"MOR Exec[init-once] File[/etc/mor_missed_lookup.init]"},
 	"mn_refreshonly_exec": {"MN Exec[mn-refresh-seed] Exec[mn-refresh-build]", "MN Exec[mn-refresh-build] Exec[mn-refresh-post]",
 		"MN File[/var/lib/mn_refreshonly_exec.d] Exec[mn-refresh-post]"},
-	"near_models": {"MOR File[/etc/apt/preferences.d/near_models.pref] Exec[apt-policy]"},
+	"near_models": {"MOR File[/etc/apt/preferences.d/near_models.pref] Exec[apt-policy]",
+		"MOR File[/var/lib/gitolite3/.ssh] Exec[gitolite-setup]"},
 	"mor_read_modify_write": {"MOR File[/etc/mor_read_modify_write-kept.conf] Exec[read-kept]",
 		"MOR File[/etc/mor_read_modify_write-default.conf] Exec[enable-default]"},
 }
@@ -224,7 +227,8 @@ var fixtureHeld = map[string][]string{
 // fixtures whose findings a program model holds back.
 var fixtureNoModels = map[string][]string{
 	"near_models": {"MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-config]", "MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-policy]",
-		"MOR File[/etc/apt/preferences.d/near_models.pref] Exec[apt-policy]"},
+		"MOR File[/etc/apt/preferences.d/near_models.pref] Exec[apt-policy]", "MOR File[/var/lib/gitolite3/.ssh/authorized_keys] Exec[gitolite-setup]",
+		"MOR File[/var/lib/gitolite3/.ssh] Exec[gitolite-setup]"},
 }
 
 // e2eMode is how a fixture is run: the tracer, the container's PID 1 and
