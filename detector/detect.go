@@ -73,9 +73,9 @@ type relation struct {
 	conflict PathConflict
 	before   bool // producer < consumer on this path
 	notify   bool // producer ⇝ consumer (a Service) on this path
-	// holdBefore and holdNotify say why before or notify is no fault
-	// after all (holdOrder, holdNotify), "" when it is one.
-	holdBefore, holdNotify string
+	// holdBefore and holdNotify say which rule holds before or notify
+	// back, and why (holds.go); none when it is a fault.
+	holdBefore, holdNotify held
 	// prodVia and consVia name the generated resources whose blocks made
 	// the uses ("" for the catalog resource's own): Puppet ordered those
 	// by their own edges too (rule 16).
@@ -261,6 +261,10 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 		switch {
 		case f.HeldBack:
 			st.HeldBack++
+			if st.HeldBy == nil {
+				st.HeldBy = map[string]int{}
+			}
+			st.HeldBy[f.HeldRule]++
 			if f.Commutes {
 				st.Commuting++
 			}
@@ -382,14 +386,12 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use, li
 			if r.byPackage {
 				r.script = x.acc.Script()
 			}
+			in := pathRelation{x: x, y: y, rel: rel, path: pa.Path, isDir: pa.IsDir, models: models}
 			if before {
-				r.holdBefore = holdOrder(x, y, rel, pa.Path)
-				if r.holdBefore == "" {
-					r.holdBefore = modelHold(models, x, y, rel, pa.Path, pa.IsDir)
-				}
+				r.holdBefore = holdPath(holdsOrder, &in)
 			}
 			if notify {
-				r.holdNotify = holdNotify(x, y, pa.Path, pa.IsDir)
+				r.holdNotify = holdPath(holdsNotify, &in)
 			}
 			if before && rel == Consumes && pa.IsDir {
 				r.existence = true
@@ -532,8 +534,10 @@ func judgePair(pr *pair, g Graph, opts Options, st *Stats, packages []*catalog.R
 	// too, which it precedes: whenever it runs again, the consumer runs
 	// after it.
 	for i := range pr.relations {
-		if rel := &pr.relations[i]; rel.notify && rel.holdNotify == "" {
-			rel.holdNotify = refreshedTogether(g, rel.conflict.Producer, rel.conflict.Consumer)
+		if rel := &pr.relations[i]; rel.notify && rel.holdNotify.none() {
+			if why := refreshedTogether(g, rel.conflict.Producer, rel.conflict.Consumer); why != "" {
+				rel.holdNotify = held{ruleRefreshedTogether, why}
+			}
 		}
 	}
 
@@ -555,19 +559,19 @@ func judgePair(pr *pair, g Graph, opts Options, st *Stats, packages []*catalog.R
 	}
 	mnDir := -1
 	for _, rel := range pr.relations {
-		if notifyCounts(rel) && rel.holdNotify == "" && unnotified(rel) {
+		if notifyCounts(rel) && rel.holdNotify.none() && unnotified(rel) {
 			mnDir = direction(pr, rel.conflict.Producer)
 			break
 		}
 	}
-	activeBefore := func(rel relation) bool { return !ordered && rel.before && rel.holdBefore == "" }
+	activeBefore := func(rel relation) bool { return !ordered && rel.before && rel.holdBefore.none() }
 
 	var f Finding
 	switch {
 	case mnDir >= 0:
 		f.Kind = MN
 		for _, rel := range pr.relations {
-			mnPath := notifyCounts(rel) && rel.holdNotify == "" && direction(pr, rel.conflict.Producer) == mnDir
+			mnPath := notifyCounts(rel) && rel.holdNotify.none() && direction(pr, rel.conflict.Producer) == mnDir
 			if mnPath || activeBefore(rel) {
 				f.Paths = append(f.Paths, rel.conflict)
 			}
@@ -627,32 +631,34 @@ func changesUnitFile(f *Finding) bool {
 }
 
 // heldByPathRules makes the finding a pair would have been but for the
-// path rules (holdOrder, holdNotify): held back, with each path's reason,
+// path rules (holdPath): held back, with each path's rule and reason,
 // so that --all and JSON show it. ok is false when nothing was held.
 func heldByPathRules(pr *pair, ordered bool, notifyCounts, unnotified func(relation) bool) (f Finding, ok bool) {
-	var reasons []string
+	var reasons []held
 	for _, rel := range pr.relations {
 		pc := rel.conflict
+		var h held
 		switch {
-		case notifyCounts(rel) && rel.holdNotify != "" && unnotified(rel):
-			f.Kind, pc.HeldReason = MN, rel.holdNotify
-		case !ordered && rel.before && rel.holdBefore != "":
-			pc.HeldReason = rel.holdBefore
+		case notifyCounts(rel) && !rel.holdNotify.none() && unnotified(rel):
+			f.Kind, h = MN, rel.holdNotify
+		case !ordered && rel.before && !rel.holdBefore.none():
+			h = rel.holdBefore
 		default:
 			continue
 		}
+		pc.HeldRule, pc.HeldReason = h.rule, h.reason
 		f.Paths = append(f.Paths, pc)
-		if !slices.Contains(reasons, pc.HeldReason) {
-			reasons = append(reasons, pc.HeldReason)
+		if !slices.Contains(reasons, h) {
+			reasons = append(reasons, h)
 		}
 	}
 	if len(f.Paths) == 0 {
 		return f, false
 	}
 	f.Producer, f.Consumer, f.BothWays = traceDirection(f.Paths)
-	f.HeldBack, f.HeldReason = true, reasons[0]
+	f.HeldBack, f.HeldRule, f.HeldReason = true, reasons[0].rule, reasons[0].reason
 	if len(reasons) > 1 {
-		f.HeldReason = fmt.Sprintf("%s (and %d more reasons: see each path)", reasons[0], len(reasons)-1)
+		f.HeldReason = fmt.Sprintf("%s (and %d more reasons: see each path)", reasons[0].reason, len(reasons)-1)
 	}
 	// Rules 12-14 say the two orders give the same outcome: the pair
 	// commutes (rule 15 says no restart is needed, which is not that).
@@ -743,7 +749,7 @@ func holdBack(f *Finding, made string) {
 		}
 	}
 	if onlyAccounts && made == "" {
-		f.HeldBack, f.HeldReason = true, "meets only on the account databases (/etc/passwd, group, shadow…), which every owner lookup reads; User and Group order is Puppet's autorequire"
+		f.HeldBack, f.HeldRule, f.HeldReason = true, ruleAccounts, "meets only on the account databases (/etc/passwd, group, shadow…), which every owner lookup reads; User and Group order is Puppet's autorequire"
 		return
 	}
 	if made == "" {
@@ -759,11 +765,11 @@ func holdBack(f *Finding, made string) {
 		return
 	}
 	if why, ok := catalog.Commute(f.Producer, f.Consumer); ok {
-		f.HeldBack, f.Commutes, f.HeldReason = true, true, "commutes: "+why
+		f.HeldBack, f.Commutes, f.HeldRule, f.HeldReason = true, true, ruleCommutes, "commutes: "+why
 		return
 	}
 	if metadataBeforeContent(f) {
-		f.HeldBack, f.Commutes, f.HeldReason = true, true,
+		f.HeldBack, f.Commutes, f.HeldRule, f.HeldReason = true, true, ruleMetadataContent,
 			"commutes: "+PuppetRef(f.Producer)+" only changes metadata (mode, owner), and "+PuppetRef(f.Consumer)+" only reads or edits the content in place"
 	}
 }

@@ -97,17 +97,24 @@
 //     resource but the producer (and Users and Groups) can have made (none
 //     other wrote the database before the consumer read it): a
 //     Package whose postinst ran adduser, before a File owned by that user
-//     (accounts.go). In the other order Puppet cannot find the account;
+//     (accounts.go). In the other order Puppet cannot find the account
+//     (account-databases);
 //   - a pair of resources that commute is held back (rule 9): key-level
 //     editors of one file with disjoint keys (catalog.Commute: ini_setting
 //     and the *_config types, file_line, shellvar, augeas, debconf, the
 //     parsedfile types such as mailalias and host), a metadata-only
 //     File against a key-level editor or against a resource that only reads
-//     or edits the content in place (metadataBeforeContent);
+//     or edits the content in place (commutes, metadata-before-content);
 //   - a consumer that only needed a directory to exist, when another
 //     producer of it is ordered before the consumer (rule 10, metByOther):
 //     a directory made by both a Package and a File, and a File inside it
 //     that requires the File.
+//
+// The rules that hold a relation or a finding back are the rows of one
+// table (holds.go, holdRules), each with its number here, its name (in
+// parentheses below: a held finding's HeldRule, report.json's held_rule,
+// and the key of Stats.HeldBy), its stage and, for a path's relation, its
+// function; a stage tries its rows in the table's order.
 //
 // What a relation needs (docs/DESIGN.md, "What changed"): the model says,
 // per block and path, whether a production changed only metadata (chmod,
@@ -120,9 +127,10 @@
 //     runs as root (every type but a Service, and an Exec with another
 //     user): root reads, writes and removes whatever the mode and owner say,
 //     unless every execute bit of a file it runs (or checks it can run) is
-//     gone. And a File that found its own path right produced it only if it
-//     manages what is in it (catalog.EnforcesContent) or that it exists
-//     (ensure, its own path only, not recursed descendants);
+//     gone (metadata-for-root). And a File that found its own path right
+//     produced it only if it manages what is in it
+//     (catalog.EnforcesContent) or that it exists (ensure, its own path
+//     only, not recursed descendants);
 //  13. a producer that made the path only after looking it up and not
 //     finding it (mkdir -p, a default written when there is none, an
 //     Exec's creates) commutes with a resource that overwrites it: in the
@@ -130,20 +138,21 @@
 //     dpkg replaces a file it finds that is not a conffile, keeps a
 //     conffile only as one changed locally (its own as .dpkg-dist), and its
 //     maintainer scripts may rewrite it, so a File that replaces a
-//     package's file must follow the Package;
+//     package's file must follow the Package (made-when-missing);
 //  14. an entry that a key-level editor (Host, augeas, file_line) adds to a
 //     name-service database (/etc/hosts, services, protocols, networks, rpc,
 //     ethers) changes only the lookups of its own names: a consumer whose
-//     parameters do not name them does not depend on it. A Service that read
-//     the file at start still needs the restart (MN is not held);
+//     parameters do not name them does not depend on it (other-names). A
+//     Service that read the file at start still needs the restart (MN is
+//     not held);
 //  15. a Service needs a restart only for what it read: not for a path it
 //     only looked up (a directory it neither listed nor made entries in, a
-//     program it only checked is there), nor for its own state (a file it
-//     writes itself) that another changed in place, nor for a directory it
-//     only read (made no name in, did not miss before) whose File manages
-//     only that it exists, its owner and mode (onlyEnsuresDir, readsDirOnly),
-//     nor for a file it read and then removed, writing none of it: a
-//     message to its start (removedAfterRead);
+//     program it only checked is there: only-looked-up), nor for its own
+//     state (a file it writes itself) that another changed in place
+//     (own-state), nor for a directory it only read (made no name in, did
+//     not miss before) whose File manages only that it exists, its owner
+//     and mode (dir-read-only), nor for a file it read and then removed,
+//     writing none of it: a message to its start (removed-after-read);
 //  16. a resource generated before Puppet builds its graph (concat's File)
 //     has its own autorequires there (its parent directory's File): a
 //     relation of its block that they order is ordered
@@ -159,32 +168,34 @@
 //     this run (rule 12 still counts it a producer): a consumer that only
 //     read the path, or edited what the File does not enforce on a path
 //     that is there (ensure only, content with replace => false), finds
-//     the path the same in the other order. What the File enforces still
-//     orders: content the consumer then edited (in the other order the
-//     File replaces the edit), a path the consumer removed (the File makes
-//     it again), and a Service that read it still needs the notification;
+//     the path the same in the other order (found-as-managed). What the
+//     File enforces still orders: content the consumer then edited (in the
+//     other order the File replaces the edit), a path the consumer removed
+//     (the File makes it again), and a Service that read it still needs
+//     the notification;
 //  23. an Exec guarded by creates runs only while its creates path is
 //     missing: it acted in this run and Puppet will not run it again, so a
 //     notifiable consumer that read what it made after it made it has no
-//     later change to be notified of (holdNotify, blockRole.runsOnce). A
+//     later change to be notified of (runs-once, blockRole.runsOnce). A
 //     consumer that read the path before it was made runs stale now and
 //     keeps the MN; an unordered pair keeps its MOR;
 //  24. an Exec with refreshonly runs again only when notified: when every
 //     resource that notifies it notifies the consumer too, and it precedes
 //     the consumer, each refresh that runs it runs the consumer after it,
-//     and the consumer never keeps an older run's work (refreshedTogether,
+//     and the consumer never keeps an older run's work (refreshed-together,
 //     NotifierGraph);
 //  25. a refreshonly Exec runs and ends: it needs no notification from the
 //     File of a directory that manages only its existence, owner and mode
 //     (onlyEnsuresDir), whose later changes do not make what the Exec did
-//     there stale. A Service keeps the old inode or loses permission (rule
-//     15 holds it only for a directory it read), and a File that manages
-//     the directory's content (purge, source) still notifies.
+//     there stale (exec-dir-owner-mode). A Service keeps the old inode or
+//     loses permission (rule 15 holds it only for a directory it read), and
+//     a File that manages the directory's content (purge, source) still
+//     notifies.
 //
 // Program models (models.go): a reviewed fact about one Debian program
 // (apt reads an empty configuration part as none) holds a relation back
-// last, naming the model, when only that program read the path;
-// Options.NoModels turns them off.
+// last, naming the model, when only that program read the path
+// (program-model); Options.NoModels turns them off.
 //
 // An observed fault (rule 5) is never held back.
 //
@@ -212,7 +223,7 @@
 // grouped; one is held back: a service found stopped because systemd skipped
 // its unit's start for a condition only a container fails
 // (containerConditions: a capability Docker does not give, a unit that does
-// not start in a container).
+// not start in a container: container-condition).
 //
 // Other Puppet knowledge that the generic file-system model lacks lives
 // here too: a Service and a refreshonly Exec are the resources a

@@ -214,6 +214,9 @@ func idempotenceFindings(in *Idempotence, g Graph, units *Units, filter *Filter)
 		f := niFinding(c.res, c.res, &NonIdempotence{Problem: changeProblem(c.res, c.status.Events), Changes: c.status.Events})
 		if f.NI.Problem == ServiceStops {
 			f.HeldBack, f.HeldReason = containerSkipped(c.res, in.UnmetConditions, g, units)
+			if f.HeldBack {
+				f.HeldRule = ruleContainerSkipped
+			}
 		}
 		for _, p := range slices.Sorted(maps.Keys(second[c.res])) {
 			f.Paths = append(f.Paths, PathConflict{Path: p, Producer: c.res, Consumer: c.res, Relation: Rewrites,

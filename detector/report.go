@@ -71,7 +71,11 @@ type Finding struct {
 	// HeldBack: the pair is not a fault by a rule of the detector (it only
 	// meets on the account databases, or the two resources commute); it is
 	// kept for --all and JSON with the reason, and never counts as a fault.
-	HeldBack   bool
+	HeldBack bool
+	// HeldRule names the rule that held it back (a row of holds.go's
+	// table; the first path's, when paths were held for several reasons),
+	// HeldReason says why.
+	HeldRule   string
 	HeldReason string
 	Commutes   bool // held back because the two resources commute
 	// Waived: a waiver covers the pair, or every one of its paths.
@@ -148,8 +152,10 @@ type PathConflict struct {
 	ConsumerEvidence interp.Evidence
 	Waived           bool // a pair+path waiver covers this path
 	WaiverReason     string
-	// HeldReason says why this path alone does not make a fault (a rule
-	// of rules.go), in a held-back finding.
+	// HeldRule and HeldReason say which rule holds this path's relation
+	// back (a row of holds.go's table) and why it alone does not make a
+	// fault, in a held-back finding.
+	HeldRule   string
 	HeldReason string
 	// Metadata: the producer changed only metadata here, or the consumer
 	// only looked the path up (stat, access): see Confidence.
@@ -399,14 +405,17 @@ type Stats struct {
 	MN                int
 	NI                int // non-idempotent resources (--idempotence)
 	HeldBack          int // findings held back by a rule (--all shows them)
-	InDependencies    int // findings wholly inside dependencies that would be faults (--scope all lists them)
-	Commuting         int // of those, pairs that commute
-	NeedMet           int // path relations dropped: another, ordered producer met the need
-	GeneratedOrdered  int // path relations Puppet ordered through a generated resource's own edges
-	Waived            int // findings waived, suppressed ones included
-	Suppressed        int // of those, by an inline fsmove:ignore comment
-	Waivers           int // waivers given
-	UnusedWaivers     int
+	// HeldBy counts the held-back findings by the rule that held them
+	// (Finding.HeldRule; nil when none was held).
+	HeldBy           map[string]int
+	InDependencies   int // findings wholly inside dependencies that would be faults (--scope all lists them)
+	Commuting        int // of those, pairs that commute
+	NeedMet          int // path relations dropped: another, ordered producer met the need
+	GeneratedOrdered int // path relations Puppet ordered through a generated resource's own edges
+	Waived           int // findings waived, suppressed ones included
+	Suppressed       int // of those, by an inline fsmove:ignore comment
+	Waivers          int // waivers given
+	UnusedWaivers    int
 }
 
 // AddPhase records the duration of a step.

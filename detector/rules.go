@@ -226,102 +226,140 @@ func fileAfterListing(y *use, made interp.Evidence) bool {
 	return y.acc.Listed && y.acc.LastListedBy.Line < made.Line && !y.acc.EntryMade
 }
 
-// holdOrder says why a must-precede relation on one path, which precedes
-// found, is no fault after all, or "" when it is one. Each reason is a
-// general fact, rule 12-15 of doc.go.
-func holdOrder(x, y *use, rel Relation, path string) string {
-	// The references are made only for a reason given: most relations
-	// have none, and this runs for every one.
-	p, c := func() string { return PuppetRef(x.role.res) }, func() string { return PuppetRef(y.role.res) }
-	switch {
-	case rel == Missing:
-		return "" // it failed in this run: nothing holds that back
-	case x.metaOnly && y.role.root && rel != Overwrites && !(x.noExec && (y.executed || y.probeOnly)):
-		// Rule 12: root reads, writes and removes whatever the mode and
-		// owner say; only a file whose every execute bit is gone stops it
-		// running it (or finding it runnable).
-		if y.executed || y.probeOnly {
-			return p() + " only changes the metadata of " + path + ", and " + c() + " runs as root: the file stays executable, which is all root needs to run it"
-		}
-		return p() + " only changes the metadata of " + path + ", and " + c() + " runs as root, which reads, writes and removes it whatever its mode and owner"
-	case rel == Overwrites && x.guarded && !x.role.isPackage:
-		// Rule 13: an ensure-present producer (mkdir -p, a creates
-		// guard, a default written only when there is none) finds the
-		// other's path in the other order and leaves it. Not a Package:
-		// dpkg looks a file up before it unpacks it, but what it finds
-		// there does not make it leave: it replaces a file that is not a
-		// conffile, and keeps a conffile only as one changed locally
-		// (its own beside it as .dpkg-dist, asked about at the next
-		// upgrade), and its maintainer scripts (ucf) may rewrite it. A
-		// File replacing a package's file is the fault authors fix with
-		// require => Package.
-		return p() + " makes " + path + " only when it is missing (it looked for it first): in the other order it finds " + c() + "'s and leaves it"
-	case x.unchanged && (rel == Consumes || rel == Modifies && !x.role.enforces):
-		// Rule 22: a File that found its path as it manages it changed
-		// nothing in this run, so in the other order the consumer finds
-		// the path as it did here. Only what the File enforces would
-		// differ: content it manages that the consumer then edited (the
-		// File would replace the edit), or a path the consumer removed
-		// (the File would make it again).
-		return p() + " found " + path + " as it manages it and changed nothing in this run: in the other order " + c() + " finds it the same"
-	case rel != Overwrites && rel != Expunges && isNameServiceDatabase(path):
-		// Rule 14: one entry added to /etc/hosts, /etc/services… changes
-		// only the lookups of that entry's names.
-		names := catalog.EntryNames(x.role.res)
-		if len(names) > 0 && !catalog.Mentions(y.role.res, names) {
-			return p() + " adds the entry " + strings.Join(names, " ") + " to " + path + ", which " + c() + " reads only to look up other names"
-		}
+// The path rules of holds.go's table: each says why one path's relation,
+// which precedes, observed or notifies found, is no fault after all, or ""
+// when it is one. Each reason is a general fact, rules 12-15 and 22-25 of
+// doc.go. The references are made only for a reason given: most relations
+// have none, and these run for every one.
+
+// metadataForRoot (rule 12): root reads, writes and removes whatever the
+// mode and owner say; only a file whose every execute bit is gone stops it
+// running it (or finding it runnable).
+func metadataForRoot(r *pathRelation) string {
+	x, y := r.x, r.y
+	if !x.metaOnly || !y.role.root || r.rel == Overwrites || x.noExec && (y.executed || y.probeOnly) {
+		return ""
 	}
-	return ""
+	if y.executed || y.probeOnly {
+		return PuppetRef(x.role.res) + " only changes the metadata of " + r.path + ", and " + PuppetRef(y.role.res) + " runs as root: the file stays executable, which is all root needs to run it"
+	}
+	return PuppetRef(x.role.res) + " only changes the metadata of " + r.path + ", and " + PuppetRef(y.role.res) + " runs as root, which reads, writes and removes it whatever its mode and owner"
 }
 
-// holdNotify says why a must-notify relation on one path is no fault after
-// all, or "" when it is one (rule 15): the service must have read what the
-// producer changed, and it must be the service's input, not its own state.
-func holdNotify(x, y *use, path string, isDir bool) string {
-	c := func() string { return PuppetRef(y.role.res) }
-	switch {
-	case y.probeOnly && isDir:
-		return c() + " only looked the directory " + path + " up: it neither listed it nor made or removed entries in it, so a change of it is not something it keeps"
-	case y.probeOnly:
-		return c() + " only looked " + path + " up (stat, access): it did not read what " + PuppetRef(x.role.res) + " changed"
-	case isDir && !y.role.isService && x.role.onlyEnsuresDir(path):
-		// Rule 25: an Exec keeps nothing running: once the directory
-		// exists, all its File can change later is its owner and mode,
-		// which do not make stale what the Exec made (a daemon keeps
-		// the old inode or loses permission; a finished command does
-		// not).
-		return c() + " runs and ends, and " + PuppetRef(x.role.res) + " manages only that " + path +
-			" exists, its owner and mode: no later change of those makes what " + c() + " did there stale"
-	case isDir && x.role.onlyEnsuresDir(path) && readsDirOnly(x, y):
-		// A File that manages only that a directory exists, and its
-		// owner and mode, changes nothing a daemon that only read the
-		// directory keeps: the entries it read are other resources'
-		// (which notify it themselves), and a new owner or mode of the
-		// directory matters at its next start, not to the open daemon.
-		return c() + " only read the directory " + path + " (it made no name in it), and " + PuppetRef(x.role.res) +
-			" manages only that it exists, its owner and mode: what the daemon read there is other resources', and a new owner or mode does not change what it keeps"
-	case !isDir && removedAfterRead(x, y):
-		// A file the service read and then removed (a flag for its
-		// start, which the unit deletes once used) was a message to
-		// that start: nothing of it is left for the running daemon to
-		// keep, and writing it again is a message to its next start.
-		return c() + " removed " + path + " after reading what " + PuppetRef(x.role.res) +
-			" wrote: a message to its start, used up there, not configuration the running daemon keeps"
-	case x.role.runsOnce() && y.consBy.Line > x.prodBy.Line:
-		// An Exec guarded by creates runs until its path exists: it
-		// acted in this run, and Puppet will not run it again, so no
-		// later change of it can leave the consumer stale, and in this
-		// run the consumer read it after it was made. (A consumer that
-		// read before keeps the MN: it runs stale now.)
-		return PuppetRef(x.role.res) + " runs only while its creates path is missing, and " + c() + " read " + path +
-			" after it made it: Puppet will not run it again, so there is no later change to be notified of"
-	case y.ownContent && !isDir && !x.replaces:
-		// A producer that replaced the file leaves the daemon writing to
-		// the old inode (a log recreated under it, paper Table 1).
-		return c() + " writes " + path + " itself, and " + PuppetRef(x.role.res) + " changed it in place: it is the daemon's own state, which it sees as it is, not configuration it read once"
+// madeWhenMissing (rule 13): an ensure-present producer (mkdir -p, a
+// creates guard, a default written only when there is none) finds the
+// other's path in the other order and leaves it. Not a Package: dpkg looks
+// a file up before it unpacks it, but what it finds there does not make it
+// leave: it replaces a file that is not a conffile, and keeps a conffile
+// only as one changed locally (its own beside it as .dpkg-dist, asked about
+// at the next upgrade), and its maintainer scripts (ucf) may rewrite it. A
+// File replacing a package's file is the fault authors fix with require =>
+// Package.
+func madeWhenMissing(r *pathRelation) string {
+	if r.rel != Overwrites || !r.x.guarded || r.x.role.isPackage {
+		return ""
 	}
-	return ""
+	return PuppetRef(r.x.role.res) + " makes " + r.path + " only when it is missing (it looked for it first): in the other order it finds " + PuppetRef(r.y.role.res) + "'s and leaves it"
+}
+
+// foundAsManaged (rule 22): a File that found its path as it manages it
+// changed nothing in this run, so in the other order the consumer finds
+// the path as it did here. Only what the File enforces would differ:
+// content it manages that the consumer then edited (the File would
+// replace the edit), or a path the consumer removed (the File would make
+// it again).
+func foundAsManaged(r *pathRelation) string {
+	if !r.x.unchanged || !(r.rel == Consumes || r.rel == Modifies && !r.x.role.enforces) {
+		return ""
+	}
+	return PuppetRef(r.x.role.res) + " found " + r.path + " as it manages it and changed nothing in this run: in the other order " + PuppetRef(r.y.role.res) + " finds it the same"
+}
+
+// otherNames (rule 14): one entry added to /etc/hosts, /etc/services…
+// changes only the lookups of that entry's names.
+func otherNames(r *pathRelation) string {
+	if r.rel == Overwrites || r.rel == Expunges || !isNameServiceDatabase(r.path) {
+		return ""
+	}
+	names := catalog.EntryNames(r.x.role.res)
+	if len(names) == 0 || catalog.Mentions(r.y.role.res, names) {
+		return ""
+	}
+	return PuppetRef(r.x.role.res) + " adds the entry " + strings.Join(names, " ") + " to " + r.path + ", which " + PuppetRef(r.y.role.res) + " reads only to look up other names"
+}
+
+// onlyLookedUp (rule 15): a service needs a restart only for what it read,
+// not for a path it only looked up.
+func onlyLookedUp(r *pathRelation) string {
+	switch {
+	case !r.y.probeOnly:
+		return ""
+	case r.isDir:
+		return PuppetRef(r.y.role.res) + " only looked the directory " + r.path + " up: it neither listed it nor made or removed entries in it, so a change of it is not something it keeps"
+	}
+	return PuppetRef(r.y.role.res) + " only looked " + r.path + " up (stat, access): it did not read what " + PuppetRef(r.x.role.res) + " changed"
+}
+
+// execDirOwnerMode (rule 25): an Exec keeps nothing running: once the
+// directory exists, all its File can change later is its owner and mode,
+// which do not make stale what the Exec made (a daemon keeps the old inode
+// or loses permission; a finished command does not).
+func execDirOwnerMode(r *pathRelation) string {
+	if !r.isDir || r.y.role.isService || !r.x.role.onlyEnsuresDir(r.path) {
+		return ""
+	}
+	c := PuppetRef(r.y.role.res)
+	return c + " runs and ends, and " + PuppetRef(r.x.role.res) + " manages only that " + r.path +
+		" exists, its owner and mode: no later change of those makes what " + c + " did there stale"
+}
+
+// dirReadOnly (rule 15): a File that manages only that a directory exists,
+// and its owner and mode, changes nothing a daemon that only read the
+// directory keeps: the entries it read are other resources' (which notify
+// it themselves), and a new owner or mode of the directory matters at its
+// next start, not to the open daemon.
+func dirReadOnly(r *pathRelation) string {
+	if !r.isDir || !r.x.role.onlyEnsuresDir(r.path) || !readsDirOnly(r.x, r.y) {
+		return ""
+	}
+	return PuppetRef(r.y.role.res) + " only read the directory " + r.path + " (it made no name in it), and " + PuppetRef(r.x.role.res) +
+		" manages only that it exists, its owner and mode: what the daemon read there is other resources', and a new owner or mode does not change what it keeps"
+}
+
+// removedAfterReadHold (rule 15): a file the service read and then removed
+// (a flag for its start, which the unit deletes once used) was a message
+// to that start: nothing of it is left for the running daemon to keep, and
+// writing it again is a message to its next start.
+func removedAfterReadHold(r *pathRelation) string {
+	if r.isDir || !removedAfterRead(r.x, r.y) {
+		return ""
+	}
+	return PuppetRef(r.y.role.res) + " removed " + r.path + " after reading what " + PuppetRef(r.x.role.res) +
+		" wrote: a message to its start, used up there, not configuration the running daemon keeps"
+}
+
+// runsOnce (rule 23): an Exec guarded by creates runs until its path
+// exists: it acted in this run, and Puppet will not run it again, so no
+// later change of it can leave the consumer stale, and in this run the
+// consumer read it after it was made. (A consumer that read before keeps
+// the MN: it runs stale now.)
+func runsOnce(r *pathRelation) string {
+	if !r.x.role.runsOnce() || r.y.consBy.Line <= r.x.prodBy.Line {
+		return ""
+	}
+	return PuppetRef(r.x.role.res) + " runs only while its creates path is missing, and " + PuppetRef(r.y.role.res) + " read " + r.path +
+		" after it made it: Puppet will not run it again, so there is no later change to be notified of"
+}
+
+// ownState (rule 15): a daemon's own file (a log, a pid file) that another
+// changed in place is state it sees as it is. A producer that replaced the
+// file leaves the daemon writing to the old inode (a log recreated under
+// it, paper Table 1): that one still notifies.
+func ownState(r *pathRelation) string {
+	if r.isDir || !r.y.ownContent || r.x.replaces {
+		return ""
+	}
+	return PuppetRef(r.y.role.res) + " writes " + r.path + " itself, and " + PuppetRef(r.x.role.res) + " changed it in place: it is the daemon's own state, which it sees as it is, not configuration it read once"
 }
 
 // refreshedTogether says why x need not notify y (rule 24), or "" when it

@@ -12,8 +12,8 @@ import (
 // each has a case that is held back (or not related at all) and near
 // misses that must stay faults, so that widening a rule fails a test.
 
-// held reports the findings of rep as summary lines, held-back ones marked.
-func held(rep *Report) []string {
+// heldLines reports the findings of rep as summary lines, held-back ones marked.
+func heldLines(rep *Report) []string {
 	var out []string
 	for i, s := range summary(rep) {
 		if rep.Findings[i].HeldBack {
@@ -26,7 +26,7 @@ func held(rep *Report) []string {
 
 func expectHeld(t *testing.T, rep *Report, want ...string) {
 	t.Helper()
-	if got := held(rep); strings.Join(got, "\n") != strings.Join(want, "\n") {
+	if got := heldLines(rep); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("findings:\n got  %q\n want %q", got, want)
 	}
 }
@@ -288,7 +288,7 @@ func TestRuleRefreshedTogether(t *testing.T) {
 	// Near miss: the trigger does not follow compile: the order is missing too.
 	rep = run(graph(true, true, false))
 	if len(rep.Findings) != 1 || rep.Findings[0].HeldBack {
-		t.Errorf("unordered: %q", held(rep))
+		t.Errorf("unordered: %q", heldLines(rep))
 	}
 }
 
@@ -327,7 +327,7 @@ func TestRuleNotifyPlainDirectory(t *testing.T) {
 		g.Edge(f, "Service[app]", before)
 	}
 	notify := func(file, path string, svc acc) []string {
-		return held(Detect(result(dir(path, at(file, "p:mkdir@10"), svc)), g, Options{}))
+		return heldLines(Detect(result(dir(path, at(file, "p:mkdir@10"), svc)), g, Options{}))
 	}
 	// Listed (and its entries read) after the File made it: held.
 	if got := notify("File[/etc/app.d]", "/etc/app.d", at("Service[app]", "c:openat@20")); len(got) != 1 || !strings.HasSuffix(got[0], " held") {
@@ -357,12 +357,12 @@ func TestRuleNotifyPlainDirectory(t *testing.T) {
 	g.Add("File[/etc/app.env]", "h.pp", 23, "ensure", "file", "owner", "app")
 	g.Edge("File[/etc/app.env]", "Service[app]", before)
 	rep := Detect(result(p("/etc/app.env", at("File[/etc/app.env]", "p:openat@10"), at("Service[app]", "c:openat@20"))), g, Options{})
-	if got := held(rep); len(got) != 1 || strings.HasSuffix(got[0], " held") {
+	if got := heldLines(rep); len(got) != 1 || strings.HasSuffix(got[0], " held") {
 		t.Errorf("a file the File made: %q, want the MN reported", got)
 	}
 	// The File replaced something else at the path: the daemon keeps the old inode.
 	rep = Detect(result(dir("/etc/app.d", at("File[/etc/app.d]", "e:unlink@9", "p:mkdir@10"), at("Service[app]", "c:openat@20"))), g, Options{})
-	if got := held(rep); len(got) != 1 || strings.HasSuffix(got[0], " held") {
+	if got := heldLines(rep); len(got) != 1 || strings.HasSuffix(got[0], " held") {
 		t.Errorf("a directory the File replaced: %q, want the MN reported", got)
 	}
 }
@@ -431,7 +431,7 @@ func TestOlderRuleGuards(t *testing.T) {
 	rep = Detect(result(
 		p("/etc/app/mode-only", at("File[/etc/app/mode-only]", "k:chmod@10"), at("Exec[edit-as-app]", "c@20", "p:rename@21")),
 		p("/etc/app/other", at("Exec[edit-as-app]", "k:openat@25"), at("File[/etc/app/mode-only]", "c@30"))), g, Options{})
-	if fs := held(rep); len(fs) != 1 || strings.HasSuffix(fs[0], " held") {
+	if fs := heldLines(rep); len(fs) != 1 || strings.HasSuffix(fs[0], " held") {
 		t.Errorf("a pair related both ways was held back: %q", fs)
 	}
 	// An observed fault is never held back, even on the account databases.
@@ -552,7 +552,7 @@ func TestRuleNotifyRemovedAfterRead(t *testing.T) {
 	g := holdGraph()
 	g.Edge("Exec[setup]", "Service[app]", before)
 	notify := func(svc acc) []string {
-		return held(Detect(result(p("/run/app/flag", at("Exec[setup]", "p:openat@10"), svc)), g, Options{}))
+		return heldLines(Detect(result(p("/run/app/flag", at("Exec[setup]", "p:openat@10"), svc)), g, Options{}))
 	}
 	if got := notify(at("Service[app]", "c:openat@20", "e:unlink@25")); len(got) != 1 || !strings.HasSuffix(got[0], " held") {
 		t.Errorf("a flag the service read and removed: %q, want the MN held", got)
@@ -579,7 +579,7 @@ func TestRuleNotifyRemovedAfterRead(t *testing.T) {
 	g.Add("File[/run/app/queue]", "h.pp", 30, "ensure", "directory", "owner", "app")
 	g.Edge("File[/run/app/queue]", "Service[app]", before)
 	rep := Detect(result(dir("/run/app/queue", at("File[/run/app/queue]", "p:mkdir@10"), at("Service[app]", "w:openat@20", "e:rmdir@25"))), g, Options{})
-	if got := held(rep); len(got) != 1 || strings.HasSuffix(got[0], " held") {
+	if got := heldLines(rep); len(got) != 1 || strings.HasSuffix(got[0], " held") {
 		t.Errorf("a directory the service removed: %q, want the MN reported", got)
 	}
 }
