@@ -248,6 +248,7 @@ type htmlFinding struct {
 	Observed   string
 	BothWays   bool
 	Unordered  bool
+	HeldRule   string // with HeldReason: " (RULE)", the rule that held it
 	HeldReason string
 	Producer   htmlResource
 	Consumer   htmlResource
@@ -300,6 +301,7 @@ type htmlPath struct {
 	Path       string
 	Relation   string
 	Metadata   bool
+	HeldRule   string
 	HeldReason string
 	Effects    []htmlEffect // the producer's, then the consumer's
 }
@@ -592,7 +594,7 @@ func (b *htmlBuilder) finding(i int, held bool) *htmlFinding {
 		hf.Observed = p(f.ObservedError)
 	}
 	if f.HeldBack {
-		hf.HeldReason = p(f.HeldReason)
+		hf.HeldRule, hf.HeldReason = ruleNamed(f.HeldRule), p(f.HeldReason)
 	}
 	for _, pc := range f.Paths {
 		hp, shown := pathView(f, &pc, hf)
@@ -657,7 +659,7 @@ func (b *htmlBuilder) niFinding(i int, held bool) *htmlFinding {
 		hf.Resources += "\n" + strings.ToLower(hf.Consumer.Ref)
 	}
 	if f.HeldBack {
-		hf.HeldReason = p(f.HeldReason)
+		hf.HeldRule, hf.HeldReason = ruleNamed(f.HeldRule), p(f.HeldReason)
 	}
 	if ni := f.NI; ni != nil {
 		hf.NI.Problem = p(problemText(ni.Problem))
@@ -809,7 +811,7 @@ func pathView(f *detector.Finding, pc *detector.PathConflict, hf *htmlFinding) (
 	p := printable.String
 	hp = htmlPath{Path: p(pc.Path), Relation: pc.Relation.String(), Metadata: pc.Metadata}
 	if f.HeldBack && pc.HeldReason != "" && pc.HeldReason != f.HeldReason {
-		hp.HeldReason = p(pc.HeldReason)
+		hp.HeldRule, hp.HeldReason = ruleNamed(pc.HeldRule), p(pc.HeldReason)
 	}
 	return hp, true
 }

@@ -121,7 +121,7 @@ func TestHTMLHeldBack(t *testing.T) {
 	if held < 0 {
 		t.Fatal("no held-back section with ShowHeldBack")
 	}
-	if !strings.Contains(page[held:], "held back: ") || !strings.Contains(page[held:], "only looked /etc/app.conf up") {
+	if !strings.Contains(page[held:], "held back (only-looked-up): ") || !strings.Contains(page[held:], "only looked /etc/app.conf up") {
 		t.Errorf("the held-back section lacks the reason:\n%s", page[held:])
 	}
 	if n := findingElements(page); n != 0 {

@@ -104,6 +104,7 @@ type jsonFinding struct {
 	ObservedErr  string         `json:"observed_error"`
 	Confidence   string         `json:"confidence"`
 	HeldBack     bool           `json:"held_back"`
+	HeldRule     string         `json:"held_rule"`
 	HeldReason   string         `json:"held_reason"`
 	Commutes     bool           `json:"commutes"`
 	Waived       bool           `json:"waived"`
@@ -216,6 +217,7 @@ type jsonConflict struct {
 	ConsumerEvidence jsonEvidence `json:"consumer_evidence"`
 	Waived           bool         `json:"waived"`
 	WaiverReason     string       `json:"waiver_reason"`
+	HeldRule         string       `json:"held_rule"`
 	HeldReason       string       `json:"held_reason"`
 	Metadata         bool         `json:"metadata"`
 }
@@ -241,56 +243,57 @@ type jsonPhase struct {
 }
 
 type jsonStats struct {
-	TraceBytes         int64       `json:"trace_bytes"`
-	TraceLines         int64       `json:"trace_lines"`
-	MalformedLines     int64       `json:"malformed_lines"`
-	BadArgs            int64       `json:"bad_args"`
-	UnknownCalls       int64       `json:"unknown_calls"`
-	CutMarks           int64       `json:"cut_marks"`
-	ImplicitEnds       int64       `json:"implicit_ends"`
-	SelfClones         int64       `json:"self_clones"`
-	Events             int64       `json:"events"`
-	Statements         int64       `json:"statements"`
-	Processes          int64       `json:"processes"`
-	UnknownPids        int64       `json:"unknown_pids"`
-	UnknownFds         int64       `json:"unknown_fds"`
-	UnresolvedPaths    int64       `json:"unresolved_paths"`
-	SymlinkLoops       int64       `json:"symlink_loops"`
-	UnmatchedEnds      int64       `json:"unmatched_ends"`
-	UnclosedBlocks     int64       `json:"unclosed_blocks"`
-	Blocks             int         `json:"blocks"`
-	UnresolvedBlocks   int         `json:"unresolved_blocks"`
-	GeneratedBlocks    int         `json:"generated_blocks"`
-	UnresolvedAccesses int         `json:"unresolved_accesses"`
-	ResourceBlocks     int         `json:"resource_blocks"`
-	UnknownResources   int         `json:"unknown_resources"`
-	ContainerAccesses  int         `json:"container_accesses"`
-	UnitMoves          int64       `json:"unit_moves"`
-	UnitReads          int64       `json:"unit_reads"`
-	HeldAccesses       int64       `json:"held_accesses"`
-	WaitedStatements   int64       `json:"waited_statements"`
-	CwdGuesses         int64       `json:"cwd_guesses"`
-	RootBinds          int64       `json:"root_binds"`
-	UnitBlocks         int         `json:"unit_blocks"`
-	UnclaimedUnits     int         `json:"unclaimed_units"`
-	UnclaimedAccesses  int         `json:"unclaimed_accesses"`
-	Paths              int         `json:"paths"`
-	FilteredPaths      int         `json:"filtered_paths"`
-	RelatedPairs       int         `json:"related_pairs"`
-	MOR                int         `json:"mor"`
-	MN                 int         `json:"mn"`
-	NI                 *int        `json:"ni,omitempty"` // with --idempotence only
-	HeldBack           int         `json:"held_back"`
-	InDependencies     int         `json:"in_dependencies"`
-	Commuting          int         `json:"commuting"`
-	NeedMet            int         `json:"need_met"`
-	GeneratedOrdered   int         `json:"generated_ordered"`
-	Waived             int         `json:"waived"`
-	Suppressed         int         `json:"suppressed"`
-	Waivers            int         `json:"waivers"`
-	UnusedWaivers      int         `json:"unused_waivers"`
-	Phases             []jsonPhase `json:"phases"`
-	PeakRSSBytes       int64       `json:"peak_rss_bytes,omitempty"`
+	TraceBytes         int64          `json:"trace_bytes"`
+	TraceLines         int64          `json:"trace_lines"`
+	MalformedLines     int64          `json:"malformed_lines"`
+	BadArgs            int64          `json:"bad_args"`
+	UnknownCalls       int64          `json:"unknown_calls"`
+	CutMarks           int64          `json:"cut_marks"`
+	ImplicitEnds       int64          `json:"implicit_ends"`
+	SelfClones         int64          `json:"self_clones"`
+	Events             int64          `json:"events"`
+	Statements         int64          `json:"statements"`
+	Processes          int64          `json:"processes"`
+	UnknownPids        int64          `json:"unknown_pids"`
+	UnknownFds         int64          `json:"unknown_fds"`
+	UnresolvedPaths    int64          `json:"unresolved_paths"`
+	SymlinkLoops       int64          `json:"symlink_loops"`
+	UnmatchedEnds      int64          `json:"unmatched_ends"`
+	UnclosedBlocks     int64          `json:"unclosed_blocks"`
+	Blocks             int            `json:"blocks"`
+	UnresolvedBlocks   int            `json:"unresolved_blocks"`
+	GeneratedBlocks    int            `json:"generated_blocks"`
+	UnresolvedAccesses int            `json:"unresolved_accesses"`
+	ResourceBlocks     int            `json:"resource_blocks"`
+	UnknownResources   int            `json:"unknown_resources"`
+	ContainerAccesses  int            `json:"container_accesses"`
+	UnitMoves          int64          `json:"unit_moves"`
+	UnitReads          int64          `json:"unit_reads"`
+	HeldAccesses       int64          `json:"held_accesses"`
+	WaitedStatements   int64          `json:"waited_statements"`
+	CwdGuesses         int64          `json:"cwd_guesses"`
+	RootBinds          int64          `json:"root_binds"`
+	UnitBlocks         int            `json:"unit_blocks"`
+	UnclaimedUnits     int            `json:"unclaimed_units"`
+	UnclaimedAccesses  int            `json:"unclaimed_accesses"`
+	Paths              int            `json:"paths"`
+	FilteredPaths      int            `json:"filtered_paths"`
+	RelatedPairs       int            `json:"related_pairs"`
+	MOR                int            `json:"mor"`
+	MN                 int            `json:"mn"`
+	NI                 *int           `json:"ni,omitempty"` // with --idempotence only
+	HeldBack           int            `json:"held_back"`
+	HeldBy             map[string]int `json:"held_by"`
+	InDependencies     int            `json:"in_dependencies"`
+	Commuting          int            `json:"commuting"`
+	NeedMet            int            `json:"need_met"`
+	GeneratedOrdered   int            `json:"generated_ordered"`
+	Waived             int            `json:"waived"`
+	Suppressed         int            `json:"suppressed"`
+	Waivers            int            `json:"waivers"`
+	UnusedWaivers      int            `json:"unused_waivers"`
+	Phases             []jsonPhase    `json:"phases"`
+	PeakRSSBytes       int64          `json:"peak_rss_bytes,omitempty"`
 }
 
 // jsonResourceOf is res, its file relative to the base path when under it.
@@ -347,6 +350,7 @@ func JSON(w io.Writer, r *detector.Report) error {
 			ObservedErr:  f.ObservedError,
 			Confidence:   f.Confidence.String(),
 			HeldBack:     f.HeldBack,
+			HeldRule:     f.HeldRule,
 			HeldReason:   f.HeldReason,
 			Commutes:     f.Commutes,
 			Waived:       f.Waived,
@@ -370,6 +374,7 @@ func JSON(w io.Writer, r *detector.Report) error {
 				ConsumerEvidence: toJSONEvidence(pc.ConsumerEvidence),
 				Waived:           pc.Waived,
 				WaiverReason:     pc.WaiverReason,
+				HeldRule:         pc.HeldRule,
 				HeldReason:       pc.HeldReason,
 				Metadata:         pc.Metadata,
 			})
@@ -404,7 +409,7 @@ func JSON(w io.Writer, r *detector.Report) error {
 		ContainerAccesses: s.ContainerAccesses,
 		UnitMoves:         s.Interp.UnitMoves, UnitReads: s.Interp.UnitReads, HeldAccesses: s.Interp.HeldAccesses, WaitedStatements: s.Interp.WaitedStatements, CwdGuesses: s.Interp.CwdGuesses, RootBinds: s.Interp.RootBinds, UnitBlocks: s.UnitBlocks, UnclaimedUnits: s.UnclaimedUnits, UnclaimedAccesses: s.UnclaimedAccesses,
 		Paths: s.Paths, FilteredPaths: s.FilteredPaths, RelatedPairs: s.RelatedPairs,
-		MOR: s.MOR, MN: s.MN, HeldBack: s.HeldBack, InDependencies: s.InDependencies, Commuting: s.Commuting, NeedMet: s.NeedMet, GeneratedOrdered: s.GeneratedOrdered, Waived: s.Waived, Suppressed: s.Suppressed, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,
+		MOR: s.MOR, MN: s.MN, HeldBack: s.HeldBack, HeldBy: heldBy(s.HeldBy), InDependencies: s.InDependencies, Commuting: s.Commuting, NeedMet: s.NeedMet, GeneratedOrdered: s.GeneratedOrdered, Waived: s.Waived, Suppressed: s.Suppressed, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,
 		Phases: []jsonPhase{}, PeakRSSBytes: s.PeakRSSBytes,
 	}
 	if r.Idempotence {
@@ -417,4 +422,13 @@ func JSON(w io.Writer, r *detector.Report) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
+}
+
+// heldBy is Stats.HeldBy as written: an object, empty when nothing was
+// held (never null).
+func heldBy(m map[string]int) map[string]int {
+	if m == nil {
+		return map[string]int{}
+	}
+	return m
 }

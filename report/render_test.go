@@ -155,8 +155,8 @@ func TestHeldPathReasonsInText(t *testing.T) {
 	for _, want := range []string{
 		"  held back: every path, for the reason under it\n",
 		"    /etc/app.conf (consumes; only metadata or a lookup)\n",
-		"      held back: Service['app'] only looked /etc/app.conf up (stat, access)",
-		"      held back: Service['app'] only looked /etc/app.conf.d up (stat, access)",
+		"      held back (only-looked-up): Service['app'] only looked /etc/app.conf up (stat, access)",
+		"      held back (only-looked-up): Service['app'] only looked /etc/app.conf.d up (stat, access)",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
@@ -477,7 +477,7 @@ func TestCleanSummaryWithHeldNI(t *testing.T) {
 	if err := Text(&text, rep, false); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text.String(), "held back: systemd skipped the start of daemon.service because ConditionCapability=CAP_SYS_TIME is not met") {
+	if !strings.Contains(text.String(), "held back (container-condition): systemd skipped the start of daemon.service because ConditionCapability=CAP_SYS_TIME is not met") {
 		t.Errorf("--all text has no reason:\n%s", text.String())
 	}
 	rep = detector.Detect(result(), niGraph(), detector.Options{Idempotence: &detector.Idempotence{}})

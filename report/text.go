@@ -303,7 +303,7 @@ func (t *textWriter) finding(n int, f *detector.Finding) {
 	case pathsHeld:
 		fmt.Fprintf(t.w, "  held back: every path, for the reason under it\n")
 	case f.HeldBack:
-		fmt.Fprintf(t.w, "  held back: %s\n", p(f.HeldReason))
+		fmt.Fprintf(t.w, "  held back%s: %s\n", ruleNamed(f.HeldRule), p(f.HeldReason))
 	}
 	if waived := len(f.Paths) - shown; waived > 0 {
 		fmt.Fprintf(t.w, "  conflicts on %d path(s), %d more waived:\n", shown, waived)
@@ -318,7 +318,7 @@ func (t *textWriter) finding(n int, f *detector.Finding) {
 		t.effect(pc.ProducerEffect.String(), pc.Producer, pc.ProducerEvidence)
 		t.effect(pc.ConsumerEffect.String(), pc.Consumer, pc.ConsumerEvidence)
 		if f.HeldBack && pc.HeldReason != "" && (pathsHeld || pc.HeldReason != f.HeldReason) {
-			fmt.Fprintf(t.w, "      held back: %s\n", p(pc.HeldReason))
+			fmt.Fprintf(t.w, "      held back%s: %s\n", ruleNamed(pc.HeldRule), p(pc.HeldReason))
 		}
 	}
 	if c := f.Confirmation; c != nil {
@@ -363,7 +363,7 @@ func (t *textWriter) group(nums []int, g *detector.Group, fs []detector.Finding)
 		sameHeld = sameHeld && fs[m].HeldReason == first.HeldReason
 	}
 	if sameHeld {
-		fmt.Fprintf(t.w, "  held back: %s\n", p(first.HeldReason))
+		fmt.Fprintf(t.w, "  held back%s: %s\n", ruleNamed(first.HeldRule), p(first.HeldReason))
 	}
 	fmt.Fprintf(t.w, "  conflicts on %d path(s), the same for each:\n", len(g.Paths))
 	for _, pc := range first.Paths {
@@ -412,7 +412,7 @@ func (t *textWriter) group(nums []int, g *detector.Group, fs []detector.Finding)
 			fmt.Fprintf(t.w, "      observed: it failed in this run: %s\n", p(f.ObservedError))
 		}
 		if f.HeldBack && !sameHeld {
-			fmt.Fprintf(t.w, "      held back: %s\n", p(f.HeldReason))
+			fmt.Fprintf(t.w, "      held back%s: %s\n", ruleNamed(f.HeldRule), p(f.HeldReason))
 		}
 		if c := f.Confirmation; c != nil {
 			fmt.Fprintf(t.w, "      confirmation: %s: %s (%.0fs)\n", t.style(ansiBold, string(c.Verdict)), p(c.Why), c.Seconds)
@@ -578,7 +578,7 @@ func (t *textWriter) niFinding(n int, f *detector.Finding) {
 		fmt.Fprintf(t.w, "  observed: %s\n", p(f.ObservedError))
 	}
 	if f.HeldBack {
-		fmt.Fprintf(t.w, "  held back: %s\n", p(f.HeldReason))
+		fmt.Fprintf(t.w, "  held back%s: %s\n", ruleNamed(f.HeldRule), p(f.HeldReason))
 	}
 	for _, c := range changes {
 		fmt.Fprintf(t.w, "  changed again: %s\n", p(c))
@@ -680,4 +680,14 @@ func worthSaying(c *detector.Coverage) bool {
 	}
 	lifted := slices.ContainsFunc(c.Services, func(s detector.ServiceCoverage) bool { return s.Lifted != "" })
 	return lifted || len(c.Unobserved())+len(c.Skipped)+len(c.Failed) > 0
+}
+
+// ruleNamed is " (RULE)" after "held back", naming the rule that held a
+// finding or a path back (detector's hold rules; docs/DESIGN.md lists
+// them), or "" when the finding carries none.
+func ruleNamed(rule string) string {
+	if rule == "" {
+		return ""
+	}
+	return " (" + printable.String(rule) + ")"
 }
