@@ -32,6 +32,7 @@ import (
 
 	"github.com/fsmove/fsmove/bench/corpus"
 	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/runner"
 )
 
 func main() {
@@ -130,8 +131,8 @@ func (h *harness) module(ctx context.Context, e corpus.Entry) ([]row, error) {
 	if _, err := h.fsmoveRun(ctx, append(args, src), 0, 1, 3, 4); err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(run, "catalog.json")); err != nil {
-		return nil, fmt.Errorf("fsmove run wrote no catalog (see %s)", filepath.Join(run, "puppet.log"))
+	if _, err := os.Stat(filepath.Join(run, runner.CatalogFile)); err != nil {
+		return nil, fmt.Errorf("fsmove run wrote no catalog (see %s)", filepath.Join(run, runner.PuppetLogFile))
 	}
 	stderr, err := h.fsmoveRun(ctx, []string{"fix", "--quiet", "--write", "--verify", run}, 0, 1)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/fsmove/fsmove/bench/results"
 	"github.com/fsmove/fsmove/internal/files"
+	"github.com/fsmove/fsmove/puppet/runner"
 )
 
 // Summary writes the counts per status, the findings and the slowest
@@ -157,16 +158,13 @@ func WriteFiles(dir, title string, rows []results.Row, prov *results.Provenance)
 	}
 	page := Page{Title: title, Rows: rows, Figures: figs, Findings: fs, Provenance: prov,
 		RunReport: func(module string) string {
-			if rel := filepath.Join(results.RunsDir, module, runReportHTML); files.Exists(filepath.Join(dir, rel)) {
+			if rel := filepath.Join(results.RunsDir, module, runner.HTMLReportFile); files.Exists(filepath.Join(dir, rel)) {
 				return rel
 			}
 			return ""
 		}}
 	return write("results.html", func(w io.Writer) error { return WriteHTML(w, page) })
 }
-
-// runReportHTML is the HTML report fsmove run writes in a run directory.
-const runReportHTML = "report.html"
 
 var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>{{.Title}}</title>

@@ -16,6 +16,7 @@ import (
 
 	"github.com/fsmove/fsmove/bench/results"
 	"github.com/fsmove/fsmove/bench/results/resultstest"
+	"github.com/fsmove/fsmove/puppet/runner"
 )
 
 func rows() []results.Row {
@@ -249,7 +250,7 @@ func TestPageLinksFindingsProvenance(t *testing.T) {
 	dir := t.TempDir()
 	runA := filepath.Join(dir, results.RunsDir, "a")
 	os.MkdirAll(runA, 0o755)
-	os.WriteFile(filepath.Join(runA, runReportHTML), []byte("<html></html>"), 0o644)
+	os.WriteFile(filepath.Join(runA, runner.HTMLReportFile), []byte("<html></html>"), 0o644)
 	os.WriteFile(filepath.Join(runA, results.ReportJSON), []byte(`{"findings":[{"kind":"MOR","producer":{"ref":"File[/x]"},"consumer":{"ref":"Exec[y]"},"paths":[{"relation":"reads"}]}]}`), 0o644)
 	prov := &results.Provenance{FsmoveVersion: "v9.9", Image: "fsmove/puppet:bookworm", ImageID: "sha256:feed", Suite: "bookworm",
 		Tracer: "ebpf", Init: "systemd", Corpus: "corpus.txt", CorpusSHA256: "beef", Shard: "2/3"}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fsmove/fsmove/puppet/runner"
 	"github.com/fsmove/fsmove/tracer"
 	"github.com/fsmove/fsmove/tracer/ptrace"
 	"github.com/fsmove/fsmove/tracer/strace"
@@ -72,7 +73,7 @@ func newTraceCmd(c *cli) *cobra.Command {
 		Short: "run a command under the native ptrace tracer, saving an strace-form trace",
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&tf.out, "out", "trace.log", "write the trace to `FILE`")
+	fs.StringVar(&tf.out, "out", runner.TraceFile, "write the trace to `FILE`")
 	fs.BoolVar(&tf.failed, "failed", false, failedFlagHelp)
 	fs.BoolVar(&tf.nnp, "no-new-privs", false, "always set no-new-privs (otherwise only when loading the filter needs it)")
 	fs.BoolVar(&tf.noPredict, "no-predict", false, "stop every readlink and stat at its exit too, Puppet's realpath lookups included (slower)")
