@@ -334,7 +334,7 @@ func meetings(run string, cat *catalog.Catalog, g *catalog.Graph) (map[[2]string
 
 // reported returns the kinds of the findings fsmove showed for the pair
 // (either way: MOR too for an MN that says the pair is unordered), and the
-// reason of one it held back.
+// rule and reason of one it held back ("RULE: reason").
 func reported(run, a, b string) (kinds []string, held string, err error) {
 	data, err := os.ReadFile(findingsOf(run))
 	if err != nil {
@@ -345,6 +345,7 @@ func reported(run, a, b string) (kinds []string, held string, err error) {
 			Kind       string `json:"kind"`
 			Unordered  bool   `json:"unordered"`
 			HeldBack   bool   `json:"held_back"`
+			HeldRule   string `json:"held_rule"`
 			HeldReason string `json:"held_reason"`
 			Producer   struct {
 				Ref string `json:"ref"`
@@ -367,6 +368,9 @@ func reported(run, a, b string) (kinds []string, held string, err error) {
 				held = f.HeldReason
 				if held == "" {
 					held = "held back"
+				}
+				if f.HeldRule != "" {
+					held = f.HeldRule + ": " + held
 				}
 			}
 			continue

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,4 +122,25 @@ func FuzzMutate(f *testing.F) {
 			t.Fatalf("%d lines gone:\n%s\n->\n%s", n, src, got)
 		}
 	})
+}
+
+// A pair held back is read with the rule that held it, which the table's
+// note then names; a shown finding is read by kind, either way round.
+func TestReported(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "m")
+	report := `{"findings": [
+	{"kind": "MOR", "held_back": true, "held_rule": "only-looked-up", "held_reason": "it only looked",
+	 "producer": {"ref": "File[/a]"}, "consumer": {"ref": "Service[s]"}},
+	{"kind": "MN", "unordered": true, "producer": {"ref": "File[/b]"}, "consumer": {"ref": "Service[s]"}}]}`
+	if err := os.WriteFile(findingsOf(run), []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kinds, held, err := reported(run, "Service[s]", "File[/a]")
+	if err != nil || len(kinds) != 0 || held != "only-looked-up: it only looked" {
+		t.Errorf("held pair: kinds %q, held %q, %v", kinds, held, err)
+	}
+	kinds, held, err = reported(run, "File[/b]", "Service[s]")
+	if err != nil || !slices.Equal(kinds, []string{"MN", "MOR"}) || held != "" {
+		t.Errorf("shown pair: kinds %q, held %q, %v", kinds, held, err)
+	}
 }
