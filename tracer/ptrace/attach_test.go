@@ -187,10 +187,43 @@ func TestAttachWhileForking(t *testing.T) {
 			}
 		case <-time.After(time.Minute):
 			// A hang, not a slow machine: an attach takes milliseconds.
-			t.Fatalf("round %d of %d: the attach did not end in a minute", i, rounds)
+			// Say where (it happened once under load, stop 65): the
+			// loop's processes, their states and tracers, and the
+			// tracer's goroutines.
+			t.Fatalf("round %d of %d: the attach did not end in a minute\n%s", i, rounds, hangReport(loop))
 		}
 	}
 	requireReleased(t, loop)
+}
+
+// hangReport describes a hung attach: pid and the processes whose parent
+// it is (State, TracerPid, the call they are in), then every goroutine.
+func hangReport(pid int) string {
+	var b strings.Builder
+	procs, _ := filepath.Glob("/proc/[0-9]*/status")
+	for _, f := range procs {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		fields := map[string]string{}
+		for _, line := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok {
+				fields[k] = strings.TrimSpace(v)
+			}
+		}
+		if fields["Pid"] != strconv.Itoa(pid) && fields["PPid"] != strconv.Itoa(pid) {
+			continue
+		}
+		dir := filepath.Dir(f)
+		sc, _ := os.ReadFile(filepath.Join(dir, "syscall"))
+		wchan, _ := os.ReadFile(filepath.Join(dir, "wchan"))
+		fmt.Fprintf(&b, "pid %s ppid %s state %q tracer %s syscall %q wchan %q\n", fields["Pid"], fields["PPid"],
+			fields["State"], fields["TracerPid"], strings.TrimSpace(string(sc)), wchan)
+	}
+	stack := make([]byte, 1<<20)
+	b.Write(stack[:runtime.Stack(stack, true)])
+	return b.String()
 }
 
 // TestAttachErrors: a pid that cannot be attached fails Start, naming it,
