@@ -41,6 +41,11 @@ func procStatus(t *testing.T, pid int) map[string]string {
 	if err != nil {
 		t.Fatalf("process %d: %v", pid, err)
 	}
+	return statusFields(b)
+}
+
+// statusFields splits a /proc/PID/status file into its fields.
+func statusFields(b []byte) map[string]string {
 	m := map[string]string{}
 	for _, line := range strings.Split(string(b), "\n") {
 		if k, v, ok := strings.Cut(line, ":"); ok {
@@ -206,12 +211,7 @@ func hangReport(pid int) string {
 		if err != nil {
 			continue
 		}
-		fields := map[string]string{}
-		for _, line := range strings.Split(string(data), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok {
-				fields[k] = strings.TrimSpace(v)
-			}
-		}
+		fields := statusFields(data)
 		if fields["Pid"] != strconv.Itoa(pid) && fields["PPid"] != strconv.Itoa(pid) {
 			continue
 		}
