@@ -388,10 +388,10 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use, li
 			}
 			in := pathRelation{x: x, y: y, rel: rel, path: pa.Path, isDir: pa.IsDir, models: models}
 			if before {
-				r.holdBefore = holdPath(holdsOrder, &in)
+				r.holdBefore = holdPath(holdsOrder, in)
 			}
 			if notify {
-				r.holdNotify = holdPath(holdsNotify, &in)
+				r.holdNotify = holdPath(holdsNotify, in)
 			}
 			if before && rel == Consumes && pa.IsDir {
 				r.existence = true

@@ -45,8 +45,9 @@ type holdRule struct {
 	name   string
 	stage  holdStage
 	// hold says why the relation is no fault, or "" when the rule does not
-	// hold it (path stages only).
-	hold func(r *pathRelation) string
+	// hold it (path stages only). It takes the relation by value, so that
+	// the one made for each relation stays on the stack.
+	hold func(r pathRelation) string
 }
 
 // Rule names that the code outside the table's functions gives a held
@@ -65,7 +66,7 @@ var holdRules = []holdRule{
 	{13, "made-when-missing", holdsOrder, madeWhenMissing},
 	{22, "found-as-managed", holdsOrder, foundAsManaged},
 	{14, "other-names", holdsOrder, otherNames},
-	{0, "program-model", holdsOrder, func(r *pathRelation) string {
+	{0, "program-model", holdsOrder, func(r pathRelation) string {
 		return modelHold(r.models, r.x, r.y, r.rel, r.path, r.isDir)
 	}},
 	{15, "only-looked-up", holdsNotify, onlyLookedUp},
@@ -92,7 +93,7 @@ func (h held) none() bool { return h.reason == "" }
 
 // holdPath tries the rows of one path stage in order and returns the first
 // that holds the relation.
-func holdPath(stage holdStage, r *pathRelation) held {
+func holdPath(stage holdStage, r pathRelation) held {
 	if stage == holdsOrder && r.rel == Missing {
 		return held{} // it failed in this run: nothing holds that back
 	}

@@ -235,7 +235,7 @@ func fileAfterListing(y *use, made interp.Evidence) bool {
 // metadataForRoot (rule 12): root reads, writes and removes whatever the
 // mode and owner say; only a file whose every execute bit is gone stops it
 // running it (or finding it runnable).
-func metadataForRoot(r *pathRelation) string {
+func metadataForRoot(r pathRelation) string {
 	x, y := r.x, r.y
 	if !x.metaOnly || !y.role.root || r.rel == Overwrites || x.noExec && (y.executed || y.probeOnly) {
 		return ""
@@ -255,7 +255,7 @@ func metadataForRoot(r *pathRelation) string {
 // at the next upgrade), and its maintainer scripts (ucf) may rewrite it. A
 // File replacing a package's file is the fault authors fix with require =>
 // Package.
-func madeWhenMissing(r *pathRelation) string {
+func madeWhenMissing(r pathRelation) string {
 	if r.rel != Overwrites || !r.x.guarded || r.x.role.isPackage {
 		return ""
 	}
@@ -268,7 +268,7 @@ func madeWhenMissing(r *pathRelation) string {
 // content it manages that the consumer then edited (the File would
 // replace the edit), or a path the consumer removed (the File would make
 // it again).
-func foundAsManaged(r *pathRelation) string {
+func foundAsManaged(r pathRelation) string {
 	if !r.x.unchanged || !(r.rel == Consumes || r.rel == Modifies && !r.x.role.enforces) {
 		return ""
 	}
@@ -277,7 +277,7 @@ func foundAsManaged(r *pathRelation) string {
 
 // otherNames (rule 14): one entry added to /etc/hosts, /etc/services…
 // changes only the lookups of that entry's names.
-func otherNames(r *pathRelation) string {
+func otherNames(r pathRelation) string {
 	if r.rel == Overwrites || r.rel == Expunges || !isNameServiceDatabase(r.path) {
 		return ""
 	}
@@ -290,7 +290,7 @@ func otherNames(r *pathRelation) string {
 
 // onlyLookedUp (rule 15): a service needs a restart only for what it read,
 // not for a path it only looked up.
-func onlyLookedUp(r *pathRelation) string {
+func onlyLookedUp(r pathRelation) string {
 	switch {
 	case !r.y.probeOnly:
 		return ""
@@ -304,7 +304,7 @@ func onlyLookedUp(r *pathRelation) string {
 // directory exists, all its File can change later is its owner and mode,
 // which do not make stale what the Exec made (a daemon keeps the old inode
 // or loses permission; a finished command does not).
-func execDirOwnerMode(r *pathRelation) string {
+func execDirOwnerMode(r pathRelation) string {
 	if !r.isDir || r.y.role.isService || !r.x.role.onlyEnsuresDir(r.path) {
 		return ""
 	}
@@ -318,7 +318,7 @@ func execDirOwnerMode(r *pathRelation) string {
 // directory keeps: the entries it read are other resources' (which notify
 // it themselves), and a new owner or mode of the directory matters at its
 // next start, not to the open daemon.
-func dirReadOnly(r *pathRelation) string {
+func dirReadOnly(r pathRelation) string {
 	if !r.isDir || !r.x.role.onlyEnsuresDir(r.path) || !readsDirOnly(r.x, r.y) {
 		return ""
 	}
@@ -330,7 +330,7 @@ func dirReadOnly(r *pathRelation) string {
 // (a flag for its start, which the unit deletes once used) was a message
 // to that start: nothing of it is left for the running daemon to keep, and
 // writing it again is a message to its next start.
-func removedAfterReadHold(r *pathRelation) string {
+func removedAfterReadHold(r pathRelation) string {
 	if r.isDir || !removedAfterRead(r.x, r.y) {
 		return ""
 	}
@@ -343,7 +343,7 @@ func removedAfterReadHold(r *pathRelation) string {
 // later change of it can leave the consumer stale, and in this run the
 // consumer read it after it was made. (A consumer that read before keeps
 // the MN: it runs stale now.)
-func runsOnce(r *pathRelation) string {
+func runsOnce(r pathRelation) string {
 	if !r.x.role.runsOnce() || r.y.consBy.Line <= r.x.prodBy.Line {
 		return ""
 	}
@@ -355,7 +355,7 @@ func runsOnce(r *pathRelation) string {
 // changed in place is state it sees as it is. A producer that replaced the
 // file leaves the daemon writing to the old inode (a log recreated under
 // it, paper Table 1): that one still notifies.
-func ownState(r *pathRelation) string {
+func ownState(r pathRelation) string {
 	if r.isDir || !r.y.ownContent || r.x.replaces {
 		return ""
 	}
