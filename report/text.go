@@ -683,11 +683,12 @@ func worthSaying(c *detector.Coverage) bool {
 }
 
 // ruleNamed is " (RULE)" after "held back", naming the rule that held a
-// finding or a path back (detector's hold rules; docs/DESIGN.md lists
-// them), or "" when the finding carries none.
+// finding or a path back (a name from detector's table of hold rules,
+// never the trace's or the catalog's text; docs/DESIGN.md lists them), or
+// "" when the finding carries none.
 func ruleNamed(rule string) string {
 	if rule == "" {
 		return ""
 	}
-	return " (" + printable.String(rule) + ")"
+	return " (" + rule + ")"
 }
