@@ -47,6 +47,11 @@ func TestE2EArtifacts(t *testing.T) {
 		t.Errorf("status %s, puppet exit %v, apply exit %v; want ok, 2 (changes), 0", rec.Status, rec.PuppetExit, rec.ApplyExit)
 	}
 	checkArtifacts(t, out, "Clean")
+	// The traced apply read the facts the compile cached (compile.go).
+	trace, _ := os.ReadFile(filepath.Join(out, TraceFile))
+	if cached := factsYAMLDir + "/facts/" + NodeName + ".yaml"; !strings.Contains(string(trace), cached) {
+		t.Errorf("the traced apply did not read the cached facts %s", cached)
+	}
 
 	back, err := ReadRecord(out)
 	if err != nil {
