@@ -53,13 +53,15 @@ func (b *DockerBackend) Traced(ctx context.Context, engine int, opts runner.Opti
 // Untraced is runner.Run with Options.Untraced into the run directory's
 // untraced/ subdirectory: the very same container, modules, setup steps and
 // puppet apply, with no tracer, timed by the runner's apply step as the
-// traced run is.
+// traced run is (it compiles first, as the traced run does, so that both
+// applies read the facts the compile cached).
 func (b *DockerBackend) Untraced(ctx context.Context, engine int, opts runner.Options) (results.Untraced, error) {
 	eng, err := b.engine(engine)
 	if err != nil {
 		return results.Untraced{}, err
 	}
 	opts.Untraced = true
+	opts.CompileFirst = true
 	opts.Idempotence = false // the time of one apply
 	opts.OutDir = filepath.Join(opts.OutDir, results.UntracedDir)
 	opts.Force = true

@@ -237,6 +237,12 @@ func checkRowAgainstRunDir(t *testing.T, r results.Row, dir string) {
 	if err != nil || urec.Tracer != "none" || urec.Status != runner.StatusOK || files.Exists(filepath.Join(dir, results.UntracedDir, runner.TraceFile)) {
 		t.Errorf("%s: untraced run %+v (%v)", r.Module, urec, err)
 	}
+	// It compiled first, as the traced run did, and so applied with the
+	// facts the compile cached (Options.CompileFirst).
+	if err == nil && (!slices.ContainsFunc(urec.Steps, func(s runner.StepRecord) bool { return s.Name == runner.StepCompile }) ||
+		!slices.Contains(urec.Command, runner.CachedFactsArgs()[1])) {
+		t.Errorf("%s: the untraced run did not apply as the traced one (steps %+v, command %q)", r.Module, urec.Steps, urec.Command)
+	}
 	if r.Tracer == "" || r.Category != "" {
 		t.Errorf("%s: tracer %q, category %q", r.Module, r.Tracer, r.Category)
 	}
