@@ -24,7 +24,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -98,23 +97,16 @@ done
 exit 0
 `
 
-// installLift puts the generator in the booted container and has systemd
-// run it once, for the units already there. A failure costs only what the
-// lift would show: it is said, and the run goes on.
+// installLift puts the generator in the created container before it
+// starts, so that systemd runs it at boot with its other generators (and
+// at each daemon-reload after): no reload of its own is needed. A failure
+// costs only what the lift would show: it is said, and the run goes on.
 func (r *run) installLift(ctx context.Context) {
 	a := container.NewArchive()
 	a.AddFile(strings.TrimPrefix(liftGenerator, "/"), []byte(liftGeneratorScript), 0o755)
 	data, err := a.Bytes()
 	if err == nil {
 		err = r.c.CopyIn(ctx, "/", bytes.NewReader(data))
-	}
-	if err == nil {
-		var out bytes.Buffer
-		var status int
-		status, err = r.c.Exec(ctx, []string{"systemctl", "daemon-reload"}, nil, &capWriter{w: &out, left: 4096})
-		if err == nil && status != 0 {
-			err = fmt.Errorf("systemctl daemon-reload exited %d: %.200s", status, strings.TrimSpace(out.String()))
-		}
 	}
 	if err != nil {
 		r.warnf(err, "fsmove: conditions a container cannot meet are not lifted (a daemon they stop is not observed): %v\n", err)

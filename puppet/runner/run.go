@@ -407,6 +407,9 @@ func (r *run) run(ctx context.Context) (err error) {
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
+		if r.opts.Init == container.InitSystemd {
+			r.installLift(ctx)
+		}
 		if err := c.Start(ctx); err != nil {
 			return "", err
 		}
@@ -417,7 +420,6 @@ func (r *run) run(ctx context.Context) (err error) {
 				return "", err
 			}
 			r.rec.SystemState = state
-			r.installLift(ctx)
 		}
 		r.recordImageLinks(ctx)
 		r.versions(ctx)
