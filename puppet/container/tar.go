@@ -221,6 +221,63 @@ func Extract(r io.Reader, destDir string, budget *Budget) (string, error) {
 	return name, nil
 }
 
+// maxEntries bounds the entries ExtractFiles reads from one stream.
+const maxEntries = 10000
+
+// ExtractFiles writes the regular files of a tar stream (what CopyOut of a
+// directory returns) that want names, each to destDir under the name want
+// gives it (a relative path), within budget, and returns the names of want
+// it wrote. Other entries are skipped, unread. A wanted name that the stream
+// holds as something else than a regular file is ErrTampered, as is a
+// stream of more than maxEntries entries: the others are still written. It
+// is for a directory no module has written yet (the compile run's), whose
+// files one request brings out instead of one request each.
+func ExtractFiles(r io.Reader, destDir string, want map[string]string, budget *Budget) (map[string]bool, error) {
+	tr := tar.NewReader(r)
+	wrote := map[string]bool{}
+	var tampered error
+	for n := 0; ; n++ {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return wrote, tampered
+		}
+		if err != nil {
+			return wrote, fmt.Errorf("read archive: %w", err)
+		}
+		if n == maxEntries {
+			return wrote, fmt.Errorf("over %d entries: %w", maxEntries, ErrTampered)
+		}
+		name, err := cleanName(h.Name)
+		if err != nil {
+			return wrote, err
+		}
+		dest, ok := want[name]
+		if !ok {
+			continue
+		}
+		if h.Typeflag != tar.TypeReg {
+			tampered = errors.Join(tampered, fmt.Errorf("%s is %s, not a regular file: %w", name, typeName(h), ErrTampered))
+			continue
+		}
+		target, err := cleanName(dest)
+		if err != nil {
+			return wrote, err
+		}
+		size := budget.allow(name, h.Size)
+		if size < 0 {
+			continue
+		}
+		target = filepath.Join(destDir, filepath.FromSlash(target))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return wrote, err
+		}
+		if err := writeFile(target, io.LimitReader(tr, size)); err != nil {
+			return wrote, err
+		}
+		wrote[name] = true
+	}
+}
+
 // allow says how many bytes of a file of size bytes may be written (-1:
 // none, the file is left out) and records it.
 func (b *Budget) allow(name string, size int64) int64 {

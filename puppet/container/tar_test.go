@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -213,6 +214,51 @@ func TestExtractTampered(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dest); len(entries) != 0 {
 		t.Errorf("written: %v, want nothing", entries)
+	}
+}
+
+// TestExtractFiles: the wanted files of a directory's stream, each under
+// its own name; the rest skipped; a wanted name made a link is tampering,
+// and the other wanted files are written all the same.
+func TestExtractFiles(t *testing.T) {
+	dest := t.TempDir()
+	data := tarOf(t, [2]string{"compile/", ""}, [2]string{"compile/var/catalog/node.json", "{}"},
+		[2]string{"compile/var/other.yaml", "x: 1"}, [2]string{"compile/graphs/a.dot", "digraph a {}"},
+		[2]string{"compile/graphs/b.dot", "->/etc/shadow"})
+	want := map[string]string{"compile/var/catalog/node.json": "node.json", "compile/graphs/a.dot": "graphs/a.dot",
+		"compile/graphs/b.dot": "graphs/b.dot", "compile/graphs/missing.dot": "graphs/missing.dot"}
+	wrote, err := ExtractFiles(bytes.NewReader(data), dest, want, unlimited())
+	if !errors.Is(err, ErrTampered) || !strings.Contains(err.Error(), "b.dot is a symbolic link to /etc/shadow") {
+		t.Errorf("err %v, want ErrTampered naming b.dot", err)
+	}
+	if len(wrote) != 2 || !wrote["compile/var/catalog/node.json"] || !wrote["compile/graphs/a.dot"] {
+		t.Errorf("wrote %v, want the catalog and a.dot", wrote)
+	}
+	for file, content := range map[string]string{"node.json": "{}", "graphs/a.dot": "digraph a {}"} {
+		if b, _ := os.ReadFile(filepath.Join(dest, file)); string(b) != content {
+			t.Errorf("%s holds %q, want %q", file, b, content)
+		}
+	}
+	for _, file := range []string{"other.yaml", "var", "compile", "graphs/b.dot"} {
+		if _, err := os.Lstat(filepath.Join(dest, file)); err == nil {
+			t.Errorf("%s written", file)
+		}
+	}
+	// The budget holds across the files; a name to leave dest is refused.
+	b := &Budget{PerFile: 5, Total: 100}
+	if wrote, _ := ExtractFiles(bytes.NewReader(data), t.TempDir(), want, b); len(wrote) != 1 || len(b.Over) != 1 {
+		t.Errorf("wrote %v, over %q: want the catalog only, a.dot said over budget", wrote, b.Over)
+	}
+	if _, err := ExtractFiles(bytes.NewReader(data), dest, map[string]string{"compile/graphs/a.dot": "../../evil"}, unlimited()); err == nil {
+		t.Error("a destination leaving dest accepted")
+	}
+	// A stream of too many entries is refused, not read to its end.
+	many := make([][2]string, maxEntries+1)
+	for i := range many {
+		many[i] = [2]string{fmt.Sprintf("d/%d", i), ""}
+	}
+	if _, err := ExtractFiles(bytes.NewReader(tarOf(t, many...)), t.TempDir(), want, unlimited()); !errors.Is(err, ErrTampered) {
+		t.Errorf("%d entries: %v, want ErrTampered", len(many), err)
 	}
 }
 

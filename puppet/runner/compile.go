@@ -33,8 +33,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -123,12 +125,29 @@ func (r *run) compile(ctx context.Context, modulePath []string) error {
 			return "", err
 		}
 		defer os.RemoveAll(tmp)
-		file, _ := r.copyFile(ctx, compileDir+"/var/client_data/catalog/"+NodeName+".json", tmp, budget)
-		if status != 0 || file == "" {
+		// One request for the compile run's directory, which no resource
+		// of the module has written yet: the catalog and the graphs out of
+		// it, into tmp.
+		base := path.Base(compileDir)
+		catalogEntry := base + "/var/client_data/catalog/" + NodeName + ".json"
+		want := map[string]string{catalogEntry: CatalogFile}
+		for _, g := range graphFiles {
+			want[base+"/graphs/"+g] = GraphsDir + "/" + g
+		}
+		var wrote map[string]bool
+		rc, err := r.c.CopyOut(ctx, compileDir)
+		if err == nil {
+			wrote, err = container.ExtractFiles(rc, tmp, want, budget)
+			rc.Close()
+		}
+		if errors.Is(err, container.ErrTampered) {
+			r.tampered = append(r.tampered, fmt.Errorf("%s: %w", compileDir, err))
+		}
+		if status != 0 || !wrote[catalogEntry] {
 			r.overBudget(budget.Over, false)
 			return "", stepOutcome(fmt.Sprintf("Puppet could not compile the catalog (exit %d); the apply will say why", status))
 		}
-		data, err := os.ReadFile(filepath.Join(tmp, file))
+		data, err := os.ReadFile(filepath.Join(tmp, CatalogFile))
 		if err != nil {
 			return "", err
 		}
@@ -138,7 +157,14 @@ func (r *run) compile(ctx context.Context, modulePath []string) error {
 		sum := sha256.Sum256(data)
 		r.rec.CatalogSHA256 = hex.EncodeToString(sum[:])
 		for _, g := range graphFiles {
-			r.copyFile(ctx, compileDir+"/graphs/"+g, filepath.Join(dir, GraphsDir), budget)
+			if wrote[base+"/graphs/"+g] {
+				if err := os.MkdirAll(filepath.Join(dir, GraphsDir), 0o755); err != nil {
+					return "", err
+				}
+				if err := os.Rename(filepath.Join(tmp, GraphsDir, g), filepath.Join(dir, GraphsDir, g)); err != nil {
+					return "", err
+				}
+			}
 		}
 		r.overBudget(budget.Over, false)
 		r.compiled = true
