@@ -272,6 +272,7 @@ func ExtractFiles(r io.Reader, destDir string, want map[string]string, budget *B
 			return wrote, err
 		}
 		if err := writeFile(target, io.LimitReader(tr, size)); err != nil {
+			os.Remove(target) // a cut stream leaves no part of a file
 			return wrote, err
 		}
 		wrote[name] = true

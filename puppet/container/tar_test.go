@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,27 +135,10 @@ func TestExtract(t *testing.T) {
 func unlimited() *Budget { return &Budget{PerFile: 1 << 40, Total: 1 << 40} }
 
 // tarOf writes entries (name → content; a content starting with "->" is
-// a symbolic link to the rest) in order.
+// a symbolic link to the rest, a name ending in "/" a directory) in order.
 func tarOf(t *testing.T, entries ...[2]string) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	for _, e := range entries {
-		h := &tar.Header{Typeflag: tar.TypeReg, Name: e[0], Size: int64(len(e[1])), Mode: 0o644}
-		if target, ok := strings.CutPrefix(e[1], "->"); ok {
-			h = &tar.Header{Typeflag: tar.TypeSymlink, Name: e[0], Linkname: target, Mode: 0o777}
-		} else if strings.HasSuffix(e[0], "/") {
-			h = &tar.Header{Typeflag: tar.TypeDir, Name: e[0], Mode: 0o755}
-		}
-		if err := tw.WriteHeader(h); err != nil {
-			t.Fatal(err)
-		}
-		if h.Typeflag == tar.TypeReg {
-			tw.Write([]byte(e[1]))
-		}
-	}
-	tw.Close()
-	return buf.Bytes()
+	return tarOfEntries(entries...)
 }
 
 // A file over the budget of one file is left out, or cut when the budget
@@ -297,4 +281,59 @@ func TestExtractManifests(t *testing.T) {
 	if _, err := ExtractManifests(bytes.NewReader(data[:700]), t.TempDir(), unlimited()); err == nil {
 		t.Error("truncated archive accepted")
 	}
+}
+
+// FuzzExtractFiles: whatever the container's stream holds, no panic,
+// nothing written but the wanted files, each under its own name in dest,
+// and the budget kept.
+func FuzzExtractFiles(f *testing.F) {
+	f.Add(tarOfEntries([2]string{"compile/graphs/a.dot", "digraph a {}"}, [2]string{"compile/var/x", "1"}))
+	f.Add(tarOfEntries([2]string{"compile/graphs/a.dot", "->/etc"}, [2]string{"compile/../../a.dot", "x"}))
+	f.Add([]byte{})
+	want := map[string]string{"compile/graphs/a.dot": "graphs/a.dot", "compile/catalog.json": "catalog.json"}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dest, err := os.MkdirTemp("", "fuzz-extract-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(dest)
+		budget := &Budget{PerFile: 64, Total: 100}
+		wrote, _ := ExtractFiles(bytes.NewReader(data), dest, want, budget)
+		var found []string
+		filepath.WalkDir(dest, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				rel, _ := filepath.Rel(dest, p)
+				found = append(found, filepath.ToSlash(rel))
+			}
+			return nil
+		})
+		for _, f := range found {
+			if f != "graphs/a.dot" && f != "catalog.json" {
+				t.Errorf("%s written", f)
+			}
+		}
+		if len(found) != len(wrote) || budget.Used > budget.Total {
+			t.Errorf("found %v, wrote %v, used %d of %d", found, wrote, budget.Used, budget.Total)
+		}
+	})
+}
+
+// tarOfEntries is tarOf without a test, for a fuzz target's seeds.
+func tarOfEntries(entries ...[2]string) []byte {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, e := range entries {
+		h := &tar.Header{Typeflag: tar.TypeReg, Name: e[0], Size: int64(len(e[1])), Mode: 0o644}
+		if target, ok := strings.CutPrefix(e[1], "->"); ok {
+			h = &tar.Header{Typeflag: tar.TypeSymlink, Name: e[0], Linkname: target, Mode: 0o777}
+		} else if strings.HasSuffix(e[0], "/") {
+			h = &tar.Header{Typeflag: tar.TypeDir, Name: e[0], Mode: 0o755}
+		}
+		tw.WriteHeader(h)
+		if h.Typeflag == tar.TypeReg {
+			tw.Write([]byte(e[1]))
+		}
+	}
+	tw.Close()
+	return buf.Bytes()
 }
