@@ -33,14 +33,9 @@ func requireDocker(t *testing.T) { containertest.Engine(t) }
 // share the machine calls t.Parallel() first, and go test runs at most
 // -parallel tests at once (GOMAXPROCS by default: two on CI's machine);
 // containertest.Engine's check for containers left behind waits for the
-// last of them. Sequential, and so alone in this package, are only the
-// tests that set the environment (t.Setenv). The tests that signal or kill
-// fsmove (faults_e2e_test.go, run_interrupt_test.go) run beside the rest
-// since stop 67: each waits for the line that starts the step it stops,
-// not for a time, asserts on the containers of its own child (by its pid's
-// label), and passed under a CPU hog on every core (make test-load); most
-// of their time is a held step or a sleeping Exec, which a serial test
-// spent with a core idle.
+// last of them. Sequential, and so alone in this package, are the tests
+// that time signals or kill fsmove (faults_e2e_test.go,
+// run_interrupt_test.go) and those that set the environment (t.Setenv).
 // The confirmations run beside the rest (TestBenchE2E, TestE2EConfirm):
 // a verdict compares what applies left, never how long they took, and the
 // one that a loaded machine changed in CI was a container removal the

@@ -30,7 +30,6 @@ import (
 )
 
 func TestE2ERunKilled(t *testing.T) {
-	t.Parallel()
 	bin, module := fsmoveAndFixture(t, "clean")
 	hold := "include clean\nexec { 'fsmove-test-hold': command => '/bin/sleep 600', timeout => 0 }"
 	cases := []killCase{
@@ -127,7 +126,6 @@ func testKilled(t *testing.T, bin, module string, c killCase) {
 // TestE2ERunKeep: a container kept with --keep outlives its session (its
 // reaper leaves it), and fsmove gc leaves it too.
 func TestE2ERunKeep(t *testing.T) {
-	t.Parallel()
 	bin, module := fsmoveAndFixture(t, "clean")
 	cmd := exec.Command(bin, "run", "--init", "none", "--keep", "--out", filepath.Join(t.TempDir(), "out"), module)
 	out, err := cmd.CombinedOutput()
@@ -155,7 +153,6 @@ func TestE2ERunKeep(t *testing.T) {
 // containers run leaves none of them, and --resume then makes the whole
 // table.
 func TestE2EBenchKilled(t *testing.T) {
-	t.Parallel()
 	requireDocker(t)
 	useBuiltBinary(t)
 	bin := os.Getenv("FSMOVE_BINARY")
@@ -334,7 +331,6 @@ func (p *engineProxy) restore() {
 // the image, no shell script), keeps the trace it had, and its container
 // is removed by the reaper once the engine answers again.
 func TestE2EEngineGone(t *testing.T) {
-	t.Parallel()
 	bin, module := fsmoveAndFixture(t, "clean")
 	proxy := startEngineProxy(t, "unix")
 	out := filepath.Join(t.TempDir(), "out")
@@ -387,7 +383,6 @@ func TestE2EEngineGone(t *testing.T) {
 // and run.json, and leaves no container. With --debug it adds the whole
 // error chain after that line, and marks the warnings that follow from it.
 func TestE2EOutputDiskFull(t *testing.T) {
-	t.Parallel()
 	bin, module := fsmoveAndFixture(t, "clean")
 	for _, debug := range []bool{false, true} {
 		t.Run(fmt.Sprintf("debug=%v", debug), func(t *testing.T) {
@@ -459,7 +454,6 @@ func testOutputDiskFull(t *testing.T, bin, module string, debug bool) {
 // verdict; none takes another's live staging directory for a dead run's;
 // the place ends holding one whole run and nothing is left beside it.
 func TestE2EConcurrentRunsOneState(t *testing.T) {
-	t.Parallel()
 	bin, module := fsmoveAndFixture(t, "mor_exec_reads_file")
 	state := t.TempDir()
 	const n = 3
