@@ -212,8 +212,8 @@ func TestE2ETimeout(t *testing.T) {
 	eng := e2eEngine(t)
 	// The container, the modules and the compile take 5-8 s here alone,
 	// and the deadline leaves room for a loaded machine (cmd/fsmove's
-	// end-to-end tests run beside this package's: 40 s was too short once
-	// they did); the apply waits on an Exec until the deadline, whatever
+	// end-to-end tests run beside this package's: 40 s ended once in the
+	// compile); the apply waits on an Exec until the deadline, whatever
 	// the machine's speed, and that wait costs no CPU.
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
