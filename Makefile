@@ -56,7 +56,7 @@ unit:
 # (LOAD_TESTS, a go test -run pattern) with a CPU hog on every core, LOAD_RUNS times.
 LOAD_RUNS ?= 5
 LOAD_TESTS ?= E2E
-# The whole end-to-end set takes 41 minutes a run on an idle 2-core machine;
+# The whole end-to-end set takes 36 minutes a run on an idle 2-core machine;
 # the hogs take about half of the CPU, so a run needs more than the 60
 # minutes of make unit's timeout.
 LOAD_TIMEOUT ?= 150m
