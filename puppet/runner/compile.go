@@ -77,9 +77,9 @@ var (
 	factsLoad = []byte("apply:\n  facts:\n    terminus: yaml\n")
 )
 
-// CachedFactsArgs are the arguments that make a "puppet apply" read the
+// cachedFactsArgs are the arguments that make a "puppet apply" read the
 // facts the compile run cached.
-func CachedFactsArgs() []string {
+func cachedFactsArgs() []string {
 	return []string{"--route_file", factsLoadRoutes, "--clientyamldir", factsYAMLDir}
 }
 

@@ -460,7 +460,7 @@ func (r *run) run(ctx context.Context) (err error) {
 
 	args := PuppetApplyArgs(modulePath)
 	if r.compiled {
-		args = append(CachedFactsArgs(), args...)
+		args = append(cachedFactsArgs(), args...)
 	}
 	cmd := capt.Command(r.opts, args)
 	r.rec.Command = cmd
