@@ -211,11 +211,7 @@ func Extract(r io.Reader, destDir string, budget *Budget) (string, error) {
 	if size < 0 {
 		return "", nil
 	}
-	target := filepath.Join(destDir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		return "", err
-	}
-	if err := writeFile(target, io.LimitReader(tr, size)); err != nil {
+	if err := writeEntry(destDir, name, tr, size); err != nil {
 		return "", err
 	}
 	return name, nil
@@ -259,7 +255,7 @@ func ExtractFiles(r io.Reader, destDir string, want map[string]string, budget *B
 			tampered = errors.Join(tampered, fmt.Errorf("%s is %s, not a regular file: %w", name, typeName(h), ErrTampered))
 			continue
 		}
-		target, err := cleanName(dest)
+		rel, err := cleanName(dest)
 		if err != nil {
 			return wrote, err
 		}
@@ -267,12 +263,10 @@ func ExtractFiles(r io.Reader, destDir string, want map[string]string, budget *B
 		if size < 0 {
 			continue
 		}
-		target = filepath.Join(destDir, filepath.FromSlash(target))
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return wrote, err
-		}
-		if err := writeFile(target, io.LimitReader(tr, size)); err != nil {
-			os.Remove(target) // a cut stream leaves no part of a file
+		if err := writeEntry(destDir, rel, tr, size); err != nil {
+			// Unlike a trace's beginning (Extract), part of a catalog
+			// or a graph is worth nothing, and would be read as whole.
+			os.Remove(filepath.Join(destDir, filepath.FromSlash(rel)))
 			return wrote, err
 		}
 		wrote[name] = true
@@ -317,12 +311,18 @@ func typeName(h *tar.Header) string {
 	return fmt.Sprintf("of tar type %q", h.Typeflag)
 }
 
-func writeFile(target string, r io.Reader) error {
+// writeEntry writes the first size bytes of r to the file rel (a clean
+// relative name) under destDir, making its directories.
+func writeEntry(destDir, rel string, r io.Reader, size int64) error {
+	target := filepath.Join(destDir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return err
+	}
 	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(f, r); err != nil {
+	if _, err := io.Copy(f, io.LimitReader(r, size)); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", target, err)
 	}
@@ -358,11 +358,7 @@ func ExtractManifests(r io.Reader, destDir string, budget *Budget) (int, error) 
 		if size < 0 {
 			continue
 		}
-		target := filepath.Join(destDir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return n, err
-		}
-		if err := writeFile(target, io.LimitReader(tr, size)); err != nil {
+		if err := writeEntry(destDir, name, tr, size); err != nil {
 			return n, err
 		}
 		n++
