@@ -37,10 +37,15 @@ type Units struct {
 }
 
 // UnitsScript prints what ParseUnits reads, in a container whose PID 1 is
-// systemd: Id, Names, PartOf and TriggeredBy of every loaded unit and of every service
-// unit file (which loads it), templates apart (their instances that ran
-// are loaded).
-const UnitsScript = `systemctl show --property=Id,Names,PartOf,TriggeredBy '*' $(systemctl list-unit-files --type=service --no-legend --no-pager | awk '$1 !~ /@\.service$/ { print $1 }')`
+// systemd: Id, Names, PartOf and TriggeredBy of every loaded unit and of
+// every service unit file (which loads it), templates apart (their
+// instances that ran are loaded). The unit files are the *.service names
+// in systemd's unit search path (systemd-analyze unit-paths, of the
+// systemd package as systemctl is): the names "systemctl list-unit-files
+// --type=service" lists, measured equal on bookworm's image, without its
+// reading of every unit's [Install] section for its enablement state (0.39
+// of the 0.63 s the script took with it).
+const UnitsScript = `systemctl show --property=Id,Names,PartOf,TriggeredBy '*' $(for d in $(systemd-analyze unit-paths); do [ -d "$d" ] && find "$d" -maxdepth 1 -name '*.service' ! -name '*@.service' -printf '%f\n'; done | sort -u)`
 
 // ParseUnits reads what UnitsScript prints: blocks of Id=, Names=, PartOf=
 // and TriggeredBy= lines (the last absent from runs made before it was

@@ -2,8 +2,6 @@ package runner
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -18,42 +16,39 @@ const failedScript = `for u in $(systemctl list-units --type=service --state=fai
 	journalctl --no-pager -o cat -n 4 -u "$u" | sed 's/^/line /'
 done; true`
 
-// recordUnits fills UnmetConditions and FailedUnits after the apply (systemd mode): what systemd says of the units it did
-// not run, so that a Service no process of which was traced is said with
-// why (detector.Coverage). A failure to ask is said; such Services are
-// then reported as not observed with no reason.
-func (r *run) recordUnits(ctx context.Context) {
-	unmet, err := r.unmetConditions(ctx)
+// failedQuestion asks systemd for the service units that failed.
+var failedQuestion = question{"failed", failedScript, journalBytes}
+
+// recordUnits fills UnmetConditions and FailedUnits after the apply
+// (systemd mode) from the answers to journalQuestion and failedQuestion:
+// what systemd says of the units it did not run, so that a Service no
+// process of which was traced is said with why (detector.Coverage). names
+// are each unit's names (unitNames). A failure to ask is said; such
+// Services are then reported as not observed with no reason.
+func (r *run) recordUnits(answers map[string]*answer, names map[string][]string) {
+	unmet, err := unmetConditions(answers[journalQuestion.name], names)
 	if err != nil {
 		r.warnf(err, "fsmove: the node's journal cannot be read (why a service was not observed is not said): %v\n", err)
 	}
 	if len(unmet) > 0 {
 		r.rec.UnmetConditions = unmet
 	}
-	var out bytes.Buffer
-	if status, err := r.c.Exec(ctx, []string{"/bin/sh", "-c", failedScript}, []string{"LANG=C.UTF-8"},
-		&capWriter{w: &out, left: journalBytes}); err == nil && status == 0 {
-		r.rec.FailedUnits = r.withAliases(ctx, parseFailedUnits(&out))
+	if a := answers[failedQuestion.name]; a.err() == nil {
+		r.rec.FailedUnits = withAliases(parseFailedUnits(&a.out), names)
 	}
 }
 
 // withAliases adds every name of each unit of m (a Service may name the
-// unit by an alias), with the unit's value; nil when m is empty.
-func (r *run) withAliases(ctx context.Context, m map[string]string) map[string]string {
+// unit by an alias), with the unit's value; nil when m is empty. names are
+// each unit's names (unitNames).
+func withAliases(m map[string]string, names map[string][]string) map[string]string {
 	if len(m) == 0 {
 		return nil
 	}
-	var out bytes.Buffer
-	units := slices.Sorted(maps.Keys(m))
-	status, err := r.c.Exec(ctx, append([]string{"systemctl", "show", "--property=Id,Names", "--"}, units...), nil,
-		&capWriter{w: &out, left: journalBytes})
-	if err != nil || status != 0 {
-		return m
-	}
-	for id, names := range parseUnitNames(&out) {
-		if v, ok := m[id]; ok {
-			for _, name := range names {
-				m[name] = v
+	for _, id := range slices.Sorted(maps.Keys(m)) {
+		for _, name := range names[id] {
+			if _, ok := m[name]; !ok {
+				m[name] = m[id]
 			}
 		}
 	}

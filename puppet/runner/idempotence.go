@@ -155,7 +155,8 @@ func (r *run) secondApply(ctx context.Context, modulePath []string) error {
 		}
 		journal := ""
 		if r.opts.Init == container.InitSystemd {
-			if sec.UnmetConditions, err = r.unmetConditions(ctx); err != nil {
+			answers, _ := r.ask(ctx, journalQuestion, namesQuestion)
+			if sec.UnmetConditions, err = unmetConditions(answers[journalQuestion.name], unitNames(answers[namesQuestion.name])); err != nil {
 				journal = fmt.Sprintf(" (the node's journal cannot be read: %v; a service that systemd skips for a condition is reported as not staying up)", err)
 			} else if n := len(sec.UnmetConditions); n > 0 {
 				journal = fmt.Sprintf(", %d unit(s) that systemd skipped for an unmet condition", n)

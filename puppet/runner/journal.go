@@ -3,12 +3,10 @@ package runner
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
-	"slices"
 	"strings"
 )
 
@@ -21,42 +19,45 @@ const (
 	journalBytes = 16 << 20
 )
 
-// unmetConditions asks the node's journal which units systemd did not
-// start because a condition of theirs was not met (systemd mode): such a
-// start is a success for Puppet, and the next apply finds the service
-// stopped (detector.Idempotence.UnmetConditions).
-func (r *run) unmetConditions(ctx context.Context) (map[string]string, error) {
-	var out bytes.Buffer
-	cmd := []string{"journalctl", "--no-pager", "--boot", "--lines", fmt.Sprint(journalLines),
-		"--output", "json", "--output-fields", "UNIT,MESSAGE", "_PID=1"}
-	status, err := r.c.Exec(ctx, cmd, []string{"LANG=C.UTF-8"}, &capWriter{w: &out, left: journalBytes})
-	if err != nil {
+// journalQuestion asks the node's journal for systemd's own messages of
+// this boot, as JSON lines of UNIT and MESSAGE.
+var journalQuestion = question{"journal", fmt.Sprintf("journalctl --no-pager --boot --lines %d --output json --output-fields UNIT,MESSAGE _PID=1", journalLines), journalBytes}
+
+// unmetConditions reads the answer to journalQuestion: which units
+// systemd did not start because a condition of theirs was not met
+// (systemd mode). Such a start is a success for Puppet, and the next apply
+// finds the service stopped (detector.Idempotence.UnmetConditions). A
+// Service may name the unit by an alias (Debian's ntpsec.service is also
+// ntp.service): every name of a skipped unit (names: unitNames) is
+// recorded.
+func unmetConditions(a *answer, names map[string][]string) (map[string]string, error) {
+	if err := a.err(); err != nil {
 		return nil, err
 	}
-	if status != 0 {
-		return nil, fmt.Errorf("journalctl exited %d: %.200s", status, strings.TrimSpace(out.String()))
-	}
-	unmet := parseUnmetConditions(&out)
+	unmet := parseUnmetConditions(&a.out)
 	if len(unmet) == 0 {
 		return unmet, nil
 	}
-	// A Service may name the unit by an alias (Debian's ntpsec.service is
-	// also ntp.service): every name of a skipped unit is recorded.
-	units := slices.Sorted(maps.Keys(unmet))
-	out.Reset()
-	status, err = r.c.Exec(ctx, append([]string{"systemctl", "show", "--property=Id,Names", "--"}, units...), nil,
-		&capWriter{w: &out, left: journalBytes})
-	if err != nil || status != 0 {
-		return unmet, nil // the units' own names are there still
-	}
-	for id, names := range parseUnitNames(&out) {
-		if cond, ok := unmet[id]; ok {
-			for _, name := range names {
-				unmet[name] = cond
-			}
+	return withAliases(unmet, names), nil
+}
+
+// namesQuestion asks for the names of every unit the journal names (the
+// UNIT field systemd sets on its messages of a unit): the aliases of a
+// unit systemd skipped, failed or unloaded since (getty@tty1.service is
+// also autovt@tty1.service), which unitsQuestion's loaded units and unit
+// files may not show.
+var namesQuestion = question{"names", "systemctl show --property=Id,Names -- $(journalctl --boot -F UNIT)", journalBytes}
+
+// unitNames is each unit's names, from the answers to unitsQuestion and
+// namesQuestion (either may be missing).
+func unitNames(answers ...*answer) map[string][]string {
+	names := map[string][]string{}
+	for _, a := range answers {
+		if a.err() == nil {
+			maps.Copy(names, parseUnitNames(bytes.NewReader(a.out.Bytes())))
 		}
 	}
-	return unmet, nil
+	return names
 }
 
 // parseUnitNames reads systemctl show --property=Id,Names: blocks of

@@ -124,16 +124,18 @@ const liftedScript = `for d in /run/systemd/generator/*.service.d/` + liftDropIn
 	printf '%s %s\n' "$u" "$(head -n 1 "$d")"
 done; true`
 
-// recordLifted fills LiftedConditions after the apply: the units started
-// despite a lifted condition, by every name.
-func (r *run) recordLifted(ctx context.Context) {
-	var out bytes.Buffer
-	status, err := r.c.Exec(ctx, []string{"/bin/sh", "-c", liftedScript}, []string{"LANG=C.UTF-8"},
-		&capWriter{w: &out, left: journalBytes})
-	if err != nil || status != 0 {
+// liftedQuestion asks which units systemd started despite a lifted
+// condition.
+var liftedQuestion = question{"lifted", liftedScript, journalBytes}
+
+// recordLifted fills LiftedConditions after the apply from the answer to
+// liftedQuestion: the units started despite a lifted condition, by every
+// name (names: unitNames).
+func (r *run) recordLifted(a *answer, names map[string][]string) {
+	if a.err() != nil {
 		return
 	}
-	r.rec.LiftedConditions = r.withAliases(ctx, parseLifted(&out))
+	r.rec.LiftedConditions = withAliases(parseLifted(&a.out), names)
 }
 
 // parseLifted reads liftedScript's output: each unit with the conditions

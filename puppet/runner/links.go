@@ -16,9 +16,6 @@ package runner
 
 import (
 	"bufio"
-	"bytes"
-	"context"
-	"fmt"
 	"io"
 	"path"
 	"strings"
@@ -28,20 +25,19 @@ import (
 // "PATH<tab>TARGET".
 const linksScript = `find / /var -mindepth 1 -maxdepth 1 -type l -printf '%p\t%l\n' 2>/dev/null; true`
 
-// recordImageLinks fills ImageLinks, in the booted container before any of
-// the module's code runs. A failure is said; the analysis then has no
-// links to start with.
-func (r *run) recordImageLinks(ctx context.Context) {
-	var out bytes.Buffer
-	status, err := r.c.Exec(ctx, []string{"/bin/sh", "-c", linksScript}, nil, &capWriter{w: &out, left: 1 << 16})
-	if err == nil && status != 0 {
-		err = fmt.Errorf("find exited %d", status)
-	}
-	if err != nil {
+// linksQuestion asks for the image's links; recordImageLinks reads its
+// answer.
+var linksQuestion = question{"links", linksScript, 1 << 16}
+
+// recordImageLinks fills ImageLinks from the answer to linksQuestion, asked
+// in the booted container before any of the module's code runs. A failure
+// is said; the analysis then has no links to start with.
+func (r *run) recordImageLinks(a *answer) {
+	if err := a.err(); err != nil {
 		r.warnf(err, "fsmove: the image's links are not known (a path through /var/run is not one with /run): %v\n", err)
 		return
 	}
-	if links := parseRunLinks(&out); len(links) > 0 {
+	if links := parseRunLinks(&a.out); len(links) > 0 {
 		r.rec.ImageLinks = links
 	}
 }

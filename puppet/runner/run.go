@@ -421,8 +421,10 @@ func (r *run) run(ctx context.Context) (err error) {
 			}
 			r.rec.SystemState = state
 		}
-		r.recordImageLinks(ctx)
-		r.versions(ctx)
+		// One exec for both (query.go).
+		answers, _ := r.ask(ctx, linksQuestion, versionsQuestion)
+		r.recordImageLinks(answers[linksQuestion.name])
+		r.versions(answers[versionsQuestion.name])
 		return fmt.Sprintf("%s, init %s (puppet %s, strace %s)", c.ShortID(), r.opts.Init, r.rec.PuppetVersion, r.rec.StraceVersion), nil
 	})
 	if err != nil && r.c != nil {
@@ -451,7 +453,8 @@ func (r *run) run(ctx context.Context) (err error) {
 	if err := r.setup(ctx); err != nil {
 		return err
 	}
-	r.saveNodeState(ctx, detector.AccountsScript, AccountsFile, "an account a package makes for a resource that names it is not checked")
+	accounts, _ := r.ask(ctx, accountsQuestion)
+	r.saveAnswer(accounts[accountsQuestion.name], AccountsFile, "an account a package makes for a resource that names it is not checked")
 	if !r.opts.Untraced || r.opts.CompileFirst {
 		if err := r.compile(ctx, modulePath); err != nil {
 			return err
@@ -693,14 +696,15 @@ func (r *run) setPuppetStatus() {
 	}
 }
 
-// versions asks dpkg for Puppet's and strace's versions (no Ruby start-up).
-func (r *run) versions(ctx context.Context) {
-	var out bytes.Buffer
-	status, err := r.c.Exec(ctx, []string{"dpkg-query", "-W", "-f", "${Package} ${Version}\n", "puppet-agent", "strace"}, nil, &out)
-	if err != nil || status != 0 {
+// versionsQuestion asks dpkg for Puppet's and strace's versions (no Ruby
+// start-up); versions reads its answer.
+var versionsQuestion = question{"versions", `dpkg-query -W -f '${Package} ${Version}\n' puppet-agent strace`, 1 << 12}
+
+func (r *run) versions(a *answer) {
+	if a.err() != nil {
 		return
 	}
-	for _, line := range strings.Split(out.String(), "\n") {
+	for _, line := range strings.Split(a.out.String(), "\n") {
 		pkg, v, _ := strings.Cut(line, " ")
 		switch pkg {
 		case "puppet-agent":
@@ -947,16 +951,11 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 	}
 	r.compareApplied(tmp)
 
-	r.saveNodeState(ctx, detector.PackagesScript, PackagesFile, "no dpkg in the image? the analysis knows less of packages")
 	r.copySources(ctx)
 	if file, err := get(lastRunReport, dir, artifacts); err == nil && file == PuppetReportFile {
 		r.rec.Report = PuppetReportFile
 	}
-	if r.opts.Init == container.InitSystemd {
-		r.saveNodeState(ctx, detector.UnitsScript, UnitsFile, "a Service that names its unit by an alias gets none of its work")
-		r.recordUnits(ctx)
-		r.recordLifted(ctx)
-	}
+	r.askAfterApply(ctx)
 
 	if _, err := get(puppetExitPath, tmp, artifacts); err == nil {
 		data, _ := os.ReadFile(filepath.Join(tmp, filepath.Base(puppetExitPath)))
@@ -998,24 +997,42 @@ func (r *run) copyFile(ctx context.Context, path, dest string, budget *container
 	return file, err
 }
 
-// saveNodeState runs script in the container and writes what it prints to
-// file in the output directory, within ArtifactFileBudget: what dpkg
-// (PackagesFile) and systemd (UnitsFile) know of the node as the apply left
-// it, and its accounts before the apply (AccountsFile), for the analysis.
-// Its absence only makes the analysis know less: a failure is said, with
-// what is lost (lost), and the run goes on.
-func (r *run) saveNodeState(ctx context.Context, script, file, lost string) {
-	var buf bytes.Buffer
-	out := &capWriter{w: &buf, left: ArtifactFileBudget}
-	status, err := r.c.Exec(ctx, []string{"/bin/sh", "-c", script}, nil, out)
-	switch {
-	case err != nil:
-	case status != 0:
-		err = fmt.Errorf("the query exited %d", status)
-	case out.cut:
-		err = fmt.Errorf("over %s", container.FormatBytes(ArtifactFileBudget))
-	default:
-		err = os.WriteFile(filepath.Join(r.opts.OutDir, file), buf.Bytes(), 0o644)
+// The node's state the analysis reads beside the trace: what dpkg
+// (PackagesFile) and systemd (UnitsFile) know of the node as the apply
+// left it, and its accounts before the apply (AccountsFile).
+var (
+	packagesQuestion = question{"packages", detector.PackagesScript, ArtifactFileBudget}
+	unitsQuestion    = question{"units", detector.UnitsScript, ArtifactFileBudget}
+	accountsQuestion = question{"accounts", detector.AccountsScript, ArtifactFileBudget}
+)
+
+// askAfterApply asks the node, in one exec, what dpkg and (systemd mode)
+// systemd know after the apply, and saves and records it.
+func (r *run) askAfterApply(ctx context.Context) {
+	qs := []question{packagesQuestion}
+	systemd := r.opts.Init == container.InitSystemd
+	if systemd {
+		qs = append(qs, unitsQuestion, journalQuestion, namesQuestion, failedQuestion, liftedQuestion)
+	}
+	answers, _ := r.ask(ctx, qs...)
+	r.saveAnswer(answers[packagesQuestion.name], PackagesFile, "no dpkg in the image? the analysis knows less of packages")
+	if !systemd {
+		return
+	}
+	units := answers[unitsQuestion.name]
+	r.saveAnswer(units, UnitsFile, "a Service that names its unit by an alias gets none of its work")
+	names := unitNames(units, answers[namesQuestion.name])
+	r.recordUnits(answers, names)
+	r.recordLifted(answers[liftedQuestion.name], names)
+}
+
+// saveAnswer writes what a question's script printed to file in the
+// output directory. Its absence only makes the analysis know less: a
+// failure is said, with what is lost (lost), and the run goes on.
+func (r *run) saveAnswer(a *answer, file, lost string) {
+	err := a.err()
+	if err == nil {
+		err = os.WriteFile(filepath.Join(r.opts.OutDir, file), a.out.Bytes(), 0o644)
 	}
 	if err != nil {
 		r.warnf(err, "fsmove: %s not saved (%s): %v\n", file, lost, err)
