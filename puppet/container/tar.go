@@ -217,22 +217,32 @@ func Extract(r io.Reader, destDir string, budget *Budget) (string, error) {
 	return name, nil
 }
 
-// maxEntries bounds the entries ExtractFiles reads from one stream.
-const maxEntries = 10000
+// maxEntries bounds the entries ExtractFiles reads from one stream: about
+// 50 MB of headers, and ten times the entries of a wanted name that a
+// module made a directory of 10,000 files (the hostile module's test makes
+// one of 20,000 before the last graph).
+const maxEntries = 100000
 
 // ExtractFiles writes the regular files of a tar stream (what CopyOut of a
 // directory returns) that want names, each to destDir under the name want
 // gives it (a relative path), within budget, and returns the names of want
-// it wrote. Other entries are skipped, unread. A wanted name that the stream
-// holds as something else than a regular file is ErrTampered, as is a
-// stream of more than maxEntries entries: the others are still written. It
-// is for a directory no module has written yet (the compile run's), whose
+// it wrote. Other entries are skipped, unread; the stream is read no
+// further once every wanted name was seen (the engine's stream is in the
+// lexical order of names: a large file named after the wanted ones is not
+// read at all). A wanted name that the stream holds as something else than
+// a regular file is ErrTampered, as is a stream of more than maxEntries
+// entries: the others are still written. It is for fsmove's own
+// directories in the container (the compile run's, the apply's), whose
 // files one request brings out instead of one request each.
 func ExtractFiles(r io.Reader, destDir string, want map[string]string, budget *Budget) (map[string]bool, error) {
 	tr := tar.NewReader(r)
 	wrote := map[string]bool{}
 	var tampered error
+	seen := 0
 	for n := 0; ; n++ {
+		if seen == len(want) {
+			return wrote, tampered
+		}
 		h, err := tr.Next()
 		if err == io.EOF {
 			return wrote, tampered
@@ -251,6 +261,7 @@ func ExtractFiles(r io.Reader, destDir string, want map[string]string, budget *B
 		if !ok {
 			continue
 		}
+		seen++
 		if h.Typeflag != tar.TypeReg {
 			tampered = errors.Join(tampered, fmt.Errorf("%s is %s, not a regular file: %w", name, typeName(h), ErrTampered))
 			continue

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // entries lists an archive's names with their type and content.
@@ -235,6 +236,20 @@ func TestExtractFiles(t *testing.T) {
 	}
 	if _, err := ExtractFiles(bytes.NewReader(data), dest, map[string]string{"compile/graphs/a.dot": "../../evil"}, unlimited()); err == nil {
 		t.Error("a destination leaving dest accepted")
+	}
+	// Once every wanted name was seen the stream is read no further: what
+	// follows (here a stream that fails) is not read.
+	head := tarOf(t, [2]string{"apply/graphs/a.dot", "digraph a {}"}, [2]string{"apply/puppet.log", "log"})
+	head = head[:len(head)-1024] // the two zero blocks that end a tar
+	cut := io.MultiReader(bytes.NewReader(head), iotest.ErrReader(errors.New("read past the wanted files")))
+	wrote, err = ExtractFiles(cut, t.TempDir(), map[string]string{"apply/graphs/a.dot": "a.dot", "apply/puppet.log": "puppet.log"}, unlimited())
+	if err != nil || len(wrote) != 2 {
+		t.Errorf("wrote %v, err %v: want both files and the stream left unread after them", wrote, err)
+	}
+	wrote, err = ExtractFiles(io.MultiReader(bytes.NewReader(head), iotest.ErrReader(errors.New("cut"))), t.TempDir(),
+		map[string]string{"apply/puppet.log": "puppet.log", "apply/puppet.exit": "puppet.exit"}, unlimited())
+	if err == nil || len(wrote) != 1 {
+		t.Errorf("wrote %v, err %v: a wanted name not seen yet reads on (and here meets the cut)", wrote, err)
 	}
 	// A stream of too many entries is refused, not read to its end.
 	many := make([][2]string, maxEntries+1)

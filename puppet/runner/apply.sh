@@ -13,8 +13,8 @@
 # (-o FILE) and starts the program itself (its -I3 default), so -I2 is given:
 # SIGTERM is then only held back while a system call is being decoded.
 #
-# Files, all in the work directory ($FSMOVE_WORKDIR, default /fsmove; the
-# strace -o option must name $FSMOVE_WORKDIR/trace.log):
+# Files, all in the work directory ($FSMOVE_WORKDIR, default this script's
+# own directory; the strace -o option must name $FSMOVE_WORKDIR/trace.log):
 #   trace.log    strace's output
 #   puppet.log   Puppet's stdout and stderr
 #   puppet.pid   Puppet's pid (written by the traced process before it execs Puppet)
@@ -22,7 +22,7 @@
 # The script's own exit status is 0 when it ran Puppet to its end, whatever
 # Puppet's status; 125 when strace could not start Puppet.
 set -u
-workdir=${FSMOVE_WORKDIR:-/fsmove}
+workdir=${FSMOVE_WORKDIR:-${0%/*}}
 cd "$workdir" || exit 125
 
 strace_opts=""

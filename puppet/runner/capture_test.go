@@ -113,7 +113,7 @@ func TestPlainApplyRecordsPuppetStatus(t *testing.T) {
 	os.Mkdir(bin, 0o755)
 	os.WriteFile(filepath.Join(bin, "puppet"), []byte("#!/bin/sh\necho applying \"$@\"\nexit 4\n"), 0o755)
 	cmd := plainApply(nil, PuppetApplyArgs([]string{"/m"}))
-	script := strings.ReplaceAll(cmd[2], workDir, dir)
+	script := strings.ReplaceAll(cmd[2], applyDir, dir)
 	c := exec.Command(cmd[0], cmd[1], script, cmd[3])
 	c.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
 	if out, err := c.CombinedOutput(); err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/fsmove/fsmove/catalog"
@@ -123,7 +122,7 @@ func (r *run) secondApply(ctx context.Context, modulePath []string) error {
 			return "", fmt.Errorf("no trace of the second apply: %w", err)
 		}
 		sec.TraceBytes = traceBytes
-		r.copyFile(ctx, puppetLogPath, dir, budget)
+		exit := r.takeApplied(ctx, dir, "", budget)
 		if file, err := r.copyFile(ctx, lastRunReport, dir, budget); err == nil && file == PuppetReportFile {
 			sec.Report = SecondDir + "/" + PuppetReportFile
 			if f, err := os.Open(filepath.Join(dir, PuppetReportFile)); err == nil {
@@ -141,12 +140,9 @@ func (r *run) secondApply(ctx context.Context, modulePath []string) error {
 		if err := r.copyCatalog(ctx, tmp, dir, budget); err != nil {
 			return "", err
 		}
-		if _, err := r.copyFile(ctx, puppetExitPath, tmp, budget); err == nil {
-			data, _ := os.ReadFile(filepath.Join(tmp, filepath.Base(puppetExitPath)))
-			if n, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
-				sec.PuppetExit = intPtr(n)
-				sec.PuppetOutcome = PuppetOutcome(n)
-			}
+		if exit != nil {
+			sec.PuppetExit = exit
+			sec.PuppetOutcome = PuppetOutcome(*exit)
 		}
 		r.overBudget(budget.Over, false)
 		status := sec.ReportStatus

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -925,15 +926,11 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("no trace: %w", err)
 	}
 	r.rec.TraceBytes = traceBytes
-	// File by file, by name (Extract takes one regular file): a
-	// directory's stream would hold whatever the module put there.
-	get(puppetLogPath, dir, artifacts)
 
-	// The catalog is <certname>.json, kept as catalog.json; puppet.exit
-	// is only read. Both pass through a temporary directory. When the
-	// catalog and graphs were compiled before the apply (compile.go), the
-	// apply's own are only compared with them, from the temporary
-	// directory.
+	// The catalog is <certname>.json, kept as catalog.json. It passes
+	// through a temporary directory. When the catalog and graphs were
+	// compiled before the apply (compile.go), the apply's own are only
+	// compared with them, from the temporary directory.
 	tmp, err := os.MkdirTemp(dir, ".catalog-")
 	if err != nil {
 		return "", err
@@ -943,9 +940,7 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 	if r.compiled {
 		keep = tmp
 	}
-	for _, g := range graphFiles {
-		get(graphDir+"/"+g, filepath.Join(keep, GraphsDir), artifacts)
-	}
+	exit := r.takeApplied(ctx, dir, keep, artifacts)
 	if err := r.copyCatalog(ctx, tmp, keep, artifacts); err != nil {
 		return "", err
 	}
@@ -957,16 +952,60 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 	}
 	r.askAfterApply(ctx)
 
-	if _, err := get(puppetExitPath, tmp, artifacts); err == nil {
-		data, _ := os.ReadFile(filepath.Join(tmp, filepath.Base(puppetExitPath)))
-		if n, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
-			r.rec.PuppetExit = intPtr(n)
-			r.rec.PuppetOutcome = PuppetOutcome(n)
-		}
+	if exit != nil {
+		r.rec.PuppetExit = exit
+		r.rec.PuppetOutcome = PuppetOutcome(*exit)
 	}
 	r.checkPuppetExit()
 	r.overBudget(artifacts.Over, false)
 	return fmt.Sprintf("trace %s, %d artifacts", container.FormatBytes(r.rec.TraceBytes), len(listArtifacts(dir))), nil
+}
+
+// takeApplied brings out what the apply wrote in applyDir, in one request
+// (the directory holds nothing else the module did not write there):
+// Puppet's log to logDir, its graphs to graphsDir's GraphsDir (none when
+// graphsDir is ""), within budget. It returns Puppet's exit status as apply.sh or plainApply wrote
+// it, nil when there is none. (The trace of strace, there too, is taken
+// before with a budget of its own.) A file that the container replaced
+// with something else is left out and recorded (r.tampered).
+func (r *run) takeApplied(ctx context.Context, logDir, graphsDir string, budget *container.Budget) *int {
+	tmp, err := os.MkdirTemp(r.opts.OutDir, ".apply-")
+	if err != nil {
+		return nil
+	}
+	defer os.RemoveAll(tmp)
+	base := path.Base(applyDir)
+	logEntry, exitEntry := base+"/"+path.Base(puppetLogPath), base+"/"+path.Base(puppetExitPath)
+	want := map[string]string{logEntry: PuppetLogFile, exitEntry: path.Base(puppetExitPath)}
+	for _, g := range graphFiles {
+		want[base+"/"+path.Base(graphDir)+"/"+g] = GraphsDir + "/" + g
+	}
+	var wrote map[string]bool
+	rc, err := r.c.CopyOut(ctx, applyDir)
+	if err == nil {
+		wrote, err = container.ExtractFiles(rc, tmp, want, budget)
+		rc.Close()
+	}
+	if errors.Is(err, container.ErrTampered) {
+		r.tampered = append(r.tampered, fmt.Errorf("%s: %w", applyDir, err))
+	}
+	if wrote[logEntry] {
+		os.Rename(filepath.Join(tmp, PuppetLogFile), filepath.Join(logDir, PuppetLogFile))
+	}
+	for _, g := range graphFiles {
+		if graphsDir != "" && wrote[base+"/"+path.Base(graphDir)+"/"+g] && os.MkdirAll(filepath.Join(graphsDir, GraphsDir), 0o755) == nil {
+			os.Rename(filepath.Join(tmp, GraphsDir, g), filepath.Join(graphsDir, GraphsDir, g))
+		}
+	}
+	if !wrote[exitEntry] {
+		return nil
+	}
+	data, _ := os.ReadFile(filepath.Join(tmp, path.Base(puppetExitPath)))
+	n, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		return nil
+	}
+	return &n
 }
 
 // copyCatalog copies the catalog Puppet cached (<certname>.json) through

@@ -36,16 +36,19 @@ func TraceFilter() string {
 
 // Paths inside the container.
 const (
-	workDir        = "/fsmove"
-	modulesDir     = workDir + "/modules"     // the module under test
-	modulePathDir  = workDir + "/modulepath"  // --modulepath trees: modulepath/0, /1, …
-	forgeDir       = workDir + "/forge"       // Forge installs
-	sitePP         = workDir + "/site.pp"     // the entry manifest
-	graphDir       = workDir + "/graphs"      // Puppet's --graph output
-	tracePath      = workDir + "/trace.log"   // strace -o
-	puppetLogPath  = workDir + "/puppet.log"  // Puppet's stdout+stderr
-	puppetExitPath = workDir + "/puppet.exit" // Puppet's exit status (apply.sh)
-	applyScript    = workDir + "/apply.sh"
+	workDir       = "/fsmove"
+	modulesDir    = workDir + "/modules"    // the module under test
+	modulePathDir = workDir + "/modulepath" // --modulepath trees: modulepath/0, /1, …
+	forgeDir      = workDir + "/forge"      // Forge installs
+	sitePP        = workDir + "/site.pp"    // the entry manifest
+	// applyDir holds what the traced apply writes besides Puppet's own
+	// state, which one request brings out (takeApplied).
+	applyDir       = workDir + "/apply"
+	graphDir       = applyDir + "/graphs"      // Puppet's --graph output
+	tracePath      = applyDir + "/trace.log"   // strace -o
+	puppetLogPath  = applyDir + "/puppet.log"  // Puppet's stdout+stderr
+	puppetExitPath = applyDir + "/puppet.exit" // Puppet's exit status (apply.sh)
+	applyScript    = applyDir + "/apply.sh"
 	debianModules  = "/usr/share/puppet/modules" // Debian's puppet-module-* packages
 	puppetConf     = "/etc/puppet/puppet.conf"   // Debian's Puppet configuration
 	// catalogDir is where --catalog_cache_terminus json writes the applied

@@ -68,8 +68,8 @@ func TestApplyCommand(t *testing.T) {
 	cmd := ApplyCommand(true, false, PuppetApplyArgs([]string{"/fsmove/modules", "/usr/share/puppet/modules"}))
 	joined := strings.Join(cmd, " ")
 	for _, want := range []string{
-		"/bin/sh /fsmove/apply.sh -f -s 300 -o /fsmove/trace.log --seccomp-bpf -e trace=open,",
-		" -- --debug --evaltrace --detailed-exitcodes --graph --graphdir /fsmove/graphs --catalog_cache_terminus json",
+		"/bin/sh /fsmove/apply/apply.sh -f -s 300 -o /fsmove/apply/trace.log --seccomp-bpf -e trace=open,",
+		" -- --debug --evaltrace --detailed-exitcodes --graph --graphdir /fsmove/apply/graphs --catalog_cache_terminus json",
 		"--modulepath /fsmove/modules:/usr/share/puppet/modules /fsmove/site.pp",
 	} {
 		if !strings.Contains(joined, want) {

@@ -9,7 +9,7 @@ for f in /var/cache/puppet/client_data/catalog/*.json; do
 	sed -i 's/"require":"Exec\[catalog-other\]"/"require":["Exec[catalog-other]","Exec[hostile-catalog]"]/' "$f"
 	n=$((n + 1))
 done
-for f in /fsmove/graphs/expanded_relationships.dot; do
+for f in /fsmove/apply/graphs/expanded_relationships.dot; do
 	[ -f "$f" ] && [ ! -L "$f" ] || continue
 	sed -i '$ d' "$f" # the closing brace
 	printf '    "Exec[hostile-catalog]" -> "Exec[catalog-read]" [\n        fontsize = 8\n    ]\n}\n' >>"$f"

