@@ -1,7 +1,12 @@
 package container
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/docker/docker/api/types/container"
@@ -41,15 +46,36 @@ func TestCapsIn(t *testing.T) {
 	}
 }
 
-func TestBootNotReachable(t *testing.T) {
-	for state, want := range map[string]bool{
-		"offline": true, "Failed to connect to bus: No such file or directory": true,
-		"Failed to connect to system scope bus via local transport: No such file or directory": true, // systemctl 257
-		"Failed to connect to the Internet":                                                    false,
-		"starting":                                                                             false, "maintenance": false, "stopping": false, "": false,
+// TestBootScript runs bootScript with a systemctl that answers each state
+// in turn: it asks again while systemd cannot be reached, and prints the
+// first answer that is a verdict on the boot.
+func TestBootScript(t *testing.T) {
+	for _, c := range []struct {
+		answers []string
+		want    string
+	}{
+		{[]string{"running"}, "running"},
+		{[]string{"offline", "Failed to connect to bus: No such file or directory", "degraded"}, "degraded"},
+		{[]string{"Failed to connect to system scope bus via local transport: No such file or directory", "running"}, "running"}, // systemctl 257
+		{[]string{"Failed to connect to the Internet", "running"}, "Failed to connect to the Internet"},
+		{[]string{"starting", "running"}, "starting"},
+		{[]string{"maintenance"}, "maintenance"},
+		{[]string{"", "running"}, ""},
 	} {
-		if got := bootNotReachable(state); got != want {
-			t.Errorf("bootNotReachable(%q) = %v, want %v", state, got, want)
+		dir := t.TempDir()
+		script := "#!/bin/sh\nn=$(cat " + dir + "/n 2>/dev/null || echo 0)\necho $((n + 1)) >" + dir + "/n\ncase $n in\n"
+		for i, a := range c.answers {
+			script += fmt.Sprintf("%d) echo '%s' ;;\n", i, a)
+		}
+		script += "*) echo 'asked too often' ;;\nesac\n"
+		if err := os.WriteFile(filepath.Join(dir, "systemctl"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("/bin/sh", "-c", bootScript)
+		cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"))
+		out, err := cmd.Output()
+		if got := strings.TrimSpace(string(out)); err != nil || got != c.want {
+			t.Errorf("answers %q: printed %q (%v), want %q", c.answers, got, err, c.want)
 		}
 	}
 }
