@@ -151,7 +151,7 @@ func (r *run) secondApply(ctx context.Context, modulePath []string) error {
 		}
 		journal := ""
 		if r.opts.Init == container.InitSystemd {
-			answers, _ := r.ask(ctx, journalQuestion, namesQuestion)
+			answers := r.ask(ctx, journalQuestion, namesQuestion)
 			if sec.UnmetConditions, err = unmetConditions(answers[journalQuestion.name], unitNames(answers[namesQuestion.name])); err != nil {
 				journal = fmt.Sprintf(" (the node's journal cannot be read: %v; a service that systemd skips for a condition is reported as not staying up)", err)
 			} else if n := len(sec.UnmetConditions); n > 0 {

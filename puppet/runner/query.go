@@ -40,15 +40,20 @@ type answer struct {
 	out    bytes.Buffer
 	cw     capWriter
 	budget int64
-	status int  // the script's exit status
-	ended  bool // its end line was seen (status is known)
+	status int   // the script's exit status
+	ended  bool  // its end line was seen (status is known)
+	lost   error // the exec's error, when it failed before the end
 }
 
 // err says why the answer is not whole: the script did not end (the exec
 // failed or was cut), exited non-zero, or printed more than its budget.
 func (a *answer) err() error {
 	switch {
-	case a == nil || !a.ended:
+	case a == nil:
+		return errors.New("no answer")
+	case !a.ended && a.lost != nil:
+		return fmt.Errorf("no answer: %w", a.lost)
+	case !a.ended:
 		return errors.New("no answer")
 	case a.status != 0:
 		return fmt.Errorf("the query exited %d", a.status)
@@ -60,13 +65,19 @@ func (a *answer) err() error {
 
 // ask runs the questions in one exec, in their order, and returns their
 // answers by name. An exec that fails leaves the answers it did not reach
-// without their end (answer.err says so); its error is returned too.
-func (r *run) ask(ctx context.Context, qs ...question) (map[string]*answer, error) {
+// without their end: answer.err says so with the exec's error (an engine
+// gone is then a failure that follows another: cause.go).
+func (r *run) ask(ctx context.Context, qs ...question) map[string]*answer {
 	var b [16]byte
 	rand.Read(b[:])
 	s := newSplitter("fsmove-answer-"+hex.EncodeToString(b[:]), qs)
 	_, err := r.c.Exec(ctx, []string{"/bin/sh", "-c", askScript(qs), "fsmove-ask", s.mark}, []string{"LANG=C.UTF-8"}, s)
-	return s.answers, err
+	if err != nil {
+		for _, a := range s.answers {
+			a.lost = err
+		}
+	}
+	return s.answers
 }
 
 // askScript runs each question's script in a subshell between its begin

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"errors"
+	"io"
 	"os/exec"
 	"strings"
 	"testing"
@@ -70,6 +72,12 @@ func TestSplitterCutStream(t *testing.T) {
 		if err := s.answers[name].err(); err == nil {
 			t.Errorf("%s: no error", name)
 		}
+	}
+	// The exec's error is the unended answers' (an engine gone must read
+	// as one: cause.go).
+	s.answers["b"].lost = io.ErrUnexpectedEOF
+	if err := s.answers["b"].err(); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("b after a failed exec: %v", err)
 	}
 	// A control line the splitter cannot read ends the answer unended.
 	s = newSplitter(mark, qs)

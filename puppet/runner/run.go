@@ -423,7 +423,7 @@ func (r *run) run(ctx context.Context) (err error) {
 			r.rec.SystemState = state
 		}
 		// One exec for both (query.go).
-		answers, _ := r.ask(ctx, linksQuestion, versionsQuestion)
+		answers := r.ask(ctx, linksQuestion, versionsQuestion)
 		r.recordImageLinks(answers[linksQuestion.name])
 		r.versions(answers[versionsQuestion.name])
 		return fmt.Sprintf("%s, init %s (puppet %s, strace %s)", c.ShortID(), r.opts.Init, r.rec.PuppetVersion, r.rec.StraceVersion), nil
@@ -454,7 +454,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	if err := r.setup(ctx); err != nil {
 		return err
 	}
-	accounts, _ := r.ask(ctx, accountsQuestion)
+	accounts := r.ask(ctx, accountsQuestion)
 	r.saveAnswer(accounts[accountsQuestion.name], AccountsFile, "an account a package makes for a resource that names it is not checked")
 	if !r.opts.Untraced || r.opts.CompileFirst {
 		if err := r.compile(ctx, modulePath); err != nil {
@@ -1053,7 +1053,7 @@ func (r *run) askAfterApply(ctx context.Context) {
 	if systemd {
 		qs = append(qs, unitsQuestion, journalQuestion, namesQuestion, failedQuestion, liftedQuestion)
 	}
-	answers, _ := r.ask(ctx, qs...)
+	answers := r.ask(ctx, qs...)
 	r.saveAnswer(answers[packagesQuestion.name], PackagesFile, "no dpkg in the image? the analysis knows less of packages")
 	if !systemd {
 		return
