@@ -139,9 +139,37 @@ func TestE2ERunKeep(t *testing.T) {
 	if !ok || !strings.HasPrefix(name, "fsmove-kept-") {
 		t.Fatalf("no kept container named fsmove-kept-… in the output:\n%s", out)
 	}
+	// The run's cgroup subtree (named by the run, not by the kept name)
+	// made older than a sweep's age limit: the sweep of every later run
+	// and gc's leave it, as the container is still there. (It took the
+	// kept container's subtree for a dead run's, and each later run
+	// waited on its busy cgroups: three minutes a run for a kept systemd
+	// container.)
+	run := "fsmove-" + strings.TrimPrefix(name, "fsmove-kept-")
+	subtrees, _ := filepath.Glob(filepath.Join("/sys/fs/cgroup", "*", "fsmove", run))
+	more, _ := filepath.Glob(filepath.Join("/sys/fs/cgroup", "fsmove", run))
+	subtrees = append(subtrees, more...)
+	if len(subtrees) == 0 {
+		t.Errorf("no cgroup subtree %s of the kept container", run)
+	}
+	old := time.Now().Add(-time.Hour)
+	for _, dir := range subtrees {
+		if err := os.Chtimes(dir, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dry := exec.Command(bin, "gc", "--dry-run")
+	if out, err := dry.CombinedOutput(); err != nil || strings.Contains(string(out), run) {
+		t.Errorf("fsmove gc --dry-run would remove the kept container's cgroups (%v):\n%s", err, out)
+	}
 	gc := exec.Command(bin, "gc")
-	if out, err := gc.CombinedOutput(); err != nil || strings.Contains(string(out), name) {
+	if out, err := gc.CombinedOutput(); err != nil || strings.Contains(string(out), name) || strings.Contains(string(out), run) {
 		t.Errorf("fsmove gc: %v\n%s", err, out)
+	}
+	for _, dir := range subtrees {
+		if _, err := os.Stat(dir); err != nil {
+			t.Errorf("the kept container's cgroup %s is gone: %v", dir, err)
+		}
 	}
 	time.Sleep(2 * time.Second) // the reaper had the session's end when fsmove exited
 	if left := containersOf(t, pid); len(left) != 1 {

@@ -267,7 +267,10 @@ func (rc *runCgroup) check(id string) error {
 // engine has removed the container's own cgroups, systemd's below them go
 // with it or here. A cgroup whose last task has just exited may still say
 // EBUSY for a moment.
-func (rc *runCgroup) remove() error {
+func (rc *runCgroup) remove() error { return rc.removeWith(rmdirRetry) }
+
+// removeWith is remove with rmdir, which removes one directory.
+func (rc *runCgroup) removeWith(rmdir func(string) error) error {
 	var errs []error
 	for _, m := range rc.hc.mounts {
 		top := filepath.Join(m.dir, rc.run)
@@ -279,7 +282,7 @@ func (rc *runCgroup) remove() error {
 			return nil
 		})
 		for i := len(dirs) - 1; i >= 0; i-- {
-			if err := rmdirRetry(dirs[i]); err != nil {
+			if err := rmdir(dirs[i]); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -317,7 +320,11 @@ func (hc *hostCgroups) sweepStale(inUse func(name string) bool, dryRun bool) []s
 				continue
 			}
 			rc := &runCgroup{hc: &hostCgroups{mounts: []cgroupMount{m}}, run: cgroupBase + "/" + e.Name()}
-			if dryRun || rc.remove() == nil {
+			// One rmdir each, no waiting on EBUSY: a subtree this old
+			// whose cgroups are busy still has processes, and a run's
+			// start must not wait for it (a kept container's systemd
+			// has dozens of cgroups in each hierarchy).
+			if dryRun || rc.removeWith(rmdirOnce) == nil {
 				swept = append(swept, filepath.Join(m.dir, cgroupBase, e.Name()))
 			}
 		}
@@ -325,6 +332,15 @@ func (hc *hostCgroups) sweepStale(inUse func(name string) bool, dryRun bool) []s
 	return swept
 }
 
+// rmdirOnce removes the cgroup dir, which must be empty.
+func rmdirOnce(dir string) error {
+	if err := unix.Rmdir(dir); err != nil && err != unix.ENOENT {
+		return fmt.Errorf("removing cgroup %s: %w", dir, err)
+	}
+	return nil
+}
+
+// rmdirRetry removes the cgroup dir, waiting up to 5 s while it is busy.
 func rmdirRetry(dir string) error {
 	deadline := time.Now().Add(5 * time.Second)
 	for {

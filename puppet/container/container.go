@@ -170,11 +170,17 @@ func (e *Engine) Create(ctx context.Context, spec Spec) (*Container, error) {
 }
 
 // sweepStale removes the cgroup subtrees of fsmove's runs whose container is
-// gone (hostCgroups.sweepStale); a name the engine cannot say about is kept.
+// gone (hostCgroups.sweepStale); a name the engine cannot say about is kept,
+// and so is the subtree of a container kept with --keep, which Keep renamed
+// (the subtree keeps the run's name).
 func (e *Engine) sweepStale(ctx context.Context, hc *hostCgroups, dryRun bool) []string {
 	return hc.sweepStale(func(name string) bool {
-		_, err := e.cli.ContainerInspect(ctx, name)
-		return !cerrdefs.IsNotFound(err)
+		for _, n := range []string{name, keptPrefix + strings.TrimPrefix(name, namePrefix)} {
+			if _, err := e.cli.ContainerInspect(ctx, n); !cerrdefs.IsNotFound(err) {
+				return true
+			}
+		}
+		return false
 	}, dryRun)
 }
 
