@@ -33,7 +33,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -134,15 +133,7 @@ func (r *run) compile(ctx context.Context, modulePath []string) error {
 		for _, g := range graphFiles {
 			want[base+"/graphs/"+g] = GraphsDir + "/" + g
 		}
-		var wrote map[string]bool
-		rc, err := r.c.CopyOut(ctx, compileDir)
-		if err == nil {
-			wrote, err = container.ExtractFiles(rc, tmp, want, budget)
-			rc.Close()
-		}
-		if errors.Is(err, container.ErrTampered) {
-			r.tampered = append(r.tampered, fmt.Errorf("%s: %w", compileDir, err))
-		}
+		wrote := r.copyFiles(ctx, compileDir, tmp, want, budget)
 		if status != 0 || !wrote[catalogEntry] {
 			r.overBudget(budget.Over, false)
 			return "", stepOutcome(fmt.Sprintf("Puppet could not compile the catalog (exit %d); the apply will say why", status))

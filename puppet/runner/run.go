@@ -980,15 +980,7 @@ func (r *run) takeApplied(ctx context.Context, logDir, graphsDir string, budget 
 	for _, g := range graphFiles {
 		want[base+"/"+path.Base(graphDir)+"/"+g] = GraphsDir + "/" + g
 	}
-	var wrote map[string]bool
-	rc, err := r.c.CopyOut(ctx, applyDir)
-	if err == nil {
-		wrote, err = container.ExtractFiles(rc, tmp, want, budget)
-		rc.Close()
-	}
-	if errors.Is(err, container.ErrTampered) {
-		r.tampered = append(r.tampered, fmt.Errorf("%s: %w", applyDir, err))
-	}
+	wrote := r.copyFiles(ctx, applyDir, tmp, want, budget)
 	if wrote[logEntry] {
 		os.Rename(filepath.Join(tmp, PuppetLogFile), filepath.Join(logDir, PuppetLogFile))
 	}
@@ -1017,6 +1009,24 @@ func (r *run) copyCatalog(ctx context.Context, tmp, dir string, budget *containe
 		return nil
 	}
 	return os.Rename(filepath.Join(tmp, file), filepath.Join(dir, CatalogFile))
+}
+
+// copyFiles copies, in one request, the regular files of the container's
+// directory dir that want names into dest (container.ExtractFiles), within
+// budget, and returns the names of want it wrote. A wanted file that the
+// container replaced with something else is left out and recorded
+// (r.tampered).
+func (r *run) copyFiles(ctx context.Context, dir, dest string, want map[string]string, budget *container.Budget) map[string]bool {
+	rc, err := r.c.CopyOut(ctx, dir)
+	if err != nil {
+		return nil
+	}
+	defer rc.Close()
+	wrote, err := container.ExtractFiles(rc, dest, want, budget)
+	if errors.Is(err, container.ErrTampered) {
+		r.tampered = append(r.tampered, fmt.Errorf("%s: %w", dir, err))
+	}
+	return wrote
 }
 
 // copyFile copies the regular file at path in the container into the
