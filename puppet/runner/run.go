@@ -961,13 +961,13 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 	return fmt.Sprintf("trace %s, %d artifacts", container.FormatBytes(r.rec.TraceBytes), len(listArtifacts(dir))), nil
 }
 
-// takeApplied brings out what the apply wrote in applyDir, in one request
-// (the directory holds nothing else the module did not write there):
-// Puppet's log to logDir, its graphs to graphsDir's GraphsDir (none when
-// graphsDir is ""), within budget. It returns Puppet's exit status as apply.sh or plainApply wrote
-// it, nil when there is none. (The trace of strace, there too, is taken
-// before with a budget of its own.) A file that the container replaced
-// with something else is left out and recorded (r.tampered).
+// takeApplied brings out, in one request of applyDir (fsmove's directory
+// of apply.sh and what the apply writes), Puppet's log to logDir and its
+// graphs to graphsDir's GraphsDir (none when graphsDir is ""), within
+// budget. It returns Puppet's exit status as apply.sh or plainApply wrote
+// it, nil when there is none. (strace's trace, there too, is taken before,
+// with a budget of its own.) A file that the container replaced with
+// something else is left out and recorded (r.tampered).
 func (r *run) takeApplied(ctx context.Context, logDir, graphsDir string, budget *container.Budget) *int {
 	tmp, err := os.MkdirTemp(r.opts.OutDir, ".apply-")
 	if err != nil {
