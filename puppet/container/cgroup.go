@@ -323,7 +323,7 @@ func (hc *hostCgroups) sweepStale(inUse func(name string) bool, dryRun bool) []s
 			// One rmdir each, no waiting on EBUSY: a subtree this old
 			// whose cgroups are busy still has processes, and a run's
 			// start must not wait for it (a kept container's systemd
-			// has dozens of cgroups in each hierarchy).
+			// has some thirty cgroups across the hierarchies).
 			if dryRun || rc.removeWith(rmdirOnce) == nil {
 				swept = append(swept, filepath.Join(m.dir, cgroupBase, e.Name()))
 			}
