@@ -217,10 +217,10 @@ func Extract(r io.Reader, destDir string, budget *Budget) (string, error) {
 	return name, nil
 }
 
-// maxEntries bounds the entries ExtractFiles reads from one stream: about
-// 50 MB of headers, and ten times the entries of a wanted name that a
-// module made a directory of 10,000 files (the hostile module's test makes
-// one of 20,000 before the last graph).
+// maxEntries bounds the entries ExtractFiles reads from one stream (about
+// 50 MB of tar headers). It is well above what a module may plant before a
+// wanted name: the hostile module's test makes a graph a directory of
+// 20,000 files, which sorts before the last graph.
 const maxEntries = 100000
 
 // ExtractFiles writes the regular files of a tar stream (what CopyOut of a

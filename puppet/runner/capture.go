@@ -200,7 +200,8 @@ func (untracedCapture) StartHost(context.Context, *container.Container, string, 
 // with its command and exits with its status, or nothing), recording the
 // files apply.sh records for strace: puppet.pid, puppet.log and puppet.exit.
 func plainApply(prefix []string, args []string) []string {
-	script := `cd ` + applyDir + ` && rm -f puppet.pid puppet.exit
+	script := `cd ` + applyDir + ` || exit 125 # as apply.sh: nothing is written anywhere else
+rm -f puppet.pid puppet.exit
 "$@" /bin/sh -c 'echo $$ > puppet.pid && exec puppet apply "$@"' puppet-apply ` + shellWords(args) + ` >puppet.log 2>&1 </dev/null
 st=$?
 echo $st >puppet.exit
