@@ -144,11 +144,13 @@ bench-debian: setup
 # Tracer overhead on a real puppet apply in the image: BENCH_RUNS applies of
 # each variant (untraced, strace --seccomp-bpf, fsmove trace), rotated per
 # round; prints each tracer's median slowdown against untraced.
-# BENCH_TRACERS=ebpf (or a comma list) times only those tracers.
+# BENCH_TRACERS=ebpf (or a comma list) times only those tracers;
+# BENCH_SUITE=trixie applies in that suite's image.
 BENCH_RUNS ?= 5
 BENCH_TRACERS ?=
+BENCH_SUITE ?= bookworm
 bench-tracers: setup
-	FSMOVE_BENCH_RUNS=$(BENCH_RUNS) FSMOVE_BENCH_TRACERS=$(BENCH_TRACERS) $(GO) test -run='^$$' -bench='^BenchmarkTracerOverhead$$' -benchtime=1x -timeout 2h ./tracer/ptrace
+	FSMOVE_BENCH_RUNS=$(BENCH_RUNS) FSMOVE_BENCH_TRACERS=$(BENCH_TRACERS) FSMOVE_BENCH_SUITE=$(BENCH_SUITE) $(GO) test -run='^$$' -bench='^BenchmarkTracerOverhead$$' -benchtime=1x -timeout 2h ./tracer/ptrace
 
 # Crash soak (bench/faults): FAULT_CORPUS benched undisturbed, then under
 # FAULT_KILLS random SIGKILLs each followed by --resume; the tables must agree

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsmove/fsmove/puppet/container"
 	"github.com/fsmove/fsmove/puppet/runner"
 )
 
@@ -27,7 +28,8 @@ import (
 // median slowdown ratios against untraced. Before each apply the fixture's
 // file is removed, so every apply does the same work (write the file, run
 // the exec). N is FSMOVE_BENCH_RUNS (make's BENCH_RUNS, default 5);
-// FSMOVE_BENCH_TRACERS (BENCH_TRACERS) keeps only the tracers it names. Each
+// FSMOVE_BENCH_TRACERS (BENCH_TRACERS) keeps only the tracers it names;
+// FSMOVE_BENCH_SUITE (BENCH_SUITE, default bookworm) chooses the image. Each
 // tracer's slowdown is printed twice: the ratio of the medians, and the
 // median of each round's ratio (paired). Run it with
 //
@@ -42,7 +44,11 @@ func BenchmarkTracerOverhead(b *testing.B) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Hour)
 	defer cancel()
-	c, _ := puppetContainer(ctx, b, "mor_exec_reads_file")
+	suite := os.Getenv("FSMOVE_BENCH_SUITE")
+	if suite == "" {
+		suite = container.DefaultSuite
+	}
+	c, _ := puppetContainer(ctx, b, suite, "mor_exec_reads_file")
 	defer c.Remove(context.Background())
 
 	apply := shellQuote(puppetApply) + " >/dev/null 2>&1"

@@ -1,6 +1,6 @@
 package ptrace_test
 
-// A container of the fsmove/puppet:bookworm image with a static fsmove in
+// A container of a suite's fsmove/puppet image with a static fsmove in
 // it, for BenchmarkTracerOverhead. (Whether every tracer finds the same
 // faults on every fixture is checked end to end by cmd/fsmove's
 // TestE2ERunFixtures, through fsmove run.) Like the other Docker tests it
@@ -22,10 +22,10 @@ import (
 	"github.com/fsmove/fsmove/puppet/container/containertest"
 )
 
-// puppetContainer starts a container of the Puppet image with a static
+// puppetContainer starts a container of suite's Puppet image with a static
 // fsmove, the fixture module and its site.pp under /fsmove-ptrace, and
 // returns it with a local work directory.
-func puppetContainer(ctx context.Context, t testing.TB, fixture string) (*container.Container, string) {
+func puppetContainer(ctx context.Context, t testing.TB, suite, fixture string) (*container.Container, string) {
 	t.Helper()
 	eng := containertest.Engine(t)
 	root := filepath.Join("..", "..")
@@ -42,7 +42,7 @@ func puppetContainer(ctx context.Context, t testing.TB, fixture string) (*contai
 		t.Fatal(err)
 	}
 	c, err := eng.Start(ctx, container.Spec{
-		Image:    "fsmove/puppet:bookworm",
+		Image:    container.SuiteImage(suite),
 		Hostname: "fsmove-ptrace-e2e",
 		Ptrace:   true,
 		Labels:   map[string]string{"fsmove.test": "ptrace"},
