@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -68,9 +69,13 @@ func (r *run) gone(err error) *container.EngineGoneError {
 }
 
 // followsFailure says whether err only follows from a failure whose cause
-// is said (cause): a warning about it would blame the wrong thing.
+// is said (cause): a warning about it would blame the wrong thing. A
+// context that ended is one: the run's ends by an interrupt, --timeout or
+// the disk budget, which the run says, and the copy's also by its own
+// deadline, which the copy step's failure says (copyOut).
 func followsFailure(err error) bool {
-	return container.EngineGone(err) || errors.Is(err, syscall.ENOSPC)
+	return container.EngineGone(err) || errors.Is(err, syscall.ENOSPC) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // followsMark ends a warning that --debug prints though it only follows

@@ -958,6 +958,12 @@ func (r *run) copyOut(ctx context.Context) (string, error) {
 	}
 	r.checkPuppetExit()
 	r.overBudget(artifacts.Over, false)
+	if err := ctx.Err(); err != nil {
+		// A second interrupt or the copy's deadline cut it short: what
+		// came after is missing, and the step says why (the warnings of
+		// the missing parts are left out: followsFailure).
+		return "", fmt.Errorf("the copy was stopped: %w", err)
+	}
 	return fmt.Sprintf("trace %s, %d artifacts", container.FormatBytes(r.rec.TraceBytes), len(listArtifacts(dir))), nil
 }
 
