@@ -31,6 +31,8 @@ type callRow struct {
 	predict bool
 	// stat marks newfstatat: see predict.go.
 	stat bool
+	// open marks open and openat: see predict.go ("Predicted opens").
+	open bool
 	// changesView marks the calls after which a tracee may see other files
 	// at the same absolute path than the tracer (chroot, a mount, a new
 	// mount namespace): once one succeeds, predictions stop (for the rest of the
@@ -73,6 +75,7 @@ var callTable = func() []callRow {
 			noReturn:    s.Why == linux.Ends,
 			predict:     predictCalls[s.Name],
 			stat:        s.Name == "newfstatat",
+			open:        s.Name == "open" || s.Name == "openat",
 			changesView: s.Why == linux.ChangesView || s.Name == "chroot" || s.Name == "mount",
 			notLowered:  s.Why == linux.ChangesView,
 			lookup:      s.Lookup,

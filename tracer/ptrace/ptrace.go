@@ -90,7 +90,8 @@ type Options struct {
 	// prediction off (a predicted readlink would not be emitted).
 	Failed tracer.Failed
 	// NoPredict turns off the prediction of failed readlink calls (see
-	// Stats.Predicted) and of stats (Stats.PredictedStats), and stops the
+	// Stats.Predicted), of stats (Stats.PredictedStats) and of failed
+	// opens (Stats.PredictedOpens), and stops the
 	// readlinks of the command's own realpath lookups (inject.go): every
 	// traced call is then stopped twice and emitted.
 	NoPredict bool
@@ -132,6 +133,10 @@ type Stats struct {
 	// learnt by making the same call at the seccomp stop: one stop each
 	// instead of two (see predict.go).
 	PredictedStats int64
+	// PredictedOpens counts open and openat calls whose failed lookup
+	// (ENOENT, ENOTDIR) the tracer learnt by a stat of the same name at
+	// the seccomp stop: one stop each instead of two (predict.go).
+	PredictedOpens int64
 }
 
 // Tracer is one traced command. It implements tracer.Source: Next returns

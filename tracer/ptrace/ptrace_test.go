@@ -687,9 +687,10 @@ func TestRealpathStoppedInProgramsOnly(t *testing.T) {
 // TestPredictedStats: a stat whose outcome the tracer predicts is recorded
 // as the call's own exit would have recorded it (NoPredict stops every
 // call twice), whether its path is relative to the cwd or to a directory
-// fd, empty (fstat) or absolute; and a call of another outcome (EBADF), of
-// a path under /proc, or of a thread whose rights are no longer the
-// tracer's (it became nobody), is not predicted.
+// fd, empty (fstat) or absolute, and so is an open's failed lookup (not
+// one of O_DIRECTORY or O_NOFOLLOW, nor an O_CREAT); and a call of another
+// outcome (EBADF), of a path under /proc, or of a thread whose rights are
+// no longer the tracer's (it became nobody), is not predicted.
 func TestPredictedStats(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: the program becomes nobody") // CI runs as root
@@ -716,7 +717,7 @@ func TestPredictedStats(t *testing.T) {
 		}
 		var calls []string
 		for _, ev := range evs {
-			if ev.Syscall == "newfstatat" && ev.Pid == evs[0].Pid {
+			if (ev.Syscall == "newfstatat" || ev.Syscall == "openat") && ev.Pid == evs[0].Pid {
 				calls = append(calls, fmt.Sprintf("%s %q %d %s", ev.Syscall, ev.Arg(1).Str, ev.Ret, ev.Errno))
 			}
 		}
@@ -728,7 +729,9 @@ func TestPredictedStats(t *testing.T) {
 		t.Errorf("predicted stats differ from the calls' own:\n%s", diffLines(got, want))
 	}
 	all := strings.Join(want, "\n")
-	for _, s := range []string{`"nope" -1 ENOENT`, `"f/x" -1 ENOTDIR`, `"/proc/self/fd/99" -1 ENOENT`} {
+	for _, s := range []string{`newfstatat "nope" -1 ENOENT`, `newfstatat "f/x" -1 ENOTDIR`, `newfstatat "/proc/self/fd/99" -1 ENOENT`,
+		`openat "nope" -1 ENOENT`, `openat "f/x" -1 ENOTDIR`, `openat "f" -1 ENOTDIR`, `openat "made" 4 `,
+		`openat "dangling" -1 ENOENT`, `openat "/proc/self/fd/99" -1 ENOENT`} {
 		if !strings.Contains(all, s) {
 			t.Errorf("no %s among\n%s", s, all)
 		}
@@ -748,6 +751,10 @@ func TestPredictedStats(t *testing.T) {
 	// stats, if any, before them).
 	if st.PredictedStats < 6 {
 		t.Errorf("%d stats predicted, want 6 at least", st.PredictedStats)
+	}
+	// nope, f/x, dangling (and the loader's failed opens, if any).
+	if st.PredictedOpens < 3 {
+		t.Errorf("%d open failures predicted, want 3 at least", st.PredictedOpens)
 	}
 }
 

@@ -387,16 +387,14 @@ func (l *loop) callEntry(tk *task, filtered bool) {
 		// (An attached thread stops at the exit anyway: nothing to save.)
 		if errno, ok := l.predictFailure(tk); ok {
 			l.stats.Predicted++
-			if name := linux.ErrnoName(int(errno)); row.lookup && linux.LookupErrno(name) {
-				// A failed lookup is evidence (fstrace lowers it to a
-				// Missing statement): emit it now, with its path, as the
-				// call's exit would have.
-				l.startEvent(tk)
-				tk.ev.Ret, tk.ev.Errno = -1, name
-				l.decodeArgs(tk, false)
-				l.emit(&tk.ev)
-			}
-			unix.PtraceCont(tk.tid, 0)
+			l.predictedFailure(tk, errno)
+			return
+		}
+	}
+	if row.open && filtered {
+		if errno, ok := l.predictOpen(tk); ok {
+			l.stats.PredictedOpens++
+			l.predictedFailure(tk, errno)
 			return
 		}
 	}
@@ -427,6 +425,20 @@ func (l *loop) callEntry(tk *task, filtered bool) {
 	}
 	tk.inCall = true
 	l.resume(tk, 0)
+}
+
+// predictedFailure ends tk's current call, whose failure with errno the
+// tracer predicted at its seccomp stop: a failed lookup is evidence
+// (fstrace lowers it to a Missing statement), emitted now with its path as
+// the call's exit would have; the call runs on without its exit stop.
+func (l *loop) predictedFailure(tk *task, errno syscall.Errno) {
+	if name := linux.ErrnoName(int(errno)); tk.row.lookup && linux.LookupErrno(name) {
+		l.startEvent(tk)
+		tk.ev.Ret, tk.ev.Errno = -1, name
+		l.decodeArgs(tk, false)
+		l.emit(&tk.ev)
+	}
+	unix.PtraceCont(tk.tid, 0)
 }
 
 // startEvent starts the event of tk's current call.
