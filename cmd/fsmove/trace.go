@@ -116,8 +116,8 @@ func runTrace(ctx context.Context, stderr io.Writer, args []string, tf *traceFla
 	code, err := tr.Wait()
 	if tf.stats {
 		st := tr.Stats()
-		fmt.Fprintf(stderr, "fsmove trace: %d stops, %d events, %d readlink failures, %d stats and %d open failures predicted, %d programs given the full filter (%d failed)\n",
-			st.Stops, st.Events, st.Predicted, st.PredictedStats, st.PredictedOpens, st.Strict, st.StrictFailed)
+		fmt.Fprintf(stderr, "fsmove trace: %d stops, %d events, %d readlink failures, %d stats, %d open failures and %d closes predicted, %d programs given the full filter (%d failed)\n",
+			st.Stops, st.Events, st.Predicted, st.PredictedStats, st.PredictedOpens, st.PredictedCloses, st.Strict, st.StrictFailed)
 	}
 	if n := tr.Stats().StrictFailed; n > 0 {
 		fmt.Fprintf(stderr, "fsmove trace: warning: %d programs ran without the full filter: their realpath lookups (readlink with a 1023-byte buffer) are not in the trace (--no-predict stops them all)\n", n)

@@ -33,6 +33,8 @@ type callRow struct {
 	stat bool
 	// open marks open and openat: see predict.go ("Predicted opens").
 	open bool
+	// close marks close: see predict.go ("Predicted closes").
+	close bool
 	// changesView marks the calls after which a tracee may see other files
 	// at the same absolute path than the tracer (chroot, a mount, a new
 	// mount namespace): once one succeeds, predictions stop (for the rest of the
@@ -76,6 +78,7 @@ var callTable = func() []callRow {
 			predict:     predictCalls[s.Name],
 			stat:        s.Name == "newfstatat",
 			open:        s.Name == "open" || s.Name == "openat",
+			close:       s.Name == "close",
 			changesView: s.Why == linux.ChangesView || s.Name == "chroot" || s.Name == "mount",
 			notLowered:  s.Why == linux.ChangesView,
 			lookup:      s.Lookup,

@@ -90,8 +90,9 @@ type Options struct {
 	// prediction off (a predicted readlink would not be emitted).
 	Failed tracer.Failed
 	// NoPredict turns off the prediction of failed readlink calls (see
-	// Stats.Predicted), of stats (Stats.PredictedStats) and of failed
-	// opens (Stats.PredictedOpens), and stops the
+	// Stats.Predicted), of stats (Stats.PredictedStats), of failed
+	// opens (Stats.PredictedOpens) and of closes (Stats.PredictedCloses),
+	// and stops the
 	// readlinks of the command's own realpath lookups (inject.go): every
 	// traced call is then stopped twice and emitted.
 	NoPredict bool
@@ -137,6 +138,10 @@ type Stats struct {
 	// (ENOENT, ENOTDIR) the tracer learnt by a stat of the same name at
 	// the seccomp stop: one stop each instead of two (predict.go).
 	PredictedOpens int64
+	// PredictedCloses counts close calls of an fd the tracee had open,
+	// emitted as successes at the seccomp stop: one stop each instead of
+	// two (predict.go).
+	PredictedCloses int64
 }
 
 // Tracer is one traced command. It implements tracer.Source: Next returns

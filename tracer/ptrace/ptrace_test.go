@@ -688,9 +688,10 @@ func TestRealpathStoppedInProgramsOnly(t *testing.T) {
 // as the call's own exit would have recorded it (NoPredict stops every
 // call twice), whether its path is relative to the cwd or to a directory
 // fd, empty (fstat) or absolute, and so is an open's failed lookup (not
-// one of O_DIRECTORY or O_NOFOLLOW, nor an O_CREAT); and a call of another
-// outcome (EBADF), of a path under /proc, or of a thread whose rights are
-// no longer the tracer's (it became nobody), is not predicted.
+// one of O_DIRECTORY or O_NOFOLLOW, nor an O_CREAT), and a close of an
+// open fd; and a call of another outcome (EBADF), of a path under /proc,
+// or of a thread whose rights are no longer the tracer's (it became
+// nobody), is not predicted.
 func TestPredictedStats(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: the program becomes nobody") // CI runs as root
@@ -717,8 +718,12 @@ func TestPredictedStats(t *testing.T) {
 		}
 		var calls []string
 		for _, ev := range evs {
-			if (ev.Syscall == "newfstatat" || ev.Syscall == "openat") && ev.Pid == evs[0].Pid {
+			switch {
+			case ev.Pid != evs[0].Pid:
+			case ev.Syscall == "newfstatat" || ev.Syscall == "openat":
 				calls = append(calls, fmt.Sprintf("%s %q %d %s", ev.Syscall, ev.Arg(1).Str, ev.Ret, ev.Errno))
+			case ev.Syscall == "close":
+				calls = append(calls, fmt.Sprintf("close %d %d %s", ev.Arg(0).Int, ev.Ret, ev.Errno))
 			}
 		}
 		return calls, tr.Stats()
@@ -731,7 +736,7 @@ func TestPredictedStats(t *testing.T) {
 	all := strings.Join(want, "\n")
 	for _, s := range []string{`newfstatat "nope" -1 ENOENT`, `newfstatat "f/x" -1 ENOTDIR`, `newfstatat "/proc/self/fd/99" -1 ENOENT`,
 		`openat "nope" -1 ENOENT`, `openat "f/x" -1 ENOTDIR`, `openat "f" -1 ENOTDIR`, `openat "made" 4 `,
-		`openat "dangling" -1 ENOENT`, `openat "/proc/self/fd/99" -1 ENOENT`} {
+		`openat "dangling" -1 ENOENT`, `openat "/proc/self/fd/99" -1 ENOENT`, `close 3 0 `} {
 		if !strings.Contains(all, s) {
 			t.Errorf("no %s among\n%s", s, all)
 		}
@@ -739,7 +744,7 @@ func TestPredictedStats(t *testing.T) {
 	// The failures that are not lookups are emitted with tracer.FailedAll
 	// only.
 	everyFailed, _ := stats(Options{Failed: tracer.FailedAll})
-	for _, s := range []string{`-1 EACCES`, `-1 EBADF`} {
+	for _, s := range []string{`-1 EACCES`, `-1 EBADF`, `close 99 -1 EBADF`} {
 		if strings.Contains(all, s) {
 			t.Errorf("%s emitted, not being a failed lookup:\n%s", s, all)
 		}
@@ -755,6 +760,10 @@ func TestPredictedStats(t *testing.T) {
 	// nope, f/x, dangling (and the loader's failed opens, if any).
 	if st.PredictedOpens < 3 {
 		t.Errorf("%d open failures predicted, want 3 at least", st.PredictedOpens)
+	}
+	// d's (and the loader's closes).
+	if st.PredictedCloses < 1 {
+		t.Errorf("%d closes predicted, want 1 at least", st.PredictedCloses)
 	}
 }
 

@@ -398,6 +398,14 @@ func (l *loop) callEntry(tk *task, filtered bool) {
 			return
 		}
 	}
+	if row.close && filtered && l.predictClose(tk) {
+		l.stats.PredictedCloses++
+		l.startEvent(tk)
+		l.decodeArgs(tk, true)
+		l.emit(&tk.ev)
+		unix.PtraceCont(tk.tid, 0)
+		return
+	}
 	if row.stat && filtered {
 		if errno, ok := l.predictStat(tk); ok {
 			l.stats.PredictedStats++

@@ -30,6 +30,8 @@ int main(int argc, char **argv) {
 	open("dangling", O_RDONLY);      // ENOENT: the link leads nowhere
 	open("dangling", O_RDONLY | O_NOFOLLOW); // ELOOP, not ENOENT
 	open("/proc/self/fd/99", O_RDONLY); // the caller's own: ENOENT
+	close(d);                        // an open fd: released
+	close(99);                       // EBADF: not open
 	if (setgid(65534) != 0 || setuid(65534) != 0)
 		return 3;
 	stat("private/g", &st);          // EACCES for nobody, not the tracer's success
