@@ -237,7 +237,9 @@ func (l *loop) predictOpen(tk *task) (syscall.Errno, bool) {
 // another thread sharing the table closes the same fd first, the tracee's
 // call fails and the trace has the fd released twice, which changes
 // nothing. An fd that is not open stops at the exit as before (its
-// EBADF is emitted with tracer.FailedAll only).
+// EBADF is emitted with tracer.FailedAll only). Unlike the lookups, this
+// holds after a chroot or a mount too: the tracer reads the table through
+// its own /proc, by the thread id ptrace gives it.
 
 // predictClose reports whether tk's close (its registers in tk.regs) will
 // release an open fd.
