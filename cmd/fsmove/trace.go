@@ -76,7 +76,7 @@ func newTraceCmd(c *cli) *cobra.Command {
 	fs.StringVar(&tf.out, "out", runner.TraceFile, "write the trace to `FILE`")
 	fs.BoolVar(&tf.failed, "failed", false, failedFlagHelp)
 	fs.BoolVar(&tf.nnp, "no-new-privs", false, "always set no-new-privs (otherwise only when loading the filter needs it)")
-	fs.BoolVar(&tf.noPredict, "no-predict", false, "stop every readlink and stat at its exit too, Puppet's realpath lookups included (slower)")
+	fs.BoolVar(&tf.noPredict, "no-predict", false, "stop every readlink, stat, open and close at its exit too, Puppet's realpath lookups included (slower)")
 	fs.BoolVar(&tf.allCPUs, "all-cpus", false, "let CMD run on every CPU (by default it shares the tracer's one CPU: far cheaper stops, no parallelism)")
 	fs.BoolVar(&tf.stats, "stats", false, "print the tracer's counts (stops, events, predicted failures) on stderr")
 	fs.StringVar(&tf.attach, "attach", "", "also follow the running processes `PID[,PID...]` (and what they start) until CMD exits, e.g. 1")
