@@ -400,22 +400,13 @@ func (l *loop) callEntry(tk *task, filtered bool) {
 	}
 	if row.close && filtered && l.predictClose(tk) {
 		l.stats.PredictedCloses++
-		l.startEvent(tk)
-		l.decodeArgs(tk, true)
-		l.emit(&tk.ev)
-		unix.PtraceCont(tk.tid, 0)
+		l.predicted(tk, 0, true)
 		return
 	}
 	if row.stat && filtered {
 		if errno, ok := l.predictStat(tk); ok {
 			l.stats.PredictedStats++
-			l.startEvent(tk)
-			if errno != 0 {
-				tk.ev.Ret, tk.ev.Errno = -1, linux.ErrnoName(int(errno))
-			}
-			l.decodeArgs(tk, errno == 0)
-			l.emit(&tk.ev)
-			unix.PtraceCont(tk.tid, 0)
+			l.predicted(tk, errno, true)
 			return
 		}
 	}
@@ -436,14 +427,23 @@ func (l *loop) callEntry(tk *task, filtered bool) {
 }
 
 // predictedFailure ends tk's current call, whose failure with errno the
-// tracer predicted at its seccomp stop: a failed lookup is evidence
-// (fstrace lowers it to a Missing statement), emitted now with its path as
-// the call's exit would have; the call runs on without its exit stop.
+// tracer predicted at its seccomp stop: only a failed lookup is evidence
+// (fstrace lowers it to a Missing statement), emitted with its path.
 func (l *loop) predictedFailure(tk *task, errno syscall.Errno) {
-	if name := linux.ErrnoName(int(errno)); tk.row.lookup && linux.LookupErrno(name) {
+	l.predicted(tk, errno, tk.row.lookup && linux.LookupErrno(linux.ErrnoName(int(errno))))
+}
+
+// predicted ends tk's current call, whose outcome (errno 0: success) the
+// tracer predicted at its seccomp stop: its event, when emit, is emitted
+// now as the call's exit would have emitted it, and the call runs on
+// without its exit stop.
+func (l *loop) predicted(tk *task, errno syscall.Errno, emit bool) {
+	if emit {
 		l.startEvent(tk)
-		tk.ev.Ret, tk.ev.Errno = -1, name
-		l.decodeArgs(tk, false)
+		if errno != 0 {
+			tk.ev.Ret, tk.ev.Errno = -1, linux.ErrnoName(int(errno))
+		}
+		l.decodeArgs(tk, errno == 0)
 		l.emit(&tk.ev)
 	}
 	unix.PtraceCont(tk.tid, 0)
