@@ -9,7 +9,8 @@ import (
 
 // FuzzMake: whatever the text and the locator's JSON (spans that lie, a
 // file edited since), planning and applying the edits of every kind of
-// target never panics.
+// target, and planting its relationship's removal or weakening, never
+// panics.
 func FuzzMake(f *testing.F) {
 	text, err := os.ReadFile(filepath.Join("testdata", "cases.pp"))
 	if err != nil {
@@ -31,6 +32,15 @@ func FuzzMake(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(text, small)
+	plantText, err := os.ReadFile(filepath.Join("testdata", "plant.pp"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	plantData, err := os.ReadFile(filepath.Join("testdata", "plant.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(plantText, plantData)
 	f.Add([]byte("class x { file { '/a': } }\n"), []byte(`{"resources":[{"offset":10,"length":15,"type":"file","bodies":[{"title":"'/a'","title_literal":"/a","title_span":{"offset":17,"length":4},"line":1,"ops":[]}]}]}`))
 	f.Fuzz(func(t *testing.T, text, data []byte) {
 		m, err := ParseManifests(append(append([]byte(`{"files":[`), data...), ']', '}'))
@@ -51,5 +61,15 @@ func FuzzMake(f *testing.F) {
 		}
 		p := Make(targets, sources)
 		Apply(p.Edits, sources) // an error is an answer; a panic is not
+		// Planting each target's relationship, removed and weakened (the
+		// catalog's values as the source names them).
+		for _, t := range targets {
+			for _, how := range []Planting{Remove, Weaken} {
+				edits, err := Plant(sources, t.Producer, t.Consumer, t.Kind == "MN", how)
+				if err == nil {
+					Apply(edits, sources)
+				}
+			}
+		}
 	})
 }

@@ -399,12 +399,7 @@ func isRef(text string) bool {
 func chainArrow(sources map[string]*Source, pr, cr *catalog.Resource, p, c decl) (Edit, bool) {
 	a := func(text string) bool { return names(text, pr) || namesScope(text, p, c) }
 	b := func(text string) bool { return names(text, cr) || namesScope(text, c, p) }
-	files := make([]string, 0, len(sources))
-	for f := range sources {
-		files = append(files, f)
-	}
-	slices.Sort(files)
-	for _, f := range files {
+	for _, f := range sortedFiles(sources) {
 		src := sources[f]
 		for _, ar := range src.Manifest.Arrows {
 			var to string
@@ -427,6 +422,17 @@ func chainArrow(sources map[string]*Source, pr, cr *catalog.Resource, p, c decl)
 		}
 	}
 	return Edit{}, false
+}
+
+// sortedFiles are the names of sources in order: the first arrow found is
+// the same in every run.
+func sortedFiles(sources map[string]*Source) []string {
+	files := make([]string, 0, len(sources))
+	for f := range sources {
+		files = append(files, f)
+	}
+	slices.Sort(files)
+	return files
 }
 
 // namesScope reports whether a chain operand is Class[name] of the class
