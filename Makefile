@@ -89,7 +89,6 @@ FUZZ_TARGETS = \
 	FuzzParseDebIndex ./puppet/module \
 	FuzzModuleCopySkip ./puppet/runner \
 	FuzzParseUnmetConditions ./puppet/runner \
-	FuzzMutate ./bench/recall \
 	FuzzMake ./puppet/fix
 fuzz:
 	printf '%s %s\n' $(FUZZ_TARGETS) | FUZZTIME=$(FUZZTIME) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) xargs -P $(FUZZ_JOBS) -n 2 .ci/fuzz
@@ -164,11 +163,11 @@ bench-faults: setup
 
 # Planted-fault suite (bench/recall): for each module of RECALL_CORPUS,
 # remove each relationship it writes between two resources it declares, one
-# at a time, run fsmove on the mutant and count found / planted by kind and
+# at a time (and weaken each notification to an ordering), run fsmove on the mutant and count found / planted by kind and
 # the harmless removals reported; the table goes to RECALL_RESULTS (.csv and
 # .md). By default the Debian modules that apply cleanly within 12 s traced
 # (bench/results/debian-bookworm-recall-corpus.txt), at most 5 relationships
-# a module (RECALL_FLAGS=-max 0: all); RECALL_CORPUS=
+# (mutants) a module (RECALL_FLAGS=-max 0: all); RECALL_CORPUS=
 # testdata/corpus/recall.txt RECALL_RESULTS=bench/results/fixtures-recall.csv
 # for the bundled fixtures.
 RECALL_CORPUS ?= bench/results/debian-bookworm-recall-corpus.txt

@@ -1,23 +1,26 @@
 // Command recall is make bench-recall: a planted-fault suite (docs/DESIGN.md,
 // "Recall"). For each module of a corpus that applies, it removes one at a
 // time each relationship the module writes between two resources it
-// declares (a require, before, notify or subscribe metaparameter: removing
-// it plants a missing ordering, or a missing notifier), runs fsmove on the
-// mutant, and counts what fsmove reports:
+// declares (a require, before, notify or subscribe metaparameter, or a
+// chain arrow: removing it plants a missing ordering, or a missing
+// notifier), and weakens each notification to an ordering (~> written ->:
+// a missing notifier of a pair still ordered), runs fsmove on the mutant,
+// and counts what fsmove reports:
 //
 //   - planted: the mutant's catalog leaves the pair unordered (for a
-//     notifier: not notified), and the two resources met on a file in the
-//     module's own run (one of them made it): found when fsmove shows a
-//     finding of the pair with the kind the removal plants (MOR for an
-//     ordering, MN for a notifier), held when it holds one back, missed
-//     when it says nothing of the pair;
+//     notifier: not notified; weakened: not notified, still ordered), and
+//     the two resources met on a file in the module's own run (one of them
+//     made it): found when fsmove shows a finding of the pair with the kind
+//     the mutant plants (MOR for an ordering, MN for a notifier), held when
+//     it holds one back, missed when it says nothing of the pair;
 //   - harmless: the pair is left unordered but the resources met on no
 //     file: fsmove must not report it;
-//   - still ordered: Puppet orders the pair another way (another
-//     relationship, an autorequire): nothing was planted.
+//   - still ordered: Puppet orders (or notifies) the pair another way
+//     (another relationship, an autorequire): nothing was planted.
 //
-// A relationship this harness cannot remove by itself (a chain arrow, a
-// value built from a variable) is listed as not mutated.
+// The edits are fix.Plant's, placed by Puppet's parser; a relationship it
+// cannot place (made by a function or a collector, an arrow inside a chain
+// of references) is listed as not mutated.
 //
 // Usage: go run ./bench/recall [flags] CORPUS. CORPUS is a corpus file of
 // fsmove bench (module directories and deb:puppet-module-… packages, whose
@@ -37,6 +40,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fsmove/fsmove/bench/corpus"
 	"github.com/fsmove/fsmove/catalog"
@@ -44,6 +48,7 @@ import (
 	"github.com/fsmove/fsmove/fstrace/interp"
 	"github.com/fsmove/fsmove/puppet/analyze"
 	"github.com/fsmove/fsmove/puppet/container"
+	"github.com/fsmove/fsmove/puppet/fix"
 	"github.com/fsmove/fsmove/puppet/runner"
 	"github.com/fsmove/fsmove/tracer/strace"
 )
@@ -102,11 +107,21 @@ type row struct {
 	// module-error.
 	Outcome string
 	Note    string
+	Edit    string // what the mutant changed, as fix.Plant's edits say it
 }
 
 type harness struct {
 	fsmove, out, suite string
 	max                int // relationships tried per module, 0 all
+	eng                *container.Engine
+}
+
+// located is a module's manifests and what Puppet's parser found in them,
+// by the names the catalog gives them (in the container), and where they
+// are on this machine.
+type located struct {
+	sources map[string]*fix.Source
+	local   map[string]string
 }
 
 // module runs e, then each of its mutants.
@@ -133,6 +148,10 @@ func (h *harness) module(ctx context.Context, e corpus.Entry) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
+	loc, err := h.locate(ctx, src)
+	if err != nil {
+		return nil, err
+	}
 	fmt.Fprintf(os.Stderr, "recall: %s: %d relationships\n", e.Key, len(rels))
 	if h.max > 0 && len(rels) > h.max {
 		rels = rels[:h.max]
@@ -140,35 +159,92 @@ func (h *harness) module(ctx context.Context, e corpus.Entry) ([]row, error) {
 	var rows []row
 	for i, rel := range rels {
 		r := row{Module: e.Key, Relationship: rel}
-		r.Outcome, r.Note = h.mutant(ctx, e, src, filepath.Join(dir, "mutant-"+strconv.Itoa(i+1)), rel, meets)
+		r.Outcome, r.Note, r.Edit = h.mutant(ctx, e, src, filepath.Join(dir, "mutant-"+strconv.Itoa(i+1)), rel, cat, loc, meets)
 		fmt.Fprintf(os.Stderr, "recall: %s: %s: %s %s\n", e.Key, rel, r.Outcome, r.Note)
 		rows = append(rows, r)
 	}
 	return rows, nil
 }
 
-// mutant plants rel's removal in a copy of src, runs it and says what
-// fsmove made of it.
-func (h *harness) mutant(ctx context.Context, e corpus.Entry, src, dir string, rel relationship, meets map[[2]string]bool) (outcome, note string) {
+// locate asks Puppet's parser where the module at src declares its
+// resources and writes its arrows (fix.Locate, in a container of the
+// suite's image).
+func (h *harness) locate(ctx context.Context, src string) (*located, error) {
+	texts, err := fix.ModuleManifests(src, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	root := moduleRootIn(filepath.Base(src))
+	loc := &located{sources: map[string]*fix.Source{}, local: map[string]string{}}
+	named := map[string][]byte{}
+	for path, text := range texts {
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return nil, err
+		}
+		name := filepath.Join(root, rel)
+		named[name], loc.local[name] = text, path
+	}
+	if h.eng == nil {
+		if h.eng, err = container.Connect(ctx); err != nil {
+			return nil, err
+		}
+	}
+	found, err := fix.Locate(ctx, h.eng, container.SuiteImage(h.suite), named)
+	if err != nil {
+		return nil, err
+	}
+	for name, text := range named {
+		loc.sources[name] = &fix.Source{Text: text, Manifest: found[name]}
+	}
+	return loc, nil
+}
+
+// mutant plants rel's removal or weakening (fix.Plant) in a copy of src,
+// runs it and says what fsmove made of it, and what the edit was.
+func (h *harness) mutant(ctx context.Context, e corpus.Entry, src, dir string, rel relationship, cat *catalog.Catalog, loc *located, meets map[[2]string]bool) (outcome, note, edit string) {
+	first, ok1 := cat.Lookup(rel.Before)
+	then, ok2 := cat.Lookup(rel.After)
+	if !ok1 || !ok2 {
+		return "mutant-error", "the pair is not in the module's catalog", ""
+	}
+	edits, err := fix.Plant(loc.sources, first, then, rel.Notify, rel.Planting)
+	if err != nil {
+		return "not-mutated", err.Error(), ""
+	}
+	var says []string
+	for _, e := range edits {
+		if e.Says != "" {
+			says = append(says, e.Says)
+		}
+	}
+	edit = strings.Join(says, "; ")
+	edited, err := fix.Apply(edits, loc.sources)
+	if err != nil {
+		return "mutant-error", err.Error(), edit
+	}
 	mod := filepath.Join(dir, "src", filepath.Base(src))
 	if err := os.MkdirAll(mod, 0o755); err != nil {
-		return "mutant-error", err.Error()
+		return "mutant-error", err.Error(), edit
 	}
 	if out, err := exec.CommandContext(ctx, "cp", "-a", src+"/.", mod+"/").CombinedOutput(); err != nil {
-		return "mutant-error", strings.TrimSpace(string(out))
+		return "mutant-error", strings.TrimSpace(string(out)), edit
 	}
-	file := filepath.Join(mod, rel.File)
-	text, err := os.ReadFile(file)
-	if err != nil {
-		return "mutant-error", err.Error()
+	for name, text := range edited {
+		rel, err := filepath.Rel(src, loc.local[name])
+		if err != nil {
+			return "mutant-error", err.Error(), edit
+		}
+		if err := os.WriteFile(filepath.Join(mod, rel), text, 0o644); err != nil {
+			return "mutant-error", err.Error(), edit
+		}
 	}
-	edited, err := mutate(text, rel.Line, rel.Param, rel.Other, rel.Values)
-	if err != nil {
-		return "not-mutated", err.Error()
-	}
-	if err := os.WriteFile(file, edited, 0o644); err != nil {
-		return "mutant-error", err.Error()
-	}
+	outcome, note = h.judge(ctx, e, mod, dir, rel, meets)
+	return outcome, note, edit
+}
+
+// judge runs the mutant mod and says what fsmove made of rel's planting.
+func (h *harness) judge(ctx context.Context, e corpus.Entry, mod, dir string, rel relationship, meets map[[2]string]bool) (outcome, note string) {
 	run := filepath.Join(dir, "run")
 	if err := h.run(ctx, e, mod, run); err != nil {
 		return "mutant-error", err.Error()
@@ -182,7 +258,12 @@ func (h *harness) mutant(ctx context.Context, e corpus.Entry, src, dir string, r
 	if !ok1 || !ok2 {
 		return "mutant-error", "the pair is not in the mutant's catalog"
 	}
-	if g.Ordered(before, after) && (!rel.Notify || g.Notifies(before, after)) {
+	switch {
+	case rel.Planting == fix.Weaken && g.Notifies(before, after):
+		return "still-ordered", "still notified"
+	case rel.Planting == fix.Weaken && !g.Ordered(before, after):
+		return "mutant-error", "weakened, the pair is no longer ordered"
+	case rel.Planting == fix.Remove && g.Ordered(before, after) && (!rel.Notify || g.Notifies(before, after)):
 		return "still-ordered", ""
 	}
 	kinds, held, err := reported(run, rel.Before, rel.After)
@@ -391,27 +472,35 @@ func reported(run, a, b string) (kinds []string, held string, err error) {
 // reported.
 func summarize(rows []row) string {
 	var b strings.Builder
-	count := func(kind string, outcomes ...string) int {
+	// A row of the table: MOR (an ordering removed), MN (a notification
+	// removed), MN weakened (~> written ->), or all.
+	kinds := []struct {
+		label string
+		is    func(relationship) bool
+	}{
+		{"MOR", func(r relationship) bool { return !r.Notify }},
+		{"MN", func(r relationship) bool { return r.Notify && r.Planting == fix.Remove }},
+		{"MN, weakened to an ordering", func(r relationship) bool { return r.Notify && r.Planting == fix.Weaken }},
+		{"all", func(relationship) bool { return true }},
+	}
+	count := func(is func(relationship) bool, outcomes ...string) int {
 		n := 0
 		for _, r := range rows {
-			if (kind == "" || r.Relationship.Kind() == kind) && slices.Contains(outcomes, r.Outcome) {
+			if is(r.Relationship) && slices.Contains(outcomes, r.Outcome) {
 				n++
 			}
 		}
 		return n
 	}
+	all := kinds[len(kinds)-1].is
 	planted := []string{"found", "other-kind", "held", "missed"}
 	fmt.Fprintf(&b, "| kind | planted | found | other kind | held back | missed |\n|---|---|---|---|---|---|\n")
-	for _, k := range []string{"MOR", "MN", ""} {
-		label := k
-		if k == "" {
-			label = "all"
-		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d |\n", label, count(k, planted...), count(k, "found"), count(k, "other-kind"), count(k, "held"), count(k, "missed"))
+	for _, k := range kinds {
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d |\n", k.label, count(k.is, planted...), count(k.is, "found"), count(k.is, "other-kind"), count(k.is, "held"), count(k.is, "missed"))
 	}
-	fmt.Fprintf(&b, "\nharmless removals: %d, of them reported: %d; still ordered another way: %d; not mutated: %d; errors: %d\n",
-		count("", "harmless", "harmless-reported"), count("", "harmless-reported"), count("", "still-ordered"), count("", "not-mutated"),
-		count("", "mutant-error", "module-error"))
+	fmt.Fprintf(&b, "\nharmless removals: %d, of them reported: %d; still ordered (or notified) another way: %d; not mutated: %d; errors: %d\n",
+		count(all, "harmless", "harmless-reported"), count(all, "harmless-reported"), count(all, "still-ordered"), count(all, "not-mutated"),
+		count(all, "mutant-error", "module-error"))
 	for _, r := range rows {
 		switch r.Outcome {
 		case "module-error":
@@ -429,10 +518,10 @@ func writeCSV(path string, rows []row) error {
 		return err
 	}
 	w := csv.NewWriter(f)
-	w.Write([]string{"module", "holder", "param", "other", "file", "line", "kind", "outcome", "note"})
+	w.Write([]string{"module", "holder", "param", "other", "file", "line", "planting", "kind", "outcome", "note", "edit"})
 	for _, r := range rows {
 		rel := r.Relationship
-		w.Write([]string{r.Module, rel.Holder, rel.Param, rel.Other, rel.File, strconv.Itoa(rel.Line), rel.Kind(), r.Outcome, r.Note})
+		w.Write([]string{r.Module, rel.Holder, rel.Param, rel.Other, rel.File, strconv.Itoa(rel.Line), rel.Planting.String(), rel.Kind(), r.Outcome, r.Note, r.Edit})
 	}
 	w.Flush()
 	return errors.Join(w.Error(), f.Close())

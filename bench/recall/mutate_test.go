@@ -8,78 +8,12 @@ import (
 	"testing"
 
 	"github.com/fsmove/fsmove/catalog"
+	"github.com/fsmove/fsmove/puppet/fix"
 )
 
-const manifest = `class m {
-  file { '/etc/a':
-    ensure  => file,
-    require => Package['p'],
-    notify  => [Service["s"], Exec['e']],
-  }
-  file { '/etc/b':
-    before => [
-      Service['s'],
-      Exec['e'],
-    ],
-  }
-  file { '/etc/c':
-    require => File[$dir],
-  }
-  package { 'p': }
-}
-`
-
-// Each form of a metaparameter's value loses exactly the reference asked
-// for; near misses: a reference the attribute does not name, a value built
-// from a variable, an attribute of another declaration.
-func TestMutate(t *testing.T) {
-	for _, c := range []struct {
-		line          int
-		param, other  string
-		values        []string // the catalog's
-		gone, kept    string   // a line that must go, one that must stay
-		wantErrSubstr string
-	}{
-		{2, "require", "Package[p]", []string{"Package[p]"}, "require => Package['p'],", "notify  => [Service[\"s\"], Exec['e']],", ""},
-		{2, "notify", "Service[s]", []string{"Service[s]", "Exec[e]"}, "notify  => [Service[\"s\"], Exec['e']],", "notify => [Exec['e']],", ""},
-		{7, "before", "Exec[e]", []string{"Service[s]", "Exec[e]"}, "      Exec['e'],", "      Service['s'],", ""},
-		// A variable: the catalog's one value is the one element.
-		{13, "require", "File[/x]", []string{"File[/x]"}, "require => File[$dir],", "package { 'p': }", ""},
-		{2, "require", "Package[q]", []string{"Package[p]"}, "", "", "not Package[q]"},
-		// The catalog has one value more than the source writes (a chain
-		// arrow elsewhere): which one is not told.
-		{13, "require", "File[/x]", []string{"File[/x]", "File[/y]"}, "", "", "not File[/x]"},
-		{7, "before", "Exec[x]", []string{"Service[s]", "Exec[x]", "Exec[e]"}, "", "", "does not name"},
-		// A default gave it (File { require => … }): an empty value in
-		// the body overrides it; with another value beside it, no.
-		{7, "require", "Package[p]", []string{"Package[p]"}, "", "    require => [],", ""},
-		{7, "require", "Package[p]", []string{"Package[p]", "Exec[e]"}, "", "", "no require =>"},
-	} {
-		got, err := mutate([]byte(manifest), c.line, c.param, c.other, c.values)
-		if c.wantErrSubstr != "" {
-			if err == nil || !strings.Contains(err.Error(), c.wantErrSubstr) {
-				t.Errorf("%d %s %s: err %v, want %q", c.line, c.param, c.other, err, c.wantErrSubstr)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%d %s %s: %v", c.line, c.param, c.other, err)
-			continue
-		}
-		if c.gone != "" && strings.Contains(string(got), c.gone+"\n") {
-			t.Errorf("%d %s %s: %q still there:\n%s", c.line, c.param, c.other, c.gone, got)
-		}
-		if !strings.Contains(string(got), c.kept+"\n") {
-			t.Errorf("%d %s %s: %q not there:\n%s", c.line, c.param, c.other, c.kept, got)
-		}
-		if n := strings.Count(manifest, "\n") - strings.Count(string(got), "\n"); n > 1 || n < -1 {
-			t.Errorf("%d %s %s: %d lines gone", c.line, c.param, c.other, n)
-		}
-	}
-}
-
-// The relationships between a module's own resources, each way round;
-// near misses: a class, and a resource of another module.
+// The relationships between a module's own resources, each way round, a
+// notification also weakened to an ordering; near misses: a class, and a
+// resource of another module.
 func TestRelationships(t *testing.T) {
 	c, err := catalog.Read(strings.NewReader(`{"resources": [
 	  {"type": "Class", "title": "M", "file": "/fsmove/modules/m/manifests/init.pp", "line": 1},
@@ -98,30 +32,12 @@ func TestRelationships(t *testing.T) {
 	}
 	var got []string
 	for _, r := range relationships(c, g, "/fsmove/modules/m") {
-		got = append(got, r.Kind()+" "+r.Before+" "+r.After+" "+r.File)
+		got = append(got, r.Kind()+" "+r.Before+" "+r.After+" "+r.File+" "+r.Planting.String())
 	}
-	want := "MN File[/etc/a] Service[s] manifests/init.pp|MOR Package[p] File[/etc/a] manifests/init.pp"
+	want := "MN File[/etc/a] Service[s] manifests/init.pp remove|MN File[/etc/a] Service[s] manifests/init.pp weaken|MOR Package[p] File[/etc/a] manifests/init.pp remove"
 	if strings.Join(got, "|") != want {
 		t.Errorf("relationships:\n got  %q\n want %q", strings.Join(got, "|"), want)
 	}
-}
-
-// FuzzMutate: any manifest, line and reference is edited or refused
-// without a panic, and an edit removes or adds at most one line.
-func FuzzMutate(f *testing.F) {
-	f.Add([]byte(manifest), 2, "notify", "Service[s]", "Service[s],Exec[e]")
-	f.Add([]byte(manifest), 7, "before", "Exec[e]", "Service[s],Exec[e]")
-	f.Add([]byte("x { 'a':\n  require => [,],\n}\n"), 1, "require", "A[b]", "A[b]")
-	f.Add([]byte("require => [\n"), 1, "require", "[", "")
-	f.Fuzz(func(t *testing.T, src []byte, line int, param, other, values string) {
-		got, err := mutate(src, line, param, other, strings.Split(values, ","))
-		if err != nil {
-			return
-		}
-		if n := strings.Count(string(src), "\n") - strings.Count(string(got), "\n"); n < -1 || n > 1 {
-			t.Fatalf("%d lines gone:\n%s\n->\n%s", n, src, got)
-		}
-	})
 }
 
 // A pair held back is read with the rule that held it, which the table's
@@ -142,5 +58,22 @@ func TestReported(t *testing.T) {
 	kinds, held, err = reported(run, "File[/b]", "Service[s]")
 	if err != nil || !slices.Equal(kinds, []string{"MN", "MOR"}) || held != "" {
 		t.Errorf("shown pair: kinds %q, held %q, %v", kinds, held, err)
+	}
+}
+
+// The table counts a weakened notification apart from a removed one, and
+// a removal left ordered another way as planted nowhere.
+func TestSummarize(t *testing.T) {
+	mn := relationship{Holder: "File[/a]", Other: "Service[s]", Param: "notify", Notify: true}
+	weak := mn
+	weak.Planting = fix.Weaken
+	mor := relationship{Holder: "File[/a]", Other: "Package[p]", Param: "require"}
+	got := summarize([]row{{Module: "m", Relationship: mn, Outcome: "missed"}, {Module: "m", Relationship: weak, Outcome: "found"},
+		{Module: "m", Relationship: mor, Outcome: "still-ordered"}})
+	for _, want := range []string{"| MOR | 0 | 0 | 0 | 0 | 0 |\n", "| MN | 1 | 0 | 0 | 0 | 1 |\n", "| MN, weakened to an ordering | 1 | 1 | 0 | 0 | 0 |\n",
+		"| all | 2 | 1 | 0 | 0 | 1 |\n", "still ordered (or notified) another way: 1;", "- m: File[/a] notify => Service[s] (:0): missed"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, got)
+		}
 	}
 }
