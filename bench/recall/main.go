@@ -263,7 +263,7 @@ func (h *harness) judge(ctx context.Context, e corpus.Entry, mod, dir string, re
 		return "still-ordered", "still notified"
 	case rel.Planting == fix.Weaken && !g.Ordered(before, after):
 		return "mutant-error", "weakened, the pair is no longer ordered"
-	case rel.Planting == fix.Remove && g.Ordered(before, after) && (!rel.Notify || g.Notifies(before, after)):
+	case rel.Planting == fix.Remove && g.Ordered(before, after) && (rel.Kind() == "MOR" || g.Notifies(before, after)):
 		return "still-ordered", ""
 	}
 	kinds, held, err := reported(run, rel.Before, rel.After)
@@ -472,15 +472,16 @@ func reported(run, a, b string) (kinds []string, held string, err error) {
 // reported.
 func summarize(rows []row) string {
 	var b strings.Builder
-	// A row of the table: MOR (an ordering removed), MN (a notification
-	// removed), MN weakened (~> written ->), or all.
+	// A row of the table: MOR (an ordering removed, or a notification of
+	// what a refresh does not change), MN (a notification removed), MN
+	// weakened (~> written ->), or all.
 	kinds := []struct {
 		label string
 		is    func(relationship) bool
 	}{
-		{"MOR", func(r relationship) bool { return !r.Notify }},
-		{"MN", func(r relationship) bool { return r.Notify && r.Planting == fix.Remove }},
-		{"MN, weakened to an ordering", func(r relationship) bool { return r.Notify && r.Planting == fix.Weaken }},
+		{"MOR", func(r relationship) bool { return r.Kind() == "MOR" }},
+		{"MN", func(r relationship) bool { return r.Kind() == "MN" && r.Planting == fix.Remove }},
+		{"MN, weakened to an ordering", func(r relationship) bool { return r.Kind() == "MN" && r.Planting == fix.Weaken }},
 		{"all", func(relationship) bool { return true }},
 	}
 	count := func(is func(relationship) bool, outcomes ...string) int {

@@ -22,16 +22,37 @@ type relationship struct {
 	Line          int    // the holder's line in it
 	Before, After string
 	Notify        bool
+	Refreshes     bool // a refresh event changes what After does (refreshes)
 	Planting      fix.Planting
 }
 
-// Kind is the finding the mutant plants: MN for a notifier (removed, or
-// weakened to an ordering), MOR for an ordering.
+// Kind is the finding the mutant plants: MN for a notification of a
+// resource that a refresh changes (removed, or weakened to an ordering),
+// MOR for an ordering (a notification of anything else only orders).
 func (r relationship) Kind() string {
-	if r.Notify {
+	if r.Notify && r.Refreshes {
 		return "MN"
 	}
 	return "MOR"
+}
+
+// refreshes reports whether a refresh event changes what r does, by
+// Puppet's types: a Service restarts, a Mount remounts, an Exec runs its
+// command when its checks pass, which tells only when it has one
+// (refreshonly, creates, unless, onlyif: an Exec without runs at every
+// apply anyway). A notification of anything else only orders.
+func refreshes(r *catalog.Resource) bool {
+	switch {
+	case r.IsService(), r.Is(catalog.TypeMount):
+		return true
+	case r.Is(catalog.TypeExec):
+		for _, p := range []string{"refreshonly", "creates", "unless", "onlyif"} {
+			if v, ok := r.Params[p]; ok && v != false && v != "false" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (r relationship) String() string {
@@ -52,8 +73,8 @@ var relationParams = []struct {
 
 // relationships lists the relationships between two resources of the
 // catalog c that the module whose manifests are under root (a path as the
-// catalog's files write it) declares, each notification twice: removed and
-// weakened. Classes, stages and defined types
+// catalog's files write it) declares, each notification of a resource a
+// refresh changes twice: removed and weakened. Classes, stages and defined types
 // are containers, not resources that touch files: a relationship that
 // names one is left out, as is one whose other end the catalog does not
 // hold.
@@ -73,12 +94,12 @@ func relationships(c *catalog.Catalog, g *catalog.Graph, root string) []relation
 					continue
 				}
 				rel := relationship{Holder: r.Ref(), Other: o.Ref(), Param: p.name, File: strings.TrimPrefix(r.File, root+"/"), Line: r.Line,
-					Before: r.Ref(), After: o.Ref(), Notify: p.notify}
+					Before: r.Ref(), After: o.Ref(), Notify: p.notify, Refreshes: refreshes(o)}
 				if p.reverse {
-					rel.Before, rel.After = o.Ref(), r.Ref()
+					rel.Before, rel.After, rel.Refreshes = o.Ref(), r.Ref(), refreshes(r)
 				}
 				out = append(out, rel)
-				if p.notify {
+				if rel.Kind() == "MN" {
 					// ~> written as ->: the order stays, the restart goes.
 					rel.Planting = fix.Weaken
 					out = append(out, rel)

@@ -12,13 +12,18 @@ import (
 )
 
 // The relationships between a module's own resources, each way round, a
-// notification also weakened to an ordering; near misses: a class, and a
+// notification of what a refresh changes (a Service, an Exec with a check)
+// also weakened to an ordering; a notification of a File or of an Exec
+// without a check plants an ordering; near misses: a class, and a
 // resource of another module.
 func TestRelationships(t *testing.T) {
 	c, err := catalog.Read(strings.NewReader(`{"resources": [
 	  {"type": "Class", "title": "M", "file": "/fsmove/modules/m/manifests/init.pp", "line": 1},
 	  {"type": "File", "title": "/etc/a", "file": "/fsmove/modules/m/manifests/init.pp", "line": 2,
-	   "parameters": {"require": "Package[p]", "notify": ["Service[s]", "Class[M]", "File[/other]"]}},
+	   "parameters": {"require": "Package[p]", "notify": ["Service[s]", "Class[M]", "File[/other]", "File[/etc/b]", "Exec[guarded]", "Exec[always]"]}},
+	  {"type": "File", "title": "/etc/b", "file": "/fsmove/modules/m/manifests/init.pp", "line": 9},
+	  {"type": "Exec", "title": "guarded", "file": "/fsmove/modules/m/manifests/init.pp", "line": 11, "parameters": {"creates": "/x"}},
+	  {"type": "Exec", "title": "always", "file": "/fsmove/modules/m/manifests/init.pp", "line": 13, "parameters": {"refreshonly": false}},
 	  {"type": "Package", "title": "p", "file": "/fsmove/modules/m/manifests/init.pp", "line": 16},
 	  {"type": "Service", "title": "s", "file": "/fsmove/modules/m/manifests/service.pp", "line": 3},
 	  {"type": "File", "title": "/other", "file": "/fsmove/modules/dep/manifests/init.pp", "line": 3}
@@ -34,7 +39,10 @@ func TestRelationships(t *testing.T) {
 	for _, r := range relationships(c, g, "/fsmove/modules/m") {
 		got = append(got, r.Kind()+" "+r.Before+" "+r.After+" "+r.File+" "+r.Planting.String())
 	}
-	want := "MN File[/etc/a] Service[s] manifests/init.pp remove|MN File[/etc/a] Service[s] manifests/init.pp weaken|MOR Package[p] File[/etc/a] manifests/init.pp remove"
+	want := "MN File[/etc/a] Service[s] manifests/init.pp remove|MN File[/etc/a] Service[s] manifests/init.pp weaken|" +
+		"MOR File[/etc/a] File[/etc/b] manifests/init.pp remove|" +
+		"MN File[/etc/a] Exec[guarded] manifests/init.pp remove|MN File[/etc/a] Exec[guarded] manifests/init.pp weaken|" +
+		"MOR File[/etc/a] Exec[always] manifests/init.pp remove|MOR Package[p] File[/etc/a] manifests/init.pp remove"
 	if strings.Join(got, "|") != want {
 		t.Errorf("relationships:\n got  %q\n want %q", strings.Join(got, "|"), want)
 	}
@@ -64,7 +72,7 @@ func TestReported(t *testing.T) {
 // The table counts a weakened notification apart from a removed one, and
 // a removal left ordered another way as planted nowhere.
 func TestSummarize(t *testing.T) {
-	mn := relationship{Holder: "File[/a]", Other: "Service[s]", Param: "notify", Notify: true}
+	mn := relationship{Holder: "File[/a]", Other: "Service[s]", Param: "notify", Notify: true, Refreshes: true}
 	weak := mn
 	weak.Planting = fix.Weaken
 	mor := relationship{Holder: "File[/a]", Other: "Package[p]", Param: "require"}
