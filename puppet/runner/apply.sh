@@ -67,10 +67,17 @@ done
 puppet_pid=$(cat puppet.pid)
 
 # strace is Puppet's parent and reaps it at once, so kill -0 fails as soon
-# as Puppet has exited.
-while kill -0 "$puppet_pid" 2>/dev/null; do
-	sleep 0.1
-done
+# as Puppet has exited. One tail process waits for that, started now: the
+# module's code shares the container's task limit with this script, and a
+# module that forks up to it (the hostile fixture's pids attack) would make
+# a sleep forked every 0.1 s fail, and the shell exit on "Cannot fork"
+# (measured under a CPU hog on every core, where the limit stays reached
+# for seconds). Without GNU tail's --pid, the loop.
+if ! tail --pid="$puppet_pid" -s 0.1 -f /dev/null 2>/dev/null; then
+	while kill -0 "$puppet_pid" 2>/dev/null; do
+		sleep 0.1
+	done
+fi
 
 # strace reaps Puppet first and writes its "+++ exited" line after: a
 # SIGTERM in between ends strace before it writes the line, and Puppet's

@@ -219,3 +219,68 @@ echo "$child +++ exited with $status +++" >>"$out"
 		t.Errorf("puppet.exit = %q (%v), want 2: the tracer was stopped before it wrote Puppet's exit", exitText, err)
 	}
 }
+
+// TestApplyScriptForksNothingWhilePuppetRuns runs apply.sh with a fake
+// strace and a fake Puppet that runs for two seconds, with a sleep on PATH
+// that logs each start: the script must start no sleep (no process at
+// all) while Puppet runs, since a module that forks up to the container's
+// task limit would make that fork fail and the shell exit ("Cannot fork":
+// the hostile fixture's pids attack under a CPU hog on every core).
+func TestApplyScriptForksNothingWhilePuppetRuns(t *testing.T) {
+	work := t.TempDir()
+	bin := filepath.Join(work, "bin")
+	os.Mkdir(bin, 0o755)
+	events := filepath.Join(work, "events")
+	realSleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pid file's wait (sleep 0.05) ends a second before Puppet says it
+	// started: no sleep of that loop is taken for one during Puppet.
+	fakePuppet := "#!/bin/sh\n" + realSleep + " 1\necho puppet-start >>" + events + "\n" +
+		realSleep + " 2\necho puppet-end >>" + events + "\nexit 2\n"
+	fakeSleep := "#!/bin/sh\necho sleep >>" + events + "\nexec " + realSleep + " \"$@\"\n"
+	fakeStrace := `#!/bin/sh
+out=
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+	[ "$1" = "-o" ] && out=$2
+	shift
+done
+shift
+trap 'exit 0' TERM
+"$@" &
+child=$!
+wait "$child"
+status=$?
+echo "$child +++ exited with $status +++" >>"$out"
+`
+	for name, text := range map[string]string{"puppet": fakePuppet, "strace": fakeStrace, "sleep": fakeSleep} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := filepath.Join(work, "apply.sh")
+	if err := os.WriteFile(script, applySh, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sh", script, "-f", "-o", filepath.Join(work, "trace.log"), "--", "site.pp")
+	cmd.Env = append(os.Environ(), "FSMOVE_WORKDIR="+work, "PATH="+bin+":"+os.Getenv("PATH"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("apply.sh: %v\n%s", err, out)
+	}
+	log, err := os.ReadFile(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, during, ok := strings.Cut(string(log), "puppet-start\n")
+	during, _, ok2 := strings.Cut(during, "puppet-end\n")
+	if !ok || !ok2 {
+		t.Fatalf("the fake Puppet did not run: %q", log)
+	}
+	if n := strings.Count(during, "sleep"); n > 0 {
+		t.Errorf("apply.sh started %d sleeps while Puppet ran:\n%s", n, log)
+	}
+	if exitText, err := os.ReadFile(filepath.Join(work, "puppet.exit")); err != nil || strings.TrimSpace(string(exitText)) != "2" {
+		t.Errorf("puppet.exit = %q (%v), want 2", exitText, err)
+	}
+}
