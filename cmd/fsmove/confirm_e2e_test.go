@@ -59,7 +59,7 @@ func TestE2EConfirm(t *testing.T) {
 		// which are untraced applies.
 		t.Run(c.module, func(t *testing.T) {
 			t.Parallel()
-			out := t.TempDir()
+			out := runDir(t)
 			var stdout, stderr bytes.Buffer
 			code := run(&stdout, &stderr, []string{"run", "--quiet", "--confirm", "--all", "--workers", "2",
 				"--timeout", "20m", "--out", out, "--format", "json", filepath.Join("..", "..", "testdata", "modules", c.module)})

@@ -338,6 +338,26 @@ func inCI(m e2eMode, module string) bool {
 	return m.suite == container.DefaultSuite || trixieFixtures[module]
 }
 
+// runDir is a directory for a run's artifacts that outlives a test that
+// fails: its path is logged, and the trace and catalog of a verdict that
+// came out otherwise (a machine under load) can be analyzed again. A test
+// that passes removes it, as t.TempDir would.
+func runDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "fsmove-e2e-run-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the run's artifacts are kept in %s", dir)
+			return
+		}
+		os.RemoveAll(dir)
+	})
+	return dir
+}
+
 // useBuiltBinary builds fsmove for the ptrace backend, which copies the
 // fsmove executable into the container: a test binary is not one.
 // It is built once per test binary, in builtDir, which TestMain removes.
@@ -384,7 +404,7 @@ func TestMain(m *testing.M) {
 
 func testFixture(t *testing.T, m e2eMode, c fixtureCase) {
 	init := m.init
-	out := t.TempDir()
+	out := runDir(t)
 	var stdout, stderr bytes.Buffer
 	code := run(&stdout, &stderr, []string{"run", "--quiet", "--tracer", m.tracer, "--trusted", "--init", string(init), "--suite", m.suite, "--out", out, "--format", "json",
 		filepath.Join("..", "..", "testdata", "modules", c.module)})

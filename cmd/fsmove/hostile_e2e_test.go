@@ -131,7 +131,7 @@ func TestE2EHostileModule(t *testing.T) {
 var hostileLimits = []string{"--pids-limit", "200", "--memory", "768M"}
 
 func testHostile(t *testing.T, h *hostileHost, tracer string, init container.Init) {
-	out := t.TempDir()
+	out := runDir(t)
 	var stdout, stderr bytes.Buffer
 	args := append([]string{"run", "--quiet", "--tracer", tracer, "--trusted", "--init", string(init), "--out", out, "--format", "json"}, hostileLimits...)
 	args = append(args, "--param", "hostile::canary="+h.canary, "--param", "hostile::token="+h.token,

@@ -82,7 +82,7 @@ func TestE2EIdempotence(t *testing.T) {
 var cachedFacts = regexp.MustCompile(`'--route_file' '[^']*' '--clientyamldir' '[^']*' `)
 
 func testIdempotence(t *testing.T, m e2eMode, c niCase) {
-	out := t.TempDir()
+	out := runDir(t)
 	var stdout, stderr bytes.Buffer
 	code := run(&stdout, &stderr, []string{"run", "--quiet", "--idempotence", "--tracer", m.tracer, "--trusted", "--init", string(m.init),
 		"--suite", m.suite, "--out", out, "--format", "json", filepath.Join("..", "..", "testdata", "modules", c.module)})
