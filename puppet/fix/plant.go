@@ -39,9 +39,10 @@ func (p Planting) String() string {
 // comes before then (and notifies it, when notify). It looks, in this
 // order, on first's body (before =>, or notify =>), on then's (require =>,
 // or subscribe =>), at the chain arrows between their references or
-// declarations, and, to remove, at a resource default: a body that does
-// not write the attribute whose catalog value is the other resource alone
-// gets an empty one, which overrides the default. An element written
+// declarations, and last at a resource default: a body that does not
+// write the attribute whose catalog value is the other resource alone
+// gets an empty one, which overrides the default (and, to weaken, the
+// ordering attribute naming the other resource by its title). An element written
 // with a variable (Package[$name]) is the other resource's when the array
 // has as many elements as the catalog's value and the other resource is
 // at its place there. The error says why nothing is edited: a
@@ -84,14 +85,19 @@ func Plant(sources map[string]*Source, first, then *catalog.Resource, notify boo
 	if e, err := plantArrow(sources, first, then, notify, p); err == nil || !errors.Is(err, errNoArrow) {
 		return e, err
 	}
-	if p == Remove {
-		for _, a := range attrs {
-			if a.on.body == nil || a.on.body.op(a.name) != nil {
-				continue
+	for _, a := range attrs {
+		if a.on.body == nil || a.on.body.op(a.name) != nil {
+			continue
+		}
+		if vals := a.holder.StringsParam(a.name); len(vals) == 1 && sameRef(vals[0], a.other) {
+			adds := []*addition{{name: a.name, refs: []string{"[]"}}}
+			if p == Weaken {
+				if a.on.body.op(a.weaker) != nil {
+					continue // the order would have to join what the body writes
+				}
+				adds = append(adds, &addition{name: a.weaker, refs: []string{a.other.Type + "[" + quote(a.other.Title) + "]"}})
 			}
-			if vals := a.holder.StringsParam(a.name); len(vals) == 1 && sameRef(vals[0], a.other) {
-				return insert(a.on, sources[a.on.file].Text, []*addition{{name: a.name, refs: []string{"[]"}}}), nil
-			}
+			return insert(a.on, sources[a.on.file].Text, adds), nil
 		}
 	}
 	return nil, fmt.Errorf("no %s written between %s and %s in the module's manifests (a relationship made by code, a collector, or a value the catalog does not match)", relation(notify), first.Ref(), then.Ref())

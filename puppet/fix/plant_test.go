@@ -74,6 +74,8 @@ var plantCases = []struct {
 		want: "  file { '/etc/sub.conf': ensure => file, mode => '0644' }\n", lines: [2]int{34, 34}},
 	{name: "a resource default, overridden", first: pl("Package", "default", 40), then: pl("File", "/etc/defaulted.conf", 36, "require", "Package[default]"),
 		want: "    ensure  => file,\n    require => [],\n  }\n", lines: [2]int{37, 37}},
+	{name: "a resource default, weakened", first: pl("File", "/etc/defaulted.conf", 36, "notify", "Service[s]"), then: pl("Service", "s", 24), notify: true, p: Weaken,
+		want: "    ensure => file,\n    notify => [],\n    before => Service['s'],\n  }\n", lines: [2]int{37, 37}},
 	{name: "a resource default beside another value", first: pl("Package", "default", 40), then: pl("File", "/etc/defaulted.conf", 36, "require", "Package[default]", "Package[x]"),
 		err: "no ordering written"},
 	{name: "a chain of two references", first: pl("Package", "p", 40, "before", "File[/etc/chained.conf]"), then: pl("File", "/etc/chained.conf", 3),
