@@ -2,8 +2,6 @@ package fix
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -12,14 +10,7 @@ import (
 // target, and planting its relationship's removal or weakening, never
 // panics.
 func FuzzMake(f *testing.F) {
-	text, err := os.ReadFile(filepath.Join("testdata", "cases.pp"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join("testdata", "cases.json"))
-	if err != nil {
-		f.Fatal(err)
-	}
+	text, data := testdataManifest(f, "cases")
 	// A few of cases.json's resources and one of its arrows, not all of
 	// them: the fuzzing engine slows to a stop on a 40 kB seed (measured).
 	var m Manifest
@@ -32,14 +23,7 @@ func FuzzMake(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(text, small)
-	plantText, err := os.ReadFile(filepath.Join("testdata", "plant.pp"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	plantData, err := os.ReadFile(filepath.Join("testdata", "plant.json"))
-	if err != nil {
-		f.Fatal(err)
-	}
+	plantText, plantData := testdataManifest(f, "plant")
 	f.Add(plantText, plantData)
 	f.Add([]byte("class x { file { '/a': } }\n"), []byte(`{"resources":[{"offset":10,"length":15,"type":"file","bodies":[{"title":"'/a'","title_literal":"/a","title_span":{"offset":17,"length":4},"line":1,"ops":[]}]}]}`))
 	f.Fuzz(func(t *testing.T, text, data []byte) {

@@ -411,17 +411,22 @@ func chainArrow(sources map[string]*Source, pr, cr *catalog.Resource, p, c decl)
 			default:
 				continue
 			}
-			between := string(src.Text[ar.Left.End():ar.Right.Offset])
-			i := strings.Index(between, ar.Operator)
-			if i < 0 {
+			start, ok := operatorAt(src.Text, ar)
+			if !ok {
 				continue
 			}
-			start := ar.Left.End() + i
 			return Edit{File: f, Start: start, End: start + 2, New: to,
 				Says: fmt.Sprintf("the chain %s %s %s (line %d) becomes %s", ar.Left.Text, ar.Operator, ar.Right.Text, ar.Line, to)}, true
 		}
 	}
 	return Edit{}, false
+}
+
+// operatorAt returns the offset of an arrow's operator in text, the first
+// between its operands.
+func operatorAt(text []byte, ar Arrow) (int, bool) {
+	i := strings.Index(string(text[ar.Left.End():ar.Right.Offset]), ar.Operator)
+	return ar.Left.End() + i, i >= 0
 }
 
 // sortedFiles are the names of sources in order: the first arrow found is

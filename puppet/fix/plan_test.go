@@ -9,23 +9,35 @@ import (
 	"github.com/fsmove/fsmove/catalog"
 )
 
-// casesSource is testdata/cases.pp with what Puppet's parser said of it.
-func casesSource(t *testing.T) map[string]*Source {
-	t.Helper()
-	text, err := os.ReadFile(filepath.Join("testdata", "cases.pp"))
+// testdataManifest reads testdata/NAME.pp and what Puppet's parser said
+// of it, testdata/NAME.json (TestLocateCases keeps it true).
+func testdataManifest(tb testing.TB, name string) (text, data []byte) {
+	tb.Helper()
+	text, err := os.ReadFile(filepath.Join("testdata", name+".pp"))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join("testdata", "cases.json"))
+	data, err = os.ReadFile(filepath.Join("testdata", name+".json"))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	return text, data
+}
+
+// testdataSource is testdata/NAME.pp as Make and Plant take it, by the
+// name NAME.pp.
+func testdataSource(tb testing.TB, name string) map[string]*Source {
+	tb.Helper()
+	text, data := testdataManifest(tb, name)
 	m, err := ParseManifests([]byte(`{"files":[` + string(data) + `]}`))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	return map[string]*Source{"cases.pp": {Text: text, Manifest: &m.Files[0]}}
+	return map[string]*Source{name + ".pp": {Text: text, Manifest: &m.Files[0]}}
 }
+
+// casesSource is testdata/cases.pp with what Puppet's parser said of it.
+func casesSource(t *testing.T) map[string]*Source { return testdataSource(t, "cases") }
 
 // in is a resource declared in cases.pp at line; out one declared
 // elsewhere (a dependency's, the node's).

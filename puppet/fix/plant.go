@@ -205,12 +205,10 @@ func plantArrow(sources map[string]*Source, first, then *catalog.Resource, notif
 			default:
 				continue
 			}
-			between := string(src.Text[ar.Left.End():ar.Right.Offset])
-			i := strings.Index(between, ar.Operator)
-			if i < 0 {
+			opAt, ok := operatorAt(src.Text, ar)
+			if !ok {
 				continue
 			}
-			opAt := ar.Left.End() + i
 			chain := fmt.Sprintf("the chain %s %s %s (line %d)", ar.Left.Text, ar.Operator, ar.Right.Text, ar.Line)
 			if p == Weaken {
 				return []Edit{{File: f, Start: opAt, End: opAt + 2, New: weaker, Says: chain + " becomes " + weaker}}, nil

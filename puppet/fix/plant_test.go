@@ -1,8 +1,6 @@
 package fix
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,22 +8,7 @@ import (
 )
 
 // plantSource is testdata/plant.pp with what Puppet's parser said of it.
-func plantSource(t testing.TB) map[string]*Source {
-	t.Helper()
-	text, err := os.ReadFile(filepath.Join("testdata", "plant.pp"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join("testdata", "plant.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := ParseManifests([]byte(`{"files":[` + string(data) + `]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return map[string]*Source{"plant.pp": {Text: text, Manifest: &m.Files[0]}}
-}
+func plantSource(t testing.TB) map[string]*Source { return testdataSource(t, "plant") }
 
 // pl is a resource of plant.pp at line, with its relationship
 // metaparameters as the catalog gives them (name, then its values).

@@ -174,18 +174,10 @@ func killDaemon(t *testing.T, pidFile string) {
 	}
 }
 
-// TestApplyScriptWaitsForPuppetsExitLine runs apply.sh with a fake strace
-// that, like the real one, reaps Puppet first and writes its "+++ exited"
-// line a moment later, and that ends at once on SIGTERM: the script must
-// wait for the line before it stops the tracer, or Puppet's status is lost
-// (seen as "unknown" on a loaded machine).
-func TestApplyScriptWaitsForPuppetsExitLine(t *testing.T) {
-	work := t.TempDir()
-	bin := filepath.Join(work, "bin")
-	os.Mkdir(bin, 0o755)
-	fakePuppet := "#!/bin/sh\nexit 2\n"
-	// strace -I2 OPTIONS -o FILE ... -- PROGRAM ARGS...
-	fakeStrace := `#!/bin/sh
+// fakeStrace stands for strace -I2 OPTIONS -o FILE ... -- PROGRAM ARGS...:
+// like the real one, it reaps the program first and writes its "+++
+// exited" line a moment later, and it ends at once on SIGTERM.
+const fakeStrace = `#!/bin/sh
 out=
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
 	[ "$1" = "-o" ] && out=$2
@@ -200,6 +192,17 @@ status=$?
 sleep 0.5 & wait $!
 echo "$child +++ exited with $status +++" >>"$out"
 `
+
+// TestApplyScriptWaitsForPuppetsExitLine runs apply.sh with a fake strace
+// that, like the real one, reaps Puppet first and writes its "+++ exited"
+// line a moment later, and that ends at once on SIGTERM: the script must
+// wait for the line before it stops the tracer, or Puppet's status is lost
+// (seen as "unknown" on a loaded machine).
+func TestApplyScriptWaitsForPuppetsExitLine(t *testing.T) {
+	work := t.TempDir()
+	bin := filepath.Join(work, "bin")
+	os.Mkdir(bin, 0o755)
+	fakePuppet := "#!/bin/sh\nexit 2\n"
 	for name, text := range map[string]string{"puppet": fakePuppet, "strace": fakeStrace} {
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
 			t.Fatal(err)
@@ -240,20 +243,6 @@ func TestApplyScriptForksNothingWhilePuppetRuns(t *testing.T) {
 	fakePuppet := "#!/bin/sh\n" + realSleep + " 1\necho puppet-start >>" + events + "\n" +
 		realSleep + " 2\necho puppet-end >>" + events + "\nexit 2\n"
 	fakeSleep := "#!/bin/sh\necho sleep >>" + events + "\nexec " + realSleep + " \"$@\"\n"
-	fakeStrace := `#!/bin/sh
-out=
-while [ $# -gt 0 ] && [ "$1" != "--" ]; do
-	[ "$1" = "-o" ] && out=$2
-	shift
-done
-shift
-trap 'exit 0' TERM
-"$@" &
-child=$!
-wait "$child"
-status=$?
-echo "$child +++ exited with $status +++" >>"$out"
-`
 	for name, text := range map[string]string{"puppet": fakePuppet, "strace": fakeStrace, "sleep": fakeSleep} {
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
 			t.Fatal(err)
