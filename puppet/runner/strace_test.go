@@ -193,17 +193,13 @@ sleep 0.5 & wait $!
 echo "$child +++ exited with $status +++" >>"$out"
 `
 
-// TestApplyScriptWaitsForPuppetsExitLine runs apply.sh with a fake strace
-// that, like the real one, reaps Puppet first and writes its "+++ exited"
-// line a moment later, and that ends at once on SIGTERM: the script must
-// wait for the line before it stops the tracer, or Puppet's status is lost
-// (seen as "unknown" on a loaded machine).
-func TestApplyScriptWaitsForPuppetsExitLine(t *testing.T) {
-	work := t.TempDir()
+// runApplyScript runs apply.sh in work with the fake programs (by name)
+// first on PATH, to its end.
+func runApplyScript(t *testing.T, work string, fakes map[string]string) {
+	t.Helper()
 	bin := filepath.Join(work, "bin")
 	os.Mkdir(bin, 0o755)
-	fakePuppet := "#!/bin/sh\nexit 2\n"
-	for name, text := range map[string]string{"puppet": fakePuppet, "strace": fakeStrace} {
+	for name, text := range fakes {
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -217,6 +213,17 @@ func TestApplyScriptWaitsForPuppetsExitLine(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("apply.sh: %v\n%s", err, out)
 	}
+}
+
+// TestApplyScriptWaitsForPuppetsExitLine runs apply.sh with a fake strace
+// that, like the real one, reaps Puppet first and writes its "+++ exited"
+// line a moment later, and that ends at once on SIGTERM: the script must
+// wait for the line before it stops the tracer, or Puppet's status is lost
+// (seen as "unknown" on a loaded machine).
+func TestApplyScriptWaitsForPuppetsExitLine(t *testing.T) {
+	work := t.TempDir()
+	fakePuppet := "#!/bin/sh\nexit 2\n"
+	runApplyScript(t, work, map[string]string{"puppet": fakePuppet, "strace": fakeStrace})
 	exitText, err := os.ReadFile(filepath.Join(work, "puppet.exit"))
 	if err != nil || strings.TrimSpace(string(exitText)) != "2" {
 		t.Errorf("puppet.exit = %q (%v), want 2: the tracer was stopped before it wrote Puppet's exit", exitText, err)
@@ -231,8 +238,6 @@ func TestApplyScriptWaitsForPuppetsExitLine(t *testing.T) {
 // the hostile fixture's pids attack under a CPU hog on every core).
 func TestApplyScriptForksNothingWhilePuppetRuns(t *testing.T) {
 	work := t.TempDir()
-	bin := filepath.Join(work, "bin")
-	os.Mkdir(bin, 0o755)
 	events := filepath.Join(work, "events")
 	realSleep, err := exec.LookPath("sleep")
 	if err != nil {
@@ -243,20 +248,7 @@ func TestApplyScriptForksNothingWhilePuppetRuns(t *testing.T) {
 	fakePuppet := "#!/bin/sh\n" + realSleep + " 1\necho puppet-start >>" + events + "\n" +
 		realSleep + " 2\necho puppet-end >>" + events + "\nexit 2\n"
 	fakeSleep := "#!/bin/sh\necho sleep >>" + events + "\nexec " + realSleep + " \"$@\"\n"
-	for name, text := range map[string]string{"puppet": fakePuppet, "strace": fakeStrace, "sleep": fakeSleep} {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte(text), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	script := filepath.Join(work, "apply.sh")
-	if err := os.WriteFile(script, applySh, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("/bin/sh", script, "-f", "-o", filepath.Join(work, "trace.log"), "--", "site.pp")
-	cmd.Env = append(os.Environ(), "FSMOVE_WORKDIR="+work, "PATH="+bin+":"+os.Getenv("PATH"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("apply.sh: %v\n%s", err, out)
-	}
+	runApplyScript(t, work, map[string]string{"puppet": fakePuppet, "strace": fakeStrace, "sleep": fakeSleep})
 	log, err := os.ReadFile(events)
 	if err != nil {
 		t.Fatal(err)
