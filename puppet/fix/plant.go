@@ -42,13 +42,18 @@ func (p Planting) String() string {
 // declarations, and last at a resource default: a body that does not
 // write the attribute whose catalog value is the other resource alone
 // gets an empty one, which overrides the default (and, to weaken, the
-// ordering attribute naming the other resource by its title). An element written
-// with a variable (Package[$name]) is the other resource's when the array
-// has as many elements as the catalog's value and the other resource is
-// at its place there. The error says why nothing is edited: a
-// relationship made by code or a collector, an array the catalog does not
-// match, an arrow inside a chain of references.
+// ordering attribute naming the other resource by its title); an arrow
+// from a collector gives such a value too, and is not overridden so (the
+// mutant stays ordered). An element written with a variable
+// (Package[$name]) is the other resource's when the array has as many
+// elements as the catalog's value and the other resource is at its place
+// there. The error says why nothing is edited: a relationship made by code
+// or a collector, an array the catalog does not match, an arrow inside a
+// chain of references, an ordering to weaken.
 func Plant(sources map[string]*Source, first, then *catalog.Resource, notify bool, p Planting) ([]Edit, error) {
+	if p == Weaken && !notify {
+		return nil, fmt.Errorf("%s before %s is an ordering: only a notification is weakened", first.Ref(), then.Ref())
+	}
 	for f, src := range sources {
 		if err := src.Manifest.check(len(src.Text)); err != nil && src.Manifest.Error == "" {
 			return nil, fmt.Errorf("%s: %w", f, err)

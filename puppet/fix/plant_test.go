@@ -79,6 +79,8 @@ var plantCases = []struct {
 		err: "inside a longer chain"},
 	{name: "an ordering where only a notification is written", first: pl("File", "/etc/chained.conf", 3, "before", "Service[t]"), then: pl("Service", "t", 3),
 		err: "no ordering written"},
+	{name: "an ordering is not weakened", first: pl("File", "/etc/one.conf", 7, "before", "Service[s]"), then: pl("Service", "s", 24), p: Weaken,
+		err: "only a notification"},
 	{name: "nothing written", first: pl("Package", "q", 40), then: pl("Service", "s", 24),
 		err: "no ordering written"},
 }
