@@ -117,11 +117,11 @@ type harness struct {
 }
 
 // located is a module's manifests and what Puppet's parser found in them,
-// by the names the catalog gives them (in the container), and where they
-// are on this machine.
+// by the names the catalog gives them: root (the module's directory in the
+// container) and the file's path in the module.
 type located struct {
 	sources map[string]*fix.Source
-	local   map[string]string
+	root    string
 }
 
 // module runs e, then each of its mutants.
@@ -174,16 +174,14 @@ func (h *harness) locate(ctx context.Context, src string) (*located, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := moduleRootIn(filepath.Base(src))
-	loc := &located{sources: map[string]*fix.Source{}, local: map[string]string{}}
+	loc := &located{sources: map[string]*fix.Source{}, root: moduleRootIn(filepath.Base(src))}
 	named := map[string][]byte{}
 	for path, text := range texts {
 		rel, err := filepath.Rel(src, path)
 		if err != nil {
 			return nil, err
 		}
-		name := filepath.Join(root, rel)
-		named[name], loc.local[name] = text, path
+		named[filepath.Join(loc.root, rel)] = text
 	}
 	if h.eng == nil {
 		if h.eng, err = container.Connect(ctx); err != nil {
@@ -231,11 +229,7 @@ func (h *harness) mutant(ctx context.Context, e corpus.Entry, src, dir string, r
 		return "mutant-error", strings.TrimSpace(string(out)), edit
 	}
 	for name, text := range edited {
-		rel, err := filepath.Rel(src, loc.local[name])
-		if err != nil {
-			return "mutant-error", err.Error(), edit
-		}
-		if err := os.WriteFile(filepath.Join(mod, rel), text, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(mod, strings.TrimPrefix(name, loc.root+"/")), text, 0o644); err != nil {
 			return "mutant-error", err.Error(), edit
 		}
 	}
