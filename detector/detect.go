@@ -190,6 +190,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 	listings := indexListings(res, roles)
 	models := modelsFor(opts)
 	parents := parentNeeds(res, roles)
+	named := indexNamedPaths(g, res, &roles)
 	pairs := make(map[pairKey]*pair)
 	var uses []use
 	observed := map[*catalog.Resource]bool{} // Services a process of whose unit was traced
@@ -223,6 +224,11 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 			a := &parents[pa.Path][ai]
 			if !slices.ContainsFunc(pa.Accesses, func(b interp.Access) bool { return b.Block == a.Block }) {
 				uses = append(uses, readUse(&roles[a.Block], a, pa.Path))
+			}
+		}
+		for _, n := range named[pa.Path] {
+			if !slices.ContainsFunc(uses, func(u use) bool { return u.role.res == roles[n.role].res }) {
+				uses = append(uses, n.use(roles))
 			}
 		}
 		if len(uses) < 2 {
@@ -369,6 +375,9 @@ func relatePath(pairs map[pairKey]*pair, pa *interp.PathAccesses, uses []use, li
 			}
 			if !before {
 				pc.Relation, pc.ConsumerEffect, pc.ConsumerEvidence = Consumes, fstrace.Consumed, y.consBy
+				if y.named {
+					pc.Relation = Names
+				}
 			}
 			if listed {
 				// The service listed the directory, and the name came

@@ -75,7 +75,14 @@
 // directory counts too when b2 read it as an include directory (it listed it,
 // getdents, and then the listing program read a file in it: a daemon's
 // conf.d) and b1 made or replaced a file in it after b2's last listing: the
-// daemon runs without it (rule 20, fileAfterListing, listingIndex). Package →
+// daemon runs without it (rule 20, fileAfterListing, listingIndex). A
+// refreshonly Exec that nothing refreshed in this run ran nothing (Puppet
+// checks refreshonly before unless and onlyif), so the trace cannot show
+// what it reads: the absolute paths its command names as arguments (not its
+// programs, not words the shell would expand) stand for its reads, and a
+// resource that produced one of them and does not notify it is an MN: the
+// change never reaches what the Exec makes (rule 26, command.go, relation
+// Names). Package →
 // Service notifications are opt-in (Options.PackageNotify): a package upgrade
 // restarts its own service through the maintainer scripts.
 //

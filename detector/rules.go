@@ -44,9 +44,13 @@ const (
 	// without it in this run (an onlyif or unless test, a maintainer
 	// script's check, a search), and in the other order it finds it.
 	Missed
+	// Names: the consumer is an Exec with refreshonly that did not run in
+	// this run and names the path in its command (rule 26, command.go):
+	// it runs only when notified, and then works on the path.
+	Names
 )
 
-var relationNames = [...]string{"consumes", "modifies", "overwrites", "expunges", "missing", "rewrites", "missed"}
+var relationNames = [...]string{"consumes", "modifies", "overwrites", "expunges", "missing", "rewrites", "missed", "names"}
 
 func (r Relation) String() string {
 	if int(r) < len(relationNames) {
@@ -84,6 +88,9 @@ type use struct {
 	// looked at the path's metadata or existence (stat, access); executed:
 	// it ran it; ownContent: it wrote the path's content itself.
 	metaOnly, noExec, probeOnly, executed, ownContent bool
+	// named: not a traced access but an Exec's command naming the path
+	// (rule 26, namedUse).
+	named bool
 	// guarded: the block made the path only after looking it up and not
 	// finding it (or it is an Exec's creates): it makes the path only when
 	// it is missing.

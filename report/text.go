@@ -441,6 +441,9 @@ func samePaths(paths []string) string {
 // only metadata or a lookup relates the two resources there.
 func (t *textWriter) path(pc detector.PathConflict) {
 	rel := pc.Relation.String()
+	if pc.Relation == detector.Names {
+		rel += ": the consumer's command names it, and the consumer runs only when notified: nothing did, so it did not run"
+	}
 	if pc.Metadata {
 		rel += "; only metadata or a lookup"
 	}
@@ -463,7 +466,11 @@ func confidenceText(c detector.Confidence) string {
 }
 
 func (t *textWriter) effect(eff string, r *catalog.Resource, ev interp.Evidence) {
-	fmt.Fprintf(t.w, "      %s by %s %s\n", eff, printable.String(r.Ref()), t.style(ansiDim, evidenceText(ev)))
+	if e := evidenceText(ev); e != "" {
+		fmt.Fprintf(t.w, "      %s by %s %s\n", eff, printable.String(r.Ref()), t.style(ansiDim, e))
+	} else {
+		fmt.Fprintf(t.w, "      %s by %s\n", eff, printable.String(r.Ref()))
+	}
 }
 
 // evidenceText is "(openat by /usr/bin/mariadb, trace line 42)".

@@ -203,8 +203,8 @@ var fixtureCases = []fixtureCase{
 			"MOR File[/var/lib/gitolite3/.ssh/authorized_keys] Exec[gitolite-setup]"},
 		false, false},
 	{"mn_refreshonly_exec",
-		[]string{"MN File[/etc/mn_refreshonly_exec.extra] Exec[mn-refresh-build]"},
-		[]string{"MN File[/etc/mn_refreshonly_exec.extra] Exec[mn-refresh-build]"},
+		[]string{"MN File[/etc/mn_refreshonly_exec.extra] Exec[mn-refresh-build]", "MN File[/etc/mn_refreshonly_exec.staged] Exec[mn-refresh-install]"},
+		[]string{"MN File[/etc/mn_refreshonly_exec.extra] Exec[mn-refresh-build]", "MN File[/etc/mn_refreshonly_exec.staged] Exec[mn-refresh-install]"},
 		false, false},
 }
 

@@ -32,6 +32,17 @@
 # its File makes (ensure directory, nothing more) before it, without
 # notifying it: all the File can change later is the directory's owner and
 # mode, which do not make what the finished Exec wrote stale. Held back.
+#
+# Rule 26: Exec['mn-refresh-install'] (refreshonly) copies
+# /etc/mn_refreshonly_exec.staged into place, and nothing notifies it: it
+# never ran, so the trace shows no read of it, but its command names the
+# staged file, which File['/etc/mn_refreshonly_exec.staged'] wrote.
+# Expected finding: MN File['/etc/mn_refreshonly_exec.staged'] ->
+# Exec['mn-refresh-install'] (in this run the staged file never reaches
+# its place). Near misses: Exec['mn-refresh-idle'] (refreshonly, never
+# run) names only a file nothing wrote and its program, which
+# File['/usr/local/bin/mn_refreshonly_exec'] wrote: running a program is
+# not reading its input.
 class mn_refreshonly_exec {
   file { '/etc/mn_refreshonly_exec.main':
     ensure  => file,
@@ -76,5 +87,26 @@ class mn_refreshonly_exec {
 
   file { '/var/lib/mn_refreshonly_exec.d':
     ensure => directory,
+  }
+
+  file { '/etc/mn_refreshonly_exec.staged':
+    ensure  => file,
+    content => "staged\n",
+  }
+
+  exec { 'mn-refresh-install':
+    command     => '/bin/cp -p /etc/mn_refreshonly_exec.staged /etc/mn_refreshonly_exec.live',
+    refreshonly => true,
+  }
+
+  file { '/usr/local/bin/mn_refreshonly_exec':
+    ensure  => file,
+    content => "#!/bin/sh\nexit 0\n",
+    mode    => '0755',
+  }
+
+  exec { 'mn-refresh-idle':
+    command     => '/usr/local/bin/mn_refreshonly_exec /etc/mn_refreshonly_exec.untouched',
+    refreshonly => true,
   }
 }
