@@ -45,7 +45,7 @@ func indexNamedPaths(g Graph, res *interp.Result, roles *[]blockRole) namedPaths
 		if !r.IsExec() || !refreshOnly(r) {
 			continue
 		}
-		for _, p := range commandPaths(r.Params["command"]) {
+		for _, p := range commandPaths(execCommand(r)) {
 			if !slices.Contains(want[p], r) {
 				want[p] = append(want[p], r)
 			}
@@ -105,6 +105,15 @@ func indexNamedPaths(g Graph, res *interp.Result, roles *[]blockRole) namedPaths
 // anything.
 func (n namedUse) use(roles []blockRole) use {
 	return use{role: &roles[n.role], acc: n.acc, consumed: true, named: true}
+}
+
+// execCommand is an Exec's command: its command parameter, else its title
+// (the namevar, which the catalog leaves out of the parameters).
+func execCommand(r *catalog.Resource) any {
+	if c, ok := r.Params["command"]; ok {
+		return c
+	}
+	return r.Title
 }
 
 // commandPaths returns the absolute paths that an Exec's command names as

@@ -64,4 +64,10 @@ func TestRuleNamedByUnrunRefreshonly(t *testing.T) {
 		p("/usr/local/bin/tool", a("File[/usr/local/bin/tool]", "p", 12)), p("/bin/true", a("Exec[install]", "x", 20)))
 	expect(t, Detect(ran, graph("refreshonly", true), Options{}))
 	expect(t, Detect(res, graph("refreshonly", true), Options{PackageNotify: true}), "MN Package[tool]->Exec[install] /etc/x.conf", mn)
+
+	// The command is the title when the catalog gives no command.
+	titled := newFake()
+	titled.Add("File[/etc/x.staged]", "m.pp", 2, "content", "x")
+	titled.Add("Exec[/bin/cp /etc/x.staged /etc/x]", "m.pp", 4, "refreshonly", true)
+	expect(t, Detect(res, titled, Options{}), "MN File[/etc/x.staged]->Exec[/bin/cp /etc/x.staged /etc/x] /etc/x.staged")
 }
