@@ -79,6 +79,7 @@ FUZZ_TARGETS = \
 	FuzzParseUnits ./detector \
 	FuzzParseAccounts ./detector \
 	FuzzParseSuppression ./detector \
+	FuzzCommandPaths ./detector \
 	FuzzParse ./cmd/fsmove/internal/project \
 	FuzzMark ./puppet \
 	FuzzSourceRef ./puppet \

@@ -1,7 +1,9 @@
 package detector
 
 import (
+	"path"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -70,4 +72,24 @@ func TestRuleNamedByUnrunRefreshonly(t *testing.T) {
 	titled.Add("File[/etc/x.staged]", "m.pp", 2, "content", "x")
 	titled.Add("Exec[/bin/cp /etc/x.staged /etc/x]", "m.pp", 4, "refreshonly", true)
 	expect(t, Detect(res, titled, Options{}), "MN File[/etc/x.staged]->Exec[/bin/cp /etc/x.staged /etc/x] /etc/x.staged")
+}
+
+// FuzzCommandPaths: any command line is split without a panic, and every
+// path it gives is absolute, clean, not the root, expands nothing and is
+// given once.
+func FuzzCommandPaths(f *testing.F) {
+	f.Add(`/bin/sh -c "cat /etc/a >/var/b; /usr/bin/x --c=/etc/c" 2>&1 | tee /log`)
+	f.Add(`cp -p '/etc/with space' /etc/x\ y (/bin/true)`)
+	f.Add(`"unterminated /etc/a`)
+	f.Fuzz(func(t *testing.T, command string) {
+		got := commandPaths(command)
+		for i, p := range got {
+			if !strings.HasPrefix(p, "/") || p == "/" || path.Clean(p) != p || strings.ContainsAny(p, "$*?[]{}~`") {
+				t.Errorf("commandPaths(%q) gives %q", command, p)
+			}
+			if slices.Contains(got[:i], p) {
+				t.Errorf("commandPaths(%q) gives %q twice", command, p)
+			}
+		}
+	})
 }
