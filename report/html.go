@@ -605,6 +605,9 @@ func (b *htmlBuilder) finding(i int, held bool) *htmlFinding {
 			b.effect("producer", pc.ProducerEffect.String(), pc.Producer, pc.ProducerEvidence, firstTrace),
 			b.effect("consumer", pc.ConsumerEffect.String(), pc.Consumer, pc.ConsumerEvidence, firstTrace),
 		}
+		if pc.Relation == detector.Names {
+			hp.Effects[1].NotShown = namesNote
+		}
 		hf.Paths = append(hf.Paths, hp)
 	}
 	if c := f.Confirmation; c != nil {

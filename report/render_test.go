@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"html"
 	"io/fs"
 	"regexp"
 	"slices"
@@ -602,5 +603,34 @@ func TestWaivedLeavesReports(t *testing.T) {
 	}
 	if strings.Contains(sarif.String(), `"ruleId"`) {
 		t.Errorf("SARIF has a result for a waived finding:\n%s", sarif.String())
+	}
+}
+
+// A path of relation names (detector rule 26: a refreshonly Exec that did
+// not run, and whose command names the path) has no trace line for the
+// consumer: the text and HTML reports say why instead.
+func TestNamesPathInText(t *testing.T) {
+	g := newFake()
+	g.Add("File[/etc/app.staged]", "app.pp", 5, "content", "x")
+	g.Add("Exec[install]", "app.pp", 9, "command", "/bin/cp /etc/app.staged /etc/app.conf", "refreshonly", true)
+	rep := detector.Detect(result(p("/etc/app.staged", a("File[/etc/app.staged]", "p", 10))), g, detector.Options{})
+	if len(rep.Findings) != 1 || rep.Findings[0].Paths[0].Relation != detector.Names {
+		t.Fatalf("want one finding on a named path: %+v", rep.Findings)
+	}
+	var text bytes.Buffer
+	if err := Text(&text, rep, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"    /etc/app.staged (names: " + namesNote + ")\n", "      consumed by Exec[install]\n"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	var page bytes.Buffer
+	if err := HTML(&page, rep, HTMLInputs{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), html.EscapeString(namesNote)) || strings.Contains(page.String(), "no trace line recorded") {
+		t.Errorf("the HTML report does not say why the consumer has no trace line")
 	}
 }

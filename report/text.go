@@ -442,7 +442,7 @@ func samePaths(paths []string) string {
 func (t *textWriter) path(pc detector.PathConflict) {
 	rel := pc.Relation.String()
 	if pc.Relation == detector.Names {
-		rel += ": the consumer's command names it, and the consumer runs only when notified: nothing did, so it did not run"
+		rel += ": " + namesNote
 	}
 	if pc.Metadata {
 		rel += "; only metadata or a lookup"
@@ -464,6 +464,10 @@ func confidenceText(c detector.Confidence) string {
 	}
 	return c.String()
 }
+
+// namesNote says what a path of relation names is, with no trace line to
+// show for the consumer (detector rule 26).
+const namesNote = "the consumer's command names it, and the consumer runs only when notified: nothing did, so it did not run"
 
 func (t *textWriter) effect(eff string, r *catalog.Resource, ev interp.Evidence) {
 	if e := evidenceText(ev); e != "" {
