@@ -243,6 +243,7 @@ func Detect(res *interp.Result, g Graph, opts Options) *Report {
 			rep.Findings = append(rep.Findings, f)
 		}
 	}
+	holdRefreshedThrough(rep.Findings, g)
 	if opts.Coverage != nil {
 		rep.Coverage = coverage(opts.Coverage, g, opts.Units, observed)
 	}

@@ -198,6 +198,11 @@
 //     loses permission (rule 15 holds it only for a directory it read), and
 //     a File that manages the directory's content (purge, source) still
 //     notifies.
+//  27. a missing notifier x ⇝ c is the fault of a missing notifier x ⇝ n
+//     shown beside it when n notifies c (and c does not notify n): x ~> n,
+//     its fix, refreshes n, and Puppet passes n's refresh on to c after n
+//     (a check Exec subscribed to the Service it checks). x ⇝ c is held,
+//     naming x ⇝ n, which stays shown (refreshed-through, through.go).
 //
 // Program models (models.go): a reviewed fact about one Debian program
 // (apt reads an empty configuration part as none) holds a relation back

@@ -57,6 +57,7 @@ const (
 	ruleCommutes          = "commutes"
 	ruleMetadataContent   = "metadata-before-content"
 	ruleRefreshedTogether = "refreshed-together"
+	ruleRefreshedThrough  = "refreshed-through"
 	ruleContainerSkipped  = "container-condition"
 )
 
@@ -76,6 +77,7 @@ var holdRules = []holdRule{
 	{23, "runs-once", holdsNotify, runsOnce},
 	{15, "own-state", holdsNotify, ownState},
 	{24, ruleRefreshedTogether, holdsPair, nil},
+	{27, ruleRefreshedThrough, holdsFinding, nil},
 	{6, ruleAccounts, holdsFinding, nil},
 	{9, ruleCommutes, holdsFinding, nil},
 	{9, ruleMetadataContent, holdsFinding, nil},

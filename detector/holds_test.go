@@ -34,7 +34,7 @@ func TestHoldRulesDocumented(t *testing.T) {
 			t.Errorf("rule %q: a path stage's row has a function, and only it", h.name)
 		}
 	}
-	for _, name := range []string{ruleAccounts, ruleCommutes, ruleMetadataContent, ruleRefreshedTogether, ruleContainerSkipped} {
+	for _, name := range []string{ruleAccounts, ruleCommutes, ruleMetadataContent, ruleRefreshedTogether, ruleRefreshedThrough, ruleContainerSkipped} {
 		if !names[name] {
 			t.Errorf("rule %q, which the code gives, is no row", name)
 		}
