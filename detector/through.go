@@ -17,7 +17,9 @@ import (
 // holdRefreshedThrough applies rule 27 to the findings that judgePair
 // made: each MN held is held by an MN of the same producer that no rule
 // held and whose fix is x ~> n as written (not a reversed one, which
-// Puppet's order makes a cycle). Of the shown MNs that notify c, it names
+// Puppet's order makes a cycle). An MN whose consumer Puppet orders before
+// its producer is never held: n, which notifies c, precedes it, so x ⇝ n
+// is reversed too. Of the shown MNs that notify c, it names
 // one that none of the others notifies, so that a chain x ⇝ m, x ⇝ n,
 // x ⇝ c with m ~> n ~> c keeps x ⇝ m shown and names it for both.
 func holdRefreshedThrough(findings []Finding, g Graph) {

@@ -39,6 +39,21 @@ func TestRuleRefreshedThrough(t *testing.T) {
 	expectHeld(t, Detect(res, graph([2]string{"File[/etc/app.conf]", "Service[app]"}, [2]string{"Service[app]", "Exec[check]"}, [2]string{"Service[app]", "Exec[report]"}), Options{}))
 	expectHeld(t, Detect(res, graph([2]string{"Service[app]", "Exec[check]"}, [2]string{"Exec[check]", "Service[app]"}), Options{}), toService, toCheck, toReport)
 
+	// The check ordered before the File: then the Service, which notifies
+	// it, is too, and the MN to the Service is reversed (its fix is no
+	// notify from the File): it covers nothing, and the check's MN stays.
+	g := newFake()
+	g.Add("File[/etc/app.conf]", "m.pp", 1, "content", "x")
+	g.Add("Service[app]", "m.pp", 2)
+	g.Add("Exec[check]", "m.pp", 3, "command", "/usr/bin/app-check", "refreshonly", true)
+	g.Edge("File[/etc/app.conf]", "Service[app]", before)
+	g.Edge("Service[app]", "Exec[check]", notify)
+	g.Edge("Exec[check]", "File[/etc/app.conf]", before)
+	rep = Detect(result(p("/etc/app.conf", a("File[/etc/app.conf]", "p", 10), a("Service[app]", "c", 20), a("Exec[check]", "c", 30))), g, Options{})
+	if len(rep.Findings) != 2 || rep.Findings[1].HeldRule == ruleRefreshedThrough {
+		t.Errorf("a reversed MN held as refreshed through: %q", heldLines(rep))
+	}
+
 	// A chain: the Service notifies the check, the check the report; both
 	// Execs are held, each naming the Service.
 	rep = Detect(res, graph([2]string{"Service[app]", "Exec[check]"}, [2]string{"Exec[check]", "Exec[report]"}), Options{})
