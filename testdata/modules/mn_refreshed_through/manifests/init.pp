@@ -50,7 +50,7 @@ class mn_refreshed_through {
   }
 
   exec { 'mn-through-check':
-    command     => '/bin/grep -q through /etc/mn_through.conf /etc/mn_through.check',
+    command     => '/bin/cat /etc/mn_through.conf /etc/mn_through.check',
     refreshonly => true,
     subscribe   => Service['mn-through'],
   }
