@@ -149,11 +149,9 @@ func autoExec(b *builder, r *Resource) {
 	if cwd, ok := r.StringParam("cwd"); ok {
 		b.require(r, TypeFile, cwd)
 	}
-	// The command may be a string or, since Puppet 6, an array whose first
-	// element is the program.
-	command := r.Title
-	if words := stringList(r.Params["command"]); len(words) > 0 {
-		command = words[0]
+	command, argv := r.ExecCommand()
+	if len(argv) > 0 {
+		command = argv[0]
 	}
 	b.require(r, TypeFile, absoluteWord(command))
 	for _, param := range []string{"onlyif", "unless"} {

@@ -111,6 +111,20 @@ func (r *Resource) StringParam(name string) (string, bool) {
 // string or a (nested) array of strings (Exec's creates, a resource's alias).
 func (r *Resource) StringsParam(name string) []string { return stringList(r.Params[name]) }
 
+// ExecCommand returns an Exec's command as Puppet runs it: a line for the
+// shell (line), or since Puppet 6 an array of words whose first is the
+// program (argv, nil for a line). Without a command parameter the title is
+// the command (it is the namevar).
+func (r *Resource) ExecCommand() (line string, argv []string) {
+	switch c := r.Params["command"].(type) {
+	case string:
+		return c, nil
+	case []any:
+		return "", stringList(c)
+	}
+	return r.Title, nil
+}
+
 // Namevar returns the value of the resource's namevar (File path, Package
 // name, ...) and falls back to the title, as Puppet does when the namevar
 // parameter is not set.

@@ -45,7 +45,7 @@ func indexNamedPaths(g Graph, res *interp.Result, roles *[]blockRole) namedPaths
 		if !r.IsExec() || !refreshOnly(r) {
 			continue
 		}
-		for _, p := range commandPaths(execCommand(r)) {
+		for _, p := range commandPaths(r.ExecCommand()) {
 			if !slices.Contains(want[p], r) {
 				want[p] = append(want[p], r)
 			}
@@ -107,34 +107,19 @@ func (n namedUse) use(roles []blockRole) use {
 	return use{role: &roles[n.role], acc: n.acc, consumed: true, named: true}
 }
 
-// execCommand is an Exec's command: its command parameter, else its title
-// (the namevar, which the catalog leaves out of the parameters).
-func execCommand(r *catalog.Resource) any {
-	if c, ok := r.Params["command"]; ok {
-		return c
-	}
-	return r.Title
-}
-
 // commandPaths returns the absolute paths that an Exec's command names as
-// arguments: a string split as sh splits it into words (quotes join,
-// blanks and the operators ; | & < > ( ) separate; an option's =value is
-// its value), or Puppet's array form. A word where sh expects a program
+// arguments (catalog.Resource.ExecCommand): a line split as sh splits it
+// into words (quotes join, blanks and the operators ; | & < > ( )
+// separate; an option's =value is its value), or Puppet's array form,
+// argv. A word where sh expects a program
 // (the first, one after ; | & or an opening parenthesis) is left out, and
 // the script of sh -c is split again; words with shell expansions ($,
 // globs, ~, backquotes) are left out, since the run does not say what they
 // expand to.
-func commandPaths(command any) []string {
-	var words []word
-	switch c := command.(type) {
-	case string:
-		words = shellWords(c)
-	case []any:
-		for i, w := range c {
-			if s, ok := w.(string); ok {
-				words = append(words, word{s, i == 0})
-			}
-		}
+func commandPaths(line string, argv []string) []string {
+	words := shellWords(line)
+	for i, w := range argv {
+		words = append(words, word{w, i == 0})
 	}
 	var paths []string
 	add := func(p string) {
@@ -144,7 +129,7 @@ func commandPaths(command any) []string {
 	}
 	for i, w := range words {
 		if i > 0 && words[i-1].text == "-c" {
-			for _, p := range commandPaths(w.text) {
+			for _, p := range commandPaths(w.text, nil) {
 				add(p)
 			}
 			continue

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fsmove/fsmove/catalog"
 )
 
 // commandPaths finds the absolute paths an Exec's command names as
@@ -24,10 +26,15 @@ func TestCommandPaths(t *testing.T) {
 		{"/usr/bin/newaliases", nil},
 		{"/usr/bin/tool $HOME/x /etc/*.conf ~/y /", nil},
 		{[]any{"/bin/cp", "/etc/a", "/etc/b"}, []string{"/etc/a", "/etc/b"}},
-		{42, nil},
+		{nil, []string{"/etc/title"}}, // the title is the command
+		{42, []string{"/etc/title"}},
 	} {
-		if got := commandPaths(c.command); !slices.Equal(got, c.want) {
-			t.Errorf("commandPaths(%q) = %q, want %q", c.command, got, c.want)
+		r := &catalog.Resource{Type: "Exec", Title: "/bin/true /etc/title", Params: map[string]any{"command": c.command}}
+		if c.command == nil {
+			delete(r.Params, "command")
+		}
+		if got := commandPaths(r.ExecCommand()); !slices.Equal(got, c.want) {
+			t.Errorf("commandPaths of command %q = %q, want %q", c.command, got, c.want)
 		}
 	}
 }
@@ -82,7 +89,7 @@ func FuzzCommandPaths(f *testing.F) {
 	f.Add(`cp -p '/etc/with space' /etc/x\ y (/bin/true)`)
 	f.Add(`"unterminated /etc/a`)
 	f.Fuzz(func(t *testing.T, command string) {
-		got := commandPaths(command)
+		got := commandPaths(command, nil)
 		for i, p := range got {
 			if !strings.HasPrefix(p, "/") || p == "/" || path.Clean(p) != p || strings.ContainsAny(p, "$*?[]{}~`") {
 				t.Errorf("commandPaths(%q) gives %q", command, p)

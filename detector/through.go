@@ -29,8 +29,6 @@ func holdRefreshedThrough(findings []Finding, g Graph) {
 			roots = append(roots, f)
 		}
 	}
-	var held []int
-	var why []string
 	for i := range findings {
 		f := &findings[i]
 		if f.Kind != MN || f.HeldBack || f.Observed {
@@ -54,15 +52,12 @@ func holdRefreshedThrough(findings []Finding, g Graph) {
 			}
 		}
 		if through != nil {
-			held = append(held, i)
-			why = append(why, PuppetRef(through.Consumer)+" notifies "+PuppetRef(f.Consumer)+", and "+PuppetRef(f.Producer)+
-				" must notify "+PuppetRef(through.Consumer)+" (shown): its fix refreshes "+PuppetRef(through.Consumer)+
-				", whose refresh Puppet passes on to "+PuppetRef(f.Consumer))
+			// roots was listed first: holding f changes none of it.
+			f.HeldBack, f.HeldRule = true, ruleRefreshedThrough
+			f.HeldReason = PuppetRef(through.Consumer) + " notifies " + PuppetRef(f.Consumer) + ", and " + PuppetRef(f.Producer) +
+				" must notify " + PuppetRef(through.Consumer) + " (shown): its fix refreshes " + PuppetRef(through.Consumer) +
+				", whose refresh Puppet passes on to " + PuppetRef(f.Consumer)
 		}
-	}
-	for k, i := range held {
-		f := &findings[i]
-		f.HeldBack, f.HeldRule, f.HeldReason = true, ruleRefreshedThrough, why[k]
 	}
 }
 
