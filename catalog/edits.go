@@ -400,10 +400,14 @@ func augeasSetValues(r *Resource) []string {
 // Mentions reports whether any of names appears as a word (between
 // characters that are not letters, digits, '-', '_' or '.') in r's title
 // or in a string of its parameters: an Exec whose command looks a host or a
-// service up by that name.
+// service up by that name. The relationship metaparameters (require,
+// before, notify, subscribe) name other resources, not what r uses.
 func Mentions(r *Resource, names []string) bool {
 	texts := []string{r.Title}
-	for _, v := range r.Params {
+	for k, v := range r.Params {
+		if isRelationParam(k) {
+			continue
+		}
 		texts = append(texts, stringList(v)...)
 	}
 	for _, t := range texts {

@@ -36,3 +36,35 @@ func TestEnforcesContent(t *testing.T) {
 		}
 	}
 }
+
+// Mentions: a name as a word of the title or of a parameter, not inside a
+// longer name, and not in a relationship metaparameter (which names other
+// resources, not what the resource uses).
+func TestMentions(t *testing.T) {
+	exec := func(params ...any) *Resource {
+		r := &Resource{Type: "Exec", Title: "lookup", Params: map[string]any{}}
+		for i := 0; i+1 < len(params); i += 2 {
+			r.Params[params[i].(string)] = params[i+1]
+		}
+		return r
+	}
+	names := []string{"fsmove-svc"}
+	for _, c := range []struct {
+		name string
+		r    *Resource
+		want bool
+	}{
+		{"command", exec("command", "getent services fsmove-svc"), true},
+		{"a list", exec("unless", []any{"true", "getent services fsmove-svc"}), true},
+		{"title", &Resource{Type: "Exec", Title: "getent services fsmove-svc"}, true},
+		{"inside a longer name", exec("command", "getent services fsmove-svc2"), false},
+		{"another name", exec("command", "getent services ssh"), false},
+		{"require", exec("command", "getent services ssh", "require", "Augeas[fsmove-svc]"), false},
+		{"subscribe, a list", exec("command", "getent services ssh", "subscribe", []any{"Augeas[fsmove-svc]"}), false},
+		{"before and notify", exec("command", "true", "before", "File[fsmove-svc]", "notify", "Service[fsmove-svc]"), false},
+	} {
+		if got := Mentions(c.r, names); got != c.want {
+			t.Errorf("%s: Mentions = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -106,6 +106,16 @@ var relationParams = []struct {
 	{"subscribe", Notify, true},
 }
 
+// isRelationParam reports whether name is one of relationParams.
+func isRelationParam(name string) bool {
+	for _, p := range relationParams {
+		if p.name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // builder collects resource-level relations before they become node edges.
 type builder struct {
 	c        *Catalog

@@ -76,6 +76,7 @@ var holdRules = []holdRule{
 	{15, "removed-after-read", holdsNotify, removedAfterReadHold},
 	{23, "runs-once", holdsNotify, runsOnce},
 	{15, "own-state", holdsNotify, ownState},
+	{14, "other-names", holdsNotify, otherNamesRun},
 	{24, ruleRefreshedTogether, holdsPair, nil},
 	{27, ruleRefreshedThrough, holdsFinding, nil},
 	{6, ruleAccounts, holdsFinding, nil},

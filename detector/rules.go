@@ -295,6 +295,18 @@ func otherNames(r pathRelation) string {
 	return PuppetRef(r.x.role.res) + " adds the entry " + strings.Join(names, " ") + " to " + r.path + ", which " + PuppetRef(r.y.role.res) + " reads only to look up other names"
 }
 
+// otherNamesRun (rule 14) at the notify stage: a notifiable resource
+// that runs and ends (a refreshonly Exec) looked up only the names it
+// looked up then, so an entry of another name changes nothing it did. A
+// Service that read the file at start keeps its MN: which names a daemon
+// looks up later is its configuration's, beyond the trace and the catalog.
+func otherNamesRun(r pathRelation) string {
+	if r.y.role.isService {
+		return ""
+	}
+	return otherNames(r)
+}
+
 // onlyLookedUp (rule 15): a service needs a restart only for what it read,
 // not for a path it only looked up.
 func onlyLookedUp(r pathRelation) string {

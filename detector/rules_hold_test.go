@@ -199,6 +199,20 @@ func TestRuleNameServiceEntry(t *testing.T) {
 	// Near miss: not a name-service database.
 	expectHeld(t, Detect(result(p("/etc/app.conf", at("Host[db.test]", "c:openat@9", "p:rename@10"), at("Exec[lookup-other]", "c:openat@20"))), g, Options{}),
 		"MOR Host[db.test]->Exec[lookup-other] /etc/app.conf")
+
+	// A refreshonly Exec that read the database after the entry was added
+	// (ordered, not notified) looked up other names: its MN is held too.
+	g.Add("Exec[refresh-other]", "h.pp", 20, "command", "getent hosts localhost", "refreshonly", true)
+	g.Add("Exec[refresh-db]", "h.pp", 21, "command", "getent hosts db.test", "refreshonly", true)
+	g.Edge("Host[db.test]", "Exec[refresh-other]", before)
+	g.Edge("Host[db.test]", "Exec[refresh-db]", before)
+	rep = hosts("Host[db.test]", "Exec[refresh-other]")
+	expectHeld(t, rep, "MN Host[db.test]->Exec[refresh-other] /etc/hosts held")
+	if rep.Findings[0].HeldRule != "other-names" {
+		t.Errorf("held by %q, want other-names", rep.Findings[0].HeldRule)
+	}
+	// Near miss: the refreshonly Exec looks up the name itself.
+	expectHeld(t, hosts("Host[db.test]", "Exec[refresh-db]"), "MN Host[db.test]->Exec[refresh-db] /etc/hosts")
 }
 
 // Rule 15: a service needs a restart for what it read, not for what it

@@ -143,8 +143,8 @@ type fixtureCase struct {
 
 var fixtureCases = []fixtureCase{
 	{"near_rules",
-		[]string{"MOR Augeas[fsmove-svc] Exec[lookup-svc]", "MOR Package[uuid-runtime] File[/var/lib/near_rules_uuidd]"},
-		[]string{"MOR Augeas[fsmove-svc] Exec[lookup-svc]", "MOR Package[uuid-runtime] File[/var/lib/near_rules_uuidd]"}, false, false},
+		[]string{"MN Augeas[fsmove-svc] Exec[refresh-svc]", "MOR Augeas[fsmove-svc] Exec[lookup-svc]", "MOR Package[uuid-runtime] File[/var/lib/near_rules_uuidd]"},
+		[]string{"MN Augeas[fsmove-svc] Exec[refresh-svc]", "MOR Augeas[fsmove-svc] Exec[lookup-svc]", "MOR Package[uuid-runtime] File[/var/lib/near_rules_uuidd]"}, false, false},
 	{"mor_exec_reads_file",
 		[]string{"MOR File[/etc/mor_exec_reads_file.conf] Exec[read-conf]"},
 		[]string{"MOR File[/etc/mor_exec_reads_file.conf] Exec[read-conf]"}, false, false},
@@ -216,7 +216,7 @@ var fixtureCases = []fixtureCase{
 // "KIND producer consumer" (its near misses: the rule had something to hold).
 var fixtureHeld = map[string][]string{
 	"mn_service_directory":   {"MN File[/etc/mn_service_directory.d] Service[fsmove-dirsvc]"},
-	"near_rules":             {"MOR Package[uuid-runtime] File[/var/lib/near_rules_daemon]"},
+	"near_rules":             {"MOR Package[uuid-runtime] File[/var/lib/near_rules_daemon]", "MN Augeas[fsmove-svc] Exec[refresh-ssh]"},
 	"mor_overwrite_conffile": {"MOR Exec[default-conf] File[/etc/mor_overwrite_conffile.default]"},
 	"mor_missed_lookup":      {"MOR Exec[init-once] File[/etc/mor_missed_lookup.init]"},
 	"mn_refreshed_through":   {"MN File[/etc/mn_through.conf] Exec[mn-through-check]"},
