@@ -68,7 +68,7 @@ var holdRules = []holdRule{
 	{22, "found-as-managed", holdsOrder, foundAsManaged},
 	{14, "other-names", holdsOrder, otherNames},
 	{0, "program-model", holdsOrder, func(r pathRelation) string {
-		return modelHold(r.models, r.x, r.y, r.rel, r.path, r.isDir)
+		return modelHold(r.models, holdsOrder, r.x, r.y, r.rel, r.path, r.isDir)
 	}},
 	{15, "only-looked-up", holdsNotify, onlyLookedUp},
 	{25, "exec-dir-owner-mode", holdsNotify, execDirOwnerMode},
@@ -77,6 +77,9 @@ var holdRules = []holdRule{
 	{23, "runs-once", holdsNotify, runsOnce},
 	{15, "own-state", holdsNotify, ownState},
 	{14, "other-names", holdsNotify, otherNamesRun},
+	{0, "program-model", holdsNotify, func(r pathRelation) string {
+		return modelHold(r.models, holdsNotify, r.x, r.y, r.rel, r.path, r.isDir)
+	}},
 	{24, ruleRefreshedTogether, holdsPair, nil},
 	{27, ruleRefreshedThrough, holdsFinding, nil},
 	{6, ruleAccounts, holdsFinding, nil},

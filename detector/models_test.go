@@ -112,9 +112,150 @@ func TestProgramModelsAreComplete(t *testing.T) {
 	names := map[string]bool{}
 	for _, m := range programModels {
 		if m.Name == "" || names[m.Name] || m.Package == "" || m.Version == "" || len(m.Programs) == 0 ||
-			len(m.Paths) == 0 || m.Kind == 0 || m.Behaviour == "" || !strings.Contains(m.Evidence, "https://") {
+			m.Kind == 0 || m.Behaviour == "" || !strings.Contains(m.Evidence, "https://") {
 			t.Errorf("incomplete or repeated model %+v", m)
 		}
 		names[m.Name] = true
+		// What each kind needs besides.
+		needs := map[modelKind]bool{
+			emptyAsAbsent:       len(m.Paths) > 0,
+			makesDirWhenMissing: len(m.Paths) > 0,
+			startClients:        true,
+			helperWhenPresent:   len(m.Callers) > 0,
+			readForCache:        len(m.Paths) > 0 && len(m.Commands) > 0 && m.Subcommand != "",
+		}
+		if ok, known := needs[m.Kind]; !ok || !known {
+			t.Errorf("model %s: its kind's fields are missing (or the kind is unknown)", m.Name)
+		}
 	}
+}
+
+// The program model mariadb-debian-start: the clients that the unit's
+// ExecStartPost runs at each start read what they read and exit. Held: the
+// MN of a File written after the Service's start whose path the Service
+// read only through the clients. Near misses: the server read it too, an
+// Exec (not a Service) ran the client, the Service wrote the path, a
+// relation of order (not a restart), and --no-models.
+func TestModelMariadbDebianStart(t *testing.T) {
+	g := newFake()
+	g.Add("Service[mariadb]", "m.pp", 1)
+	g.Add("File[/etc/mysql/debian.cnf]", "m.pp", 2, "content", "[client]\n")
+	g.Add("Exec[query]", "m.pp", 3, "command", "/usr/bin/mysql -e 'select 1'", "refreshonly", true)
+	g.Add("File[/etc/mysql/late.cnf]", "m.pp", 4, "content", "[client]\n")
+	g.Edge("Service[mariadb]", "File[/etc/mysql/debian.cnf]", before)
+	g.Edge("Exec[query]", "File[/etc/mysql/debian.cnf]", before)
+	read := func(consumer string, opts Options, effects ...string) *Report {
+		return Detect(result(p("/etc/mysql/debian.cnf", at(consumer, effects...), at("File[/etc/mysql/debian.cnf]", "p:rename@30"))), g, opts)
+	}
+	rep := read("Service[mariadb]", Options{}, "c:openat@10@/usr/bin/mysql_upgrade", "c:openat@11@/usr/bin/mysql")
+	expectHeld(t, rep, "MN File[/etc/mysql/debian.cnf]->Service[mariadb] /etc/mysql/debian.cnf held")
+	if r := rep.Findings[0].HeldReason; !strings.HasPrefix(r, "program model mariadb-debian-start (mariadb-server ") {
+		t.Errorf("reason %q does not name the model", r)
+	}
+	if h := rep.Findings[0].HeldRule; h != "program-model" {
+		t.Errorf("held by %q", h)
+	}
+
+	// Near misses.
+	expectHeld(t, read("Service[mariadb]", Options{NoModels: true}, "c:openat@10@/usr/bin/mysql_upgrade"),
+		"MN File[/etc/mysql/debian.cnf]->Service[mariadb] /etc/mysql/debian.cnf")
+	expectHeld(t, read("Service[mariadb]", Options{}, "c:openat@10@/usr/bin/mysql_upgrade", "c:openat@11@/usr/sbin/mariadbd"),
+		"MN File[/etc/mysql/debian.cnf]->Service[mariadb] /etc/mysql/debian.cnf")
+	expectHeld(t, read("Service[mariadb]", Options{}, "c:openat@10@/usr/bin/mysql", "p:openat@12@/usr/bin/mysql"),
+		"MN File[/etc/mysql/debian.cnf]->Service[mariadb] /etc/mysql/debian.cnf")
+	expectHeld(t, read("Exec[query]", Options{}, "c:openat@10@/usr/bin/mysql"),
+		"MN File[/etc/mysql/debian.cnf]->Exec[query] /etc/mysql/debian.cnf")
+	// Unordered, the File written first: the clients of this start read
+	// it, and in the other order they would not: an order relation, which
+	// the model (about a restart) does not hold.
+	rep = Detect(result(p("/etc/mysql/late.cnf", at("File[/etc/mysql/late.cnf]", "p:rename@5"),
+		at("Service[mariadb]", "c:openat@10@/usr/bin/mysql_upgrade"))), g, Options{})
+	for _, f := range rep.Findings {
+		if f.Kind == MOR && f.HeldBack {
+			t.Errorf("the model held an order relation: %+v", f)
+		}
+	}
+	if len(rep.Findings) == 0 || rep.Findings[0].Kind != MOR {
+		t.Errorf("want the MOR File[/etc/mysql/late.cnf]->Service[mariadb] shown, got %+v", rep.Findings)
+	}
+}
+
+// The program model apt-key-gpgconf: apt-key runs gpgconf at its cleanup
+// only when gnupg is installed. Held: an Exec that used gnupg's files only
+// through gpgconf and gpg-connect-agent, or looked up and ran gpgconf only
+// from apt-key. Near misses: apt-key reading another file (a keyring),
+// another program running gpgconf, and --no-models.
+func TestModelAptKeyGpgconf(t *testing.T) {
+	g := newFake()
+	g.Add("Package[gnupg]", "m.pp", 1)
+	g.Add("File[/etc/apt/trusted.gpg.d/local.gpg]", "m.pp", 2, "source", "puppet:///m/local.gpg")
+	g.Add("Exec[apt_update]", "m.pp", 3, "command", "/usr/bin/apt-get update")
+	used := func(producer, path string, opts Options, effects ...string) *Report {
+		return Detect(result(p(path, at(producer, "p:rename@10"), at("Exec[apt_update]", effects...))), g, opts)
+	}
+	rep := used("Package[gnupg]", "/usr/bin/gpgconf", Options{}, "s:newfstatat@20@/usr/bin/apt-key", "x:execve@21@/usr/bin/apt-key")
+	expectHeld(t, rep, "MOR Package[gnupg]->Exec[apt_update] /usr/bin/gpgconf held")
+	if r := rep.Findings[0].HeldReason; !strings.HasPrefix(r, "program model apt-key-gpgconf (apt ") {
+		t.Errorf("reason %q does not name the model", r)
+	}
+	expectHeld(t, used("Package[gnupg]", "/usr/bin/gpg-connect-agent", Options{}, "x:execve@20@/usr/bin/gpgconf"),
+		"MOR Package[gnupg]->Exec[apt_update] /usr/bin/gpg-connect-agent held")
+	expectHeld(t, used("Package[gnupg]", "/lib/x86_64-linux-gnu/libreadline.so.8", Options{}, "c:openat@20@/usr/bin/gpg-connect-agent"),
+		"MOR Package[gnupg]->Exec[apt_update] /lib/x86_64-linux-gnu/libreadline.so.8 held")
+
+	// Near misses.
+	expectHeld(t, used("Package[gnupg]", "/usr/bin/gpgconf", Options{NoModels: true}, "s:newfstatat@20@/usr/bin/apt-key"),
+		"MOR Package[gnupg]->Exec[apt_update] /usr/bin/gpgconf")
+	// apt-key reads a keyring: the caller's own reads are not the helper's.
+	expectHeld(t, used("File[/etc/apt/trusted.gpg.d/local.gpg]", "/etc/apt/trusted.gpg.d/local.gpg", Options{}, "c:openat@20@/usr/bin/apt-key"),
+		"MOR File[/etc/apt/trusted.gpg.d/local.gpg]->Exec[apt_update] /etc/apt/trusted.gpg.d/local.gpg")
+	// A library the caller reads itself.
+	expectHeld(t, used("Package[gnupg]", "/lib/x86_64-linux-gnu/libreadline.so.8", Options{}, "c:openat@20@/usr/bin/apt-key"),
+		"MOR Package[gnupg]->Exec[apt_update] /lib/x86_64-linux-gnu/libreadline.so.8")
+	// gpgconf run by another program than apt-key.
+	expectHeld(t, used("Package[gnupg]", "/usr/bin/gpgconf", Options{}, "x:execve@20@/usr/bin/puppet"),
+		"MOR Package[gnupg]->Exec[apt_update] /usr/bin/gpgconf")
+}
+
+// The program model apt-update-caches: apt-get update reads dpkg's status
+// only for apt's binary caches. Held: an Exec whose command is apt-get
+// update (with options) that read the status, or read and rebuilt the
+// cache, only through apt's programs. Near misses: another apt-get command
+// (an install, update then install), a path the model does not name, a
+// reader that is not apt's, a cache removed and not made again, and
+// --no-models.
+func TestModelAptUpdateCaches(t *testing.T) {
+	g := newFake()
+	g.Add("Package[gnupg]", "m.pp", 1)
+	g.Add("Exec[update]", "m.pp", 2, "command", "/usr/bin/apt-get -q -o Acquire::Retries=3 update")
+	g.Add("Exec[update-argv]", "m.pp", 3, "command", []any{"apt-get", "update"})
+	g.Add("Exec[install]", "m.pp", 4, "command", "/usr/bin/apt-get install -y gnupg")
+	g.Add("Exec[update-install]", "m.pp", 5, "command", "/usr/bin/apt-get update && /usr/bin/apt-get install -y x")
+	read := func(consumer, path string, opts Options, effects ...string) *Report {
+		return Detect(result(p(path, at("Package[gnupg]", "p:rename@10@/usr/bin/dpkg"), at(consumer, effects...))), g, opts)
+	}
+	rep := read("Exec[update]", "/var/lib/dpkg/status", Options{}, "c:openat@20@/usr/bin/apt-get", "s:newfstatat@21@/usr/bin/apt-config")
+	expectHeld(t, rep, "MOR Package[gnupg]->Exec[update] /var/lib/dpkg/status held")
+	if r := rep.Findings[0].HeldReason; !strings.HasPrefix(r, "program model apt-update-caches (apt ") {
+		t.Errorf("reason %q does not name the model", r)
+	}
+	expectHeld(t, read("Exec[update-argv]", "/var/lib/dpkg/status", Options{}, "c:openat@20@/usr/bin/apt-get"),
+		"MOR Package[gnupg]->Exec[update-argv] /var/lib/dpkg/status held")
+	// The cache read, removed and made again.
+	expectHeld(t, read("Exec[update]", "/var/cache/apt/pkgcache.bin", Options{}, "c:openat@20@/usr/bin/apt-get", "e:unlink@21@/usr/bin/apt-get", "p:rename@22@/usr/bin/apt-get"),
+		"MOR Package[gnupg]->Exec[update] /var/cache/apt/pkgcache.bin held")
+
+	// Near misses.
+	expectHeld(t, read("Exec[update]", "/var/lib/dpkg/status", Options{NoModels: true}, "c:openat@20@/usr/bin/apt-get"),
+		"MOR Package[gnupg]->Exec[update] /var/lib/dpkg/status")
+	expectHeld(t, read("Exec[install]", "/var/lib/dpkg/status", Options{}, "c:openat@20@/usr/bin/apt-get"),
+		"MOR Package[gnupg]->Exec[install] /var/lib/dpkg/status")
+	expectHeld(t, read("Exec[update-install]", "/var/lib/dpkg/status", Options{}, "c:openat@20@/usr/bin/apt-get"),
+		"MOR Package[gnupg]->Exec[update-install] /var/lib/dpkg/status")
+	expectHeld(t, read("Exec[update]", "/var/lib/apt/extended_states", Options{}, "c:openat@20@/usr/bin/apt-get"),
+		"MOR Package[gnupg]->Exec[update] /var/lib/apt/extended_states")
+	expectHeld(t, read("Exec[update]", "/var/lib/dpkg/status", Options{}, "c:openat@20@/usr/bin/apt-get", "c:openat@21@/usr/bin/python3"),
+		"MOR Package[gnupg]->Exec[update] /var/lib/dpkg/status")
+	expectHeld(t, read("Exec[update]", "/var/cache/apt/pkgcache.bin", Options{}, "c:openat@20@/usr/bin/apt-get", "e:unlink@21@/usr/bin/apt-get"),
+		"MOR Package[gnupg]->Exec[update] /var/cache/apt/pkgcache.bin")
 }

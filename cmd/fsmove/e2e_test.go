@@ -202,6 +202,14 @@ var fixtureCases = []fixtureCase{
 		[]string{"MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-config]", "MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-policy]",
 			"MOR File[/var/lib/gitolite3/.ssh/authorized_keys] Exec[gitolite-setup]"},
 		false, false},
+	{"near_models_mariadb",
+		[]string{"MN File[/etc/mysql/mariadb.conf.d/50-server.cnf] Service[mariadb]"},
+		[]string{"MN File[/etc/mysql/mariadb.conf.d/50-server.cnf] Service[mariadb]", "MN Package[mariadb-server] Service[mariadb]"},
+		false, true},
+	{"near_models_apt",
+		[]string{"MOR Package[gnupg] Exec[apt-simulate]", "MOR Package[gnupg] Exec[gpgconf-dirs]"},
+		[]string{"MOR Package[gnupg] Exec[apt-simulate]", "MOR Package[gnupg] Exec[gpgconf-dirs]"},
+		false, false},
 	{"mn_refreshed_through",
 		[]string{"MN File[/etc/mn_through.check] Exec[mn-through-check]", "MN File[/etc/mn_through.conf] Service[mn-through]"},
 		[]string{"MN File[/etc/mn_through.check] Exec[mn-through-check]", "MN File[/etc/mn_through.conf] Service[mn-through]"},
@@ -224,6 +232,8 @@ var fixtureHeld = map[string][]string{
 		"MN File[/var/lib/mn_refreshonly_exec.d] Exec[mn-refresh-post]"},
 	"near_models": {"MOR File[/etc/apt/preferences.d/near_models.pref] Exec[apt-policy]",
 		"MOR File[/var/lib/gitolite3/.ssh] Exec[gitolite-setup]"},
+	"near_models_mariadb": {"MN File[/etc/mysql/debian.cnf] Service[mariadb]"},
+	"near_models_apt":     {"MOR Package[gnupg] Exec[apt-update]"},
 	"mor_read_modify_write": {"MOR File[/etc/mor_read_modify_write-kept.conf] Exec[read-kept]",
 		"MOR File[/etc/mor_read_modify_write-default.conf] Exec[enable-default]"},
 }
@@ -234,6 +244,8 @@ var fixtureNoModels = map[string][]string{
 	"near_models": {"MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-config]", "MOR File[/etc/apt/apt.conf.d/99near_models] Exec[apt-policy]",
 		"MOR File[/etc/apt/preferences.d/near_models.pref] Exec[apt-policy]", "MOR File[/var/lib/gitolite3/.ssh/authorized_keys] Exec[gitolite-setup]",
 		"MOR File[/var/lib/gitolite3/.ssh] Exec[gitolite-setup]"},
+	"near_models_mariadb": {"MN File[/etc/mysql/debian.cnf] Service[mariadb]", "MN File[/etc/mysql/mariadb.conf.d/50-server.cnf] Service[mariadb]"},
+	"near_models_apt":     {"MOR Package[gnupg] Exec[apt-simulate]", "MOR Package[gnupg] Exec[apt-update]", "MOR Package[gnupg] Exec[gpgconf-dirs]"},
 }
 
 // e2eMode is how a fixture is run: the tracer, the container's PID 1 and
