@@ -207,9 +207,11 @@
 //     naming x ⇝ n, which stays shown (refreshed-through, through.go).
 //
 // Program models (models.go): a reviewed fact about one Debian program
-// (apt reads an empty configuration part as none) holds a relation back
-// last, naming the model, when only that program read the path
-// (program-model); Options.NoModels turns them off.
+// (apt reads an empty configuration part as none; the clients mariadb's
+// unit runs at each start keep nothing in the server) holds a relation
+// back last at its stage, an order's or a restart's, naming the model,
+// when only that program read the path (program-model); Options.NoModels
+// turns them off.
 //
 // An observed fault (rule 5) is never held back.
 //
