@@ -84,6 +84,7 @@ FUZZ_TARGETS = \
 	FuzzMark ./puppet \
 	FuzzSourceRef ./puppet \
 	FuzzParseReport ./catalog \
+	FuzzAugeasArgs ./catalog \
 	FuzzParseMetadata ./puppet/module \
 	FuzzParseFixtures ./puppet/module \
 	FuzzParsePuppetfile ./puppet/module \

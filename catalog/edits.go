@@ -147,7 +147,7 @@ func augeasEdit(r *Resource) (Edit, bool) {
 	ctx = strings.TrimSuffix(ctx, "/")
 	var keys []string
 	for _, c := range cmds {
-		f := strings.Fields(c)
+		f := augeasArgs(c)
 		if len(f) == 0 {
 			continue
 		}
@@ -159,7 +159,7 @@ func augeasEdit(r *Resource) (Edit, bool) {
 		if len(f) < 2 {
 			return Edit{}, false
 		}
-		key := strings.Trim(f[1], `"'`)
+		key := f[1]
 		if !strings.HasPrefix(key, "/") && ctx != "" {
 			key = ctx + "/" + key
 		}
@@ -384,17 +384,73 @@ func EntryNames(r *Resource) []string {
 	return names
 }
 
-// augeasSetValues are the values of an augeas resource's set commands.
+// augeasSetValues are the values of an augeas resource's set commands
+// (setm's is its third argument).
 func augeasSetValues(r *Resource) []string {
 	cmds, _ := augeasCommands(r)
 	var vals []string
 	for _, c := range cmds {
-		f := strings.Fields(c)
-		if len(f) >= 3 && (f[0] == "set" || f[0] == "setm") {
-			vals = append(vals, strings.Join(f[2:], " "))
+		f := augeasArgs(c)
+		switch {
+		case len(f) >= 3 && f[0] == "set":
+			vals = append(vals, f[2])
+		case len(f) >= 4 && f[0] == "setm":
+			vals = append(vals, f[3])
 		}
 	}
 	return vals
+}
+
+// augeasArgs splits one augeas command into its words as augtool reads
+// them: a word ends at a space outside quotes and outside a path's
+// brackets, so that "set service-name[port = '9200']/port 9200" is three
+// words; a word that is one quoted string loses its quotes. Unbalanced
+// brackets or quotes run to the end of the line.
+func augeasArgs(cmd string) []string {
+	var words []string
+	var b strings.Builder
+	depth, quote, inWord := 0, byte(0), false
+	end := func() {
+		if inWord {
+			words = append(words, unquote(b.String()))
+			b.Reset()
+			inWord = false
+		}
+	}
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && i+1 < len(cmd) {
+				b.WriteByte(c)
+				i++
+				c = cmd[i]
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '[':
+			depth++
+		case c == ']' && depth > 0:
+			depth--
+		case (c == ' ' || c == '\t' || c == '\r') && depth == 0:
+			end()
+			continue
+		}
+		b.WriteByte(c)
+		inWord = true
+	}
+	end()
+	return words
+}
+
+// unquote takes the quotes off a word that is one quoted string.
+func unquote(w string) string {
+	if len(w) >= 2 && (w[0] == '\'' || w[0] == '"') && w[len(w)-1] == w[0] && !strings.ContainsRune(w[1:len(w)-1], rune(w[0])) {
+		return w[1 : len(w)-1]
+	}
+	return w
 }
 
 // Mentions reports whether any of names appears as a word (between

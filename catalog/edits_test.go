@@ -1,6 +1,10 @@
 package catalog
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 // EnforcesContent: what a File changes on a path that is already there.
 func TestEnforcesContent(t *testing.T) {
@@ -67,4 +71,51 @@ func TestMentions(t *testing.T) {
 			t.Errorf("%s: Mentions = %v, want %v", c.name, got, c.want)
 		}
 	}
+}
+
+// augeasArgs: words as augtool reads them, a path's predicate with its
+// spaces one word, a quoted word without its quotes.
+func TestAugeasArgs(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want []string
+	}{
+		{"set /files/etc/services/service-name[port = '9200']/port 9200",
+			[]string{"set", "/files/etc/services/service-name[port = '9200']/port", "9200"}},
+		{"set service-name[. = 'fsmove-svc'] fsmove-svc", []string{"set", "service-name[. = 'fsmove-svc']", "fsmove-svc"}},
+		{`set ALLOWED_HOSTS "a b"`, []string{"set", "ALLOWED_HOSTS", "a b"}},
+		{"setm /files/etc/hosts/*[canonical = 'x'] ipaddr 10.0.0.1", []string{"setm", "/files/etc/hosts/*[canonical = 'x']", "ipaddr", "10.0.0.1"}},
+		{"  rm  \tkey  ", []string{"rm", "key"}},
+		{`set k "it's"`, []string{"set", "k", "it's"}},
+		{`set k 'a\' b'`, []string{"set", "k", `'a\' b'`}},
+		{"set a[b c", []string{"set", "a[b c"}},
+		{"set a] b", []string{"set", "a]", "b"}},
+		{"", nil},
+	} {
+		if got := augeasArgs(c.cmd); !slices.Equal(got, c.want) {
+			t.Errorf("augeasArgs(%q) = %q, want %q", c.cmd, got, c.want)
+		}
+	}
+	// The names an augeas resource adds: the set values, not pieces of
+	// its paths' predicates.
+	r := &Resource{Type: "Augeas", Title: "mysqlchk", Params: map[string]any{"context": "/files/etc/services",
+		"changes": []any{"rm /files/etc/services/service-name[port = '9200']", "set /files/etc/services/service-name[port = '9200']/port 9200",
+			"set /files/etc/services/service-name[port = '9200'] mysqlchk", "set /files/etc/services/service-name[port = '9200']/protocol tcp"}}}
+	if got, want := EntryNames(r), []string{"9200", "mysqlchk", "tcp"}; !slices.Equal(got, want) {
+		t.Errorf("EntryNames = %q, want %q", got, want)
+	}
+}
+
+// augeasArgs never panics, and its words are never empty.
+func FuzzAugeasArgs(f *testing.F) {
+	for _, s := range []string{"set a[b = 'c d']/e f", `set k "v w"`, "set a[b c", `set k 'a\' b'`, "rm ]]['\"", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		for _, w := range augeasArgs(cmd) {
+			if w == "" && !strings.Contains(cmd, `""`) && !strings.Contains(cmd, "''") {
+				t.Fatalf("augeasArgs(%q): an empty word", cmd)
+			}
+		}
+	})
 }
