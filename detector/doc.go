@@ -149,9 +149,10 @@
 //  14. an entry that a key-level editor (Host, augeas, file_line) adds to a
 //     name-service database (/etc/hosts, services, protocols, networks, rpc,
 //     ethers) changes only the lookups of its own names: a consumer whose
-//     parameters do not name them does not depend on it (other-names), in
-//     either order, nor does a refreshonly Exec that read it need the
-//     refresh (it runs and ends). A Service that read the file at start
+//     parameters name neither them nor the file (cp, grep work on every
+//     entry) does not depend on it (other-names), in either order, nor
+//     does a refreshonly Exec that read it need the refresh (it runs and
+//     ends). A Service that read the file at start
 //     still needs the restart (its MN is not held: which names a daemon
 //     looks up later is beyond the trace);
 //  15. a Service needs a restart only for what it read: not for a path it

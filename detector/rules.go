@@ -292,6 +292,9 @@ func otherNames(r pathRelation) string {
 	if len(names) == 0 || catalog.Mentions(r.y.role.res, names) {
 		return ""
 	}
+	if r.rel == Names || catalog.Mentions(r.y.role.res, []string{r.path}) {
+		return "" // it names the database itself: it works on the whole file (cp, grep), not one name's lookup
+	}
 	return PuppetRef(r.x.role.res) + " adds the entry " + strings.Join(names, " ") + " to " + r.path + ", which " + PuppetRef(r.y.role.res) + " reads only to look up other names"
 }
 

@@ -213,6 +213,10 @@ func TestRuleNameServiceEntry(t *testing.T) {
 	}
 	// Near miss: the refreshonly Exec looks up the name itself.
 	expectHeld(t, hosts("Host[db.test]", "Exec[refresh-db]"), "MN Host[db.test]->Exec[refresh-db] /etc/hosts")
+	// Near miss: a consumer that names the database works on the whole
+	// file, every entry of it.
+	g.Add("Exec[copy-hosts]", "h.pp", 22, "command", "cp /etc/hosts /srv/chroot/etc/hosts")
+	expectHeld(t, hosts("Host[db.test]", "Exec[copy-hosts]"), "MOR Host[db.test]->Exec[copy-hosts] /etc/hosts")
 }
 
 // Rule 15: a service needs a restart for what it read, not for what it
