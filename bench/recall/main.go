@@ -84,6 +84,11 @@ func main() {
 		}
 		rows = append(rows, rs...)
 	}
+	if h.eng != nil {
+		// A clean end of the session: its reaper exits at once, instead
+		// of looking for leftovers 65 s after the process is gone.
+		h.eng.Close()
+	}
 	sum := summarize(rows)
 	fmt.Print(sum)
 	if *results != "" {
