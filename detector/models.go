@@ -64,8 +64,9 @@ const (
 	readForCache
 )
 
-// stage is the hold stage at which a model of kind k acts: the first two
-// are about what the other order makes, the third about a restart.
+// stage is the hold stage at which a model of kind k acts: a kind about a
+// restart (startClients) at the notify stage, the others, about what the
+// other order makes, at the order stage.
 func (k modelKind) stage() holdStage {
 	if k == startClients {
 		return holdsNotify
@@ -175,7 +176,7 @@ var programModels = []programModel{
 			"(`MYUPGRADE=\"/usr/bin/mysql_upgrade --defaults-extra-file=/etc/mysql/debian.cnf --version-check --silent\"`, " +
 			"then `( upgrade_system_tables_if_necessary; check_root_accounts; ) >&2 &`) and debian-start.inc.sh " +
 			"(each function one client run): https://github.com/MariaDB/server/blob/10.11/debian/additions/debian-start; " +
-			"measured on Debian 12 (fsmove's image, a galera run and testdata/modules/near_models): the server " +
+			"measured on Debian 12 and 13 (fsmove's images, a galera run and testdata/modules/near_models_mariadb): the server " +
 			"(mariadbd) opens neither debian.cnf nor /etc/services, the clients both",
 	},
 }
