@@ -176,8 +176,8 @@ var programModels = []programModel{
 			"(`MYUPGRADE=\"/usr/bin/mysql_upgrade --defaults-extra-file=/etc/mysql/debian.cnf --version-check --silent\"`, " +
 			"then `( upgrade_system_tables_if_necessary; check_root_accounts; ) >&2 &`) and debian-start.inc.sh " +
 			"(each function one client run): https://github.com/MariaDB/server/blob/10.11/debian/additions/debian-start; " +
-			"measured on Debian 12 and 13 (fsmove's images, a galera run and testdata/modules/near_models_mariadb): the server " +
-			"(mariadbd) opens neither debian.cnf nor /etc/services, the clients both",
+			"measured in fsmove's images: the server (mariadbd) opens neither debian.cnf nor /etc/services and the clients both " +
+			"(Debian 12, michaeltchapman-galera's run), debian.cnf only the clients (Debian 12 and 13, testdata/modules/near_models_mariadb)",
 	},
 }
 
