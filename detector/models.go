@@ -43,8 +43,9 @@ const (
 	makesDirWhenMissing
 	// startClients: the programs are clients that a service's unit runs at
 	// each start (ExecStartPost) and that exit; the daemon keeps nothing
-	// of what they read. It holds a notify relation whose consumer is a
-	// Service that read the path only through one of Programs, at any path
+	// of what they read. It holds a notify relation whose consumer is the
+	// Service of one of Units that read the path only through one of
+	// Programs, at any path
 	// (Paths is empty): a restart would only run the clients again, and
 	// the next start runs them on what is there then.
 	startClients
@@ -92,10 +93,13 @@ type programModel struct {
 	// Callers (helperWhenPresent) run one of Programs only when it is
 	// there. Commands and Subcommand (readForCache): the Exec's command
 	// runs one of Commands, and Subcommand is its one word that is not an
-	// option.
+	// option. Units (startClients): the Service's name, the unit's own or
+	// one of its aliases, without ".service": another unit that runs the
+	// same clients at its start may make what its daemon needs with them.
 	Callers    []string
 	Commands   []string
 	Subcommand string
+	Units      []string
 	Behaviour  string // the behaviour, in one sentence
 	Evidence   string // upstream source lines or manual page, with a link, and what was measured
 }
@@ -168,13 +172,15 @@ var programModels = []programModel{
 		Version: "1:10.11.19-0+deb12u1 (Debian 12) and 1:11.8.9+ds-0+deb13u1 (Debian 13)",
 		Programs: []string{"/etc/mysql/debian-start", "/usr/bin/mysql_upgrade", "/usr/bin/mariadb-upgrade",
 			"/usr/bin/mysql", "/usr/bin/mariadb", "/usr/bin/mysqlcheck", "/usr/bin/mariadb-check"},
-		Kind: startClients,
+		Units: []string{"mariadb", "mysql", "mysqld"},
+		Kind:  startClients,
 		Behaviour: "mariadb.service's ExecStartPost runs /etc/mysql/debian-start at each start, whose clients " +
 			"(mysql_upgrade --version-check and a mysql query, with /etc/mysql/debian.cnf's credentials) run in the " +
 			"background and exit: the server keeps nothing of what they read",
 		Evidence: "the unit's `ExecStartPost=!/etc/mysql/debian-start`; debian/additions/debian-start " +
 			"(`MYUPGRADE=\"/usr/bin/mysql_upgrade --defaults-extra-file=/etc/mysql/debian.cnf --version-check --silent\"`, " +
 			"then `( upgrade_system_tables_if_necessary; check_root_accounts; ) >&2 &`) and debian-start.inc.sh " +
+			"(the unit's aliases: `Alias=mysql.service` and `Alias=mysqld.service`) " +
 			"(each function one client run): https://github.com/MariaDB/server/blob/10.11/debian/additions/debian-start; " +
 			"measured in fsmove's images: the server (mariadbd) opens neither debian.cnf nor /etc/services and the clients both " +
 			"(Debian 12, michaeltchapman-galera's run), debian.cnf only the clients (Debian 12 and 13, testdata/modules/near_models_mariadb)",
@@ -337,10 +343,11 @@ func (m *programModel) emptyAsAbsent(x, y *use, rel Relation, p string, isDir bo
 	return y.acc.Consumed
 }
 
-// startClients: y is a Service that read the path, every read through
-// one of m's programs, and neither made, changed nor removed it.
+// startClients: y is the Service of one of m's units that read the path,
+// every read through one of m's programs, and neither made, changed nor
+// removed it.
 func (m *programModel) startClients(y *use, rel Relation) bool {
-	if rel != Consumes || !y.role.isService {
+	if rel != Consumes || !y.role.isService || !slices.Contains(m.Units, strings.TrimSuffix(y.role.res.Namevar(), ".service")) {
 		return false
 	}
 	if y.acc.Produced || y.acc.Expunged {

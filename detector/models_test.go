@@ -120,7 +120,7 @@ func TestProgramModelsAreComplete(t *testing.T) {
 		needs := map[modelKind]bool{
 			emptyAsAbsent:       len(m.Paths) > 0,
 			makesDirWhenMissing: len(m.Paths) > 0,
-			startClients:        true,
+			startClients:        len(m.Units) > 0,
 			helperWhenPresent:   len(m.Callers) > 0,
 			readForCache:        len(m.Paths) > 0 && len(m.Commands) > 0 && m.Subcommand != "",
 		}
@@ -133,8 +133,9 @@ func TestProgramModelsAreComplete(t *testing.T) {
 // The program model mariadb-debian-start: the clients that the unit's
 // ExecStartPost runs at each start read what they read and exit. Held: the
 // MN of a File written after the Service's start whose path the Service
-// read only through the clients. Near misses: the server read it too, an
-// Exec (not a Service) ran the client, the Service wrote the path, a
+// (mariadb's unit, by its name or an alias) read only through the clients.
+// Near misses: the server read it too, an Exec (not a Service) ran the
+// client, another unit's Service ran it, the Service wrote the path, a
 // relation of order (not a restart), and --no-models.
 func TestModelMariadbDebianStart(t *testing.T) {
 	g := newFake()
@@ -142,6 +143,10 @@ func TestModelMariadbDebianStart(t *testing.T) {
 	g.Add("File[/etc/mysql/debian.cnf]", "m.pp", 2, "content", "[client]\n")
 	g.Add("Exec[query]", "m.pp", 3, "command", "/usr/bin/mysql -e 'select 1'", "refreshonly", true)
 	g.Add("File[/etc/mysql/late.cnf]", "m.pp", 4, "content", "[client]\n")
+	g.Add("Service[app]", "m.pp", 5)
+	g.Add("Service[mysqld-by-name]", "m.pp", 6, "name", "mysqld.service")
+	g.Edge("Service[app]", "File[/etc/mysql/debian.cnf]", before)
+	g.Edge("Service[mysqld-by-name]", "File[/etc/mysql/debian.cnf]", before)
 	g.Edge("Service[mariadb]", "File[/etc/mysql/debian.cnf]", before)
 	g.Edge("Exec[query]", "File[/etc/mysql/debian.cnf]", before)
 	read := func(consumer string, opts Options, effects ...string) *Report {
@@ -155,6 +160,9 @@ func TestModelMariadbDebianStart(t *testing.T) {
 	if h := rep.Findings[0].HeldRule; h != "program-model" {
 		t.Errorf("held by %q", h)
 	}
+	// The unit by an alias, as the Service's name.
+	expectHeld(t, read("Service[mysqld-by-name]", Options{}, "c:openat@10@/usr/bin/mysql_upgrade"),
+		"MN File[/etc/mysql/debian.cnf]->Service[mysqld-by-name] /etc/mysql/debian.cnf held")
 
 	// Near misses.
 	expectHeld(t, read("Service[mariadb]", Options{NoModels: true}, "c:openat@10@/usr/bin/mysql_upgrade"),
@@ -165,6 +173,10 @@ func TestModelMariadbDebianStart(t *testing.T) {
 		"MN File[/etc/mysql/debian.cnf]->Service[mariadb] /etc/mysql/debian.cnf")
 	expectHeld(t, read("Exec[query]", Options{}, "c:openat@10@/usr/bin/mysql"),
 		"MN File[/etc/mysql/debian.cnf]->Exec[query] /etc/mysql/debian.cnf")
+	// Another unit whose start runs the client (to make its database):
+	// what its daemon needs may be what the client made.
+	expectHeld(t, read("Service[app]", Options{}, "c:openat@10@/usr/bin/mysql"),
+		"MN File[/etc/mysql/debian.cnf]->Service[app] /etc/mysql/debian.cnf")
 	// Unordered, the File written first: the clients of this start read
 	// it, and in the other order they would not: an order relation, which
 	// the model (about a restart) does not hold.
