@@ -6,15 +6,18 @@ import (
 	"testing"
 )
 
+// withParams is a resource with its parameters given as name, value pairs.
+func withParams(typ, title string, params ...any) *Resource {
+	r := &Resource{Type: typ, Title: title, Params: map[string]any{}}
+	for i := 0; i+1 < len(params); i += 2 {
+		r.Params[params[i].(string)] = params[i+1]
+	}
+	return r
+}
+
 // EnforcesContent: what a File changes on a path that is already there.
 func TestEnforcesContent(t *testing.T) {
-	file := func(params ...any) *Resource {
-		r := &Resource{Type: "File", Title: "/etc/x", Params: map[string]any{}}
-		for i := 0; i+1 < len(params); i += 2 {
-			r.Params[params[i].(string)] = params[i+1]
-		}
-		return r
-	}
+	file := func(params ...any) *Resource { return withParams("File", "/etc/x", params...) }
 	for _, c := range []struct {
 		name string
 		r    *Resource
@@ -45,13 +48,7 @@ func TestEnforcesContent(t *testing.T) {
 // longer name, and not in a relationship metaparameter (which names other
 // resources, not what the resource uses).
 func TestMentions(t *testing.T) {
-	exec := func(params ...any) *Resource {
-		r := &Resource{Type: "Exec", Title: "lookup", Params: map[string]any{}}
-		for i := 0; i+1 < len(params); i += 2 {
-			r.Params[params[i].(string)] = params[i+1]
-		}
-		return r
-	}
+	exec := func(params ...any) *Resource { return withParams("Exec", "lookup", params...) }
 	names := []string{"fsmove-svc"}
 	for _, c := range []struct {
 		name string
