@@ -45,9 +45,8 @@ const (
 	// each start (ExecStartPost) and that exit; the daemon keeps nothing
 	// of what they read. It holds a notify relation whose consumer is the
 	// Service of one of Units that read the path only through one of
-	// Programs, at any path
-	// (Paths is empty): a restart would only run the clients again, and
-	// the next start runs them on what is there then.
+	// Programs, at any path (Paths is empty): a restart would only run the
+	// clients again, and the next start runs them on what is there then.
 	startClients
 	// helperWhenPresent: the Callers run one of Programs, a helper, only
 	// when it is installed, to tidy what only it could have made. It holds
@@ -177,10 +176,10 @@ var programModels = []programModel{
 		Behaviour: "mariadb.service's ExecStartPost runs /etc/mysql/debian-start at each start, whose clients " +
 			"(mysql_upgrade --version-check and a mysql query, with /etc/mysql/debian.cnf's credentials) run in the " +
 			"background and exit: the server keeps nothing of what they read",
-		Evidence: "the unit's `ExecStartPost=!/etc/mysql/debian-start`; debian/additions/debian-start " +
+		Evidence: "the unit's `ExecStartPost=!/etc/mysql/debian-start` and its aliases (`Alias=mysql.service`, " +
+			"`Alias=mysqld.service`); debian/additions/debian-start " +
 			"(`MYUPGRADE=\"/usr/bin/mysql_upgrade --defaults-extra-file=/etc/mysql/debian.cnf --version-check --silent\"`, " +
 			"then `( upgrade_system_tables_if_necessary; check_root_accounts; ) >&2 &`) and debian-start.inc.sh " +
-			"(the unit's aliases: `Alias=mysql.service` and `Alias=mysqld.service`) " +
 			"(each function one client run): https://github.com/MariaDB/server/blob/10.11/debian/additions/debian-start; " +
 			"measured in fsmove's images: the server (mariadbd) opens neither debian.cnf nor /etc/services and the clients both " +
 			"(Debian 12, michaeltchapman-galera's run), debian.cnf only the clients (Debian 12 and 13, testdata/modules/near_models_mariadb)",
