@@ -12,7 +12,8 @@ package fstrace
 //     trace begun mid-run) acts for the open block: it is dynamic. (The
 //     interpreter holds what such a process does until its creation is
 //     seen, and then charges it to the block its creator makes it act
-//     for: fstrace/interp's held.go.)
+//     for; never created in a trace that follows init, it is a daemon of
+//     the container's boot and acts for none: fstrace/interp's held.go.)
 //   - A process that writes a Begin acts for the open block from then on,
 //     and so do its threads (they share its Acting).
 //   - A thread (ShareThread) shares its creator's Acting.

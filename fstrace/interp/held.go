@@ -17,7 +17,19 @@ import "github.com/fsmove/fsmove/fstrace"
 // processes it makes meanwhile, are held (heldGroup) until its creation is
 // seen, and then charged to the block its parent makes it act for; an
 // access of a process that is never created in the trace goes, at the end,
-// to the block that was open when it was made, as it always did.
+// to the block that was open when it was made, as it always did, unless
+// the trace is of a whole container whose init it traced (below).
+//
+// A container booted with systemd runs daemons of its boot (journald)
+// before the tracer starts, and a tracer that sees the whole cgroup
+// (eBPF) shows their calls; ptrace and strace, which follow init's new
+// children only, never do. Such a process is never created in the trace:
+// it acts for no resource, as its unit would say had the trace shown it
+// join it (journald's unit is no Service's). Charged to the open block,
+// its work became a resource's by timing alone: journald makes a stream's
+// file when a unit's process connects to it and removes it when the
+// process exits, and on a busy machine the removal fell in the next
+// resource's block, an ordering between two resources that never met.
 
 // maxHeld bounds the accesses one group holds: a process that is never
 // created in the trace (a daemon started before it) would hold them all.
@@ -73,8 +85,34 @@ func (in *Interp) hold(id pathID, isDir bool, eff fstrace.Effect, st *fstrace.St
 		entryMade: entryMade, script: p.script, flags: st.Flags, prog: p.prog, line: st.Line, syscall: st.Syscall})
 	in.stats.HeldAccesses++
 	if len(g.held) >= maxHeld {
-		in.charge(g, nil)
+		in.chargeUncreated(g)
 	}
+}
+
+// chargeUncreated charges group g, whose first member's creation the trace
+// has not shown (at its end, or past maxHeld): to the blocks open when its
+// accesses were made, or, when the trace follows init (the container's
+// whole life since its boot, the apply's processes all made in it), to
+// none: it is a daemon of the boot, and its members act for no block.
+func (in *Interp) chargeUncreated(g *heldGroup) {
+	if g.done {
+		return
+	}
+	if _, traced := in.procs[initPid]; traced {
+		// What a member that joined a unit's cgroup did there still
+		// goes to the unit (charge); the rest goes nowhere.
+		for _, h := range g.held {
+			if g.members[h.member].acts.IsDynamic() {
+				in.stats.BootAccesses++
+			}
+		}
+		for _, m := range g.members {
+			if m.acts.IsDynamic() {
+				in.attr.Join(m.acts, NoBlock)
+			}
+		}
+	}
+	in.charge(g, nil)
 }
 
 // newHeldGroup makes p, seen before its creation, the first member of a
@@ -114,7 +152,7 @@ func (in *Interp) mergeHeld(g1, g2 *heldGroup, c *process) {
 	g2.done = true
 	g2.members, g2.birth, g2.held = nil, nil, nil
 	if len(g1.held) >= maxHeld {
-		in.charge(g1, nil)
+		in.chargeUncreated(g1)
 	}
 }
 
@@ -171,7 +209,7 @@ func (in *Interp) charge(g *heldGroup, root *process) {
 // holds: its first member's creation was never seen.
 func (in *Interp) chargeAllHeld() {
 	for _, g := range in.heldGroups {
-		in.charge(g, nil)
+		in.chargeUncreated(g)
 	}
 	in.heldGroups = nil
 }

@@ -242,6 +242,7 @@ type Stats struct {
 	UnitMoves       int64 // processes moved into a systemd unit's cgroup (attributed by unit from then on)
 	UnitReads       int64 // reads systemd (init) made for a unit: its unit files, drop-ins, and what it read just before starting its process
 	HeldAccesses    int64 // accesses of processes seen before their creation, charged once it was seen (or at the end)
+	BootAccesses    int64 // of those, the accesses of processes never created in a trace that follows init: daemons of the boot (journald), charged to no block
 	// WaitedStatements counts the statements of processes seen before
 	// their creation that waited for it, from the first that named a path
 	// from the process's cwd (unknown until then); CwdGuesses the
