@@ -270,6 +270,7 @@ type jsonStats struct {
 	UnitMoves          int64          `json:"unit_moves"`
 	UnitReads          int64          `json:"unit_reads"`
 	HeldAccesses       int64          `json:"held_accesses"`
+	BootAccesses       int64          `json:"boot_accesses"`
 	WaitedStatements   int64          `json:"waited_statements"`
 	CwdGuesses         int64          `json:"cwd_guesses"`
 	RootBinds          int64          `json:"root_binds"`
@@ -407,7 +408,7 @@ func JSON(w io.Writer, r *detector.Report) error {
 		Blocks: s.Blocks, UnresolvedBlocks: s.UnresolvedBlocks, GeneratedBlocks: s.GeneratedBlocks, UnresolvedAccesses: s.UnresolvedAccesses,
 		ResourceBlocks: s.ResourceBlocks, UnknownResources: s.UnknownResources,
 		ContainerAccesses: s.ContainerAccesses,
-		UnitMoves:         s.Interp.UnitMoves, UnitReads: s.Interp.UnitReads, HeldAccesses: s.Interp.HeldAccesses, WaitedStatements: s.Interp.WaitedStatements, CwdGuesses: s.Interp.CwdGuesses, RootBinds: s.Interp.RootBinds, UnitBlocks: s.UnitBlocks, UnclaimedUnits: s.UnclaimedUnits, UnclaimedAccesses: s.UnclaimedAccesses,
+		UnitMoves:         s.Interp.UnitMoves, UnitReads: s.Interp.UnitReads, HeldAccesses: s.Interp.HeldAccesses, BootAccesses: s.Interp.BootAccesses, WaitedStatements: s.Interp.WaitedStatements, CwdGuesses: s.Interp.CwdGuesses, RootBinds: s.Interp.RootBinds, UnitBlocks: s.UnitBlocks, UnclaimedUnits: s.UnclaimedUnits, UnclaimedAccesses: s.UnclaimedAccesses,
 		Paths: s.Paths, FilteredPaths: s.FilteredPaths, RelatedPairs: s.RelatedPairs,
 		MOR: s.MOR, MN: s.MN, HeldBack: s.HeldBack, HeldBy: heldBy(s.HeldBy), InDependencies: s.InDependencies, Commuting: s.Commuting, NeedMet: s.NeedMet, GeneratedOrdered: s.GeneratedOrdered, Waived: s.Waived, Suppressed: s.Suppressed, Waivers: s.Waivers, UnusedWaivers: s.UnusedWaivers,
 		Phases: []jsonPhase{}, PeakRSSBytes: s.PeakRSSBytes,

@@ -534,6 +534,7 @@ func Stats(w io.Writer, r *detector.Report) error {
 		{"processes moved into a unit", s.Interp.UnitMoves},
 		{"reads systemd made for a unit", s.Interp.UnitReads},
 		{"accesses held until creation", s.Interp.HeldAccesses},
+		{"accesses of daemons of the boot", s.Interp.BootAccesses},
 		{"statements waiting for a cwd", s.Interp.WaitedStatements},
 		{"cwds not known, taken as /", s.Interp.CwdGuesses},
 		{"chroots into a bind of /", s.Interp.RootBinds},
